@@ -1,0 +1,107 @@
+//! `git evolv demo`: a guided run in a throwaway repository, driving the
+//! same ops and renderers as the real commands.
+
+use serde_json::json;
+
+use super::Output;
+use crate::error::{Error, Result};
+use crate::ops::demo::{DEMO_VALIDATION, create_repo};
+use crate::ops::{apply, inspect, propose, rollback};
+
+pub fn run(out: &Output) -> Result<()> {
+    let temp = tempfile::Builder::new()
+        .prefix("git-evolv-demo-")
+        .tempdir()
+        .map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
+    let repo = create_repo(temp.path())?;
+    let step = |title: &str, command: &str| {
+        if !out.json {
+            out.line(&format!("\n== {title}\n$ {command}"));
+        }
+    };
+    if !out.json {
+        out.line(&format!(
+            "git-evolv demo: a throwaway repository in {} with backend/ and frontend/ code that calls getUserData.",
+            temp.path().display()
+        ));
+    }
+
+    step(
+        "1. Propose a rename in backend/ only: a commit is stored, no file is touched",
+        "git evolv propose --pattern getUserData --replacement fetchUserData --scope 'backend/**'",
+    );
+    let proposed = propose::propose(
+        &repo,
+        &propose::ProposeRequest {
+            pattern: "getUserData".into(),
+            replacement: "fetchUserData".into(),
+            scope: vec!["backend/**".into()],
+            ..Default::default()
+        },
+    )?;
+    if !out.json {
+        super::propose::render(&proposed, out);
+    }
+    let id = proposed.patch_id.clone();
+
+    step("2. Review it", &format!("git evolv show {id}"));
+    let shown = inspect::show(&repo, &id)?;
+    if !out.json {
+        out.line(&format!(
+            "{} ({})",
+            shown.proposal.summary, shown.proposal.status
+        ));
+    }
+
+    step(
+        "3. Apply it: replayed in an isolated worktree, validated there, then fast-forwarded",
+        &format!("git evolv apply {id} --validate {DEMO_VALIDATION}"),
+    );
+    let applied = apply::apply(
+        &repo,
+        &apply::ApplyRequest {
+            patch_id: id.clone(),
+            validate: Some(vec![DEMO_VALIDATION.into()]),
+            ..Default::default()
+        },
+    )?;
+    if !out.json {
+        super::apply::render(&applied, out);
+    }
+
+    step(
+        "4. Undo it: a revert commit, nothing rewritten",
+        &format!("git evolv rollback {id}"),
+    );
+    let rolled_back = rollback::rollback(&repo, &id)?;
+    if !out.json {
+        super::rollback::render(&rolled_back, out);
+    }
+
+    step("5. Everything is in the audit log", "git evolv log");
+    let log = inspect::log(&repo, None)?;
+    if out.json {
+        out.json_value(&json!({
+            "success": true,
+            "propose": proposed,
+            "show": shown,
+            "apply": applied,
+            "rollback": rolled_back,
+            "log": log,
+        }));
+    } else {
+        for e in log.entries.iter().rev() {
+            out.line(&format!(
+                "  {} {} {}",
+                e.record.action,
+                e.record.patch_id,
+                if e.record.success { "ok" } else { "failed" }
+            ));
+        }
+        out.line("\nDone; the throwaway repository has been removed. Try it on your own code:\n  git evolv propose --pattern 'old' --replacement 'new' --scope 'src/**'");
+    }
+    drop(repo);
+    temp.close()
+        .map_err(|e| Error::io("remove", std::env::temp_dir(), e))?;
+    Ok(())
+}

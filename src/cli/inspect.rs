@@ -1,0 +1,115 @@
+//! `git evolv list`, `show` and `log`.
+
+use clap::Args;
+use git2::Repository;
+
+use super::Output;
+use crate::error::Result;
+use crate::ops::inspect::{self, ProposalSummary};
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The proposal to show.
+    pub patch_id: String,
+}
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Show at most N entries.
+    #[arg(long, short = 'n', value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// `3m`, `2h`, `5d`: how long ago.
+fn age(seconds: i64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+pub fn list(repo: &Repository, out: &Output) -> Result<()> {
+    let outcome = inspect::list(repo)?;
+    if out.json {
+        out.json_value(&outcome);
+        return Ok(());
+    }
+    if outcome.proposals.is_empty() {
+        out.status("No proposals. Make one with `git evolv propose --pattern … --replacement …`.");
+        return Ok(());
+    }
+    let mut text = format!(
+        "{:<28} {:>4}  {:<10} {:>5} {:>11}  SUMMARY\n",
+        "ID", "AGE", "STATUS", "FILES", "LINES"
+    );
+    for p in &outcome.proposals {
+        text.push_str(&row(p));
+    }
+    out.data(text.as_bytes());
+    Ok(())
+}
+
+fn row(p: &ProposalSummary) -> String {
+    format!(
+        "{:<28} {:>4}  {:<10} {:>5} {:>11}  {}\n",
+        p.patch_id,
+        age(p.age_seconds),
+        p.status.to_string(),
+        p.files_changed,
+        format!("+{} -{}", p.lines_added, p.lines_removed),
+        p.summary
+    )
+}
+
+pub fn show(repo: &Repository, args: &ShowArgs, out: &Output) -> Result<()> {
+    let outcome = inspect::show(repo, &args.patch_id)?;
+    if out.json {
+        out.json_value(&outcome);
+        return Ok(());
+    }
+    let p = &outcome.proposal;
+    out.line(&format!(
+        "patch {} ({})\nproposal commit {}, base {}\n\n    {}\n",
+        p.patch_id, p.status, p.commit, p.base, p.summary
+    ));
+    out.diff(&outcome.diff_bytes);
+    Ok(())
+}
+
+pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
+    let outcome = inspect::log(repo, args.limit)?;
+    if out.json {
+        out.json_value(&outcome);
+        return Ok(());
+    }
+    if outcome.entries.is_empty() {
+        out.status("The audit log is empty.");
+        return Ok(());
+    }
+    let now = crate::store::proposals::now_secs();
+    let mut text = String::new();
+    for e in &outcome.entries {
+        let r = &e.record;
+        let verdict = match (&r.error_code, r.success) {
+            (_, true) => "ok".to_string(),
+            (Some(code), false) => format!("FAILED ({code})"),
+            (None, false) => "FAILED".to_string(),
+        };
+        let commit = r
+            .commit
+            .as_deref()
+            .map(|c| format!(" -> {}", &c[..12.min(c.len())]))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "{}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
+            &e.id[..12],
+            age(now - r.timestamp),
+            r.action,
+            r.patch_id
+        ));
+    }
+    out.data(text.as_bytes());
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! The `git evolv` command line: clap definitions, one file per
+//! subcommand, rendering of outcomes for people (Display-like text) and
+//! machines (`--json`, the same serde types the MCP server uses).
+
+mod apply;
+mod demo;
+mod drop;
+mod inspect;
+mod output;
+mod propose;
+mod rollback;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use output::{ColorChoice, Output};
+
+use crate::error::{Error, Result};
+
+/// git-evolv: propose an edit as a commit, validate it in an isolated
+/// worktree, land it by fast-forward, undo it by revert.
+#[derive(Debug, Parser)]
+#[command(name = "git-evolv", bin_name = "git evolv", version, about, long_about = None)]
+pub struct Cli {
+    /// Run as if git-evolv was started in PATH.
+    #[arg(short = 'C', global = true, value_name = "PATH")]
+    pub directory: Option<PathBuf>,
+    /// Print machine-readable JSON on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to colour output: auto (a terminal and no NO_COLOR), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compute an edit and store it as a proposal; prints its diff, touches no file.
+    Propose(propose::ProposeArgs),
+    /// List proposals with their status.
+    List,
+    /// Print a proposal's diff.
+    Show(inspect::ShowArgs),
+    /// Remove proposals.
+    Drop(drop::DropArgs),
+    /// Validate a proposal in an isolated worktree and land it on the current branch.
+    Apply(apply::ApplyArgs),
+    /// Revert what apply landed, as a new commit.
+    Rollback(rollback::RollbackArgs),
+    /// Show the audit log, newest first.
+    Log(inspect::LogArgs),
+    /// Drop old proposals and remove idle validation worktrees.
+    Gc(drop::GcArgs),
+    /// A guided propose → show → apply → rollback run in a throwaway repository.
+    Demo,
+}
+
+/// Parses the arguments, runs the command and returns the exit code
+/// (0 success, 1 the answer is no, 2 bad input or error).
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let out = Output::new(cli.json, cli.color);
+    match dispatch(&cli, &out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            out.error(&e);
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn dispatch(cli: &Cli, out: &Output) -> Result<()> {
+    if let Command::Demo = cli.command {
+        return demo::run(out);
+    }
+    let dir = match &cli.directory {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?,
+    };
+    let repo = crate::git::open(&dir)?;
+    match &cli.command {
+        Command::Propose(args) => propose::run(&repo, args, out),
+        Command::List => inspect::list(&repo, out),
+        Command::Show(args) => inspect::show(&repo, args, out),
+        Command::Drop(args) => drop::run(&repo, args, out),
+        Command::Apply(args) => apply::run(&repo, args, out),
+        Command::Rollback(args) => rollback::run(&repo, args, out),
+        Command::Log(args) => inspect::log(&repo, args, out),
+        Command::Gc(args) => drop::gc(&repo, args, out),
+        Command::Demo => unreachable!("handled above"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,92 @@
+//! Pure rendering of git-format unified diffs: colouring for terminals and
+//! the added/removed line counts. The diff text itself comes from libgit2
+//! (see `git::diff`), so it is byte-for-byte what `git apply` expects.
+
+const RESET: &[u8] = b"\x1b[m";
+const BOLD: &[u8] = b"\x1b[1m";
+const CYAN: &[u8] = b"\x1b[36m";
+const GREEN: &[u8] = b"\x1b[32m";
+const RED: &[u8] = b"\x1b[31m";
+
+/// Colours a unified diff the way `git diff --color` does: headers bold,
+/// hunk headers cyan, additions green, deletions red.
+pub fn colorize(patch: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(patch.len() + patch.len() / 4);
+    let mut in_header = false;
+    for line in patch.split_inclusive(|&b| b == b'\n') {
+        if line.starts_with(b"diff --git ") {
+            in_header = true;
+        } else if line.starts_with(b"@@") {
+            in_header = false;
+        }
+        let colour = if in_header {
+            Some(BOLD)
+        } else if line.starts_with(b"@@") {
+            Some(CYAN)
+        } else if line.starts_with(b"+") {
+            Some(GREEN)
+        } else if line.starts_with(b"-") {
+            Some(RED)
+        } else {
+            None
+        };
+        match colour {
+            Some(c) => {
+                let (body, newline) = match line.strip_suffix(b"\n") {
+                    Some(body) => (body, &b"\n"[..]),
+                    None => (line, &b""[..]),
+                };
+                out.extend_from_slice(c);
+                out.extend_from_slice(body);
+                out.extend_from_slice(RESET);
+                out.extend_from_slice(newline);
+            }
+            None => out.extend_from_slice(line),
+        }
+    }
+    out
+}
+
+/// Lines added and removed by a unified diff, counted from its hunks.
+pub fn line_counts(patch: &[u8]) -> (usize, usize) {
+    let mut added = 0;
+    let mut removed = 0;
+    let mut in_hunk = false;
+    for line in patch.split(|&b| b == b'\n') {
+        if line.starts_with(b"diff --git ") {
+            in_hunk = false;
+        } else if line.starts_with(b"@@") {
+            in_hunk = true;
+        } else if in_hunk {
+            match line.first() {
+                Some(b'+') => added += 1,
+                Some(b'-') => removed += 1,
+                _ => {}
+            }
+        }
+    }
+    (added, removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATCH: &[u8] =
+        b"diff --git a/f b/f\nindex 1..2 100644\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n ctx\n";
+
+    #[test]
+    fn colours_headers_hunks_and_lines() {
+        let out = String::from_utf8(colorize(PATCH)).unwrap();
+        assert!(out.contains("\x1b[1m--- a/f\x1b[m\n"));
+        assert!(out.contains("\x1b[36m@@ -1 +1 @@\x1b[m\n"));
+        assert!(out.contains("\x1b[31m-old\x1b[m\n"));
+        assert!(out.contains("\x1b[32m+new\x1b[m\n"));
+        assert!(out.contains("\n ctx\n"));
+    }
+
+    #[test]
+    fn counts_only_hunk_lines_not_file_headers() {
+        assert_eq!(line_counts(PATCH), (1, 1));
+    }
+}

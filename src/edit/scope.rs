@@ -1,0 +1,113 @@
+//! Which repository paths an edit may look at: `--scope` globs over
+//! repo-relative paths, as a user of `git ls-files` would expect them.
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::error::{Error, Result};
+
+/// A compiled set of scope globs; empty means every path.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    set: Option<GlobSet>,
+}
+
+impl Scope {
+    /// Compiles the globs. `*` stays inside one path component and `**`
+    /// crosses them; a glob naming a directory (`src`, `src/`) covers
+    /// everything under it; a leading `./` or `/` is ignored.
+    pub fn new(globs: &[String]) -> Result<Self> {
+        if globs.is_empty() {
+            return Ok(Scope { set: None });
+        }
+        let mut builder = GlobSetBuilder::new();
+        for raw in globs {
+            let glob = normalise(raw);
+            if glob.is_empty() {
+                return Err(Error::invalid(
+                    format!("--scope '{raw}' is empty"),
+                    "pass a glob such as 'src/**' or '**/*.rs'",
+                ));
+            }
+            let variants = [glob.clone(), format!("{}/**", glob.trim_end_matches("/**"))];
+            for variant in variants {
+                let compiled = GlobBuilder::new(&variant)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .build()
+                    .map_err(|e| {
+                        Error::invalid(
+                            format!("--scope '{raw}' is not a valid glob: {}", e.kind()),
+                            "globs use *, ?, [abc], {a,b} and ** for any depth, e.g. 'backend/**/*.go'",
+                        )
+                    })?;
+                builder.add(compiled);
+            }
+        }
+        let set = builder.build().map_err(|e| {
+            Error::invalid(
+                format!("--scope globs could not be compiled: {e}"),
+                "simplify the globs",
+            )
+        })?;
+        Ok(Scope { set: Some(set) })
+    }
+
+    /// Whether the repo-relative `path` is in scope.
+    pub fn matches(&self, path: &str) -> bool {
+        self.set.as_ref().is_none_or(|s| s.is_match(path))
+    }
+}
+
+fn normalise(glob: &str) -> String {
+    let mut g = glob.trim();
+    while let Some(rest) = g.strip_prefix("./") {
+        g = rest;
+    }
+    g.trim_start_matches('/').trim_end_matches('/').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(globs: &[&str]) -> Scope {
+        Scope::new(&globs.iter().map(|g| g.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn double_star_covers_everything_below() {
+        let s = scope(&["backend/**"]);
+        assert!(s.matches("backend/user.go"));
+        assert!(s.matches("backend/a/b/c.go"));
+        assert!(!s.matches("frontend/api.ts"));
+        assert!(!s.matches("backendx/a.go"));
+    }
+
+    #[test]
+    fn single_star_stays_in_one_component() {
+        let s = scope(&["src/*.rs"]);
+        assert!(s.matches("src/lib.rs"));
+        assert!(!s.matches("src/a/lib.rs"));
+    }
+
+    #[test]
+    fn directory_names_and_prefixes_cover_their_contents() {
+        for g in ["backend", "backend/", "./backend"] {
+            assert!(scope(&[g]).matches("backend/x/y.go"), "{g}");
+        }
+    }
+
+    #[test]
+    fn several_globs_are_a_union_and_none_means_all() {
+        let s = scope(&["a/**", "**/*.md"]);
+        assert!(s.matches("a/x") && s.matches("docs/r.md") && !s.matches("b/x"));
+        assert!(scope(&[]).matches("anything/at/all"));
+    }
+
+    #[test]
+    fn a_bad_glob_is_invalid_input_naming_it() {
+        let err = Scope::new(&["src/[".to_string()]).unwrap_err();
+        assert_eq!(err.code(), "invalid_input");
+        assert!(err.to_string().contains("src/["), "{err}");
+    }
+}

@@ -1,0 +1,231 @@
+//! The one error type of git-evolv: a stable machine code per variant, a
+//! message that names the file or ref and the cause, and a hint saying what
+//! to do. Front ends render it; nothing here prints.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::validate::CommandReport;
+
+/// Every failure git-evolv reports. The `code()` of a variant never changes:
+/// scripts and MCP clients match on it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("Patch '{0}' not found")]
+    PatchNotFound(String),
+
+    #[error("invalid input: {message}")]
+    InvalidInput { message: String, hint: String },
+
+    #[error(
+        "pattern '{pattern}' matched nothing in {files_scanned} file(s) in scope {scope}{detail}"
+    )]
+    NoMatch {
+        pattern: String,
+        scope: String,
+        files_scanned: usize,
+        detail: String,
+    },
+
+    #[error("not inside a git repository: {path}")]
+    NotARepository { path: PathBuf },
+
+    #[error("'{path}' is a bare repository: git-evolv needs a working tree to land patches in")]
+    BareRepository { path: PathBuf },
+
+    #[error("the repository has no commits yet (HEAD is unborn)")]
+    EmptyRepository,
+
+    #[error("no git identity configured: {detail}")]
+    MissingIdentity { detail: String },
+
+    #[error("patch '{patch_id}' conflicts with the current HEAD in: {}", paths.join(", "))]
+    Conflict {
+        patch_id: String,
+        paths: Vec<String>,
+    },
+
+    #[error("uncommitted changes in file(s) the patch changes: {}", paths.join(", "))]
+    DirtyWorktree { paths: Vec<String> },
+
+    #[error("validation failed: `{command}` exited with {exit_code}")]
+    ValidationFailed {
+        command: String,
+        exit_code: i32,
+        reports: Vec<CommandReport>,
+    },
+
+    #[error("validation timed out after {seconds} s while running `{command}`")]
+    Timeout {
+        command: String,
+        seconds: u64,
+        reports: Vec<CommandReport>,
+    },
+
+    #[error("patch '{patch_id}' is already applied as commit {commit}")]
+    AlreadyApplied { patch_id: String, commit: String },
+
+    #[error(
+        "patch '{patch_id}' changes nothing on the current HEAD: its changes are already there"
+    )]
+    NothingToApply { patch_id: String },
+
+    #[error("patch '{patch_id}' has not been applied, so there is nothing to roll back")]
+    NotApplied { patch_id: String },
+
+    #[error("{what} moved from {expected} while git-evolv was working; nothing was changed")]
+    ConcurrentUpdate { what: String, expected: String },
+
+    #[error("git: {message}")]
+    Git { message: String },
+
+    #[error("{op} '{path}': {source}")]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Result alias used throughout the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The stable machine-readable code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::PatchNotFound(_) => "patch_not_found",
+            Error::InvalidInput { .. } => "invalid_input",
+            Error::NoMatch { .. } => "no_match",
+            Error::NotARepository { .. } => "not_a_repository",
+            Error::BareRepository { .. } => "bare_repository",
+            Error::EmptyRepository => "empty_repository",
+            Error::MissingIdentity { .. } => "missing_identity",
+            Error::Conflict { .. } => "conflict",
+            Error::DirtyWorktree { .. } => "dirty_worktree",
+            Error::ValidationFailed { .. } => "validation_failed",
+            Error::Timeout { .. } => "timeout",
+            Error::AlreadyApplied { .. } => "already_applied",
+            Error::NothingToApply { .. } => "no_change",
+            Error::NotApplied { .. } => "not_applied",
+            Error::ConcurrentUpdate { .. } => "concurrent_update",
+            Error::Git { .. } => "git_error",
+            Error::Io { .. } => "io_error",
+        }
+    }
+
+    /// What the user can do about it.
+    pub fn hint(&self) -> String {
+        match self {
+            Error::PatchNotFound(_) => "run `git evolv list` to see the proposals".into(),
+            Error::InvalidInput { hint, .. } => hint.clone(),
+            Error::NoMatch { .. } => {
+                "check the pattern (it is a regex unless --literal) and the --scope globs".into()
+            }
+            Error::NotARepository { .. } => {
+                "run git-evolv inside a git repository, or pass -C <path>".into()
+            }
+            Error::BareRepository { .. } => {
+                "clone it (`git clone <bare> <dir>`) and run git-evolv in the clone".into()
+            }
+            Error::EmptyRepository => "make a first commit, then propose edits against it".into(),
+            Error::MissingIdentity { .. } => {
+                "set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com`".into()
+            }
+            Error::Conflict { .. } => {
+                "drop the proposal and propose the edit again against the current HEAD".into()
+            }
+            Error::DirtyWorktree { .. } => {
+                "commit or stash the changes to those files (`git stash push -- <file>`), then apply again".into()
+            }
+            Error::ValidationFailed { .. } => {
+                "nothing was landed; fix the patch or the code and apply again".into()
+            }
+            Error::Timeout { .. } => {
+                "nothing was landed; raise --timeout (or git config evolv.timeout) or speed up the command".into()
+            }
+            Error::AlreadyApplied { .. } => {
+                "roll it back first with `git evolv rollback <id>` if you want to apply it again".into()
+            }
+            Error::NothingToApply { .. } => "drop it with `git evolv drop <id>`".into(),
+            Error::NotApplied { .. } => "see `git evolv list` for the status of each proposal".into(),
+            Error::ConcurrentUpdate { .. } => "run the command again".into(),
+            Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
+            Error::Io { .. } => "check the path's permissions and free disk space".into(),
+        }
+    }
+
+    /// Exit code: 1 when the command ran and the answer is no, 2 for bad
+    /// input and errors (see README, "Exit codes").
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::NoMatch { .. }
+            | Error::Conflict { .. }
+            | Error::DirtyWorktree { .. }
+            | Error::ValidationFailed { .. }
+            | Error::Timeout { .. }
+            | Error::AlreadyApplied { .. }
+            | Error::NotApplied { .. }
+            | Error::NothingToApply { .. }
+            | Error::ConcurrentUpdate { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// The serialisable form used by `--json` and the MCP server.
+    pub fn to_body(&self) -> ErrorBody {
+        let (paths, validation) = match self {
+            Error::Conflict { paths, .. } | Error::DirtyWorktree { paths } => {
+                (Some(paths.clone()), None)
+            }
+            Error::ValidationFailed { reports, .. } | Error::Timeout { reports, .. } => {
+                (None, Some(reports.clone()))
+            }
+            _ => (None, None),
+        };
+        ErrorBody {
+            code: self.code(),
+            message: self.to_string(),
+            hint: self.hint(),
+            paths,
+            validation,
+        }
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::InvalidInput {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            op,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl From<git2::Error> for Error {
+    fn from(e: git2::Error) -> Self {
+        Error::Git {
+            message: e.message().to_string(),
+        }
+    }
+}
+
+/// `{"code", "message", "hint", ...}` as printed under `"error"`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorBody {
+    pub code: &'static str,
+    pub message: String,
+    pub hint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validation: Option<Vec<CommandReport>>,
+}

@@ -1,0 +1,61 @@
+//! Diffs between trees, in git's own patch format.
+
+use git2::{Delta, Diff, DiffFormat, DiffOptions, Repository, Tree};
+
+use crate::error::Result;
+
+/// A path whose entry differs between two trees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedPath {
+    pub path: String,
+    pub status: Delta,
+}
+
+fn tree_diff<'r>(repo: &'r Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<Diff<'r>> {
+    let mut opts = DiffOptions::new();
+    opts.context_lines(3).show_binary(true);
+    Ok(repo.diff_tree_to_tree(Some(old), Some(new), Some(&mut opts))?)
+}
+
+/// The unified diff `old → new` exactly as `git diff` prints it
+/// (`diff --git`, `index`, `---`/`+++`, hunks with 3 lines of context).
+pub fn patch_text(repo: &Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<Vec<u8>> {
+    let diff = tree_diff(repo, old, new)?;
+    let mut out = Vec::new();
+    diff.print(DiffFormat::Patch, |_, _, line| {
+        match line.origin() {
+            '+' | '-' | ' ' => out.push(line.origin() as u8),
+            _ => {}
+        }
+        out.extend_from_slice(line.content());
+        true
+    })?;
+    Ok(out)
+}
+
+/// Paths that differ between `old` and `new` (both sides of a type change
+/// and deletions included), sorted.
+pub fn changed_paths(
+    repo: &Repository,
+    old: &Tree<'_>,
+    new: &Tree<'_>,
+) -> Result<Vec<ChangedPath>> {
+    let diff = tree_diff(repo, old, new)?;
+    let mut out: Vec<ChangedPath> = diff
+        .deltas()
+        .filter_map(|d| {
+            let file = if d.status() == Delta::Deleted {
+                d.old_file()
+            } else {
+                d.new_file()
+            };
+            file.path().and_then(|p| p.to_str()).map(|p| ChangedPath {
+                path: p.to_string(),
+                status: d.status(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.dedup_by(|a, b| a.path == b.path);
+    Ok(out)
+}

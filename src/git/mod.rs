@@ -1,0 +1,20 @@
+//! Thin adapter over libgit2: opening repositories, identities, trees,
+//! diffs and compare-and-swap ref updates. Knows nothing of proposals.
+
+mod checkout;
+mod diff;
+mod identity;
+mod objects;
+mod refs;
+mod repo;
+mod status;
+mod tree;
+
+pub use checkout::update_paths;
+pub use diff::{ChangedPath, changed_paths, patch_text};
+pub use identity::{author, committer};
+pub use objects::write_blobs;
+pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists};
+pub use repo::{Head, head, open};
+pub use status::dirty_paths;
+pub use tree::{BlobEntry, list_blobs};

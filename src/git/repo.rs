@@ -1,0 +1,75 @@
+//! Opening the repository and reading HEAD.
+
+use std::path::Path;
+
+use git2::{ErrorCode, Oid, Repository};
+
+use crate::error::{Error, Result};
+
+/// Opens the repository containing `dir` (git's own discovery rules,
+/// `GIT_DIR` included) and refuses bare repositories.
+pub fn open(dir: &Path) -> Result<Repository> {
+    let repo = if std::env::var_os("GIT_DIR").is_some() {
+        Repository::open_from_env()
+    } else {
+        Repository::discover(dir)
+    }
+    .map_err(|e| match e.code() {
+        ErrorCode::NotFound => Error::NotARepository {
+            path: dir.to_path_buf(),
+        },
+        _ => Error::from(e),
+    })?;
+    if repo.is_bare() {
+        return Err(Error::BareRepository {
+            path: repo.path().to_path_buf(),
+        });
+    }
+    if repo.workdir().is_none() {
+        return Err(Error::BareRepository {
+            path: repo.path().to_path_buf(),
+        });
+    }
+    Ok(repo)
+}
+
+/// Where HEAD points: a branch (full ref name) or a detached commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    /// `refs/heads/<name>`, or `None` when HEAD is detached.
+    pub branch: Option<String>,
+    pub commit: Oid,
+}
+
+impl Head {
+    /// The ref a landing moves: the branch, or HEAD itself when detached.
+    pub fn ref_name(&self) -> &str {
+        self.branch.as_deref().unwrap_or("HEAD")
+    }
+
+    /// A short name for messages.
+    pub fn display_name(&self) -> &str {
+        match &self.branch {
+            Some(b) => b.strip_prefix("refs/heads/").unwrap_or(b),
+            None => "HEAD (detached)",
+        }
+    }
+}
+
+/// Reads HEAD; an unborn HEAD is `EmptyRepository`.
+pub fn head(repo: &Repository) -> Result<Head> {
+    let head = match repo.head() {
+        Ok(h) => h,
+        Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => {
+            return Err(Error::EmptyRepository);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let commit = head.peel_to_commit()?.id();
+    let branch = if repo.head_detached()? {
+        None
+    } else {
+        head.name().map(str::to_string)
+    };
+    Ok(Head { branch, commit })
+}

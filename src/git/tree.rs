@@ -1,0 +1,34 @@
+//! Reading trees in bulk.
+
+use git2::{ObjectType, Oid, Tree, TreeWalkMode, TreeWalkResult};
+
+use crate::error::Result;
+
+/// A regular file in a tree (symlinks and submodules are left out: an edit
+/// engine has no business rewriting them).
+#[derive(Debug, Clone)]
+pub struct BlobEntry {
+    pub path: String,
+    pub oid: Oid,
+    pub mode: i32,
+}
+
+/// Every regular file of `tree`, in tree order, with repo-relative paths.
+pub fn list_blobs(tree: &Tree<'_>) -> Result<Vec<BlobEntry>> {
+    let mut out = Vec::new();
+    tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+        if entry.kind() == Some(ObjectType::Blob) {
+            let mode = entry.filemode();
+            // 0o100644 and 0o100755 only; 0o120000 is a symlink.
+            if let (0o100644 | 0o100755, Some(name)) = (mode, entry.name()) {
+                out.push(BlobEntry {
+                    path: format!("{dir}{name}"),
+                    oid: entry.id(),
+                    mode,
+                });
+            }
+        }
+        TreeWalkResult::Ok
+    })?;
+    Ok(out)
+}

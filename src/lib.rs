@@ -1,0 +1,17 @@
+//! git-evolv: a git-native patch engine. Edits are proposed as real commits
+//! under `refs/evolv/proposals/`, validated in an isolated worktree, landed
+//! by fast-forward and undone by revert.
+//!
+//! The library never prints: front ends render the outcome types.
+
+pub mod cli;
+pub mod diff;
+pub mod edit;
+pub mod error;
+pub mod git;
+pub mod ops;
+pub mod store;
+pub mod validate;
+pub mod worktree;
+
+pub use error::{Error, Result};

@@ -1,0 +1,5 @@
+//! The `git-evolv` binary; `git evolv …` finds it on PATH.
+
+fn main() -> std::process::ExitCode {
+    git_evolv::cli::run()
+}

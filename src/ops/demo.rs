@@ -1,0 +1,67 @@
+//! The throwaway repository `git evolv demo` walks through, built from the
+//! fixtures embedded in the binary.
+
+use std::path::Path;
+
+use git2::{Repository, RepositoryInitOptions, Signature};
+
+use crate::error::{Error, Result};
+
+/// The demo's files: path, content, executable.
+pub const DEMO_FILES: &[(&str, &str, bool)] = &[
+    (
+        "backend/user.go",
+        include_str!("../../fixtures/demo/backend/user.go"),
+        false,
+    ),
+    (
+        "backend/auth.go",
+        include_str!("../../fixtures/demo/backend/auth.go"),
+        false,
+    ),
+    (
+        "frontend/api.ts",
+        include_str!("../../fixtures/demo/frontend/api.ts"),
+        false,
+    ),
+    (
+        "check.sh",
+        include_str!("../../fixtures/demo/check.sh"),
+        true,
+    ),
+];
+
+/// The validation command the demo runs in the worktree.
+pub const DEMO_VALIDATION: &str = "./check.sh";
+
+/// Creates a repository in `dir` holding the demo files in one commit, with
+/// a repository-local identity so the demo needs no global git config.
+pub fn create_repo(dir: &Path) -> Result<Repository> {
+    let mut opts = RepositoryInitOptions::new();
+    opts.initial_head("main");
+    let repo = Repository::init_opts(dir, &opts)?;
+    {
+        let mut config = repo.config()?;
+        config.set_str("user.name", "git-evolv demo")?;
+        config.set_str("user.email", "demo@git-evolv.invalid")?;
+    }
+    for (path, content, executable) in DEMO_FILES {
+        let full = dir.join(path);
+        let parent = full.parent().expect("fixture paths have parents");
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+        std::fs::write(&full, content).map_err(|e| Error::io("write", &full, e))?;
+        if *executable {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| Error::io("chmod", &full, e))?;
+        }
+    }
+    let mut index = repo.index()?;
+    index.add_all(["*"], git2::IndexAddOption::DEFAULT, None)?;
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let sig = Signature::now("git-evolv demo", "demo@git-evolv.invalid")?;
+    repo.commit(Some("HEAD"), &sig, &sig, "Initial commit", &tree, &[])?;
+    drop(tree);
+    Ok(repo)
+}

@@ -1,0 +1,86 @@
+//! drop and gc: remove proposals (on request only) and warm worktrees.
+
+use git2::Repository;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git;
+use crate::store::audit::{self, AuditRecord};
+use crate::store::proposals;
+use crate::worktree;
+
+/// Which proposals `drop` removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct DropOutcome {
+    pub success: bool,
+    pub dropped: Vec<String>,
+}
+
+/// Removes the named proposals; all ids are checked before any is dropped.
+/// The `applied` marker of a landed proposal stays, so it can still be
+/// rolled back.
+pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
+    if ids.is_empty() {
+        return Err(Error::invalid(
+            "no patch id given",
+            "pass one or more ids (see `git evolv list`), or --all",
+        ));
+    }
+    for id in ids {
+        proposals::load(repo, id)?;
+    }
+    let mut dropped = Vec::new();
+    for id in ids {
+        if git::delete_ref(repo, &proposals::proposal_ref(id))? {
+            audit::append(repo, &AuditRecord::new("drop", id, true))?;
+            dropped.push(id.clone());
+        }
+    }
+    Ok(DropOutcome {
+        success: true,
+        dropped,
+    })
+}
+
+/// Every proposal id, for `drop --all`.
+pub fn all_ids(repo: &Repository) -> Result<Vec<String>> {
+    Ok(proposals::list(repo)?.into_iter().map(|p| p.id).collect())
+}
+
+/// What `gc` removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct GcOutcome {
+    pub success: bool,
+    pub dropped: Vec<String>,
+    pub removed_worktrees: Vec<String>,
+}
+
+/// Drops proposals older than `older_than_days` (if given) and removes the
+/// idle warm worktrees (if `worktrees`).
+pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> Result<GcOutcome> {
+    let mut dropped = Vec::new();
+    if let Some(days) = older_than_days {
+        let cutoff = proposals::now_secs() - (days as i64) * 86_400;
+        let old: Vec<String> = proposals::list(repo)?
+            .into_iter()
+            .filter(|p| p.meta.created_at < cutoff)
+            .map(|p| p.id)
+            .collect();
+        if !old.is_empty() {
+            dropped = drop(repo, &old)?.dropped;
+        }
+    }
+    let removed_worktrees = if worktrees {
+        worktree::remove_warm(repo)?
+            .into_iter()
+            .map(|p| p.display().to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(GcOutcome {
+        success: true,
+        dropped,
+        removed_worktrees,
+    })
+}

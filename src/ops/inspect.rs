@@ -1,0 +1,142 @@
+//! list, show and log: read-only views of proposals and the audit log.
+
+use git2::Repository;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::git;
+use crate::store::audit::{self, AuditEntry};
+use crate::store::proposals::{self, Proposal};
+
+/// A proposal's state relative to the current HEAD.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProposalStatus {
+    /// Proposed against the current HEAD and not applied.
+    Pending,
+    /// Landed by apply (and not rolled back).
+    Applied,
+    /// HEAD moved since propose; apply will replay it three-way.
+    BaseMoved,
+}
+
+impl std::fmt::Display for ProposalStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProposalStatus::Pending => "pending",
+            ProposalStatus::Applied => "applied",
+            ProposalStatus::BaseMoved => "base-moved",
+        })
+    }
+}
+
+/// One row of `list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProposalSummary {
+    pub patch_id: String,
+    pub summary: String,
+    pub created_at: i64,
+    pub age_seconds: i64,
+    pub status: ProposalStatus,
+    pub files_changed: usize,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    pub affected_files: Vec<String>,
+    pub commit: String,
+    pub base: String,
+    /// The landed commit, when applied.
+    pub applied_commit: Option<String>,
+}
+
+/// `{"proposals": [...]}`, oldest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListOutcome {
+    pub proposals: Vec<ProposalSummary>,
+}
+
+/// The stored diff of one proposal.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShowOutcome {
+    #[serde(flatten)]
+    pub proposal: ProposalSummary,
+    pub pattern: String,
+    pub replacement: String,
+    pub scope: Vec<String>,
+    pub unified_diff: String,
+    #[serde(skip)]
+    pub diff_bytes: Vec<u8>,
+}
+
+/// `{"entries": [...]}`, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogOutcome {
+    pub entries: Vec<AuditEntry>,
+}
+
+fn summarise(
+    repo: &Repository,
+    p: &Proposal,
+    head: Option<git2::Oid>,
+    now: i64,
+) -> ProposalSummary {
+    let applied = proposals::applied_commit(repo, &p.id);
+    let status = if applied.is_some() {
+        ProposalStatus::Applied
+    } else if head == Some(p.base) {
+        ProposalStatus::Pending
+    } else {
+        ProposalStatus::BaseMoved
+    };
+    ProposalSummary {
+        patch_id: p.id.clone(),
+        summary: p.summary.clone(),
+        created_at: p.meta.created_at,
+        age_seconds: (now - p.meta.created_at).max(0),
+        status,
+        files_changed: p.meta.files_matched,
+        lines_added: p.meta.lines_added,
+        lines_removed: p.meta.lines_removed,
+        affected_files: p.meta.affected_files.clone(),
+        commit: p.commit.to_string(),
+        base: p.base.to_string(),
+        applied_commit: applied.map(|o| o.to_string()),
+    }
+}
+
+fn head_commit(repo: &Repository) -> Option<git2::Oid> {
+    git::head(repo).ok().map(|h| h.commit)
+}
+
+/// Every proposal with its status.
+pub fn list(repo: &Repository) -> Result<ListOutcome> {
+    let head = head_commit(repo);
+    let now = proposals::now_secs();
+    let proposals = proposals::list(repo)?
+        .iter()
+        .map(|p| summarise(repo, p, head, now))
+        .collect();
+    Ok(ListOutcome { proposals })
+}
+
+/// One proposal and its diff against its base.
+pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
+    let p = proposals::load(repo, patch_id)?;
+    let commit = repo.find_commit(p.commit)?;
+    let base_tree = repo.find_commit(p.base)?.tree()?;
+    let diff = git::patch_text(repo, &base_tree, &commit.tree()?)?;
+    Ok(ShowOutcome {
+        proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
+        pattern: p.meta.pattern.clone(),
+        replacement: p.meta.replacement.clone(),
+        scope: p.meta.scope.clone(),
+        unified_diff: String::from_utf8_lossy(&diff).into_owned(),
+        diff_bytes: diff,
+    })
+}
+
+/// The audit log, newest first.
+pub fn log(repo: &Repository, limit: Option<usize>) -> Result<LogOutcome> {
+    Ok(LogOutcome {
+        entries: audit::read(repo, limit)?,
+    })
+}

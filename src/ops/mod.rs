@@ -1,0 +1,11 @@
+//! One function per use case: a request in, an outcome (or an `Error`)
+//! out. The CLI and the MCP server call these and render the outcomes; no
+//! rule or default lives anywhere else.
+
+pub mod apply;
+pub mod demo;
+pub mod drop;
+pub mod inspect;
+mod land;
+pub mod propose;
+pub mod rollback;

@@ -1,0 +1,297 @@
+//! propose: run an edit over HEAD's files, store the result as a proposal
+//! commit under `refs/evolv/proposals/<id>`, return its diff. Never touches
+//! the working tree, the index or HEAD.
+
+use std::thread;
+
+use git2::{FileMode, Oid, Repository, build::TreeUpdateBuilder};
+use serde::Serialize;
+
+use crate::diff;
+use crate::edit::{FileEdit, Replacer, Scope};
+use crate::error::{Error, Result};
+use crate::git::{self, BlobEntry};
+use crate::store::audit::{self, AuditRecord};
+use crate::store::proposals::{self, ProposalMeta};
+
+/// Below this many files a second thread costs more than it saves.
+const FILES_PER_THREAD: usize = 512;
+
+/// A regex (or literal) replacement over the files in scope.
+#[derive(Debug, Clone, Default)]
+pub struct ProposeRequest {
+    pub pattern: String,
+    pub replacement: String,
+    pub scope: Vec<String>,
+    pub literal: bool,
+    pub message: Option<String>,
+}
+
+/// Counts reported with every proposal.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Statistics {
+    /// Text and binary files in scope.
+    pub files_scanned: usize,
+    /// Files the edit changed.
+    pub files_matched: usize,
+    /// Replacements made.
+    pub total_changes: usize,
+    /// Binary files in scope that were skipped.
+    pub binary_skipped: usize,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+}
+
+/// What propose stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProposeOutcome {
+    pub success: bool,
+    pub patch_id: String,
+    pub summary: String,
+    pub affected_files: Vec<String>,
+    /// The diff as text (invalid UTF-8 replaced); `diff_bytes` is exact.
+    pub unified_diff: String,
+    pub statistics: Statistics,
+    /// The proposal commit P and its parent, the base B.
+    pub commit: String,
+    pub base: String,
+    #[serde(skip)]
+    pub diff_bytes: Vec<u8>,
+}
+
+struct Scan {
+    changed: Vec<(BlobEntry, Vec<u8>)>,
+    replacements: usize,
+    binary: usize,
+}
+
+/// Runs the edit and stores the proposal.
+pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome> {
+    let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
+    let scope = Scope::new(&req.scope)?;
+    let head = git::head(repo)?;
+    let author = git::author(repo)?;
+    let committer = git::committer(repo)?;
+    let base = repo.find_commit(head.commit)?;
+    let base_tree = base.tree()?;
+
+    let files: Vec<BlobEntry> = git::list_blobs(&base_tree)?
+        .into_iter()
+        .filter(|f| scope.matches(&f.path))
+        .collect();
+    let scan = scan_files(repo, &files, &replacer)?;
+    if scan.changed.is_empty() {
+        return Err(Error::NoMatch {
+            pattern: req.pattern.clone(),
+            scope: scope_label(&req.scope),
+            files_scanned: files.len(),
+            detail: if scan.binary > 0 {
+                format!(" ({} binary file(s) skipped)", scan.binary)
+            } else {
+                String::new()
+            },
+        });
+    }
+
+    let contents: Vec<&[u8]> = scan.changed.iter().map(|(_, c)| c.as_slice()).collect();
+    let oids = git::write_blobs(repo, &contents)?;
+    let mut update = TreeUpdateBuilder::new();
+    for ((entry, _), oid) in scan.changed.iter().zip(&oids) {
+        let mode = if entry.mode == 0o100755 {
+            FileMode::BlobExecutable
+        } else {
+            FileMode::Blob
+        };
+        update.upsert(&entry.path, *oid, mode);
+    }
+    let new_tree = repo.find_tree(update.create_updated(repo, &base_tree)?)?;
+    let patch = git::patch_text(repo, &base_tree, &new_tree)?;
+    let (lines_added, lines_removed) = diff::line_counts(&patch);
+
+    let affected_files: Vec<String> = scan.changed.iter().map(|(e, _)| e.path.clone()).collect();
+    let statistics = Statistics {
+        files_scanned: files.len(),
+        files_matched: affected_files.len(),
+        total_changes: scan.replacements,
+        binary_skipped: scan.binary,
+        lines_added,
+        lines_removed,
+    };
+    let created_at = proposals::now_secs();
+    let summary = req
+        .message
+        .as_deref()
+        .map(|m| m.lines().next().unwrap_or_default().trim().to_string())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| default_summary(req));
+    let meta = ProposalMeta {
+        operation: "replace".into(),
+        pattern: req.pattern.clone(),
+        replacement: req.replacement.clone(),
+        literal: req.literal,
+        scope: req.scope.clone(),
+        created_at,
+        files_scanned: statistics.files_scanned,
+        files_matched: statistics.files_matched,
+        total_changes: statistics.total_changes,
+        lines_added,
+        lines_removed,
+        affected_files: affected_files.clone(),
+    };
+
+    let (patch_id, commit) = store_proposal(
+        repo,
+        &summary,
+        &meta,
+        (&author, &committer),
+        &new_tree,
+        &base,
+    )?;
+
+    let mut record = AuditRecord::new("propose", &patch_id, true);
+    record.commit = Some(commit.to_string());
+    record.branch = Some(head.ref_name().to_string());
+    record.files = affected_files.clone();
+    audit::append(repo, &record)?;
+
+    Ok(ProposeOutcome {
+        success: true,
+        patch_id,
+        summary,
+        affected_files,
+        unified_diff: String::from_utf8_lossy(&patch).into_owned(),
+        statistics,
+        commit: commit.to_string(),
+        base: head.commit.to_string(),
+        diff_bytes: patch,
+    })
+}
+
+/// Writes P and points a fresh `refs/evolv/proposals/<id>` at it; two
+/// proposals in the same second get different ids because the id comes
+/// from P's hash and P's message carries a per-call nonce.
+fn store_proposal(
+    repo: &Repository,
+    summary: &str,
+    meta: &ProposalMeta,
+    (author, committer): (&git2::Signature<'_>, &git2::Signature<'_>),
+    tree: &git2::Tree<'_>,
+    base: &git2::Commit<'_>,
+) -> Result<(String, Oid)> {
+    let nonce = nonce();
+    let message = proposals::message(summary, meta, &nonce);
+    let commit = repo.commit(None, author, committer, &message, tree, &[base])?;
+    for extra in (0..=32).step_by(4) {
+        let id = proposals::make_id(meta.created_at, commit, extra);
+        let reflog = format!("evolv: propose {id}");
+        match git::compare_and_swap(repo, &proposals::proposal_ref(&id), commit, None, &reflog) {
+            Ok(()) => return Ok((id, commit)),
+            Err(Error::ConcurrentUpdate { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::ConcurrentUpdate {
+        what: "refs/evolv/proposals".into(),
+        expected: "a free proposal id".into(),
+    })
+}
+
+fn nonce() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{nanos:x}.{:x}", std::process::id())
+}
+
+fn default_summary(req: &ProposeRequest) -> String {
+    let short = |s: &str| {
+        let s = s.replace('\n', "\\n");
+        if s.chars().count() > 40 {
+            format!("{}…", s.chars().take(40).collect::<String>())
+        } else {
+            s
+        }
+    };
+    let mut summary = format!(
+        "evolv: replace '{}' with '{}'",
+        short(&req.pattern),
+        short(&req.replacement)
+    );
+    if !req.scope.is_empty() {
+        summary.push_str(&format!(" in {}", req.scope.join(", ")));
+    }
+    summary
+}
+
+fn scope_label(scope: &[String]) -> String {
+    if scope.is_empty() {
+        "(all tracked files)".into()
+    } else {
+        format!("'{}'", scope.join("', '"))
+    }
+}
+
+/// Reads and edits the files on up to `available_parallelism` threads, each
+/// with its own libgit2 handle (a `Repository` is not `Sync`).
+fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Result<Scan> {
+    let threads = thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len() / FILES_PER_THREAD + 1);
+    if threads <= 1 {
+        return scan_chunk(repo, files, replacer);
+    }
+    let chunk = files.len().div_ceil(threads);
+    let git_dir = repo.path();
+    let results: Vec<Result<Scan>> = thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let repo = Repository::open(git_dir)?;
+                    scan_chunk(&repo, part, replacer)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("scan thread panicked"))
+            .collect()
+    });
+    let mut total = Scan {
+        changed: Vec::new(),
+        replacements: 0,
+        binary: 0,
+    };
+    for r in results {
+        let r = r?;
+        total.changed.extend(r.changed);
+        total.replacements += r.replacements;
+        total.binary += r.binary;
+    }
+    Ok(total)
+}
+
+fn scan_chunk(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Result<Scan> {
+    let odb = repo.odb()?;
+    let mut scan = Scan {
+        changed: Vec::new(),
+        replacements: 0,
+        binary: 0,
+    };
+    for file in files {
+        let object = odb.read(file.oid)?;
+        match replacer.edit(object.data()) {
+            FileEdit::Binary => scan.binary += 1,
+            FileEdit::Unchanged { .. } => {}
+            FileEdit::Changed {
+                content,
+                replacements,
+            } => {
+                scan.replacements += replacements;
+                scan.changed.push((file.clone(), content));
+            }
+        }
+    }
+    Ok(scan)
+}

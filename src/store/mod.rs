@@ -1,0 +1,12 @@
+//! Proposals, applied markers and the audit log, all stored as git refs
+//! under `refs/evolv/`. Uses `git`; knows nothing of the CLI.
+
+pub mod audit;
+pub mod proposals;
+
+/// Where proposal commits live: `refs/evolv/proposals/<id>`.
+pub const PROPOSALS_PREFIX: &str = "refs/evolv/proposals/";
+/// Where landed commits are recorded: `refs/evolv/applied/<id>`.
+pub const APPLIED_PREFIX: &str = "refs/evolv/applied/";
+/// The append-only audit chain.
+pub const AUDIT_REF: &str = "refs/evolv/audit";

@@ -1,0 +1,203 @@
+//! Running validation commands: `sh -c` in a given directory, in a process
+//! group of their own so a timeout kills everything they started.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// How much of a command's output is kept for the report.
+const TAIL_BYTES: u64 = 4096;
+
+/// Git's repository variables: a validation command must find the
+/// worktree's repository by its directory, not the caller's.
+const GIT_REPO_VARS: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES",
+];
+
+/// What one validation command did.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CommandReport {
+    pub command: String,
+    /// The exit code; -1 when killed by a signal or the timeout.
+    pub exit_code: i32,
+    pub duration_ms: u64,
+    /// The last few KiB of stdout and stderr, interleaved as written.
+    pub output_tail: String,
+    pub timed_out: bool,
+}
+
+/// Runs `commands` in order in `dir`, all within `timeout`. Stops at the
+/// first failure: `ValidationFailed` or `Timeout`, carrying every report.
+pub fn run_all(commands: &[String], dir: &Path, timeout: Duration) -> Result<Vec<CommandReport>> {
+    let deadline = Instant::now() + timeout;
+    let mut reports = Vec::new();
+    for command in commands {
+        let report = run_one(command, dir, deadline)?;
+        let (timed_out, code) = (report.timed_out, report.exit_code);
+        reports.push(report);
+        if timed_out {
+            return Err(Error::Timeout {
+                command: command.clone(),
+                seconds: timeout.as_secs(),
+                reports,
+            });
+        }
+        if code != 0 {
+            return Err(Error::ValidationFailed {
+                command: command.clone(),
+                exit_code: code,
+                reports,
+            });
+        }
+    }
+    Ok(reports)
+}
+
+fn run_one(command: &str, dir: &Path, deadline: Instant) -> Result<CommandReport> {
+    let started = Instant::now();
+    let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
+    let stdout = output
+        .try_clone()
+        .map_err(|e| Error::io("dup", "temp file", e))?;
+    let stderr = output
+        .try_clone()
+        .map_err(|e| Error::io("dup", "temp file", e))?;
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0);
+    for var in GIT_REPO_VARS {
+        cmd.env_remove(var);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::io("run `sh -c` for validation in", dir, e))?;
+    let pgid = child.id();
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let (status, timed_out) = match rx.recv_timeout(remaining) {
+        Ok(status) => (Some(status), false),
+        Err(_) => (None, true),
+    };
+    // Kill the whole group either way: after a timeout to stop the command,
+    // after an exit to stop anything it left running in the worktree.
+    kill_group(pgid);
+    let status = match status {
+        Some(s) => s,
+        None => rx
+            .recv()
+            .unwrap_or_else(|_| Err(std::io::Error::other("waiter thread vanished"))),
+    };
+    let _ = waiter.join();
+    let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
+    let exit_code = if timed_out {
+        -1
+    } else {
+        status.code().unwrap_or(-1)
+    };
+    Ok(CommandReport {
+        command: command.to_string(),
+        exit_code,
+        duration_ms: started.elapsed().as_millis() as u64,
+        output_tail: tail(&mut output),
+        timed_out,
+    })
+}
+
+fn tail(file: &mut File) -> String {
+    let len = file.seek(SeekFrom::End(0)).unwrap_or(0);
+    let start = len.saturating_sub(TAIL_BYTES);
+    let mut buf = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_ok() {
+        let _ = file.read_to_end(&mut buf);
+    }
+    let text = String::from_utf8_lossy(&buf);
+    // Start at a line boundary when the tail cut a line.
+    match (start > 0, text.find('\n')) {
+        (true, Some(i)) => text[i + 1..].to_string(),
+        _ => text.into_owned(),
+    }
+}
+
+#[allow(unsafe_code)]
+fn kill_group(pgid: u32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; it has no
+    // memory-safety preconditions. ESRCH (group already gone) is expected.
+    unsafe {
+        libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap()
+    }
+
+    #[test]
+    fn passing_commands_report_their_output() {
+        let d = dir();
+        let reports = run_all(
+            &["echo hi; echo err >&2".into()],
+            d.path(),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert_eq!(reports[0].exit_code, 0);
+        assert_eq!(reports[0].output_tail, "hi\nerr\n");
+    }
+
+    #[test]
+    fn a_failing_command_stops_the_run() {
+        let d = dir();
+        let cmds = vec!["exit 3".to_string(), "touch never".to_string()];
+        let err = run_all(&cmds, d.path(), Duration::from_secs(10)).unwrap_err();
+        assert_eq!(err.code(), "validation_failed");
+        assert!(!d.path().join("never").exists());
+    }
+
+    #[test]
+    fn a_timeout_kills_the_whole_process_group() {
+        let d = dir();
+        let cmd = "(sleep 1; touch late) & sleep 5".to_string();
+        let started = Instant::now();
+        let err = run_all(&[cmd], d.path(), Duration::from_millis(300)).unwrap_err();
+        assert_eq!(err.code(), "timeout");
+        assert!(started.elapsed() < Duration::from_secs(4));
+        std::thread::sleep(Duration::from_millis(1500).saturating_sub(started.elapsed()));
+        assert!(!d.path().join("late").exists(), "background child survived");
+    }
+
+    #[test]
+    fn the_tail_keeps_the_end_of_long_output() {
+        let d = dir();
+        let reports = run_all(&["seq 1 5000".into()], d.path(), Duration::from_secs(10)).unwrap();
+        assert!(reports[0].output_tail.ends_with("4999\n5000\n"));
+        assert!(reports[0].output_tail.len() <= TAIL_BYTES as usize);
+    }
+}

@@ -1,0 +1,246 @@
+//! Validation worktrees. The warm ones live under
+//! `<git-common-dir>/evolv/worktrees/wt-<n>` and are reused between applies
+//! (only changed files are rewritten, ignored build outputs stay); each is
+//! held by an `flock` while in use, which the kernel releases if the process
+//! dies, so a lock can never go stale. A throwaway worktree lives in a temp
+//! dir and is removed when its guard drops.
+
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use git2::build::CheckoutBuilder;
+use git2::{BranchType, Oid, Repository, WorktreeAddOptions, WorktreePruneOptions};
+
+use crate::error::{Error, Result};
+
+/// How many warm worktrees concurrent applies may use before they queue.
+const WARM_SLOTS: usize = 8;
+const WARM_PREFIX: &str = "evolv-wt-";
+const THROWAWAY_PREFIX: &str = "evolv-tmp-";
+
+/// A worktree held for one validation run.
+pub struct ValidationWorktree {
+    path: PathBuf,
+    name: String,
+    common_dir: PathBuf,
+    throwaway: Option<tempfile::TempDir>,
+    _lock: File,
+}
+
+impl ValidationWorktree {
+    /// The worktree's directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Force-checks out `commit` (detached): changed files are rewritten,
+    /// untracked files removed, ignored files kept.
+    pub fn checkout(&self, commit: Oid) -> Result<()> {
+        let wt = Repository::open(&self.path)?;
+        let target = wt.find_commit(commit)?;
+        let mut opts = CheckoutBuilder::new();
+        opts.force().remove_untracked(true);
+        wt.checkout_tree(target.as_object(), Some(&mut opts))?;
+        wt.set_head_detached(commit)?;
+        Ok(())
+    }
+}
+
+impl Drop for ValidationWorktree {
+    fn drop(&mut self) {
+        if self.throwaway.is_some() {
+            let _ = fs::remove_dir_all(&self.path);
+            if let Ok(repo) = Repository::open(&self.common_dir) {
+                prune(&repo, &self.name);
+            }
+            let _ = fs::remove_file(lock_path(&self.common_dir, &self.name));
+        }
+    }
+}
+
+fn evolv_dir(common_dir: &Path) -> PathBuf {
+    common_dir.join("evolv").join("worktrees")
+}
+
+fn lock_path(common_dir: &Path, name: &str) -> PathBuf {
+    evolv_dir(common_dir).join(format!("{name}.lock"))
+}
+
+fn open_lock(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io("open lock file", path, e))
+}
+
+/// Takes a warm worktree (creating it on first use), or a throwaway one
+/// when `fresh`. Throwaway worktrees left by a killed run are removed first.
+pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
+    let common_dir = repo.commondir().to_path_buf();
+    let dir = evolv_dir(&common_dir);
+    fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
+    remove_stale_throwaways(repo, &common_dir);
+    if fresh {
+        return throwaway(repo, &common_dir);
+    }
+    let mut held = None;
+    for slot in 0..WARM_SLOTS {
+        let name = format!("{WARM_PREFIX}{slot}");
+        let lock = open_lock(&lock_path(&common_dir, &name))?;
+        if lock.try_lock().is_ok() {
+            held = Some((name, lock));
+            break;
+        }
+    }
+    let (name, lock) = match held {
+        Some(h) => h,
+        None => {
+            // Every slot is busy: queue on the first one.
+            let name = format!("{WARM_PREFIX}0");
+            let path = lock_path(&common_dir, &name);
+            let lock = open_lock(&path)?;
+            lock.lock().map_err(|e| Error::io("lock", &path, e))?;
+            (name, lock)
+        }
+    };
+    let path = dir.join(&name);
+    if !is_usable(repo, &name, &path) {
+        prune(repo, &name);
+        if path.exists() {
+            fs::remove_dir_all(&path).map_err(|e| Error::io("remove stale worktree", &path, e))?;
+        }
+        create(repo, &name, &path)?;
+    }
+    Ok(ValidationWorktree {
+        path,
+        name,
+        common_dir,
+        throwaway: None,
+        _lock: lock,
+    })
+}
+
+fn throwaway(repo: &Repository, common_dir: &Path) -> Result<ValidationWorktree> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let name = format!("{THROWAWAY_PREFIX}{}-{nanos:x}", std::process::id());
+    let lock = open_lock(&lock_path(common_dir, &name))?;
+    lock.lock()
+        .map_err(|e| Error::io("lock", lock_path(common_dir, &name), e))?;
+    let temp = tempfile::Builder::new()
+        .prefix("git-evolv-")
+        .tempdir()
+        .map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
+    let path = temp.path().join("worktree");
+    create(repo, &name, &path)?;
+    Ok(ValidationWorktree {
+        path,
+        name,
+        common_dir: common_dir.to_path_buf(),
+        throwaway: Some(temp),
+        _lock: lock,
+    })
+}
+
+fn is_usable(repo: &Repository, name: &str, path: &Path) -> bool {
+    path.join(".git").is_file()
+        && repo
+            .find_worktree(name)
+            .is_ok_and(|wt| wt.validate().is_ok())
+}
+
+/// Creates worktree `name` at `path` through libgit2. libgit2 insists on
+/// checking out a branch, so a temporary one is made, and deleted once the
+/// worktree's HEAD is detached.
+fn create(repo: &Repository, name: &str, path: &Path) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+    }
+    let head = repo.head()?.peel_to_commit()?;
+    let branch_name = format!("evolv-worktree-{name}-{}", std::process::id());
+    let mut branch = repo.branch(&branch_name, &head, true)?;
+    let result = (|| -> Result<()> {
+        let mut opts = WorktreeAddOptions::new();
+        opts.reference(Some(branch.get()));
+        repo.worktree(name, path, Some(&opts))?;
+        Repository::open(path)?.set_head_detached(head.id())?;
+        Ok(())
+    })();
+    branch.delete()?;
+    if result.is_err() {
+        prune(repo, name);
+        let _ = fs::remove_dir_all(path);
+    }
+    result
+}
+
+fn prune(repo: &Repository, name: &str) {
+    if let Ok(wt) = repo.find_worktree(name) {
+        let mut opts = WorktreePruneOptions::new();
+        opts.valid(true).locked(true).working_tree(true);
+        let _ = wt.prune(Some(&mut opts));
+    }
+}
+
+/// Removes throwaway worktrees whose owner is gone (its flock is free).
+fn remove_stale_throwaways(repo: &Repository, common_dir: &Path) {
+    let Ok(names) = repo.worktrees() else { return };
+    for name in names.iter().flatten() {
+        if !name.starts_with(THROWAWAY_PREFIX) {
+            continue;
+        }
+        let lock_file = lock_path(common_dir, name);
+        let Ok(lock) = open_lock(&lock_file) else {
+            continue;
+        };
+        if lock.try_lock().is_err() {
+            continue; // a live apply is using it
+        }
+        if let Ok(wt) = repo.find_worktree(name) {
+            let _ = fs::remove_dir_all(wt.path());
+        }
+        prune(repo, name);
+        let _ = fs::remove_file(&lock_file);
+    }
+}
+
+/// Removes the warm worktrees that no apply is using; returns their paths.
+pub fn remove_warm(repo: &Repository) -> Result<Vec<PathBuf>> {
+    let common_dir = repo.commondir().to_path_buf();
+    let mut removed = Vec::new();
+    let names = repo.worktrees()?;
+    for name in names.iter().flatten() {
+        if !name.starts_with(WARM_PREFIX) {
+            continue;
+        }
+        let lock_file = lock_path(&common_dir, name);
+        let lock = open_lock(&lock_file)?;
+        if lock.try_lock().is_err() {
+            continue;
+        }
+        if let Ok(wt) = repo.find_worktree(name) {
+            let path = wt.path().to_path_buf();
+            let _ = fs::remove_dir_all(&path);
+            removed.push(path);
+        }
+        prune(repo, name);
+        let _ = fs::remove_file(&lock_file);
+    }
+    // Leftover temporary branches from a run killed mid-create.
+    if let Ok(branches) = repo.branches(Some(BranchType::Local)) {
+        for (mut b, _) in branches.flatten() {
+            if b.name()
+                .ok()
+                .flatten()
+                .is_some_and(|n| n.starts_with("evolv-worktree-"))
+            {
+                let _ = b.delete();
+            }
+        }
+    }
+    Ok(removed)
+}
