@@ -1,1 +1,9 @@
-//! Integration tests.
+//! Integration tests: the real `git-evolv` binary against real repositories,
+//! checked afterwards with git itself.
+
+mod apply;
+mod common;
+mod inspect;
+mod propose;
+mod rollback;
+mod validation;

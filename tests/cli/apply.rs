@@ -1,0 +1,234 @@
+//! `git evolv apply` without validation: seed scenarios 3 to 5, landing,
+//! dirty files and status, checked with git afterwards.
+
+use crate::common::{TestRepo, error_code};
+
+#[test]
+fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
+    let repo = TestRepo::scenario();
+    let head = repo.head();
+    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let run = repo.evolv(&["apply", "--json", &id]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["success"], true);
+    assert_eq!(v["patch_id"], id.as_str());
+    assert_eq!(v["previous_head"], head.as_str());
+    let new = repo.head();
+    assert_eq!(v["commit"], new.as_str());
+    assert_eq!(
+        repo.rev(&format!("{new}^")).unwrap(),
+        head,
+        "fast-forward: N's parent is H"
+    );
+    assert_eq!(repo.rev("refs/heads/main").unwrap(), new);
+    assert_eq!(
+        v["modified_files"],
+        serde_json::json!(["backend/auth.go", "backend/user.go"])
+    );
+    assert!(v["worktree_path"].is_null(), "no validation, no worktree");
+    assert!(v["audit_log_id"].is_string());
+    assert_eq!(v["validation"], serde_json::json!([]));
+    assert!(repo.read("backend/user.go").contains("fetchUserData"));
+    assert!(repo.read("frontend/api.ts").contains("getUserData"));
+    assert_eq!(repo.status(), "");
+    assert_eq!(repo.worktree_count(), 1);
+    assert_eq!(repo.rev(&format!("refs/evolv/applied/{id}")).unwrap(), new);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "evolv: replace 'getUserData' with 'fetchUserData' in backend/**"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn scenario_4_unknown_id_is_patch_not_found_and_touches_nothing() {
+    let repo = TestRepo::scenario();
+    let before = (repo.head(), repo.status());
+    let run = repo.evolv(&["apply", "invalid_patch"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("Patch 'invalid_patch' not found"),
+        "{}",
+        run.stderr
+    );
+    let json = repo.evolv(&["apply", "--json", "invalid_patch"]);
+    assert_eq!(error_code(&json), "patch_not_found");
+    assert_eq!(
+        json.json()["error"]["message"],
+        "Patch 'invalid_patch' not found"
+    );
+    for hostile in ["--help-me", "../../HEAD", "refs/heads/main"] {
+        let run = repo.evolv(&["apply", "--json", "--", hostile]);
+        assert_eq!(error_code(&run), "patch_not_found", "{hostile}");
+    }
+    assert_eq!((repo.head(), repo.status()), before);
+    assert_eq!(repo.worktree_count(), 1);
+    assert!(
+        !repo.path().join(".git/evolv/worktrees").exists(),
+        "no worktree created"
+    );
+}
+
+#[test]
+fn scenario_5_conflict_reports_paths_and_touches_nothing() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    repo.write(
+        "backend/user.go",
+        "package main\nfunc getUserDataV2() string { return \"user\" }\n",
+    );
+    let moved = repo.commit_all("someone else edits the same line");
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(run.code, 1);
+    assert_eq!(error_code(&run), "conflict");
+    assert_eq!(
+        run.json()["error"]["paths"],
+        serde_json::json!(["backend/user.go"])
+    );
+    assert_eq!(repo.head(), moved);
+    assert_eq!(repo.status(), "");
+    assert!(repo.read("backend/auth.go").contains("getUserData()"));
+    assert!(repo.rev(&format!("refs/evolv/applied/{id}")).is_none());
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_moved_head_is_replayed_three_way() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    repo.write("README", "unrelated\n");
+    repo.write(
+        "backend/user.go",
+        "// header\npackage main\nfunc getUserData() string { return \"user\" }\n",
+    );
+    let moved = repo.commit_all("unrelated work");
+    let list = repo.evolv(&["list", "--json"]).json();
+    assert_eq!(list["proposals"][0]["status"], "base-moved");
+    repo.evolv(&["apply", "--json", &id]).ok();
+    assert_eq!(repo.rev("HEAD^").unwrap(), moved);
+    assert_eq!(
+        repo.read("backend/user.go"),
+        "// header\npackage main\nfunc fetchUserData() string { return \"user\" }\n"
+    );
+    assert_eq!(repo.read("README"), "unrelated\n");
+    assert_eq!(repo.status(), "");
+}
+
+#[test]
+fn uncommitted_changes_to_patched_files_are_refused() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let head = repo.head();
+    repo.write(
+        "backend/user.go",
+        "package main\n// my work in progress\nfunc getUserData() string { return \"user\" }\n",
+    );
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(run.code, 1);
+    assert_eq!(error_code(&run), "dirty_worktree");
+    assert_eq!(
+        run.json()["error"]["paths"],
+        serde_json::json!(["backend/user.go"])
+    );
+    assert!(repo.read("backend/user.go").contains("my work in progress"));
+    assert_eq!(repo.head(), head);
+
+    // Staged only, with the working tree matching the index.
+    repo.git(&["add", "backend/user.go"]);
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(error_code(&run), "dirty_worktree");
+    assert_eq!(repo.head(), head);
+    assert!(
+        repo.git(&["diff", "--cached", "--name-only"])
+            .contains("backend/user.go")
+    );
+}
+
+#[test]
+fn unrelated_staged_and_unstaged_changes_survive_a_landing_exactly() {
+    let repo = TestRepo::scenario();
+    repo.write("notes.txt", "one\n");
+    repo.write("docs/guide.md", "guide\n");
+    repo.commit_all("more files");
+    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    repo.write("notes.txt", "one\nstaged\n");
+    repo.git(&["add", "notes.txt"]);
+    repo.write("notes.txt", "one\nstaged\nunstaged on top\n");
+    repo.write("docs/guide.md", "guide, edited\n");
+    repo.write("scratch.tmp", "untracked\n");
+    let cached = repo.git(&["diff", "--cached"]);
+    let unstaged = repo.git(&["diff", "--", "notes.txt", "docs"]);
+    repo.evolv(&["apply", "--json", &id]).ok();
+    assert_eq!(repo.git(&["diff", "--cached"]), cached);
+    assert_eq!(repo.git(&["diff", "--", "notes.txt", "docs"]), unstaged);
+    assert_eq!(repo.read("notes.txt"), "one\nstaged\nunstaged on top\n");
+    assert_eq!(repo.read("scratch.tmp"), "untracked\n");
+    assert_eq!(
+        repo.status(),
+        " M docs/guide.md\nMM notes.txt\n?? scratch.tmp\n",
+        "only the user's own changes remain"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn applying_twice_is_refused() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    let head = repo.head();
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(run.code, 1);
+    assert_eq!(error_code(&run), "already_applied");
+    assert_eq!(repo.head(), head);
+}
+
+#[test]
+fn executable_bit_is_kept_when_a_script_is_patched() {
+    let repo = TestRepo::with_files(&[("run.sh", "#!/bin/sh\necho old\n")]);
+    repo.git(&["update-index", "--chmod=+x", "run.sh"]);
+    std::process::Command::new("chmod")
+        .args(["+x", repo.file("run.sh").to_str().unwrap()])
+        .status()
+        .unwrap();
+    repo.commit_all("exec");
+    let id = repo.propose("old", "new", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(
+        repo.git(&["ls-files", "-s", "run.sh"])
+            .split(' ')
+            .next()
+            .unwrap(),
+        "100755"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    assert_ne!(
+        std::fs::metadata(repo.file("run.sh"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o111,
+        0
+    );
+    assert_eq!(repo.status(), "");
+}
+
+#[test]
+fn exit_codes_follow_the_contract() {
+    let repo = TestRepo::scenario();
+    assert_eq!(repo.evolv(&["list"]).code, 0);
+    assert_eq!(repo.evolv(&["apply"]).code, 2, "usage error");
+    assert_eq!(repo.evolv(&["no-such-command"]).code, 2);
+    assert_eq!(
+        repo.evolv(&["show", "patch_1_abc"]).code,
+        2,
+        "unknown patch"
+    );
+    assert_eq!(
+        repo.evolv(&["propose", "-p", "nothing-here", "-r", "x"])
+            .code,
+        1,
+        "the answer is no"
+    );
+}

@@ -1,0 +1,396 @@
+//! `git evolv propose`: seed scenarios 1 and 2 and every rule of the issue.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use crate::common::{TestRepo, error_code, sealed};
+
+fn is_patch_id(id: &str) -> bool {
+    let parts: Vec<&str> = id.splitn(3, '_').collect();
+    parts.len() == 3
+        && parts[0] == "patch"
+        && !parts[1].is_empty()
+        && parts[1].bytes().all(|b| b.is_ascii_digit())
+        && !parts[2].is_empty()
+        && parts[2].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[test]
+fn scenario_1_single_file_diff_without_touching_anything() {
+    let repo = TestRepo::with_files(&[(
+        "src/user.go",
+        "package main\nfunc getUserData() string { return \"user\" }\n",
+    )]);
+    let head = repo.head();
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--pattern",
+        "getUserData",
+        "--replacement",
+        "fetchUserData",
+    ]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["success"], true);
+    let id = v["patch_id"].as_str().unwrap();
+    assert!(is_patch_id(id), "{id}");
+    let diff = v["unified_diff"].as_str().unwrap();
+    assert!(
+        diff.contains("--- a/src/user.go\n+++ b/src/user.go\n"),
+        "{diff}"
+    );
+    assert!(diff.contains("@@ -1,2 +1,2 @@\n package main\n-func getUserData() string { return \"user\" }\n+func fetchUserData() string { return \"user\" }\n"), "{diff}");
+    assert_eq!(
+        repo.read("src/user.go"),
+        "package main\nfunc getUserData() string { return \"user\" }\n"
+    );
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+    // Stored as a real commit whose parent is HEAD.
+    let p = repo
+        .rev(&format!("refs/evolv/proposals/{id}"))
+        .expect("proposal ref");
+    assert_eq!(repo.rev(&format!("{p}^")).unwrap(), head);
+    assert_eq!(
+        repo.git(&["show", &format!("{p}:src/user.go")]),
+        "package main\nfunc fetchUserData() string { return \"user\" }\n"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn scenario_2_scope_limits_the_scan_to_backend() {
+    let repo = TestRepo::scenario();
+    let v = repo
+        .evolv(&[
+            "propose",
+            "--json",
+            "-p",
+            "getUserData",
+            "-r",
+            "fetchUserData",
+            "--scope",
+            "backend/**",
+        ])
+        .json();
+    assert_eq!(v["statistics"]["files_scanned"], 2);
+    assert_eq!(v["statistics"]["files_matched"], 2);
+    assert_eq!(v["statistics"]["total_changes"], 2);
+    assert_eq!(
+        v["affected_files"],
+        serde_json::json!(["backend/auth.go", "backend/user.go"])
+    );
+    let diff = v["unified_diff"].as_str().unwrap();
+    assert!(diff.contains("backend/auth.go") && diff.contains("backend/user.go"));
+    assert!(!diff.contains("frontend"), "{diff}");
+}
+
+#[test]
+fn json_has_exactly_the_documented_keys_and_types() {
+    let repo = TestRepo::scenario();
+    let v = repo
+        .evolv(&["propose", "--json", "-p", "getUserData", "-r", "x"])
+        .json();
+    assert_eq!(v["success"], true);
+    assert!(v["patch_id"].is_string() && v["unified_diff"].is_string());
+    assert!(v["affected_files"].is_array());
+    for key in ["files_scanned", "files_matched", "total_changes"] {
+        assert!(v["statistics"][key].is_u64(), "{key}: {v}");
+    }
+    assert_eq!(v["statistics"]["files_scanned"], 3);
+    assert_eq!(v["statistics"]["total_changes"], 3);
+}
+
+#[test]
+fn the_printed_diff_applies_with_git_apply_check() {
+    let repo = TestRepo::scenario();
+    let run = repo.evolv(&["propose", "-p", "getUserData", "-r", "fetchUserData"]);
+    run.ok();
+    assert!(
+        run.stdout
+            .starts_with("diff --git a/backend/auth.go b/backend/auth.go\nindex "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+    assert!(run.stderr.contains("Proposed patch_"), "{}", run.stderr);
+    let mut child = sealed("git", repo.home())
+        .args(["apply", "--check", "-"])
+        .current_dir(repo.path())
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&run.stdout_bytes)
+        .unwrap();
+    assert!(
+        child.wait().unwrap().success(),
+        "git apply --check rejected the diff"
+    );
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let repo = TestRepo::scenario();
+    let always = repo.evolv(&[
+        "propose",
+        "--color",
+        "always",
+        "-p",
+        "getUserData",
+        "-r",
+        "a",
+    ]);
+    assert!(always.stdout.contains("\x1b[32m+"), "{}", always.stdout);
+    let never = repo.evolv(&[
+        "propose",
+        "--color",
+        "never",
+        "-p",
+        "getUserData",
+        "-r",
+        "b",
+    ]);
+    assert!(!never.stdout.contains('\x1b'));
+    // On a terminal (script(1) gives us one) auto colours unless NO_COLOR is set.
+    let on_tty = |no_color: bool| {
+        let mut cmd = sealed("script", repo.home());
+        let line = format!("{} propose -p getUserData -r c", crate::common::BIN);
+        cmd.args(["-qec", &line, "/dev/null"])
+            .current_dir(repo.path());
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    assert!(
+        on_tty(false).contains("\x1b[32m+"),
+        "auto on a terminal colours"
+    );
+    assert!(!on_tty(true).contains("\x1b[3"), "NO_COLOR disables colour");
+}
+
+#[test]
+fn capture_references_expand_and_literal_disables_them() {
+    let repo = TestRepo::with_files(&[("a.txt", "user=alice\nuser=bob\nx.y\n")]);
+    let id = repo.propose(r"user=(?P<name>\w+)", "${name}:$1", &[]);
+    let p = repo.rev(&format!("refs/evolv/proposals/{id}")).unwrap();
+    assert_eq!(
+        repo.git(&["show", &format!("{p}:a.txt")]),
+        "alice:alice\nbob:bob\nx.y\n"
+    );
+    let lit = repo.propose("x.y", "$1", &["--literal"]);
+    let p = repo.rev(&format!("refs/evolv/proposals/{lit}")).unwrap();
+    assert_eq!(
+        repo.git(&["show", &format!("{p}:a.txt")]),
+        "user=alice\nuser=bob\n$1\n"
+    );
+}
+
+#[test]
+fn anchors_are_multi_line_and_inline_flags_work() {
+    let repo = TestRepo::with_files(&[("a.txt", "start\nTODO one\nTODO two\nend\n")]);
+    let id = repo.propose("^TODO", "DONE", &[]);
+    let p = repo.rev(&format!("refs/evolv/proposals/{id}")).unwrap();
+    assert_eq!(
+        repo.git(&["show", &format!("{p}:a.txt")]),
+        "start\nDONE one\nDONE two\nend\n"
+    );
+    let id = repo.propose("(?s)start.*end", "all", &[]);
+    let p = repo.rev(&format!("refs/evolv/proposals/{id}")).unwrap();
+    assert_eq!(repo.git(&["show", &format!("{p}:a.txt")]), "all\n");
+}
+
+#[test]
+fn non_utf8_bytes_are_preserved_and_binary_files_skipped_and_counted() {
+    let repo = TestRepo::empty();
+    repo.write_bytes("latin1.txt", b"caf\xe9 old\n");
+    repo.write_bytes("blob.bin", b"old\0old");
+    repo.commit_all("files");
+    let run = repo.evolv(&["propose", "--json", "-p", "old", "-r", "new"]);
+    let v = run.json();
+    assert_eq!(v["affected_files"], serde_json::json!(["latin1.txt"]));
+    assert_eq!(v["statistics"]["files_scanned"], 2);
+    assert_eq!(v["statistics"]["binary_skipped"], 1);
+    let p = repo
+        .rev(&format!(
+            "refs/evolv/proposals/{}",
+            v["patch_id"].as_str().unwrap()
+        ))
+        .unwrap();
+    let out = sealed("git", repo.home())
+        .args(["cat-file", "blob", &format!("{p}:latin1.txt")])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"caf\xe9 new\n");
+}
+
+#[test]
+fn ids_are_unique_within_one_second() {
+    let repo = TestRepo::scenario();
+    let ids: Vec<String> = (0..5)
+        .map(|_| repo.propose("getUserData", "x", &[]))
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 5, "{ids:?}");
+    for id in &ids {
+        assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_some());
+    }
+}
+
+#[test]
+fn no_match_is_an_error_naming_pattern_scope_and_count_and_stores_nothing() {
+    let repo = TestRepo::scenario();
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "-p",
+        "doesNotExist",
+        "-r",
+        "x",
+        "--scope",
+        "backend/**",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(error_code(&run), "no_match");
+    let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.contains("doesNotExist") && msg.contains("backend/**") && msg.contains("2 file(s)"),
+        "{msg}"
+    );
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
+    let human = repo.evolv(&["propose", "-p", "doesNotExist", "-r", "x"]);
+    assert_eq!(human.code, 1);
+    assert!(human.stderr.contains("doesNotExist"), "{}", human.stderr);
+}
+
+#[test]
+fn invalid_regex_is_invalid_input_with_the_engines_explanation() {
+    let repo = TestRepo::scenario();
+    let run = repo.evolv(&["propose", "--json", "-p", "get(User", "-r", "x"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(error_code(&run), "invalid_input");
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unclosed group")
+    );
+}
+
+#[test]
+fn missing_identity_names_the_config_keys() {
+    let repo = TestRepo::scenario();
+    repo.git(&["config", "--unset", "user.name"]);
+    repo.git(&["config", "--unset", "user.email"]);
+    let run = repo.evolv(&["propose", "--json", "-p", "getUserData", "-r", "x"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(error_code(&run), "missing_identity");
+    let v = run.json();
+    let text = format!("{} {}", v["error"]["message"], v["error"]["hint"]);
+    assert!(
+        text.contains("user.name") && text.contains("user.email"),
+        "{text}"
+    );
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv"]), "");
+}
+
+#[test]
+fn bare_and_empty_repositories_and_non_repositories_get_clear_errors() {
+    let repo = TestRepo::scenario();
+    let bare = repo.home().join("bare.git");
+    repo.git(&["clone", "-q", "--bare", ".", bare.to_str().unwrap()]);
+    let run = repo.evolv(&[
+        "-C",
+        bare.to_str().unwrap(),
+        "propose",
+        "--json",
+        "-p",
+        "a",
+        "-r",
+        "b",
+    ]);
+    assert_eq!(
+        (run.code, error_code(&run).as_str()),
+        (2, "bare_repository")
+    );
+
+    let empty = TestRepo::empty();
+    let run = empty.evolv(&["propose", "--json", "-p", "a", "-r", "b"]);
+    assert_eq!(
+        (run.code, error_code(&run).as_str()),
+        (2, "empty_repository")
+    );
+
+    let nowhere = tempfile::tempdir().unwrap();
+    let run = repo.evolv(&[
+        "-C",
+        nowhere.path().to_str().unwrap(),
+        "propose",
+        "--json",
+        "-p",
+        "a",
+        "-r",
+        "b",
+    ]);
+    assert_eq!(
+        (run.code, error_code(&run).as_str()),
+        (2, "not_a_repository")
+    );
+}
+
+#[test]
+fn propose_never_touches_working_tree_index_or_head() {
+    let repo = TestRepo::scenario();
+    repo.write(
+        "backend/user.go",
+        "package main\nfunc getUserData() string { return \"edited\" }\n",
+    );
+    repo.write("frontend/api.ts", "const data = getUserData() // staged\n");
+    repo.git(&["add", "frontend/api.ts"]);
+    repo.write("untracked.txt", "getUserData\n");
+    let before = (
+        repo.status(),
+        repo.git(&["diff"]),
+        repo.git(&["diff", "--cached"]),
+        repo.head(),
+    );
+    repo.propose("getUserData", "fetchUserData", &[]);
+    let after = (
+        repo.status(),
+        repo.git(&["diff"]),
+        repo.git(&["diff", "--cached"]),
+        repo.head(),
+    );
+    assert_eq!(before, after);
+}
+
+#[test]
+fn detached_head_works_like_a_branch() {
+    let repo = TestRepo::scenario();
+    repo.git(&["checkout", "-q", "--detach"]);
+    let head = repo.head();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let run = repo.evolv(&["apply", "--json", &id]);
+    run.ok();
+    let new = repo.head();
+    assert_ne!(new, head);
+    assert_eq!(repo.rev(&format!("{new}^")).unwrap(), head);
+    assert!(
+        repo.git_run(&["symbolic-ref", "-q", "HEAD"]).code != 0,
+        "HEAD stays detached"
+    );
+    assert_eq!(repo.rev("main").unwrap(), head, "main did not move");
+    assert!(repo.read("frontend/api.ts").contains("fetchUserData"));
+    assert_eq!(repo.status(), "");
+}
