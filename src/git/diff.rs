@@ -11,16 +11,34 @@ pub struct ChangedPath {
     pub status: Delta,
 }
 
-fn tree_diff<'r>(repo: &'r Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<Diff<'r>> {
+fn tree_diff<'r>(
+    repo: &'r Repository,
+    old: &Tree<'_>,
+    new: &Tree<'_>,
+    only: Option<&[String]>,
+) -> Result<Diff<'r>> {
     let mut opts = DiffOptions::new();
     opts.context_lines(3).show_binary(true);
+    if let Some(paths) = only {
+        // Exact paths: libgit2 then skips the rest of a large tree.
+        opts.disable_pathspec_match(true);
+        for p in paths {
+            opts.pathspec(p);
+        }
+    }
     Ok(repo.diff_tree_to_tree(Some(old), Some(new), Some(&mut opts))?)
 }
 
 /// The unified diff `old → new` exactly as `git diff` prints it
-/// (`diff --git`, `index`, `---`/`+++`, hunks with 3 lines of context).
-pub fn patch_text(repo: &Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<Vec<u8>> {
-    let diff = tree_diff(repo, old, new)?;
+/// (`diff --git`, `index`, `---`/`+++`, hunks with 3 lines of context),
+/// limited to `only` when the caller knows which paths differ.
+pub fn patch_text(
+    repo: &Repository,
+    old: &Tree<'_>,
+    new: &Tree<'_>,
+    only: Option<&[String]>,
+) -> Result<Vec<u8>> {
+    let diff = tree_diff(repo, old, new, only)?;
     let mut out = Vec::new();
     diff.print(DiffFormat::Patch, |_, _, line| {
         match line.origin() {
@@ -40,7 +58,7 @@ pub fn changed_paths(
     old: &Tree<'_>,
     new: &Tree<'_>,
 ) -> Result<Vec<ChangedPath>> {
-    let diff = tree_diff(repo, old, new)?;
+    let diff = tree_diff(repo, old, new, None)?;
     let mut out: Vec<ChangedPath> = diff
         .deltas()
         .filter_map(|d| {

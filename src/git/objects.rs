@@ -24,8 +24,14 @@ pub fn write_blobs(repo: &Repository, contents: &[&[u8]]) -> Result<Vec<Oid>> {
         .iter()
         .map(|c| odb.write(ObjectType::Blob, c))
         .collect::<Result<Vec<_>, _>>()?;
+    // `Mempack::dump` only packs what commits reach; these are bare blobs.
+    let mut builder = staging.packbuilder()?;
+    for oid in &oids {
+        builder.insert_object(*oid, None)?;
+    }
     let mut pack = git2::Buf::new();
-    mempack.dump(&staging, &mut pack)?;
+    builder.write_buf(&mut pack)?;
+    drop(builder);
     let target = repo.odb()?;
     let mut writer = target.packwriter()?;
     writer
@@ -33,5 +39,8 @@ pub fn write_blobs(repo: &Repository, contents: &[&[u8]]) -> Result<Vec<Oid>> {
         .map_err(|e| Error::io("write pack into", repo.path().join("objects/pack"), e))?;
     writer.commit()?;
     mempack.reset()?;
+    // libgit2 caches the pack list; without a refresh `repo` would not see
+    // the new pack and reject trees that point into it.
+    target.refresh()?;
     Ok(oids)
 }

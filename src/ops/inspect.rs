@@ -123,7 +123,12 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
     let p = proposals::load(repo, patch_id)?;
     let commit = repo.find_commit(p.commit)?;
     let base_tree = repo.find_commit(p.base)?.tree()?;
-    let diff = git::patch_text(repo, &base_tree, &commit.tree()?)?;
+    let diff = git::patch_text(
+        repo,
+        &base_tree,
+        &commit.tree()?,
+        Some(&p.meta.affected_files),
+    )?;
     Ok(ShowOutcome {
         proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
         pattern: p.meta.pattern.clone(),

@@ -232,3 +232,32 @@ fn exit_codes_follow_the_contract() {
         "the answer is no"
     );
 }
+
+#[test]
+fn a_repository_wide_edit_is_written_as_one_pack_and_lands_cleanly() {
+    // Above 64 changed files the new blobs go into a single pack rather than
+    // loose objects; that path once wrote an empty pack.
+    let files: Vec<(String, String)> = (0..80)
+        .map(|i| (format!("src/m{i}/f.txt"), format!("{i}: getUserData\n")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&refs);
+    repo.git(&["gc", "-q"]);
+    let packs_before = std::fs::read_dir(repo.path().join(".git/objects/pack"))
+        .unwrap()
+        .count();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let packs_after = std::fs::read_dir(repo.path().join(".git/objects/pack"))
+        .unwrap()
+        .count();
+    assert!(packs_after > packs_before, "a pack was written");
+    let show = repo.evolv(&["show", "--json", &id]).json();
+    assert_eq!(show["files_changed"], 80);
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read("src/m79/f.txt"), "79: fetchUserData\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
