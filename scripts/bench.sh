@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 FILES=${BENCH_FILES:-100000}
-RUNS=${BENCH_RUNS:-10}
+RUNS=${BENCH_RUNS:-10}   # BENCH_FIRST_RUNS (default 2) for the worktree-creating case
 
 if ! command -v hyperfine >/dev/null; then
   (apt-get install -y -qq hyperfine >/dev/null 2>&1 || sudo apt-get install -y -qq hyperfine >/dev/null 2>&1) \
@@ -47,9 +47,10 @@ echo "repository: $SOURCE ($NFILES tracked files), pattern '$PATTERN'" >&2
 
 json() { echo "$WORK/$1.json"; }
 bench() { # name, runs, prepare-ours, ours, prepare-git, git
-  hyperfine -N -w 1 -r "$2" --export-json "$(json "$1")" \
+  local warmup=1; [ "$2" -le 2 ] && warmup=0
+  hyperfine -N -w "$warmup" -r "$2" --export-json "$(json "$1")" \
     -n evolv --prepare "$3" "$4" -n git --prepare "$5" "$6" >/dev/null 2>&1 \
-  || hyperfine -w 1 -r "$2" --export-json "$(json "$1")" \
+  || hyperfine -w "$warmup" -r "$2" --export-json "$(json "$1")" \
     -n evolv --prepare "$3" "$4" -n git --prepare "$5" "$6" >/dev/null
 }
 
@@ -70,7 +71,7 @@ bench apply "$RUNS" "sh -c '$RESET && $FORGET'" "$EVOLV -C $REPO apply $ID" \
 
 # 3. first apply (creates the validation worktree) vs git worktree add.
 GITWT=$WORK/git-wt
-bench first_apply 3 "sh -c '$RESET && $FORGET && $EVOLV -C $REPO gc --worktrees >/dev/null'" \
+bench first_apply "${BENCH_FIRST_RUNS:-2}" "sh -c '$RESET && $FORGET && $EVOLV -C $REPO gc --worktrees >/dev/null'" \
   "$EVOLV -C $REPO apply $ID --validate true" \
   "sh -c 'git -C $REPO worktree remove --force $GITWT 2>/dev/null; git -C $REPO worktree prune'" \
   "git -C $REPO worktree add -q --detach $GITWT $BASE"
