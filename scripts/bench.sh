@@ -71,9 +71,9 @@ bench apply "$RUNS" "sh -c '$RESET && $FORGET'" "$EVOLV -C $REPO apply $ID" \
 
 # 3. first apply (creates the validation worktree) vs git worktree add.
 GITWT=$WORK/git-wt
-bench first_apply "${BENCH_FIRST_RUNS:-2}" "sh -c '$RESET && $FORGET && $EVOLV -C $REPO gc --worktrees >/dev/null'" \
+bench first_apply "${BENCH_FIRST_RUNS:-2}" "sh -c '$RESET && $FORGET && $EVOLV -C $REPO gc --worktrees >/dev/null && sync'" \
   "$EVOLV -C $REPO apply $ID --validate true" \
-  "sh -c 'git -C $REPO worktree remove --force $GITWT 2>/dev/null; git -C $REPO worktree prune'" \
+  "sh -c 'git -C $REPO worktree remove --force $GITWT 2>/dev/null; git -C $REPO worktree prune; sync'" \
   "git -C $REPO worktree add -q --detach $GITWT $BASE"
 
 # 4. apply with a trivial validation on the warm worktree vs merge --ff-only + checkout there.

@@ -46,7 +46,8 @@ pub fn update_paths(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPa
         write_entry(&workdir.join(path), blob.content(), *mode)?;
     }
     let mut index = repo.index()?;
-    index.read(true)?;
+    // Reloads only if the file changed since the dirty check read it.
+    index.read(false)?;
     for path in &removals {
         index.remove_path(Path::new(path))?;
     }

@@ -1,23 +1,39 @@
 //! Which of a landing's paths hold uncommitted work that it would overwrite.
+//!
+//! `git_status_file` walks the whole index for every path (0.7 s for 100
+//! paths in a 100k-file repository), so each path is checked directly: its
+//! index entry against HEAD's tree, then its file against the index entry by
+//! stat data, hashing only when the stat data disagrees. A path that still
+//! looks modified is confirmed by libgit2's full status, which applies the
+//! repository's filters (autocrlf and friends), so a filter never turns into
+//! a false "dirty".
 
 use std::collections::HashSet;
-use std::fs;
+use std::fs::{self, Metadata};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use git2::{Delta, ErrorCode, Repository, Status, Tree};
+use git2::{Delta, ErrorCode, Index, IndexEntry, ObjectType, Oid, Repository, Status, Tree};
 
 use super::ChangedPath;
 use crate::error::Result;
 
 /// Paths among `changed` that must not be touched: staged or unstaged
 /// changes, untracked or ignored files where the new tree puts a file, and
-/// anything in the way of a directory the new tree needs.
+/// anything in the way of a directory the new tree needs. `head_tree` is the
+/// tree of the commit the landing starts from.
 pub fn dirty_paths(
     repo: &Repository,
+    head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<Vec<String>> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let mut index = repo.index()?;
+    index.read(false)?;
+    let index_mtime = fs::metadata(repo.path().join("index"))
+        .ok()
+        .map(|m| m.mtime());
     let removed: HashSet<&str> = changed
         .iter()
         .filter(|c| c.status == Delta::Deleted)
@@ -27,29 +43,101 @@ pub fn dirty_paths(
     for change in changed {
         let path = change.path.as_str();
         let writes_here = new_tree.get_path(Path::new(path)).is_ok();
-        let full = workdir.join(path);
         if writes_here && blocked_by_ancestor(workdir, path, &removed) {
             dirty.push(path.to_string());
             continue;
         }
-        match fs::symlink_metadata(&full) {
-            Ok(meta) if meta.is_dir() => {
-                if writes_here && !only_removed_files_inside(&full, path, &removed) {
-                    dirty.push(path.to_string());
-                }
-                continue;
+        let file = fs::symlink_metadata(workdir.join(path)).ok();
+        if file.as_ref().is_some_and(Metadata::is_dir) {
+            if writes_here && !only_removed_files_inside(&workdir.join(path), path, &removed) {
+                dirty.push(path.to_string());
             }
-            _ => {}
+            continue;
         }
-        match repo.status_file(Path::new(path)) {
-            Ok(status) if status.is_empty() => {}
-            Ok(status) if status == Status::IGNORED && !writes_here => {}
-            Ok(_) => dirty.push(path.to_string()),
-            Err(e) if e.code() == ErrorCode::NotFound => {}
-            Err(e) => return Err(e.into()),
+        let clean = match quick_verdict(repo, &index, head_tree, path, file.as_ref(), index_mtime) {
+            Some(verdict) => verdict,
+            None => confirmed_clean(repo, path, writes_here)?,
+        };
+        if !clean {
+            dirty.push(path.to_string());
         }
     }
     Ok(dirty)
+}
+
+/// `Some(clean)` when the index and stat data decide; `None` to ask libgit2.
+fn quick_verdict(
+    repo: &Repository,
+    index: &Index,
+    head_tree: &Tree<'_>,
+    path: &str,
+    file: Option<&Metadata>,
+    index_mtime: Option<i64>,
+) -> Option<bool> {
+    let conflicted = (1..=3).any(|stage| index.get_path(Path::new(path), stage).is_some());
+    if conflicted {
+        return Some(false);
+    }
+    let in_head = head_tree.get_path(Path::new(path)).ok();
+    let Some(entry) = index.get_path(Path::new(path), 0) else {
+        // Not in the index: staged deletion if HEAD has it; otherwise any
+        // file here is untracked (or ignored) and would be overwritten.
+        return Some(in_head.is_none() && file.is_none());
+    };
+    let staged = match &in_head {
+        Some(h) => h.id() != entry.id || h.filemode() as u32 != entry.mode,
+        None => true,
+    };
+    if staged {
+        return Some(false);
+    }
+    let file = file?;
+    if file_matches_entry(file, &entry, index_mtime) {
+        return Some(true);
+    }
+    if file.is_file() && file.len() == u64::from(entry.file_size) {
+        let full = repo.workdir()?.join(path);
+        if Oid::hash_file(ObjectType::Blob, &full).ok() == Some(entry.id)
+            && mode_matches(file, &entry)
+        {
+            return Some(true);
+        }
+    }
+    None
+}
+
+/// git's stat check: same size, mtime, ctime, inode and mode, and not
+/// "racily clean" (written in the same second as the index).
+fn file_matches_entry(file: &Metadata, entry: &IndexEntry, index_mtime: Option<i64>) -> bool {
+    let same = file.len() as u32 == entry.file_size
+        && file.mtime() as i32 == entry.mtime.seconds()
+        && file.mtime_nsec() as u32 == entry.mtime.nanoseconds()
+        && file.ctime() as i32 == entry.ctime.seconds()
+        && file.ino() as u32 == entry.ino
+        && mode_matches(file, entry);
+    let racy = index_mtime.is_none_or(|m| file.mtime() >= m);
+    same && !racy
+}
+
+fn mode_matches(file: &Metadata, entry: &IndexEntry) -> bool {
+    let executable = file.mode() & 0o111 != 0;
+    match entry.mode {
+        0o100755 => file.is_file() && executable,
+        0o100644 => file.is_file() && !executable,
+        0o120000 => file.file_type().is_symlink(),
+        _ => false,
+    }
+}
+
+/// libgit2's full status for one path, filters applied.
+fn confirmed_clean(repo: &Repository, path: &str, writes_here: bool) -> Result<bool> {
+    match repo.status_file(Path::new(path)) {
+        Ok(status) if status.is_empty() => Ok(true),
+        Ok(status) if status == Status::IGNORED && !writes_here => Ok(true),
+        Ok(_) => Ok(false),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(true),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Whether a leading component of `path` is a file or symlink that the

@@ -77,7 +77,7 @@ fn apply_proposal(
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::ensure_clean(repo, &tree, &changed)?;
+    land::ensure_clean(repo, &head_tree, &tree, &changed)?;
 
     let p = repo.find_commit(proposal.commit)?;
     let message = format!("{}\n\nEvolv-Patch: {}\n", proposal.summary, proposal.id);

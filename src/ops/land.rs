@@ -11,8 +11,13 @@ use crate::error::{Error, Result};
 use crate::git::{self, ChangedPath, Head};
 
 /// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work.
-pub fn ensure_clean(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
-    let dirty = git::dirty_paths(repo, new_tree, changed)?;
+pub fn ensure_clean(
+    repo: &Repository,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+) -> Result<()> {
+    let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
         Ok(())
     } else {
@@ -46,8 +51,9 @@ pub fn land(
 ) -> Result<()> {
     let _lock = landing_lock(repo)?;
     let new_tree = repo.find_commit(new)?.tree()?;
+    let head_tree = repo.find_commit(head.commit)?.tree()?;
     // Checked again under the lock: a validation may have run for minutes.
-    ensure_clean(repo, &new_tree, changed)?;
+    ensure_clean(repo, &head_tree, &new_tree, changed)?;
     git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)?;
     git::update_paths(repo, &new_tree, changed)
 }

@@ -75,7 +75,7 @@ fn revert(repo: &Repository, patch_id: &str, landed: git2::Oid) -> Result<Rollba
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::ensure_clean(repo, &tree, &changed)?;
+    land::ensure_clean(repo, &head_tree, &tree, &changed)?;
     let summary = landed_commit.summary().unwrap_or_default().to_string();
     let message = format!(
         "Revert \"{summary}\"\n\nThis reverts commit {landed}.\n\nEvolv-Rollback: {patch_id}\n"

@@ -261,3 +261,29 @@ fn a_repository_wide_edit_is_written_as_one_pack_and_lands_cleanly() {
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+#[test]
+fn files_rewritten_by_git_filters_are_not_mistaken_for_changes() {
+    // Under core.autocrlf the checked-out bytes (CRLF) differ from the blob
+    // (LF); with stale stat data the fast check must defer to git's filters.
+    let repo = TestRepo::scenario();
+    repo.git(&["config", "core.autocrlf", "true"]);
+    std::fs::remove_file(repo.file("backend/user.go")).unwrap();
+    repo.git(&["checkout", "--", "backend/user.go"]);
+    assert!(
+        repo.read("backend/user.go").contains("\r\n"),
+        "git wrote CRLF"
+    );
+    std::process::Command::new("touch")
+        .args([
+            "-d",
+            "2001-01-01",
+            repo.file("backend/user.go").to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert_eq!(repo.status(), "");
+    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    repo.evolv(&["apply", "--json", &id]).ok();
+    assert_eq!(repo.status(), "");
+}

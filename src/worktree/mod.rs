@@ -5,11 +5,16 @@
 //! dies, so a lock can never go stale. A throwaway worktree lives in a temp
 //! dir and is removed when its guard drops.
 
+mod populate;
+
+use std::cell::Cell;
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use git2::build::CheckoutBuilder;
-use git2::{BranchType, Oid, Repository, WorktreeAddOptions, WorktreePruneOptions};
+use git2::{
+    BranchType, Oid, Repository, Signature, Time, WorktreeAddOptions, WorktreePruneOptions,
+};
 
 use crate::error::{Error, Result};
 
@@ -24,6 +29,8 @@ pub struct ValidationWorktree {
     name: String,
     common_dir: PathBuf,
     throwaway: Option<tempfile::TempDir>,
+    /// Created empty by this run: the first checkout writes every file.
+    empty: Cell<bool>,
     _lock: File,
 }
 
@@ -38,6 +45,11 @@ impl ValidationWorktree {
     pub fn checkout(&self, commit: Oid) -> Result<()> {
         let wt = Repository::open(&self.path)?;
         let target = wt.find_commit(commit)?;
+        if self.empty.replace(false) {
+            populate::populate(&wt, &target)?;
+            wt.set_head_detached(commit)?;
+            return Ok(());
+        }
         let mut opts = CheckoutBuilder::new();
         opts.force().remove_untracked(true);
         wt.checkout_tree(target.as_object(), Some(&mut opts))?;
@@ -106,7 +118,8 @@ pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
         }
     };
     let path = dir.join(&name);
-    if !is_usable(repo, &name, &path) {
+    let usable = is_usable(repo, &name, &path);
+    if !usable {
         prune(repo, &name);
         if path.exists() {
             fs::remove_dir_all(&path).map_err(|e| Error::io("remove stale worktree", &path, e))?;
@@ -118,6 +131,7 @@ pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
         name,
         common_dir,
         throwaway: None,
+        empty: Cell::new(!usable),
         _lock: lock,
     })
 }
@@ -142,6 +156,7 @@ fn throwaway(repo: &Repository, common_dir: &Path) -> Result<ValidationWorktree>
         name,
         common_dir: common_dir.to_path_buf(),
         throwaway: Some(temp),
+        empty: Cell::new(true),
         _lock: lock,
     })
 }
@@ -153,21 +168,31 @@ fn is_usable(repo: &Repository, name: &str, path: &Path) -> bool {
             .is_ok_and(|wt| wt.validate().is_ok())
 }
 
-/// Creates worktree `name` at `path` through libgit2. libgit2 insists on
-/// checking out a branch, so a temporary one is made, and deleted once the
-/// worktree's HEAD is detached.
+/// Creates worktree `name` at `path` through libgit2, empty: libgit2
+/// insists on checking out a branch, so a temporary one is made at a
+/// parentless empty-tree commit (always the same object), and deleted once
+/// the worktree's HEAD is detached there. The first `checkout` fills it.
 fn create(repo: &Repository, name: &str, path: &Path) -> Result<()> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
     }
-    let head = repo.head()?.peel_to_commit()?;
+    let empty_tree = repo.find_tree(repo.treebuilder(None)?.write()?)?;
+    let sig = Signature::new("git-evolv", "git-evolv@localhost", &Time::new(0, 0))?;
+    let empty = repo.find_commit(repo.commit(
+        None,
+        &sig,
+        &sig,
+        "git-evolv: empty worktree base\n",
+        &empty_tree,
+        &[],
+    )?)?;
     let branch_name = format!("evolv-worktree-{name}-{}", std::process::id());
-    let mut branch = repo.branch(&branch_name, &head, true)?;
+    let mut branch = repo.branch(&branch_name, &empty, true)?;
     let result = (|| -> Result<()> {
         let mut opts = WorktreeAddOptions::new();
         opts.reference(Some(branch.get()));
         repo.worktree(name, path, Some(&opts))?;
-        Repository::open(path)?.set_head_detached(head.id())?;
+        Repository::open(path)?.set_head_detached(empty.id())?;
         Ok(())
     })();
     branch.delete()?;
