@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::plan::PlanIssue;
 use crate::validate::CommandReport;
 
 /// Every failure git-evolv reports. The `code()` of a variant never changes:
@@ -49,6 +50,23 @@ pub enum Error {
     #[error("uncommitted changes in file(s) the patch changes: {}", paths.join(", "))]
     DirtyWorktree { paths: Vec<String> },
 
+    #[error("{source_name}: the execution plan is invalid:\n{}", issues.iter().map(|i| format!("  - {i}")).collect::<Vec<_>>().join("\n"))]
+    InvalidPlan {
+        source_name: String,
+        issues: Vec<PlanIssue>,
+    },
+
+    #[error("{limit}: the patch changes {actual} {unit}, the plan allows at most {allowed}")]
+    ConstraintViolation {
+        limit: &'static str,
+        unit: &'static str,
+        actual: u64,
+        allowed: u64,
+    },
+
+    #[error("{cause}; {recovery}")]
+    LandingFailed { cause: Box<Error>, recovery: String },
+
     #[error("validation failed: `{command}` exited with {exit_code}")]
     ValidationFailed {
         command: String,
@@ -56,7 +74,7 @@ pub enum Error {
         reports: Vec<CommandReport>,
     },
 
-    #[error("validation timed out after {seconds} s while running `{command}`")]
+    #[error("the apply timed out after {seconds} s while running `{command}`")]
     Timeout {
         command: String,
         seconds: u64,
@@ -105,6 +123,9 @@ impl Error {
             Error::MissingIdentity { .. } => "missing_identity",
             Error::Conflict { .. } => "conflict",
             Error::DirtyWorktree { .. } => "dirty_worktree",
+            Error::InvalidPlan { .. } => "invalid_plan",
+            Error::ConstraintViolation { .. } => "constraint_violation",
+            Error::LandingFailed { .. } => "landing_failed",
             Error::ValidationFailed { .. } => "validation_failed",
             Error::Timeout { .. } => "timeout",
             Error::AlreadyApplied { .. } => "already_applied",
@@ -140,6 +161,15 @@ impl Error {
             Error::DirtyWorktree { .. } => {
                 "commit or stash the changes to those files (`git stash push -- <file>`), then apply again".into()
             }
+            Error::InvalidPlan { .. } => {
+                "see `git evolv plan schema` for the format; check a plan with `git evolv plan check FILE`".into()
+            }
+            Error::ConstraintViolation { .. } => {
+                "nothing was touched; split the patch (narrow --scope) or raise the limit in the plan".into()
+            }
+            Error::LandingFailed { .. } => {
+                "run `git status` and `git log -3` to see where the branch is; nothing of yours was overwritten".into()
+            }
             Error::ValidationFailed { .. } => {
                 "nothing was landed; fix the patch or the code and apply again".into()
             }
@@ -165,6 +195,7 @@ impl Error {
             | Error::Conflict { .. }
             | Error::DirtyWorktree { .. }
             | Error::ValidationFailed { .. }
+            | Error::ConstraintViolation { .. }
             | Error::Timeout { .. }
             | Error::AlreadyApplied { .. }
             | Error::NotApplied { .. }
@@ -176,6 +207,10 @@ impl Error {
 
     /// The serialisable form used by `--json` and the MCP server.
     pub fn to_body(&self) -> ErrorBody {
+        let issues = match self {
+            Error::InvalidPlan { issues, .. } => Some(issues.clone()),
+            _ => None,
+        };
         let (paths, validation) = match self {
             Error::Conflict { paths, .. } | Error::DirtyWorktree { paths } => {
                 (Some(paths.clone()), None)
@@ -191,6 +226,7 @@ impl Error {
             hint: self.hint(),
             paths,
             validation,
+            issues,
         }
     }
 
@@ -228,4 +264,7 @@ pub struct ErrorBody {
     pub paths: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub validation: Option<Vec<CommandReport>>,
+    /// Every problem of an invalid plan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issues: Option<Vec<PlanIssue>>,
 }

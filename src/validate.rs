@@ -30,10 +30,23 @@ const GIT_REPO_VARS: &[&str] = &[
     "GIT_CEILING_DIRECTORIES",
 ];
 
+/// When a command runs during an apply.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// A plan's pre-condition, at the branch head before the replay.
+    PreCondition,
+    /// `--validate` / `evolv.validate`, at the new commit.
+    Validate,
+    /// A plan's expected outcome, at the new commit.
+    ExpectedOutcome,
+}
+
 /// What one validation command did.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct CommandReport {
     pub command: String,
+    pub stage: Stage,
     /// The exit code; -1 when killed by a signal or the timeout.
     pub exit_code: i32,
     pub duration_ms: u64,
@@ -42,34 +55,68 @@ pub struct CommandReport {
     pub timed_out: bool,
 }
 
-/// Runs `commands` in order in `dir`, all within `timeout`. Stops at the
-/// first failure: `ValidationFailed` or `Timeout`, carrying every report.
-pub fn run_all(commands: &[String], dir: &Path, timeout: Duration) -> Result<Vec<CommandReport>> {
-    let deadline = Instant::now() + timeout;
-    let mut reports = Vec::new();
+/// The time budget of one apply: a deadline and the seconds it stands for.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub deadline: Instant,
+    pub seconds: u64,
+}
+
+impl Budget {
+    /// `seconds` from now.
+    pub fn starting_now(seconds: u64) -> Self {
+        Budget {
+            deadline: Instant::now() + Duration::from_secs(seconds),
+            seconds,
+        }
+    }
+
+    /// `Timeout` if the budget is spent, naming the step that was next.
+    pub fn check(&self, step: &str, reports: &[CommandReport]) -> Result<()> {
+        if Instant::now() >= self.deadline {
+            return Err(Error::Timeout {
+                command: step.to_string(),
+                seconds: self.seconds,
+                reports: reports.to_vec(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Runs `commands` in order in `dir` within `budget`, appending to
+/// `reports`. Stops at the first failure: `ValidationFailed` or `Timeout`,
+/// carrying every report so far.
+pub fn run_all(
+    commands: &[String],
+    stage: Stage,
+    dir: &Path,
+    budget: Budget,
+    reports: &mut Vec<CommandReport>,
+) -> Result<()> {
     for command in commands {
-        let report = run_one(command, dir, deadline)?;
+        let report = run_one(command, stage, dir, budget.deadline)?;
         let (timed_out, code) = (report.timed_out, report.exit_code);
         reports.push(report);
         if timed_out {
             return Err(Error::Timeout {
                 command: command.clone(),
-                seconds: timeout.as_secs(),
-                reports,
+                seconds: budget.seconds,
+                reports: reports.clone(),
             });
         }
         if code != 0 {
             return Err(Error::ValidationFailed {
                 command: command.clone(),
                 exit_code: code,
-                reports,
+                reports: reports.clone(),
             });
         }
     }
-    Ok(reports)
+    Ok(())
 }
 
-fn run_one(command: &str, dir: &Path, deadline: Instant) -> Result<CommandReport> {
+fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result<CommandReport> {
     let started = Instant::now();
     let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
     let stdout = output
@@ -120,6 +167,7 @@ fn run_one(command: &str, dir: &Path, deadline: Instant) -> Result<CommandReport
     };
     Ok(CommandReport {
         command: command.to_string(),
+        stage,
         exit_code,
         duration_ms: started.elapsed().as_millis() as u64,
         output_tail: tail(&mut output),
@@ -157,6 +205,15 @@ mod tests {
 
     fn dir() -> tempfile::TempDir {
         tempfile::tempdir().unwrap()
+    }
+
+    fn run_all(commands: &[String], dir: &Path, timeout: Duration) -> Result<Vec<CommandReport>> {
+        let budget = Budget {
+            deadline: Instant::now() + timeout,
+            seconds: timeout.as_secs(),
+        };
+        let mut reports = Vec::new();
+        super::run_all(commands, Stage::Validate, dir, budget, &mut reports).map(|()| reports)
     }
 
     #[test]

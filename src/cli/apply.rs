@@ -1,38 +1,84 @@
 //! `git evolv apply`.
 
+use std::path::PathBuf;
+
 use clap::Args;
 use git2::Repository;
 
 use super::Output;
 use crate::error::Result;
-use crate::ops::apply::{self, ApplyOutcome, ApplyRequest};
+use crate::ops::apply::{self, ApplyOutcome, ApplyReport, ApplyRequest};
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// The proposal to apply (see `git evolv list`).
-    pub patch_id: String,
+    /// The proposals to apply, in order (see `git evolv list`).
+    #[arg(required = true, value_name = "PATCH_ID")]
+    pub patch_ids: Vec<String>,
     /// Command run with `sh -c` in the validation worktree (repeatable;
     /// default: git config evolv.validate).
     #[arg(long = "validate", value_name = "CMD")]
     pub validate: Vec<String>,
-    /// Seconds the validation may take in all (default: evolv.timeout, else 30).
+    /// Seconds the whole apply may take (default: evolv.timeout, else 30;
+    /// with a plan, the smaller of this and the plan's limit).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<u64>,
     /// Validate in a throwaway worktree instead of the warm one.
     #[arg(long)]
     pub fresh_worktree: bool,
+    /// Execution plan (JSON file, or - for stdin; default: git config evolv.plan).
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Do everything but move the branch, and report what would land.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Stack all proposals in one worktree, validate once, land all or none.
+    #[arg(long)]
+    pub batch: bool,
 }
 
-pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<()> {
+/// Returns the exit code: 0, or the failure's code when some proposals
+/// landed before one failed (the report says which).
+pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
     let req = ApplyRequest {
-        patch_id: args.patch_id.clone(),
+        patch_ids: args.patch_ids.clone(),
         validate: (!args.validate.is_empty()).then(|| args.validate.clone()),
         timeout_secs: args.timeout,
         fresh_worktree: args.fresh_worktree.then_some(true),
+        plan: args.plan.as_deref().map(super::plan::source).transpose()?,
+        dry_run: args.dry_run,
+        batch: args.batch,
     };
-    let outcome = apply::apply(repo, &req)?;
-    render(&outcome, out);
-    Ok(())
+    let report = apply::apply(repo, &req)?;
+    Ok(render_report(&report, args.patch_ids.len() == 1, out))
+}
+
+fn render_report(report: &ApplyReport, single: bool, out: &Output) -> u8 {
+    if out.json {
+        if single && report.error.is_none() {
+            out.json_value(&report.results[0]);
+        } else {
+            out.json_value(report);
+        }
+    } else {
+        for o in &report.results {
+            render(o, out);
+        }
+    }
+    match &report.error {
+        Some(e) => {
+            if !out.json {
+                let landed: Vec<&str> =
+                    report.results.iter().map(|o| o.patch_id.as_str()).collect();
+                out.status(&format!(
+                    "Landed before the failure: {}.",
+                    landed.join(", ")
+                ));
+                out.error(e);
+            }
+            e.exit_code()
+        }
+        None => 0,
+    }
 }
 
 /// Shared with the demo.
@@ -41,23 +87,30 @@ pub fn render(o: &ApplyOutcome, out: &Output) {
         out.json_value(o);
         return;
     }
+    let verb = if o.dry_run { "Would apply" } else { "Applied" };
     let mut text = format!(
-        "Applied {} as {} on {} ({} file(s): {}).\n",
+        "{verb} {} as {} on {} ({} file(s), +{} -{}: {}).\n",
         o.patch_id,
         &o.commit[..12],
         o.branch,
         o.modified_files.len(),
+        o.lines_added,
+        o.lines_removed,
         o.modified_files.join(", ")
     );
     for v in &o.validation {
         text.push_str(&format!(
-            "  validated: `{}` exit {} in {} ms\n",
-            v.command, v.exit_code, v.duration_ms
+            "  {:?} `{}`: exit {} in {} ms\n",
+            v.stage, v.command, v.exit_code, v.duration_ms
         ));
     }
-    text.push_str(&format!(
-        "Undo it with `git evolv rollback {}`.",
-        o.patch_id
-    ));
+    if o.dry_run {
+        text.push_str("Dry run: nothing landed. Apply it for real without --dry-run (or with a plan saying \"dry_run\": false).");
+    } else {
+        text.push_str(&format!(
+            "Undo it with `git evolv rollback {}`.",
+            o.patch_id
+        ));
+    }
     out.line(&text);
 }

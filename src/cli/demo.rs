@@ -57,14 +57,15 @@ pub fn run(out: &Output) -> Result<()> {
         "3. Apply it: replayed in an isolated worktree, validated there, then fast-forwarded",
         &format!("git evolv apply {id} --validate {DEMO_VALIDATION}"),
     );
-    let applied = apply::apply(
+    let mut report = apply::apply(
         &repo,
         &apply::ApplyRequest {
-            patch_id: id.clone(),
+            patch_ids: vec![id.clone()],
             validate: Some(vec![DEMO_VALIDATION.into()]),
             ..Default::default()
         },
     )?;
+    let applied = report.results.remove(0);
     if !out.json {
         super::apply::render(&applied, out);
     }
@@ -73,7 +74,13 @@ pub fn run(out: &Output) -> Result<()> {
         "4. Undo it: a revert commit, nothing rewritten",
         &format!("git evolv rollback {id}"),
     );
-    let rolled_back = rollback::rollback(&repo, &id)?;
+    let rolled_back = rollback::rollback(
+        &repo,
+        &rollback::RollbackRequest {
+            patch_id: id.clone(),
+            strategy: None,
+        },
+    )?;
     if !out.json {
         super::rollback::render(&rolled_back, out);
     }

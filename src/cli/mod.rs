@@ -7,6 +7,7 @@ mod demo;
 mod drop;
 mod inspect;
 mod output;
+mod plan;
 mod propose;
 mod rollback;
 
@@ -55,6 +56,8 @@ pub enum Command {
     Log(inspect::LogArgs),
     /// Drop old proposals and remove idle validation worktrees.
     Gc(drop::GcArgs),
+    /// Execution plans: print their JSON Schema, check a plan file.
+    Plan(plan::PlanArgs),
     /// A guided propose → show → apply → rollback run in a throwaway repository.
     Demo,
 }
@@ -65,7 +68,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let out = Output::new(cli.json, cli.color);
     match dispatch(&cli, &out) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             out.error(&e);
             ExitCode::from(e.exit_code())
@@ -73,9 +76,13 @@ pub fn run() -> ExitCode {
     }
 }
 
-fn dispatch(cli: &Cli, out: &Output) -> Result<()> {
-    if let Command::Demo = cli.command {
-        return demo::run(out);
+/// Runs the command; `Ok` carries the exit code of a command that rendered
+/// its own outcome (an apply that landed some proposals, then failed).
+fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
+    match &cli.command {
+        Command::Demo => return demo::run(out).map(|()| 0),
+        Command::Plan(args) => return plan::run(args, out).map(|()| 0),
+        _ => {}
     }
     let dir = match &cli.directory {
         Some(d) => d.clone(),
@@ -87,12 +94,13 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<()> {
         Command::List => inspect::list(&repo, out),
         Command::Show(args) => inspect::show(&repo, args, out),
         Command::Drop(args) => drop::run(&repo, args, out),
-        Command::Apply(args) => apply::run(&repo, args, out),
+        Command::Apply(args) => return apply::run(&repo, args, out),
         Command::Rollback(args) => rollback::run(&repo, args, out),
         Command::Log(args) => inspect::log(&repo, args, out),
         Command::Gc(args) => drop::gc(&repo, args, out),
-        Command::Demo => unreachable!("handled above"),
+        Command::Demo | Command::Plan(_) => unreachable!("handled above"),
     }
+    .map(|()| 0)
 }
 
 #[cfg(test)]

@@ -4,17 +4,37 @@ use clap::Args;
 use git2::Repository;
 
 use super::Output;
-use crate::error::Result;
-use crate::ops::rollback::{self, RollbackOutcome};
+use crate::error::{Error, Result};
+use crate::ops::rollback::{self, RollbackOutcome, RollbackRequest};
+use crate::plan::RollbackStrategy;
 
 #[derive(Debug, Args)]
 pub struct RollbackArgs {
-    /// The applied proposal to revert.
+    /// The applied proposal to undo.
     pub patch_id: String,
+    /// git_revert, file_backup or manual (default: the strategy of the plan
+    /// it was applied under, else git_revert).
+    #[arg(long, value_name = "STRATEGY")]
+    pub strategy: Option<String>,
 }
 
 pub fn run(repo: &Repository, args: &RollbackArgs, out: &Output) -> Result<()> {
-    let outcome = rollback::rollback(repo, &args.patch_id)?;
+    let strategy = match &args.strategy {
+        None => None,
+        Some(name) => Some(RollbackStrategy::from_name(name).ok_or_else(|| {
+            Error::invalid(
+                format!("--strategy '{name}' is not a rollback strategy"),
+                format!("use one of {}", RollbackStrategy::NAMES.join(", ")),
+            )
+        })?),
+    };
+    let outcome = rollback::rollback(
+        repo,
+        &RollbackRequest {
+            patch_id: args.patch_id.clone(),
+            strategy,
+        },
+    )?;
     render(&outcome, out);
     Ok(())
 }
@@ -25,12 +45,25 @@ pub fn render(o: &RollbackOutcome, out: &Output) {
         out.json_value(o);
         return;
     }
-    out.line(&format!(
-        "Rolled back {}: revert commit {} on {} ({} file(s): {}).",
-        o.patch_id,
-        &o.commit[..12],
-        o.branch,
-        o.modified_files.len(),
-        o.modified_files.join(", ")
-    ));
+    match &o.commit {
+        Some(commit) => out.line(&format!(
+            "Rolled back {} ({}): commit {} on {} ({} file(s): {}).",
+            o.patch_id,
+            o.strategy,
+            &commit[..12],
+            o.branch,
+            o.modified_files.len(),
+            o.modified_files.join(", ")
+        )),
+        None => {
+            let mut text = format!(
+                "{} was applied under a plan whose rollback is manual; nothing was changed. Run:\n",
+                o.patch_id
+            );
+            for c in &o.commands {
+                text.push_str(&format!("  {c}\n"));
+            }
+            out.data(text.as_bytes());
+        }
+    }
 }

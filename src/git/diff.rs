@@ -77,3 +77,22 @@ pub fn changed_paths(
     out.dedup_by(|a, b| a.path == b.path);
     Ok(out)
 }
+
+/// Lines added and removed between two trees.
+pub fn line_stats(repo: &Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<(usize, usize)> {
+    let stats = tree_diff(repo, old, new, None)?.stats()?;
+    Ok((stats.insertions(), stats.deletions()))
+}
+
+/// The paths of an index's conflicts, sorted.
+pub fn conflict_paths(index: &git2::Index) -> Result<Vec<String>> {
+    let mut paths: Vec<String> = index
+        .conflicts()?
+        .flatten()
+        .filter_map(|c| c.our.or(c.their).or(c.ancestor))
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    Ok(paths)
+}

@@ -11,10 +11,10 @@ mod status;
 mod tree;
 
 pub use checkout::update_paths;
-pub use diff::{ChangedPath, changed_paths, patch_text};
+pub use diff::{ChangedPath, changed_paths, conflict_paths, line_stats, patch_text};
 pub use identity::{author, committer};
 pub use objects::write_blobs;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists};
 pub use repo::{Head, head, open};
 pub use status::dirty_paths;
-pub use tree::{BlobEntry, list_blobs};
+pub use tree::{BlobEntry, file_mode, list_blobs};

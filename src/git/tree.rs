@@ -32,3 +32,14 @@ pub fn list_blobs(tree: &Tree<'_>) -> Result<Vec<BlobEntry>> {
     })?;
     Ok(out)
 }
+
+/// The libgit2 mode of a raw tree-entry mode.
+pub fn file_mode(mode: i32) -> git2::FileMode {
+    match mode {
+        0o100755 => git2::FileMode::BlobExecutable,
+        0o120000 => git2::FileMode::Link,
+        0o160000 => git2::FileMode::Commit,
+        0o040000 => git2::FileMode::Tree,
+        _ => git2::FileMode::Blob,
+    }
+}

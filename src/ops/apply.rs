@@ -1,42 +1,55 @@
-//! apply: replay a proposal onto the current head, validate it in an
-//! isolated worktree if asked, and land it by fast-forward.
+//! apply: replay proposals onto the current head, check them against the
+//! execution plan, validate them in an isolated worktree, and land them by
+//! fast-forward. One or several proposals; several either one after another
+//! (stopping at the first failure) or as a batch (all or nothing).
 
-use std::time::Duration;
-
-use git2::{MergeOptions, Oid, Repository, Tree};
+use git2::{Commit, MergeOptions, Oid, Repository, Tree};
 use serde::Serialize;
 
-use super::land;
-use crate::error::{Error, Result};
-use crate::git::{self, Head};
+use super::land::{self, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
+use super::plan::{self, PlanSource};
+use crate::error::{Error, ErrorBody, Result};
+use crate::git::{self, ChangedPath, Head};
+use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::proposals::{self, Proposal};
-use crate::validate::{self, CommandReport};
+use crate::validate::{self, Budget, CommandReport, Stage};
 use crate::worktree;
 
-/// The default validation budget when neither `--timeout` nor
+/// The time budget of an apply when neither a plan, `--timeout` nor
 /// `evolv.timeout` says otherwise.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+
+/// Marks the plan a landed commit was applied under, in its message.
+pub const PLAN_TRAILER: &str = "Evolv-Plan: ";
 
 /// What to apply and how to check it.
 #[derive(Debug, Clone, Default)]
 pub struct ApplyRequest {
-    pub patch_id: String,
+    /// One or more proposal ids, in the order to apply them.
+    pub patch_ids: Vec<String>,
     /// Validation commands; `None` reads git config `evolv.validate`.
     pub validate: Option<Vec<String>>,
-    /// Seconds; `None` reads `evolv.timeout`, else 30.
+    /// Seconds for the whole apply; `None` reads `evolv.timeout`, else 30.
+    /// With a plan, the smaller of this and the plan's limit applies.
     pub timeout_secs: Option<u64>,
     /// A throwaway worktree instead of the warm one; `None` reads
     /// `evolv.worktree` (`fresh` or `warm`).
     pub fresh_worktree: Option<bool>,
+    /// The execution plan; `None` reads `evolv.plan`.
+    pub plan: Option<PlanSource>,
+    /// Preview only, whatever the plan says.
+    pub dry_run: bool,
+    /// Apply all ids as one batch, whatever the plan says.
+    pub batch: bool,
 }
 
-/// What landed.
+/// What one proposal's apply did (or, in a dry run, would do).
 #[derive(Debug, Clone, Serialize)]
 pub struct ApplyOutcome {
     pub success: bool,
     pub patch_id: String,
-    /// The landed commit N.
+    /// The landed commit N (in a dry run: the commit that would land).
     pub commit: String,
     /// The branch head N was built on.
     pub previous_head: String,
@@ -46,128 +59,440 @@ pub struct ApplyOutcome {
     pub worktree_path: Option<String>,
     pub audit_log_id: String,
     pub validation: Vec<CommandReport>,
+    pub dry_run: bool,
+    pub batch: bool,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// The plan the apply ran under.
+    pub plan: Option<ExecutionPlan>,
 }
 
-/// Applies a proposal. Any failure after the proposal is found is audited.
-pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyOutcome> {
-    let proposal = proposals::load(repo, &req.patch_id)?;
-    apply_proposal(repo, &proposal, req).inspect_err(|e| {
-        let _ = audit::append(repo, &AuditRecord::failure("apply", &proposal.id, e));
+/// The result of applying one or more proposals.
+#[derive(Debug, Serialize)]
+pub struct ApplyReport {
+    /// Every proposal landed (or would land, in a dry run).
+    pub success: bool,
+    pub dry_run: bool,
+    pub batch: bool,
+    /// What landed, in order.
+    pub results: Vec<ApplyOutcome>,
+    /// The proposal that failed, when one did after others had landed.
+    pub failed_patch_id: Option<String>,
+    #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
+    pub error_body: Option<ErrorBody>,
+    #[serde(skip)]
+    pub error: Option<Error>,
+}
+
+struct Settings {
+    plan: Option<ExecutionPlan>,
+    commands: Vec<String>,
+    timeout_secs: u64,
+    fresh: bool,
+    dry_run: bool,
+    batch: bool,
+}
+
+/// Applies the requested proposals. A failure before anything landed is an
+/// `Err`; a failure after earlier proposals landed is reported in the
+/// `ApplyReport` beside what landed. Every failure is audited.
+pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
+    if req.patch_ids.is_empty() {
+        return Err(Error::invalid(
+            "no patch id given",
+            "pass one or more ids from `git evolv list`",
+        ));
+    }
+    let mut proposals = Vec::new();
+    for id in &req.patch_ids {
+        if proposals.iter().any(|p: &Proposal| &p.id == id) {
+            return Err(Error::invalid(
+                format!("patch '{id}' is named twice"),
+                "name each proposal once",
+            ));
+        }
+        proposals.push(proposals::load(repo, id)?);
+    }
+    let settings = settings(repo, req)?;
+    let groups: Vec<&[Proposal]> = if settings.batch {
+        vec![&proposals[..]]
+    } else {
+        proposals.chunks(1).collect()
+    };
+    let mut report = ApplyReport {
+        success: true,
+        dry_run: settings.dry_run,
+        batch: settings.batch,
+        results: Vec::new(),
+        failed_patch_id: None,
+        error_body: None,
+        error: None,
+    };
+    for group in groups {
+        match apply_group(repo, group, &settings) {
+            Ok(outcomes) => report.results.extend(outcomes),
+            Err(e) => {
+                for p in group {
+                    let mut record = AuditRecord::failure("apply", &p.id, &e);
+                    record.plan = settings.plan.clone();
+                    record.dry_run = settings.dry_run;
+                    record.batch = settings.batch;
+                    let _ = audit::append(repo, &record);
+                }
+                if report.results.is_empty() {
+                    return Err(e);
+                }
+                report.success = false;
+                report.failed_patch_id = Some(group[0].id.clone());
+                report.error_body = Some(e.to_body());
+                report.error = Some(e);
+                break;
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
+    let plan = plan::resolve(repo, req.plan.as_ref())?;
+    let requested = match req.timeout_secs {
+        Some(0) => {
+            return Err(Error::invalid(
+                "--timeout 0: the timeout must be at least 1 second",
+                "pass --timeout with a positive number of seconds",
+            ));
+        }
+        Some(s) => Some(s),
+        None => None,
+    };
+    // A plan can only tighten the bound, never loosen it.
+    let timeout_secs = match (&plan, requested) {
+        (Some(p), Some(s)) => s.min(p.limits.timeout_seconds as u64),
+        (Some(p), None) => p.limits.timeout_seconds as u64,
+        (None, Some(s)) => s,
+        (None, None) => configured_timeout(repo)?,
+    };
+    let mut commands = validation_commands(repo, req)?;
+    commands.retain(|c| !c.trim().is_empty());
+    Ok(Settings {
+        dry_run: req.dry_run || plan.as_ref().is_some_and(|p| p.dry_run),
+        batch: req.batch || plan.as_ref().is_some_and(|p| p.batch),
+        fresh: fresh_worktree(repo, req),
+        plan,
+        commands,
+        timeout_secs,
     })
 }
 
-fn apply_proposal(
+/// One step of a replay chain: a proposal and the commit it became.
+struct Step<'p> {
+    proposal: &'p Proposal,
+    commit: Oid,
+    changed: Vec<String>,
+}
+
+/// Applies `proposals` as one unit: replayed in order onto the head,
+/// checked, validated once, landed with one fast-forward.
+fn apply_group(
     repo: &Repository,
-    proposal: &Proposal,
-    req: &ApplyRequest,
-) -> Result<ApplyOutcome> {
-    if let Some(landed) = proposals::applied_commit(repo, &proposal.id) {
-        return Err(Error::AlreadyApplied {
-            patch_id: proposal.id.clone(),
-            commit: landed.to_string(),
-        });
+    proposals: &[Proposal],
+    s: &Settings,
+) -> Result<Vec<ApplyOutcome>> {
+    let budget = Budget::starting_now(s.timeout_secs);
+    for p in proposals {
+        if let Some(landed) = proposals::applied_commit(repo, &p.id) {
+            return Err(Error::AlreadyApplied {
+                patch_id: p.id.clone(),
+                commit: landed.to_string(),
+            });
+        }
     }
     let head = git::head(repo)?;
     let committer = git::committer(repo)?;
-    let head_tree = repo.find_commit(head.commit)?.tree()?;
-    let tree = replay(repo, proposal, &head, &head_tree)?;
-    if tree.id() == head_tree.id() {
-        return Err(Error::NothingToApply {
-            patch_id: proposal.id.clone(),
+    let head_commit = repo.find_commit(head.commit)?;
+    let head_tree = head_commit.tree()?;
+
+    let mut steps = Vec::new();
+    let mut tip = head_commit.clone();
+    for p in proposals {
+        let tip_tree = tip.tree()?;
+        let tree = replay(repo, p, &tip, &tip_tree)?;
+        if tree.id() == tip_tree.id() {
+            return Err(Error::NothingToApply {
+                patch_id: p.id.clone(),
+            });
+        }
+        let changed = git::changed_paths(repo, &tip_tree, &tree)?
+            .into_iter()
+            .map(|c| c.path)
+            .collect();
+        let author = repo.find_commit(p.commit)?.author().to_owned();
+        let oid = repo.commit(
+            None,
+            &author,
+            &committer,
+            &message(p, s.plan.as_ref()),
+            &tree,
+            &[&tip],
+        )?;
+        tip = repo.find_commit(oid)?;
+        steps.push(Step {
+            proposal: p,
+            commit: oid,
+            changed,
         });
     }
-    let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::ensure_clean(repo, &head_tree, &tree, &changed)?;
+    let new = tip.id();
+    let new_tree = tip.tree()?;
+    let changed = git::changed_paths(repo, &head_tree, &new_tree)?;
+    let (lines_added, lines_removed) = git::line_stats(repo, &head_tree, &new_tree)?;
+    if let Some(plan) = &s.plan {
+        check_limits(plan, changed.len(), lines_added + lines_removed)?;
+    }
+    land::ensure_clean(repo, &head_tree, &new_tree, &changed)?;
 
-    let p = repo.find_commit(proposal.commit)?;
-    let message = format!("{}\n\nEvolv-Patch: {}\n", proposal.summary, proposal.id);
-    let parent = repo.find_commit(head.commit)?;
-    let new = repo.commit(None, &p.author(), &committer, &message, &tree, &[&parent])?;
+    let (worktree_path, reports) = validate_in_worktree(repo, s, head.commit, new, budget)?;
+    budget.check("the landing", &reports)?;
 
-    let commands = validation_commands(repo, req)?;
-    let (worktree_path, validation) = if commands.is_empty() {
-        (None, Vec::new())
-    } else {
-        let fresh = fresh_worktree(repo, req);
-        let timeout = Duration::from_secs(timeout_secs(repo, req)?);
-        let wt = worktree::acquire(repo, fresh)?;
-        wt.checkout(new)?;
-        let reports = validate::run_all(&commands, wt.path(), timeout)?;
-        (Some(wt.path().display().to_string()), reports)
-    };
-
-    let reflog = format!("evolv: apply {}", proposal.id);
-    land::land(repo, &head, new, &changed, &reflog)?;
-    git::compare_and_swap_force(repo, &proposals::applied_ref(&proposal.id), new, &reflog)?;
-
-    let modified_files: Vec<String> = changed.into_iter().map(|c| c.path).collect();
-    let mut record = AuditRecord::new("apply", &proposal.id, true);
-    record.branch = Some(head.ref_name().to_string());
-    record.commit = Some(new.to_string());
-    record.previous_head = Some(head.commit.to_string());
-    record.files = modified_files.clone();
-    let audit_id = audit::append(repo, &record)?;
-
-    Ok(ApplyOutcome {
+    let outcome = |step: &Step<'_>, audit_id: Oid| ApplyOutcome {
         success: true,
-        patch_id: proposal.id.clone(),
-        commit: new.to_string(),
+        patch_id: step.proposal.id.clone(),
+        commit: step.commit.to_string(),
         previous_head: head.commit.to_string(),
         branch: head.display_name().to_string(),
-        modified_files,
-        worktree_path,
+        modified_files: step.changed.clone(),
+        worktree_path: worktree_path.clone(),
         audit_log_id: audit_id.to_string(),
-        validation,
-    })
+        validation: reports.clone(),
+        dry_run: s.dry_run,
+        batch: s.batch,
+        lines_added,
+        lines_removed,
+        plan: s.plan.clone(),
+    };
+    let record = |step: &Step<'_>| {
+        let mut r = AuditRecord::new("apply", &step.proposal.id, true);
+        r.branch = Some(head.ref_name().to_string());
+        r.commit = Some(step.commit.to_string());
+        r.previous_head = Some(head.commit.to_string());
+        r.files = step.changed.clone();
+        r.plan = s.plan.clone();
+        r.dry_run = s.dry_run;
+        r.batch = s.batch;
+        r
+    };
+
+    if s.dry_run {
+        return steps
+            .iter()
+            .map(|step| Ok(outcome(step, audit::append(repo, &record(step))?)))
+            .collect();
+    }
+
+    let ids: Vec<&str> = steps.iter().map(|st| st.proposal.id.as_str()).collect();
+    let reflog = format!("evolv: apply {}", ids.join(" "));
+    let landing = land::move_branch(repo, &head, new, &changed, &reflog)?;
+    let finish = || -> Result<Vec<ApplyOutcome>> {
+        land::failpoint(FAILPOINT_AFTER_BRANCH_MOVE)?;
+        landing.update_worktree(repo, new, &changed)?;
+        let mut outcomes = Vec::new();
+        for step in &steps {
+            let id = &step.proposal.id;
+            git::compare_and_swap_force(repo, &proposals::applied_ref(id), step.commit, &reflog)?;
+            if s.plan
+                .as_ref()
+                .is_some_and(|p| p.rollback.strategy == RollbackStrategy::FileBackup)
+            {
+                git::compare_and_swap_force(
+                    repo,
+                    &proposals::backup_ref(id),
+                    head.commit,
+                    &reflog,
+                )?;
+            }
+            outcomes.push(outcome(step, audit::append(repo, &record(step))?));
+        }
+        Ok(outcomes)
+    };
+    finish().map_err(|cause| undo_after_move(repo, s, &head, new, &changed, &landing, &ids, cause))
 }
 
-/// The tree N gets: P's tree when the head has not moved since propose,
-/// else a three-way merge of base → head and base → P.
+/// A landed commit's message: the proposal's summary and trailers naming
+/// the proposal and the plan (which `rollback` reads back).
+fn message(p: &Proposal, plan: Option<&ExecutionPlan>) -> String {
+    let mut msg = format!("{}\n\nEvolv-Patch: {}\n", p.summary, p.id);
+    if let Some(plan) = plan {
+        let json = serde_json::to_string(plan).expect("plans serialise");
+        msg.push_str(&format!("{PLAN_TRAILER}{json}\n"));
+    }
+    msg
+}
+
+fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> {
+    if files as i64 > plan.limits.max_files {
+        return Err(Error::ConstraintViolation {
+            limit: "limits.max_files",
+            unit: "files",
+            actual: files as u64,
+            allowed: plan.limits.max_files as u64,
+        });
+    }
+    if lines as i64 > plan.limits.max_changes {
+        return Err(Error::ConstraintViolation {
+            limit: "limits.max_changes",
+            unit: "lines (added + removed)",
+            actual: lines as u64,
+            allowed: plan.limits.max_changes as u64,
+        });
+    }
+    Ok(())
+}
+
+/// Runs the plan's pre-conditions at the head, then the validation commands
+/// and the plan's expected outcomes at the new commit, in one worktree.
+fn validate_in_worktree(
+    repo: &Repository,
+    s: &Settings,
+    head: Oid,
+    new: Oid,
+    budget: Budget,
+) -> Result<(Option<String>, Vec<CommandReport>)> {
+    let (pre, post) = match &s.plan {
+        Some(p) => (
+            &p.validation.pre_conditions[..],
+            &p.validation.expected_outcomes[..],
+        ),
+        None => (&[][..], &[][..]),
+    };
+    if pre.is_empty() && s.commands.is_empty() && post.is_empty() {
+        return Ok((None, Vec::new()));
+    }
+    let mut reports = Vec::new();
+    budget.check("the validation worktree", &reports)?;
+    let wt = worktree::acquire(repo, s.fresh)?;
+    if !pre.is_empty() {
+        wt.checkout(head)?;
+        validate::run_all(pre, Stage::PreCondition, wt.path(), budget, &mut reports)?;
+    }
+    budget.check("the checkout of the new commit", &reports)?;
+    wt.checkout(new)?;
+    validate::run_all(
+        &s.commands,
+        Stage::Validate,
+        wt.path(),
+        budget,
+        &mut reports,
+    )?;
+    validate::run_all(
+        post,
+        Stage::ExpectedOutcome,
+        wt.path(),
+        budget,
+        &mut reports,
+    )?;
+    Ok((Some(wt.path().display().to_string()), reports))
+}
+
+/// A step after the branch moved failed: undo by the plan's strategy.
+/// `git_revert` and `file_backup` both put a commit restoring the old head's
+/// content on top (they differ in its message); `manual` leaves the branch
+/// and names the plan's steps.
+#[allow(clippy::too_many_arguments)]
+fn undo_after_move(
+    repo: &Repository,
+    s: &Settings,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    landing: &Landing,
+    ids: &[&str],
+    cause: Error,
+) -> Error {
+    let strategy = s
+        .plan
+        .as_ref()
+        .map_or(RollbackStrategy::GitRevert, |p| p.rollback.strategy);
+    let recovery = (|| -> Result<String> {
+        if strategy == RollbackStrategy::Manual {
+            let steps = s
+                .plan
+                .as_ref()
+                .map(|p| p.rollback.commands.join("; "))
+                .unwrap_or_default();
+            return Ok(format!(
+                "the branch stays at {new}; the plan's rollback is manual: {steps}"
+            ));
+        }
+        let sig = git::committer(repo)?;
+        let old_tree = repo.find_commit(head.commit)?.tree()?;
+        let new_commit = repo.find_commit(new)?;
+        let msg = match strategy {
+            RollbackStrategy::FileBackup => format!(
+                "Restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
+                ids.join(", "),
+                head.commit
+            ),
+            _ => format!(
+                "Revert \"{}\"\n\nThis reverts commit {new}: the landing failed: {cause}\n",
+                new_commit.summary().unwrap_or_default()
+            ),
+        };
+        let undo = repo.commit(None, &sig, &sig, &msg, &old_tree, &[&new_commit])?;
+        git::compare_and_swap(
+            repo,
+            head.ref_name(),
+            undo,
+            Some(new),
+            "evolv: undo failed landing",
+        )?;
+        landing.update_worktree(repo, undo, changed)?;
+        Ok(format!(
+            "the branch was moved on to {undo} ({}), which restores {}",
+            strategy.as_str(),
+            head.commit
+        ))
+    })();
+    Error::LandingFailed {
+        cause: Box::new(cause),
+        recovery: recovery
+            .unwrap_or_else(|e| format!("undoing it failed too: {e}; the branch is at {new}")),
+    }
+}
+
+/// The tree a proposal gets on `tip`: P's tree when `tip` is P's base, else
+/// a three-way merge of base → tip and base → P.
 fn replay<'r>(
     repo: &'r Repository,
     proposal: &Proposal,
-    head: &Head,
-    head_tree: &Tree<'_>,
+    tip: &Commit<'_>,
+    tip_tree: &Tree<'_>,
 ) -> Result<Tree<'r>> {
     let p = repo.find_commit(proposal.commit)?;
-    if head.commit == proposal.base {
+    if tip.id() == proposal.base {
         return Ok(p.tree()?);
     }
     let base_tree = repo.find_commit(proposal.base)?.tree()?;
     let mut opts = MergeOptions::new();
     opts.find_renames(false);
-    let mut index = repo.merge_trees(&base_tree, head_tree, &p.tree()?, Some(&opts))?;
+    let mut index = repo.merge_trees(&base_tree, tip_tree, &p.tree()?, Some(&opts))?;
     if index.has_conflicts() {
-        let mut paths: Vec<String> = index
-            .conflicts()?
-            .flatten()
-            .filter_map(|c| c.our.or(c.their).or(c.ancestor))
-            .map(|e| String::from_utf8_lossy(&e.path).into_owned())
-            .collect();
-        paths.sort();
-        paths.dedup();
         return Err(Error::Conflict {
             patch_id: proposal.id.clone(),
-            paths,
+            paths: git::conflict_paths(&index)?,
         });
     }
-    let oid: Oid = index.write_tree_to(repo)?;
-    Ok(repo.find_tree(oid)?)
+    Ok(repo.find_tree(index.write_tree_to(repo)?)?)
 }
 
 fn validation_commands(repo: &Repository, req: &ApplyRequest) -> Result<Vec<String>> {
     if let Some(cmds) = &req.validate {
-        return Ok(cmds
-            .iter()
-            .filter(|c| !c.trim().is_empty())
-            .cloned()
-            .collect());
+        return Ok(cmds.clone());
     }
     let config = repo.config()?;
     let mut out = Vec::new();
     if let Ok(entries) = config.multivar("evolv.validate", None) {
         entries.for_each(|e| {
-            if let Some(v) = e.value().filter(|v| !v.trim().is_empty()) {
+            if let Some(v) = e.value() {
                 out.push(v.to_string());
             }
         })?;
@@ -175,29 +500,18 @@ fn validation_commands(repo: &Repository, req: &ApplyRequest) -> Result<Vec<Stri
     Ok(out)
 }
 
-fn timeout_secs(repo: &Repository, req: &ApplyRequest) -> Result<u64> {
-    let secs = match req.timeout_secs {
-        Some(s) => s,
-        None => match repo.config()?.get_i64("evolv.timeout") {
-            Ok(s) if s > 0 => s as u64,
-            Ok(s) => {
-                return Err(Error::invalid(
-                    format!(
-                        "git config evolv.timeout is {s}; it must be a positive number of seconds"
-                    ),
-                    "fix it with `git config evolv.timeout 30`",
-                ));
-            }
-            Err(_) => DEFAULT_TIMEOUT_SECS,
-        },
+fn configured_timeout(repo: &Repository) -> Result<u64> {
+    let config = repo.config()?;
+    let Ok(raw) = config.get_string("evolv.timeout") else {
+        return Ok(DEFAULT_TIMEOUT_SECS);
     };
-    if secs == 0 {
-        return Err(Error::invalid(
-            "--timeout 0: the timeout must be at least 1 second",
-            "pass --timeout with a positive number of seconds",
-        ));
+    match raw.trim().parse::<u64>() {
+        Ok(s) if s > 0 => Ok(s),
+        _ => Err(Error::invalid(
+            format!("git config evolv.timeout is '{raw}'; it must be a positive number of seconds"),
+            "fix it with `git config evolv.timeout 30`",
+        )),
     }
-    Ok(secs)
 }
 
 fn fresh_worktree(repo: &Repository, req: &ApplyRequest) -> bool {

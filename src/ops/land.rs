@@ -10,6 +10,10 @@ use git2::{Oid, Repository, Tree};
 use crate::error::{Error, Result};
 use crate::git::{self, ChangedPath, Head};
 
+/// Names a test may pass in `GIT_EVOLV_TEST_FAILPOINT` to make the step
+/// after it fail, so recovery paths are tested against the real binary.
+pub const FAILPOINT_AFTER_BRANCH_MOVE: &str = "after-branch-move";
+
 /// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work.
 pub fn ensure_clean(
     repo: &Repository,
@@ -23,6 +27,18 @@ pub fn ensure_clean(
     } else {
         Err(Error::DirtyWorktree { paths: dirty })
     }
+}
+
+/// An injected failure, for tests of what happens after the branch moved.
+pub fn failpoint(name: &str) -> Result<()> {
+    if std::env::var("GIT_EVOLV_TEST_FAILPOINT").as_deref() == Ok(name) {
+        return Err(Error::io(
+            "continue after",
+            name,
+            std::io::Error::other("failure injected by GIT_EVOLV_TEST_FAILPOINT"),
+        ));
+    }
+    Ok(())
 }
 
 /// Serialises landings in one working tree. An `flock`, so the kernel
@@ -41,7 +57,44 @@ fn landing_lock(repo: &Repository) -> Result<File> {
     Ok(file)
 }
 
-/// Moves `head` to `new` (a child of `head.commit`) and updates `changed`.
+/// A branch that has moved, whose working tree is still to be updated.
+/// Holds the landing lock until dropped.
+pub struct Landing {
+    _lock: File,
+}
+
+/// Moves `head` to `new` (a descendant of `head.commit`) once `changed` is
+/// known to hold no uncommitted work. Nothing is touched on failure.
+pub fn move_branch(
+    repo: &Repository,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    reflog: &str,
+) -> Result<Landing> {
+    let lock = landing_lock(repo)?;
+    let new_tree = repo.find_commit(new)?.tree()?;
+    let head_tree = repo.find_commit(head.commit)?.tree()?;
+    // Checked again under the lock: a validation may have run for minutes.
+    ensure_clean(repo, &head_tree, &new_tree, changed)?;
+    git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)?;
+    Ok(Landing { _lock: lock })
+}
+
+impl Landing {
+    /// Brings `changed` in the working tree and index to `commit`'s content.
+    pub fn update_worktree(
+        &self,
+        repo: &Repository,
+        commit: Oid,
+        changed: &[ChangedPath],
+    ) -> Result<()> {
+        let tree = repo.find_commit(commit)?.tree()?;
+        git::update_paths(repo, &tree, changed)
+    }
+}
+
+/// Moves `head` to `new` and updates the working tree: the whole landing.
 pub fn land(
     repo: &Repository,
     head: &Head,
@@ -49,11 +102,6 @@ pub fn land(
     changed: &[ChangedPath],
     reflog: &str,
 ) -> Result<()> {
-    let _lock = landing_lock(repo)?;
-    let new_tree = repo.find_commit(new)?.tree()?;
-    let head_tree = repo.find_commit(head.commit)?.tree()?;
-    // Checked again under the lock: a validation may have run for minutes.
-    ensure_clean(repo, &head_tree, &new_tree, changed)?;
-    git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)?;
-    git::update_paths(repo, &new_tree, changed)
+    let landing = move_branch(repo, head, new, changed, reflog)?;
+    landing.update_worktree(repo, new, changed)
 }

@@ -7,5 +7,6 @@ pub mod demo;
 pub mod drop;
 pub mod inspect;
 mod land;
+pub mod plan;
 pub mod propose;
 pub mod rollback;

@@ -2,7 +2,7 @@
 //! commit under `refs/evolv/proposals/<id>`, return its diff. Never touches
 //! the working tree, the index or HEAD.
 
-use git2::{FileMode, Oid, Repository, build::TreeUpdateBuilder};
+use git2::{Oid, Repository, build::TreeUpdateBuilder};
 use serde::Serialize;
 
 use crate::diff;
@@ -92,12 +92,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
     let oids = git::write_blobs(repo, &contents)?;
     let mut update = TreeUpdateBuilder::new();
     for ((entry, _), oid) in scan.changed.iter().zip(&oids) {
-        let mode = if entry.mode == 0o100755 {
-            FileMode::BlobExecutable
-        } else {
-            FileMode::Blob
-        };
-        update.upsert(&entry.path, *oid, mode);
+        update.upsert(&entry.path, *oid, git::file_mode(entry.mode));
     }
     let new_tree = repo.find_tree(update.create_updated(repo, &base_tree)?)?;
     let affected_files: Vec<String> = scan.changed.iter().map(|(e, _)| e.path.clone()).collect();

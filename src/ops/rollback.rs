@@ -1,32 +1,50 @@
-//! rollback: revert what apply landed, as a new commit on the current head,
-//! with the same care for the working tree as apply.
+//! rollback: undo what apply landed, by the strategy of the plan it was
+//! applied under (or the one asked for): a revert commit, a commit restoring
+//! the changed files from the pre-apply commit, or — for `manual` — nothing
+//! but the plan's steps. Same care for the working tree as apply.
 
-use git2::Repository;
+use std::path::Path;
+
+use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
+use super::apply::PLAN_TRAILER;
 use super::land;
 use crate::error::{Error, Result};
-use crate::git;
+use crate::git::{self, Head};
+use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::proposals;
 
-/// What the rollback committed.
+/// What to roll back, and optionally how.
+#[derive(Debug, Clone, Default)]
+pub struct RollbackRequest {
+    pub patch_id: String,
+    /// Overrides the strategy recorded at apply time (default `git_revert`).
+    pub strategy: Option<RollbackStrategy>,
+}
+
+/// What the rollback did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RollbackOutcome {
     pub success: bool,
     pub patch_id: String,
-    /// The revert commit.
-    pub commit: String,
-    /// The commit that was reverted (what apply landed).
+    pub strategy: &'static str,
+    /// The new commit; null for `manual`, which changes nothing.
+    pub commit: Option<String>,
+    /// The commit that was undone (what apply landed).
     pub reverted: String,
     pub previous_head: String,
     pub branch: String,
     pub modified_files: Vec<String>,
     pub audit_log_id: String,
+    /// For `manual`: the plan's steps to run by hand.
+    pub commands: Vec<String>,
 }
 
-/// Reverts the landed commit of `patch_id`.
-pub fn rollback(repo: &Repository, patch_id: &str) -> Result<RollbackOutcome> {
+/// Undoes the landed commit of `req.patch_id`.
+pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutcome> {
+    let patch_id = req.patch_id.as_str();
     if !proposals::is_valid_id(patch_id) {
         return Err(Error::PatchNotFound(patch_id.to_string()));
     }
@@ -41,34 +59,57 @@ pub fn rollback(repo: &Repository, patch_id: &str) -> Result<RollbackOutcome> {
             },
         );
     };
-    revert(repo, patch_id, landed).inspect_err(|e| {
+    undo(repo, req, landed).inspect_err(|e| {
         let _ = audit::append(repo, &AuditRecord::failure("rollback", patch_id, e));
     })
 }
 
-fn revert(repo: &Repository, patch_id: &str, landed: git2::Oid) -> Result<RollbackOutcome> {
+/// The plan recorded in a landed commit's message, if any.
+fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
+    let msg = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    let json = msg.lines().find_map(|l| l.strip_prefix(PLAN_TRAILER))?;
+    serde_json::from_str(json).ok()
+}
+
+fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<RollbackOutcome> {
+    let patch_id = req.patch_id.as_str();
     let head = git::head(repo)?;
-    let author = git::author(repo)?;
-    let committer = git::committer(repo)?;
     let landed_commit = repo.find_commit(landed)?;
-    let head_commit = repo.find_commit(head.commit)?;
-    let mut index = repo.revert_commit(&landed_commit, &head_commit, 0, None)?;
-    if index.has_conflicts() {
-        let mut paths: Vec<String> = index
-            .conflicts()?
-            .flatten()
-            .filter_map(|c| c.our.or(c.their).or(c.ancestor))
-            .map(|e| String::from_utf8_lossy(&e.path).into_owned())
-            .collect();
-        paths.sort();
-        paths.dedup();
-        return Err(Error::Conflict {
-            patch_id: patch_id.to_string(),
-            paths,
-        });
+    let plan = recorded_plan(&landed_commit);
+    let strategy = req
+        .strategy
+        .or(plan.as_ref().map(|p| p.rollback.strategy))
+        .unwrap_or(RollbackStrategy::GitRevert);
+    let mut record = AuditRecord::new("rollback", patch_id, true);
+    record.branch = Some(head.ref_name().to_string());
+    record.previous_head = Some(head.commit.to_string());
+    record.plan = plan.clone();
+    let mut outcome = RollbackOutcome {
+        success: true,
+        patch_id: patch_id.to_string(),
+        strategy: strategy.as_str(),
+        commit: None,
+        reverted: landed.to_string(),
+        previous_head: head.commit.to_string(),
+        branch: head.display_name().to_string(),
+        modified_files: Vec::new(),
+        audit_log_id: String::new(),
+        commands: Vec::new(),
+    };
+    if strategy == RollbackStrategy::Manual {
+        outcome.commands = plan.map(|p| p.rollback.commands).unwrap_or_default();
+        outcome.audit_log_id = audit::append(repo, &record)?.to_string();
+        return Ok(outcome);
     }
-    let tree = repo.find_tree(index.write_tree_to(repo)?)?;
+
+    let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
+    let (tree, message) = match strategy {
+        RollbackStrategy::FileBackup => {
+            restore_from_backup(repo, patch_id, &landed_commit, &head_tree)?
+        }
+        _ => revert(repo, patch_id, &landed_commit, &head_commit)?,
+    };
     if tree.id() == head_tree.id() {
         return Err(Error::NothingToApply {
             patch_id: patch_id.to_string(),
@@ -76,30 +117,94 @@ fn revert(repo: &Repository, patch_id: &str, landed: git2::Oid) -> Result<Rollba
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
     land::ensure_clean(repo, &head_tree, &tree, &changed)?;
-    let summary = landed_commit.summary().unwrap_or_default().to_string();
-    let message = format!(
-        "Revert \"{summary}\"\n\nThis reverts commit {landed}.\n\nEvolv-Rollback: {patch_id}\n"
-    );
+    let author = git::author(repo)?;
+    let committer = git::committer(repo)?;
     let new = repo.commit(None, &author, &committer, &message, &tree, &[&head_commit])?;
-    let reflog = format!("evolv: rollback {patch_id}");
-    land::land(repo, &head, new, &changed, &reflog)?;
-    git::delete_ref(repo, &proposals::applied_ref(patch_id))?;
+    land(repo, &head, new, &changed, patch_id)?;
 
-    let modified_files: Vec<String> = changed.into_iter().map(|c| c.path).collect();
-    let mut record = AuditRecord::new("rollback", patch_id, true);
-    record.branch = Some(head.ref_name().to_string());
+    outcome.modified_files = changed.into_iter().map(|c| c.path).collect();
+    outcome.commit = Some(new.to_string());
     record.commit = Some(new.to_string());
-    record.previous_head = Some(head.commit.to_string());
-    record.files = modified_files.clone();
-    let audit_id = audit::append(repo, &record)?;
-    Ok(RollbackOutcome {
-        success: true,
-        patch_id: patch_id.to_string(),
-        commit: new.to_string(),
-        reverted: landed.to_string(),
-        previous_head: head.commit.to_string(),
-        branch: head.display_name().to_string(),
-        modified_files,
-        audit_log_id: audit_id.to_string(),
-    })
+    record.files = outcome.modified_files.clone();
+    outcome.audit_log_id = audit::append(repo, &record)?.to_string();
+    Ok(outcome)
+}
+
+fn land(
+    repo: &Repository,
+    head: &Head,
+    new: Oid,
+    changed: &[git::ChangedPath],
+    patch_id: &str,
+) -> Result<()> {
+    land::land(
+        repo,
+        head,
+        new,
+        changed,
+        &format!("evolv: rollback {patch_id}"),
+    )?;
+    git::delete_ref(repo, &proposals::applied_ref(patch_id))?;
+    git::delete_ref(repo, &proposals::backup_ref(patch_id))?;
+    Ok(())
+}
+
+/// `git_revert`: the inverse of the landed commit, three-way onto the head.
+fn revert<'r>(
+    repo: &'r Repository,
+    patch_id: &str,
+    landed: &Commit<'_>,
+    head: &Commit<'_>,
+) -> Result<(Tree<'r>, String)> {
+    let mut index = repo.revert_commit(landed, head, 0, None)?;
+    if index.has_conflicts() {
+        return Err(Error::Conflict {
+            patch_id: patch_id.to_string(),
+            paths: git::conflict_paths(&index)?,
+        });
+    }
+    let tree = repo.find_tree(index.write_tree_to(repo)?)?;
+    let message = format!(
+        "Revert \"{}\"\n\nThis reverts commit {}.\n\nEvolv-Rollback: {patch_id}\n",
+        landed.summary().unwrap_or_default(),
+        landed.id()
+    );
+    Ok((tree, message))
+}
+
+/// `file_backup`: the head's tree with every file the landed commit changed
+/// put back as it was in the pre-apply commit (`refs/evolv/backup/<id>`,
+/// else the landed commit's parent). Later edits to those files are undone
+/// too; that is what a file backup means.
+fn restore_from_backup<'r>(
+    repo: &'r Repository,
+    patch_id: &str,
+    landed: &Commit<'_>,
+    head_tree: &Tree<'_>,
+) -> Result<(Tree<'r>, String)> {
+    let backup = match repo.refname_to_id(&proposals::backup_ref(patch_id)) {
+        Ok(oid) => repo.find_commit(oid)?,
+        Err(_) => landed.parent(0)?,
+    };
+    let backup_tree = backup.tree()?;
+    let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
+    let mut update = TreeUpdateBuilder::new();
+    for change in &landed_changes {
+        match backup_tree.get_path(Path::new(&change.path)) {
+            Ok(entry) => {
+                update.upsert(&change.path, entry.id(), git::file_mode(entry.filemode()));
+            }
+            Err(_) => {
+                update.remove(&change.path);
+            }
+        }
+    }
+    let tree = repo.find_tree(update.create_updated(repo, head_tree)?)?;
+    let files: Vec<&str> = landed_changes.iter().map(|c| c.path.as_str()).collect();
+    let message = format!(
+        "Restore files changed by {patch_id}\n\nRestores {} from {}.\n\nEvolv-Rollback: {patch_id}\n",
+        files.join(", "),
+        backup.id()
+    );
+    Ok((tree, message))
 }

@@ -33,6 +33,15 @@ pub struct AuditRecord {
     pub error_code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
+    /// The execution plan the event ran under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<crate::plan::ExecutionPlan>,
+    /// A preview: nothing landed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+    /// Part of a batch landed with one fast-forward.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub batch: bool,
 }
 
 impl AuditRecord {
@@ -49,6 +58,9 @@ impl AuditRecord {
             files: Vec::new(),
             error_code: None,
             error_message: None,
+            plan: None,
+            dry_run: false,
+            batch: false,
         }
     }
 

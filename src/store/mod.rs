@@ -8,5 +8,7 @@ pub mod proposals;
 pub const PROPOSALS_PREFIX: &str = "refs/evolv/proposals/";
 /// Where landed commits are recorded: `refs/evolv/applied/<id>`.
 pub const APPLIED_PREFIX: &str = "refs/evolv/applied/";
+/// The pre-apply commit of a proposal applied under a `file_backup` plan.
+pub const BACKUP_PREFIX: &str = "refs/evolv/backup/";
 /// The append-only audit chain.
 pub const AUDIT_REF: &str = "refs/evolv/audit";

@@ -5,7 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use git2::{Commit, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
-use super::{APPLIED_PREFIX, PROPOSALS_PREFIX};
+use super::{APPLIED_PREFIX, BACKUP_PREFIX, PROPOSALS_PREFIX};
 use crate::error::{Error, Result};
 
 /// Marks the metadata line in a proposal commit's message.
@@ -48,6 +48,11 @@ pub fn proposal_ref(id: &str) -> String {
 /// The ref recording where proposal `id` landed.
 pub fn applied_ref(id: &str) -> String {
     format!("{APPLIED_PREFIX}{id}")
+}
+
+/// The ref holding the pre-apply commit of proposal `id` (`file_backup`).
+pub fn backup_ref(id: &str) -> String {
+    format!("{BACKUP_PREFIX}{id}")
 }
 
 /// Whether `id` can name a proposal at all. Anything else (a leading `-`,

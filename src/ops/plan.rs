@@ -1,0 +1,94 @@
+//! Where an apply's ExecutionPlan comes from: `--plan FILE`, `--plan -`
+//! (text read by the front end), or the file named by git config
+//! `evolv.plan`, relative to the top of the working tree.
+
+use std::path::PathBuf;
+
+use git2::Repository;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::plan::ExecutionPlan;
+
+/// A plan to load.
+#[derive(Debug, Clone)]
+pub enum PlanSource {
+    /// A JSON file.
+    File(PathBuf),
+    /// JSON text already read (stdin, an MCP argument); `name` is shown in errors.
+    Text { name: String, text: String },
+    /// A plan built in code.
+    Plan(ExecutionPlan),
+}
+
+/// `plan check`'s answer: the plan with every default filled in.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckOutcome {
+    pub valid: bool,
+    pub source: String,
+    pub plan: ExecutionPlan,
+}
+
+/// Loads and checks a plan; every problem is reported in one `InvalidPlan`.
+pub fn load(source: &PlanSource) -> Result<ExecutionPlan> {
+    let (name, text) = match source {
+        PlanSource::Plan(plan) => {
+            plan.validate().map_err(|issues| Error::InvalidPlan {
+                source_name: "plan".into(),
+                issues,
+            })?;
+            return Ok(plan.clone());
+        }
+        PlanSource::Text { name, text } => (name.clone(), text.clone()),
+        PlanSource::File(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| Error::io("read plan file", path, e))?;
+            (path.display().to_string(), text)
+        }
+    };
+    ExecutionPlan::from_json(&text).map_err(|issues| Error::InvalidPlan {
+        source_name: name,
+        issues,
+    })
+}
+
+/// `plan check`.
+pub fn check(source: &PlanSource) -> Result<CheckOutcome> {
+    let plan = load(source)?;
+    let source = match source {
+        PlanSource::File(p) => p.display().to_string(),
+        PlanSource::Text { name, .. } => name.clone(),
+        PlanSource::Plan(_) => "plan".into(),
+    };
+    Ok(CheckOutcome {
+        valid: true,
+        source,
+        plan,
+    })
+}
+
+/// The plan an apply runs under: the explicit one, else `evolv.plan`.
+pub fn resolve(repo: &Repository, explicit: Option<&PlanSource>) -> Result<Option<ExecutionPlan>> {
+    if let Some(source) = explicit {
+        return load(source).map(Some);
+    }
+    let Ok(configured) = repo.config()?.get_path("evolv.plan") else {
+        return Ok(None);
+    };
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let path = if configured.is_absolute() {
+        configured
+    } else {
+        workdir.join(configured)
+    };
+    if !path.is_file() {
+        return Err(Error::invalid(
+            format!(
+                "git config evolv.plan names {}, which does not exist",
+                path.display()
+            ),
+            "create the plan file, or unset the key with `git config --unset evolv.plan`",
+        ));
+    }
+    load(&PlanSource::File(path)).map(Some)
+}
