@@ -591,3 +591,45 @@ fn an_invalid_plan_stops_apply_before_anything_runs() {
     assert_eq!(snapshot(&repo), before);
     assert_eq!(repo.worktree_count(), 1);
 }
+
+#[test]
+fn a_failure_after_the_branch_moved_is_undone_by_the_plans_strategy() {
+    let failpoint = [("GIT_EVOLV_TEST_FAILPOINT", "after-branch-move")];
+    for (strategy, subject) in [
+        ("git_revert", "Revert \""),
+        ("file_backup", "Restore files changed by"),
+    ] {
+        let repo = TestRepo::scenario();
+        let h = repo.head();
+        let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+        let file = plan_file(
+            &repo,
+            "p.json",
+            &json!({"dry_run": false, "rollback": {"strategy": strategy}}),
+        );
+        let run = repo.evolv_env(&["apply", "--json", &id, "--plan", &file], &failpoint);
+        assert_eq!(error_code(&run), "landing_failed", "{strategy}");
+        assert!(
+            repo.git(&["log", "-1", "--format=%s"]).starts_with(subject),
+            "{strategy}: the undo commit is on top"
+        );
+        assert_eq!(repo.rev("HEAD~2").unwrap(), h, "{strategy}: N, then its undo");
+        assert_eq!(repo.git(&["diff", &h, "HEAD"]), "", "{strategy}: H's content");
+        assert_eq!(repo.status(), "", "{strategy}");
+        assert_eq!(repo.rev(&format!("refs/evolv/applied/{id}")), None);
+        repo.assert_fsck();
+    }
+    let repo = TestRepo::scenario();
+    let h = repo.head();
+    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let file = plan_file(
+        &repo,
+        "p.json",
+        &json!({"dry_run": false, "rollback": {"strategy": "manual", "commands": ["git reset --keep HEAD~1"]}}),
+    );
+    let run = repo.evolv_env(&["apply", "--json", &id, "--plan", &file], &failpoint);
+    assert_eq!(error_code(&run), "landing_failed");
+    let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(msg.contains("git reset --keep HEAD~1"), "{msg}");
+    assert_eq!(repo.rev("HEAD~1").unwrap(), h, "manual: the branch stays at N");
+}
