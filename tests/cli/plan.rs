@@ -613,8 +613,16 @@ fn a_failure_after_the_branch_moved_is_undone_by_the_plans_strategy() {
             repo.git(&["log", "-1", "--format=%s"]).starts_with(subject),
             "{strategy}: the undo commit is on top"
         );
-        assert_eq!(repo.rev("HEAD~2").unwrap(), h, "{strategy}: N, then its undo");
-        assert_eq!(repo.git(&["diff", &h, "HEAD"]), "", "{strategy}: H's content");
+        assert_eq!(
+            repo.rev("HEAD~2").unwrap(),
+            h,
+            "{strategy}: N, then its undo"
+        );
+        assert_eq!(
+            repo.git(&["diff", &h, "HEAD"]),
+            "",
+            "{strategy}: H's content"
+        );
         assert_eq!(repo.status(), "", "{strategy}");
         assert_eq!(repo.rev(&format!("refs/evolv/applied/{id}")), None);
         repo.assert_fsck();
@@ -631,5 +639,9 @@ fn a_failure_after_the_branch_moved_is_undone_by_the_plans_strategy() {
     assert_eq!(error_code(&run), "landing_failed");
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(msg.contains("git reset --keep HEAD~1"), "{msg}");
-    assert_eq!(repo.rev("HEAD~1").unwrap(), h, "manual: the branch stays at N");
+    assert_eq!(
+        repo.rev("HEAD~1").unwrap(),
+        h,
+        "manual: the branch stays at N"
+    );
 }
