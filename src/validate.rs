@@ -16,20 +16,6 @@ use crate::error::{Error, Result};
 /// How much of a command's output is kept for the report.
 const TAIL_BYTES: u64 = 4096;
 
-/// Git's repository variables: a validation command must find the
-/// worktree's repository by its directory, not the caller's.
-const GIT_REPO_VARS: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-    "GIT_CEILING_DIRECTORIES",
-];
-
 /// When a command runs during an apply.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -133,7 +119,7 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
-    for var in GIT_REPO_VARS {
+    for var in crate::git::cli::REPO_VARS {
         cmd.env_remove(var);
     }
     let mut child = cmd

@@ -64,37 +64,22 @@ fn without_index(repo: &Repository) -> Result<Repository> {
     Ok(handle)
 }
 
-/// Paths that differ between `old` and `new` (both sides of a type change
-/// and deletions included), sorted.
-pub fn changed_paths(
-    repo: &Repository,
-    old: &Tree<'_>,
-    new: &Tree<'_>,
-) -> Result<Vec<ChangedPath>> {
-    let diff = tree_diff(repo, old, new, None)?;
-    let mut out: Vec<ChangedPath> = diff
-        .deltas()
-        .filter_map(|d| {
-            let file = if d.status() == Delta::Deleted {
-                d.old_file()
-            } else {
-                d.new_file()
-            };
-            file.path().and_then(|p| p.to_str()).map(|p| ChangedPath {
-                path: p.to_string(),
-                status: d.status(),
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out.dedup_by(|a, b| a.path == b.path);
-    Ok(out)
-}
-
-/// Lines added and removed between two trees.
+/// Lines added and removed between two trees, counted from the patch of
+/// the changed paths only (a whole-tree diff walks every entry).
 pub fn line_stats(repo: &Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<(usize, usize)> {
-    let stats = tree_diff(repo, old, new, None)?.stats()?;
-    Ok((stats.insertions(), stats.deletions()))
+    let paths: Vec<String> = super::changed_paths(repo, old, new)?
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
+    if paths.is_empty() {
+        return Ok((0, 0));
+    }
+    Ok(crate::diff::line_counts(&patch_text(
+        repo,
+        old,
+        new,
+        Some(&paths),
+    )?))
 }
 
 /// The paths of an index's conflicts, sorted.

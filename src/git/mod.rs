@@ -2,6 +2,7 @@
 //! diffs and compare-and-swap ref updates. Knows nothing of proposals.
 
 mod checkout;
+pub mod cli;
 mod diff;
 mod identity;
 mod objects;
@@ -9,12 +10,14 @@ mod refs;
 mod repo;
 mod status;
 mod tree;
+mod tree_compare;
 
 pub use checkout::update_paths;
-pub use diff::{ChangedPath, changed_paths, conflict_paths, line_stats, patch_text};
+pub use diff::{ChangedPath, conflict_paths, line_stats, patch_text};
 pub use identity::{author, committer};
 pub use objects::write_blobs;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists};
 pub use repo::{Head, head, open};
 pub use status::dirty_paths;
 pub use tree::{BlobEntry, file_mode, list_blobs};
+pub use tree_compare::changed_paths;

@@ -11,7 +11,6 @@ use std::cell::Cell;
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use git2::build::CheckoutBuilder;
 use git2::{
     BranchType, Oid, Repository, Signature, Time, WorktreeAddOptions, WorktreePruneOptions,
 };
@@ -43,18 +42,21 @@ impl ValidationWorktree {
     /// Force-checks out `commit` (detached): changed files are rewritten,
     /// untracked files removed, ignored files kept.
     pub fn checkout(&self, commit: Oid) -> Result<()> {
-        let wt = Repository::open(&self.path)?;
-        let target = wt.find_commit(commit)?;
         if self.empty.replace(false) {
+            let wt = Repository::open(&self.path)?;
+            let target = wt.find_commit(commit)?;
             populate::populate(&wt, &target)?;
             wt.set_head_detached(commit)?;
             return Ok(());
         }
-        let mut opts = CheckoutBuilder::new();
-        opts.force().remove_untracked(true);
-        wt.checkout_tree(target.as_object(), Some(&mut opts))?;
-        wt.set_head_detached(commit)?;
-        Ok(())
+        // git itself: it rewrites only files whose stat data or blob
+        // changed, honours filter drivers libgit2 skips (LFS), and costs half
+        // of libgit2's checkout on 100k files, whose index read and write go
+        // through a collision-detecting SHA-1. `clean -fd` without -x drops
+        // untracked files and keeps ignored build outputs.
+        let oid = commit.to_string();
+        crate::git::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
+        crate::git::cli::run(&self.path, &["clean", "-q", "-f", "-d"])
     }
 }
 

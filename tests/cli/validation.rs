@@ -48,6 +48,7 @@ fn the_warm_worktree_is_reused_keeps_ignored_files_and_drops_untracked_ones() {
         (".gitignore", "build/\n"),
         ("a.txt", "one\n"),
         ("b.txt", "two\n"),
+        ("c.txt", "three\n"),
     ]);
     let first = repo.propose("one", "uno", &[]);
     let run = repo.evolv(&[
@@ -55,13 +56,15 @@ fn the_warm_worktree_is_reused_keeps_ignored_files_and_drops_untracked_ones() {
         "--json",
         &first,
         "--validate",
-        "mkdir -p build && touch build/cache stray.txt",
+        "mkdir -p build sub && touch build/cache stray.txt sub/stray && echo scribbled > c.txt && rm b.txt",
     ]);
     run.ok();
     let wt1 = run.json()["worktree_path"].as_str().unwrap().to_string();
     let second = repo.propose("two", "dos", &[]);
-    let check =
-        "test -f build/cache && test ! -e stray.txt && grep -q uno a.txt && grep -q dos b.txt";
+    // Tracked files a validation changed or deleted are restored.
+    let check = "test -f build/cache && test ! -e stray.txt && test ! -e sub \
+        && grep -q uno a.txt && grep -q dos b.txt && test \"$(cat c.txt)\" = three \
+        && test -z \"$(git status --porcelain)\"";
     let run = repo.evolv(&["apply", "--json", &second, "--validate", check]);
     run.ok();
     assert_eq!(
