@@ -3,8 +3,12 @@
 //! machines (`--json`, the same serde types the MCP server uses).
 
 mod apply;
+mod ask;
+mod check;
 mod demo;
 mod drop;
+mod hook;
+mod hooks;
 mod inspect;
 mod output;
 mod plan;
@@ -60,6 +64,14 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// A guided propose → show → apply → rollback run in a throwaway repository.
     Demo,
+    /// Install, remove or inspect git-evolv's git hooks (commit-msg, pre-push).
+    Hooks(hooks::HooksArgs),
+    /// Entry points of the installed git hooks (called by the shims).
+    Hook(hook::HookArgs),
+    /// Report uncommitted files, the upstream, and commits ahead and behind.
+    Check,
+    /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
+    Ask(ask::AskArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -82,6 +94,8 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
     match &cli.command {
         Command::Demo => return demo::run(out).map(|()| 0),
         Command::Plan(args) => return plan::run(args, out).map(|()| 0),
+        Command::Ask(args) => return ask::run(args, out),
+        Command::Hook(args) => return hook::run(args, out),
         _ => {}
     }
     let dir = match &cli.directory {
@@ -98,7 +112,11 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Rollback(args) => rollback::run(&repo, args, out),
         Command::Log(args) => inspect::log(&repo, args, out),
         Command::Gc(args) => drop::gc(&repo, args, out),
-        Command::Demo | Command::Plan(_) => unreachable!("handled above"),
+        Command::Hooks(args) => hooks::run(&repo, args, out),
+        Command::Check => check::run(&repo, out),
+        Command::Demo | Command::Plan(_) | Command::Ask(_) | Command::Hook(_) => {
+            unreachable!("handled above")
+        }
     }
     .map(|()| 0)
 }
