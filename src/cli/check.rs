@@ -1,13 +1,12 @@
 //! `git evolv check`: uncommitted files, upstream, ahead and behind.
 
-use git2::Repository;
-
 use super::Output;
 use crate::error::Result;
+use crate::git::cli::Git;
 use crate::ops::check;
 
-pub fn run(repo: &Repository, out: &Output) -> Result<()> {
-    let outcome = check::check(repo)?;
+pub fn run(git: &Git, out: &Output) -> Result<()> {
+    let outcome = check::check(git)?;
     if out.json {
         out.json_value(&outcome);
         return Ok(());

@@ -2,11 +2,13 @@
 //! output goes to stderr (git does not show a hook's stdout reliably).
 
 use std::io::Read;
+use std::path::Path;
 
 use clap::{Args, Subcommand};
 
 use super::Output;
 use crate::error::{Error, Result};
+use crate::git::cli::Git;
 use crate::ops::pre_push::{PrePushOutcome, PrePushRequest, pre_push};
 use crate::policy::{Verdict, short_ref};
 use crate::prompt;
@@ -30,13 +32,13 @@ pub enum HookCommand {
 }
 
 /// Runs a hook; the exit code is what git sees (non-zero stops it).
-pub fn run(args: &HookArgs, out: &Output) -> Result<u8> {
+pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
     match &args.command {
-        HookCommand::PrePush { remote, url } => run_pre_push(remote, url, out),
+        HookCommand::PrePush { remote, url } => run_pre_push(dir, remote, url, out),
     }
 }
 
-fn run_pre_push(remote: &str, url: &str, out: &Output) -> Result<u8> {
+fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8> {
     let mut stdin = String::new();
     std::io::stdin()
         .read_to_string(&mut stdin)
@@ -44,13 +46,12 @@ fn run_pre_push(remote: &str, url: &str, out: &Output) -> Result<u8> {
     if stdin.trim().is_empty() {
         return Ok(0);
     }
-    let dir = std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?;
-    let repo = crate::git::open_for_hook(&dir)?;
+    let git = Git::open(dir)?;
     let terminal = prompt::open_terminal();
     let allow_env = std::env::var("GIT_EVOLV_ALLOW_PUSH")
         .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
     let outcome = pre_push(
-        &repo,
+        &git,
         &PrePushRequest {
             remote: remote.to_string(),
             url: url.to_string(),

@@ -1,10 +1,10 @@
 //! `git evolv hooks install | uninstall | status`.
 
 use clap::{Args, Subcommand};
-use git2::Repository;
 
 use super::Output;
 use crate::error::{Error, Result};
+use crate::git::cli::Git;
 use crate::hooks::HookState;
 use crate::ops::hooks::{self, HooksOutcome};
 
@@ -32,21 +32,20 @@ pub enum HooksCommand {
     Status,
 }
 
-pub fn run(repo: &Repository, args: &HooksArgs, out: &Output) -> Result<()> {
+pub fn run(git: &Git, args: &HooksArgs, out: &Output) -> Result<()> {
     let (outcome, title) = match args.command {
         HooksCommand::Install { hooks_path } => {
             let binary = std::env::current_exe()
                 .map_err(|e| Error::io("locate", "the git-evolv executable", e))?;
             (
-                hooks::install(repo, &binary, hooks_path)?,
+                hooks::install(git, &binary, hooks_path)?,
                 "Installed hooks in",
             )
         }
-        HooksCommand::Uninstall { hooks_path } => (
-            hooks::uninstall(repo, hooks_path)?,
-            "Uninstalled hooks from",
-        ),
-        HooksCommand::Status => (hooks::status(repo)?, "Hooks in"),
+        HooksCommand::Uninstall { hooks_path } => {
+            (hooks::uninstall(git, hooks_path)?, "Uninstalled hooks from")
+        }
+        HooksCommand::Status => (hooks::status(git)?, "Hooks in"),
     };
     if out.json {
         out.json_value(&outcome);

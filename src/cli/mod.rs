@@ -23,6 +23,7 @@ use clap::{Parser, Subcommand};
 pub use output::{ColorChoice, Output};
 
 use crate::error::{Error, Result};
+use crate::git::cli::Git;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
 /// worktree, land it by fast-forward, undo it by revert.
@@ -95,13 +96,19 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Demo => return demo::run(out).map(|()| 0),
         Command::Plan(args) => return plan::run(args, out).map(|()| 0),
         Command::Ask(args) => return ask::run(args, out),
-        Command::Hook(args) => return hook::run(args, out),
         _ => {}
     }
     let dir = match &cli.directory {
         Some(d) => d.clone(),
         None => std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?,
     };
+    // These go through git itself (SHA-256 repositories, `git -c`).
+    match &cli.command {
+        Command::Hook(args) => return hook::run(&dir, args, out),
+        Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
+        Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
+        _ => {}
+    }
     let repo = crate::git::open(&dir)?;
     match &cli.command {
         Command::Propose(args) => propose::run(&repo, args, out),
@@ -112,9 +119,12 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Rollback(args) => rollback::run(&repo, args, out),
         Command::Log(args) => inspect::log(&repo, args, out),
         Command::Gc(args) => drop::gc(&repo, args, out),
-        Command::Hooks(args) => hooks::run(&repo, args, out),
-        Command::Check => check::run(&repo, out),
-        Command::Demo | Command::Plan(_) | Command::Ask(_) | Command::Hook(_) => {
+        Command::Demo
+        | Command::Plan(_)
+        | Command::Ask(_)
+        | Command::Hook(_)
+        | Command::Hooks(_)
+        | Command::Check => {
             unreachable!("handled above")
         }
     }

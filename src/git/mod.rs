@@ -1,10 +1,10 @@
-//! Thin adapter over libgit2: opening repositories, identities, trees,
-//! diffs and compare-and-swap ref updates. Knows nothing of proposals.
+//! Thin adapter over libgit2 (opening repositories, identities, trees,
+//! diffs, compare-and-swap ref updates) and, in `cli`, the git command line.
+//! Knows nothing of proposals.
 
 mod checkout;
 pub mod cli;
 mod diff;
-mod facts;
 mod identity;
 mod objects;
 mod refs;
@@ -14,12 +14,9 @@ mod tree;
 
 pub use checkout::update_paths;
 pub use diff::{ChangedPath, changed_paths, conflict_paths, line_stats, patch_text};
-pub use facts::{
-    ahead_behind, is_ancestor, object_known, peel_commit, uncommitted_files, upstream,
-};
 pub use identity::{author, committer};
 pub use objects::write_blobs;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists};
-pub use repo::{Head, head, open, open_for_hook};
+pub use repo::{Head, head, open};
 pub use status::dirty_paths;
 pub use tree::{BlobEntry, file_mode, list_blobs};

@@ -76,19 +76,3 @@ pub fn head(repo: &Repository) -> Result<Head> {
     };
     Ok(Head { branch, commit })
 }
-
-/// Opens the repository for a hook: like `open`, but a bare repository is
-/// fine (pushing from a bare mirror must not be blocked by a refusal).
-pub fn open_for_hook(dir: &Path) -> Result<Repository> {
-    let repo = if std::env::var_os("GIT_DIR").is_some() {
-        Repository::open_from_env()
-    } else {
-        Repository::discover(dir)
-    };
-    repo.map_err(|e| match e.code() {
-        ErrorCode::NotFound => Error::NotARepository {
-            path: dir.to_path_buf(),
-        },
-        _ => Error::from(e),
-    })
-}

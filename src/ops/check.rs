@@ -2,11 +2,10 @@
 //! the current branch's upstream, commits ahead and behind. The pre-push
 //! hook reports the same facts, computed here.
 
-use git2::{ErrorCode, Repository};
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::git;
+use crate::git::cli::Git;
 
 /// The upstream of the current branch and how far apart they are.
 #[derive(Debug, Clone, Serialize)]
@@ -50,42 +49,20 @@ impl CheckOutcome {
     }
 }
 
-/// Computes the facts. Works on an unborn HEAD (no upstream yet).
-pub fn check(repo: &Repository) -> Result<CheckOutcome> {
-    let uncommitted = if repo.is_bare() {
+/// Computes the facts with git itself (so SHA-256 repositories work too).
+/// Works on an unborn HEAD (no upstream yet) and in a bare repository.
+pub fn check(git: &Git) -> Result<CheckOutcome> {
+    let uncommitted = if git.is_bare()? {
         Vec::new()
     } else {
-        git::uncommitted_files(repo)?
+        git.uncommitted_files()?
     };
-    let (branch, upstream) = match repo.head() {
-        Ok(head) if head.is_branch() => {
-            let full = head.name().unwrap_or_default().to_string();
-            let local = head.peel_to_commit()?.id();
-            let upstream = match git::upstream(repo, &full)? {
-                Some((name, target)) => {
-                    let (ahead, behind) = git::ahead_behind(repo, local, target)?;
-                    Some(Upstream {
-                        name,
-                        ahead,
-                        behind,
-                    })
-                }
-                None => None,
-            };
-            (
-                Some(full.trim_start_matches("refs/heads/").to_string()),
-                upstream,
-            )
-        }
-        Ok(_) => (None, None),
-        Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => {
-            let name = repo.find_reference("HEAD").ok().and_then(|r| {
-                r.symbolic_target()
-                    .map(|t| t.trim_start_matches("refs/heads/").to_string())
-            });
-            (name, None)
-        }
-        Err(e) => return Err(e.into()),
+    let branch = git
+        .current_branch()?
+        .map(|b| b.trim_start_matches("refs/heads/").to_string());
+    let upstream = match &branch {
+        Some(b) => upstream_of(git, b)?,
+        None => None,
     };
     Ok(CheckOutcome {
         success: true,
@@ -93,4 +70,19 @@ pub fn check(repo: &Repository) -> Result<CheckOutcome> {
         upstream,
         uncommitted,
     })
+}
+
+fn upstream_of(git: &Git, branch: &str) -> Result<Option<Upstream>> {
+    let (Some(local), Some(name)) = (git.resolve(branch)?, git.upstream(branch)?) else {
+        return Ok(None);
+    };
+    let Some(target) = git.resolve(&name)? else {
+        return Ok(None);
+    };
+    let (ahead, behind) = git.ahead_behind(&local, &target)?;
+    Ok(Some(Upstream {
+        name,
+        ahead,
+        behind,
+    }))
 }

@@ -5,11 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use git2::Repository;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git;
+use crate::git::cli::Git;
 use crate::hooks::{self, HOOKS, HookState, HookStatus};
 
 /// `core.hooksPath` when set: its value, the folder it names, and where it
@@ -33,20 +32,23 @@ pub struct HooksOutcome {
 }
 
 /// The default hooks folder: `<common git dir>/hooks`.
-pub fn default_hooks_dir(repo: &Repository) -> PathBuf {
-    repo.commondir().join("hooks")
+pub fn default_hooks_dir(git: &Git) -> Result<PathBuf> {
+    Ok(git.common_dir()?.join("hooks"))
 }
 
 /// `core.hooksPath`, resolved as git does: `~/` from HOME, a relative path
 /// from the top of the working tree (where hooks run).
-pub fn hooks_path(repo: &Repository) -> Option<HooksPath> {
-    let dir = repo.workdir().unwrap_or(repo.path()).to_path_buf();
-    let values = git::cli::config_values(&dir, "core.hooksPath")
-        .unwrap_or_else(|| git::cli::config_values_git2(repo, "core.hooksPath"));
-    let value = values.last()?.clone();
+pub fn hooks_path(git: &Git) -> Result<Option<HooksPath>> {
+    let Some(value) = git.config_values("core.hooksPath")?.pop() else {
+        return Ok(None);
+    };
     if value.is_empty() {
-        return None;
+        return Ok(None);
     }
+    let dir = match git.toplevel() {
+        Some(top) => top,
+        None => git.common_dir()?,
+    };
     let resolved = if let Some(rest) = value.strip_prefix("~/") {
         std::env::var_os("HOME")
             .map(|h| PathBuf::from(h).join(rest))
@@ -56,33 +58,33 @@ pub fn hooks_path(repo: &Repository) -> Option<HooksPath> {
     } else {
         dir.join(&value)
     };
-    let origin = git::cli::config_origin(&dir, "core.hooksPath")
-        .and_then(|o| o.lines().last().map(str::to_string))
+    let origin = git
+        .config_origin("core.hooksPath")
         .unwrap_or_else(|| "git config (origin unknown)".into());
-    Some(HooksPath {
+    Ok(Some(HooksPath {
         value,
         dir: resolved,
         origin,
-    })
+    }))
 }
 
 /// Where install and uninstall act: the default folder, or core.hooksPath's
 /// when `use_hooks_path`; with core.hooksPath set and no `use_hooks_path`,
 /// git would never run hooks from the default folder, so refuse.
-fn target_dir(repo: &Repository, use_hooks_path: bool) -> Result<(PathBuf, Option<HooksPath>)> {
-    match hooks_path(repo) {
+fn target_dir(git: &Git, use_hooks_path: bool) -> Result<(PathBuf, Option<HooksPath>)> {
+    match hooks_path(git)? {
         Some(hp) if use_hooks_path => Ok((hp.dir.clone(), Some(hp))),
         Some(hp) => Err(Error::HooksPathSet {
             value: hp.value,
             origin: hp.origin,
         }),
-        None => Ok((default_hooks_dir(repo), None)),
+        None => Ok((default_hooks_dir(git)?, None)),
     }
 }
 
 /// Installs the shims calling `binary`.
-pub fn install(repo: &Repository, binary: &Path, use_hooks_path: bool) -> Result<HooksOutcome> {
-    let (dir, hooks_path) = target_dir(repo, use_hooks_path)?;
+pub fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOutcome> {
+    let (dir, hooks_path) = target_dir(git, use_hooks_path)?;
     let hooks = HOOKS
         .iter()
         .map(|(name, template)| hooks::install_in(&dir, name, template, binary))
@@ -96,8 +98,8 @@ pub fn install(repo: &Repository, binary: &Path, use_hooks_path: bool) -> Result
 }
 
 /// Removes the shims and restores chained hooks.
-pub fn uninstall(repo: &Repository, use_hooks_path: bool) -> Result<HooksOutcome> {
-    let (dir, hooks_path) = target_dir(repo, use_hooks_path)?;
+pub fn uninstall(git: &Git, use_hooks_path: bool) -> Result<HooksOutcome> {
+    let (dir, hooks_path) = target_dir(git, use_hooks_path)?;
     let hooks = HOOKS
         .iter()
         .map(|(name, _)| hooks::uninstall_in(&dir, name))
@@ -112,9 +114,9 @@ pub fn uninstall(repo: &Repository, use_hooks_path: bool) -> Result<HooksOutcome
 
 /// Each hook's state in the folder git runs hooks from; shims of ours in
 /// the default folder that core.hooksPath hides are `bypassed`.
-pub fn status(repo: &Repository) -> Result<HooksOutcome> {
-    let default_dir = default_hooks_dir(repo);
-    let hooks_path = hooks_path(repo);
+pub fn status(git: &Git) -> Result<HooksOutcome> {
+    let default_dir = default_hooks_dir(git)?;
+    let hooks_path = hooks_path(git)?;
     let active = hooks_path
         .as_ref()
         .map_or(default_dir.clone(), |hp| hp.dir.clone());

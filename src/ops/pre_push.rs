@@ -3,11 +3,10 @@
 //! ahead and behind), the configuration, and the uncommitted files, then
 //! lets `policy` decide. Asking the user is the front end's job.
 
-use git2::Repository;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git;
+use crate::git::cli::Git;
 use crate::policy::{self, PushPolicy, PushToProtected, RefFacts, RefVerdict, Verdict};
 
 /// What git handed the hook, plus whether someone can be asked.
@@ -40,14 +39,14 @@ pub struct PrePushOutcome {
 }
 
 /// Evaluates a push. Empty stdin gives an outcome with no refs.
-pub fn pre_push(repo: &Repository, request: &PrePushRequest) -> Result<PrePushOutcome> {
+pub fn pre_push(git: &Git, request: &PrePushRequest) -> Result<PrePushOutcome> {
     let lines = policy::parse_push_lines(&request.stdin).map_err(|m| {
         Error::invalid(
             format!("pre-push: unexpected input from git: {m}"),
             "run it as git's pre-push hook (installed by `git evolv hooks install`)",
         )
     })?;
-    let policy = read_policy(repo, request.allow_env)?;
+    let policy = read_policy(git, request.allow_env)?;
     if lines.is_empty() {
         return Ok(PrePushOutcome {
             remote: request.remote.clone(),
@@ -61,7 +60,7 @@ pub fn pre_push(repo: &Repository, request: &PrePushRequest) -> Result<PrePushOu
     }
     let facts = lines
         .iter()
-        .map(|l| ref_facts(repo, l))
+        .map(|l| ref_facts(git, l))
         .collect::<Result<Vec<_>>>()?;
     let refs = policy::evaluate(&lines, &facts, &policy, request.terminal);
     let refused = refs
@@ -72,14 +71,14 @@ pub fn pre_push(repo: &Repository, request: &PrePushRequest) -> Result<PrePushOu
         remote: request.remote.clone(),
         url: request.url.clone(),
         refs,
-        uncommitted: crate::ops::check::check(repo)?.uncommitted,
+        uncommitted: crate::ops::check::check(git)?.uncommitted,
         refused,
         needs_confirmation,
         protected_patterns: policy.patterns,
     })
 }
 
-fn ref_facts(repo: &Repository, line: &policy::PushLine) -> Result<RefFacts> {
+fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
     if line.is_deletion() || line.creates() {
         return Ok(RefFacts {
             remote_known: true,
@@ -88,11 +87,11 @@ fn ref_facts(repo: &Repository, line: &policy::PushLine) -> Result<RefFacts> {
             behind: None,
         });
     }
-    if !git::object_known(repo, &line.remote_oid) {
+    if !git.object_known(&line.remote_oid)? {
         return Ok(RefFacts::default());
     }
-    let local = git::peel_commit(repo, &line.local_oid);
-    let remote = git::peel_commit(repo, &line.remote_oid);
+    let local = git.peel_commit(&line.local_oid)?;
+    let remote = git.peel_commit(&line.remote_oid)?;
     let (Some(local), Some(remote)) = (local, remote) else {
         // Known, but not commits (a tag of a tree): only the same object is safe.
         return Ok(RefFacts {
@@ -102,10 +101,10 @@ fn ref_facts(repo: &Repository, line: &policy::PushLine) -> Result<RefFacts> {
             behind: None,
         });
     };
-    let (ahead, behind) = git::ahead_behind(repo, local, remote)?;
+    let (ahead, behind) = git.ahead_behind(&local, &remote)?;
     Ok(RefFacts {
         remote_known: true,
-        fast_forward: git::is_ancestor(repo, remote, local)?,
+        fast_forward: git.is_ancestor(&remote, &local)?,
         ahead: Some(ahead),
         behind: Some(behind),
     })
@@ -113,13 +112,9 @@ fn ref_facts(repo: &Repository, line: &policy::PushLine) -> Result<RefFacts> {
 
 /// `evolv.protectedBranches` and `evolv.pushToProtected`, including values
 /// given with `git -c … push` (hence read through git).
-fn read_policy(repo: &Repository, allow_env: bool) -> Result<PushPolicy> {
-    let dir = repo.workdir().unwrap_or(repo.path());
-    let get = |key: &str| {
-        git::cli::config_values(dir, key).unwrap_or_else(|| git::cli::config_values_git2(repo, key))
-    };
-    let protected = get("evolv.protectedBranches");
-    let mode = match get("evolv.pushToProtected").last() {
+fn read_policy(git: &Git, allow_env: bool) -> Result<PushPolicy> {
+    let protected = git.config_values("evolv.protectedBranches")?;
+    let mode = match git.config_values("evolv.pushToProtected")?.last() {
         None => PushToProtected::default(),
         Some(v) => PushToProtected::parse(v).ok_or_else(|| {
             Error::invalid(
