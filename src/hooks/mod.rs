@@ -259,4 +259,22 @@ mod tests {
         );
         assert_eq!(status_in(d, "commit-msg").state, HookState::Missing);
     }
+
+    #[test]
+    fn install_refuses_to_overwrite_a_foreign_hook_and_a_chained_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(d.join("pre-push"), "#!/bin/sh\necho new\n").unwrap();
+        fs::write(d.join("pre-push.evolv-chained"), "#!/bin/sh\necho old\n").unwrap();
+        let err = install_in(d, "pre-push", HOOKS[1].1, Path::new("/x")).unwrap_err();
+        assert_eq!(err.code(), "hook_conflict");
+        assert_eq!(
+            fs::read_to_string(d.join("pre-push")).unwrap(),
+            "#!/bin/sh\necho new\n"
+        );
+        // Uninstall leaves a foreign hook alone.
+        let s = uninstall_in(d, "pre-push").unwrap();
+        assert_eq!(s.change.as_deref(), Some("left foreign hook"));
+        assert!(d.join("pre-push.evolv-chained").exists());
+    }
 }
