@@ -1,11 +1,15 @@
 //! Hooks with real git: install / uninstall / status, pushes to a local bare
 //! remote through the installed pre-push hook, `check`, and `ask` driven
-//! through a pseudo-terminal. Commands that must not find a terminal run
-//! under `setsid -w`, which detaches them from any controlling terminal.
+//! through a pseudo-terminal. Commands that must not find a terminal run in
+//! a new session (`setsid(2)` before exec), so `/dev/tty` cannot be opened by
+//! them or by the hooks git starts.
 
 use std::fs;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use expectrl::process::unix::WaitStatus;
@@ -18,17 +22,35 @@ use crate::common::{BIN, Run, TestRepo, error_code, sealed};
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
+/// Makes the child the leader of a new session with no controlling
+/// terminal (portable, unlike the util-linux `setsid` command).
+fn detach(cmd: &mut Command) -> &mut Command {
+    #[allow(unsafe_code)]
+    // SAFETY: setsid(2) is async-signal-safe; nothing else runs between
+    // fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
 /// Runs `program args` in `dir` with no controlling terminal.
 fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = sealed("setsid", repo.home());
-    cmd.arg("-w").arg(program).args(args).current_dir(dir);
+    let mut cmd = sealed(program, repo.home());
+    cmd.args(args).current_dir(dir);
     for (k, v) in env {
         cmd.env(k, v);
     }
+    detach(&mut cmd);
     run(cmd)
 }
 
-fn run(mut cmd: std::process::Command) -> Run {
+fn run(mut cmd: Command) -> Run {
     let out = cmd.output().unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
@@ -200,7 +222,7 @@ fn hooks_shim_fails_loudly_when_the_binary_is_gone() {
     cmd.arg(&hook)
         .args(["origin", "url"])
         .current_dir(repo.path())
-        .stdin(std::process::Stdio::null());
+        .stdin(Stdio::null());
     let run = run(cmd);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
@@ -538,7 +560,7 @@ fn hooks_pre_push_with_empty_stdin_exits_quietly() {
     let mut cmd = sealed(BIN, repo.home());
     cmd.args(["hook", "pre-push", "origin", "/x"])
         .current_dir(repo.path())
-        .stdin(std::process::Stdio::null());
+        .stdin(Stdio::null());
     let run = run(cmd);
     assert_eq!(
         (run.code, run.stdout.as_str(), run.stderr.as_str()),
@@ -574,13 +596,23 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
     assert_eq!(head.len(), 64);
     let zero = "0".repeat(64);
     let hook = |line: String| {
-        let mut c = sealed("sh", repo.home());
-        c.args([
-            "-c",
-            &format!("printf '%s\\n' '{line}' | setsid -w '{BIN}' hook pre-push origin /x"),
-        ])
-        .current_dir(&dir);
-        run(c)
+        let mut c = sealed(BIN, repo.home());
+        c.args(["hook", "pre-push", "origin", "/x"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = detach(&mut c).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout_bytes: out.stdout,
+        }
     };
     let del = hook(format!("(delete) {zero} refs/heads/main {head}"));
     assert_eq!(del.code, 1, "{}", del.stderr);
