@@ -223,7 +223,8 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
             ));
         }
     }
-    let verdict = if !protected {
+    let verdict = if !protected || line.local_oid == line.remote_oid {
+        // Unprotected, or a no-op: the remote ref does not change.
         Verdict::Allowed
     } else if line.is_deletion() {
         Verdict::Refused {
@@ -424,6 +425,9 @@ mod tests {
             one(l.clone(), ff(), &confirm, false).verdict,
             Verdict::Refused { .. }
         ));
+        // A no-op push changes nothing.
+        let same = line(A, "refs/heads/main", A);
+        assert_eq!(one(same, ff(), &policy(), false).verdict, Verdict::Allowed);
         // Creating main counts as a plain push.
         assert_eq!(
             one(

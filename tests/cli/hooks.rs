@@ -623,13 +623,24 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
     );
     let new = hook(format!("refs/heads/main {head} refs/heads/topic {zero}"));
     assert_eq!(new.code, 0, "{}", new.stderr);
-    let ff = hook(format!("refs/heads/main {head} refs/heads/main {head}"));
+    fs::write(dir.join("a"), "a2\n").unwrap();
+    git(&["commit", "-q", "-am", "fix: a2"]);
+    let next = git(&["rev-parse", "HEAD"]);
+    let ff = hook(format!("refs/heads/main {next} refs/heads/main {head}"));
     assert_eq!(
         ff.code, 1,
         "plain push to main without a terminal: {}",
         ff.stderr
     );
-    assert!(ff.stderr.contains("0 ahead, 0 behind"), "{}", ff.stderr);
+    assert!(
+        ff.stderr
+            .contains("main (1 ahead, 0 behind, protected): REFUSED"),
+        "{}",
+        ff.stderr
+    );
+    let force = hook(format!("refs/heads/main {head} refs/heads/main {next}"));
+    assert_eq!(force.code, 1);
+    assert!(force.stderr.contains("force push"), "{}", force.stderr);
 }
 
 #[test]
