@@ -6,6 +6,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::fd::AsRawFd;
 
 use dialoguer::console::Term;
 use dialoguer::{MultiSelect, Select};
@@ -82,7 +83,8 @@ pub fn open_terminal() -> Option<Term> {
 /// Asks `question` on `term`.
 pub fn ask(term: &Term, question: &Question) -> Result<Answer> {
     let items: Vec<String> = question.choices.iter().map(Choice::item).collect();
-    let _guard = SigintIgnored::new();
+    let _sigint = SigintIgnored::new();
+    let _raw = RawMode::enter();
     let result = if question.multi {
         let checked: Vec<bool> = (0..items.len())
             .map(|i| question.defaults.contains(&i))
@@ -157,6 +159,54 @@ impl Drop for SigintIgnored {
             unsafe {
                 libc::signal(libc::SIGINT, self.previous);
             }
+        }
+    }
+}
+
+/// Holds the terminal in raw mode for the whole prompt, not only while a
+/// key is being read: keys typed while the question is drawn stay queued
+/// instead of being echoed or, for Ctrl-C, turned into a signal.
+struct RawMode {
+    tty: File,
+    original: libc::termios,
+}
+
+impl RawMode {
+    #[allow(unsafe_code)]
+    fn enter() -> Option<Self> {
+        let tty = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .ok()?;
+        let fd = tty.as_raw_fd();
+        let mut termios = std::mem::MaybeUninit::<libc::termios>::uninit();
+        // SAFETY: `fd` is open for the lifetime of `tty`; tcgetattr fills
+        // `termios` when it returns 0, and only then is it read.
+        let original = unsafe {
+            if libc::tcgetattr(fd, termios.as_mut_ptr()) != 0 {
+                return None;
+            }
+            termios.assume_init()
+        };
+        let mut raw = original;
+        // SAFETY: cfmakeraw only edits the struct it is given.
+        unsafe { libc::cfmakeraw(&mut raw) };
+        raw.c_oflag = original.c_oflag;
+        // SAFETY: `fd` is open and `raw` is a valid termios.
+        if unsafe { libc::tcsetattr(fd, libc::TCSADRAIN, &raw) } != 0 {
+            return None;
+        }
+        Some(RawMode { tty, original })
+    }
+}
+
+impl Drop for RawMode {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: restores the settings read in `enter` on the same open fd.
+        unsafe {
+            libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSADRAIN, &self.original);
         }
     }
 }
