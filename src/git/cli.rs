@@ -90,15 +90,15 @@ impl Git {
         }
     }
 
-    /// Where the last value of `key` was set: `scope origin value`, from
-    /// `git config --show-origin --show-scope`, e.g. `local file:.git/config .githooks`.
+    /// Where the last value of `key` was set: `scope origin`, from `git
+    /// config --show-origin --show-scope`, e.g. `local file:.git/config`.
     pub fn config_origin(&self, key: &str) -> Option<String> {
         let text = self
             .text(&["config", "--show-origin", "--show-scope", "--get-all", key])
             .ok()?;
         text.lines()
             .last()
-            .map(|l| l.split('\t').collect::<Vec<_>>().join(" "))
+            .map(|l| l.splitn(3, '\t').take(2).collect::<Vec<_>>().join(" "))
     }
 
     /// `git rev-parse --is-bare-repository`.

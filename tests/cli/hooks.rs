@@ -375,6 +375,26 @@ fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     assert_eq!(out.stdout.trim(), ".githooks");
     repo.evolv(&["hooks", "uninstall", "--hooks-path"]).ok();
     assert!(!repo.file(".githooks/pre-push").exists());
+
+    // Set globally: the message names the global file.
+    repo.git(&["config", "--unset", "core.hooksPath"]);
+    repo.git(&["config", "--global", "core.hooksPath", "~/hooks"]);
+    let run = repo.evolv(&["hooks", "install"]);
+    assert_eq!(run.code, 2);
+    let global = repo.home().join(".gitconfig");
+    assert!(
+        run.stderr
+            .contains(&format!("(global file:{})", global.display())),
+        "{}",
+        run.stderr
+    );
+    let run = repo.evolv(&["hooks", "install", "--hooks-path", "--json"]);
+    run.ok();
+    assert_eq!(
+        PathBuf::from(run.json()["hooks_dir"].as_str().unwrap()),
+        repo.home().join("hooks")
+    );
+    assert!(repo.home().join("hooks/pre-push").exists());
 }
 
 #[test]
