@@ -882,3 +882,31 @@ fn hooks_push_to_main_on_a_terminal_asks_and_defaults_to_no() {
         );
     }
 }
+
+#[test]
+fn hooks_install_in_a_submodule_uses_its_own_git_dir() {
+    let sub = TestRepo::with_files(&[("s.txt", "s\n")]);
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        sub.path().to_str().unwrap(),
+        "sub",
+    ]);
+    let run = run({
+        let mut c = sealed(BIN, repo.home());
+        c.args(["hooks", "install", "--json"])
+            .current_dir(repo.file("sub"));
+        c
+    });
+    run.ok();
+    let dir = PathBuf::from(run.json()["hooks_dir"].as_str().unwrap());
+    assert_eq!(
+        dir.canonicalize().unwrap(),
+        repo.file(".git/modules/sub/hooks").canonicalize().unwrap()
+    );
+    assert!(!hooks_dir(&repo).join("pre-push").exists());
+}
