@@ -303,6 +303,17 @@ fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
         state(&status_json(repo, repo.path()), "pre-push"),
         "foreign"
     );
+    // The shim's copy of stdin (in TMPDIR, the sealed home) is gone.
+    let left: Vec<_> = fs::read_dir(repo.home())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("git-evolv-pre-push")
+        })
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
