@@ -73,14 +73,24 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
             // The policy asked for a terminal only when there was one.
             return Ok(1);
         };
-        let names: Vec<&str> = outcome
+        let asked: Vec<&str> = outcome
             .refs
             .iter()
             .filter(|r| r.verdict == Verdict::Confirm)
-            .map(|r| short_ref(&r.line.remote_ref))
+            .map(|r| r.line.remote_ref.as_str())
             .collect();
+        let kind = match (
+            asked.len(),
+            asked.iter().all(|r| r.starts_with("refs/heads/")),
+        ) {
+            (1, true) => "branch",
+            (_, true) => "branches",
+            (1, false) => "ref",
+            (_, false) => "refs",
+        };
+        let names: Vec<&str> = asked.iter().map(|r| short_ref(r)).collect();
         let question = format!(
-            "Push directly to the protected branch {} on {remote}?",
+            "Push directly to the protected {kind} {} on {remote}?",
             names.join(", ")
         );
         if !prompt::confirm(&term, &question)? {

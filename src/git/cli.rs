@@ -14,20 +14,23 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone)]
 pub struct Git {
     dir: PathBuf,
+    bare: bool,
 }
 
 impl Git {
     /// git in `dir`; fails with `NotARepository` outside a repository.
     pub fn open(dir: &Path) -> Result<Self> {
-        let git = Git {
+        let mut git = Git {
             dir: dir.to_path_buf(),
+            bare: false,
         };
-        let out = git.output(&["rev-parse", "--git-dir"])?;
+        let out = git.output(&["rev-parse", "--is-bare-repository"])?;
         if !out.status.success() {
             return Err(Error::NotARepository {
                 path: dir.to_path_buf(),
             });
         }
+        git.bare = String::from_utf8_lossy(&out.stdout).trim() == "true";
         Ok(git)
     }
 
@@ -90,6 +93,28 @@ impl Git {
         }
     }
 
+    /// The values of several keys in one call (`git config --get-regexp`),
+    /// as `(lowercased key, value)` pairs in git's order.
+    pub fn config_matching(&self, regex: &str) -> Result<Vec<(String, String)>> {
+        let out = self.output(&["config", "--get-regexp", regex])?;
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(|l| match l.split_once(' ') {
+                    Some((k, v)) => (k.to_string(), v.to_string()),
+                    None => (l.to_string(), String::new()),
+                })
+                .collect()),
+            Some(1) => Ok(Vec::new()),
+            _ => Err(Error::Git {
+                message: format!(
+                    "`git config --get-regexp {regex}` failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            }),
+        }
+    }
+
     /// Where the last value of `key` was set: `scope origin`, from `git
     /// config --show-origin --show-scope`, e.g. `local file:.git/config`.
     pub fn config_origin(&self, key: &str) -> Option<String> {
@@ -101,9 +126,9 @@ impl Git {
             .map(|l| l.splitn(3, '\t').take(2).collect::<Vec<_>>().join(" "))
     }
 
-    /// `git rev-parse --is-bare-repository`.
-    pub fn is_bare(&self) -> Result<bool> {
-        Ok(self.text(&["rev-parse", "--is-bare-repository"])?.trim() == "true")
+    /// Whether the repository has no working tree.
+    pub fn is_bare(&self) -> bool {
+        self.bare
     }
 
     /// The absolute common git dir (a linked worktree's main `.git`).
@@ -157,9 +182,18 @@ impl Git {
             .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()))
     }
 
-    /// Whether `ancestor` is `descendant` or one of its ancestors.
-    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool> {
-        self.yes_no(&["merge-base", "--is-ancestor", ancestor, descendant])
+    /// Both objects peeled to commits (annotated tags peeled) in one call;
+    /// `None` when either is missing here or is not a commit-ish.
+    pub fn peel_commits(&self, a: &str, b: &str) -> Result<Option<(String, String)>> {
+        let (a, b) = (format!("{a}^{{commit}}"), format!("{b}^{{commit}}"));
+        // The ids were checked as hex by the caller, so neither is an option.
+        let out = self.output(&["rev-parse", &a, &b])?;
+        if !out.status.success() {
+            return Ok(None);
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines().map(str::to_string);
+        Ok(lines.next().zip(lines.next()))
     }
 
     /// `(ahead, behind)`: commits `local` has that `other` lacks, and the reverse.

@@ -52,11 +52,7 @@ impl CheckOutcome {
 /// Computes the facts with git itself (so SHA-256 repositories work too).
 /// Works on an unborn HEAD (no upstream yet) and in a bare repository.
 pub fn check(git: &Git) -> Result<CheckOutcome> {
-    let uncommitted = if git.is_bare()? {
-        Vec::new()
-    } else {
-        git.uncommitted_files()?
-    };
+    let uncommitted = uncommitted(git)?;
     let branch = git
         .current_branch()?
         .map(|b| b.trim_start_matches("refs/heads/").to_string());
@@ -70,6 +66,15 @@ pub fn check(git: &Git) -> Result<CheckOutcome> {
         upstream,
         uncommitted,
     })
+}
+
+/// Files with uncommitted changes; none in a bare repository. The
+/// pre-push hook lists the same.
+pub fn uncommitted(git: &Git) -> Result<Vec<String>> {
+    if git.is_bare() {
+        return Ok(Vec::new());
+    }
+    git.uncommitted_files()
 }
 
 fn upstream_of(git: &Git, branch: &str) -> Result<Option<Upstream>> {

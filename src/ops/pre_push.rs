@@ -71,7 +71,7 @@ pub fn pre_push(git: &Git, request: &PrePushRequest) -> Result<PrePushOutcome> {
         remote: request.remote.clone(),
         url: request.url.clone(),
         refs,
-        uncommitted: crate::ops::check::check(git)?.uncommitted,
+        uncommitted: crate::ops::check::uncommitted(git)?,
         refused,
         needs_confirmation,
         protected_patterns: policy.patterns,
@@ -87,12 +87,10 @@ fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
             behind: None,
         });
     }
-    if !git.object_known(&line.remote_oid)? {
-        return Ok(RefFacts::default());
-    }
-    let local = git.peel_commit(&line.local_oid)?;
-    let remote = git.peel_commit(&line.remote_oid)?;
-    let (Some(local), Some(remote)) = (local, remote) else {
+    let Some((local, remote)) = git.peel_commits(&line.local_oid, &line.remote_oid)? else {
+        if !git.object_known(&line.remote_oid)? {
+            return Ok(RefFacts::default());
+        }
         // Known, but not commits (a tag of a tree): only the same object is safe.
         return Ok(RefFacts {
             remote_known: true,
@@ -104,7 +102,9 @@ fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
     let (ahead, behind) = git.ahead_behind(&local, &remote)?;
     Ok(RefFacts {
         remote_known: true,
-        fast_forward: git.is_ancestor(&remote, &local)?,
+        // Nothing on the remote side that the pushed commit lacks: the
+        // remote's commit is an ancestor of it (`merge-base --is-ancestor`).
+        fast_forward: behind == 0,
         ahead: Some(ahead),
         behind: Some(behind),
     })
@@ -113,8 +113,16 @@ fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
 /// `evolv.protectedBranches` and `evolv.pushToProtected`, including values
 /// given with `git -c … push` (hence read through git).
 fn read_policy(git: &Git, allow_env: bool) -> Result<PushPolicy> {
-    let protected = git.config_values("evolv.protectedBranches")?;
-    let mode = match git.config_values("evolv.pushToProtected")?.last() {
+    let config = git.config_matching(r"^evolv\.(protectedbranches|pushtoprotected)$")?;
+    let values = |key: &str| -> Vec<String> {
+        config
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let protected = values("evolv.protectedbranches");
+    let mode = match values("evolv.pushtoprotected").last() {
         None => PushToProtected::default(),
         Some(v) => PushToProtected::parse(v).ok_or_else(|| {
             Error::invalid(

@@ -211,6 +211,11 @@ pub fn evaluate(
 fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool) -> RefVerdict {
     let protected = policy.is_protected(&line.remote_ref);
     let name = short_ref(&line.remote_ref);
+    let kind = if line.remote_ref.starts_with("refs/heads/") {
+        "branch"
+    } else {
+        "ref"
+    };
     let mut notes = Vec::new();
     if !line.is_deletion() && !line.creates() {
         if !facts.remote_known {
@@ -228,13 +233,13 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
         Verdict::Allowed
     } else if line.is_deletion() {
         Verdict::Refused {
-            reason: format!("deleting the protected branch {name}"),
+            reason: format!("deleting the protected {kind} {name}"),
             suggestion: "protected branches are not deleted from a workstation; ask a maintainer, or change evolv.protectedBranches".into(),
         }
     } else if !line.creates() && !facts.remote_known {
         Verdict::Refused {
             reason: format!(
-                "force push to the protected branch {name}: the remote's {} is unknown here, so this push would overwrite commits you have not seen",
+                "force push to the protected {kind} {name}: the remote's {} is unknown here, so this push would overwrite commits you have not seen",
                 abbrev(&line.remote_oid)
             ),
             suggestion: format!(
@@ -244,7 +249,7 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
     } else if !line.creates() && !facts.fast_forward {
         Verdict::Refused {
             reason: format!(
-                "force push to the protected branch {name}: it is not a fast-forward of the remote's {} and would rewrite its history",
+                "force push to the protected {kind} {name}: it is not a fast-forward of the remote's {} and would rewrite its history",
                 abbrev(&line.remote_oid)
             ),
             suggestion: format!(
@@ -269,7 +274,7 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
             }
         };
         Verdict::Refused {
-            reason: format!("push to the protected branch {name}: {why}"),
+            reason: format!("push to the protected {kind} {name}: {why}"),
             suggestion: "to allow this push, run `git -c evolv.pushToProtected=allow push …` or set GIT_EVOLV_ALLOW_PUSH=1; better, push a feature branch and open a pull request".into(),
         }
     };

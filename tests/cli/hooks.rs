@@ -921,3 +921,40 @@ fn hooks_install_in_a_submodule_uses_its_own_git_dir() {
     );
     assert!(!hooks_dir(&repo).join("pre-push").exists());
 }
+
+/// Annotated tags are peeled to their commits before the fast-forward test.
+#[test]
+fn hooks_protected_annotated_tags_are_peeled() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    repo.git(&[
+        "config",
+        "evolv.protectedBranches",
+        "main refs/tags/release-*",
+    ]);
+    let allow = [("GIT_EVOLV_ALLOW_PUSH", "1")];
+    repo.git(&["tag", "-a", "-m", "r1", "release-1"]);
+    let old = repo.head();
+    push_env(repo, &["origin", "release-1"], &allow).ok();
+    // Moving the tag forward is a fast-forward of the peeled commits.
+    commit(repo, "a.txt", "a2\n", "fix: a2");
+    repo.git(&["tag", "-f", "-a", "-m", "r1 again", "release-1"]);
+    let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
+    run.ok();
+    assert!(
+        run.stderr
+            .contains("release-1 (1 ahead, 0 behind, protected): ok"),
+        "{}",
+        run.stderr
+    );
+    // Moving it back is a force push.
+    repo.git(&["tag", "-f", "-a", "-m", "r1 back", "release-1", &old]);
+    let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("force push to the protected ref release-1"),
+        "{}",
+        run.stderr
+    );
+}
