@@ -147,7 +147,14 @@ impl Git {
     /// Paths with uncommitted changes (staged, unstaged, untracked,
     /// conflicted), as `git status` lists them; ignored files left out.
     pub fn uncommitted_files(&self) -> Result<Vec<String>> {
-        let text = self.text(&["status", "--porcelain=v1", "-z", "--untracked-files=normal"])?;
+        // Read-only: no index refresh written behind the user's back.
+        let text = self.text(&[
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=normal",
+        ])?;
         let mut paths = Vec::new();
         let mut fields = text.split('\0').filter(|f| !f.is_empty());
         while let Some(entry) = fields.next() {
