@@ -16,9 +16,10 @@ use crate::prompt;
 #[derive(Debug, Args)]
 pub struct HookArgs {
     #[command(subcommand)]
-    pub command: HookCommand,
+    pub hook: HookCommand,
 }
 
+/// The hooks git-evolv implements.
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
     /// git's pre-push hook: refuses deleting or force-pushing protected
@@ -33,7 +34,7 @@ pub enum HookCommand {
 
 /// Runs a hook; the exit code is what git sees (non-zero stops it).
 pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
-    match &args.command {
+    match &args.hook {
         HookCommand::PrePush { remote, url } => run_pre_push(dir, remote, url, out),
     }
 }
