@@ -95,6 +95,17 @@ pub enum Error {
     #[error("{what} moved from {expected} while git-evolv was working; nothing was changed")]
     ConcurrentUpdate { what: String, expected: String },
 
+    #[error(
+        "core.hooksPath is set to '{value}' ({origin}), so git never runs hooks from the repository's hooks folder"
+    )]
+    HooksPathSet { value: String, origin: String },
+
+    #[error("'{}' is not ours and '{}' already exists: refusing to overwrite either", path.display(), chained.display())]
+    HookConflict { path: PathBuf, chained: PathBuf },
+
+    #[error("{what} needs a terminal, and there is none (no /dev/tty)")]
+    NoTerminal { what: String, hint: String },
+
     #[error("git: {message}")]
     Git { message: String },
 
@@ -132,6 +143,9 @@ impl Error {
             Error::NothingToApply { .. } => "no_change",
             Error::NotApplied { .. } => "not_applied",
             Error::ConcurrentUpdate { .. } => "concurrent_update",
+            Error::HooksPathSet { .. } => "hooks_path_set",
+            Error::HookConflict { .. } => "hook_conflict",
+            Error::NoTerminal { .. } => "no_terminal",
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -182,6 +196,13 @@ impl Error {
             Error::NothingToApply { .. } => "drop it with `git evolv drop <id>`".into(),
             Error::NotApplied { .. } => "see `git evolv list` for the status of each proposal".into(),
             Error::ConcurrentUpdate { .. } => "run the command again".into(),
+            Error::HooksPathSet { .. } => {
+                "install into that folder with `git evolv hooks install --hooks-path`, or unset it in the scope shown (`git config --unset core.hooksPath`)".into()
+            }
+            Error::HookConflict { .. } => {
+                "merge the two hooks by hand (keep one as the chained hook), then run `git evolv hooks install` again".into()
+            }
+            Error::NoTerminal { hint, .. } => hint.clone(),
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }

@@ -3,8 +3,12 @@
 //! machines (`--json`, the same serde types the MCP server uses).
 
 mod apply;
+mod ask;
+mod check;
 mod demo;
 mod drop;
+mod hook;
+mod hooks;
 mod inspect;
 mod output;
 mod plan;
@@ -19,6 +23,7 @@ use clap::{Parser, Subcommand};
 pub use output::{ColorChoice, Output};
 
 use crate::error::{Error, Result};
+use crate::git::cli::Git;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
 /// worktree, land it by fast-forward, undo it by revert.
@@ -60,6 +65,14 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// A guided propose → show → apply → rollback run in a throwaway repository.
     Demo,
+    /// Install, remove or inspect git-evolv's git hooks (commit-msg, pre-push).
+    Hooks(hooks::HooksArgs),
+    /// Entry points of the installed git hooks (called by the shims).
+    Hook(hook::HookArgs),
+    /// Report uncommitted files, the upstream, and commits ahead and behind.
+    Check,
+    /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
+    Ask(ask::AskArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -82,12 +95,20 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
     match &cli.command {
         Command::Demo => return demo::run(out).map(|()| 0),
         Command::Plan(args) => return plan::run(args, out).map(|()| 0),
+        Command::Ask(args) => return ask::run(args, out),
         _ => {}
     }
     let dir = match &cli.directory {
         Some(d) => d.clone(),
         None => std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?,
     };
+    // These go through git itself (SHA-256 repositories, `git -c`).
+    match &cli.command {
+        Command::Hook(args) => return hook::run(&dir, args, out),
+        Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
+        Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
+        _ => {}
+    }
     let repo = crate::git::open(&dir)?;
     match &cli.command {
         Command::Propose(args) => propose::run(&repo, args, out),
@@ -98,7 +119,14 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Rollback(args) => rollback::run(&repo, args, out),
         Command::Log(args) => inspect::log(&repo, args, out),
         Command::Gc(args) => drop::gc(&repo, args, out),
-        Command::Demo | Command::Plan(_) => unreachable!("handled above"),
+        Command::Demo
+        | Command::Plan(_)
+        | Command::Ask(_)
+        | Command::Hook(_)
+        | Command::Hooks(_)
+        | Command::Check => {
+            unreachable!("handled above")
+        }
     }
     .map(|()| 0)
 }

@@ -1,10 +1,250 @@
-//! Running the git CLI itself, where git does a job better than libgit2:
-//! checkouts that honour every filter driver and cost what git's cost.
+//! The git command line, for what libgit2 cannot do here: configuration
+//! given with `git -c` (GIT_CONFIG_PARAMETERS), which is how
+//! `git -c evolv.pushToProtected=allow push` reaches a hook; where a setting
+//! came from (`--show-origin`); and SHA-256 repositories, which libgit2
+//! cannot open. `check`, the pre-push hook and `hooks` read their facts
+//! here, so they work in every repository git itself works in. The
+//! validation worktree is checked out with git too (`run`), so every filter
+//! driver is honoured.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 use crate::error::{Error, Result};
+
+/// git, run in a folder of a repository.
+#[derive(Debug, Clone)]
+pub struct Git {
+    dir: PathBuf,
+    bare: bool,
+}
+
+impl Git {
+    /// git in `dir`; fails with `NotARepository` outside a repository.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let mut git = Git {
+            dir: dir.to_path_buf(),
+            bare: false,
+        };
+        let out = git.output(&["rev-parse", "--is-bare-repository"])?;
+        if !out.status.success() {
+            return Err(Error::NotARepository {
+                path: dir.to_path_buf(),
+            });
+        }
+        git.bare = String::from_utf8_lossy(&out.stdout).trim() == "true";
+        Ok(git)
+    }
+
+    fn output(&self, args: &[&str]) -> Result<Output> {
+        Command::new("git")
+            .args(args)
+            .current_dir(&self.dir)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Error::io("run", format!("git {}", args.join(" ")), e))
+    }
+
+    /// Runs git; a non-zero exit is an error carrying git's stderr.
+    fn text(&self, args: &[&str]) -> Result<String> {
+        let out = self.output(args)?;
+        if !out.status.success() {
+            return Err(Error::Git {
+                message: format!(
+                    "`git {}` failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Runs git where exit 1 means "no" (and 0 "yes").
+    fn yes_no(&self, args: &[&str]) -> Result<bool> {
+        let out = self.output(args)?;
+        match out.status.code() {
+            Some(0) => Ok(true),
+            Some(1) => Ok(false),
+            _ => Err(Error::Git {
+                message: format!(
+                    "`git {}` failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            }),
+        }
+    }
+
+    /// Every value of `key` as git resolves it (command line, worktree,
+    /// local, global, system); empty when unset.
+    pub fn config_values(&self, key: &str) -> Result<Vec<String>> {
+        let out = self.output(&["config", "--get-all", key])?;
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()),
+            Some(1) => Ok(Vec::new()),
+            _ => Err(Error::Git {
+                message: format!(
+                    "`git config --get-all {key}` failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            }),
+        }
+    }
+
+    /// The values of several keys in one call (`git config --get-regexp`),
+    /// as `(lowercased key, value)` pairs in git's order.
+    pub fn config_matching(&self, regex: &str) -> Result<Vec<(String, String)>> {
+        let out = self.output(&["config", "--get-regexp", regex])?;
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(|l| match l.split_once(' ') {
+                    Some((k, v)) => (k.to_string(), v.to_string()),
+                    None => (l.to_string(), String::new()),
+                })
+                .collect()),
+            Some(1) => Ok(Vec::new()),
+            _ => Err(Error::Git {
+                message: format!(
+                    "`git config --get-regexp {regex}` failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            }),
+        }
+    }
+
+    /// Where the last value of `key` was set: `scope origin`, from `git
+    /// config --show-origin --show-scope`, e.g. `local file:.git/config`.
+    pub fn config_origin(&self, key: &str) -> Option<String> {
+        let text = self
+            .text(&["config", "--show-origin", "--show-scope", "--get-all", key])
+            .ok()?;
+        text.lines()
+            .last()
+            .map(|l| l.splitn(3, '\t').take(2).collect::<Vec<_>>().join(" "))
+    }
+
+    /// Whether the repository has no working tree.
+    pub fn is_bare(&self) -> bool {
+        self.bare
+    }
+
+    /// The absolute common git dir (a linked worktree's main `.git`).
+    pub fn common_dir(&self) -> Result<PathBuf> {
+        let text = self.text(&["rev-parse", "--path-format=absolute", "--git-common-dir"])?;
+        Ok(PathBuf::from(text.trim_end_matches('\n')))
+    }
+
+    /// The top of the working tree; `None` in a bare repository.
+    pub fn toplevel(&self) -> Option<PathBuf> {
+        let text = self.text(&["rev-parse", "--show-toplevel"]).ok()?;
+        let text = text.trim_end_matches('\n');
+        (!text.is_empty()).then(|| PathBuf::from(text))
+    }
+
+    /// Paths with uncommitted changes (staged, unstaged, untracked,
+    /// conflicted), as `git status` lists them; ignored files left out.
+    pub fn uncommitted_files(&self) -> Result<Vec<String>> {
+        // Read-only: no index refresh written behind the user's back.
+        let text = self.text(&[
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=normal",
+        ])?;
+        let mut paths = Vec::new();
+        let mut fields = text.split('\0').filter(|f| !f.is_empty());
+        while let Some(entry) = fields.next() {
+            if entry.len() < 4 {
+                continue;
+            }
+            let (xy, path) = entry.split_at(3);
+            paths.push(path.to_string());
+            if xy.starts_with('R') || xy.starts_with('C') {
+                // The source path of a rename or copy follows.
+                fields.next();
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
+    }
+
+    /// Whether the object exists here.
+    pub fn object_known(&self, oid: &str) -> Result<bool> {
+        self.yes_no(&["cat-file", "-e", oid])
+    }
+
+    /// The commit `oid` names, annotated tags peeled; `None` when it is not
+    /// here or not a commit-ish.
+    pub fn peel_commit(&self, oid: &str) -> Result<Option<String>> {
+        let spec = format!("{oid}^{{commit}}");
+        let out = self.output(&["rev-parse", "--verify", "-q", &spec])?;
+        Ok(out
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()))
+    }
+
+    /// Both objects peeled to commits (annotated tags peeled) in one call;
+    /// `None` when either is missing here or is not a commit-ish.
+    pub fn peel_commits(&self, a: &str, b: &str) -> Result<Option<(String, String)>> {
+        let (a, b) = (format!("{a}^{{commit}}"), format!("{b}^{{commit}}"));
+        // The ids were checked as hex by the caller, so neither is an option.
+        let out = self.output(&["rev-parse", &a, &b])?;
+        if !out.status.success() {
+            return Ok(None);
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines().map(str::to_string);
+        Ok(lines.next().zip(lines.next()))
+    }
+
+    /// `(ahead, behind)`: commits `local` has that `other` lacks, and the reverse.
+    pub fn ahead_behind(&self, local: &str, other: &str) -> Result<(usize, usize)> {
+        let range = format!("{local}...{other}");
+        let text = self.text(&["rev-list", "--left-right", "--count", &range])?;
+        let mut counts = text.split_whitespace().map(|n| n.parse::<usize>().ok());
+        match (counts.next().flatten(), counts.next().flatten()) {
+            (Some(a), Some(b)) => Ok((a, b)),
+            _ => Err(Error::Git {
+                message: format!("unexpected `git rev-list --count` output: {text}"),
+            }),
+        }
+    }
+
+    /// The branch HEAD is on (`refs/heads/x`), `None` when detached.
+    pub fn current_branch(&self) -> Result<Option<String>> {
+        let out = self.output(&["symbolic-ref", "-q", "HEAD"])?;
+        Ok(out
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()))
+    }
+
+    /// The commit a ref or revision names; `None` when it does not resolve
+    /// (an unborn branch).
+    pub fn resolve(&self, rev: &str) -> Result<Option<String>> {
+        self.peel_commit(rev)
+    }
+
+    /// The upstream of `branch` (short name, e.g. `origin/main`) when one
+    /// is configured and exists.
+    pub fn upstream(&self, branch: &str) -> Result<Option<String>> {
+        let spec = format!("{branch}@{{upstream}}");
+        let out = self.output(&["rev-parse", "--abbrev-ref", "--verify", "-q", &spec])?;
+        Ok(out
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+            .filter(|s| !s.is_empty()))
+    }
+}
 
 /// Git's repository variables. Cleared for every command git-evolv starts
 /// in a worktree, so it finds that worktree's repository by its directory,

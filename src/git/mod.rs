@@ -1,5 +1,6 @@
-//! Thin adapter over libgit2: opening repositories, identities, trees,
-//! diffs and compare-and-swap ref updates. Knows nothing of proposals.
+//! Thin adapter over libgit2 (opening repositories, identities, trees,
+//! diffs, compare-and-swap ref updates) and, in `cli`, the git command line.
+//! Knows nothing of proposals.
 
 mod checkout;
 pub mod cli;

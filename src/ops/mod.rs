@@ -3,10 +3,13 @@
 //! rule or default lives anywhere else.
 
 pub mod apply;
+pub mod check;
 pub mod demo;
 pub mod drop;
+pub mod hooks;
 pub mod inspect;
 mod land;
 pub mod plan;
+pub mod pre_push;
 pub mod propose;
 pub mod rollback;

@@ -3,6 +3,7 @@
 
 mod apply;
 mod common;
+mod hooks;
 mod inspect;
 mod plan;
 mod propose;

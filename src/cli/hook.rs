@@ -1,0 +1,160 @@
+//! `git evolv hook <name>`: the entry points the installed shims call. Hook
+//! output goes to stderr (git does not show a hook's stdout reliably).
+
+use std::io::Read;
+use std::path::Path;
+
+use clap::{Args, Subcommand};
+
+use super::Output;
+use crate::error::{Error, Result};
+use crate::git::cli::Git;
+use crate::ops::pre_push::{PrePushOutcome, PrePushRequest, pre_push};
+use crate::policy::{Verdict, short_ref};
+use crate::prompt;
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub hook: HookCommand,
+}
+
+/// The hooks git-evolv implements.
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// git's pre-push hook: refuses deleting or force-pushing protected
+    /// branches, asks before a push to one; reads git's ref lines on stdin.
+    PrePush {
+        /// The remote's name (or its URL when pushing to a URL).
+        remote: String,
+        /// The remote's URL.
+        url: String,
+    },
+}
+
+/// Runs a hook; the exit code is what git sees (non-zero stops it).
+pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
+    match &args.hook {
+        HookCommand::PrePush { remote, url } => run_pre_push(dir, remote, url, out),
+    }
+}
+
+fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8> {
+    let mut stdin = String::new();
+    std::io::stdin()
+        .read_to_string(&mut stdin)
+        .map_err(|e| Error::io("read", "stdin", e))?;
+    if stdin.trim().is_empty() {
+        return Ok(0);
+    }
+    let git = Git::open(dir)?;
+    let terminal = prompt::open_terminal();
+    let allow_env = std::env::var("GIT_EVOLV_ALLOW_PUSH")
+        .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
+    let outcome = pre_push(
+        &git,
+        &PrePushRequest {
+            remote: remote.to_string(),
+            url: url.to_string(),
+            stdin,
+            terminal: terminal.is_some(),
+            allow_env,
+        },
+    )?;
+    out.status(&render(&outcome));
+    if out.json {
+        out.json_value(&outcome);
+    }
+    if outcome.refused {
+        out.status("git-evolv: push refused.");
+        return Ok(1);
+    }
+    if outcome.needs_confirmation {
+        let Some(term) = terminal else {
+            // The policy asked for a terminal only when there was one.
+            return Ok(1);
+        };
+        let asked: Vec<&str> = outcome
+            .refs
+            .iter()
+            .filter(|r| r.verdict == Verdict::Confirm)
+            .map(|r| r.line.remote_ref.as_str())
+            .collect();
+        let kind = match (
+            asked.len(),
+            asked.iter().all(|r| r.starts_with("refs/heads/")),
+        ) {
+            (1, true) => "branch",
+            (_, true) => "branches",
+            (1, false) => "ref",
+            (_, false) => "refs",
+        };
+        let names: Vec<&str> = asked.iter().map(|r| short_ref(r)).collect();
+        let question = format!(
+            "Push directly to the protected {kind} {} on {remote}?",
+            names.join(", ")
+        );
+        if !prompt::confirm(&term, &question)? {
+            out.status("git-evolv: push cancelled; nothing was sent.");
+            return Ok(1);
+        }
+    }
+    Ok(0)
+}
+
+/// The report on stderr: one block per ref, then the notes.
+fn render(outcome: &PrePushOutcome) -> String {
+    let mut text = format!(
+        "git-evolv pre-push → {} ({})\n",
+        outcome.remote, outcome.url
+    );
+    for r in &outcome.refs {
+        let name = short_ref(&r.line.remote_ref);
+        let what = if r.line.is_deletion() {
+            "delete".to_string()
+        } else if r.line.creates() {
+            "new".to_string()
+        } else {
+            match (r.ahead, r.behind) {
+                (Some(a), Some(b)) => format!("{a} ahead, {b} behind"),
+                _ => "remote state unknown".to_string(),
+            }
+        };
+        let protected = if r.protected { ", protected" } else { "" };
+        let verdict = match &r.verdict {
+            Verdict::Allowed => "ok",
+            Verdict::Confirm => "needs confirmation",
+            Verdict::Refused { .. } => "REFUSED",
+        };
+        text.push_str(&format!("  {name} ({what}{protected}): {verdict}\n"));
+        if let Verdict::Refused { reason, suggestion } = &r.verdict {
+            text.push_str(&format!("    error: {reason}\n    hint: {suggestion}\n"));
+        }
+        if r.verdict == Verdict::Confirm {
+            text.push_str(&format!(
+                "    warning: {name} is protected (evolv.protectedBranches: {}); prefer a pull request\n",
+                outcome.protected_patterns.join(", ")
+            ));
+        }
+        for note in &r.notes {
+            text.push_str(&format!("    note: {note}\n"));
+        }
+    }
+    if !outcome.uncommitted.is_empty() {
+        const SHOWN: usize = 10;
+        text.push_str(&format!(
+            "  note: {} file(s) with uncommitted changes are not part of this push:\n",
+            outcome.uncommitted.len()
+        ));
+        for path in outcome.uncommitted.iter().take(SHOWN) {
+            text.push_str(&format!("    {path}\n"));
+        }
+        if outcome.uncommitted.len() > SHOWN {
+            text.push_str(&format!(
+                "    … and {} more (`git status`)\n",
+                outcome.uncommitted.len() - SHOWN
+            ));
+        }
+    }
+    text.trim_end().to_string()
+}

@@ -1,0 +1,85 @@
+//! `git evolv hooks install | uninstall | status`.
+
+use clap::{Args, Subcommand};
+
+use super::Output;
+use crate::error::{Error, Result};
+use crate::git::cli::Git;
+use crate::hooks::HookState;
+use crate::ops::hooks::{self, HooksOutcome};
+
+#[derive(Debug, Args)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub command: HooksCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Install the commit-msg and pre-push hooks (an existing hook is kept and run first).
+    Install {
+        /// Install into the folder core.hooksPath names instead of refusing.
+        #[arg(long)]
+        hooks_path: bool,
+    },
+    /// Remove git-evolv's hooks and restore the hooks they chained.
+    Uninstall {
+        /// Uninstall from the folder core.hooksPath names.
+        #[arg(long)]
+        hooks_path: bool,
+    },
+    /// Show, per hook: installed, chained, missing, foreign or bypassed by core.hooksPath.
+    Status,
+}
+
+pub fn run(git: &Git, args: &HooksArgs, out: &Output) -> Result<()> {
+    let (outcome, title) = match args.command {
+        HooksCommand::Install { hooks_path } => {
+            let binary = std::env::current_exe()
+                .map_err(|e| Error::io("locate", "the git-evolv executable", e))?;
+            (
+                hooks::install(git, &binary, hooks_path)?,
+                "Installed hooks in",
+            )
+        }
+        HooksCommand::Uninstall { hooks_path } => {
+            (hooks::uninstall(git, hooks_path)?, "Uninstalled hooks from")
+        }
+        HooksCommand::Status => (hooks::status(git)?, "Hooks in"),
+    };
+    if out.json {
+        out.json_value(&outcome);
+    } else {
+        out.data(render(&outcome, title).as_bytes());
+    }
+    Ok(())
+}
+
+fn render(outcome: &HooksOutcome, title: &str) -> String {
+    let mut text = format!("{title} {}\n", outcome.hooks_dir.display());
+    if let Some(hp) = &outcome.hooks_path {
+        text.push_str(&format!(
+            "core.hooksPath = {} (set in {})\n",
+            hp.value, hp.origin
+        ));
+    }
+    for h in &outcome.hooks {
+        let state = match h.state {
+            HookState::Installed => "installed",
+            HookState::Chained => "chained",
+            HookState::Missing => "missing",
+            HookState::Foreign => "foreign (not git-evolv's)",
+            HookState::Bypassed => "bypassed by core.hooksPath",
+        };
+        let mut line = format!("  {:<11} {state}", h.name);
+        if let Some(change) = &h.change {
+            line.push_str(&format!(" ({change})"));
+        }
+        if let Some(chained) = &h.chained {
+            line.push_str(&format!(", runs {} first", chained.display()));
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}

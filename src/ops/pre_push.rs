@@ -1,0 +1,140 @@
+//! The pre-push hook's checks: reads the facts git's push lines need (are
+//! the remote's objects known here, is the push a fast-forward, how far
+//! ahead and behind), the configuration, and the uncommitted files, then
+//! lets `policy` decide. Asking the user is the front end's job.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::cli::Git;
+use crate::policy::{self, PushPolicy, PushToProtected, RefFacts, RefVerdict, Verdict};
+
+/// What git handed the hook, plus whether someone can be asked.
+#[derive(Debug, Clone)]
+pub struct PrePushRequest {
+    pub remote: String,
+    pub url: String,
+    /// git's stdin: `<local ref> <local oid> <remote ref> <remote oid>` lines.
+    pub stdin: String,
+    /// A terminal is available for a confirmation.
+    pub terminal: bool,
+    /// `GIT_EVOLV_ALLOW_PUSH=1` is set.
+    pub allow_env: bool,
+}
+
+/// The verdicts of one push.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrePushOutcome {
+    pub remote: String,
+    pub url: String,
+    pub refs: Vec<RefVerdict>,
+    /// Uncommitted files: a note, they are not part of the push.
+    pub uncommitted: Vec<String>,
+    /// Some ref is refused: the push must stop.
+    pub refused: bool,
+    /// Some ref needs a yes on the terminal (and none is refused).
+    pub needs_confirmation: bool,
+    /// The protected branch globs in force.
+    pub protected_patterns: Vec<String>,
+}
+
+/// Evaluates a push. Empty stdin gives an outcome with no refs.
+pub fn pre_push(git: &Git, request: &PrePushRequest) -> Result<PrePushOutcome> {
+    let lines = policy::parse_push_lines(&request.stdin).map_err(|m| {
+        Error::invalid(
+            format!("pre-push: unexpected input from git: {m}"),
+            "run it as git's pre-push hook (installed by `git evolv hooks install`)",
+        )
+    })?;
+    let policy = read_policy(git, request.allow_env)?;
+    if lines.is_empty() {
+        return Ok(PrePushOutcome {
+            remote: request.remote.clone(),
+            url: request.url.clone(),
+            refs: Vec::new(),
+            uncommitted: Vec::new(),
+            refused: false,
+            needs_confirmation: false,
+            protected_patterns: policy.patterns,
+        });
+    }
+    let facts = lines
+        .iter()
+        .map(|l| ref_facts(git, l))
+        .collect::<Result<Vec<_>>>()?;
+    let refs = policy::evaluate(&lines, &facts, &policy, request.terminal);
+    let refused = refs
+        .iter()
+        .any(|r| matches!(r.verdict, Verdict::Refused { .. }));
+    let needs_confirmation = !refused && refs.iter().any(|r| r.verdict == Verdict::Confirm);
+    Ok(PrePushOutcome {
+        remote: request.remote.clone(),
+        url: request.url.clone(),
+        refs,
+        uncommitted: crate::ops::check::uncommitted(git)?,
+        refused,
+        needs_confirmation,
+        protected_patterns: policy.patterns,
+    })
+}
+
+fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
+    if line.is_deletion() || line.creates() {
+        return Ok(RefFacts {
+            remote_known: true,
+            fast_forward: true,
+            ahead: None,
+            behind: None,
+        });
+    }
+    let Some((local, remote)) = git.peel_commits(&line.local_oid, &line.remote_oid)? else {
+        if !git.object_known(&line.remote_oid)? {
+            return Ok(RefFacts::default());
+        }
+        // Known, but not commits (a tag of a tree): only the same object is safe.
+        return Ok(RefFacts {
+            remote_known: true,
+            fast_forward: line.local_oid == line.remote_oid,
+            ahead: None,
+            behind: None,
+        });
+    };
+    let (ahead, behind) = git.ahead_behind(&local, &remote)?;
+    Ok(RefFacts {
+        remote_known: true,
+        // Nothing on the remote side that the pushed commit lacks: the
+        // remote's commit is an ancestor of it (`merge-base --is-ancestor`).
+        fast_forward: behind == 0,
+        ahead: Some(ahead),
+        behind: Some(behind),
+    })
+}
+
+/// `evolv.protectedBranches` and `evolv.pushToProtected`, including values
+/// given with `git -c … push` (hence read through git).
+fn read_policy(git: &Git, allow_env: bool) -> Result<PushPolicy> {
+    let config = git.config_matching(r"^evolv\.(protectedbranches|pushtoprotected)$")?;
+    let values = |key: &str| -> Vec<String> {
+        config
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let protected = values("evolv.protectedbranches");
+    let mode = match values("evolv.pushtoprotected").last() {
+        None => PushToProtected::default(),
+        Some(v) => PushToProtected::parse(v).ok_or_else(|| {
+            Error::invalid(
+                format!("evolv.pushToProtected is `{v}`"),
+                "set it to deny, allow or confirm (`git config evolv.pushToProtected deny`)",
+            )
+        })?,
+    };
+    PushPolicy::new(&protected, mode, allow_env).map_err(|m| {
+        Error::invalid(
+            m,
+            "fix it with `git config --replace-all evolv.protectedBranches 'main master'`",
+        )
+    })
+}

@@ -1,0 +1,960 @@
+//! Hooks with real git: install / uninstall / status, pushes to a local bare
+//! remote through the installed pre-push hook, `check`, and `ask` driven
+//! through a pseudo-terminal. Commands that must not find a terminal run in
+//! a new session (`setsid(2)` before exec), so `/dev/tty` cannot be opened by
+//! them or by the hooks git starts.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use expectrl::process::unix::WaitStatus;
+use expectrl::session::OsSession;
+use expectrl::{Expect, Regex, Session};
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+
+const ZERO: &str = "0000000000000000000000000000000000000000";
+
+/// Makes the child the leader of a new session with no controlling
+/// terminal (portable, unlike the util-linux `setsid` command).
+fn detach(cmd: &mut Command) -> &mut Command {
+    #[allow(unsafe_code)]
+    // SAFETY: setsid(2) is async-signal-safe; nothing else runs between
+    // fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Runs `program args` in `dir` with no controlling terminal.
+fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = sealed(program, repo.home());
+    cmd.args(args).current_dir(dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    detach(&mut cmd);
+    run(cmd)
+}
+
+fn run(mut cmd: Command) -> Run {
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout_bytes: out.stdout,
+    }
+}
+
+/// `git push …` from the repository, without a terminal.
+fn push(repo: &TestRepo, args: &[&str]) -> Run {
+    push_env(repo, args, &[])
+}
+
+fn push_env(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut full = vec!["push"];
+    full.extend_from_slice(args);
+    no_tty(repo, repo.path(), "git", &full, env)
+}
+
+/// Commits a change, bypassing commit-msg (these tests are about pushing).
+fn commit(repo: &TestRepo, file: &str, content: &str, message: &str) -> String {
+    repo.write(file, content);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", message]);
+    repo.head()
+}
+
+fn hooks_dir(repo: &TestRepo) -> PathBuf {
+    repo.path().join(".git/hooks")
+}
+
+/// A repository with a bare remote `origin` holding `main`, hooks installed.
+struct Pushing {
+    repo: TestRepo,
+    remote: TempDir,
+}
+
+impl Pushing {
+    fn new() -> Self {
+        let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+        let remote = tempfile::tempdir().unwrap();
+        repo.git(&["init", "-q", "--bare", remote.path().to_str().unwrap()]);
+        repo.git(&["remote", "add", "origin", remote.path().to_str().unwrap()]);
+        repo.evolv(&["hooks", "install"]).ok();
+        // The very first push of main is itself a push to a protected branch.
+        let first = push(&repo, &["-u", "origin", "main"]);
+        assert_ne!(first.code, 0, "{}", first.stderr);
+        let run = no_tty(
+            &repo,
+            repo.path(),
+            "git",
+            &[
+                "-c",
+                "evolv.pushToProtected=allow",
+                "push",
+                "-q",
+                "-u",
+                "origin",
+                "main",
+            ],
+            &[],
+        );
+        run.ok();
+        Pushing { repo, remote }
+    }
+
+    fn remote_rev(&self, r: &str) -> Option<String> {
+        let run = self.repo.git_run(&[
+            "--git-dir",
+            self.remote.path().to_str().unwrap(),
+            "rev-parse",
+            "--verify",
+            "-q",
+            r,
+        ]);
+        (run.code == 0).then(|| run.stdout.trim().to_string())
+    }
+}
+
+fn status_json(repo: &TestRepo, dir: &Path) -> Value {
+    let run = run({
+        let mut c = sealed(BIN, repo.home());
+        c.args(["hooks", "status", "--json"]).current_dir(dir);
+        c
+    });
+    run.ok();
+    run.json()
+}
+
+fn state(status: &Value, hook: &str) -> String {
+    status["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == hook)
+        .unwrap_or_else(|| panic!("{hook} in {status}"))["state"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let st = status_json(&repo, repo.path());
+    assert_eq!(state(&st, "pre-push"), "missing");
+
+    let run = repo.evolv(&["hooks", "install", "--json"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["hooks"][0]["change"], "written", "{v}");
+    for hook in ["pre-push", "commit-msg"] {
+        let path = hooks_dir(&repo).join(hook);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("#!/bin/sh\n# git-evolv managed hook"),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("recorded='{BIN}'")),
+            "absolute path recorded:\n{text}"
+        );
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755, "{hook}");
+    }
+    let again = repo.evolv(&["hooks", "install", "--json"]);
+    again.ok();
+    assert!(
+        again.json()["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["change"] == "unchanged"),
+        "{}",
+        again.stdout
+    );
+    let st = status_json(&repo, repo.path());
+    assert_eq!(state(&st, "pre-push"), "installed");
+    assert_eq!(st["hooks"][1]["binary"], BIN);
+
+    let human = repo.evolv(&["hooks", "status"]);
+    assert!(
+        human.stdout.contains("pre-push    installed"),
+        "{}",
+        human.stdout
+    );
+
+    repo.evolv(&["hooks", "uninstall"]).ok();
+    assert!(!hooks_dir(&repo).join("pre-push").exists());
+    assert!(!hooks_dir(&repo).join("commit-msg").exists());
+    assert_eq!(
+        state(&status_json(&repo, repo.path()), "commit-msg"),
+        "missing"
+    );
+}
+
+#[test]
+fn hooks_shim_fails_loudly_when_the_binary_is_gone() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let hook = hooks_dir(&repo).join("pre-push");
+    fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    let shim =
+        include_str!("../../hooks/pre-push").replace("@GIT_EVOLV_BIN@", "'/nonexistent/git-evolv'");
+    fs::write(&hook, shim).unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    // PATH without git-evolv: the shim has nothing to fall back to.
+    let mut cmd = sealed("sh", repo.home());
+    cmd.arg(&hook)
+        .args(["origin", "url"])
+        .current_dir(repo.path())
+        .stdin(Stdio::null());
+    let run = run(cmd);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("/nonexistent/git-evolv is gone")
+            && run.stderr.contains("git evolv hooks install"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    repo.evolv(&["hooks", "uninstall"]).ok();
+    let log = repo.home().join("foreign.log");
+    let foreign = format!(
+        "#!/bin/sh\necho \"args: $*\" >> '{}'\ncat >> '{}'\n[ -e '{}' ] && exit 1\nexit 0\n",
+        log.display(),
+        log.display(),
+        repo.home().join("block").display()
+    );
+    let hook = hooks_dir(repo).join("pre-push");
+    fs::write(&hook, &foreign).unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+
+    let run = repo.evolv(&["hooks", "install", "--json"]);
+    run.ok();
+    assert_eq!(
+        run.json()["hooks"][1]["change"],
+        "chained",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        state(&status_json(repo, repo.path()), "pre-push"),
+        "chained"
+    );
+    assert_eq!(
+        fs::read_to_string(hooks_dir(repo).join("pre-push.evolv-chained")).unwrap(),
+        foreign
+    );
+
+    repo.git(&["checkout", "-q", "-b", "topic"]);
+    let tip = commit(repo, "b.txt", "b\n", "feat: b");
+    push(repo, &["-q", "origin", "topic"]).ok();
+    let logged = fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains(&format!("args: origin {}", p.remote.path().display())),
+        "{logged}"
+    );
+    assert!(
+        logged.contains(&format!("refs/heads/topic {tip} refs/heads/topic {ZERO}")),
+        "the foreign hook got git's stdin:\n{logged}"
+    );
+
+    // A foreign hook that fails still stops the push.
+    fs::write(repo.home().join("block"), "").unwrap();
+    commit(repo, "c.txt", "c\n", "feat: c");
+    let blocked = push(repo, &["-q", "origin", "topic"]);
+    assert_ne!(blocked.code, 0);
+    assert_eq!(
+        p.remote_rev("refs/heads/topic").as_deref(),
+        Some(tip.as_str())
+    );
+
+    let run = repo.evolv(&["hooks", "uninstall", "--json"]);
+    run.ok();
+    assert_eq!(
+        run.json()["hooks"][1]["change"],
+        "restored",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(fs::read_to_string(&hook).unwrap(), foreign);
+    assert!(!hooks_dir(repo).join("pre-push.evolv-chained").exists());
+    assert_eq!(
+        state(&status_json(repo, repo.path()), "pre-push"),
+        "foreign"
+    );
+    // The shim's copy of stdin (in TMPDIR, the sealed home) is gone.
+    let left: Vec<_> = fs::read_dir(repo.home())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("git-evolv-pre-push")
+        })
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn hooks_install_from_a_linked_worktree_goes_to_the_common_hooks_folder() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    repo.evolv(&["hooks", "uninstall"]).ok();
+    let wt = repo.home().join("linked");
+    repo.git(&["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()]);
+    let run = run({
+        let mut c = sealed(BIN, repo.home());
+        c.args(["hooks", "install", "--json"]).current_dir(&wt);
+        c
+    });
+    run.ok();
+    let dir = PathBuf::from(run.json()["hooks_dir"].as_str().unwrap());
+    assert_eq!(
+        dir.canonicalize().unwrap(),
+        hooks_dir(repo).canonicalize().unwrap(),
+        "git rev-parse --git-path hooks of a linked worktree is the common one"
+    );
+    assert_eq!(state(&status_json(repo, &wt), "pre-push"), "installed");
+    assert_eq!(
+        state(&status_json(repo, repo.path()), "pre-push"),
+        "installed"
+    );
+    // The hook runs for pushes from the linked worktree.
+    let del = no_tty(repo, &wt, "git", &["push", "origin", ":main"], &[]);
+    assert_ne!(del.code, 0);
+    assert!(
+        del.stderr.contains("deleting the protected branch main"),
+        "{}",
+        del.stderr
+    );
+}
+
+#[test]
+fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.evolv(&["hooks", "install"]).ok();
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let st = status_json(&repo, repo.path());
+    assert_eq!(state(&st, "pre-push"), "bypassed", "{st}");
+    assert_eq!(st["hooks_path"]["value"], ".githooks");
+
+    let run = repo.evolv(&["hooks", "install"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("core.hooksPath is set to '.githooks'")
+            && run.stderr.contains("local file:.git/config"),
+        "names where it was set:\n{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--hooks-path"), "{}", run.stderr);
+    assert_eq!(
+        error_code(&repo.evolv(&["hooks", "install", "--json"])),
+        "hooks_path_set"
+    );
+
+    let run = repo.evolv(&["hooks", "install", "--hooks-path", "--json"]);
+    run.ok();
+    assert!(repo.file(".githooks/pre-push").exists());
+    assert!(repo.file(".githooks/commit-msg").exists());
+    assert_eq!(
+        state(&status_json(&repo, repo.path()), "pre-push"),
+        "installed"
+    );
+    // git really runs it from there.
+    let out = repo.git_run(&["rev-parse", "--git-path", "hooks"]);
+    assert_eq!(out.stdout.trim(), ".githooks");
+    repo.evolv(&["hooks", "uninstall", "--hooks-path"]).ok();
+    assert!(!repo.file(".githooks/pre-push").exists());
+
+    // Set globally: the message names the global file.
+    repo.git(&["config", "--unset", "core.hooksPath"]);
+    repo.git(&["config", "--global", "core.hooksPath", "~/hooks"]);
+    let run = repo.evolv(&["hooks", "install"]);
+    assert_eq!(run.code, 2);
+    let global = repo.home().join(".gitconfig");
+    assert!(
+        run.stderr
+            .contains(&format!("(global file:{})", global.display())),
+        "{}",
+        run.stderr
+    );
+    let run = repo.evolv(&["hooks", "install", "--hooks-path", "--json"]);
+    run.ok();
+    assert_eq!(
+        PathBuf::from(run.json()["hooks_dir"].as_str().unwrap()),
+        repo.home().join("hooks")
+    );
+    assert!(repo.home().join("hooks/pre-push").exists());
+}
+
+#[test]
+fn hooks_push_new_branch_and_fast_forward_pass() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let one = commit(repo, "b.txt", "b\n", "feat: b");
+    let run = push(repo, &["origin", "feature"]);
+    run.ok();
+    assert!(run.stderr.contains("feature (new): ok"), "{}", run.stderr);
+    let two = commit(repo, "b.txt", "b2\n", "fix: b");
+    let run = push(repo, &["origin", "feature"]);
+    run.ok();
+    assert!(
+        run.stderr.contains("feature (1 ahead, 0 behind): ok"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        p.remote_rev("refs/heads/feature").as_deref(),
+        Some(two.as_str())
+    );
+    assert_ne!(one, two);
+}
+
+#[test]
+fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    let before = p.remote_rev("refs/heads/main").unwrap();
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "--amend",
+        "-m",
+        "chore: rewritten",
+    ]);
+    let run = push(repo, &["--force", "origin", "main"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("force push to the protected branch main"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--force-with-lease"), "{}", run.stderr);
+    assert!(run.stderr.contains("pull first"), "{}", run.stderr);
+    assert_eq!(p.remote_rev("refs/heads/main").unwrap(), before);
+    // Even allowed plain pushes cannot force.
+    let run = push_env(
+        repo,
+        &["--force", "origin", "main"],
+        &[("GIT_EVOLV_ALLOW_PUSH", "1")],
+    );
+    assert_ne!(run.code, 0, "{}", run.stderr);
+
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    commit(repo, "b.txt", "b\n", "feat: b");
+    push(repo, &["origin", "feature"]).ok();
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "--amend",
+        "-m",
+        "feat: b, reworded",
+    ]);
+    let run = push(repo, &["--force-with-lease", "origin", "feature"]);
+    run.ok();
+    assert_eq!(p.remote_rev("refs/heads/feature"), Some(repo.head()));
+}
+
+#[test]
+fn hooks_deleting_main_is_refused() {
+    let p = Pushing::new();
+    let run = push(&p.repo, &["origin", "--delete", "main"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("deleting the protected branch main"),
+        "{}",
+        run.stderr
+    );
+    assert!(p.remote_rev("refs/heads/main").is_some());
+    // Other branches can be deleted.
+    p.repo.git(&["branch", "old"]);
+    push(&p.repo, &["origin", "old"]).ok();
+    push(&p.repo, &["origin", "--delete", "old"]).ok();
+    assert!(p.remote_rev("refs/heads/old").is_none());
+}
+
+#[test]
+fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    let tip = commit(repo, "a.txt", "a2\n", "fix: a");
+    let run = push(repo, &["origin", "main"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("no terminal to confirm on"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("git -c evolv.pushToProtected=allow push")
+            && run.stderr.contains("GIT_EVOLV_ALLOW_PUSH=1"),
+        "says how to allow:\n{}",
+        run.stderr
+    );
+    assert_ne!(
+        p.remote_rev("refs/heads/main").as_deref(),
+        Some(tip.as_str())
+    );
+
+    let run = no_tty(
+        repo,
+        repo.path(),
+        "git",
+        &[
+            "-c",
+            "evolv.pushToProtected=allow",
+            "push",
+            "origin",
+            "main",
+        ],
+        &[],
+    );
+    run.ok();
+    assert!(
+        run.stderr
+            .contains("allowed by evolv.pushToProtected=allow"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        p.remote_rev("refs/heads/main").as_deref(),
+        Some(tip.as_str())
+    );
+
+    let tip = commit(repo, "a.txt", "a3\n", "fix: a again");
+    push_env(repo, &["origin", "main"], &[("GIT_EVOLV_ALLOW_PUSH", "1")]).ok();
+    assert_eq!(
+        p.remote_rev("refs/heads/main").as_deref(),
+        Some(tip.as_str())
+    );
+
+    // Configured protection: release/* is protected, main no longer.
+    repo.git(&["config", "evolv.protectedBranches", "release/*, prod"]);
+    let tip = commit(repo, "a.txt", "a4\n", "fix: a4");
+    push(repo, &["origin", "main"]).ok();
+    assert_eq!(
+        p.remote_rev("refs/heads/main").as_deref(),
+        Some(tip.as_str())
+    );
+    let run = push(repo, &["origin", "main:release/1.0"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn hooks_pre_push_notes_uncommitted_files_and_commits_behind() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    commit(repo, "b.txt", "b\n", "feat: b");
+    repo.write("a.txt", "dirty\n");
+    repo.write("new.txt", "untracked\n");
+    let run = push(repo, &["origin", "feature"]);
+    run.ok();
+    assert!(
+        run.stderr.contains("2 file(s) with uncommitted changes")
+            && run.stderr.contains("a.txt")
+            && run.stderr.contains("new.txt"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn hooks_pre_push_with_empty_stdin_exits_quietly() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let mut cmd = sealed(BIN, repo.home());
+    cmd.args(["hook", "pre-push", "origin", "/x"])
+        .current_dir(repo.path())
+        .stdin(Stdio::null());
+    let run = run(cmd);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+}
+
+#[test]
+fn hooks_pre_push_works_in_a_sha256_repository() {
+    let repo = TestRepo::empty();
+    let dir = repo.home().join("s256");
+    repo.git(&[
+        "init",
+        "-q",
+        "--object-format=sha256",
+        "-b",
+        "main",
+        dir.to_str().unwrap(),
+    ]);
+    let git = |args: &[&str]| {
+        let mut c = sealed("git", repo.home());
+        c.args(["-c", "user.name=T", "-c", "user.email=t@e"])
+            .args(args)
+            .current_dir(&dir);
+        let r = run(c);
+        r.ok();
+        r.stdout.trim().to_string()
+    };
+    fs::write(dir.join("a"), "a\n").unwrap();
+    git(&["add", "a"]);
+    git(&["commit", "-q", "-m", "feat: a"]);
+    let head = git(&["rev-parse", "HEAD"]);
+    assert_eq!(head.len(), 64);
+    let zero = "0".repeat(64);
+    let hook = |line: String| {
+        let mut c = sealed(BIN, repo.home());
+        c.args(["hook", "pre-push", "origin", "/x"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = detach(&mut c).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout_bytes: out.stdout,
+        }
+    };
+    let del = hook(format!("(delete) {zero} refs/heads/main {head}"));
+    assert_eq!(del.code, 1, "{}", del.stderr);
+    assert!(
+        del.stderr.contains("deleting the protected branch main"),
+        "{}",
+        del.stderr
+    );
+    let new = hook(format!("refs/heads/main {head} refs/heads/topic {zero}"));
+    assert_eq!(new.code, 0, "{}", new.stderr);
+    fs::write(dir.join("a"), "a2\n").unwrap();
+    git(&["commit", "-q", "-am", "fix: a2"]);
+    let next = git(&["rev-parse", "HEAD"]);
+    let ff = hook(format!("refs/heads/main {next} refs/heads/main {head}"));
+    assert_eq!(
+        ff.code, 1,
+        "plain push to main without a terminal: {}",
+        ff.stderr
+    );
+    assert!(
+        ff.stderr
+            .contains("main (1 ahead, 0 behind, protected): REFUSED"),
+        "{}",
+        ff.stderr
+    );
+    let force = hook(format!("refs/heads/main {head} refs/heads/main {next}"));
+    assert_eq!(force.code, 1);
+    assert!(force.stderr.contains("force push"), "{}", force.stderr);
+}
+
+#[test]
+fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    let run = repo.evolv(&["check", "--json"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["branch"], "main");
+    assert_eq!(v["upstream"]["name"], "origin/main");
+    assert_eq!(
+        (
+            v["upstream"]["ahead"].as_u64(),
+            v["upstream"]["behind"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
+    assert_eq!(v["uncommitted"], serde_json::json!([]));
+
+    commit(repo, "a.txt", "a2\n", "fix: a");
+    commit(repo, "a.txt", "a3\n", "fix: a3");
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD~2"]);
+    // Someone else's commit on the remote-tracking branch: one behind.
+    let theirs = repo.git(&[
+        "commit-tree",
+        "-p",
+        "HEAD~2",
+        "-m",
+        "theirs",
+        "HEAD~2^{tree}",
+    ]);
+    repo.git(&["update-ref", "refs/remotes/origin/main", theirs.trim()]);
+    repo.write("a.txt", "dirty\n");
+    repo.write("z.txt", "new\n");
+    let run = repo.evolv(&["check", "--json"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(
+        (
+            v["upstream"]["ahead"].as_u64(),
+            v["upstream"]["behind"].as_u64()
+        ),
+        (Some(2), Some(1)),
+        "{v}"
+    );
+    assert_eq!(v["uncommitted"], serde_json::json!(["a.txt", "z.txt"]));
+    let human = repo.evolv(&["check"]);
+    assert!(
+        human
+            .stdout
+            .contains("upstream: origin/main (2 ahead, 1 behind)"),
+        "{}",
+        human.stdout
+    );
+    assert!(human.stderr.contains("pull first"), "{}", human.stderr);
+}
+
+// ---- ask ----
+
+fn ask_session(repo: &TestRepo, args: &[&str]) -> OsSession {
+    let mut cmd = sealed(BIN, repo.home());
+    cmd.arg("ask")
+        .args(args)
+        .env("TERM", "xterm")
+        .current_dir(repo.path());
+    let mut session = Session::spawn(cmd).unwrap();
+    session.set_expect_timeout(Some(Duration::from_secs(20)));
+    session
+}
+
+fn exit_code(session: &OsSession) -> i32 {
+    match session.get_process().wait().unwrap() {
+        WaitStatus::Exited(_, code) => code,
+        other => panic!("unexpected status {other:?}"),
+    }
+}
+
+const DOWN: &str = "\x1b[B";
+
+#[test]
+fn ask_select_through_a_terminal() {
+    let repo = TestRepo::empty();
+    let mut s = ask_session(
+        &repo,
+        &[
+            "Deploy where?",
+            "--option",
+            "staging: the test cluster",
+            "--option",
+            "prod: customers",
+            "--json",
+        ],
+    );
+    s.expect("Deploy where?").unwrap();
+    s.expect("staging — the test cluster").unwrap();
+    s.send(DOWN).unwrap();
+    s.send("\r").unwrap();
+    s.expect(Regex(r#""selected": \[\s*"prod"\s*\]"#)).unwrap();
+    assert_eq!(exit_code(&s), 0);
+}
+
+#[test]
+fn ask_multi_select_through_a_terminal() {
+    let repo = TestRepo::empty();
+    let mut s = ask_session(
+        &repo,
+        &[
+            "Run which?",
+            "--option",
+            "lint: fast",
+            "--option",
+            "unit: medium",
+            "--option",
+            "e2e: slow",
+            "--multi",
+            "--default",
+            "e2e",
+            "--json",
+        ],
+    );
+    s.expect("e2e — slow").unwrap();
+    s.send(" ").unwrap();
+    s.send(DOWN).unwrap();
+    s.send(" ").unwrap();
+    s.send("\r").unwrap();
+    s.expect(Regex(r#""selected": \[\s*"lint",\s*"unit",\s*"e2e"\s*\]"#))
+        .unwrap();
+    assert_eq!(exit_code(&s), 0);
+}
+
+#[test]
+fn ask_escape_and_ctrl_c_cancel_with_exit_130() {
+    let repo = TestRepo::empty();
+    for key in ["\x1b", "\x03"] {
+        let mut s = ask_session(
+            &repo,
+            &["Sure?", "--option", "yes", "--option", "no", "--json"],
+        );
+        s.expect("Sure?").unwrap();
+        s.send(key).unwrap();
+        s.expect(Regex(r#""cancelled": true"#)).unwrap();
+        assert_eq!(exit_code(&s), 130, "key {key:?}");
+    }
+}
+
+#[test]
+fn ask_without_a_terminal_fails_or_takes_the_default() {
+    let repo = TestRepo::empty();
+    let args = [
+        "ask",
+        "Sure?",
+        "--option",
+        "yes: do it",
+        "--option",
+        "no: stop",
+    ];
+    let run = no_tty(&repo, repo.path(), BIN, &args, &[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("needs a terminal") && run.stderr.contains("--default"),
+        "{}",
+        run.stderr
+    );
+    let mut json = args.to_vec();
+    json.push("--json");
+    assert_eq!(
+        error_code(&no_tty(&repo, repo.path(), BIN, &json, &[])),
+        "no_terminal"
+    );
+
+    json.extend(["--default", "no"]);
+    let run = no_tty(&repo, repo.path(), BIN, &json, &[]);
+    run.ok();
+    assert_eq!(
+        run.json(),
+        serde_json::json!({"cancelled": false, "selected": ["no"]})
+    );
+    let mut plain = args.to_vec();
+    plain.extend(["--default", "yes"]);
+    let run = no_tty(&repo, repo.path(), BIN, &plain, &[]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "yes\n"));
+
+    let bad = no_tty(
+        &repo,
+        repo.path(),
+        BIN,
+        &[&args[..], &["--default", "maybe"]].concat(),
+        &[],
+    );
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--default `maybe`"), "{}", bad.stderr);
+}
+
+/// The pre-push confirmation is `ask`'s code, on the terminal git runs in.
+#[test]
+fn hooks_push_to_main_on_a_terminal_asks_and_defaults_to_no() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    let tip = commit(repo, "a.txt", "a2\n", "fix: a");
+    for (keys, pushed) in [("\r", false), ("\x1b", false), ("\x1b[B\r", true)] {
+        let mut cmd = sealed("git", repo.home());
+        cmd.args(["push", "origin", "main"])
+            .env("TERM", "xterm")
+            .current_dir(repo.path());
+        let mut s = Session::spawn(cmd).unwrap();
+        s.set_expect_timeout(Some(Duration::from_secs(20)));
+        s.expect("Push directly to the protected branch main on origin?")
+            .unwrap();
+        s.expect("no — cancel the push (default)").unwrap();
+        s.send(keys).unwrap();
+        let code = exit_code(&s);
+        assert_eq!(code == 0, pushed, "keys {keys:?}");
+        let remote = p.remote_rev("refs/heads/main");
+        assert_eq!(
+            remote.as_deref() == Some(tip.as_str()),
+            pushed,
+            "keys {keys:?}"
+        );
+    }
+}
+
+#[test]
+fn hooks_install_in_a_submodule_uses_its_own_git_dir() {
+    let sub = TestRepo::with_files(&[("s.txt", "s\n")]);
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        sub.path().to_str().unwrap(),
+        "sub",
+    ]);
+    let run = run({
+        let mut c = sealed(BIN, repo.home());
+        c.args(["hooks", "install", "--json"])
+            .current_dir(repo.file("sub"));
+        c
+    });
+    run.ok();
+    let dir = PathBuf::from(run.json()["hooks_dir"].as_str().unwrap());
+    assert_eq!(
+        dir.canonicalize().unwrap(),
+        repo.file(".git/modules/sub/hooks").canonicalize().unwrap()
+    );
+    assert!(!hooks_dir(&repo).join("pre-push").exists());
+}
+
+/// Annotated tags are peeled to their commits before the fast-forward test.
+#[test]
+fn hooks_protected_annotated_tags_are_peeled() {
+    let p = Pushing::new();
+    let repo = &p.repo;
+    repo.git(&[
+        "config",
+        "evolv.protectedBranches",
+        "main refs/tags/release-*",
+    ]);
+    let allow = [("GIT_EVOLV_ALLOW_PUSH", "1")];
+    repo.git(&["tag", "-a", "-m", "r1", "release-1"]);
+    let old = repo.head();
+    push_env(repo, &["origin", "release-1"], &allow).ok();
+    // Moving the tag forward is a fast-forward of the peeled commits.
+    commit(repo, "a.txt", "a2\n", "fix: a2");
+    repo.git(&["tag", "-f", "-a", "-m", "r1 again", "release-1"]);
+    let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
+    run.ok();
+    assert!(
+        run.stderr
+            .contains("release-1 (1 ahead, 0 behind, protected): ok"),
+        "{}",
+        run.stderr
+    );
+    // Moving it back is a force push.
+    repo.git(&["tag", "-f", "-a", "-m", "r1 back", "release-1", &old]);
+    let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("force push to the protected ref release-1"),
+        "{}",
+        run.stderr
+    );
+}
