@@ -9,6 +9,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod git;
+pub mod lint;
 pub mod ops;
 pub mod plan;
 pub mod store;
