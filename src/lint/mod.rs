@@ -5,6 +5,8 @@
 //! verdict; on top, the message is cleaned as git cleans it and every
 //! finding carries a line, a column, the expected form and a suggestion.
 
+#[cfg(test)]
+mod agreement;
 mod clean;
 mod config;
 mod finding;

@@ -85,6 +85,18 @@ pub fn check(parts: &Parts<'_>, config: &LintConfig) -> (Vec<Finding>, Option<St
         Some(h) => header_rules(&mut sink, h, text, at, &mut fixed),
     }
 
+    // commitlint: the header ends in `.` but not `...`, unless the first
+    // `:` is the last character.
+    let colon_last = text.find(':').is_some_and(|i| i > 0 && i == text.len() - 1);
+    if !colon_last && text.ends_with('.') && !text.ends_with("...") {
+        sink.push(
+            Rule::SubjectFullStop,
+            at(text.len() - 1),
+            "the description ends with a full stop".into(),
+            "no `.` at the end of the header".into(),
+            Some(text[..text.len() - 1].to_string()),
+        );
+    }
     let len = js_len(text);
     if len > config.header_max_length {
         let cut = text
@@ -227,18 +239,6 @@ fn header_rules(
         if let Some(s) = lowered {
             subject = s;
         }
-    }
-    // commitlint: the header ends in `.` but not `...`, unless the first
-    // `:` is the last character.
-    let colon_last = text.find(':').is_some_and(|i| i > 0 && i == text.len() - 1);
-    if !colon_last && text.ends_with('.') && !text.ends_with("...") {
-        sink.push(
-            Rule::SubjectFullStop,
-            at(text.len() - 1),
-            "the description ends with a full stop".into(),
-            "no `.` at the end of the header".into(),
-            Some(text[..text.len() - 1].to_string()),
-        );
     }
     let scope = h.scope.map(|s| format!("({s})")).unwrap_or_default();
     let bang = if h.breaking { "!" } else { "" };
