@@ -95,6 +95,13 @@ pub enum Error {
     #[error("{what} moved from {expected} while git-evolv was working; nothing was changed")]
     ConcurrentUpdate { what: String, expected: String },
 
+    #[error("git config {key} = '{value}' is not valid: expected {expected}")]
+    InvalidConfig {
+        key: String,
+        value: String,
+        expected: String,
+    },
+
     #[error("git: {message}")]
     Git { message: String },
 
@@ -132,6 +139,7 @@ impl Error {
             Error::NothingToApply { .. } => "no_change",
             Error::NotApplied { .. } => "not_applied",
             Error::ConcurrentUpdate { .. } => "concurrent_update",
+            Error::InvalidConfig { .. } => "invalid_config",
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -182,6 +190,9 @@ impl Error {
             Error::NothingToApply { .. } => "drop it with `git evolv drop <id>`".into(),
             Error::NotApplied { .. } => "see `git evolv list` for the status of each proposal".into(),
             Error::ConcurrentUpdate { .. } => "run the command again".into(),
+            Error::InvalidConfig { key, .. } => format!(
+                "fix it with `git config {key} <value>`, or remove it with `git config --unset {key}` (`git config --show-origin {key}` shows where it is set)"
+            ),
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }

@@ -5,7 +5,9 @@
 mod apply;
 mod demo;
 mod drop;
+mod hook;
 mod inspect;
+mod lint;
 mod output;
 mod plan;
 mod propose;
@@ -60,13 +62,19 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// A guided propose → show → apply → rollback run in a throwaway repository.
     Demo,
+    /// Lint commit messages (Conventional Commits): a message, a file, stdin or a range.
+    Lint(lint::LintArgs),
+    /// Entry points for git hooks (what the installed hook scripts call).
+    Hook(hook::HookArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
 /// (0 success, 1 the answer is no, 2 bad input or error).
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let out = Output::new(cli.json, cli.color);
+    let json = cli.json
+        || matches!(&cli.command, Command::Lint(a) if a.format == Some(lint::LintFormat::Json));
+    let out = Output::new(json, cli.color);
     match dispatch(&cli, &out) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -88,6 +96,13 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Some(d) => d.clone(),
         None => std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?,
     };
+    // These work outside a repository (a message from an argument or stdin)
+    // and must stay fast on the hook path: they open the repository themselves.
+    match &cli.command {
+        Command::Lint(args) => return lint::run(&dir, args, out),
+        Command::Hook(args) => return hook::run(&dir, args, out),
+        _ => {}
+    }
     let repo = crate::git::open(&dir)?;
     match &cli.command {
         Command::Propose(args) => propose::run(&repo, args, out),
@@ -98,7 +113,9 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Rollback(args) => rollback::run(&repo, args, out),
         Command::Log(args) => inspect::log(&repo, args, out),
         Command::Gc(args) => drop::gc(&repo, args, out),
-        Command::Demo | Command::Plan(_) => unreachable!("handled above"),
+        Command::Demo | Command::Plan(_) | Command::Lint(_) | Command::Hook(_) => {
+            unreachable!("handled above")
+        }
     }
     .map(|()| 0)
 }

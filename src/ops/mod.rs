@@ -7,6 +7,7 @@ pub mod demo;
 pub mod drop;
 pub mod inspect;
 mod land;
+pub mod lint;
 pub mod plan;
 pub mod propose;
 pub mod rollback;
