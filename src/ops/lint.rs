@@ -133,7 +133,95 @@ pub fn load_config(repo: Option<&Repository>) -> Result<LintConfig> {
             config.comment_char = CommentChar::from_config(&v);
         }
     }
+    // `git -c key=value` reaches hooks only through the environment, which
+    // libgit2 does not read.
+    for (key, value) in command_line_config() {
+        let lower = key.to_ascii_lowercase();
+        if lower == "core.commentchar" || lower == "core.commentstring" {
+            config.comment_char = CommentChar::from_config(&value);
+        } else if let Some(rest) = key.strip_prefix("evolv.commit.") {
+            config
+                .apply(rest, &value)
+                .map_err(|issue| Error::InvalidConfig {
+                    key: key.clone(),
+                    value: value.clone(),
+                    expected: issue.expected,
+                })?;
+        }
+    }
     Ok(config)
+}
+
+/// The settings of `git -c k=v` (`GIT_CONFIG_PARAMETERS`, single-quoted
+/// `'k'='v'` or `'k=v'` items) and of `GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n`.
+fn command_line_config() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Ok(count) = std::env::var("GIT_CONFIG_COUNT") {
+        for i in 0..count.trim().parse::<usize>().unwrap_or(0) {
+            if let (Ok(k), Ok(v)) = (
+                std::env::var(format!("GIT_CONFIG_KEY_{i}")),
+                std::env::var(format!("GIT_CONFIG_VALUE_{i}")),
+            ) {
+                out.push((k, v));
+            }
+        }
+    }
+    if let Ok(params) = std::env::var("GIT_CONFIG_PARAMETERS") {
+        out.extend(parse_config_parameters(&params));
+    }
+    out
+}
+
+/// Parses git's `GIT_CONFIG_PARAMETERS`: sq-quoted words, each `'k=v'` or
+/// `'k'='v'`, separated by spaces; `'\\''` is an embedded quote.
+fn parse_config_parameters(params: &str) -> Vec<(String, String)> {
+    type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+    /// One sq-quoted word, the opening quote already consumed.
+    fn word(chars: &mut Chars<'_>) -> Option<String> {
+        let mut s = String::new();
+        loop {
+            match chars.next()? {
+                '\'' if chars.peek() == Some(&'\\') => {
+                    // `'\''`: close, escaped quote, reopen.
+                    chars.next();
+                    chars.next();
+                    chars.next();
+                    s.push('\'');
+                }
+                '\'' => return Some(s),
+                c => s.push(c),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut chars = params.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if chars.next() != Some('\'') {
+            break;
+        }
+        let Some(first) = word(&mut chars) else {
+            break;
+        };
+        let item = if chars.peek() == Some(&'=') {
+            chars.next();
+            let value = if chars.next() == Some('\'') {
+                word(&mut chars).unwrap_or_default()
+            } else {
+                String::new()
+            };
+            (first, value)
+        } else {
+            match first.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (first, "true".to_string()),
+            }
+        };
+        out.push(item);
+    }
+    out
 }
 
 /// Lints one message (argument, stdin or file), cleaned as git cleans an
@@ -305,5 +393,26 @@ fn shell_quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_config_parameters;
+
+    #[test]
+    fn reads_git_dash_c_parameters_in_both_formats() {
+        let got =
+            parse_config_parameters("'core.commentchar'=';' 'evolv.commit.types=feat,fix' 'x.y'");
+        assert_eq!(
+            got,
+            [
+                ("core.commentchar".to_string(), ";".to_string()),
+                ("evolv.commit.types".to_string(), "feat,fix".to_string()),
+                ("x.y".to_string(), "true".to_string()),
+            ]
+        );
+        let got = parse_config_parameters("'user.name'='O'\\''Brien'");
+        assert_eq!(got, [("user.name".to_string(), "O'Brien".to_string())]);
     }
 }

@@ -4,6 +4,7 @@
 mod apply;
 mod common;
 mod inspect;
+mod lint;
 mod propose;
 mod rollback;
 mod validation;
