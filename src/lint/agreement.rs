@@ -23,6 +23,7 @@ struct Entry {
 struct Verdict {
     valid: bool,
     errors: Vec<String>,
+    warnings: Vec<String>,
 }
 
 #[test]
@@ -37,6 +38,7 @@ fn verdicts_agree_with_commitlint_on_the_corpus() {
     let mut same_rules = 0;
     let mut disagreements = Vec::new();
     let mut rule_differences = Vec::new();
+    let mut same_warnings = 0;
     for e in &corpus.messages {
         // History holds messages as git stored them.
         let report = lint(&e.message, CleanMode::Stored, &config);
@@ -49,6 +51,17 @@ fn verdicts_agree_with_commitlint_on_the_corpus() {
                 e.id, e.message, e.commitlint.errors, ours
             ));
         }
+        let mut warnings: Vec<&str> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity == super::Severity::Warning)
+            .map(|f| f.rule.name())
+            .collect();
+        warnings.sort_unstable();
+        warnings.dedup();
+        if warnings == e.commitlint.warnings {
+            same_warnings += 1;
+        }
         if ours == e.commitlint.errors {
             same_rules += 1;
         } else {
@@ -60,9 +73,10 @@ fn verdicts_agree_with_commitlint_on_the_corpus() {
     }
     let pct = |n: usize| 100.0 * n as f64 / total as f64;
     println!(
-        "commitlint agreement: verdict {same_verdict}/{total} = {:.2}%, error rules {same_rules}/{total} = {:.2}%",
+        "commitlint agreement: verdict {same_verdict}/{total} = {:.2}%, error rules {same_rules}/{total} = {:.2}%, warning rules {same_warnings}/{total} = {:.2}%",
         pct(same_verdict),
-        pct(same_rules)
+        pct(same_rules),
+        pct(same_warnings)
     );
     for d in &disagreements {
         println!("  verdict differs: {d}");

@@ -23,6 +23,10 @@ pub struct Parts<'a> {
     /// Index of the first footer line, if there are footers.
     pub footer_start: Option<usize>,
     pub footers: Vec<Footer>,
+    /// Index of the first line of a block of footer-like lines (`Token:
+    /// value`, `Closes #1`) that ends the body with no blank line before it:
+    /// the parser reads it as body, a reader as misplaced footers.
+    pub unseparated_footers: Option<usize>,
 }
 
 impl Parts<'_> {
@@ -50,6 +54,7 @@ pub fn split(cleaned: &Cleaned) -> Parts<'_> {
             body_start: None,
             footer_start: None,
             footers: Vec::new(),
+            unseparated_footers: None,
         };
     };
     // A fixed, valid header in front lets the parser judge only the rest.
@@ -86,12 +91,44 @@ pub fn split(cleaned: &Cleaned) -> Parts<'_> {
     };
     let footer_start = footers.first().map(|f| f.line);
     let body_start = (footer_start != Some(start)).then_some(start);
+    let unseparated_footers = body_start.and_then(|b| {
+        trailing_footer_block(&lines[b..footer_start.unwrap_or(lines.len())]).map(|i| b + i)
+    });
     Parts {
         lines,
         body_start,
         footer_start,
         footers,
+        unseparated_footers,
     }
+}
+
+/// In the last paragraph of `body`, the index of a trailing block of
+/// footer-like lines that directly follows text.
+fn trailing_footer_block(body: &[Line]) -> Option<usize> {
+    let para_start = body
+        .iter()
+        .rposition(|l| l.text.is_empty())
+        .map_or(0, |i| i + 1);
+    let mut first = body.len();
+    while first > para_start && looks_like_footer(&body[first - 1].text) {
+        first -= 1;
+    }
+    (first < body.len() && first > para_start).then_some(first)
+}
+
+/// `Token: value`, `Token #value` (token of letters, digits and `-`) or a
+/// `BREAKING CHANGE:` line.
+fn looks_like_footer(line: &str) -> bool {
+    if line.starts_with("BREAKING CHANGE:") || line.starts_with("BREAKING-CHANGE:") {
+        return true;
+    }
+    let end = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or(line.len());
+    end > 0
+        && line.starts_with(|c: char| c.is_ascii_alphabetic())
+        && (line[end..].starts_with(": ") || line[end..].starts_with(" #"))
 }
 
 #[cfg(test)]
@@ -137,5 +174,11 @@ mod tests {
         assert!(p.footers.is_empty());
         let p = cleaned("fix: y");
         assert_eq!(split(&p).body_start, None);
+        let c = cleaned("fix: y\n\nbody text\nCloses #12\nSigned-off-by: A <a@b>");
+        assert_eq!(split(&c).unseparated_footers, Some(3));
+        let c = cleaned("fix: y\n\nCloses #12");
+        assert_eq!(split(&c).unseparated_footers, None);
+        let c = cleaned("fix: y\n\nsee: the docs\nand more text");
+        assert_eq!(split(&c).unseparated_footers, None);
     }
 }

@@ -265,15 +265,15 @@ fn body_rules(sink: &mut Sink<'_>, parts: &Parts<'_>) {
             None,
         );
     }
-    if let Some(fs) = parts.footer_start
-        && fs > 1
-        && !parts.lines[fs - 1].text.is_empty()
-    {
+    let misplaced = parts.unseparated_footers.or(parts
+        .footer_start
+        .filter(|&fs| fs > 1 && !parts.lines[fs - 1].text.is_empty()));
+    if let Some(i) = misplaced {
         sink.push(
             Rule::FooterLeadingBlank,
-            (parts.lines[fs].number, 1),
+            (parts.lines[i].number, 1),
             "no blank line before the footer".into(),
-            "a blank line between the body and the footers".into(),
+            "a blank line between the body and the footers (`Token: value`, `Closes #1`)".into(),
             None,
         );
     }

@@ -186,10 +186,9 @@ fn leading_blank_lines_are_warnings() {
     assert!(r.passed());
     assert_eq!(r.warnings(), 1);
     let r = check("feat: x\n\nbody\nSigned-off-by: A <a@b>");
-    assert!(
-        r.findings.is_empty(),
-        "trailer directly after body text is body: {r:#?}"
-    );
+    assert_eq!(rules(&r), [("footer-leading-blank", Severity::Warning)]);
+    assert_eq!(finding(&r, "footer-leading-blank").line, 4);
+    assert!(r.passed());
     let r = check("feat: x\n\nbody\n\nRefs: #1");
     assert!(r.findings.is_empty(), "{r:#?}");
 }
