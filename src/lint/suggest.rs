@@ -87,8 +87,12 @@ pub fn rebuild_header(header: &str, types: &[String]) -> String {
             .strip_prefix(':')
             .or_else(|| trimmed.strip_prefix('-'))
             .or_else(|| had_space.then_some(trimmed));
-        if let Some(subject) = separated.map(str::trim_start).filter(|s| !s.is_empty()) {
-            let subject = lower_first(subject).unwrap_or_else(|| subject.to_string());
+        if let Some(subject) = separated.map(str::trim_start) {
+            let subject = if subject.is_empty() {
+                "<description>".to_string()
+            } else {
+                lower_first(subject).unwrap_or_else(|| subject.to_string())
+            };
             let scope = if scope.is_empty() {
                 String::new()
             } else {
@@ -179,6 +183,8 @@ mod tests {
             "<type>(PROJ-123): do x"
         );
         assert_eq!(rebuild_header("net/http: fix", &t), "<type>(net/http): fix");
+        assert_eq!(rebuild_header("feat:", &t), "feat: <description>");
+        assert_eq!(rebuild_header("fix(api):", &t), "fix(api): <description>");
     }
 
     #[test]
