@@ -82,7 +82,11 @@ pub fn split(cleaned: &Cleaned) -> Parts<'_> {
                 Footer {
                     token: token.to_string(),
                     breaking: f.breaking(),
-                    line: index_of(token.as_ptr() as usize - text.as_ptr() as usize),
+                    // The token is a slice of `text`; its offset gives the line.
+                    line: (token.as_ptr() as usize)
+                        .checked_sub(text.as_ptr() as usize)
+                        .filter(|&o| o <= text.len())
+                        .map_or(start, index_of),
                 }
             })
             .collect(),

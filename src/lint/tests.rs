@@ -289,3 +289,48 @@ fn findings_serialise_with_rule_names() {
     assert_eq!(v["findings"][0]["severity"], "error");
     assert_eq!(v["findings"][0]["line"], 1);
 }
+
+#[test]
+fn never_panics_on_odd_input() {
+    let mut all_on = LintConfig::default();
+    for rule in Rule::ALL {
+        all_on.set_severity(rule, Severity::Error);
+    }
+    all_on.apply("scopes", "api").unwrap();
+    let odd = [
+        "feat(",
+        "feat(a",
+        ")",
+        "(): ",
+        "!: x",
+        "feat!:",
+        "feat(😀)!: é\u{301}\r\n\r\nBREAKING CHANGE:",
+        "\u{feff}feat: bom",
+        "feat: x\n\nToken:",
+        "feat: x\n\nToken: \n #",
+        "feat: x\n\n\n\nBREAKING CHANGE: y\n\ncontinued\nRefs #",
+        "# ------------------------ >8 ------------------------",
+        "\r\r\r",
+        "Merged PR",
+        "chore(",
+        "chore():1.2.3",
+        "v",
+        "😀😀😀: 😀",
+    ];
+    for m in odd {
+        let chars: Vec<(usize, char)> = m.char_indices().collect();
+        for (i, _) in chars {
+            for config in [&LintConfig::default(), &all_on] {
+                for mode in [CleanMode::Edit, CleanMode::Stored] {
+                    let r = lint(&m[..i], mode, config);
+                    assert!(r.findings.iter().all(|f| f.line >= 1 && f.column >= 1));
+                }
+            }
+        }
+        let r = lint(m, CleanMode::Edit, &all_on);
+        assert!(
+            r.findings.iter().all(|f| f.line >= 1 && f.column >= 1),
+            "{m}"
+        );
+    }
+}
