@@ -105,6 +105,12 @@ pub enum Error {
 
     #[error("{what} needs a terminal, and there is none (no /dev/tty)")]
     NoTerminal { what: String, hint: String },
+    #[error("git config {key} = '{value}' is not valid: expected {expected}")]
+    InvalidConfig {
+        key: String,
+        value: String,
+        expected: String,
+    },
 
     #[error("git: {message}")]
     Git { message: String },
@@ -146,6 +152,7 @@ impl Error {
             Error::HooksPathSet { .. } => "hooks_path_set",
             Error::HookConflict { .. } => "hook_conflict",
             Error::NoTerminal { .. } => "no_terminal",
+            Error::InvalidConfig { .. } => "invalid_config",
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -203,6 +210,9 @@ impl Error {
                 "merge the two hooks by hand (keep one as the chained hook), then run `git evolv hooks install` again".into()
             }
             Error::NoTerminal { hint, .. } => hint.clone(),
+            Error::InvalidConfig { key, .. } => format!(
+                "fix it with `git config {key} <value>`, or remove it with `git config --unset {key}` (`git config --show-origin {key}` shows where it is set)"
+            ),
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }

@@ -10,6 +10,7 @@ pub mod edit;
 pub mod error;
 pub mod git;
 pub mod hooks;
+pub mod lint;
 pub mod ops;
 pub mod plan;
 pub mod policy;

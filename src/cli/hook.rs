@@ -1,14 +1,18 @@
-//! `git evolv hook <name>`: the entry points the installed shims call. Hook
-//! output goes to stderr (git does not show a hook's stdout reliably).
+//! `git evolv hook <name> …`: the entry points git's hooks call (the
+//! installed shims are `exec git-evolv hook <name> "$@"`). Each hook keeps
+//! to what git needs: findings on stderr (git does not show a hook's stdout
+//! reliably), exit 1 to refuse.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
 use super::Output;
+use super::lint::{summary, text};
 use crate::error::{Error, Result};
 use crate::git::cli::Git;
+use crate::ops::lint;
 use crate::ops::pre_push::{PrePushOutcome, PrePushRequest, pre_push};
 use crate::policy::{Verdict, short_ref};
 use crate::prompt;
@@ -22,6 +26,13 @@ pub struct HookArgs {
 /// The hooks git-evolv implements.
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
+    /// git's commit-msg hook: lint the message file; exit 1 refuses the commit.
+    #[command(name = "commit-msg")]
+    CommitMsg {
+        /// The message file git passes (`.git/COMMIT_EDITMSG`, `.git/MERGE_MSG`, …).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
     /// git's pre-push hook: refuses deleting or force-pushing protected
     /// branches, asks before a push to one; reads git's ref lines on stdin.
     PrePush {
@@ -35,8 +46,42 @@ pub enum HookCommand {
 /// Runs a hook; the exit code is what git sees (non-zero stops it).
 pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
     match &args.hook {
+        HookCommand::CommitMsg { file } => commit_msg(dir, file, out),
         HookCommand::PrePush { remote, url } => run_pre_push(dir, remote, url, out),
     }
+}
+
+/// Lints the message; on rejection says where git kept it and how to retry.
+fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
+    let repo = lint::discover(dir);
+    let config = lint::load_config(repo.as_ref())?;
+    let result = lint::commit_msg(file, &config)?;
+    if out.json {
+        out.json_value(&result);
+        return Ok(result.outcome.exit_code());
+    }
+    let findings = text(&result.outcome, false);
+    if result.outcome.success {
+        if !findings.is_empty() {
+            out.status(findings.trim_end());
+        }
+        return Ok(0);
+    }
+    out.status(&format!(
+        "git evolv: commit message rejected ({})\n\n{}\nYour message was NOT lost: git kept it in {}{}.\n\
+         Fix it and retry with:\n    {}\n\
+         (Conventional Commits: type(scope): description, e.g. `feat(parser): accept tabs`.)",
+        summary(&result.outcome),
+        findings,
+        result.message_file,
+        if result.kept_at != result.message_file {
+            format!(" ({})", result.kept_at)
+        } else {
+            String::new()
+        },
+        result.retry,
+    ));
+    Ok(result.outcome.exit_code())
 }
 
 fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8> {

@@ -10,6 +10,7 @@ mod drop;
 mod hook;
 mod hooks;
 mod inspect;
+mod lint;
 mod output;
 mod plan;
 mod propose;
@@ -65,6 +66,8 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// A guided propose → show → apply → rollback run in a throwaway repository.
     Demo,
+    /// Lint commit messages (Conventional Commits): a message, a file, stdin or a range.
+    Lint(lint::LintArgs),
     /// Install, remove or inspect git-evolv's git hooks (commit-msg, pre-push).
     Hooks(hooks::HooksArgs),
     /// Entry points of the installed git hooks (called by the shims).
@@ -79,7 +82,9 @@ pub enum Command {
 /// (0 success, 1 the answer is no, 2 bad input or error).
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let out = Output::new(cli.json, cli.color);
+    let json = cli.json
+        || matches!(&cli.command, Command::Lint(a) if a.format == Some(lint::LintFormat::Json));
+    let out = Output::new(json, cli.color);
     match dispatch(&cli, &out) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -102,8 +107,11 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Some(d) => d.clone(),
         None => std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?,
     };
-    // These go through git itself (SHA-256 repositories, `git -c`).
+    // These open the repository themselves: lint works outside one (a
+    // message from an argument or stdin) and stays fast on the hook path;
+    // hooks and check go through git itself (SHA-256 repositories, `git -c`).
     match &cli.command {
+        Command::Lint(args) => return lint::run(&dir, args, out),
         Command::Hook(args) => return hook::run(&dir, args, out),
         Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
         Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
@@ -122,6 +130,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Demo
         | Command::Plan(_)
         | Command::Ask(_)
+        | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
         | Command::Check => {

@@ -9,6 +9,7 @@ pub mod drop;
 pub mod hooks;
 pub mod inspect;
 mod land;
+pub mod lint;
 pub mod plan;
 pub mod pre_push;
 pub mod propose;

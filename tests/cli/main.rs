@@ -5,6 +5,7 @@ mod apply;
 mod common;
 mod hooks;
 mod inspect;
+mod lint;
 mod plan;
 mod propose;
 mod rollback;

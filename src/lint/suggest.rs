@@ -1,0 +1,197 @@
+//! Deriving fixes: the type the author probably meant, a header rebuilt in
+//! `type(scope): description` form, a subject in lower case.
+
+/// Common words for a type that are not one (`feature` → `feat`).
+const ALIASES: [(&str, &str); 15] = [
+    ("feature", "feat"),
+    ("features", "feat"),
+    ("bugfix", "fix"),
+    ("hotfix", "fix"),
+    ("bug", "fix"),
+    ("fixes", "fix"),
+    ("fixed", "fix"),
+    ("doc", "docs"),
+    ("documentation", "docs"),
+    ("tests", "test"),
+    ("testing", "test"),
+    ("refactoring", "refactor"),
+    ("performance", "perf"),
+    ("chores", "chore"),
+    ("deps", "build"),
+];
+
+/// The allowed type closest to `word`: same letters in another case, a
+/// known alias, or at most two edits away.
+pub fn nearest_type(word: &str, types: &[String]) -> Option<String> {
+    let lower = word.to_lowercase();
+    if lower.is_empty() {
+        return None;
+    }
+    if let Some(t) = types.iter().find(|t| **t == lower) {
+        return Some(t.clone());
+    }
+    if let Some((_, t)) = ALIASES.iter().find(|(a, _)| *a == lower)
+        && types.iter().any(|x| x == t)
+    {
+        return Some(t.to_string());
+    }
+    types
+        .iter()
+        .map(|t| (edit_distance(&lower, t), t))
+        .filter(|(d, t)| *d <= if t.len().min(lower.len()) <= 4 { 1 } else { 2 })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, t)| t.clone())
+}
+
+/// The subject with its first letter lowered, unless the first word is an
+/// acronym (`README`, `CI`) that must stay as it is.
+pub fn lower_first(subject: &str) -> Option<String> {
+    let mut chars = subject.chars();
+    let first = chars.next()?;
+    if !first.is_uppercase() {
+        return None;
+    }
+    let word: String = subject
+        .chars()
+        .take_while(|c| c.is_alphanumeric())
+        .collect();
+    if word.chars().count() > 1 && word.chars().all(|c| !c.is_lowercase()) {
+        return None;
+    }
+    Some(first.to_lowercase().chain(chars).collect())
+}
+
+/// A header that does not parse, rebuilt in conventional form: a leading
+/// type with the wrong punctuation (`fix:x`, `feat - x`, `Fix(api) x`) is
+/// kept; otherwise `<type>` is a placeholder (`add login` →
+/// `<type>: add login`, `PROJ-12: x` → `<type>(PROJ-12): x`).
+pub fn rebuild_header(header: &str, types: &[String]) -> String {
+    let header = header.trim();
+    let word_end = header
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(header.len());
+    let (word, mut rest) = header.split_at(word_end);
+    if let Some(ty) = nearest_type(word, types) {
+        let mut scope = "";
+        if let Some(inner) = rest.strip_prefix('(')
+            && let Some(close) = inner.find(')')
+        {
+            scope = &inner[..close];
+            rest = &inner[close + 1..];
+        }
+        let bang = rest.starts_with('!');
+        let rest = rest.trim_start_matches('!');
+        let trimmed = rest.trim_start();
+        let had_space = trimmed.len() < rest.len();
+        let separated = trimmed
+            .strip_prefix(':')
+            .or_else(|| trimmed.strip_prefix('-'))
+            .or_else(|| had_space.then_some(trimmed));
+        if let Some(subject) = separated.map(str::trim_start) {
+            let subject = if subject.is_empty() {
+                "<description>".to_string()
+            } else {
+                lower_first(subject).unwrap_or_else(|| subject.to_string())
+            };
+            let scope = if scope.is_empty() {
+                String::new()
+            } else {
+                format!("({scope})")
+            };
+            let bang = if bang { "!" } else { "" };
+            return format!("{ty}{scope}{bang}: {subject}");
+        }
+    }
+    if let Some((prefix, subject)) = header.split_once(':')
+        && !prefix.is_empty()
+        && !prefix.contains(char::is_whitespace)
+        && !subject.trim().is_empty()
+    {
+        let subject = subject.trim_start();
+        let subject = lower_first(subject).unwrap_or_else(|| subject.to_string());
+        return format!("<type>({prefix}): {subject}");
+    }
+    let subject = lower_first(header).unwrap_or_else(|| header.to_string());
+    format!("<type>: {subject}")
+}
+
+/// Edit distance over characters where swapping two neighbours counts
+/// as one edit (`fxi` is one edit from `fix`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::config::DEFAULT_TYPES;
+
+    fn types() -> Vec<String> {
+        DEFAULT_TYPES.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn nearest_type_handles_case_typos_and_aliases() {
+        let t = types();
+        assert_eq!(nearest_type("Feat", &t).as_deref(), Some("feat"));
+        assert_eq!(nearest_type("feet", &t).as_deref(), Some("feat"));
+        assert_eq!(nearest_type("fxi", &t).as_deref(), Some("fix"));
+        assert_eq!(nearest_type("feature", &t).as_deref(), Some("feat"));
+        assert_eq!(nearest_type("bugfix", &t).as_deref(), Some("fix"));
+        assert_eq!(nearest_type("wip", &t), None);
+        assert_eq!(nearest_type("update", &t), None);
+    }
+
+    #[test]
+    fn rebuilds_headers() {
+        let t = types();
+        assert_eq!(rebuild_header("fix:x", &t), "fix: x");
+        assert_eq!(rebuild_header("feat : add y", &t), "feat: add y");
+        assert_eq!(
+            rebuild_header("Fix(api) - Handle nil", &t),
+            "fix(api): handle nil"
+        );
+        assert_eq!(
+            rebuild_header("feat(ui)!:drop ie", &t),
+            "feat(ui)!: drop ie"
+        );
+        assert_eq!(rebuild_header("add login", &t), "<type>: add login");
+        assert_eq!(rebuild_header("Add login", &t), "<type>: add login");
+        assert_eq!(
+            rebuild_header("PROJ-123: Do x", &t),
+            "<type>(PROJ-123): do x"
+        );
+        assert_eq!(rebuild_header("net/http: fix", &t), "<type>(net/http): fix");
+        assert_eq!(rebuild_header("feat:", &t), "feat: <description>");
+        assert_eq!(rebuild_header("fix(api):", &t), "fix(api): <description>");
+    }
+
+    #[test]
+    fn acronyms_keep_their_case() {
+        assert_eq!(lower_first("Add x").as_deref(), Some("add x"));
+        assert_eq!(lower_first("README update"), None);
+        assert_eq!(lower_first("add x"), None);
+        assert_eq!(lower_first("A thing").as_deref(), Some("a thing"));
+    }
+}

@@ -1,0 +1,628 @@
+//! `git evolv lint` and `git evolv hook commit-msg`, with real git: a
+//! message from an argument, a file or stdin, commit ranges with merges and
+//! bot authors, the three formats, exit codes, and `git commit` going
+//! through a commit-msg hook (scissors and comment lines included).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+
+/// Runs `cmd` with `stdin` fed in.
+fn run_with_stdin(mut cmd: std::process::Command, stdin: &str) -> Run {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout_bytes: out.stdout,
+    }
+}
+
+/// Runs git in `dir` with extra environment variables.
+fn git_in(repo: &TestRepo, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = sealed("git", repo.home());
+    cmd.args(args).current_dir(dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    run_with_stdin(cmd, "")
+}
+
+/// Installs the commit-msg hook by hand, as `hooks install` will.
+fn install_commit_msg_hook(repo: &TestRepo) {
+    let hooks = repo.path().join(".git/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let hook = hooks.join("commit-msg");
+    std::fs::write(
+        &hook,
+        format!("#!/bin/sh\nexec \"{BIN}\" hook commit-msg \"$@\"\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn rules_of(message: &Value) -> Vec<String> {
+    message["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn lint_a_message_argument_exit_codes() {
+    let repo = TestRepo::empty();
+    let ok = repo.evolv(&["lint", "feat(auth): add login support"]);
+    assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
+    assert_eq!(ok.stdout, "", "a clean message prints no findings");
+
+    let bad = repo.evolv(&["lint", "feet: Add login."]);
+    assert_eq!(bad.code, 1, "{}{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stdout.contains("1:1: error[type-enum]"),
+        "{}",
+        bad.stdout
+    );
+    assert!(
+        bad.stdout.contains("did you mean `feat`?"),
+        "{}",
+        bad.stdout
+    );
+    assert!(bad.stdout.contains("error[subject-case]"), "{}", bad.stdout);
+    assert!(
+        bad.stdout.contains("error[subject-full-stop]"),
+        "{}",
+        bad.stdout
+    );
+    assert!(
+        bad.stdout.contains("suggested header: feat: add login\n"),
+        "{}",
+        bad.stdout
+    );
+    assert!(bad.stderr.contains("3 error(s)"), "{}", bad.stderr);
+
+    let plain = repo.evolv(&["lint", "add new feature"]);
+    assert_eq!(plain.code, 1);
+    assert!(
+        plain.stdout.contains("<type>: add new feature"),
+        "{}",
+        plain.stdout
+    );
+    assert!(
+        plain.stdout.contains("build, chore, ci, docs, feat, fix"),
+        "{}",
+        plain.stdout
+    );
+
+    // Warnings only: clean.
+    let warn = repo.evolv(&["lint", "feat: x\nbody right under the header"]);
+    assert_eq!(warn.code, 0, "{}{}", warn.stdout, warn.stderr);
+    assert!(
+        warn.stdout.contains("warning[body-leading-blank]"),
+        "{}",
+        warn.stdout
+    );
+}
+
+#[test]
+fn lint_works_outside_a_repository_and_from_stdin() {
+    let repo = TestRepo::empty();
+    let outside = tempfile::tempdir().unwrap();
+    let mut cmd = sealed(BIN, repo.home());
+    cmd.args(["lint", "--format", "json"])
+        .current_dir(outside.path());
+    let run = run_with_stdin(cmd, "Fix:crash on start\n");
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let v = run.json();
+    assert_eq!(v["success"], false);
+    assert_eq!(v["messages"][0]["source"], "<stdin>");
+    assert_eq!(rules_of(&v["messages"][0]), ["type-empty", "subject-empty"]);
+    assert_eq!(
+        v["messages"][0]["findings"][0]["suggestion"],
+        "fix: crash on start"
+    );
+
+    let mut cmd = sealed(BIN, repo.home());
+    cmd.args(["lint"]).current_dir(repo.path());
+    let run = run_with_stdin(cmd, "fix: crash on start\n");
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn lint_a_file_points_into_the_file_and_cleans_like_git() {
+    let repo = TestRepo::empty();
+    let long = "x".repeat(120);
+    repo.write(
+        "msg.txt",
+        &format!(
+            "# leading comment\nfeat: add parser\n\n# Please enter the commit message\nBody.\n{long}\n\
+             # ------------------------ >8 ------------------------\n\
+             # Do not modify or remove the line above.\ndiff --git a/x b/x\n+Not A Message Line {long}\n"
+        ),
+    );
+    let run = repo.evolv(&["lint", "--file", "msg.txt", "--json"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let v = run.json();
+    let m = &v["messages"][0];
+    assert_eq!(m["file"], "msg.txt");
+    assert_eq!(rules_of(m), ["body-max-line-length"], "{m}");
+    assert_eq!(
+        m["findings"][0]["line"], 6,
+        "the line in the file, comments counted"
+    );
+    assert_eq!(m["findings"][0]["column"], 101);
+
+    let gh = repo.evolv(&["lint", "-F", "msg.txt", "--format", "github"]);
+    assert_eq!(gh.code, 1);
+    assert!(
+        gh.stdout.starts_with(
+            "::error file=msg.txt,line=6,col=101,title=body-max-line-length::msg.txt line 6: "
+        ),
+        "{}",
+        gh.stdout
+    );
+    assert_eq!(gh.stdout.lines().count(), 1, "{}", gh.stdout);
+
+    // A custom comment char from git config.
+    repo.git(&["config", "core.commentChar", ";"]);
+    repo.write("msg2.txt", "fix: y\n\n#123 is the issue\n; Please enter\n");
+    let run = repo.evolv(&["lint", "--file", "msg2.txt"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_error() {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    let run = repo.evolv(&["lint", "--json", "--file", "nope.txt"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(error_code(&run), "invalid_input");
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nope.txt")
+    );
+
+    let run = repo.evolv(&["lint", "# only a comment"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("is empty"), "{}", run.stderr);
+
+    let run = repo.evolv(&["lint", "--json", "--range", "nosuch..HEAD"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(error_code(&run), "invalid_input");
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nosuch")
+    );
+
+    let run = repo.evolv(&["lint", "--json", "--range", "HEAD"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(error_code(&run), "invalid_input");
+
+    repo.git(&["config", "evolv.commit.rule.type-enum", "loud"]);
+    let run = repo.evolv(&["lint", "--json", "feat: x"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(error_code(&run), "invalid_config");
+    let v = run.json();
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("evolv.commit.rule.type-enum") && msg.contains("loud"),
+        "{msg}"
+    );
+    assert!(
+        v["error"]["hint"].as_str().unwrap().contains("git config"),
+        "{v}"
+    );
+}
+
+#[test]
+fn rules_and_values_come_from_git_config() {
+    let repo = TestRepo::empty();
+    assert_eq!(repo.evolv(&["lint", "wip: x"]).code, 1);
+    repo.git(&["config", "evolv.commit.types", "feat,fix,wip"]);
+    assert_eq!(repo.evolv(&["lint", "wip: x"]).code, 0);
+    assert_eq!(repo.evolv(&["lint", "docs: x"]).code, 1);
+
+    repo.git(&["config", "evolv.commit.rule.subject-case", "warn"]);
+    let run = repo.evolv(&["lint", "feat: Add x"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("warning[subject-case]"),
+        "{}",
+        run.stdout
+    );
+
+    repo.git(&["config", "evolv.commit.headerMaxLength", "10"]);
+    let run = repo.evolv(&["lint", "feat: a longer header"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("header-max-length"), "{}", run.stdout);
+
+    repo.git(&["config", "--unset", "evolv.commit.headerMaxLength"]);
+    repo.git(&["config", "evolv.commit.scopes", "api,cli"]);
+    assert_eq!(repo.evolv(&["lint", "feat(web): x"]).code, 1);
+    assert_eq!(repo.evolv(&["lint", "feat(cli): x"]).code, 0);
+
+    repo.git(&[
+        "config",
+        "evolv.commit.rule.breaking-change-footer",
+        "error",
+    ]);
+    let run = repo.evolv(&["lint", "feat(cli)!: drop x"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("breaking-change-footer"),
+        "{}",
+        run.stdout
+    );
+    let both = "feat(cli)!: drop x\n\nBREAKING CHANGE: x is gone";
+    assert_eq!(repo.evolv(&["lint", both]).code, 0);
+}
+
+/// main: initial; topic: "feat: good", "Bad message", a bot commit; then a
+/// merge of a side branch with a non-conventional message.
+fn range_repo() -> (TestRepo, String) {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    let base = repo.head();
+    repo.write("b", "1\n");
+    repo.commit_all("feat: good one");
+    repo.write("c", "1\n");
+    repo.commit_all("Bad message");
+    repo.write("d", "1\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--author",
+        "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>",
+        "-m",
+        "Bump lodash",
+    ]);
+    repo.git(&["checkout", "-q", "-b", "side", &base]);
+    repo.write("e", "1\n");
+    repo.commit_all("fix: on the side");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "side",
+        "-m",
+        "merged the side branch",
+    ]);
+    (repo, base)
+}
+
+#[test]
+fn range_lints_each_commit_skipping_merges_and_bots() {
+    let (repo, base) = range_repo();
+    let range = format!("{base}..HEAD");
+    let run = repo.evolv(&["lint", "--range", &range, "--json"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let v = run.json();
+    let msgs = v["messages"].as_array().unwrap();
+    let by_summary = |s: &str| {
+        msgs.iter()
+            .find(|m| m["summary"] == s)
+            .unwrap_or_else(|| panic!("no {s} in {v}"))
+    };
+    assert_eq!(msgs.len(), 5, "{v}");
+    assert_eq!(msgs[0]["summary"], "feat: good one", "oldest first");
+    assert!(
+        by_summary("feat: good one")["findings"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        rules_of(by_summary("Bad message")),
+        ["type-empty", "subject-empty"]
+    );
+    // Without ignoreAuthors the bot's message is linted too.
+    assert_eq!(
+        by_summary("Bump lodash")["findings"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let merge = by_summary("merged the side branch");
+    assert!(
+        merge["skipped"].as_str().unwrap().contains("merge"),
+        "{merge}"
+    );
+    assert!(merge["findings"].as_array().unwrap().is_empty());
+    assert_eq!(v["errors"], 4);
+    assert_eq!(v["linted"], 4);
+    assert_eq!(v["not_linted"], 1);
+
+    repo.git(&[
+        "config",
+        "--add",
+        "evolv.commit.ignoreAuthors",
+        "renovate[bot]",
+    ]);
+    repo.git(&[
+        "config",
+        "--add",
+        "evolv.commit.ignoreAuthors",
+        "dependabot[bot]",
+    ]);
+    let v = repo
+        .evolv(&["lint", "--range", &range, "--json", "--include-merges"])
+        .json();
+    let msgs = v["messages"].as_array().unwrap();
+    let bot = msgs.iter().find(|m| m["summary"] == "Bump lodash").unwrap();
+    assert!(
+        bot["skipped"].as_str().unwrap().contains("dependabot[bot]"),
+        "{bot}"
+    );
+    let merge = msgs
+        .iter()
+        .find(|m| m["summary"] == "merged the side branch")
+        .unwrap();
+    assert_eq!(rules_of(merge), ["type-empty", "subject-empty"]);
+    assert_eq!(v["errors"], 4, "Bad message + the merge");
+
+    // Text and GitHub formats name the commit.
+    let text = repo.evolv(&["lint", "--range", &range]);
+    assert_eq!(text.code, 1);
+    assert!(
+        text.stdout
+            .contains("Bad message\n  1:1: error[type-empty]"),
+        "{}",
+        text.stdout
+    );
+    assert!(!text.stdout.contains("feat: good one"), "{}", text.stdout);
+    let gh = repo.evolv(&["lint", "--range", &range, "--format", "github"]);
+    let first = gh.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("::error title=type-empty::commit "),
+        "{first}"
+    );
+    assert!(first.contains("\"Bad message\""), "{first}");
+
+    // A clean range exits 0.
+    let clean = repo.evolv(&["lint", "--range", &format!("{base}..HEAD^2")]);
+    assert_eq!(clean.code, 0, "{}{}", clean.stdout, clean.stderr);
+}
+
+#[test]
+fn global_json_flag_is_format_json() {
+    let repo = TestRepo::empty();
+    let a = repo.evolv(&["--json", "lint", "feat: Add x"]).json();
+    let b = repo
+        .evolv(&["lint", "--format", "json", "feat: Add x"])
+        .json();
+    assert_eq!(a, b);
+    assert_eq!(a["messages"][0]["findings"][0]["rule"], "subject-case");
+    assert_eq!(a["messages"][0]["suggested_header"], "feat: add x");
+}
+
+#[test]
+fn commit_msg_hook_rejects_and_keeps_the_message() {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    install_commit_msg_hook(&repo);
+    let before = repo.head();
+    let run = repo.git_run(&["commit", "--allow-empty", "-m", "Added the login page."]);
+    assert_ne!(run.code, 0, "the hook must reject:\n{}", run.stderr);
+    assert_eq!(repo.head(), before, "no commit was made");
+    assert!(
+        run.stderr.contains("commit message rejected"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("error[type-empty]"), "{}", run.stderr);
+    assert!(run.stderr.contains("NOT lost"), "{}", run.stderr);
+    assert!(run.stderr.contains(".git/COMMIT_EDITMSG"), "{}", run.stderr);
+    let kept = repo.path().join(".git/COMMIT_EDITMSG");
+    assert_eq!(
+        std::fs::read_to_string(&kept).unwrap().trim(),
+        "Added the login page."
+    );
+    let retry = format!(
+        "git commit -e -F {}",
+        kept.canonicalize().unwrap().display()
+    );
+    assert!(
+        run.stderr.contains(&retry),
+        "{}\nwanted: {retry}",
+        run.stderr
+    );
+
+    // The retry command works once the message is fixed.
+    std::fs::write(&kept, "feat: add the login page\n").unwrap();
+    repo.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-e",
+        "-F",
+        kept.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "feat: add the login page"
+    );
+
+    // Warnings do not block; they are shown.
+    let run = repo.git_run(&[
+        "commit",
+        "--allow-empty",
+        "-m",
+        "fix: y\nbody without blank line",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("warning[body-leading-blank]"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    install_commit_msg_hook(&repo);
+    // An editor that puts `$MSG` above git's template (comments, and with
+    // -v the scissors line and the diff).
+    let editor = repo.home().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\n{ printf '%s\\n' \"$MSG\"; cat \"$1\"; } > \"$1.new\" && mv \"$1.new\" \"$1\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let editor = editor.to_str().unwrap();
+    // The diff below the scissors has lines that would fail every rule.
+    repo.write(
+        "a",
+        &format!("Capital Letters Here.\n{}\n", "y".repeat(150)),
+    );
+    repo.git(&["add", "a"]);
+    let dir = repo.path();
+    let run = git_in(
+        &repo,
+        dir,
+        &["commit", "-v"],
+        &[("GIT_EDITOR", editor), ("MSG", "feat: edit a")],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%B"]).trim(),
+        "feat: edit a"
+    );
+
+    repo.write("a", "2\n");
+    repo.git(&["add", "a"]);
+    let before = repo.head();
+    let run = git_in(
+        &repo,
+        dir,
+        &["commit", "-v"],
+        &[("GIT_EDITOR", editor), ("MSG", "Edit a")],
+    );
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert_eq!(repo.head(), before);
+    assert!(
+        run.stderr.contains("1:1: error[type-empty]"),
+        "{}",
+        run.stderr
+    );
+
+    // -e -F with --cleanup=scissors: git cuts the scissors part, and so
+    // does the lint. (Without -e git keeps it: see docs/lint.md.)
+    repo.write(
+        "msg.txt",
+        "fix: scissors\n# ------------------------ >8 ------------------------\nNot Linted.\n",
+    );
+    let run = repo.git_run(&["commit", "-q", "--cleanup=scissors", "-e", "-F", "msg.txt"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%B"]).trim(),
+        "fix: scissors"
+    );
+
+    // `git -c core.commentChar=;` reaches the hook through the environment.
+    repo.write("a", "3\n");
+    repo.git(&["add", "a"]);
+    let run = git_in(
+        &repo,
+        dir,
+        &["-c", "core.commentChar=;", "commit"],
+        &[
+            ("GIT_EDITOR", editor),
+            ("MSG", "fix: semicolons\n\n#42 stays"),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%B"]).trim(),
+        "fix: semicolons\n\n#42 stays"
+    );
+}
+
+#[test]
+fn commit_msg_hook_in_a_linked_worktree_and_for_merges() {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    install_commit_msg_hook(&repo);
+    let wt = repo.home().join("wt");
+    repo.git(&["worktree", "add", "-q", "-b", "topic", wt.to_str().unwrap()]);
+    let run = git_in(&repo, &wt, &["commit", "--allow-empty", "-m", "bad"], &[]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("COMMIT_EDITMSG"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("worktrees"),
+        "the linked worktree's own file: {}",
+        run.stderr
+    );
+    let run = git_in(
+        &repo,
+        &wt,
+        &["commit", "--allow-empty", "-q", "-m", "feat: in wt"],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    // git merge runs commit-msg on .git/MERGE_MSG: git's own message passes,
+    // a bad custom one is refused.
+    let run = repo.git_run(&["merge", "--no-ff", "-q", "topic", "-m", "merging things"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("MERGE_MSG"), "{}", run.stderr);
+    repo.git(&["merge", "--abort"]);
+    let run = repo.git_run(&["merge", "--no-ff", "--no-edit", "-q", "topic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        repo.git(&["log", "-1", "--format=%s"])
+            .starts_with("Merge branch 'topic'"),
+        "{}",
+        repo.git(&["log", "-1", "--format=%s"])
+    );
+}
+
+#[test]
+fn hook_commit_msg_directly_and_empty_messages() {
+    let repo = TestRepo::empty();
+    repo.write("m", "# Please enter the commit message\n#\n");
+    // Empty after cleaning: git aborts the commit itself, the hook stays out of the way.
+    let run = repo.evolv(&["hook", "commit-msg", "m"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    repo.write("m", "docs: fine\n");
+    assert_eq!(repo.evolv(&["hook", "commit-msg", "m"]).code, 0);
+    repo.write("m", "Docs: not fine\n");
+    let run = repo.evolv(&["hook", "commit-msg", "m", "--json"]);
+    assert_eq!(run.code, 1);
+    let v = run.json();
+    assert_eq!(v["success"], false);
+    assert_eq!(v["message_file"], "m");
+    assert!(
+        v["retry"]
+            .as_str()
+            .unwrap()
+            .starts_with("git commit -e -F /"),
+        "{v}"
+    );
+    let run = repo.evolv(&["hook", "commit-msg", "missing-file"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("missing-file"), "{}", run.stderr);
+}
