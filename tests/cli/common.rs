@@ -1,8 +1,9 @@
 //! Test harness: real repositories in temp dirs, the real binary, real git,
 //! and an environment sealed off from the machine's own git config.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -19,7 +20,7 @@ pub struct Run {
 }
 
 impl Run {
-    fn from(out: Output) -> Self {
+    pub fn from(out: Output) -> Self {
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -225,6 +226,24 @@ impl TestRepo {
         run.ok();
         run.json()["patch_id"].as_str().unwrap().to_string()
     }
+}
+
+/// Runs `cmd` with `stdin` fed in.
+pub fn run_with_stdin(mut cmd: Command, stdin: impl AsRef<[u8]>) -> Run {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_ref())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run::from(out)
 }
 
 /// The error code of a failed `--json` run, after checking the shape.

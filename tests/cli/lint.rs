@@ -3,36 +3,11 @@
 //! bot authors, the three formats, exit codes, and `git commit` going
 //! through a commit-msg hook (scissors and comment lines included).
 
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
-
-/// Runs `cmd` with `stdin` fed in.
-fn run_with_stdin(mut cmd: std::process::Command, stdin: &str) -> Run {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        stdout_bytes: out.stdout,
-    }
-}
+use crate::common::{BIN, Run, TestRepo, error_code, run_with_stdin, sealed};
 
 /// Runs git in `dir` with extra environment variables.
 fn git_in(repo: &TestRepo, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {

@@ -2,12 +2,9 @@
 //! apply under a plan (limits, dry run, pre/post conditions, timeout,
 //! rollback strategies, batch, audit), checked with git afterwards.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use serde_json::{Value, json};
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{BIN, Run, TestRepo, error_code, run_with_stdin, sealed};
 
 /// Writes `plan` to a file outside the working tree and returns its path.
 fn plan_file(repo: &TestRepo, name: &str, plan: &Value) -> String {
@@ -16,29 +13,11 @@ fn plan_file(repo: &TestRepo, name: &str, plan: &Value) -> String {
     path.display().to_string()
 }
 
-/// Runs git-evolv with `stdin` piped in.
+/// Runs git-evolv in the repository with `stdin` piped in.
 fn evolv_stdin(repo: &TestRepo, args: &[&str], stdin: &str) -> Run {
-    let mut child = sealed(BIN, repo.home())
-        .args(args)
-        .current_dir(repo.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        stdout_bytes: out.stdout,
-    }
+    let mut cmd = sealed(BIN, repo.home());
+    cmd.args(args).current_dir(repo.path());
+    run_with_stdin(cmd, stdin)
 }
 
 /// A plan that lands (dry_run false) with git_revert and the given extras.

@@ -1,9 +1,6 @@
 //! `git evolv propose`: seed scenarios 1 and 2 and every rule of the issue.
 
-use std::io::Write;
-use std::process::Stdio;
-
-use crate::common::{TestRepo, error_code, sealed};
+use crate::common::{TestRepo, error_code, run_with_stdin, sealed};
 
 fn is_patch_id(id: &str) -> bool {
     let parts: Vec<&str> = id.splitn(3, '_').collect();
@@ -118,21 +115,13 @@ fn the_printed_diff_applies_with_git_apply_check() {
         "no colour when stdout is not a terminal"
     );
     assert!(run.stderr.contains("Proposed patch_"), "{}", run.stderr);
-    let mut child = sealed("git", repo.home())
-        .args(["apply", "--check", "-"])
-        .current_dir(repo.path())
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&run.stdout_bytes)
-        .unwrap();
-    assert!(
-        child.wait().unwrap().success(),
-        "git apply --check rejected the diff"
+    let mut git = sealed("git", repo.home());
+    git.args(["apply", "--check", "-"]).current_dir(repo.path());
+    let check = run_with_stdin(git, &run.stdout_bytes);
+    assert_eq!(
+        check.code, 0,
+        "git apply --check rejected the diff: {}",
+        check.stderr
     );
 }
 
