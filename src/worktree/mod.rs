@@ -5,9 +5,6 @@
 //! dies, so a lock can never go stale. A throwaway worktree lives in a temp
 //! dir and is removed when its guard drops.
 
-mod populate;
-
-use std::cell::Cell;
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
@@ -28,8 +25,6 @@ pub struct ValidationWorktree {
     name: String,
     common_dir: PathBuf,
     throwaway: Option<tempfile::TempDir>,
-    /// Created empty by this run: the first checkout writes every file.
-    empty: Cell<bool>,
     _lock: File,
 }
 
@@ -41,19 +36,15 @@ impl ValidationWorktree {
 
     /// Force-checks out `commit` (detached): changed files are rewritten,
     /// untracked files removed, ignored files kept.
+    ///
+    /// Done by git itself: it rewrites only files whose stat data or blob
+    /// changed, runs every filter driver (LFS, eol, ident) that libgit2
+    /// skips, so validation sees the files a user would, and costs half of
+    /// libgit2's checkout on 100k files, whose index read and write go
+    /// through a collision-detecting SHA-1. On a new, empty worktree it is
+    /// the checkout `git worktree add` would do. `clean -fd` without -x
+    /// drops untracked files and keeps ignored build outputs.
     pub fn checkout(&self, commit: Oid) -> Result<()> {
-        if self.empty.replace(false) {
-            let wt = Repository::open(&self.path)?;
-            let target = wt.find_commit(commit)?;
-            populate::populate(&wt, &target)?;
-            wt.set_head_detached(commit)?;
-            return Ok(());
-        }
-        // git itself: it rewrites only files whose stat data or blob
-        // changed, honours filter drivers libgit2 skips (LFS), and costs half
-        // of libgit2's checkout on 100k files, whose index read and write go
-        // through a collision-detecting SHA-1. `clean -fd` without -x drops
-        // untracked files and keeps ignored build outputs.
         let oid = commit.to_string();
         crate::git::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
         crate::git::cli::run(&self.path, &["clean", "-q", "-f", "-d"])
@@ -133,7 +124,6 @@ pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
         name,
         common_dir,
         throwaway: None,
-        empty: Cell::new(!usable),
         _lock: lock,
     })
 }
@@ -158,7 +148,6 @@ fn throwaway(repo: &Repository, common_dir: &Path) -> Result<ValidationWorktree>
         name,
         common_dir: common_dir.to_path_buf(),
         throwaway: Some(temp),
-        empty: Cell::new(true),
         _lock: lock,
     })
 }

@@ -235,3 +235,37 @@ fn validation_does_not_see_the_callers_git_environment() {
         .to_string();
     assert!(top.contains(".git/evolv/worktrees/"), "{top}");
 }
+
+#[test]
+fn the_validation_worktree_runs_filter_drivers_like_a_checkout_by_git() {
+    // A smudge filter stands in for git-lfs: libgit2 skips drivers it does
+    // not know and would leave the clean (pointer) form in the worktree.
+    let repo = TestRepo::empty();
+    repo.git(&["config", "filter.upper.smudge", "tr a-z A-Z"]);
+    repo.git(&["config", "filter.upper.clean", "tr A-Z a-z"]);
+    repo.write(".gitattributes", "*.dat filter=upper\n");
+    repo.write("x.dat", "hello\n");
+    repo.write("a.txt", "one\n");
+    repo.commit_all("filtered file");
+    assert_eq!(repo.git(&["cat-file", "-p", "HEAD:x.dat"]), "hello\n");
+    for fresh in [false, true] {
+        let (from, to) = if fresh {
+            ("two", "three")
+        } else {
+            ("one", "two")
+        };
+        let id = repo.propose(from, to, &[]);
+        let mut args = vec!["apply", "--json", &id, "--validate", "grep -qx HELLO x.dat"];
+        if fresh {
+            args.push("--fresh-worktree");
+        }
+        let run = repo.evolv(&args);
+        assert_eq!(run.code, 0, "fresh={fresh}: {}", run.stdout);
+    }
+    assert_eq!(
+        repo.worktree_count(),
+        2,
+        "the warm one stays, the fresh one is gone"
+    );
+    repo.assert_fsck();
+}
