@@ -35,6 +35,13 @@ pub enum Error {
     #[error("'{path}' is a bare repository: git-evolv needs a working tree to land patches in")]
     BareRepository { path: PathBuf },
 
+    #[error("'{path}' {what}, which git-evolv cannot read")]
+    UnsupportedRepository {
+        path: PathBuf,
+        what: &'static str,
+        hint: &'static str,
+    },
+
     #[error("the repository has no commits yet (HEAD is unborn)")]
     EmptyRepository,
 
@@ -136,6 +143,7 @@ impl Error {
             Error::NoMatch { .. } => "no_match",
             Error::NotARepository { .. } => "not_a_repository",
             Error::BareRepository { .. } => "bare_repository",
+            Error::UnsupportedRepository { .. } => "unsupported_repository",
             Error::EmptyRepository => "empty_repository",
             Error::MissingIdentity { .. } => "missing_identity",
             Error::Conflict { .. } => "conflict",
@@ -172,6 +180,7 @@ impl Error {
             Error::BareRepository { .. } => {
                 "clone it (`git clone <bare> <dir>`) and run git-evolv in the clone".into()
             }
+            Error::UnsupportedRepository { hint, .. } => (*hint).into(),
             Error::EmptyRepository => "make a first commit, then propose edits against it".into(),
             Error::MissingIdentity { .. } => {
                 "set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com`".into()

@@ -21,7 +21,7 @@ pub fn open(dir: &Path) -> Result<Repository> {
         ErrorCode::NotFound => Error::NotARepository {
             path: dir.to_path_buf(),
         },
-        _ => Error::from(e),
+        _ => unsupported(dir, &e).unwrap_or_else(|| Error::from(e)),
     })?;
     if repo.is_bare() {
         return Err(Error::BareRepository {
@@ -34,6 +34,30 @@ pub fn open(dir: &Path) -> Result<Repository> {
         });
     }
     Ok(repo)
+}
+
+/// A clear refusal for repository formats libgit2 cannot open, instead of
+/// its bare "unsupported extension" message.
+fn unsupported(dir: &Path, e: &git2::Error) -> Option<Error> {
+    let message = e.message().to_ascii_lowercase();
+    let (what, hint) = if message.contains("refstorage") {
+        (
+            "stores its refs in the reftable format (extensions.refStorage)",
+            "convert it to the files format with `git refs migrate --ref-format=files` (git 2.46 or later), then run git-evolv again",
+        )
+    } else if message.contains("object format") || message.contains("objectformat") {
+        (
+            "uses SHA-256 object ids (extensions.objectFormat)",
+            "propose and apply need a SHA-1 repository; `git evolv lint`, `hooks`, `check` and the hooks work in SHA-256 repositories",
+        )
+    } else {
+        return None;
+    };
+    Some(Error::UnsupportedRepository {
+        path: dir.to_path_buf(),
+        what,
+        hint,
+    })
 }
 
 /// Where HEAD points: a branch (full ref name) or a detached commit.

@@ -383,3 +383,28 @@ fn detached_head_works_like_a_branch() {
     assert!(repo.read("frontend/api.ts").contains("fetchUserData"));
     assert_eq!(repo.status(), "");
 }
+
+#[test]
+fn reftable_and_sha256_repositories_are_refused_with_the_way_out() {
+    let home = TestRepo::empty();
+    for (flag, names) in [
+        ("--ref-format=reftable", "extensions.refStorage"),
+        ("--object-format=sha256", "extensions.objectFormat"),
+    ] {
+        let dir = home.home().join(flag.trim_start_matches("--"));
+        let init = home.git_run(&["init", "-q", flag, dir.to_str().unwrap()]);
+        if init.code != 0 {
+            // A git too old for the format: nothing to refuse.
+            continue;
+        }
+        let run = home.evolv(&["-C", dir.to_str().unwrap(), "list", "--json"]);
+        assert_eq!(run.code, 2, "{flag}: {}", run.stdout);
+        assert_eq!(error_code(&run), "unsupported_repository", "{flag}");
+        let error = &run.json()["error"];
+        assert!(
+            error["message"].as_str().unwrap().contains(names),
+            "{error}"
+        );
+        assert!(error["hint"].as_str().unwrap().len() > 20, "{error}");
+    }
+}
