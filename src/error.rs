@@ -95,6 +95,15 @@ pub enum Error {
     #[error("{what} moved from {expected} while git-evolv was working; nothing was changed")]
     ConcurrentUpdate { what: String, expected: String },
 
+    #[error("Unable to create '{}': File exists.", path.display())]
+    IndexLocked { path: PathBuf },
+
+    #[error("an earlier landing was interrupted: {detail}")]
+    Interrupted { detail: String },
+
+    #[error("refusing to write '{path}': {reason}")]
+    UnsafePath { path: String, reason: String },
+
     #[error("git: {message}")]
     Git { message: String },
 
@@ -132,6 +141,9 @@ impl Error {
             Error::NothingToApply { .. } => "no_change",
             Error::NotApplied { .. } => "not_applied",
             Error::ConcurrentUpdate { .. } => "concurrent_update",
+            Error::IndexLocked { .. } => "index_locked",
+            Error::Interrupted { .. } => "interrupted_landing",
+            Error::UnsafePath { .. } => "unsafe_path",
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -168,7 +180,7 @@ impl Error {
                 "nothing was touched; split the patch (narrow --scope) or raise the limit in the plan".into()
             }
             Error::LandingFailed { .. } => {
-                "run `git status` and `git log -3` to see where the branch is; nothing of yours was overwritten".into()
+                "run `git evolv recover` to finish or undo the interrupted landing; nothing of yours was overwritten".into()
             }
             Error::ValidationFailed { .. } => {
                 "nothing was landed; fix the patch or the code and apply again".into()
@@ -182,6 +194,16 @@ impl Error {
             Error::NothingToApply { .. } => "drop it with `git evolv drop <id>`".into(),
             Error::NotApplied { .. } => "see `git evolv list` for the status of each proposal".into(),
             Error::ConcurrentUpdate { .. } => "run the command again".into(),
+            // git's own words (lockfile.c), so people recognise them.
+            Error::IndexLocked { .. } => "Another git process seems to be running in this repository, e.g. \
+an editor opened by 'git commit'. Please make sure all processes are terminated then try again. \
+If it still fails, a git process may have crashed in this repository earlier: remove the file \
+manually to continue (then run `git evolv recover` if a landing was interrupted)."
+                .into(),
+            Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
+            Error::UnsafePath { .. } => {
+                "nothing was written; the path leaves the working tree or names git's own directory".into()
+            }
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
@@ -200,7 +222,8 @@ impl Error {
             | Error::AlreadyApplied { .. }
             | Error::NotApplied { .. }
             | Error::NothingToApply { .. }
-            | Error::ConcurrentUpdate { .. } => 1,
+            | Error::ConcurrentUpdate { .. }
+            | Error::IndexLocked { .. } => 1,
             _ => 2,
         }
     }

@@ -9,6 +9,7 @@ mod inspect;
 mod output;
 mod plan;
 mod propose;
+mod recover;
 mod rollback;
 
 use std::path::PathBuf;
@@ -52,6 +53,8 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Revert what apply landed, as a new commit.
     Rollback(rollback::RollbackArgs),
+    /// Finish or undo a landing that was interrupted (every command does this first).
+    Recover,
     /// Show the audit log, newest first.
     Log(inspect::LogArgs),
     /// Drop old proposals and remove idle validation worktrees.
@@ -89,6 +92,10 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         None => std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?,
     };
     let repo = crate::git::open(&dir)?;
+    if matches!(cli.command, Command::Recover) {
+        return recover::run(&repo, out).map(|()| 0);
+    }
+    recover::before_command(&repo, out)?;
     match &cli.command {
         Command::Propose(args) => propose::run(&repo, args, out),
         Command::List => inspect::list(&repo, out),
@@ -98,7 +105,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Rollback(args) => rollback::run(&repo, args, out),
         Command::Log(args) => inspect::log(&repo, args, out),
         Command::Gc(args) => drop::gc(&repo, args, out),
-        Command::Demo | Command::Plan(_) => unreachable!("handled above"),
+        Command::Demo | Command::Plan(_) | Command::Recover => unreachable!("handled above"),
     }
     .map(|()| 0)
 }

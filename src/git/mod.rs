@@ -1,16 +1,17 @@
 //! Thin adapter over libgit2: opening repositories, identities, trees,
 //! diffs and compare-and-swap ref updates. Knows nothing of proposals.
 
-mod checkout;
+pub mod checkout;
+pub mod confine;
 mod diff;
 mod identity;
+pub mod index_write;
 mod objects;
 mod refs;
 mod repo;
 mod status;
 mod tree;
 
-pub use checkout::update_paths;
 pub use diff::{ChangedPath, changed_paths, conflict_paths, line_stats, patch_text};
 pub use identity::{author, committer};
 pub use objects::write_blobs;

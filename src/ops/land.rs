@@ -1,18 +1,60 @@
-//! The landing step shared by apply and rollback: refuse to overwrite
-//! uncommitted work, move the branch by compare-and-swap from the head that
-//! was checked, then update only the changed paths in the working tree and
-//! index.
+//! The landing protocol shared by apply and rollback (issue 5):
+//!
+//! 1. the caller has written N's objects;
+//! 2. under git-evolv's `flock` (released by the kernel on SIGKILL), check
+//!    the changed paths again for uncommitted work and confinement;
+//! 3. write the journal (H, N, the branch, each path's pre- and post-image,
+//!    the bookkeeping refs and audit records) by temp file + fsync + rename;
+//! 4. create git's `index.lock` (exclusively; a lock git-evolv did not
+//!    create is never touched) and move the branch H → N by compare-and-swap;
+//! 5. write each changed file by temp file + rename, build the new index,
+//!    put it into `index.lock` and rename that over `index`;
+//! 6. set the bookkeeping refs, append the audit records, delete the journal.
+//!
+//! Steps 5 and 6 are `roll_forward`, which `git evolv recover` also runs on
+//! a journal a killed process left: it is idempotent, and skips (and
+//! reports) any file that holds neither the pre- nor the post-image.
 
+use std::cell::RefCell;
 use std::fs::{self, File, OpenOptions};
+use std::path::Path;
 
 use git2::{Oid, Repository, Tree};
 
+use super::journal::{Journal, Kind, RefUpdate};
+use crate::crashpoint;
 use crate::error::{Error, Result};
+use crate::git::checkout;
+use crate::git::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head};
+use crate::store::audit::{self, AuditRecord};
 
 /// Names a test may pass in `GIT_EVOLV_TEST_FAILPOINT` to make the step
 /// after it fail, so recovery paths are tested against the real binary.
 pub const FAILPOINT_AFTER_BRANCH_MOVE: &str = "after-branch-move";
+
+/// What a landing does once the working tree is done: bookkeeping refs to
+/// set or delete and audit records to append (one audit id each, in order).
+#[derive(Debug, Clone, Default)]
+pub struct Epilogue {
+    pub refs: Vec<RefUpdate>,
+    pub audit: Vec<AuditRecord>,
+}
+
+impl Epilogue {
+    /// Sets ref `name` to `target` at the end of the landing.
+    pub fn set(&mut self, name: String, target: Oid) {
+        self.refs.push(RefUpdate {
+            name,
+            target: Some(target.to_string()),
+        });
+    }
+
+    /// Deletes ref `name` at the end of the landing.
+    pub fn delete(&mut self, name: String) {
+        self.refs.push(RefUpdate { name, target: None });
+    }
+}
 
 /// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work.
 pub fn ensure_clean(
@@ -41,9 +83,9 @@ pub fn failpoint(name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Serialises landings in one working tree. An `flock`, so the kernel
-/// releases it when the holder dies.
-fn landing_lock(repo: &Repository) -> Result<File> {
+/// Serialises landings (and recoveries) in one working tree. An `flock`, so
+/// the kernel releases it when the holder dies: it can never go stale.
+pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
     let dir = repo.path().join("evolv");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     let path = dir.join("landing.lock");
@@ -57,51 +99,286 @@ fn landing_lock(repo: &Repository) -> Result<File> {
     Ok(file)
 }
 
-/// A branch that has moved, whose working tree is still to be updated.
-/// Holds the landing lock until dropped.
+/// A branch that has moved, whose working tree, index and bookkeeping are
+/// still to be brought along. Holds the landing lock (and `index.lock`)
+/// until dropped; dropped unfinished, it leaves the journal for `recover`.
 pub struct Landing {
-    _lock: File,
+    _flock: File,
+    journal: RefCell<Journal>,
+    index_lock: RefCell<Option<IndexLock>>,
 }
 
-/// Moves `head` to `new` (a descendant of `head.commit`) once `changed` is
-/// known to hold no uncommitted work. Nothing is touched on failure.
+/// Steps 2 to 4 of the protocol: moves `head` to `new` (a descendant of
+/// `head.commit`) once `changed` is known to hold no uncommitted work.
+/// Nothing is touched on failure.
 pub fn move_branch(
     repo: &Repository,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
     reflog: &str,
+    epilogue: Epilogue,
 ) -> Result<Landing> {
-    let lock = landing_lock(repo)?;
+    let flock = landing_lock(repo)?;
+    if Journal::exists(repo) {
+        return Err(Error::Interrupted {
+            detail: format!(
+                "its journal {} is still there",
+                super::journal::path(repo).display()
+            ),
+        });
+    }
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
     // Checked again under the lock: a validation may have run for minutes.
     ensure_clean(repo, &head_tree, &new_tree, changed)?;
-    git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)?;
-    Ok(Landing { _lock: lock })
+    ensure_confined(repo, &new_tree, changed)?;
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let mut journal = Journal::new(
+        Kind::Land,
+        head.ref_name(),
+        head.commit,
+        new,
+        &head_tree,
+        &new_tree,
+        &paths,
+        reflog,
+    );
+    journal.refs = epilogue.refs;
+    journal.audit = epilogue.audit;
+    journal.write(repo)?;
+    crashpoint!("after-journal");
+    let index_lock = match IndexLock::acquire(repo, &journal.nonce) {
+        Ok(lock) => lock,
+        Err(e) => {
+            let _ = Journal::delete(repo);
+            return Err(e);
+        }
+    };
+    if let Err(e) = git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog) {
+        drop(index_lock);
+        let _ = Journal::delete(repo);
+        return Err(e);
+    }
+    crashpoint!("after-cas");
+    Ok(Landing {
+        _flock: flock,
+        journal: RefCell::new(journal),
+        index_lock: RefCell::new(Some(index_lock)),
+    })
+}
+
+/// Every changed path must be one git-evolv may write, and no leading
+/// component of one N writes may be a symlink or file the landing keeps.
+fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    for change in changed {
+        if let Some(reason) = git::confine::refusal(&change.path) {
+            return Err(Error::UnsafePath {
+                path: change.path.clone(),
+                reason: reason.to_string(),
+            });
+        }
+        if new_tree.get_path(Path::new(&change.path)).is_err() {
+            continue;
+        }
+        if let Some(prefix) = git::confine::blocked_prefix(workdir, &change.path) {
+            let removed = changed.iter().any(|c| c.path == prefix)
+                && new_tree.get_path(Path::new(&prefix)).is_err();
+            if !removed {
+                return Err(Error::UnsafePath {
+                    path: change.path.clone(),
+                    reason: format!("'{prefix}' is a symlink or file in the working tree"),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Landing {
-    /// Brings `changed` in the working tree and index to `commit`'s content.
-    pub fn update_worktree(
-        &self,
-        repo: &Repository,
-        commit: Oid,
-        changed: &[ChangedPath],
-    ) -> Result<()> {
-        let tree = repo.find_commit(commit)?.tree()?;
-        git::update_paths(repo, &tree, changed)
+    /// Steps 5 and 6: files, index, bookkeeping refs, audit; returns the
+    /// audit ids, one per record of the epilogue.
+    pub fn finish(&self, repo: &Repository) -> Result<Vec<Oid>> {
+        let mut journal = self.journal.borrow_mut();
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        Ok(roll_forward(repo, &mut journal, lock, true)?.audit_ids)
+    }
+
+    /// Undoes the landing after a failure: journals the move from N to
+    /// `undo` (whose tree restores H's content of the changed paths), moves
+    /// the branch and brings the working tree and index along.
+    pub fn retarget(&self, repo: &Repository, undo: Oid) -> Result<()> {
+        let mut journal = self.journal.borrow_mut();
+        let landed = journal.new;
+        let old_tree = repo.find_commit(landed)?.tree()?;
+        let new_tree = repo.find_commit(undo)?.tree()?;
+        let paths: Vec<String> = journal.changes.iter().map(|c| c.path.clone()).collect();
+        let reflog = "evolv: undo failed landing";
+        let mut next = Journal::new(
+            Kind::Undo,
+            &journal.branch,
+            landed,
+            undo,
+            &old_tree,
+            &new_tree,
+            &paths,
+            reflog,
+        );
+        // A lock we may still hold carries the old nonce.
+        next.nonce = journal.nonce.clone();
+        next.write(repo)?;
+        *journal = next;
+        git::compare_and_swap(repo, &journal.branch, undo, Some(landed), reflog)?;
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        roll_forward(repo, &mut journal, lock, false)?;
+        Ok(())
     }
 }
 
-/// Moves `head` to `new` and updates the working tree: the whole landing.
+/// Moves `head` to `new` and brings everything along: the whole landing.
+/// Returns the audit ids of `epilogue.audit`. A failure after the branch
+/// moved leaves the journal for `git evolv recover`.
 pub fn land(
     repo: &Repository,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
     reflog: &str,
-) -> Result<()> {
-    let landing = move_branch(repo, head, new, changed, reflog)?;
-    landing.update_worktree(repo, new, changed)
+    epilogue: Epilogue,
+) -> Result<Vec<Oid>> {
+    let landing = move_branch(repo, head, new, changed, reflog, epilogue)?;
+    landing.finish(repo).map_err(|cause| Error::LandingFailed {
+        cause: Box::new(cause),
+        recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),
+    })
+}
+
+/// What `roll_forward` did.
+#[derive(Debug, Default)]
+pub(crate) struct Done {
+    /// Paths written or removed.
+    pub written: Vec<String>,
+    /// Paths left alone: they hold neither the pre- nor the post-image (a
+    /// user's edit), or something of the user's is in their way.
+    pub skipped: Vec<String>,
+    pub audit_ids: Vec<Oid>,
+}
+
+/// Steps 5 and 6 with the branch at `journal.new`. `fresh`: the paths were
+/// just checked to hold their pre-images, so no file is re-read.
+pub(crate) fn roll_forward(
+    repo: &Repository,
+    journal: &mut Journal,
+    lock: IndexLock,
+    fresh: bool,
+) -> Result<Done> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let mut done = Done::default();
+    // Removals first (so a file can replace a directory and back), then
+    // writes, parents before children.
+    let mut order: Vec<usize> = (0..journal.changes.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ca, cb) = (&journal.changes[a], &journal.changes[b]);
+        (ca.after.is_some(), &ca.path).cmp(&(cb.after.is_some(), &cb.path))
+    });
+    let total = order.len();
+    let mut entries = Vec::with_capacity(total);
+    for (k, &i) in order.iter().enumerate() {
+        let change = &journal.changes[i];
+        let path = change.path.as_str();
+        let before = change.before.map(|im| (im.id, im.mode));
+        let after = change.after.map(|im| (im.id, im.mode));
+        checkout::remove_temp(repo, path);
+        let entry = match after {
+            None => {
+                if !fresh && checkout::holds(repo, path, None)? {
+                } else if fresh || checkout::holds(repo, path, before)? {
+                    checkout::remove(repo, path)?;
+                    done.written.push(path.to_string());
+                } else {
+                    done.skipped.push(path.to_string());
+                }
+                Entry::Absent
+            }
+            Some((id, mode)) => {
+                if !fresh && checkout::holds(repo, path, after)? {
+                    Entry::Clean { id, mode }
+                } else if fresh
+                    || (checkout::holds(repo, path, before)?
+                        && git::confine::blocked_prefix(workdir, path).is_none())
+                {
+                    checkout::write_blob(repo, path, id, mode)?;
+                    done.written.push(path.to_string());
+                    Entry::Clean { id, mode }
+                } else {
+                    done.skipped.push(path.to_string());
+                    Entry::Stale { id, mode }
+                }
+            }
+        };
+        entries.push((path.to_string(), entry));
+        if k == 0 {
+            crashpoint!("after-first-file");
+        }
+        if k == total / 2 {
+            crashpoint!("after-middle-file");
+        }
+        if k + 1 == total {
+            crashpoint!("after-last-file");
+        }
+    }
+    let new_index = index_write::build(repo, &entries)?;
+    journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
+    journal.write(repo)?;
+    lock.commit(repo, &new_index)?;
+    done.audit_ids = finish_bookkeeping(repo, journal)?;
+    crashpoint!("before-journal-delete");
+    Journal::delete(repo)?;
+    index_write::clean_leftovers(repo);
+    Ok(done)
+}
+
+/// Sets the journal's bookkeeping refs and appends its audit records, each
+/// only once however often this runs (a record already in the recent audit
+/// log for the same action, patch and commit is not appended again).
+pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal) -> Result<Vec<Oid>> {
+    for update in &journal.refs {
+        match &update.target {
+            Some(target) => {
+                let oid = Oid::from_str(target)?;
+                git::compare_and_swap_force(repo, &update.name, oid, &journal.reflog)?;
+            }
+            None => {
+                git::delete_ref(repo, &update.name)?;
+            }
+        }
+    }
+    crashpoint!("before-audit");
+    let recent = if journal.audit.is_empty() {
+        Vec::new()
+    } else {
+        audit::read(repo, Some(256))?
+    };
+    let mut ids = Vec::with_capacity(journal.audit.len());
+    for record in &journal.audit {
+        let existing = recent.iter().find(|e| {
+            e.record.action == record.action
+                && e.record.patch_id == record.patch_id
+                && e.record.success == record.success
+                && e.record.commit == record.commit
+        });
+        match existing {
+            Some(e) => ids.push(Oid::from_str(&e.id)?),
+            None => ids.push(audit::append(repo, record)?),
+        }
+    }
+    crashpoint!("after-audit");
+    Ok(ids)
 }
