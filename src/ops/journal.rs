@@ -91,10 +91,14 @@ impl Journal {
         reflog: &str,
     ) -> Self {
         let image = |tree: &Tree<'_>, path: &str| {
-            tree.get_path(Path::new(path)).ok().map(|e| Image {
-                id: e.id(),
-                mode: e.filemode() as u32,
-            })
+            // A directory is no image: its files are changes of their own.
+            let entry = tree.get_path(Path::new(path)).ok();
+            entry
+                .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
+                .map(|e| Image {
+                    id: e.id(),
+                    mode: e.filemode() as u32,
+                })
         };
         let changes = paths
             .iter()

@@ -183,8 +183,11 @@ fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPat
             continue;
         }
         if let Some(prefix) = git::confine::blocked_prefix(workdir, &change.path) {
+            // A file this landing replaces by a directory is no obstacle.
             let removed = changed.iter().any(|c| c.path == prefix)
-                && new_tree.get_path(Path::new(&prefix)).is_err();
+                && new_tree
+                    .get_path(Path::new(&prefix))
+                    .map_or(true, |e| e.kind() == Some(git2::ObjectType::Tree));
             if !removed {
                 return Err(Error::UnsafePath {
                     path: change.path.clone(),

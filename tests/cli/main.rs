@@ -3,6 +3,7 @@
 
 mod apply;
 mod common;
+mod crash;
 mod inspect;
 mod propose;
 mod rollback;
