@@ -69,6 +69,13 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
     Ok(Oid::hash_file(ObjectType::Blob, &full).ok() == Some(id))
 }
 
+/// Whether no file or symlink is at `path` (nothing, or a directory: the
+/// file a landing removes may since have become one).
+pub fn has_no_file(repo: &Repository, path: &str) -> bool {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    fs::symlink_metadata(workdir.join(path)).map_or(true, |m| m.is_dir())
+}
+
 fn is_empty_dir(dir: &Path) -> bool {
     fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
 }

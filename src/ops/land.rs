@@ -301,7 +301,7 @@ pub(crate) fn roll_forward(
         checkout::remove_temp(repo, path);
         let entry = match after {
             None => {
-                if !fresh && checkout::holds(repo, path, None)? {
+                if !fresh && checkout::has_no_file(repo, path) {
                 } else if fresh || checkout::holds(repo, path, before)? {
                     checkout::remove(repo, path)?;
                     done.written.push(path.to_string());
@@ -341,7 +341,7 @@ pub(crate) fn roll_forward(
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
     journal.write(repo)?;
     lock.commit(repo, &new_index)?;
-    done.audit_ids = finish_bookkeeping(repo, journal)?;
+    done.audit_ids = finish_bookkeeping(repo, journal, fresh)?;
     crashpoint!("before-journal-delete");
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);
@@ -349,9 +349,14 @@ pub(crate) fn roll_forward(
 }
 
 /// Sets the journal's bookkeeping refs and appends its audit records, each
-/// only once however often this runs (a record already in the recent audit
-/// log for the same action, patch and commit is not appended again).
-pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal) -> Result<Vec<Oid>> {
+/// only once however often this runs (unless `fresh`, a record already in
+/// the recent audit log for the same action, patch and commit is not
+/// appended again).
+pub(crate) fn finish_bookkeeping(
+    repo: &Repository,
+    journal: &Journal,
+    fresh: bool,
+) -> Result<Vec<Oid>> {
     for update in &journal.refs {
         match &update.target {
             Some(target) => {
@@ -364,7 +369,7 @@ pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal) -> Result
         }
     }
     crashpoint!("before-audit");
-    let recent = if journal.audit.is_empty() {
+    let recent = if fresh || journal.audit.is_empty() {
         Vec::new()
     } else {
         audit::read(repo, Some(256))?

@@ -22,6 +22,8 @@ use super::land::{finish_bookkeeping, landing_lock, roll_forward};
 use crate::error::{Error, Result};
 use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};
+use crate::store::AUDIT_REF;
+use crate::store::audit::AuditRecord;
 
 /// What recovery did.
 #[derive(Debug, Clone, Serialize)]
@@ -77,6 +79,7 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         index_write::clean_leftovers(repo);
         return Ok(RecoverOutcome::nothing());
     };
+    release_ref_locks(repo, &journal)?;
     let current = repo.refname_to_id(&journal.branch).ok();
     let mut outcome = RecoverOutcome {
         success: true,
@@ -155,7 +158,7 @@ fn abandon(
     }
     let landed = current.is_some_and(|c| repo.graph_descendant_of(c, journal.new).unwrap_or(false));
     if landed {
-        finish_bookkeeping(repo, journal)?;
+        finish_bookkeeping(repo, journal, false)?;
     }
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);
@@ -188,6 +191,60 @@ fn release_our_lock(repo: &Repository, journal: &Journal) -> Result<()> {
         return Ok(());
     }
     Err(Error::IndexLocked { path })
+}
+
+/// Removes the `<ref>.lock` files libgit2 left when the landing was killed
+/// during a ref update: the branch (holding H or N), the bookkeeping refs
+/// (holding their journalled target, or nothing for a delete) and the audit
+/// ref (holding an audit commit of one of the journalled records). Any
+/// other content is someone else's lock and stays.
+fn release_ref_locks(repo: &Repository, journal: &Journal) -> Result<()> {
+    let mut candidates: Vec<(&str, Vec<String>)> = vec![(
+        journal.branch.as_str(),
+        vec![journal.old.to_string(), journal.new.to_string()],
+    )];
+    for update in &journal.refs {
+        candidates.push((
+            update.name.as_str(),
+            vec![update.target.clone().unwrap_or_default()],
+        ));
+    }
+    for (name, accepted) in candidates {
+        let lock = ref_lock_path(repo, name);
+        let Ok(content) = fs::read_to_string(&lock) else {
+            continue;
+        };
+        if accepted.iter().any(|a| a == content.trim()) {
+            fs::remove_file(&lock).map_err(|e| Error::io("remove", &lock, e))?;
+        }
+    }
+    let lock = ref_lock_path(repo, AUDIT_REF);
+    if let Ok(content) = fs::read_to_string(&lock) {
+        let ours = Oid::from_str(content.trim())
+            .ok()
+            .and_then(|oid| repo.find_commit(oid).ok())
+            .and_then(|c| serde_json::from_slice::<AuditRecord>(c.message_bytes()).ok())
+            .is_some_and(|r| {
+                journal.audit.iter().any(|j| {
+                    j.action == r.action && j.patch_id == r.patch_id && j.commit == r.commit
+                })
+            });
+        if ours {
+            fs::remove_file(&lock).map_err(|e| Error::io("remove", &lock, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Where libgit2 locks ref `name`: per-worktree `HEAD` in the git dir,
+/// everything else in the common dir.
+fn ref_lock_path(repo: &Repository, name: &str) -> std::path::PathBuf {
+    let base = if name == "HEAD" {
+        repo.path()
+    } else {
+        repo.commondir()
+    };
+    base.join(format!("{name}.lock"))
 }
 
 fn short(oid: Oid) -> String {

@@ -448,6 +448,10 @@ fn trial(specs: Vec<Spec>, point: &str, recover_with: &[&str]) -> bool {
     );
     let rec = sc.run(recover_with, None);
     assert_eq!(rec.code, 0, "{point}: {recover_with:?}: {}", rec.stderr);
+    if rec.stdout.starts_with('{') {
+        // Nobody edited anything: recovery must not call a file the user's.
+        assert_eq!(rec.json()["skipped"], serde_json::json!([]), "{point}");
+    }
     let landed = sc.assert_consistent(point);
     // Recovery is idempotent.
     let again = sc.run(&["recover", "--json"], None);
@@ -459,7 +463,8 @@ fn trial(specs: Vec<Spec>, point: &str, recover_with: &[&str]) -> bool {
 fn every_crash_point_of_a_full_landing_recovers_to_h_or_n() {
     let mut outcomes = Vec::new();
     for point in POINTS {
-        outcomes.push((point, trial(full_change_set(), point, &["recover"])));
+        let landed = trial(full_change_set(), point, &["recover", "--json"]);
+        outcomes.push((point, landed));
     }
     // Before the compare-and-swap the landing is undone, after it finished.
     for (point, landed) in outcomes {
@@ -642,4 +647,70 @@ fn paths_outside_the_working_tree_or_through_symlinks_are_refused() {
     assert_eq!(error_code(&run), "dirty_worktree", "{}", run.stdout);
     assert!(!outside.path().join("pwned.txt").exists());
     assert_eq!(sc.branch(), sc.h);
+}
+
+#[test]
+fn a_killed_batch_apply_recovers_to_h_or_n() {
+    for point in POINTS {
+        let sc = Scenario::new(full_change_set());
+        // A second proposal on the same base, touching another file.
+        let extra = vec![Spec {
+            path: "keep2.txt",
+            h: Node::Missing,
+            n: file("second\n"),
+        }];
+        let tree = tree_with(&sc.repo, &sc.h, &extra);
+        store_proposal(&sc.repo, &sc.h, &tree, "patch_2_c0ffee02");
+        let run = sc.run(
+            &["apply", "--batch", &sc.id, "patch_2_c0ffee02"],
+            Some(point),
+        );
+        assert_eq!(run.code, -1, "{point}: {}", run.stderr);
+        sc.run(&["recover"], None).ok();
+        let tip = sc.branch();
+        let landed = tip != sc.h;
+        for s in sc.specs.iter().chain(&extra) {
+            let want = if landed { &s.n } else { &s.h };
+            let now = node(sc.repo.path(), s.path);
+            let ok = &now == want || (matches!(want, Node::Missing) && now == Node::Dir);
+            assert!(ok, "{point}: {}: {now:?} (landed: {landed})", s.path);
+        }
+        assert_eq!(sc.repo.status(), sc.status, "{point}");
+        assert!(locks_in(&sc.repo.path().join(".git")).is_empty(), "{point}");
+        for id in [sc.id.as_str(), "patch_2_c0ffee02"] {
+            let applied = sc.repo.rev(&format!("refs/evolv/applied/{id}"));
+            assert_eq!(applied.is_some(), landed, "{point}: {id}");
+        }
+        sc.repo.assert_fsck();
+        sc.repo
+            .git(&["commit", "-q", "--allow-empty", "-m", "probe"]);
+    }
+}
+
+#[test]
+fn a_failure_after_the_branch_moved_is_undone_by_a_revert_commit() {
+    let sc = Scenario::new(full_change_set());
+    let mut cmd = sealed(crash_bin().to_str().unwrap(), sc.repo.home());
+    let out = cmd
+        .args(["apply", "--json", &sc.id])
+        .current_dir(sc.repo.path())
+        .env("GIT_EVOLV_TEST_FAILPOINT", "after-branch-move")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "landing_failed", "{v}");
+    let tip = sc.branch();
+    assert_ne!(tip, sc.h, "the undo is a new commit on top of N");
+    let tree = sc.repo.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+    let h_tree = sc.repo.git(&["rev-parse", &format!("{}^{{tree}}", sc.h)]);
+    assert_eq!(tree, h_tree);
+    for s in &sc.specs {
+        let now = node(sc.repo.path(), s.path);
+        let ok = now == s.h || (matches!(s.h, Node::Missing) && now == Node::Dir);
+        assert!(ok, "{}: {now:?}", s.path);
+    }
+    assert_eq!(sc.repo.status(), sc.status);
+    assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
+    assert!(!sc.repo.path().join(".git/evolv/journal").exists());
+    sc.repo.assert_fsck();
 }
