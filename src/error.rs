@@ -155,7 +155,7 @@ impl Error {
             Error::PatchNotFound(_) => "run `git evolv list` to see the proposals".into(),
             Error::InvalidInput { hint, .. } => hint.clone(),
             Error::NoMatch { .. } => {
-                "check the pattern (it is a regex unless --literal) and the --scope globs".into()
+                "check the pattern (it is a regex unless --literal) and the --scope globs (relative to the top of the repository, e.g. 'src/**')".into()
             }
             Error::NotARepository { .. } => {
                 "run git-evolv inside a git repository, or pass -C <path>".into()

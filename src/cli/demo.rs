@@ -47,10 +47,7 @@ pub fn run(out: &Output) -> Result<()> {
     step("2. Review it", &format!("git evolv show {id}"));
     let shown = inspect::show(&repo, &id)?;
     if !out.json {
-        out.line(&format!(
-            "{} ({})",
-            shown.proposal.summary, shown.proposal.status
-        ));
+        super::inspect::render_show(&shown, out);
     }
 
     step(
@@ -97,14 +94,7 @@ pub fn run(out: &Output) -> Result<()> {
             "log": log,
         }));
     } else {
-        for e in log.entries.iter().rev() {
-            out.line(&format!(
-                "  {} {} {}",
-                e.record.action,
-                e.record.patch_id,
-                if e.record.success { "ok" } else { "failed" }
-            ));
-        }
+        super::inspect::render_log(&log, out);
         out.line("\nDone; the throwaway repository has been removed. Try it on your own code:\n  git evolv propose --pattern 'old' --replacement 'new' --scope 'src/**'");
     }
     drop(repo);

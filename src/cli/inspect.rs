@@ -5,7 +5,7 @@ use git2::Repository;
 
 use super::Output;
 use crate::error::Result;
-use crate::ops::inspect::{self, ProposalSummary};
+use crate::ops::inspect::{self, LogOutcome, ProposalSummary, ShowOutcome};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
@@ -64,10 +64,15 @@ fn row(p: &ProposalSummary) -> String {
 }
 
 pub fn show(repo: &Repository, args: &ShowArgs, out: &Output) -> Result<()> {
-    let outcome = inspect::show(repo, &args.patch_id)?;
+    render_show(&inspect::show(repo, &args.patch_id)?, out);
+    Ok(())
+}
+
+/// Shared with the demo.
+pub fn render_show(outcome: &ShowOutcome, out: &Output) {
     if out.json {
-        out.json_value(&outcome);
-        return Ok(());
+        out.json_value(outcome);
+        return;
     }
     let p = &outcome.proposal;
     out.line(&format!(
@@ -75,18 +80,22 @@ pub fn show(repo: &Repository, args: &ShowArgs, out: &Output) -> Result<()> {
         p.patch_id, p.status, p.commit, p.base, p.summary
     ));
     out.diff(&outcome.diff_bytes);
-    Ok(())
 }
 
 pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
-    let outcome = inspect::log(repo, args.limit)?;
+    render_log(&inspect::log(repo, args.limit)?, out);
+    Ok(())
+}
+
+/// Shared with the demo.
+pub fn render_log(outcome: &LogOutcome, out: &Output) {
     if out.json {
-        out.json_value(&outcome);
-        return Ok(());
+        out.json_value(outcome);
+        return;
     }
     if outcome.entries.is_empty() {
         out.status("The audit log is empty.");
-        return Ok(());
+        return;
     }
     let now = crate::store::proposals::now_secs();
     let mut text = String::new();
@@ -111,5 +120,4 @@ pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
         ));
     }
     out.data(text.as_bytes());
-    Ok(())
 }

@@ -21,8 +21,12 @@ pub fn list_blobs(tree: &Tree<'_>) -> Result<Vec<BlobEntry>> {
             let mode = entry.filemode();
             // 0o100644 and 0o100755 only; 0o120000 is a symlink.
             if let (0o100644 | 0o100755, Some(name)) = (mode, entry.name()) {
+                // Not format!: this runs once per file of the repository.
+                let mut path = String::with_capacity(dir.len() + name.len());
+                path.push_str(dir);
+                path.push_str(name);
                 out.push(BlobEntry {
-                    path: format!("{dir}{name}"),
+                    path,
                     oid: entry.id(),
                     mode,
                 });

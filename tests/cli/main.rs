@@ -5,6 +5,7 @@ mod apply;
 mod common;
 mod crash;
 mod inspect;
+mod plan;
 mod propose;
 mod rollback;
 mod validation;
