@@ -19,10 +19,11 @@ cd "$(dirname "$0")/.."
 TRIALS=${1:-500}
 KILL_RECOVERY_PCT=${2:-10}
 cargo build --quiet --locked
-BIN=$PWD/target/debug/git-evolv
-
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+# A copy, so a rebuild during the run changes nothing.
+cp target/debug/git-evolv "$WORK/git-evolv"
+BIN=$WORK/git-evolv
 export HOME=$WORK GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$WORK/.gitconfig TZ=UTC LC_ALL=C
 git config --global user.name "Crash Test"
 git config --global user.email crash@example.com

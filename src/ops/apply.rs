@@ -415,13 +415,14 @@ fn undo_after_move(
         .map_or(RollbackStrategy::GitRevert, |p| p.rollback.strategy);
     let recovery = (|| -> Result<String> {
         if strategy == RollbackStrategy::Manual {
+            landing.settle(repo)?;
             let steps = s
                 .plan
                 .as_ref()
                 .map(|p| p.rollback.commands.join("; "))
                 .unwrap_or_default();
             return Ok(format!(
-                "the branch stays at {new} (the next git-evolv command brings the working tree along); the plan's rollback is manual: {steps}"
+                "the branch stays at {new}; the plan's rollback is manual: {steps}"
             ));
         }
         let sig = git::committer(repo)?;

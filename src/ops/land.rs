@@ -211,6 +211,22 @@ impl Landing {
         Ok(roll_forward(repo, &mut journal, lock, true)?.audit_ids)
     }
 
+    /// Brings the working tree and index to N but drops the bookkeeping
+    /// (the landing failed, and is audited as such): for a plan whose
+    /// rollback is manual, whose steps expect the checkout to match N.
+    pub fn settle(&self, repo: &Repository) -> Result<()> {
+        let mut journal = self.journal.borrow_mut();
+        journal.refs.clear();
+        journal.audit.clear();
+        journal.write(repo)?;
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        roll_forward(repo, &mut journal, lock, false)?;
+        Ok(())
+    }
+
     /// Undoes the landing after a failure: journals the move from N to
     /// `undo` (whose tree restores H's content of the changed paths), moves
     /// the branch and brings the working tree and index along.
