@@ -548,6 +548,15 @@ fn a_user_edit_after_the_crash_is_kept_and_reported() {
     let sc = Scenario::new(full_change_set());
     let run = sc.run(&["apply", &sc.id], Some("after-cas"));
     assert_eq!(run.code, -1);
+    // index.lock is held across the working-tree update, as git does: a
+    // concurrent `git add` fails fast instead of interleaving.
+    let add = sc.repo.git_run(&["add", "keep.txt"]);
+    assert_ne!(add.code, 0);
+    assert!(
+        add.stderr.contains("index.lock': File exists"),
+        "{}",
+        add.stderr
+    );
     // The user edits a file the landing had not reached yet.
     sc.repo.write("mod.txt", "my own edit\n");
     let rec = sc.run(&["recover", "--json"], None);
