@@ -72,6 +72,10 @@ pub struct Journal {
     pub changes: Vec<Change>,
     pub refs: Vec<RefUpdate>,
     pub audit: Vec<AuditRecord>,
+    /// When the landing began (ns since the epoch): an empty ref lock newer
+    /// than this may be one a killed libgit2 ref update left.
+    #[serde(default)]
+    pub started_ns: u64,
     /// The trailing checksum of the index bytes put into `index.lock`,
     /// recorded before they are, so that lock is recognised as ours too.
     pub index_checksum: Option<String>,
@@ -112,6 +116,7 @@ impl Journal {
             version: VERSION,
             kind,
             nonce: nonce(new),
+            started_ns: now_ns(),
             branch: branch.to_string(),
             old,
             new,
@@ -202,11 +207,20 @@ fn tmp_path(repo: &Repository) -> PathBuf {
 }
 
 fn nonce(new: Oid) -> String {
-    let nanos = std::time::SystemTime::now()
+    format!(
+        "{}-{}-{}",
+        std::process::id(),
+        &new.to_string()[..12],
+        now_ns()
+    )
+}
+
+/// Nanoseconds since the epoch.
+pub fn now_ns() -> u64 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    format!("{}-{}-{nanos}", std::process::id(), &new.to_string()[..12])
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
 }
 
 fn sync_dir(dir: &Path) {
@@ -257,6 +271,7 @@ mod tests {
                 target: Some(b.to_string()),
             }],
             audit: Vec::new(),
+            started_ns: 1,
             index_checksum: None,
         }
     }

@@ -206,34 +206,69 @@ fn release_ref_locks(repo: &Repository, journal: &Journal) -> Result<()> {
     for update in &journal.refs {
         candidates.push((
             update.name.as_str(),
-            vec![update.target.clone().unwrap_or_default()],
+            update.target.iter().cloned().collect(),
         ));
     }
+    candidates.push((AUDIT_REF, Vec::new()));
     for (name, accepted) in candidates {
         let lock = ref_lock_path(repo, name);
         let Ok(content) = fs::read_to_string(&lock) else {
             continue;
         };
-        if accepted.iter().any(|a| a == content.trim()) {
-            fs::remove_file(&lock).map_err(|e| Error::io("remove", &lock, e))?;
-        }
-    }
-    let lock = ref_lock_path(repo, AUDIT_REF);
-    if let Ok(content) = fs::read_to_string(&lock) {
-        let ours = Oid::from_str(content.trim())
-            .ok()
-            .and_then(|oid| repo.find_commit(oid).ok())
-            .and_then(|c| serde_json::from_slice::<AuditRecord>(c.message_bytes()).ok())
-            .is_some_and(|r| {
-                journal.audit.iter().any(|j| {
-                    j.action == r.action && j.patch_id == r.patch_id && j.commit == r.commit
-                })
-            });
+        let ours = if content.is_empty() {
+            stale_empty_lock(&lock, journal.started_ns)
+        } else if name == AUDIT_REF {
+            is_journalled_audit_commit(repo, journal, content.trim())
+        } else {
+            accepted.iter().any(|a| a == content.trim())
+        };
         if ours {
             fs::remove_file(&lock).map_err(|e| Error::io("remove", &lock, e))?;
         }
     }
     Ok(())
+}
+
+/// libgit2 creates a ref lock empty and fills it just before the rename,
+/// so a kill in between leaves an empty one. It is taken for this
+/// landing's when it was created after the landing began and stays empty
+/// for a second (a live writer holds a ref lock for microseconds).
+fn stale_empty_lock(lock: &std::path::Path, started_ns: u64) -> bool {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let Ok(meta) = fs::metadata(lock) else {
+        return false;
+    };
+    let Ok(modified) = meta.modified() else {
+        return false;
+    };
+    let created_ns = modified
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // File systems with coarse timestamps round down: allow 10 ms.
+    if created_ns + 10_000_000 < started_ns {
+        return false;
+    }
+    let age = SystemTime::now()
+        .duration_since(modified)
+        .unwrap_or(Duration::ZERO);
+    if age < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_secs(1) - age);
+    }
+    fs::metadata(lock).is_ok_and(|m| m.len() == 0 && m.modified().ok() == Some(modified))
+}
+
+/// Whether `content` names an audit commit of one of the journal's records.
+fn is_journalled_audit_commit(repo: &Repository, journal: &Journal, content: &str) -> bool {
+    Oid::from_str(content)
+        .ok()
+        .and_then(|oid| repo.find_commit(oid).ok())
+        .and_then(|c| serde_json::from_slice::<AuditRecord>(c.message_bytes()).ok())
+        .is_some_and(|r| {
+            journal
+                .audit
+                .iter()
+                .any(|j| j.action == r.action && j.patch_id == r.patch_id && j.commit == r.commit)
+        })
 }
 
 /// Where libgit2 locks ref `name`: per-worktree `HEAD` in the git dir,

@@ -345,8 +345,9 @@ impl Scenario {
         }
     }
 
+    /// Where HEAD points (the branch, or the detached HEAD itself).
     pub fn branch(&self) -> String {
-        self.repo.rev("refs/heads/main").unwrap()
+        self.repo.rev("HEAD").unwrap()
     }
 
     /// Every guarantee of issue 5 after a crash and its recovery; returns
@@ -722,4 +723,23 @@ fn a_failure_after_the_branch_moved_is_undone_by_a_revert_commit() {
     assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
     assert!(!sc.repo.path().join(".git/evolv/journal").exists());
     sc.repo.assert_fsck();
+}
+
+#[test]
+fn a_detached_head_landing_recovers_at_every_point() {
+    for point in POINTS {
+        let sc = Scenario::new(full_change_set());
+        sc.repo.git(&["checkout", "-q", "--detach"]);
+        let run = sc.run(&["apply", &sc.id], Some(point));
+        assert_eq!(run.code, -1, "{point}: {}", run.stderr);
+        sc.run(&["recover"], None).ok();
+        let landed = sc.assert_consistent(point);
+        assert_eq!(
+            sc.repo.rev("refs/heads/main").unwrap(),
+            sc.h,
+            "{point}: main stays"
+        );
+        let after_cas = POINTS.iter().position(|p| *p == point) > Some(2);
+        assert_eq!(landed, after_cas, "{point}");
+    }
 }
