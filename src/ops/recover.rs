@@ -93,6 +93,18 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         message: String::new(),
     };
     let (old, new) = (journal.old, journal.new);
+    // Files are only written for the ref HEAD is on: if the user switched
+    // branches since, this working tree is no longer the landing's.
+    let checked_out = match repo.head() {
+        Ok(h) if repo.head_detached().unwrap_or(false) => {
+            journal.branch == "HEAD" && h.target().is_some()
+        }
+        Ok(h) => h.name() == Some(journal.branch.as_str()),
+        Err(_) => false,
+    };
+    if !checked_out && current != Some(old) {
+        return abandon(repo, &journal, current, outcome);
+    }
     if current == Some(old) && journal.kind == Kind::Undo {
         // An undo is completed, never left half-way.
         crate::git::compare_and_swap(repo, &journal.branch, new, Some(old), &journal.reflog)?;
@@ -165,7 +177,7 @@ fn abandon(
     outcome.action = "abandoned";
     outcome.skipped = journal.changes.iter().map(|c| c.path.clone()).collect();
     outcome.message = format!(
-        "{} moved to {} since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",
+        "{} is at {} (not the old head, or no longer checked out) since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",
         journal.branch,
         current.map_or_else(|| "nothing".to_string(), short),
         short(journal.new),

@@ -743,3 +743,44 @@ fn a_detached_head_landing_recovers_at_every_point() {
         assert_eq!(landed, after_cas, "{point}");
     }
 }
+
+#[test]
+fn an_empty_ref_lock_left_by_a_killed_ref_update_is_released() {
+    let sc = Scenario::new(full_change_set());
+    assert_eq!(
+        sc.run(&["apply", &sc.id], Some("after-index-rename")).code,
+        -1
+    );
+    // libgit2 creates a ref lock empty and fills it just before renaming:
+    // a kill in between leaves this.
+    let lock = sc
+        .repo
+        .path()
+        .join(format!(".git/refs/evolv/applied/{}.lock", sc.id));
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let audit_lock = sc.repo.path().join(".git/refs/evolv/audit.lock");
+    std::fs::write(&audit_lock, "").unwrap();
+    sc.run(&["recover"], None).ok();
+    assert!(sc.assert_consistent("empty ref locks"));
+}
+
+#[test]
+fn a_branch_switched_after_the_crash_is_not_written_into() {
+    let sc = Scenario::new(vec![Spec {
+        path: "only.txt",
+        h: file("one\n"),
+        n: file("two\n"),
+    }]);
+    assert_eq!(sc.run(&["apply", &sc.id], Some("after-cas")).code, -1);
+    // The user removes the lock by hand and switches to another branch.
+    std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
+    sc.repo.git(&["checkout", "-q", "-b", "other", &sc.h]);
+    let rec = sc.run(&["recover", "--json"], None);
+    rec.ok();
+    assert_eq!(rec.json()["action"], "abandoned");
+    assert_eq!(sc.repo.read("only.txt"), "one\n", "the other branch's file");
+    assert!(!sc.repo.path().join(".git/evolv/journal").exists());
+    assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
+    sc.repo.assert_fsck();
+}
