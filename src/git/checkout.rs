@@ -162,5 +162,11 @@ fn temp_sibling(full: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if name.len() > 200 {
+        // Keep within NAME_MAX (255): a long name gets a short, fixed alias.
+        let id = Oid::hash_object(ObjectType::Blob, name.as_bytes())
+            .map_or_else(|_| "long".to_string(), |o| o.to_string());
+        return full.with_file_name(format!(".evolv-{id}.tmp"));
+    }
     full.with_file_name(format!(".{name}.evolv-tmp"))
 }
