@@ -56,19 +56,42 @@ impl Epilogue {
     }
 }
 
-/// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work.
-pub fn ensure_clean(
+/// `ensure_clean` for a caller that does not hold the landing lock (the
+/// early check before validation): waits for a landing in flight, whose
+/// half-written files would otherwise look like uncommitted work.
+pub fn check_clean(
     repo: &Repository,
+    head: &Head,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+) -> Result<()> {
+    let _flock = landing_lock(repo)?;
+    ensure_clean(repo, head, head_tree, new_tree, changed)
+}
+
+/// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work
+/// relative to `head` — or with `ConcurrentUpdate` when HEAD is no longer
+/// `head` (another landing moved it, so its files only look dirty to us;
+/// a retry replays onto the new head).
+fn ensure_clean(
+    repo: &Repository,
+    head: &Head,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::DirtyWorktree { paths: dirty })
+        return Ok(());
     }
+    if git::head(repo)? != *head {
+        return Err(Error::ConcurrentUpdate {
+            what: head.ref_name().to_string(),
+            expected: head.commit.to_string(),
+        });
+    }
+    Err(Error::DirtyWorktree { paths: dirty })
 }
 
 /// An injected failure, for tests of what happens after the branch moved.
@@ -131,7 +154,7 @@ pub fn move_branch(
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
     // Checked again under the lock: a validation may have run for minutes.
-    ensure_clean(repo, &head_tree, &new_tree, changed)?;
+    ensure_clean(repo, head, &head_tree, &new_tree, changed)?;
     ensure_confined(repo, &new_tree, changed)?;
     let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
     let mut journal = Journal::new(

@@ -116,7 +116,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::ensure_clean(repo, &head_tree, &tree, &changed)?;
+    land::check_clean(repo, &head, &head_tree, &tree, &changed)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");

@@ -3,6 +3,7 @@
 
 mod apply;
 mod common;
+mod concurrency;
 mod crash;
 mod inspect;
 mod plan;
