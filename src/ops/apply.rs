@@ -129,7 +129,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         error: None,
     };
     for group in groups {
-        match retrying(settings.dry_run, || apply_group(repo, group, &settings)) {
+        match land::retrying(settings.dry_run, || apply_group(repo, group, &settings)) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
                 for p in group {
@@ -151,40 +151,6 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         }
     }
     Ok(report)
-}
-
-/// How often a landing that lost a race is replayed onto the new head.
-const LANDING_ATTEMPTS: u32 = 20;
-
-/// Runs `attempt` again, after a growing random pause, when it lost a race
-/// that left everything untouched: the branch moved before the
-/// compare-and-swap (`concurrent_update`), or git held `index.lock`. Each
-/// retry replays onto the new head and validates again.
-fn retrying<T>(dry_run: bool, mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
-    let mut n = 1;
-    loop {
-        match attempt() {
-            Err(Error::ConcurrentUpdate { .. } | Error::IndexLocked { .. })
-                if !dry_run && n < LANDING_ATTEMPTS =>
-            {
-                std::thread::sleep(jitter(n));
-                n += 1;
-            }
-            other => return other,
-        }
-    }
-}
-
-/// 5 ms doubling per attempt up to 160 ms, times a random factor in
-/// [0.5, 1.5), so racing processes spread out.
-fn jitter(attempt: u32) -> std::time::Duration {
-    let base_ms = 5u64 << attempt.min(5);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let seed = u64::from(nanos) ^ (u64::from(std::process::id()) << 20);
-    let factor = 500 + (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) % 1000;
-    std::time::Duration::from_micros(base_ms * factor)
 }
 
 fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
