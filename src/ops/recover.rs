@@ -102,7 +102,8 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         Ok(h) => h.name() == Some(journal.branch.as_str()),
         Err(_) => false,
     };
-    if !checked_out && current != Some(old) {
+    let rolls_back = current == Some(old) && journal.kind == Kind::Land;
+    if !checked_out && !rolls_back {
         return abandon(repo, &journal, current, outcome);
     }
     if current == Some(old) && journal.kind == Kind::Undo {
@@ -111,7 +112,7 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         outcome.head = Some(new.to_string());
         return forward(repo, &mut journal, outcome);
     }
-    if current == Some(old) {
+    if rolls_back {
         release_our_lock(repo, &journal)?;
         for change in &journal.changes {
             checkout::remove_temp(repo, &change.path);
