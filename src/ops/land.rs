@@ -374,11 +374,11 @@ pub(crate) fn roll_forward(
         checkout::remove_temp(repo, path);
         let entry = match after {
             None => {
-                if !fresh && checkout::has_no_file(repo, path) {
-                } else if fresh || checkout::holds(repo, path, before)? {
+                let present = fresh || !checkout::has_no_file(repo, path);
+                if present && (fresh || checkout::holds(repo, path, before)?) {
                     checkout::remove(repo, path)?;
                     done.written.push(path.to_string());
-                } else {
+                } else if present {
                     done.skipped.push(path.to_string());
                 }
                 Entry::Absent
