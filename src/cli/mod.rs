@@ -96,15 +96,22 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         return recover::run(&repo, out).map(|()| 0);
     }
     recover::before_command(&repo, out)?;
+    let result = run_command(cli, &repo, out);
+    crate::ops::land::release_index(&repo);
+    result
+}
+
+/// The command proper, once any interrupted landing is recovered.
+fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
     match &cli.command {
-        Command::Propose(args) => propose::run(&repo, args, out),
-        Command::List => inspect::list(&repo, out),
-        Command::Show(args) => inspect::show(&repo, args, out),
-        Command::Drop(args) => drop::run(&repo, args, out),
-        Command::Apply(args) => return apply::run(&repo, args, out),
-        Command::Rollback(args) => rollback::run(&repo, args, out),
-        Command::Log(args) => inspect::log(&repo, args, out),
-        Command::Gc(args) => drop::gc(&repo, args, out),
+        Command::Propose(args) => propose::run(repo, args, out),
+        Command::List => inspect::list(repo, out),
+        Command::Show(args) => inspect::show(repo, args, out),
+        Command::Drop(args) => drop::run(repo, args, out),
+        Command::Apply(args) => return apply::run(repo, args, out),
+        Command::Rollback(args) => rollback::run(repo, args, out),
+        Command::Log(args) => inspect::log(repo, args, out),
+        Command::Gc(args) => drop::gc(repo, args, out),
         Command::Demo | Command::Plan(_) | Command::Recover => unreachable!("handled above"),
     }
     .map(|()| 0)

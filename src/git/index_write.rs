@@ -67,9 +67,8 @@ impl IndexLock {
     /// lock never disappears), then renames the lock over `index`. The
     /// caller records `new_index`'s checksum in the journal first.
     pub fn commit(mut self, repo: &Repository, new_index: &Path) -> Result<()> {
-        File::open(new_index)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| Error::io("sync", new_index, e))?;
+        // Not fsynced, like git's own index (core.fsync leaves it out by
+        // default): a kill keeps the page cache; only the journal is synced.
         fs::rename(new_index, &self.path).map_err(|e| Error::io("rename", &self.path, e))?;
         crate::crashpoint!("before-index-rename");
         let index = index_path(repo);
@@ -155,25 +154,71 @@ pub enum Entry {
     Stale { id: Oid, mode: u32 },
 }
 
-/// Builds the new index (the current one with `entries` applied) in a file
-/// of our own under `<git-dir>/evolv/` and returns its path.
+/// `<git-dir>/evolv/index-view.<pid>`: this process's view of the index
+/// (one per process: a view is set up before the landing lock is taken).
+fn view_path(repo: &Repository) -> PathBuf {
+    repo.path()
+        .join("evolv")
+        .join(format!("{VIEW_PREFIX}{}", std::process::id()))
+}
+
+const VIEW_PREFIX: &str = "index-view.";
+
+/// Makes the repository's in-memory index a view of `<git-dir>/index`
+/// through a hard link at `<git-dir>/evolv/index-view.<pid>`: libgit2 then writes
+/// the new index there (never to `index`, whose lock we hold), and the
+/// dirty check and the build share one parse of a large index (re-linking
+/// an unchanged `index` keeps the parse: same inode, same stamp).
+pub fn open_view(repo: &Repository) -> Result<()> {
+    let view = view_path(repo);
+    let dir = view.parent().expect("the view has a directory");
+    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let _ = fs::remove_file(lock_of(&view));
+    let _ = fs::remove_file(&view);
+    let current = index_path(repo);
+    if let Err(e) = fs::hard_link(&current, &view) {
+        match e.kind() {
+            ErrorKind::NotFound => {}
+            _ => {
+                fs::copy(&current, &view).map_err(|e| Error::io("copy", &current, e))?;
+            }
+        }
+    }
+    // `repo.index()` would parse `index` itself the first time: ask it only
+    // once the view is in place.
+    let key = repo as *const Repository as usize;
+    let mut with_view = VIEWS.lock().unwrap_or_else(|e| e.into_inner());
+    if with_view.contains(&key) {
+        let mut index = repo.index()?;
+        if index.path() == Some(view.as_path()) {
+            index.read(false)?;
+            return Ok(());
+        }
+    }
+    let mut own = Index::open(&view)?;
+    repo.set_index(&mut own)?;
+    with_view.push(key);
+    Ok(())
+}
+
+/// Repositories (by address) whose in-memory index is the view.
+static VIEWS: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// Builds the new index (the current one with `entries` applied) in the
+/// view's file under `<git-dir>/evolv/` and returns its path.
 pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
-    let dir = repo.path().join("evolv");
-    let path = dir.join("index.new");
-    let _ = fs::remove_file(&path);
-    let _ = fs::remove_file(dir.join("index.new.lock"));
-    let current = index_path(repo);
-    match fs::copy(&current, &path) {
-        Ok(_) => {}
-        Err(e) if e.kind() == ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io("copy", &current, e)),
-    }
-    let mut index = Index::open(&path)?;
-    // Removals first, so a file can replace a directory and back.
-    for (p, _) in entries {
+    open_view(repo)?;
+    let path = view_path(repo);
+    let mut index = repo.index()?;
+    // Removals first, so a file can replace a directory and back. An entry
+    // that stays is replaced by `add` below.
+    for (p, entry) in entries {
         for stage in 0..=3 {
-            let _ = index.remove(Path::new(p), stage);
+            let replaced = stage == 0 && !matches!(entry, Entry::Absent);
+            if !replaced && index.get_path(Path::new(p), stage).is_some() {
+                index.remove(Path::new(p), stage)?;
+            }
         }
     }
     for (p, entry) in entries {
@@ -227,11 +272,39 @@ fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> I
     }
 }
 
+fn lock_of(view: &Path) -> PathBuf {
+    let mut name = view.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Removes this process's view of the index (a hard link: it would keep
+/// an old index's bytes alive on disk). Every command ends with this.
+pub fn release_view(repo: &Repository) {
+    let view = view_path(repo);
+    let _ = fs::remove_file(lock_of(&view));
+    let _ = fs::remove_file(&view);
+}
+
 /// Removes what a killed landing may have left under `<git-dir>/evolv/`
-/// besides the journal: the lock's temp file and a half-built index.
+/// besides the journal: the lock's temp file, and the index views of
+/// processes that no longer run (on Linux, where `/proc` tells).
 pub fn clean_leftovers(repo: &Repository) {
     let dir = repo.path().join("evolv");
-    for name in ["index.lock.tmp", "index.new", "index.new.lock"] {
-        let _ = fs::remove_file(dir.join(name));
+    let _ = fs::remove_file(dir.join("index.lock.tmp"));
+    release_view(repo);
+    let proc_fs = Path::new("/proc/self").exists();
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(VIEW_PREFIX)) else {
+            continue;
+        };
+        let pid = rest.trim_end_matches(".lock");
+        if proc_fs && pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }

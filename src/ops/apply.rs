@@ -209,6 +209,8 @@ fn apply_group(
     }
     let head = git::head(repo)?;
     let committer = git::committer(repo)?;
+    // Before anything loads the index (attribute lookups do), so one parse serves all.
+    land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
 

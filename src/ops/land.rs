@@ -56,6 +56,19 @@ impl Epilogue {
     }
 }
 
+/// Makes the repository's index the landing's view of it (see
+/// `index_write::open_view`) before anything loads it, so a large index is
+/// parsed once for attribute lookups, the dirty checks and the new index.
+pub fn prepare_index(repo: &Repository) -> Result<()> {
+    index_write::open_view(repo)
+}
+
+/// Drops this process's view of the index (the CLI calls this when a
+/// command ends; a landing drops it itself).
+pub fn release_index(repo: &Repository) {
+    index_write::release_view(repo);
+}
+
 /// `ensure_clean` for a caller that does not hold the landing lock (the
 /// early check before validation): waits for a landing in flight, whose
 /// half-written files would otherwise look like uncommitted work.
@@ -67,6 +80,7 @@ pub fn check_clean(
     changed: &[ChangedPath],
 ) -> Result<()> {
     let _flock = landing_lock(repo)?;
+    index_write::open_view(repo)?;
     ensure_clean(repo, head, head_tree, new_tree, changed)
 }
 
@@ -187,8 +201,6 @@ pub fn move_branch(
     }
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
-    // Checked again under the lock: a validation may have run for minutes.
-    ensure_clean(repo, head, &head_tree, &new_tree, changed)?;
     ensure_confined(repo, &new_tree, changed)?;
     let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
     let mut journal = Journal::new(
@@ -212,7 +224,14 @@ pub fn move_branch(
             return Err(e);
         }
     };
-    if let Err(e) = git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog) {
+    // Checked again under both locks, as git does: a validation may have
+    // run for minutes, and now no `git add` can change the index under us.
+    let checked = index_write::open_view(repo)
+        .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
+        .and_then(|()| {
+            git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)
+        });
+    if let Err(e) = checked {
         drop(index_lock);
         let _ = Journal::delete(repo);
         return Err(e);

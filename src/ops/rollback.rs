@@ -102,6 +102,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         return Ok(outcome);
     }
 
+    land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
     let (tree, message) = match strategy {
