@@ -1,12 +1,14 @@
-//! The landing protocol shared by apply and rollback (issue 5):
+//! The landing protocol shared by apply and rollback (issue 5; see
+//! RELIABILITY.md):
 //!
 //! 1. the caller has written N's objects;
 //! 2. under git-evolv's `flock` (released by the kernel on SIGKILL), check
-//!    the changed paths again for uncommitted work and confinement;
+//!    that every changed path is one git-evolv may write;
 //! 3. write the journal (H, N, the branch, each path's pre- and post-image,
 //!    the bookkeeping refs and audit records) by temp file + fsync + rename;
 //! 4. create git's `index.lock` (exclusively; a lock git-evolv did not
-//!    create is never touched) and move the branch H → N by compare-and-swap;
+//!    create is never touched), check the paths for uncommitted work again,
+//!    and move the branch H → N by compare-and-swap;
 //! 5. write each changed file by temp file + rename, build the new index,
 //!    put it into `index.lock` and rename that over `index`;
 //! 6. set the bookkeeping refs, append the audit records, delete the journal.
