@@ -9,7 +9,7 @@
 //! being the landing's nonce: a stale lock is recognisably git-evolv's, and
 //! a lock git-evolv did not create is never deleted.
 
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -59,7 +59,22 @@ impl IndexLock {
         match linked {
             Ok(()) => Ok(IndexLock { path, held: true }),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(Error::IndexLocked { path }),
-            Err(e) => Err(Error::io("create", &path, e)),
+            Err(_) => {
+                // No hard links on this file system: create it exclusively,
+                // then fill it (a kill in between leaves an empty lock, which
+                // recovery leaves to the user, as git would).
+                let mut file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+                    Ok(f) => f,
+                    Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                        return Err(Error::IndexLocked { path });
+                    }
+                    Err(e) => return Err(Error::io("create", &path, e)),
+                };
+                let lock = IndexLock { path, held: true };
+                file.write_all(marker(nonce).as_bytes())
+                    .map_err(|e| Error::io("write", &lock.path, e))?;
+                Ok(lock)
+            }
         }
     }
 
