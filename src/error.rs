@@ -118,6 +118,14 @@ pub enum Error {
         value: String,
         expected: String,
     },
+    #[error("Unable to create '{}': File exists.", path.display())]
+    IndexLocked { path: PathBuf },
+
+    #[error("an earlier landing was interrupted: {detail}")]
+    Interrupted { detail: String },
+
+    #[error("refusing to write '{path}': {reason}")]
+    UnsafePath { path: String, reason: String },
 
     #[error("git: {message}")]
     Git { message: String },
@@ -161,6 +169,9 @@ impl Error {
             Error::HookConflict { .. } => "hook_conflict",
             Error::NoTerminal { .. } => "no_terminal",
             Error::InvalidConfig { .. } => "invalid_config",
+            Error::IndexLocked { .. } => "index_locked",
+            Error::Interrupted { .. } => "interrupted_landing",
+            Error::UnsafePath { .. } => "unsafe_path",
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -198,7 +209,7 @@ impl Error {
                 "nothing was touched; split the patch (narrow --scope) or raise the limit in the plan".into()
             }
             Error::LandingFailed { .. } => {
-                "run `git status` and `git log -3` to see where the branch is; nothing of yours was overwritten".into()
+                "run `git evolv recover` to finish or undo the interrupted landing; nothing of yours was overwritten".into()
             }
             Error::ValidationFailed { .. } => {
                 "nothing was landed; fix the patch or the code and apply again".into()
@@ -222,6 +233,16 @@ impl Error {
             Error::InvalidConfig { key, .. } => format!(
                 "fix it with `git config {key} <value>`, or remove it with `git config --unset {key}` (`git config --show-origin {key}` shows where it is set)"
             ),
+            // git's own words (lockfile.c), so people recognise them.
+            Error::IndexLocked { .. } => "Another git process seems to be running in this repository, e.g. \
+an editor opened by 'git commit'. Please make sure all processes are terminated then try again. \
+If it still fails, a git process may have crashed in this repository earlier: remove the file \
+manually to continue (then run `git evolv recover` if a landing was interrupted)."
+                .into(),
+            Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
+            Error::UnsafePath { .. } => {
+                "nothing was written; the path leaves the working tree or names git's own directory".into()
+            }
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
@@ -240,7 +261,8 @@ impl Error {
             | Error::AlreadyApplied { .. }
             | Error::NotApplied { .. }
             | Error::NothingToApply { .. }
-            | Error::ConcurrentUpdate { .. } => 1,
+            | Error::ConcurrentUpdate { .. }
+            | Error::IndexLocked { .. } => 1,
             _ => 2,
         }
     }

@@ -14,6 +14,7 @@ mod lint;
 mod output;
 mod plan;
 mod propose;
+mod recover;
 mod rollback;
 
 use std::path::PathBuf;
@@ -58,6 +59,8 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Revert what apply landed, as a new commit.
     Rollback(rollback::RollbackArgs),
+    /// Finish or undo a landing that was interrupted (every command does this first).
+    Recover,
     /// Show the audit log, newest first.
     Log(inspect::LogArgs),
     /// Drop old proposals and remove idle validation worktrees.
@@ -118,24 +121,34 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         _ => {}
     }
     let repo = crate::git::open(&dir)?;
+    if matches!(cli.command, Command::Recover) {
+        return recover::run(&repo, out).map(|()| 0);
+    }
+    recover::before_command(&repo, out)?;
+    let result = run_command(cli, &repo, out);
+    crate::ops::land::release_index(&repo);
+    result
+}
+
+/// The command proper, once any interrupted landing is recovered.
+fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
     match &cli.command {
-        Command::Propose(args) => propose::run(&repo, args, out),
-        Command::List => inspect::list(&repo, out),
-        Command::Show(args) => inspect::show(&repo, args, out),
-        Command::Drop(args) => drop::run(&repo, args, out),
-        Command::Apply(args) => return apply::run(&repo, args, out),
-        Command::Rollback(args) => rollback::run(&repo, args, out),
-        Command::Log(args) => inspect::log(&repo, args, out),
-        Command::Gc(args) => drop::gc(&repo, args, out),
+        Command::Propose(args) => propose::run(repo, args, out),
+        Command::List => inspect::list(repo, out),
+        Command::Show(args) => inspect::show(repo, args, out),
+        Command::Drop(args) => drop::run(repo, args, out),
+        Command::Apply(args) => return apply::run(repo, args, out),
+        Command::Rollback(args) => rollback::run(repo, args, out),
+        Command::Log(args) => inspect::log(repo, args, out),
+        Command::Gc(args) => drop::gc(repo, args, out),
         Command::Demo
         | Command::Plan(_)
+        | Command::Recover
         | Command::Ask(_)
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
-        | Command::Check => {
-            unreachable!("handled above")
-        }
+        | Command::Check => unreachable!("handled above"),
     }
     .map(|()| 0)
 }

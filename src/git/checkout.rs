@@ -1,101 +1,101 @@
-//! Bringing the working tree and index from one commit to the next for a
-//! given set of paths only. Files are written to a temp file in the same
-//! directory and renamed into place, so a reader never sees a torn file.
+//! Bringing single working-tree paths from one image to another. Files are
+//! written to a temp file in the same directory and renamed into place, so
+//! a reader (or a crash) never sees a torn file; the temp name is fixed so
+//! recovery can find and remove one a killed process left. Every path is
+//! checked by `confine` before anything is written.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Repository, Tree};
+use git2::{ObjectType, Oid, Repository};
 
-use super::ChangedPath;
+use super::confine;
 use crate::error::{Error, Result};
 
-const MODE_SYMLINK: i32 = 0o120000;
-const MODE_EXECUTABLE: i32 = 0o100755;
-const MODE_GITLINK: i32 = 0o160000;
+const MODE_SYMLINK: u32 = 0o120000;
+const MODE_EXECUTABLE: u32 = 0o100755;
+const MODE_GITLINK: u32 = 0o160000;
 
-/// Updates `changed` in the working tree and index to match `new_tree`:
-/// removals first (so a file can replace a directory and back), then
-/// writes, then one index write.
-pub fn update_paths(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
-    let workdir = repo
-        .workdir()
-        .expect("open() refuses bare repositories")
-        .to_path_buf();
-    let mut writes = Vec::new();
-    let mut removals = Vec::new();
-    for change in changed {
-        match new_tree.get_path(Path::new(&change.path)) {
-            Ok(entry) => writes.push((change.path.as_str(), entry.filemode(), entry.id())),
-            Err(_) => removals.push(change.path.as_str()),
-        }
+/// Refuses a path git-evolv must not write (see `confine`).
+pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
+    if let Some(reason) = confine::refusal(path) {
+        return Err(Error::UnsafePath {
+            path: path.to_string(),
+            reason: reason.to_string(),
+        });
     }
-    for path in &removals {
-        remove_file(&workdir, path)?;
+    if let Some(prefix) = confine::blocked_prefix(workdir, path) {
+        return Err(Error::UnsafePath {
+            path: path.to_string(),
+            reason: format!("'{prefix}' is a symlink or file in the working tree"),
+        });
     }
-    for (path, mode, oid) in &writes {
-        if *mode == MODE_GITLINK {
-            let dir = workdir.join(path);
-            fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-            continue;
-        }
-        let object = repo.find_object(*oid, Some(ObjectType::Blob))?;
-        let blob = object.as_blob().expect("asked for a blob");
-        write_entry(&workdir.join(path), blob.content(), *mode)?;
-    }
-    let mut index = repo.index()?;
-    // Reloads only if the file changed since the dirty check read it.
-    index.read(false)?;
-    for path in &removals {
-        index.remove_path(Path::new(path))?;
-    }
-    for (path, mode, _) in &writes {
-        if *mode != MODE_GITLINK {
-            index.add_path(Path::new(path))?;
-        }
-    }
-    index.write()?;
     Ok(())
 }
 
-fn remove_file(workdir: &Path, path: &str) -> Result<()> {
+/// Whether the working tree holds exactly `image` at `path` (`None`: no
+/// file there; an empty directory counts as none).
+pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result<bool> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
     let full = workdir.join(path);
-    match fs::symlink_metadata(&full) {
-        Ok(meta) if meta.is_dir() => {
-            // A gitlink's directory: leave a populated one alone.
-            let _ = fs::remove_dir(&full);
-        }
-        Ok(_) => fs::remove_file(&full).map_err(|e| Error::io("remove", &full, e))?,
-        Err(_) => {}
+    let meta = match fs::symlink_metadata(&full) {
+        Ok(m) => m,
+        Err(_) => return Ok(image.is_none()),
+    };
+    let Some((id, mode)) = image else {
+        return Ok(meta.is_dir() && is_empty_dir(&full));
+    };
+    if mode == MODE_GITLINK {
+        return Ok(meta.is_dir());
     }
-    // Like git, drop directories the removal left empty.
-    let mut dir = full.parent();
-    while let Some(d) = dir {
-        if d == workdir || fs::remove_dir(d).is_err() {
-            break;
+    let blob = repo.find_blob(id)?;
+    if mode == MODE_SYMLINK {
+        if !meta.file_type().is_symlink() {
+            return Ok(false);
         }
-        dir = d.parent();
+        let target = fs::read_link(&full).map_err(|e| Error::io("read link", &full, e))?;
+        return Ok(target.as_os_str().as_encoded_bytes() == blob.content());
     }
-    Ok(())
+    let executable = meta.permissions().mode() & 0o111 != 0;
+    if !meta.is_file() || executable != (mode == MODE_EXECUTABLE) {
+        return Ok(false);
+    }
+    if meta.len() != blob.size() as u64 {
+        return Ok(false);
+    }
+    Ok(Oid::hash_file(ObjectType::Blob, &full).ok() == Some(id))
 }
 
-fn temp_sibling(full: &Path) -> PathBuf {
-    let name = full
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    full.with_file_name(format!(".{name}.evolv-{}.tmp", std::process::id()))
+/// Whether no file or symlink is at `path` (nothing, or a directory: the
+/// file a landing removes may since have become one).
+pub fn has_no_file(repo: &Repository, path: &str) -> bool {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    fs::symlink_metadata(workdir.join(path)).map_or(true, |m| m.is_dir())
 }
 
-fn write_entry(full: &Path, content: &[u8], mode: i32) -> Result<()> {
+fn is_empty_dir(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
+}
+
+/// Writes blob `id` with `mode` at `path`: temp file, then rename. An empty
+/// directory in the way is removed; anything else in the way is an error.
+pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<()> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    check_path(workdir, path)?;
+    let full = workdir.join(path);
+    if mode == MODE_GITLINK {
+        return fs::create_dir_all(&full).map_err(|e| Error::io("create", &full, e));
+    }
+    let blob = repo.find_blob(id)?;
     let parent = full.parent().expect("a repository path has a parent");
     fs::create_dir_all(parent).map_err(|e| Error::io("create directory", parent, e))?;
-    let tmp = temp_sibling(full);
+    let tmp = temp_sibling(&full);
     let _ = fs::remove_file(&tmp);
     if mode == MODE_SYMLINK {
-        let target = std::ffi::OsStr::new(std::str::from_utf8(content).unwrap_or_default());
+        let target = std::ffi::OsStr::from_bytes(blob.content());
         std::os::unix::fs::symlink(target, &tmp)
             .map_err(|e| Error::io("create symlink", &tmp, e))?;
     } else {
@@ -110,17 +110,63 @@ fn write_entry(full: &Path, content: &[u8], mode: i32) -> Result<()> {
             .mode(perms)
             .open(&tmp)
             .map_err(|e| Error::io("create", &tmp, e))?;
-        if let Err(e) = file.write_all(content) {
+        if let Err(e) = file.write_all(blob.content()) {
             let _ = fs::remove_file(&tmp);
             return Err(Error::io("write", &tmp, e));
         }
     }
-    if fs::symlink_metadata(full).is_ok_and(|m| m.is_dir()) {
-        // Only an empty directory can be here: the dirty check refused others.
-        fs::remove_dir(full).map_err(|e| Error::io("remove directory", full, e))?;
+    if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
+        // Only an empty directory can be here: callers check first.
+        fs::remove_dir(&full).map_err(|e| Error::io("remove directory", &full, e))?;
     }
-    fs::rename(&tmp, full).map_err(|e| {
+    fs::rename(&tmp, &full).map_err(|e| {
         let _ = fs::remove_file(&tmp);
-        Error::io("rename into place", full, e)
+        Error::io("rename into place", &full, e)
     })
+}
+
+/// Removes the file at `path` (an empty directory left by a gitlink too)
+/// and, like git, the directories that become empty.
+pub fn remove(repo: &Repository, path: &str) -> Result<()> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    check_path(workdir, path)?;
+    let full = workdir.join(path);
+    match fs::symlink_metadata(&full) {
+        Ok(meta) if meta.is_dir() => {
+            // A gitlink's directory: leave a populated one alone.
+            let _ = fs::remove_dir(&full);
+        }
+        Ok(_) => fs::remove_file(&full).map_err(|e| Error::io("remove", &full, e))?,
+        Err(_) => {}
+    }
+    let mut dir = full.parent();
+    while let Some(d) = dir {
+        if d == workdir || fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
+
+/// Removes the temp file a killed write may have left next to `path`.
+pub fn remove_temp(repo: &Repository, path: &str) {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    if check_path(workdir, path).is_ok() {
+        let _ = fs::remove_file(temp_sibling(&workdir.join(path)));
+    }
+}
+
+fn temp_sibling(full: &Path) -> PathBuf {
+    let name = full
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.len() > 200 {
+        // Keep within NAME_MAX (255): a long name gets a short, fixed alias.
+        let id = Oid::hash_object(ObjectType::Blob, name.as_bytes())
+            .map_or_else(|_| "long".to_string(), |o| o.to_string());
+        return full.with_file_name(format!(".evolv-{id}.tmp"));
+    }
+    full.with_file_name(format!(".{name}.evolv-tmp"))
 }

@@ -2,10 +2,12 @@
 //! diffs, compare-and-swap ref updates) and, in `cli`, the git command line.
 //! Knows nothing of proposals.
 
-mod checkout;
+pub mod checkout;
 pub mod cli;
+pub mod confine;
 mod diff;
 mod identity;
+pub mod index_write;
 mod objects;
 mod refs;
 mod repo;
@@ -13,7 +15,6 @@ mod status;
 mod tree;
 mod tree_compare;
 
-pub use checkout::update_paths;
 pub use diff::{ChangedPath, conflict_paths, line_stats, patch_text};
 pub use identity::{author, committer};
 pub use objects::write_blobs;

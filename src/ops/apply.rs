@@ -6,10 +6,10 @@
 use git2::{Commit, MergeOptions, Oid, Repository, Tree};
 use serde::Serialize;
 
-use super::land::{self, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
+use super::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use super::plan::{self, PlanSource};
 use crate::error::{Error, ErrorBody, Result};
-use crate::git::{self, ChangedPath, Head};
+use crate::git::{self, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::proposals::{self, Proposal};
@@ -129,7 +129,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         error: None,
     };
     for group in groups {
-        match apply_group(repo, group, &settings) {
+        match land::retrying(settings.dry_run, || apply_group(repo, group, &settings)) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
                 for p in group {
@@ -209,11 +209,14 @@ fn apply_group(
     }
     let head = git::head(repo)?;
     let committer = git::committer(repo)?;
+    // Before anything loads the index (attribute lookups do), so one parse serves all.
+    land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
 
     let mut steps = Vec::new();
     let mut tip = head_commit.clone();
+    crate::crashpoint!("before-objects");
     for p in proposals {
         let tip_tree = tip.tree()?;
         let tree = replay(repo, p, &tip, &tip_tree)?;
@@ -242,6 +245,7 @@ fn apply_group(
             changed,
         });
     }
+    crate::crashpoint!("after-objects");
     let new = tip.id();
     let new_tree = tip.tree()?;
     let changed = git::changed_paths(repo, &head_tree, &new_tree)?;
@@ -249,7 +253,7 @@ fn apply_group(
     if let Some(plan) = &s.plan {
         check_limits(plan, changed.len(), lines_added + lines_removed)?;
     }
-    land::ensure_clean(repo, &head_tree, &new_tree, &changed)?;
+    land::check_clean(repo, &head, &head_tree, &new_tree, &changed)?;
 
     let (worktree_path, reports) = validate_in_worktree(repo, s, head.commit, new, budget)?;
     budget.check("the landing", &reports)?;
@@ -291,30 +295,30 @@ fn apply_group(
 
     let ids: Vec<&str> = steps.iter().map(|st| st.proposal.id.as_str()).collect();
     let reflog = format!("evolv: apply {}", ids.join(" "));
-    let landing = land::move_branch(repo, &head, new, &changed, &reflog)?;
+    // The bookkeeping is journalled with the landing, so recovery finishes it.
+    let mut epilogue = Epilogue::default();
+    for step in &steps {
+        let id = &step.proposal.id;
+        epilogue.set(proposals::applied_ref(id), step.commit);
+        if s.plan
+            .as_ref()
+            .is_some_and(|p| p.rollback.strategy == RollbackStrategy::FileBackup)
+        {
+            epilogue.set(proposals::backup_ref(id), head.commit);
+        }
+        epilogue.audit.push(record(step));
+    }
+    let landing = land::move_branch(repo, &head, new, &changed, &reflog, epilogue)?;
     let finish = || -> Result<Vec<ApplyOutcome>> {
         land::failpoint(FAILPOINT_AFTER_BRANCH_MOVE)?;
-        landing.update_worktree(repo, new, &changed)?;
-        let mut outcomes = Vec::new();
-        for step in &steps {
-            let id = &step.proposal.id;
-            git::compare_and_swap_force(repo, &proposals::applied_ref(id), step.commit, &reflog)?;
-            if s.plan
-                .as_ref()
-                .is_some_and(|p| p.rollback.strategy == RollbackStrategy::FileBackup)
-            {
-                git::compare_and_swap_force(
-                    repo,
-                    &proposals::backup_ref(id),
-                    head.commit,
-                    &reflog,
-                )?;
-            }
-            outcomes.push(outcome(step, audit::append(repo, &record(step))?));
-        }
-        Ok(outcomes)
+        let audit_ids = landing.finish(repo)?;
+        Ok(steps
+            .iter()
+            .zip(audit_ids)
+            .map(|(step, id)| outcome(step, id))
+            .collect())
     };
-    finish().map_err(|cause| undo_after_move(repo, s, &head, new, &changed, &landing, &ids, cause))
+    finish().map_err(|cause| undo_after_move(repo, s, &head, new, &landing, &ids, cause))
 }
 
 /// A landed commit's message: the proposal's summary and trailers naming
@@ -403,7 +407,6 @@ fn undo_after_move(
     s: &Settings,
     head: &Head,
     new: Oid,
-    changed: &[ChangedPath],
     landing: &Landing,
     ids: &[&str],
     cause: Error,
@@ -414,6 +417,7 @@ fn undo_after_move(
         .map_or(RollbackStrategy::GitRevert, |p| p.rollback.strategy);
     let recovery = (|| -> Result<String> {
         if strategy == RollbackStrategy::Manual {
+            landing.settle(repo)?;
             let steps = s
                 .plan
                 .as_ref()
@@ -438,14 +442,7 @@ fn undo_after_move(
             ),
         };
         let undo = repo.commit(None, &sig, &sig, &msg, &old_tree, &[&new_commit])?;
-        git::compare_and_swap(
-            repo,
-            head.ref_name(),
-            undo,
-            Some(new),
-            "evolv: undo failed landing",
-        )?;
-        landing.update_worktree(repo, undo, changed)?;
+        landing.retarget(repo, undo)?;
         Ok(format!(
             "the branch was moved on to {undo} ({}), which restores {}",
             strategy.as_str(),
@@ -454,8 +451,9 @@ fn undo_after_move(
     })();
     Error::LandingFailed {
         cause: Box::new(cause),
-        recovery: recovery
-            .unwrap_or_else(|e| format!("undoing it failed too: {e}; the branch is at {new}")),
+        recovery: recovery.unwrap_or_else(|e| {
+            format!("undoing it failed too: {e}; the branch is at {new}: run `git evolv recover`")
+        }),
     }
 }
 

@@ -1,32 +1,113 @@
-//! The landing step shared by apply and rollback: refuse to overwrite
-//! uncommitted work, move the branch by compare-and-swap from the head that
-//! was checked, then update only the changed paths in the working tree and
-//! index.
+//! The landing protocol shared by apply and rollback (issue 5; see
+//! RELIABILITY.md):
+//!
+//! 1. the caller has written N's objects;
+//! 2. under git-evolv's `flock` (released by the kernel on SIGKILL), check
+//!    that every changed path is one git-evolv may write;
+//! 3. write the journal (H, N, the branch, each path's pre- and post-image,
+//!    the bookkeeping refs and audit records) by temp file + fsync + rename;
+//! 4. create git's `index.lock` (exclusively; a lock git-evolv did not
+//!    create is never touched), check the paths for uncommitted work again,
+//!    and move the branch H → N by compare-and-swap;
+//! 5. write each changed file by temp file + rename, build the new index,
+//!    put it into `index.lock` and rename that over `index`;
+//! 6. set the bookkeeping refs, append the audit records, delete the journal.
+//!
+//! Steps 5 and 6 are `roll_forward`, which `git evolv recover` also runs on
+//! a journal a killed process left: it is idempotent, and skips (and
+//! reports) any file that holds neither the pre- nor the post-image.
 
+use std::cell::RefCell;
 use std::fs::{self, File, OpenOptions};
+use std::path::Path;
 
 use git2::{Oid, Repository, Tree};
 
+use super::journal::{Journal, Kind, RefUpdate};
+use crate::crashpoint;
 use crate::error::{Error, Result};
+use crate::git::checkout;
+use crate::git::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head};
+use crate::store::audit::{self, AuditRecord};
 
 /// Names a test may pass in `GIT_EVOLV_TEST_FAILPOINT` to make the step
 /// after it fail, so recovery paths are tested against the real binary.
 pub const FAILPOINT_AFTER_BRANCH_MOVE: &str = "after-branch-move";
 
-/// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work.
-pub fn ensure_clean(
+/// What a landing does once the working tree is done: bookkeeping refs to
+/// set or delete and audit records to append (one audit id each, in order).
+#[derive(Debug, Clone, Default)]
+pub struct Epilogue {
+    pub refs: Vec<RefUpdate>,
+    pub audit: Vec<AuditRecord>,
+}
+
+impl Epilogue {
+    /// Sets ref `name` to `target` at the end of the landing.
+    pub fn set(&mut self, name: String, target: Oid) {
+        self.refs.push(RefUpdate {
+            name,
+            target: Some(target.to_string()),
+        });
+    }
+
+    /// Deletes ref `name` at the end of the landing.
+    pub fn delete(&mut self, name: String) {
+        self.refs.push(RefUpdate { name, target: None });
+    }
+}
+
+/// Makes the repository's index the landing's view of it (see
+/// `index_write::open_view`) before anything loads it, so a large index is
+/// parsed once for attribute lookups, the dirty checks and the new index.
+pub fn prepare_index(repo: &Repository) -> Result<()> {
+    index_write::open_view(repo)
+}
+
+/// Drops this process's view of the index (the CLI calls this when a
+/// command ends; a landing drops it itself).
+pub fn release_index(repo: &Repository) {
+    index_write::release_view(repo);
+}
+
+/// `ensure_clean` for a caller that does not hold the landing lock (the
+/// early check before validation): waits for a landing in flight, whose
+/// half-written files would otherwise look like uncommitted work.
+pub fn check_clean(
     repo: &Repository,
+    head: &Head,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+) -> Result<()> {
+    let _flock = landing_lock(repo)?;
+    index_write::open_view(repo)?;
+    ensure_clean(repo, head, head_tree, new_tree, changed)
+}
+
+/// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work
+/// relative to `head` — or with `ConcurrentUpdate` when HEAD is no longer
+/// `head` (another landing moved it, so its files only look dirty to us;
+/// a retry replays onto the new head).
+fn ensure_clean(
+    repo: &Repository,
+    head: &Head,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::DirtyWorktree { paths: dirty })
+        return Ok(());
     }
+    if git::head(repo)? != *head {
+        return Err(Error::ConcurrentUpdate {
+            what: head.ref_name().to_string(),
+            expected: head.commit.to_string(),
+        });
+    }
+    Err(Error::DirtyWorktree { paths: dirty })
 }
 
 /// An injected failure, for tests of what happens after the branch moved.
@@ -41,9 +122,43 @@ pub fn failpoint(name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Serialises landings in one working tree. An `flock`, so the kernel
-/// releases it when the holder dies.
-fn landing_lock(repo: &Repository) -> Result<File> {
+/// How often a landing that lost a race is replayed onto the new head.
+const LANDING_ATTEMPTS: u32 = 20;
+
+/// Runs `attempt` again, after a growing random pause, when it lost a race
+/// that left everything untouched: the branch moved before the
+/// compare-and-swap (`concurrent_update`), or git held `index.lock`. Each
+/// retry replays onto the new head and validates again.
+pub fn retrying<T>(dry_run: bool, mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut n = 1;
+    loop {
+        match attempt() {
+            Err(Error::ConcurrentUpdate { .. } | Error::IndexLocked { .. })
+                if !dry_run && n < LANDING_ATTEMPTS =>
+            {
+                std::thread::sleep(jitter(n));
+                n += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// 5 ms doubling per attempt up to 160 ms, times a random factor in
+/// [0.5, 1.5), so racing processes spread out.
+fn jitter(attempt: u32) -> std::time::Duration {
+    let base_ms = 5u64 << attempt.min(5);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let seed = u64::from(nanos) ^ (u64::from(std::process::id()) << 20);
+    let factor = 500 + (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) % 1000;
+    std::time::Duration::from_micros(base_ms * factor)
+}
+
+/// Serialises landings (and recoveries) in one working tree. An `flock`, so
+/// the kernel releases it when the holder dies: it can never go stale.
+pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
     let dir = repo.path().join("evolv");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     let path = dir.join("landing.lock");
@@ -57,51 +172,315 @@ fn landing_lock(repo: &Repository) -> Result<File> {
     Ok(file)
 }
 
-/// A branch that has moved, whose working tree is still to be updated.
-/// Holds the landing lock until dropped.
+/// A branch that has moved, whose working tree, index and bookkeeping are
+/// still to be brought along. Holds the landing lock (and `index.lock`)
+/// until dropped; dropped unfinished, it leaves the journal for `recover`.
 pub struct Landing {
-    _lock: File,
+    _flock: File,
+    journal: RefCell<Journal>,
+    index_lock: RefCell<Option<IndexLock>>,
 }
 
-/// Moves `head` to `new` (a descendant of `head.commit`) once `changed` is
-/// known to hold no uncommitted work. Nothing is touched on failure.
+/// Steps 2 to 4 of the protocol: moves `head` to `new` (a descendant of
+/// `head.commit`) once `changed` is known to hold no uncommitted work.
+/// Nothing is touched on failure.
 pub fn move_branch(
     repo: &Repository,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
     reflog: &str,
+    epilogue: Epilogue,
 ) -> Result<Landing> {
-    let lock = landing_lock(repo)?;
+    let flock = landing_lock(repo)?;
+    if Journal::exists(repo) {
+        return Err(Error::Interrupted {
+            detail: format!(
+                "its journal {} is still there",
+                super::journal::path(repo).display()
+            ),
+        });
+    }
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
-    // Checked again under the lock: a validation may have run for minutes.
-    ensure_clean(repo, &head_tree, &new_tree, changed)?;
-    git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)?;
-    Ok(Landing { _lock: lock })
+    ensure_confined(repo, &new_tree, changed)?;
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let mut journal = Journal::new(
+        Kind::Land,
+        head.ref_name(),
+        head.commit,
+        new,
+        &head_tree,
+        &new_tree,
+        &paths,
+        reflog,
+    );
+    journal.refs = epilogue.refs;
+    journal.audit = epilogue.audit;
+    journal.write(repo)?;
+    crashpoint!("after-journal");
+    let index_lock = match IndexLock::acquire(repo, &journal.nonce) {
+        Ok(lock) => lock,
+        Err(e) => {
+            let _ = Journal::delete(repo);
+            return Err(e);
+        }
+    };
+    // Checked again under both locks, as git does: a validation may have
+    // run for minutes, and now no `git add` can change the index under us.
+    let checked = index_write::open_view(repo)
+        .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
+        .and_then(|()| {
+            git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)
+        });
+    if let Err(e) = checked {
+        drop(index_lock);
+        let _ = Journal::delete(repo);
+        return Err(e);
+    }
+    crashpoint!("after-cas");
+    Ok(Landing {
+        _flock: flock,
+        journal: RefCell::new(journal),
+        index_lock: RefCell::new(Some(index_lock)),
+    })
+}
+
+/// Every changed path must be one git-evolv may write, and no leading
+/// component of one N writes may be a symlink or file the landing keeps.
+fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    for change in changed {
+        if let Some(reason) = git::confine::refusal(&change.path) {
+            return Err(Error::UnsafePath {
+                path: change.path.clone(),
+                reason: reason.to_string(),
+            });
+        }
+        if new_tree.get_path(Path::new(&change.path)).is_err() {
+            continue;
+        }
+        if let Some(prefix) = git::confine::blocked_prefix(workdir, &change.path) {
+            // A file this landing replaces by a directory is no obstacle.
+            let removed = changed.iter().any(|c| c.path == prefix)
+                && new_tree
+                    .get_path(Path::new(&prefix))
+                    .map_or(true, |e| e.kind() == Some(git2::ObjectType::Tree));
+            if !removed {
+                return Err(Error::UnsafePath {
+                    path: change.path.clone(),
+                    reason: format!("'{prefix}' is a symlink or file in the working tree"),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Landing {
-    /// Brings `changed` in the working tree and index to `commit`'s content.
-    pub fn update_worktree(
-        &self,
-        repo: &Repository,
-        commit: Oid,
-        changed: &[ChangedPath],
-    ) -> Result<()> {
-        let tree = repo.find_commit(commit)?.tree()?;
-        git::update_paths(repo, &tree, changed)
+    /// Steps 5 and 6: files, index, bookkeeping refs, audit; returns the
+    /// audit ids, one per record of the epilogue.
+    pub fn finish(&self, repo: &Repository) -> Result<Vec<Oid>> {
+        let mut journal = self.journal.borrow_mut();
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        Ok(roll_forward(repo, &mut journal, lock, true)?.audit_ids)
+    }
+
+    /// Brings the working tree and index to N but drops the bookkeeping
+    /// (the landing failed, and is audited as such): for a plan whose
+    /// rollback is manual, whose steps expect the checkout to match N.
+    pub fn settle(&self, repo: &Repository) -> Result<()> {
+        let mut journal = self.journal.borrow_mut();
+        journal.refs.clear();
+        journal.audit.clear();
+        journal.write(repo)?;
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        roll_forward(repo, &mut journal, lock, false)?;
+        Ok(())
+    }
+
+    /// Undoes the landing after a failure: journals the move from N to
+    /// `undo` (whose tree restores H's content of the changed paths), moves
+    /// the branch and brings the working tree and index along.
+    pub fn retarget(&self, repo: &Repository, undo: Oid) -> Result<()> {
+        let mut journal = self.journal.borrow_mut();
+        let landed = journal.new;
+        let old_tree = repo.find_commit(landed)?.tree()?;
+        let new_tree = repo.find_commit(undo)?.tree()?;
+        let paths: Vec<String> = journal.changes.iter().map(|c| c.path.clone()).collect();
+        let reflog = "evolv: undo failed landing";
+        let mut next = Journal::new(
+            Kind::Undo,
+            &journal.branch,
+            landed,
+            undo,
+            &old_tree,
+            &new_tree,
+            &paths,
+            reflog,
+        );
+        // A lock we may still hold carries the old nonce.
+        next.nonce = journal.nonce.clone();
+        next.write(repo)?;
+        *journal = next;
+        git::compare_and_swap(repo, &journal.branch, undo, Some(landed), reflog)?;
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        roll_forward(repo, &mut journal, lock, false)?;
+        Ok(())
     }
 }
 
-/// Moves `head` to `new` and updates the working tree: the whole landing.
+/// Moves `head` to `new` and brings everything along: the whole landing.
+/// Returns the audit ids of `epilogue.audit`. A failure after the branch
+/// moved leaves the journal for `git evolv recover`.
 pub fn land(
     repo: &Repository,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
     reflog: &str,
-) -> Result<()> {
-    let landing = move_branch(repo, head, new, changed, reflog)?;
-    landing.update_worktree(repo, new, changed)
+    epilogue: Epilogue,
+) -> Result<Vec<Oid>> {
+    let landing = move_branch(repo, head, new, changed, reflog, epilogue)?;
+    landing.finish(repo).map_err(|cause| Error::LandingFailed {
+        cause: Box::new(cause),
+        recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),
+    })
+}
+
+/// What `roll_forward` did.
+#[derive(Debug, Default)]
+pub(crate) struct Done {
+    /// Paths written or removed.
+    pub written: Vec<String>,
+    /// Paths left alone: they hold neither the pre- nor the post-image (a
+    /// user's edit), or something of the user's is in their way.
+    pub skipped: Vec<String>,
+    pub audit_ids: Vec<Oid>,
+}
+
+/// Steps 5 and 6 with the branch at `journal.new`. `fresh`: the paths were
+/// just checked to hold their pre-images, so no file is re-read.
+pub(crate) fn roll_forward(
+    repo: &Repository,
+    journal: &mut Journal,
+    lock: IndexLock,
+    fresh: bool,
+) -> Result<Done> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let mut done = Done::default();
+    // Removals first (so a file can replace a directory and back), then
+    // writes, parents before children.
+    let mut order: Vec<usize> = (0..journal.changes.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ca, cb) = (&journal.changes[a], &journal.changes[b]);
+        (ca.after.is_some(), &ca.path).cmp(&(cb.after.is_some(), &cb.path))
+    });
+    let total = order.len();
+    let mut entries = Vec::with_capacity(total);
+    for (k, &i) in order.iter().enumerate() {
+        let change = &journal.changes[i];
+        let path = change.path.as_str();
+        let before = change.before.map(|im| (im.id, im.mode));
+        let after = change.after.map(|im| (im.id, im.mode));
+        checkout::remove_temp(repo, path);
+        let entry = match after {
+            None => {
+                let present = fresh || !checkout::has_no_file(repo, path);
+                if present && (fresh || checkout::holds(repo, path, before)?) {
+                    checkout::remove(repo, path)?;
+                    done.written.push(path.to_string());
+                } else if present {
+                    done.skipped.push(path.to_string());
+                }
+                Entry::Absent
+            }
+            Some((id, mode)) => {
+                if !fresh && checkout::holds(repo, path, after)? {
+                    Entry::Clean { id, mode }
+                } else if fresh
+                    || (checkout::holds(repo, path, before)?
+                        && git::confine::blocked_prefix(workdir, path).is_none())
+                {
+                    checkout::write_blob(repo, path, id, mode)?;
+                    done.written.push(path.to_string());
+                    Entry::Clean { id, mode }
+                } else {
+                    done.skipped.push(path.to_string());
+                    Entry::Stale { id, mode }
+                }
+            }
+        };
+        entries.push((path.to_string(), entry));
+        if k == 0 {
+            crashpoint!("after-first-file");
+        }
+        if k == total / 2 {
+            crashpoint!("after-middle-file");
+        }
+        if k + 1 == total {
+            crashpoint!("after-last-file");
+        }
+    }
+    let new_index = index_write::build(repo, &entries)?;
+    journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
+    journal.write(repo)?;
+    lock.commit(repo, &new_index)?;
+    done.audit_ids = finish_bookkeeping(repo, journal, fresh)?;
+    crashpoint!("before-journal-delete");
+    Journal::delete(repo)?;
+    index_write::clean_leftovers(repo);
+    Ok(done)
+}
+
+/// Sets the journal's bookkeeping refs and appends its audit records, each
+/// only once however often this runs (unless `fresh`, a record already in
+/// the recent audit log for the same action, patch and commit is not
+/// appended again).
+pub(crate) fn finish_bookkeeping(
+    repo: &Repository,
+    journal: &Journal,
+    fresh: bool,
+) -> Result<Vec<Oid>> {
+    for update in &journal.refs {
+        match &update.target {
+            Some(target) => {
+                let oid = Oid::from_str(target)?;
+                git::compare_and_swap_force(repo, &update.name, oid, &journal.reflog)?;
+            }
+            None => {
+                git::delete_ref(repo, &update.name)?;
+            }
+        }
+    }
+    crashpoint!("before-audit");
+    let recent = if fresh || journal.audit.is_empty() {
+        Vec::new()
+    } else {
+        audit::read(repo, Some(256))?
+    };
+    let mut ids = Vec::with_capacity(journal.audit.len());
+    for record in &journal.audit {
+        let existing = recent.iter().find(|e| {
+            e.record.action == record.action
+                && e.record.patch_id == record.patch_id
+                && e.record.success == record.success
+                && e.record.commit == record.commit
+        });
+        match existing {
+            Some(e) => ids.push(Oid::from_str(&e.id)?),
+            None => ids.push(audit::append(repo, record)?),
+        }
+    }
+    crashpoint!("after-audit");
+    Ok(ids)
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::apply::PLAN_TRAILER;
 use super::land;
 use crate::error::{Error, Result};
-use crate::git::{self, Head};
+use crate::git;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::proposals;
@@ -102,6 +102,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         return Ok(outcome);
     }
 
+    land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
     let (tree, message) = match strategy {
@@ -116,37 +117,25 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::ensure_clean(repo, &head_tree, &tree, &changed)?;
+    land::check_clean(repo, &head, &head_tree, &tree, &changed)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
+    crate::crashpoint!("before-objects");
     let new = repo.commit(None, &author, &committer, &message, &tree, &[&head_commit])?;
-    land(repo, &head, new, &changed, patch_id)?;
+    crate::crashpoint!("after-objects");
 
-    outcome.modified_files = changed.into_iter().map(|c| c.path).collect();
+    outcome.modified_files = changed.iter().map(|c| c.path.clone()).collect();
     outcome.commit = Some(new.to_string());
     record.commit = Some(new.to_string());
     record.files = outcome.modified_files.clone();
-    outcome.audit_log_id = audit::append(repo, &record)?.to_string();
+    let mut epilogue = land::Epilogue::default();
+    epilogue.delete(proposals::applied_ref(patch_id));
+    epilogue.delete(proposals::backup_ref(patch_id));
+    epilogue.audit.push(record);
+    let reflog = format!("evolv: rollback {patch_id}");
+    let audit_ids = land::land(repo, &head, new, &changed, &reflog, epilogue)?;
+    outcome.audit_log_id = audit_ids[0].to_string();
     Ok(outcome)
-}
-
-fn land(
-    repo: &Repository,
-    head: &Head,
-    new: Oid,
-    changed: &[git::ChangedPath],
-    patch_id: &str,
-) -> Result<()> {
-    land::land(
-        repo,
-        head,
-        new,
-        changed,
-        &format!("evolv: rollback {patch_id}"),
-    )?;
-    git::delete_ref(repo, &proposals::applied_ref(patch_id))?;
-    git::delete_ref(repo, &proposals::backup_ref(patch_id))?;
-    Ok(())
 }
 
 /// `git_revert`: the inverse of the landed commit, three-way onto the head.

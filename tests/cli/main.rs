@@ -3,6 +3,8 @@
 
 mod apply;
 mod common;
+mod concurrency;
+mod crash;
 mod hooks;
 mod inspect;
 mod lint;

@@ -1,0 +1,137 @@
+//! Which repository paths git-evolv may write in the working tree. A pure
+//! check of the path's spelling (no `..`, no absolute or drive paths, no
+//! `.git` under any alias, no empty components, NUL or backslashes) and an
+//! I/O check that no leading component is a symlink. Everything that writes
+//! the working tree asks here first; nothing here writes.
+
+use std::fs;
+use std::path::Path;
+
+/// Why a path may not be written, or `None` when it may. Pure.
+pub fn refusal(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("the path is empty");
+    }
+    if path.contains('\0') {
+        return Some("the path contains NUL");
+    }
+    if path.contains('\\') {
+        return Some("the path contains a backslash");
+    }
+    if path.starts_with('/') {
+        return Some("the path is absolute");
+    }
+    let bytes = path.as_bytes();
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Some("the path starts with a drive letter");
+    }
+    for component in path.split('/') {
+        match component {
+            "" => return Some("the path has an empty component"),
+            "." => return Some("the path has a '.' component"),
+            ".." => return Some("the path has a '..' component"),
+            _ if is_git_alias(component) => return Some("the path names a .git directory"),
+            // NTFS alternate data streams (`.git::$INDEX_ALLOCATION`).
+            _ if component.contains(':')
+                && is_git_alias(component.split(':').next().unwrap_or_default()) =>
+            {
+                return Some("the path names a .git directory");
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `.git` as some file system may read it: any case, trailing dots or
+/// spaces (Windows drops them), and the 8.3 short name `git~1`.
+fn is_git_alias(component: &str) -> bool {
+    let trimmed = component.trim_end_matches(['.', ' ']);
+    trimmed.eq_ignore_ascii_case(".git") || trimmed.eq_ignore_ascii_case("git~1")
+}
+
+/// The first leading component of `path` that is a symlink (or some other
+/// non-directory) in `workdir`, which would make a write leave the tree or
+/// land somewhere else. Missing components are fine: they get created.
+pub fn blocked_prefix(workdir: &Path, path: &str) -> Option<String> {
+    let components: Vec<&str> = path.split('/').collect();
+    let mut prefix = String::new();
+    for part in &components[..components.len().saturating_sub(1)] {
+        if !prefix.is_empty() {
+            prefix.push('/');
+        }
+        prefix.push_str(part);
+        match fs::symlink_metadata(workdir.join(&prefix)) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Some(prefix),
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_paths_may_be_written() {
+        for ok in [
+            "a",
+            "src/main.rs",
+            ".gitignore",
+            ".github/workflows/ci.yml",
+            "a/.gitx/b",
+            "git",
+            "x.git",
+            "dir/..foo",
+            "...",
+        ] {
+            assert_eq!(refusal(ok), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn escapes_and_git_aliases_are_refused() {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "C:/x",
+            "c:x",
+            "../x",
+            "a/../../x",
+            "a/./b",
+            "a//b",
+            "a/",
+            ".git",
+            ".git/config",
+            "a/.git/hooks/pre-commit",
+            ".GIT/config",
+            ".Git",
+            ".git.",
+            ".git ",
+            ".git. .",
+            "git~1/config",
+            "GIT~1",
+            "a\\b",
+            "..\\x",
+            "a\0b",
+            ".git::$INDEX_ALLOCATION/x",
+        ] {
+            assert!(refusal(bad).is_some(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn symlinked_leading_components_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("real")).unwrap();
+        std::os::unix::fs::symlink("/tmp", dir.path().join("link")).unwrap();
+        fs::write(dir.path().join("file"), "x").unwrap();
+        assert_eq!(blocked_prefix(dir.path(), "real/x"), None);
+        assert_eq!(blocked_prefix(dir.path(), "missing/x/y"), None);
+        assert_eq!(blocked_prefix(dir.path(), "link"), None, "the leaf itself");
+        assert_eq!(blocked_prefix(dir.path(), "link/x"), Some("link".into()));
+        assert_eq!(blocked_prefix(dir.path(), "file/x"), Some("file".into()));
+    }
+}

@@ -1,0 +1,325 @@
+//! Writing the index the way git does: create `index.lock` exclusively,
+//! hold it while the working tree changes, put the new index bytes in it
+//! and rename it over `index`. libgit2's `Index::write` takes the lock
+//! itself (and fails on one we hold), so the new index is built in memory
+//! from the current one and written to a file of our own first.
+//!
+//! The lock is created with its content already in place (a temp file
+//! hard-linked to `index.lock`, which fails if it exists), the content
+//! being the landing's nonce: a stale lock is recognisably git-evolv's, and
+//! a lock git-evolv did not create is never deleted.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use git2::{Index, IndexEntry, IndexTime, Oid, Repository};
+
+use crate::error::{Error, Result};
+
+const MODE_GITLINK: u32 = 0o160000;
+
+/// `index.lock`, created by git-evolv and removed on drop unless committed.
+#[derive(Debug)]
+pub struct IndexLock {
+    path: PathBuf,
+    held: bool,
+}
+
+/// `<git-dir>/index`.
+pub fn index_path(repo: &Repository) -> PathBuf {
+    repo.path().join("index")
+}
+
+/// `<git-dir>/index.lock`.
+pub fn lock_path(repo: &Repository) -> PathBuf {
+    repo.path().join("index.lock")
+}
+
+fn marker(nonce: &str) -> String {
+    format!("git-evolv landing {nonce}\n")
+}
+
+impl IndexLock {
+    /// Creates `index.lock` holding `nonce`; `IndexLocked` (git's message)
+    /// when it exists.
+    pub fn acquire(repo: &Repository, nonce: &str) -> Result<IndexLock> {
+        let path = lock_path(repo);
+        let dir = repo.path().join("evolv");
+        fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
+        let tmp = dir.join("index.lock.tmp");
+        let _ = fs::remove_file(&tmp);
+        let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
+        file.write_all(marker(nonce).as_bytes())
+            .map_err(|e| Error::io("write", &tmp, e))?;
+        drop(file);
+        let linked = fs::hard_link(&tmp, &path);
+        let _ = fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => Ok(IndexLock { path, held: true }),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(Error::IndexLocked { path }),
+            Err(_) => {
+                // No hard links on this file system: create it exclusively,
+                // then fill it (a kill in between leaves an empty lock, which
+                // recovery leaves to the user, as git would).
+                let mut file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+                    Ok(f) => f,
+                    Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                        return Err(Error::IndexLocked { path });
+                    }
+                    Err(e) => return Err(Error::io("create", &path, e)),
+                };
+                let lock = IndexLock { path, held: true };
+                file.write_all(marker(nonce).as_bytes())
+                    .map_err(|e| Error::io("write", &lock.path, e))?;
+                Ok(lock)
+            }
+        }
+    }
+
+    /// Puts the index built in `new_index` into the lock (by rename, so the
+    /// lock never disappears), then renames the lock over `index`. The
+    /// caller records `new_index`'s checksum in the journal first.
+    pub fn commit(mut self, repo: &Repository, new_index: &Path) -> Result<()> {
+        // Not fsynced, like git's own index (core.fsync leaves it out by
+        // default): a kill keeps the page cache; only the journal is synced.
+        fs::rename(new_index, &self.path).map_err(|e| Error::io("rename", &self.path, e))?;
+        crate::crashpoint!("before-index-rename");
+        let index = index_path(repo);
+        fs::rename(&self.path, &index).map_err(|e| Error::io("rename into place", &index, e))?;
+        self.held = false;
+        crate::crashpoint!("after-index-rename");
+        Ok(())
+    }
+}
+
+impl Drop for IndexLock {
+    fn drop(&mut self) {
+        if self.held {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Whether the `index.lock` present is one git-evolv created for the
+/// landing with `nonce` (its marker, or the index bytes whose trailing
+/// checksum the journal recorded).
+pub fn lock_is_ours(repo: &Repository, nonce: &str, checksum: Option<&str>) -> bool {
+    let path = lock_path(repo);
+    let Ok(mut file) = File::open(&path) else {
+        return false;
+    };
+    let want = marker(nonce);
+    let mut head = vec![0u8; want.len() + 1];
+    let n = read_up_to(&mut file, &mut head);
+    if &head[..n] == want.as_bytes() {
+        return true;
+    }
+    match checksum {
+        Some(sum) => trailing_checksum_of(&mut file).is_some_and(|s| s == sum),
+        None => false,
+    }
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    n
+}
+
+fn trailing_checksum_of(file: &mut File) -> Option<String> {
+    let len = file.metadata().ok()?.len();
+    if len < 32 {
+        return None;
+    }
+    file.seek(SeekFrom::Start(len - 20)).ok()?;
+    let mut sum = [0u8; 20];
+    file.read_exact(&mut sum).ok()?;
+    Some(sum.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The trailing checksum of an index file (what the journal records).
+pub fn trailing_checksum(path: &Path) -> Result<String> {
+    let mut file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+    trailing_checksum_of(&mut file).ok_or_else(|| {
+        Error::io(
+            "read",
+            path,
+            std::io::Error::other("too short for an index file"),
+        )
+    })
+}
+
+/// What the index should say about one changed path.
+#[derive(Debug, Clone, Copy)]
+pub enum Entry {
+    /// Not in the index.
+    Absent,
+    /// This blob and mode, with the stat data of the file now in the
+    /// working tree (which holds exactly that content).
+    Clean { id: Oid, mode: u32 },
+    /// This blob and mode, no stat data: git re-reads the file and sees the
+    /// user's own change to it as unstaged.
+    Stale { id: Oid, mode: u32 },
+}
+
+/// `<git-dir>/evolv/index-view.<pid>`: this process's view of the index
+/// (one per process: a view is set up before the landing lock is taken).
+fn view_path(repo: &Repository) -> PathBuf {
+    repo.path()
+        .join("evolv")
+        .join(format!("{VIEW_PREFIX}{}", std::process::id()))
+}
+
+const VIEW_PREFIX: &str = "index-view.";
+
+/// Makes the repository's in-memory index a view of `<git-dir>/index`
+/// through a hard link at `<git-dir>/evolv/index-view.<pid>`: libgit2 then writes
+/// the new index there (never to `index`, whose lock we hold), and the
+/// dirty check and the build share one parse of a large index (re-linking
+/// an unchanged `index` keeps the parse: same inode, same stamp).
+pub fn open_view(repo: &Repository) -> Result<()> {
+    let view = view_path(repo);
+    let dir = view.parent().expect("the view has a directory");
+    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let _ = fs::remove_file(lock_of(&view));
+    let _ = fs::remove_file(&view);
+    let current = index_path(repo);
+    if let Err(e) = fs::hard_link(&current, &view) {
+        match e.kind() {
+            ErrorKind::NotFound => {}
+            _ => {
+                fs::copy(&current, &view).map_err(|e| Error::io("copy", &current, e))?;
+            }
+        }
+    }
+    // `repo.index()` would parse `index` itself the first time: ask it only
+    // once the view is in place.
+    let key = repo as *const Repository as usize;
+    let mut with_view = VIEWS.lock().unwrap_or_else(|e| e.into_inner());
+    if with_view.contains(&key) {
+        let mut index = repo.index()?;
+        if index.path() == Some(view.as_path()) {
+            index.read(false)?;
+            return Ok(());
+        }
+    }
+    let mut own = Index::open(&view)?;
+    repo.set_index(&mut own)?;
+    with_view.push(key);
+    Ok(())
+}
+
+/// Repositories (by address) whose in-memory index is the view.
+static VIEWS: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// Builds the new index (the current one with `entries` applied) in the
+/// view's file under `<git-dir>/evolv/` and returns its path.
+pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    open_view(repo)?;
+    let path = view_path(repo);
+    let mut index = repo.index()?;
+    // Removals first, so a file can replace a directory and back. An entry
+    // that stays is replaced by `add` below.
+    for (p, entry) in entries {
+        for stage in 0..=3 {
+            let replaced = stage == 0 && !matches!(entry, Entry::Absent);
+            if !replaced && index.get_path(Path::new(p), stage).is_some() {
+                index.remove(Path::new(p), stage)?;
+            }
+        }
+    }
+    for (p, entry) in entries {
+        let (id, mode, stat) = match *entry {
+            Entry::Absent => continue,
+            Entry::Clean { id, mode } => {
+                let meta = if mode == MODE_GITLINK {
+                    None
+                } else {
+                    let full = workdir.join(p);
+                    Some(fs::symlink_metadata(&full).map_err(|e| Error::io("stat", &full, e))?)
+                };
+                (id, mode, meta)
+            }
+            Entry::Stale { id, mode } => (id, mode, None),
+        };
+        index.add(&index_entry(p, id, mode, stat.as_ref()))?;
+    }
+    index.write()?;
+    Ok(path)
+}
+
+fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> IndexEntry {
+    let time = |s: i64, ns: i64| IndexTime::new(s as i32, ns as u32);
+    let zero = IndexTime::new(0, 0);
+    let (ctime, mtime, dev, ino, uid, gid, size) = match stat {
+        Some(m) => (
+            time(m.ctime(), m.ctime_nsec()),
+            time(m.mtime(), m.mtime_nsec()),
+            m.dev() as u32,
+            m.ino() as u32,
+            m.uid(),
+            m.gid(),
+            m.len() as u32,
+        ),
+        None => (zero, zero, 0, 0, 0, 0, 0),
+    };
+    IndexEntry {
+        ctime,
+        mtime,
+        dev,
+        ino,
+        mode,
+        uid,
+        gid,
+        file_size: size,
+        id,
+        flags: 0,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    }
+}
+
+fn lock_of(view: &Path) -> PathBuf {
+    let mut name = view.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Removes this process's view of the index (a hard link: it would keep
+/// an old index's bytes alive on disk). Every command ends with this.
+pub fn release_view(repo: &Repository) {
+    let view = view_path(repo);
+    let _ = fs::remove_file(lock_of(&view));
+    let _ = fs::remove_file(&view);
+}
+
+/// Removes what a killed landing may have left under `<git-dir>/evolv/`
+/// besides the journal: the lock's temp file, and the index views of
+/// processes that no longer run (on Linux, where `/proc` tells).
+pub fn clean_leftovers(repo: &Repository) {
+    let dir = repo.path().join("evolv");
+    let _ = fs::remove_file(dir.join("index.lock.tmp"));
+    release_view(repo);
+    let proc_fs = Path::new("/proc/self").exists();
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(VIEW_PREFIX)) else {
+            continue;
+        };
+        let pid = rest.trim_end_matches(".lock");
+        if proc_fs && pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}

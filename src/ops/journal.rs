@@ -1,0 +1,299 @@
+//! The landing journal, `<git-dir>/evolv/journal`: what a landing is about
+//! to do (the branch, H and N, each changed path's pre- and post-image, the
+//! bookkeeping refs and audit records), written by temp file + fsync +
+//! rename before the branch moves, deleted when the landing is complete. A
+//! journal that outlives its process is what `git evolv recover` finishes or
+//! undoes. Reads and writes this one file; decides nothing.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use git2::{Oid, Repository, Tree};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::store::audit::AuditRecord;
+
+/// The journal format; a reader refuses newer ones.
+const VERSION: u32 = 1;
+
+/// What kind of move the journal covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A landing: the branch moves from `old` to `new` before any file does.
+    Land,
+    /// Undoing a failed landing: `old` is the landed commit, `new` restores
+    /// the head before it; recovery completes it even if the branch has not
+    /// moved yet, so an undo never stops half-way.
+    Undo,
+}
+
+/// A blob (or symlink, or gitlink) at a path, with its mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    #[serde(with = "oid_hex")]
+    pub id: Oid,
+    pub mode: u32,
+}
+
+/// One changed path: its content at `old` and at `new` (`None`: absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    pub path: String,
+    pub before: Option<Image>,
+    pub after: Option<Image>,
+}
+
+/// A bookkeeping ref to set (or delete, when `target` is `None`) once the
+/// working tree is done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefUpdate {
+    pub name: String,
+    pub target: Option<String>,
+}
+
+/// Everything recovery needs to finish or undo a landing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Journal {
+    pub version: u32,
+    pub kind: Kind,
+    /// Written into `index.lock` when git-evolv creates it, so recovery
+    /// knows the lock is its own.
+    pub nonce: String,
+    /// The ref that moves (`refs/heads/<b>`, or `HEAD` when detached).
+    pub branch: String,
+    #[serde(with = "oid_hex")]
+    pub old: Oid,
+    #[serde(with = "oid_hex")]
+    pub new: Oid,
+    pub reflog: String,
+    pub changes: Vec<Change>,
+    pub refs: Vec<RefUpdate>,
+    pub audit: Vec<AuditRecord>,
+    /// When the landing began (ns since the epoch): an empty ref lock newer
+    /// than this may be one a killed libgit2 ref update left.
+    #[serde(default)]
+    pub started_ns: u64,
+    /// The trailing checksum of the index bytes put into `index.lock`,
+    /// recorded before they are, so that lock is recognised as ours too.
+    pub index_checksum: Option<String>,
+}
+
+impl Journal {
+    /// A journal for moving `branch` from `old` to `new` over `paths`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        kind: Kind,
+        branch: &str,
+        old: Oid,
+        new: Oid,
+        old_tree: &Tree<'_>,
+        new_tree: &Tree<'_>,
+        paths: &[String],
+        reflog: &str,
+    ) -> Self {
+        let image = |tree: &Tree<'_>, path: &str| {
+            // A directory is no image: its files are changes of their own.
+            let entry = tree.get_path(Path::new(path)).ok();
+            entry
+                .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
+                .map(|e| Image {
+                    id: e.id(),
+                    mode: e.filemode() as u32,
+                })
+        };
+        let changes = paths
+            .iter()
+            .map(|p| Change {
+                path: p.clone(),
+                before: image(old_tree, p),
+                after: image(new_tree, p),
+            })
+            .collect();
+        Journal {
+            version: VERSION,
+            kind,
+            nonce: nonce(new),
+            started_ns: now_ns(),
+            branch: branch.to_string(),
+            old,
+            new,
+            reflog: reflog.to_string(),
+            changes,
+            refs: Vec::new(),
+            audit: Vec::new(),
+            index_checksum: None,
+        }
+    }
+
+    /// Writes the journal: temp file, fsync, rename, fsync of the directory.
+    pub fn write(&self, repo: &Repository) -> Result<()> {
+        let path = path(repo);
+        let dir = path.parent().expect("the journal has a directory");
+        fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+        let tmp = tmp_path(repo);
+        let bytes = serde_json::to_vec_pretty(self).expect("journals serialise");
+        let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
+        file.write_all(&bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io("write", &tmp, e))?;
+        fs::rename(&tmp, &path).map_err(|e| Error::io("rename into place", &path, e))?;
+        sync_dir(dir);
+        Ok(())
+    }
+
+    /// Deletes the journal: the landing is complete (or undone).
+    pub fn delete(repo: &Repository) -> Result<()> {
+        let path = path(repo);
+        match fs::remove_file(&path) {
+            Ok(()) => {
+                sync_dir(path.parent().expect("the journal has a directory"));
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::io("remove", &path, e)),
+        }
+    }
+
+    /// The pending journal, if any. A half-written temp file is no journal
+    /// (the rename never happened) and is removed.
+    pub fn read(repo: &Repository) -> Result<Option<Journal>> {
+        let _ = fs::remove_file(tmp_path(repo));
+        let path = path(repo);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io("read", &path, e)),
+        };
+        parse(&bytes)
+            .map(Some)
+            .map_err(|detail| Error::Interrupted {
+                detail: format!("the journal {} is unreadable: {detail}", path.display()),
+            })
+    }
+
+    /// Whether a journal is pending (one stat, for every command's start).
+    pub fn exists(repo: &Repository) -> bool {
+        path(repo).exists()
+    }
+}
+
+/// Parses journal bytes. Pure: also the fuzzing entry point.
+pub fn parse(bytes: &[u8]) -> std::result::Result<Journal, String> {
+    let journal: Journal = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    if journal.version > VERSION {
+        return Err(format!(
+            "format version {} is newer than this git-evolv understands ({VERSION})",
+            journal.version
+        ));
+    }
+    for change in &journal.changes {
+        if let Some(why) = crate::git::confine::refusal(&change.path) {
+            return Err(format!("path {:?}: {why}", change.path));
+        }
+    }
+    Ok(journal)
+}
+
+/// `<git-dir>/evolv/journal`.
+pub fn path(repo: &Repository) -> PathBuf {
+    repo.path().join("evolv").join("journal")
+}
+
+fn tmp_path(repo: &Repository) -> PathBuf {
+    repo.path().join("evolv").join("journal.tmp")
+}
+
+fn nonce(new: Oid) -> String {
+    format!(
+        "{}-{}-{}",
+        std::process::id(),
+        &new.to_string()[..12],
+        now_ns()
+    )
+}
+
+/// Nanoseconds since the epoch.
+pub fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+mod oid_hex {
+    use git2::Oid;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(oid: &Oid, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&oid.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Oid, D::Error> {
+        let text = String::deserialize(d)?;
+        Oid::from_str(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Journal {
+        let a = Oid::from_str("1111111111111111111111111111111111111111").unwrap();
+        let b = Oid::from_str("2222222222222222222222222222222222222222").unwrap();
+        Journal {
+            version: VERSION,
+            kind: Kind::Land,
+            nonce: "n".into(),
+            branch: "refs/heads/main".into(),
+            old: a,
+            new: b,
+            reflog: "evolv: apply x".into(),
+            changes: vec![Change {
+                path: "src/a.rs".into(),
+                before: Some(Image {
+                    id: a,
+                    mode: 0o100644,
+                }),
+                after: None,
+            }],
+            refs: vec![RefUpdate {
+                name: "refs/evolv/applied/x".into(),
+                target: Some(b.to_string()),
+            }],
+            audit: Vec::new(),
+            started_ns: 1,
+            index_checksum: None,
+        }
+    }
+
+    #[test]
+    fn a_journal_round_trips() {
+        let j = sample();
+        let bytes = serde_json::to_vec(&j).unwrap();
+        assert_eq!(parse(&bytes).unwrap(), j);
+    }
+
+    #[test]
+    fn torn_or_hostile_journals_are_errors_not_panics() {
+        let bytes = serde_json::to_vec(&sample()).unwrap();
+        for cut in 0..bytes.len() {
+            assert!(parse(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut evil = sample();
+        evil.changes[0].path = "../../etc/passwd".into();
+        assert!(parse(&serde_json::to_vec(&evil).unwrap()).is_err());
+        let mut newer = sample();
+        newer.version = VERSION + 1;
+        assert!(parse(&serde_json::to_vec(&newer).unwrap()).is_err());
+    }
+}

@@ -1,0 +1,300 @@
+//! recover: finish or undo a landing a killed process left behind, from its
+//! journal. Every command that opens a repository runs it first (a stat
+//! when there is nothing to do); `git evolv recover` runs it on demand.
+//!
+//! - branch still at H: roll back (the branch never moved, so no file did):
+//!   drop the journal and the `index.lock` git-evolv created;
+//! - branch at N: roll forward the remaining files, the index, the
+//!   bookkeeping refs and the audit record, skipping (and reporting) any
+//!   file that holds neither the pre- nor the post-image;
+//! - branch elsewhere: someone moved it since; touch no file, finish the
+//!   bookkeeping only if N is in the branch's history, and report.
+//!
+//! Idempotent: a recovery killed half-way is recovered by the next one.
+
+use std::fs;
+
+use git2::{Oid, Repository};
+use serde::Serialize;
+
+use super::journal::{Journal, Kind};
+use super::land::{finish_bookkeeping, landing_lock, roll_forward};
+use crate::error::{Error, Result};
+use crate::git::checkout;
+use crate::git::index_write::{self, IndexLock};
+use crate::store::AUDIT_REF;
+use crate::store::audit::AuditRecord;
+
+/// What recovery did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecoverOutcome {
+    pub success: bool,
+    /// `nothing`, `rolled_back`, `rolled_forward` or `abandoned` (the
+    /// branch had moved elsewhere).
+    pub action: &'static str,
+    pub branch: Option<String>,
+    /// H and N of the interrupted landing.
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// Where the branch is now.
+    pub head: Option<String>,
+    /// Paths brought to N by this recovery.
+    pub restored: Vec<String>,
+    /// Paths left alone because they hold the user's own content; check
+    /// them with `git status` / `git diff`.
+    pub skipped: Vec<String>,
+    pub message: String,
+}
+
+impl RecoverOutcome {
+    fn nothing() -> Self {
+        RecoverOutcome {
+            success: true,
+            action: "nothing",
+            branch: None,
+            from: None,
+            to: None,
+            head: None,
+            restored: Vec::new(),
+            skipped: Vec::new(),
+            message: "no interrupted landing to recover".into(),
+        }
+    }
+}
+
+/// Recovers an interrupted landing if a journal is pending; `None` (after a
+/// single stat) when there is none. Every command calls this first.
+pub fn recover_pending(repo: &Repository) -> Result<Option<RecoverOutcome>> {
+    if !Journal::exists(repo) {
+        return Ok(None);
+    }
+    recover(repo).map(Some)
+}
+
+/// `git evolv recover`: finishes or undoes an interrupted landing.
+pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
+    // Waits for a landing in progress; a dead one's flock is already gone.
+    let _flock = landing_lock(repo)?;
+    let Some(mut journal) = Journal::read(repo)? else {
+        index_write::clean_leftovers(repo);
+        return Ok(RecoverOutcome::nothing());
+    };
+    release_ref_locks(repo, &journal)?;
+    let current = repo.refname_to_id(&journal.branch).ok();
+    let mut outcome = RecoverOutcome {
+        success: true,
+        action: "nothing",
+        branch: Some(journal.branch.clone()),
+        from: Some(journal.old.to_string()),
+        to: Some(journal.new.to_string()),
+        head: current.map(|c| c.to_string()),
+        restored: Vec::new(),
+        skipped: Vec::new(),
+        message: String::new(),
+    };
+    let (old, new) = (journal.old, journal.new);
+    // Files are only written for the ref HEAD is on: if the user switched
+    // branches since, this working tree is no longer the landing's.
+    let checked_out = match repo.head() {
+        Ok(h) if repo.head_detached().unwrap_or(false) => {
+            journal.branch == "HEAD" && h.target().is_some()
+        }
+        Ok(h) => h.name() == Some(journal.branch.as_str()),
+        Err(_) => false,
+    };
+    let rolls_back = current == Some(old) && journal.kind == Kind::Land;
+    if !checked_out && !rolls_back {
+        return abandon(repo, &journal, current, outcome);
+    }
+    if current == Some(old) && journal.kind == Kind::Undo {
+        // An undo is completed, never left half-way.
+        crate::git::compare_and_swap(repo, &journal.branch, new, Some(old), &journal.reflog)?;
+        outcome.head = Some(new.to_string());
+        return forward(repo, &mut journal, outcome);
+    }
+    if rolls_back {
+        release_our_lock(repo, &journal)?;
+        for change in &journal.changes {
+            checkout::remove_temp(repo, &change.path);
+        }
+        Journal::delete(repo)?;
+        index_write::clean_leftovers(repo);
+        outcome.action = "rolled_back";
+        outcome.message = format!(
+            "the landing of {} was interrupted before {} moved; nothing was changed",
+            short(new),
+            journal.branch
+        );
+        return Ok(outcome);
+    }
+    if current == Some(new) {
+        return forward(repo, &mut journal, outcome);
+    }
+    abandon(repo, &journal, current, outcome)
+}
+
+fn forward(
+    repo: &Repository,
+    journal: &mut Journal,
+    mut outcome: RecoverOutcome,
+) -> Result<RecoverOutcome> {
+    release_our_lock(repo, journal)?;
+    let lock = IndexLock::acquire(repo, &journal.nonce)?;
+    let done = roll_forward(repo, journal, lock, false)?;
+    outcome.action = "rolled_forward";
+    outcome.restored = done.written;
+    outcome.skipped = done.skipped;
+    outcome.message = format!(
+        "completed the interrupted landing of {} on {}",
+        short(journal.new),
+        journal.branch
+    );
+    if !outcome.skipped.is_empty() {
+        outcome.message.push_str(&format!(
+            "; left alone (they hold your own changes): {}",
+            outcome.skipped.join(", ")
+        ));
+    }
+    Ok(outcome)
+}
+
+/// The branch is neither at H nor at N: no file is touched.
+fn abandon(
+    repo: &Repository,
+    journal: &Journal,
+    current: Option<Oid>,
+    mut outcome: RecoverOutcome,
+) -> Result<RecoverOutcome> {
+    release_our_lock(repo, journal)?;
+    for change in &journal.changes {
+        checkout::remove_temp(repo, &change.path);
+    }
+    let landed = current.is_some_and(|c| repo.graph_descendant_of(c, journal.new).unwrap_or(false));
+    if landed {
+        finish_bookkeeping(repo, journal, false)?;
+    }
+    Journal::delete(repo)?;
+    index_write::clean_leftovers(repo);
+    outcome.action = "abandoned";
+    outcome.skipped = journal.changes.iter().map(|c| c.path.clone()).collect();
+    outcome.message = format!(
+        "{} is at {} (not the old head, or no longer checked out) since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",
+        journal.branch,
+        current.map_or_else(|| "nothing".to_string(), short),
+        short(journal.new),
+        if landed {
+            " (its bookkeeping was finished: the commit is in the branch's history)"
+        } else {
+            ""
+        },
+        outcome.skipped.join(", ")
+    );
+    Ok(outcome)
+}
+
+/// Removes `index.lock` if git-evolv created it for this journal; a lock
+/// anyone else created stays, and is git's `IndexLocked` error.
+fn release_our_lock(repo: &Repository, journal: &Journal) -> Result<()> {
+    let path = index_write::lock_path(repo);
+    if !path.exists() {
+        return Ok(());
+    }
+    if index_write::lock_is_ours(repo, &journal.nonce, journal.index_checksum.as_deref()) {
+        fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+        return Ok(());
+    }
+    Err(Error::IndexLocked { path })
+}
+
+/// Removes the `<ref>.lock` files libgit2 left when the landing was killed
+/// during a ref update: the branch (holding H or N), the bookkeeping refs
+/// (holding their journalled target, or nothing for a delete) and the audit
+/// ref (holding an audit commit of one of the journalled records). Any
+/// other content is someone else's lock and stays.
+fn release_ref_locks(repo: &Repository, journal: &Journal) -> Result<()> {
+    let mut candidates: Vec<(&str, Vec<String>)> = vec![(
+        journal.branch.as_str(),
+        vec![journal.old.to_string(), journal.new.to_string()],
+    )];
+    for update in &journal.refs {
+        candidates.push((
+            update.name.as_str(),
+            update.target.iter().cloned().collect(),
+        ));
+    }
+    candidates.push((AUDIT_REF, Vec::new()));
+    for (name, accepted) in candidates {
+        let lock = ref_lock_path(repo, name);
+        let Ok(content) = fs::read_to_string(&lock) else {
+            continue;
+        };
+        let ours = if content.is_empty() {
+            stale_empty_lock(&lock, journal.started_ns)
+        } else if name == AUDIT_REF {
+            is_journalled_audit_commit(repo, journal, content.trim())
+        } else {
+            accepted.iter().any(|a| a == content.trim())
+        };
+        if ours {
+            fs::remove_file(&lock).map_err(|e| Error::io("remove", &lock, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// libgit2 creates a ref lock empty and fills it just before the rename,
+/// so a kill in between leaves an empty one. It is taken for this
+/// landing's when it was created after the landing began and stays empty
+/// for a second (a live writer holds a ref lock for microseconds).
+fn stale_empty_lock(lock: &std::path::Path, started_ns: u64) -> bool {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let Ok(meta) = fs::metadata(lock) else {
+        return false;
+    };
+    let Ok(modified) = meta.modified() else {
+        return false;
+    };
+    let created_ns = modified
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // File systems with coarse timestamps round down: allow 10 ms.
+    if created_ns + 10_000_000 < started_ns {
+        return false;
+    }
+    let age = SystemTime::now()
+        .duration_since(modified)
+        .unwrap_or(Duration::ZERO);
+    if age < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_secs(1) - age);
+    }
+    fs::metadata(lock).is_ok_and(|m| m.len() == 0 && m.modified().ok() == Some(modified))
+}
+
+/// Whether `content` names an audit commit of one of the journal's records.
+fn is_journalled_audit_commit(repo: &Repository, journal: &Journal, content: &str) -> bool {
+    Oid::from_str(content)
+        .ok()
+        .and_then(|oid| repo.find_commit(oid).ok())
+        .and_then(|c| serde_json::from_slice::<AuditRecord>(c.message_bytes()).ok())
+        .is_some_and(|r| {
+            journal
+                .audit
+                .iter()
+                .any(|j| j.action == r.action && j.patch_id == r.patch_id && j.commit == r.commit)
+        })
+}
+
+/// Where libgit2 locks ref `name`: per-worktree `HEAD` in the git dir,
+/// everything else in the common dir.
+fn ref_lock_path(repo: &Repository, name: &str) -> std::path::PathBuf {
+    let base = if name == "HEAD" {
+        repo.path()
+    } else {
+        repo.commondir()
+    };
+    base.join(format!("{name}.lock"))
+}
+
+fn short(oid: Oid) -> String {
+    oid.to_string()[..12].to_string()
+}

@@ -1,0 +1,786 @@
+//! Crash tests (issue 5): a copy of the binary built with the
+//! `crashpoints` feature is SIGKILLed at each named step of a landing, then
+//! `git evolv recover` (or any other command) runs, and the repository is
+//! checked with git: the branch is at H or N, every changed path holds H's
+//! or N's content (all of them the same side), everything else is
+//! byte-identical, no `.lock` is left, `git fsck --strict` is clean and
+//! `git commit` works.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::common::{Run, TestRepo, error_code, sealed};
+
+/// Every crash point a landing passes, in order.
+pub const POINTS: [&str; 12] = [
+    "before-objects",
+    "after-objects",
+    "after-journal",
+    "after-cas",
+    "after-first-file",
+    "after-middle-file",
+    "after-last-file",
+    "before-index-rename",
+    "after-index-rename",
+    "before-audit",
+    "after-audit",
+    "before-journal-delete",
+];
+
+/// The binary with crash points, built once per test run into its own
+/// target directory (so `cargo test --locked` stays the one test command).
+pub fn crash_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .parent()
+            .unwrap()
+            .join("crash");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--locked", "--quiet", "--features", "crashpoints"])
+            .args(["--bin", "git-evolv", "--target-dir"])
+            .arg(&target)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("CARGO_TARGET_DIR")
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "building the crashpoints binary failed");
+        target.join("debug").join("git-evolv")
+    })
+}
+
+/// A file's state in the working tree: kind, mode bits and content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    Missing,
+    File { exec: bool, bytes: Vec<u8> },
+    Link(String),
+    Dir,
+}
+
+pub fn node(root: &Path, rel: &str) -> Node {
+    let p = root.join(rel);
+    match std::fs::symlink_metadata(&p) {
+        Err(_) => Node::Missing,
+        Ok(m) if m.file_type().is_symlink() => {
+            Node::Link(std::fs::read_link(&p).unwrap().to_string_lossy().into())
+        }
+        Ok(m) if m.is_dir() => Node::Dir,
+        Ok(m) => Node::File {
+            exec: m.permissions().mode() & 0o111 != 0,
+            bytes: std::fs::read(&p).unwrap(),
+        },
+    }
+}
+
+fn file(s: &str) -> Node {
+    Node::File {
+        exec: false,
+        bytes: s.as_bytes().to_vec(),
+    }
+}
+
+fn exec(s: &str) -> Node {
+    Node::File {
+        exec: true,
+        bytes: s.as_bytes().to_vec(),
+    }
+}
+
+/// One change of the proposal: the path and its node at H and at N.
+pub struct Spec {
+    pub path: &'static str,
+    pub h: Node,
+    pub n: Node,
+}
+
+/// Every kind of change at once: add, modify, delete, rename, mode change,
+/// symlink retarget and creation, directory → file and file → directory.
+pub fn full_change_set() -> Vec<Spec> {
+    let big: String = (0..200).map(|i| format!("line {i}\n")).collect();
+    let big_n = big.replace("line 100\n", "line one hundred\n");
+    vec![
+        Spec {
+            path: "new/added.txt",
+            h: Node::Missing,
+            n: file("added\n"),
+        },
+        Spec {
+            path: "mod.txt",
+            h: file(&big),
+            n: file(&big_n),
+        },
+        Spec {
+            path: "del.txt",
+            h: file("to delete\n"),
+            n: Node::Missing,
+        },
+        Spec {
+            path: "old_name.txt",
+            h: file("renamed content\n"),
+            n: Node::Missing,
+        },
+        Spec {
+            path: "new_name.txt",
+            h: Node::Missing,
+            n: file("renamed content\n"),
+        },
+        Spec {
+            path: "script.sh",
+            h: file("#!/bin/sh\necho hi\n"),
+            n: exec("#!/bin/sh\necho hi\n"),
+        },
+        Spec {
+            path: "link",
+            h: Node::Link("del.txt".into()),
+            n: Node::Link("mod.txt".into()),
+        },
+        Spec {
+            path: "newlink",
+            h: Node::Missing,
+            n: Node::Link("new_name.txt".into()),
+        },
+        Spec {
+            path: "d2f/inner.txt",
+            h: file("inner\n"),
+            n: Node::Missing,
+        },
+        Spec {
+            path: "d2f",
+            h: Node::Missing,
+            n: file("now a file\n"),
+        },
+        Spec {
+            path: "f2d",
+            h: file("a file\n"),
+            n: Node::Missing,
+        },
+        Spec {
+            path: "f2d/inner.txt",
+            h: Node::Missing,
+            n: file("now in a dir\n"),
+        },
+    ]
+}
+
+/// A repository at H with the specs' H side, unrelated tracked files, and
+/// (after the commit) dirty, staged, untracked and ignored files outside
+/// the change set, plus proposal `id` whose commit holds the N side.
+pub struct Scenario {
+    pub repo: TestRepo,
+    pub h: String,
+    pub n_tree: String,
+    pub id: String,
+    pub specs: Vec<Spec>,
+    pub untouched: BTreeMap<String, Node>,
+    pub status: String,
+    pub staged: String,
+}
+
+fn write_node(repo: &TestRepo, rel: &str, n: &Node) {
+    let p = repo.file(rel);
+    if !matches!(n, Node::Missing | Node::Dir) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    }
+    match n {
+        Node::Missing | Node::Dir => {}
+        Node::File { exec, bytes } => {
+            std::fs::write(&p, bytes).unwrap();
+            let mode = if *exec { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        Node::Link(t) => std::os::unix::fs::symlink(t, &p).unwrap(),
+    }
+}
+
+/// git with the sealed environment plus `env`; panics on failure.
+pub fn git_env(repo: &TestRepo, args: &[&str], env: &[(&str, &str)], input: &[u8]) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = sealed("git", repo.home());
+    cmd.args(args)
+        .current_dir(repo.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Stores a proposal whose commit has tree `tree` and parent `base`.
+pub fn store_proposal(repo: &TestRepo, base: &str, tree: &str, id: &str) {
+    let meta = serde_json::json!({
+        "operation": "crash-test", "pattern": "", "replacement": "", "literal": true,
+        "scope": [], "created_at": 1, "files_scanned": 0, "files_matched": 0,
+        "total_changes": 0, "lines_added": 0, "lines_removed": 0, "affected_files": []
+    });
+    let msg = format!("crash test change {id}\n\nEvolv-Metadata: {meta}\n");
+    let p = git_env(
+        repo,
+        &["commit-tree", tree, "-p", base, "-F", "-"],
+        &[],
+        msg.as_bytes(),
+    );
+    repo.git(&["update-ref", &format!("refs/evolv/proposals/{id}"), &p]);
+}
+
+/// The tree of `base` with `specs`' N side.
+pub fn tree_with(repo: &TestRepo, base: &str, specs: &[Spec]) -> String {
+    let index = repo.home().join(format!("crash-index-{}", rand_suffix()));
+    let index_s = index.to_str().unwrap().to_string();
+    let env = [("GIT_INDEX_FILE", index_s.as_str())];
+    git_env(repo, &["read-tree", base], &env, b"");
+    for s in specs {
+        if matches!(s.h, Node::File { .. } | Node::Link(_)) {
+            git_env(repo, &["update-index", "--force-remove", s.path], &env, b"");
+        }
+    }
+    for s in specs {
+        let (mode, bytes) = match &s.n {
+            Node::File { exec, bytes } => (if *exec { "100755" } else { "100644" }, bytes.clone()),
+            Node::Link(t) => ("120000", t.as_bytes().to_vec()),
+            _ => continue,
+        };
+        let blob = git_env(repo, &["hash-object", "-w", "--stdin"], &[], &bytes);
+        let info = format!("{mode},{blob},{}", s.path);
+        git_env(
+            repo,
+            &["update-index", "--add", "--cacheinfo", &info],
+            &env,
+            b"",
+        );
+    }
+    let tree = git_env(repo, &["write-tree"], &env, b"");
+    let _ = std::fs::remove_file(index);
+    tree
+}
+
+fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+impl Scenario {
+    pub fn new(specs: Vec<Spec>) -> Self {
+        let repo = TestRepo::empty();
+        repo.write(".gitignore", "build/\n");
+        repo.write("keep.txt", "unrelated\n");
+        repo.write("dirty_outside.txt", "committed\n");
+        repo.write("staged_outside.txt", "committed\n");
+        repo.write("src/deep/unrelated.rs", "fn main() {}\n");
+        for s in &specs {
+            write_node(&repo, s.path, &s.h);
+        }
+        let h = repo.commit_all("H");
+        // The user's own work outside the change set.
+        repo.write("dirty_outside.txt", "edited, not staged\n");
+        repo.write("staged_outside.txt", "edited and staged\n");
+        repo.git(&["add", "staged_outside.txt"]);
+        repo.write("staged_outside.txt", "edited, staged, then edited again\n");
+        repo.write("untracked.txt", "mine\n");
+        repo.write("new/untracked_sibling.txt", "mine too\n");
+        repo.write("build/out.o", "ignored build output\n");
+        let n_tree = tree_with(&repo, &h, &specs);
+        let id = "patch_1_c0ffee00".to_string();
+        store_proposal(&repo, &h, &n_tree, &id);
+        let untouched = [
+            ".gitignore",
+            "keep.txt",
+            "dirty_outside.txt",
+            "staged_outside.txt",
+            "src/deep/unrelated.rs",
+            "untracked.txt",
+            "new/untracked_sibling.txt",
+            "build/out.o",
+        ]
+        .iter()
+        .map(|p| (p.to_string(), node(repo.path(), p)))
+        .collect();
+        let status = repo.status();
+        let staged = repo.git(&["diff", "--cached", "--", "staged_outside.txt"]);
+        Scenario {
+            repo,
+            h,
+            n_tree,
+            id,
+            specs,
+            untouched,
+            status,
+            staged,
+        }
+    }
+
+    /// Runs the crashpoints binary with `args`, killed at `point` if set.
+    pub fn run(&self, args: &[&str], point: Option<&str>) -> Run {
+        let mut cmd = sealed(crash_bin().to_str().unwrap(), self.repo.home());
+        cmd.args(args).current_dir(self.repo.path());
+        if let Some(p) = point {
+            cmd.env("GIT_EVOLV_CRASHPOINT", p);
+        }
+        let out = cmd.output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout_bytes: out.stdout,
+        }
+    }
+
+    /// Where HEAD points (the branch, or the detached HEAD itself).
+    pub fn branch(&self) -> String {
+        self.repo.rev("HEAD").unwrap()
+    }
+
+    /// Every guarantee of issue 5 after a crash and its recovery; returns
+    /// whether the landing ended up applied (branch at N).
+    #[track_caller]
+    pub fn assert_consistent(&self, label: &str) -> bool {
+        let repo = &self.repo;
+        let tip = self.branch();
+        let landed = tip != self.h;
+        if landed {
+            let tree = repo.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+            assert_eq!(
+                tree.trim(),
+                self.n_tree,
+                "{label}: branch is neither H nor N"
+            );
+            assert_eq!(
+                repo.rev(&format!("{tip}^")).as_deref(),
+                Some(self.h.as_str()),
+                "{label}: N's parent is H"
+            );
+        }
+        for s in &self.specs {
+            let now = node(repo.path(), s.path);
+            let want = if landed { &s.n } else { &s.h };
+            let want = if matches!(want, Node::Missing) && now == Node::Dir {
+                &Node::Dir
+            } else {
+                want
+            };
+            assert_eq!(&now, want, "{label}: {} (landed: {landed})", s.path);
+        }
+        for (p, before) in &self.untouched {
+            assert_eq!(&node(repo.path(), p), before, "{label}: unrelated {p}");
+        }
+        assert_eq!(repo.status(), self.status, "{label}: git status");
+        assert_eq!(
+            repo.git(&["diff", "--cached", "--", "staged_outside.txt"]),
+            self.staged,
+            "{label}: staged change"
+        );
+        let locks = locks_in(&repo.path().join(".git"));
+        assert!(locks.is_empty(), "{label}: locks left: {locks:?}");
+        assert!(
+            !repo.path().join(".git/evolv/journal").exists(),
+            "{label}: journal left"
+        );
+        let applied = repo.rev(&format!("refs/evolv/applied/{}", self.id));
+        assert_eq!(applied.is_some(), landed, "{label}: applied ref");
+        let log = self.run(&["log", "--json"], None);
+        let records = log.json()["entries"].clone();
+        let successes = records
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["action"] == "apply" && r["success"] == true)
+            .count();
+        assert_eq!(successes, usize::from(landed), "{label}: audit records");
+        repo.assert_fsck();
+        repo.git(&[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "probe: git commit works",
+        ]);
+        landed
+    }
+}
+
+/// `.lock` files under the git dir, but for git-evolv's own flock file
+/// (which is never deleted: the kernel releases the lock, not the file).
+pub fn locks_in(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if e.file_type().unwrap().is_dir() {
+            out.extend(locks_in(&p));
+        } else if p.extension().is_some_and(|x| x == "lock")
+            && p.file_name().unwrap() != "landing.lock"
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// One crash trial: apply killed at `point`, then `recover_with` runs.
+fn trial(specs: Vec<Spec>, point: &str, recover_with: &[&str]) -> bool {
+    let sc = Scenario::new(specs);
+    let run = sc.run(&["apply", &sc.id], Some(point));
+    assert_eq!(
+        run.code, -1,
+        "{point}: apply was not killed: {}",
+        run.stderr
+    );
+    let rec = sc.run(recover_with, None);
+    assert_eq!(rec.code, 0, "{point}: {recover_with:?}: {}", rec.stderr);
+    if rec.stdout.starts_with('{') {
+        // Nobody edited anything: recovery must not call a file the user's.
+        assert_eq!(rec.json()["skipped"], serde_json::json!([]), "{point}");
+    }
+    let landed = sc.assert_consistent(point);
+    // Recovery is idempotent.
+    let again = sc.run(&["recover", "--json"], None);
+    assert_eq!(again.json()["action"], "nothing", "{point}");
+    landed
+}
+
+#[test]
+fn every_crash_point_of_a_full_landing_recovers_to_h_or_n() {
+    let mut outcomes = Vec::new();
+    for point in POINTS {
+        let landed = trial(full_change_set(), point, &["recover", "--json"]);
+        outcomes.push((point, landed));
+    }
+    // Before the compare-and-swap the landing is undone, after it finished.
+    for (point, landed) in outcomes {
+        let after_cas = POINTS.iter().position(|p| *p == point) > Some(2);
+        assert_eq!(landed, after_cas, "{point}");
+    }
+}
+
+#[test]
+fn any_later_command_recovers_first() {
+    for point in POINTS {
+        trial(full_change_set(), point, &["list"]);
+    }
+}
+
+#[test]
+fn a_one_file_landing_recovers_at_every_point() {
+    for point in POINTS {
+        let specs = vec![Spec {
+            path: "only.txt",
+            h: file("one\n"),
+            n: file("two\n"),
+        }];
+        trial(specs, point, &["recover", "--json"]);
+    }
+}
+
+#[test]
+fn a_recovery_killed_half_way_is_recovered_too() {
+    for point in &POINTS[3..] {
+        let sc = Scenario::new(full_change_set());
+        let run = sc.run(&["apply", &sc.id], Some(point));
+        assert_eq!(run.code, -1, "{point}");
+        // The recovery itself dies at each of its steps, then runs again.
+        for inner in &POINTS[4..] {
+            let _ = sc.run(&["recover"], Some(inner));
+        }
+        let rec = sc.run(&["recover"], None);
+        assert_eq!(rec.code, 0, "{point}: {}", rec.stderr);
+        assert!(
+            sc.assert_consistent(point),
+            "{point}: after the CAS it lands"
+        );
+    }
+}
+
+#[test]
+fn a_killed_rollback_recovers_to_n_or_its_revert() {
+    for point in POINTS {
+        let sc = Scenario::new(full_change_set());
+        sc.run(&["apply", &sc.id], None).ok();
+        let n = sc.branch();
+        let run = sc.run(&["rollback", &sc.id], Some(point));
+        assert_eq!(run.code, -1, "{point}: {}", run.stderr);
+        sc.run(&["recover"], None).ok();
+        let tip = sc.branch();
+        let reverted = tip != n;
+        for s in &sc.specs {
+            let want = if reverted { &s.h } else { &s.n };
+            let now = node(sc.repo.path(), s.path);
+            let ok = &now == want || (matches!(want, Node::Missing) && now == Node::Dir);
+            assert!(ok, "{point}: {}: {now:?} (reverted: {reverted})", s.path);
+        }
+        assert_eq!(sc.repo.status(), sc.status, "{point}");
+        assert!(locks_in(&sc.repo.path().join(".git")).is_empty(), "{point}");
+        assert_eq!(
+            sc.repo
+                .rev(&format!("refs/evolv/applied/{}", sc.id))
+                .is_none(),
+            reverted,
+            "{point}: applied ref"
+        );
+        sc.repo.assert_fsck();
+        sc.repo
+            .git(&["commit", "-q", "--allow-empty", "-m", "probe"]);
+    }
+}
+
+#[test]
+fn a_user_edit_after_the_crash_is_kept_and_reported() {
+    let sc = Scenario::new(full_change_set());
+    let run = sc.run(&["apply", &sc.id], Some("after-cas"));
+    assert_eq!(run.code, -1);
+    // index.lock is held across the working-tree update, as git does: a
+    // concurrent `git add` fails fast instead of interleaving.
+    let add = sc.repo.git_run(&["add", "keep.txt"]);
+    assert_ne!(add.code, 0);
+    assert!(
+        add.stderr.contains("index.lock': File exists"),
+        "{}",
+        add.stderr
+    );
+    // The user edits a file the landing had not reached yet.
+    sc.repo.write("mod.txt", "my own edit\n");
+    let rec = sc.run(&["recover", "--json"], None);
+    rec.ok();
+    let v = rec.json();
+    assert_eq!(v["action"], "rolled_forward");
+    assert_eq!(v["skipped"], serde_json::json!(["mod.txt"]));
+    assert_eq!(sc.repo.read("mod.txt"), "my own edit\n");
+    // The index holds N's blob, so git shows the edit as the user's own
+    // unstaged change on top of N.
+    assert!(
+        sc.repo.status().contains(" M mod.txt"),
+        "{}",
+        sc.repo.status()
+    );
+    assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
+    sc.repo.assert_fsck();
+}
+
+#[test]
+fn a_foreign_index_lock_is_never_deleted_and_git_words_are_shown() {
+    let sc = Scenario::new(full_change_set());
+    std::fs::write(sc.repo.path().join(".git/index.lock"), "git's own").unwrap();
+    let run = sc.run(&["apply", "--json", &sc.id], None);
+    assert_eq!(error_code(&run), "index_locked");
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("File exists")
+    );
+    assert_eq!(sc.branch(), sc.h, "nothing moved");
+    assert!(!sc.repo.path().join(".git/evolv/journal").exists());
+    assert_eq!(
+        std::fs::read(sc.repo.path().join(".git/index.lock")).unwrap(),
+        b"git's own"
+    );
+    // A crash after the CAS, then a foreign lock: recovery refuses, keeps it.
+    std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
+    assert_eq!(sc.run(&["apply", &sc.id], Some("after-cas")).code, -1);
+    std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
+    std::fs::write(sc.repo.path().join(".git/index.lock"), "git's own").unwrap();
+    let rec = sc.run(&["recover"], None);
+    assert_ne!(rec.code, 0);
+    assert!(
+        rec.stderr.contains("index.lock': File exists"),
+        "{}",
+        rec.stderr
+    );
+    assert!(rec.stderr.contains("git evolv recover"), "{}", rec.stderr);
+    std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
+    sc.run(&["recover"], None).ok();
+    assert!(sc.assert_consistent("after the user removed their lock"));
+}
+
+#[test]
+fn dirty_files_and_untracked_files_in_the_way_are_refused_before_anything() {
+    let sc = Scenario::new(full_change_set());
+    sc.repo.write("mod.txt", "dirty inside the change set\n");
+    let run = sc.run(&["apply", "--json", &sc.id], None);
+    assert_eq!(error_code(&run), "dirty_worktree");
+    assert_eq!(sc.repo.read("mod.txt"), "dirty inside the change set\n");
+    assert_eq!(sc.branch(), sc.h);
+
+    let sc = Scenario::new(full_change_set());
+    sc.repo
+        .write("new_name.txt", "untracked, where N creates a file\n");
+    let run = sc.run(&["apply", "--json", &sc.id], None);
+    assert_eq!(error_code(&run), "dirty_worktree");
+    assert_eq!(
+        sc.repo.read("new_name.txt"),
+        "untracked, where N creates a file\n"
+    );
+    assert_eq!(sc.branch(), sc.h);
+    assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
+    assert!(!sc.repo.path().join(".git/evolv/journal").exists());
+}
+
+#[test]
+fn paths_outside_the_working_tree_or_through_symlinks_are_refused() {
+    let sc = Scenario::new(vec![Spec {
+        path: "only.txt",
+        h: file("one\n"),
+        n: file("two\n"),
+    }]);
+    // N writes below a directory that is a symlink in the working tree.
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), sc.repo.file("escape")).unwrap();
+    let specs = vec![Spec {
+        path: "escape/pwned.txt",
+        h: Node::Missing,
+        n: file("x\n"),
+    }];
+    let tree = tree_with(&sc.repo, &sc.h, &specs);
+    store_proposal(&sc.repo, &sc.h, &tree, "patch_2_badbad00");
+    let run = sc.run(&["apply", "--json", "patch_2_badbad00"], None);
+    assert_eq!(error_code(&run), "dirty_worktree", "{}", run.stdout);
+    assert!(!outside.path().join("pwned.txt").exists());
+    assert_eq!(sc.branch(), sc.h);
+}
+
+#[test]
+fn a_killed_batch_apply_recovers_to_h_or_n() {
+    for point in POINTS {
+        let sc = Scenario::new(full_change_set());
+        // A second proposal on the same base, touching another file.
+        let extra = vec![Spec {
+            path: "keep2.txt",
+            h: Node::Missing,
+            n: file("second\n"),
+        }];
+        let tree = tree_with(&sc.repo, &sc.h, &extra);
+        store_proposal(&sc.repo, &sc.h, &tree, "patch_2_c0ffee02");
+        let run = sc.run(
+            &["apply", "--batch", &sc.id, "patch_2_c0ffee02"],
+            Some(point),
+        );
+        assert_eq!(run.code, -1, "{point}: {}", run.stderr);
+        sc.run(&["recover"], None).ok();
+        let tip = sc.branch();
+        let landed = tip != sc.h;
+        for s in sc.specs.iter().chain(&extra) {
+            let want = if landed { &s.n } else { &s.h };
+            let now = node(sc.repo.path(), s.path);
+            let ok = &now == want || (matches!(want, Node::Missing) && now == Node::Dir);
+            assert!(ok, "{point}: {}: {now:?} (landed: {landed})", s.path);
+        }
+        assert_eq!(sc.repo.status(), sc.status, "{point}");
+        assert!(locks_in(&sc.repo.path().join(".git")).is_empty(), "{point}");
+        for id in [sc.id.as_str(), "patch_2_c0ffee02"] {
+            let applied = sc.repo.rev(&format!("refs/evolv/applied/{id}"));
+            assert_eq!(applied.is_some(), landed, "{point}: {id}");
+        }
+        sc.repo.assert_fsck();
+        sc.repo
+            .git(&["commit", "-q", "--allow-empty", "-m", "probe"]);
+    }
+}
+
+#[test]
+fn a_failure_after_the_branch_moved_is_undone_by_a_revert_commit() {
+    let sc = Scenario::new(full_change_set());
+    let mut cmd = sealed(crash_bin().to_str().unwrap(), sc.repo.home());
+    let out = cmd
+        .args(["apply", "--json", &sc.id])
+        .current_dir(sc.repo.path())
+        .env("GIT_EVOLV_TEST_FAILPOINT", "after-branch-move")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "landing_failed", "{v}");
+    let tip = sc.branch();
+    assert_ne!(tip, sc.h, "the undo is a new commit on top of N");
+    let tree = sc.repo.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+    let h_tree = sc.repo.git(&["rev-parse", &format!("{}^{{tree}}", sc.h)]);
+    assert_eq!(tree, h_tree);
+    for s in &sc.specs {
+        let now = node(sc.repo.path(), s.path);
+        let ok = now == s.h || (matches!(s.h, Node::Missing) && now == Node::Dir);
+        assert!(ok, "{}: {now:?}", s.path);
+    }
+    assert_eq!(sc.repo.status(), sc.status);
+    assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
+    assert!(!sc.repo.path().join(".git/evolv/journal").exists());
+    sc.repo.assert_fsck();
+}
+
+#[test]
+fn a_detached_head_landing_recovers_at_every_point() {
+    for point in POINTS {
+        let sc = Scenario::new(full_change_set());
+        sc.repo.git(&["checkout", "-q", "--detach"]);
+        let run = sc.run(&["apply", &sc.id], Some(point));
+        assert_eq!(run.code, -1, "{point}: {}", run.stderr);
+        sc.run(&["recover"], None).ok();
+        let landed = sc.assert_consistent(point);
+        assert_eq!(
+            sc.repo.rev("refs/heads/main").unwrap(),
+            sc.h,
+            "{point}: main stays"
+        );
+        let after_cas = POINTS.iter().position(|p| *p == point) > Some(2);
+        assert_eq!(landed, after_cas, "{point}");
+    }
+}
+
+#[test]
+fn an_empty_ref_lock_left_by_a_killed_ref_update_is_released() {
+    let sc = Scenario::new(full_change_set());
+    assert_eq!(
+        sc.run(&["apply", &sc.id], Some("after-index-rename")).code,
+        -1
+    );
+    // libgit2 creates a ref lock empty and fills it just before renaming:
+    // a kill in between leaves this.
+    let lock = sc
+        .repo
+        .path()
+        .join(format!(".git/refs/evolv/applied/{}.lock", sc.id));
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let audit_lock = sc.repo.path().join(".git/refs/evolv/audit.lock");
+    std::fs::write(&audit_lock, "").unwrap();
+    sc.run(&["recover"], None).ok();
+    assert!(sc.assert_consistent("empty ref locks"));
+}
+
+#[test]
+fn a_branch_switched_after_the_crash_is_not_written_into() {
+    let sc = Scenario::new(vec![Spec {
+        path: "only.txt",
+        h: file("one\n"),
+        n: file("two\n"),
+    }]);
+    assert_eq!(sc.run(&["apply", &sc.id], Some("after-cas")).code, -1);
+    // The user removes the lock by hand and switches to another branch.
+    std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
+    sc.repo.git(&["checkout", "-q", "-b", "other", &sc.h]);
+    let rec = sc.run(&["recover", "--json"], None);
+    rec.ok();
+    assert_eq!(rec.json()["action"], "abandoned");
+    assert_eq!(sc.repo.read("only.txt"), "one\n", "the other branch's file");
+    assert!(!sc.repo.path().join(".git/evolv/journal").exists());
+    assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
+    sc.repo.assert_fsck();
+}
