@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Oid, Repository};
 
-use super::confine;
+use super::{confine, filters};
 use crate::error::{Error, Result};
 
 const MODE_SYMLINK: u32 = 0o120000;
@@ -63,6 +63,12 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
     if !meta.is_file() || executable != (mode == MODE_EXECUTABLE) {
         return Ok(false);
     }
+    if filters::converts(repo, path)? {
+        // Compare with what git's checkout writes, not the blob itself.
+        let expected = filters::worktree_bytes(repo, path, id)?;
+        return Ok(meta.len() == expected.len() as u64
+            && fs::read(&full).map_err(|e| Error::io("read", &full, e))? == expected);
+    }
     if meta.len() != blob.size() as u64 {
         return Ok(false);
     }
@@ -104,13 +110,14 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
         } else {
             0o666
         };
+        let bytes = filters::worktree_bytes(repo, path, id)?;
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(perms)
             .open(&tmp)
             .map_err(|e| Error::io("create", &tmp, e))?;
-        if let Err(e) = file.write_all(blob.content()) {
+        if let Err(e) = file.write_all(&bytes) {
             let _ = fs::remove_file(&tmp);
             return Err(Error::io("write", &tmp, e));
         }

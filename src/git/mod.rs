@@ -6,6 +6,7 @@ pub mod checkout;
 pub mod cli;
 pub mod confine;
 mod diff;
+pub mod filters;
 mod identity;
 pub mod index_write;
 mod objects;

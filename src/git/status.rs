@@ -4,9 +4,9 @@
 //! paths in a 100k-file repository), so each path is checked directly: its
 //! index entry against HEAD's tree, then its file against the index entry by
 //! stat data, hashing only when the stat data disagrees. A path that still
-//! looks modified is confirmed by libgit2's full status, which applies the
-//! repository's filters (autocrlf and friends), so a filter never turns into
-//! a false "dirty".
+//! looks modified is confirmed through the repository's filters (git's own
+//! `git diff` where a filter driver, ident or CRLF conversion applies,
+//! libgit2's status elsewhere), so a filter never turns into a false "dirty".
 
 use std::collections::HashSet;
 use std::fs::{self, Metadata};
@@ -129,8 +129,13 @@ fn mode_matches(file: &Metadata, entry: &IndexEntry) -> bool {
     }
 }
 
-/// libgit2's full status for one path, filters applied.
+/// The full status of one tracked path, filters applied: git's own
+/// comparison where git converts the file (libgit2 skips drivers it does
+/// not know), else libgit2's.
 fn confirmed_clean(repo: &Repository, path: &str, writes_here: bool) -> Result<bool> {
+    if super::filters::converts(repo, path)? {
+        return super::filters::worktree_matches_index(repo, path);
+    }
     match repo.status_file(Path::new(path)) {
         Ok(status) if status.is_empty() => Ok(true),
         Ok(status) if status == Status::IGNORED && !writes_here => Ok(true),

@@ -5,6 +5,7 @@ mod apply;
 mod common;
 mod concurrency;
 mod crash;
+mod filters;
 mod hooks;
 mod inspect;
 mod lint;

@@ -1,0 +1,106 @@
+//! The bytes git itself would put in the working tree for a blob: smudge
+//! filters (LFS and any other driver), `ident`, `working-tree-encoding` and
+//! CRLF conversion. libgit2 skips drivers it does not know, so a path that
+//! any of these could touch is converted by `git cat-file --filters`, the
+//! same code git's checkout runs; every other path is the blob itself.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use git2::{AttrCheckFlags, AttrValue, Oid, Repository};
+
+use crate::error::{Error, Result};
+
+/// Whether git could convert `path` on checkout, from its attributes and
+/// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
+pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
+    let attr = |name: &str| -> Result<Option<String>> {
+        let flags = AttrCheckFlags::FILE_THEN_INDEX;
+        Ok(
+            match AttrValue::from_string(repo.get_attr(Path::new(path), name, flags)?) {
+                AttrValue::True => Some("true".into()),
+                AttrValue::False => Some("false".into()),
+                AttrValue::String(s) => Some(s.to_string()),
+                AttrValue::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+                AttrValue::Unspecified => None,
+            },
+        )
+    };
+    let valued = |v: &Option<String>| v.as_deref().is_some_and(|v| v != "false");
+    if valued(&attr("filter")?) || valued(&attr("ident")?) {
+        return Ok(true);
+    }
+    if valued(&attr("working-tree-encoding")?) || attr("eol")?.as_deref() == Some("crlf") {
+        return Ok(true);
+    }
+    let text = attr("text")?;
+    if text.as_deref() == Some("false") || attr("crlf")?.as_deref() == Some("false") {
+        return Ok(false);
+    }
+    let config = repo.config()?;
+    let autocrlf = config
+        .get_string("core.autocrlf")
+        .is_ok_and(|v| v.eq_ignore_ascii_case("true"));
+    let eol_crlf = config
+        .get_string("core.eol")
+        .is_ok_and(|v| v.eq_ignore_ascii_case("crlf"));
+    Ok(autocrlf || (eol_crlf && text.is_some()))
+}
+
+/// What git's checkout would write at `path` for blob `id`.
+pub fn worktree_bytes(repo: &Repository, path: &str, id: Oid) -> Result<Vec<u8>> {
+    if !converts(repo, path)? {
+        return Ok(repo.find_blob(id)?.content().to_vec());
+    }
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let out = Command::new("git")
+        .arg("cat-file")
+        .arg("--filters")
+        .arg(format!("--path={path}"))
+        .arg(id.to_string())
+        .current_dir(workdir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| {
+            Error::io(
+                "run `git cat-file --filters` (is git on PATH?) in",
+                workdir,
+                e,
+            )
+        })?;
+    if !out.status.success() {
+        return Err(Error::Git {
+            message: format!(
+                "`git cat-file --filters --path={path} {id}` failed, so git-evolv cannot write {path} \
+                 as git would: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        });
+    }
+    Ok(out.stdout)
+}
+
+/// Whether the file at `path` is what the index records, compared through
+/// git's clean filters (`git diff`), for paths `converts` says git
+/// transforms: libgit2 would compare a smudged file with the raw blob.
+pub fn worktree_matches_index(repo: &Repository, path: &str) -> Result<bool> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let out = Command::new("git")
+        // Read-only: a landing may hold index.lock while it asks.
+        .args(["--no-optional-locks", "diff", "--quiet", "--"])
+        .arg(format!(":(literal){path}"))
+        .current_dir(workdir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::io("run `git diff` (is git on PATH?) in", workdir, e))?;
+    match out.status.code() {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        _ => Err(Error::Git {
+            message: format!(
+                "`git diff --quiet -- {path}` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        }),
+    }
+}

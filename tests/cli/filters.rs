@@ -1,0 +1,135 @@
+//! Filters and attributes, with git as the oracle: two clones of one
+//! repository, configured alike; git-evolv lands a patch in one, git
+//! fast-forwards the other to the very same commit, and every file must be
+//! byte-identical in the two working trees, with `git status` clean in both.
+
+use std::path::Path;
+
+use crate::common::TestRepo;
+
+/// Every regular file under `dir` (`.git` left out), path → bytes.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Configures a clone the way both twins are configured.
+fn configure(repo: &TestRepo, dir: &Path) {
+    for (key, value) in [
+        ("core.autocrlf", "true"),
+        ("filter.upper.smudge", "tr a-z A-Z"),
+        ("filter.upper.clean", "tr A-Z a-z"),
+        ("filter.upper.required", "true"),
+        ("user.name", "Test User"),
+        ("user.email", "test@example.com"),
+    ] {
+        repo.git(&["-C", dir.to_str().unwrap(), "config", key, value]);
+    }
+}
+
+#[test]
+fn landed_files_are_byte_identical_to_what_git_checks_out() {
+    let origin = TestRepo::with_files(&[
+        (
+            ".gitattributes",
+            "*.id ident\n*.dat filter=upper\n*.bat eol=crlf\n*.bin -text\n",
+        ),
+        ("plain.txt", "old line\nkeep\n"),
+        ("stamp.id", "$Id$\nold\n"),
+        ("shout.dat", "old words\n"),
+        ("run.bat", "echo old\nexit\n"),
+        ("raw.bin", "old\nbytes\n"),
+    ]);
+    let twins: Vec<std::path::PathBuf> = ["evolv", "git"]
+        .iter()
+        .map(|name| {
+            let dir = origin.home().join(name);
+            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
+            configure(&origin, &dir);
+            // Check out again under the configuration, as a user's clone is.
+            for f in ["plain.txt", "stamp.id", "shout.dat", "run.bat", "raw.bin"] {
+                std::fs::remove_file(dir.join(f)).unwrap();
+            }
+            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
+            dir
+        })
+        .collect();
+    let (ours, theirs) = (&twins[0], &twins[1]);
+    assert_eq!(snapshot(ours), snapshot(theirs), "the twins start alike");
+    assert!(
+        std::fs::read(ours.join("plain.txt"))
+            .unwrap()
+            .windows(2)
+            .any(|w| w == b"\r\n"),
+        "autocrlf is in effect"
+    );
+
+    let evolv = |args: &[&str]| {
+        let mut all = vec!["-C", ours.to_str().unwrap()];
+        all.extend_from_slice(args);
+        origin.evolv(&all)
+    };
+    let run = evolv(&["propose", "--json", "-p", "old", "-r", "new"]);
+    run.ok();
+    let id = run.json()["patch_id"].as_str().unwrap().to_string();
+    let run = evolv(&["apply", "--json", &id]);
+    run.ok();
+    let landed = run.json()["commit"].as_str().unwrap().to_string();
+    assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 5);
+
+    let git_in = |dir: &Path, args: &[&str]| {
+        let mut all = vec!["-C", dir.to_str().unwrap()];
+        all.extend_from_slice(args);
+        origin.git(&all)
+    };
+    git_in(theirs, &["fetch", "-q", ours.to_str().unwrap(), &landed]);
+    git_in(theirs, &["merge", "-q", "--ff-only", &landed]);
+
+    assert_eq!(
+        snapshot(ours),
+        snapshot(theirs),
+        "git-evolv wrote what git writes"
+    );
+    for dir in [ours, theirs] {
+        assert_eq!(git_in(dir, &["status", "--porcelain"]), "", "{dir:?}");
+    }
+    let stamp = String::from_utf8(std::fs::read(ours.join("stamp.id")).unwrap()).unwrap();
+    assert!(stamp.starts_with("$Id: "), "ident expanded: {stamp}");
+    assert_eq!(
+        std::fs::read(ours.join("shout.dat")).unwrap(),
+        b"NEW WORDS\r\n",
+        "smudged, then CRLF"
+    );
+    assert_eq!(
+        std::fs::read(ours.join("raw.bin")).unwrap(),
+        b"new\nbytes\n"
+    );
+
+    // A rollback restores what git would check out, too.
+    evolv(&["rollback", "--json", &id]).ok();
+    let reverted = git_in(ours, &["rev-parse", "HEAD"]);
+    git_in(
+        theirs,
+        &["fetch", "-q", ours.to_str().unwrap(), reverted.trim()],
+    );
+    git_in(theirs, &["merge", "-q", "--ff-only", reverted.trim()]);
+    assert_eq!(snapshot(ours), snapshot(theirs));
+    assert_eq!(git_in(ours, &["status", "--porcelain"]), "");
+}
