@@ -133,3 +133,43 @@ fn landed_files_are_byte_identical_to_what_git_checks_out() {
     assert_eq!(snapshot(ours), snapshot(theirs));
     assert_eq!(git_in(ours, &["status", "--porcelain"]), "");
 }
+
+/// Whether git-lfs is installed (`.ci/run` installs it on Debian).
+fn have_git_lfs(repo: &TestRepo) -> bool {
+    repo.git_run(&["lfs", "version"]).code == 0
+}
+
+#[test]
+fn lfs_files_land_and_validate_as_real_content_not_pointers() {
+    let repo = TestRepo::empty();
+    if !have_git_lfs(&repo) {
+        // Stated, not hidden: CI installs git-lfs, so this runs there.
+        eprintln!("git-lfs is not installed: skipping the LFS case");
+        return;
+    }
+    repo.git(&["lfs", "install", "--local"]);
+    repo.git(&["lfs", "track", "*.big"]);
+    repo.write("data.big", "old payload\n");
+    repo.write("code.txt", "old code\n");
+    repo.commit_all("lfs content");
+    let blob = repo.git(&["cat-file", "-p", "HEAD:data.big"]);
+    assert!(
+        blob.starts_with("version https://git-lfs"),
+        "stored as a pointer: {blob}"
+    );
+    // The edit runs on the code; validation must see the real LFS content.
+    let id = repo.propose("old code", "new code", &[]);
+    for fresh in [false, true] {
+        let mut args = vec!["apply", "--json", "--dry-run", &id, "--validate"];
+        args.push("grep -qx 'old payload' data.big");
+        if fresh {
+            args.push("--fresh-worktree");
+        }
+        repo.evolv(&args).ok();
+    }
+    repo.evolv(&["apply", "--json", &id]).ok();
+    assert_eq!(repo.read("data.big"), "old payload\n");
+    assert_eq!(repo.read("code.txt"), "new code\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
