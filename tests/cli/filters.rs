@@ -140,6 +140,7 @@ fn have_git_lfs(repo: &TestRepo) -> bool {
 }
 
 #[test]
+#[allow(clippy::print_stderr)] // the skip is said, not hidden
 fn lfs_files_land_and_validate_as_real_content_not_pointers() {
     let repo = TestRepo::empty();
     if !have_git_lfs(&repo) {
