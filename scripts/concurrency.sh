@@ -18,7 +18,7 @@ K=${2:-25}
 ROUNDS=${3:-1}
 cargo build --quiet --locked
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 cp target/debug/git-evolv "$WORK/git-evolv"
 BIN=$WORK/git-evolv
 export HOME=$WORK GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$WORK/.gitconfig TZ=UTC LC_ALL=C
@@ -81,7 +81,7 @@ for round in $(seq 1 "$ROUNDS"); do
     [ "$(grep -c "^$commit\$" <<<"$history")" = 1 ] || { echo "round $round: $id ($commit) not in history once" >&2; bad=$((bad + 1)); }
     [ "$(git rev-parse -q --verify "refs/evolv/applied/$id")" = "$commit" ] || { echo "round $round: $id: applied ref" >&2; bad=$((bad + 1)); }
     tok=$(git show "$commit" --format= -- shared.txt | sed -n 's/^+\(tok_.*_new\)$/\1/p' | head -1)
-    grep -q "^$tok\$" shared.txt || { echo "round $round: $id: change lost from shared.txt" >&2; bad=$((bad + 1)); }
+    git show main:shared.txt | grep -q "^$tok\$" || { echo "round $round: $id: change lost from the tip's shared.txt" >&2; bad=$((bad + 1)); }
   done <"$WORK/ok_$round"
   audits=$("$BIN" log --json | grep -c '"action": "apply"' || true)
   audit_ok=$("$BIN" log --json | tr -d ' \n' | grep -o '"action":"apply","patch_id":"[^"]*","success":true' | wc -l)

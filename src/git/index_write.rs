@@ -287,6 +287,37 @@ fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> I
     }
 }
 
+/// `<git-dir>/evolv/index-early.<pid>`: the index put in place right after
+/// the branch moves (see `land::move_branch`).
+fn early_path(repo: &Repository) -> PathBuf {
+    repo.path()
+        .join("evolv")
+        .join(format!("{EARLY_PREFIX}{}", std::process::id()))
+}
+
+const EARLY_PREFIX: &str = "index-early.";
+
+/// Builds the index with `entries` applied and sets it aside; returns its
+/// path. Nothing visible changes.
+pub fn prepare_early(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
+    let built = build(repo, entries)?;
+    let early = early_path(repo);
+    fs::rename(&built, &early).map_err(|e| Error::io("rename", &early, e))?;
+    Ok(early)
+}
+
+/// Puts the index `prepare_early` built over `<git-dir>/index` while
+/// `index.lock` stays held (so git can read it but not write the index).
+pub fn install_early(repo: &Repository, early: &Path) -> Result<()> {
+    let index = index_path(repo);
+    fs::rename(early, &index).map_err(|e| Error::io("rename into place", &index, e))
+}
+
+/// Drops an early index that was never installed.
+pub fn discard_early(repo: &Repository) {
+    let _ = fs::remove_file(early_path(repo));
+}
+
 fn lock_of(view: &Path) -> PathBuf {
     let mut name = view.as_os_str().to_owned();
     name.push(".lock");
@@ -296,6 +327,7 @@ fn lock_of(view: &Path) -> PathBuf {
 /// Removes this process's view of the index (a hard link: it would keep
 /// an old index's bytes alive on disk). Every command ends with this.
 pub fn release_view(repo: &Repository) {
+    discard_early(repo);
     let view = view_path(repo);
     let _ = fs::remove_file(lock_of(&view));
     let _ = fs::remove_file(&view);
@@ -314,7 +346,10 @@ pub fn clean_leftovers(repo: &Repository) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(VIEW_PREFIX)) else {
+        let Some(rest) = name.to_str().and_then(|n| {
+            n.strip_prefix(VIEW_PREFIX)
+                .or_else(|| n.strip_prefix(EARLY_PREFIX))
+        }) else {
             continue;
         };
         let pid = rest.trim_end_matches(".lock");

@@ -228,22 +228,53 @@ pub fn move_branch(
     };
     // Checked again under both locks, as git does: a validation may have
     // run for minutes, and now no `git add` can change the index under us.
+    // git reads the index without its lock (`git commit` reads HEAD, then
+    // the index): an index still at H once the branch is at N would let a
+    // concurrent commit silently revert N. So an index naming N's blobs
+    // (without stat data: git re-reads those files) is prepared now and
+    // put in place right after the compare-and-swap, while we still hold
+    // `index.lock`; the final index follows the file writes.
     let checked = index_write::open_view(repo)
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
-        .and_then(|()| {
+        .and_then(|()| index_write::prepare_early(repo, &early_entries(&journal)))
+        .and_then(|early| {
             git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)
+                .map(|()| early)
         });
-    if let Err(e) = checked {
-        drop(index_lock);
-        let _ = Journal::delete(repo);
-        return Err(e);
-    }
+    let early = match checked {
+        Ok(early) => early,
+        Err(e) => {
+            index_write::discard_early(repo);
+            drop(index_lock);
+            let _ = Journal::delete(repo);
+            return Err(e);
+        }
+    };
     crashpoint!("after-cas");
+    index_write::install_early(repo, &early)?;
     Ok(Landing {
         _flock: flock,
         journal: RefCell::new(journal),
         index_lock: RefCell::new(Some(index_lock)),
     })
+}
+
+/// The index entries N implies for the journal's paths, without stat data.
+fn early_entries(journal: &Journal) -> Vec<(String, Entry)> {
+    journal
+        .changes
+        .iter()
+        .map(|c| {
+            let entry = match c.after {
+                Some(im) => Entry::Stale {
+                    id: im.id,
+                    mode: im.mode,
+                },
+                None => Entry::Absent,
+            };
+            (c.path.clone(), entry)
+        })
+        .collect()
 }
 
 /// Every changed path must be one git-evolv may write, and no leading
