@@ -148,21 +148,7 @@ fn confirmed_clean(repo: &Repository, path: &str, writes_here: bool) -> Result<b
 /// Whether a leading component of `path` is a file or symlink that the
 /// landing does not itself remove (writing there would fail or escape).
 fn blocked_by_ancestor(workdir: &Path, path: &str, removed: &HashSet<&str>) -> bool {
-    let mut prefix = String::new();
-    let components: Vec<&str> = path.split('/').collect();
-    for part in &components[..components.len().saturating_sub(1)] {
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(part);
-        match fs::symlink_metadata(workdir.join(&prefix)) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) if removed.contains(prefix.as_str()) => return false,
-            Ok(_) => return true,
-            Err(_) => return false,
-        }
-    }
-    false
+    super::confine::blocked_prefix(workdir, path).is_some_and(|p| !removed.contains(p.as_str()))
 }
 
 fn only_removed_files_inside(dir: &Path, rel: &str, removed: &HashSet<&str>) -> bool {
