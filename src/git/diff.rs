@@ -65,12 +65,13 @@ fn without_index(repo: &Repository) -> Result<Repository> {
 }
 
 /// Lines added and removed between two trees, counted from the patch of
-/// the changed paths only (a whole-tree diff walks every entry).
-pub fn line_stats(repo: &Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<(usize, usize)> {
-    let paths: Vec<String> = super::changed_paths(repo, old, new)?
-        .into_iter()
-        .map(|c| c.path)
-        .collect();
+/// `paths`, the paths that differ (a whole-tree diff walks every entry).
+pub fn line_stats(
+    repo: &Repository,
+    old: &Tree<'_>,
+    new: &Tree<'_>,
+    paths: &[String],
+) -> Result<(usize, usize)> {
     if paths.is_empty() {
         return Ok((0, 0));
     }
@@ -78,7 +79,7 @@ pub fn line_stats(repo: &Repository, old: &Tree<'_>, new: &Tree<'_>) -> Result<(
         repo,
         old,
         new,
-        Some(&paths),
+        Some(paths),
     )?))
 }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use super::plan::{self, PlanSource};
 use crate::error::{Error, ErrorBody, Result};
-use crate::git::{self, Head};
+use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::proposals::{self, Proposal};
@@ -188,7 +188,13 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
 struct Step<'p> {
     proposal: &'p Proposal,
     commit: Oid,
-    changed: Vec<String>,
+    changed: Vec<ChangedPath>,
+}
+
+impl Step<'_> {
+    fn paths(&self) -> Vec<String> {
+        self.changed.iter().map(|c| c.path.clone()).collect()
+    }
 }
 
 /// Applies `proposals` as one unit: replayed in order onto the head,
@@ -225,10 +231,7 @@ fn apply_group(
                 patch_id: p.id.clone(),
             });
         }
-        let changed = git::changed_paths(repo, &tip_tree, &tree)?
-            .into_iter()
-            .map(|c| c.path)
-            .collect();
+        let changed = git::changed_paths(repo, &tip_tree, &tree)?;
         let author = repo.find_commit(p.commit)?.author().to_owned();
         let oid = repo.commit(
             None,
@@ -248,8 +251,13 @@ fn apply_group(
     crate::crashpoint!("after-objects");
     let new = tip.id();
     let new_tree = tip.tree()?;
-    let changed = git::changed_paths(repo, &head_tree, &new_tree)?;
-    let (lines_added, lines_removed) = git::line_stats(repo, &head_tree, &new_tree)?;
+    // One step's changes are the whole landing's: no second tree walk.
+    let changed = match &steps[..] {
+        [only] => only.changed.clone(),
+        _ => git::changed_paths(repo, &head_tree, &new_tree)?,
+    };
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let (lines_added, lines_removed) = git::line_stats(repo, &head_tree, &new_tree, &paths)?;
     if let Some(plan) = &s.plan {
         check_limits(plan, changed.len(), lines_added + lines_removed)?;
     }
@@ -264,7 +272,7 @@ fn apply_group(
         commit: step.commit.to_string(),
         previous_head: head.commit.to_string(),
         branch: head.display_name().to_string(),
-        modified_files: step.changed.clone(),
+        modified_files: step.paths(),
         worktree_path: worktree_path.clone(),
         audit_log_id: audit_id.to_string(),
         validation: reports.clone(),
@@ -279,7 +287,7 @@ fn apply_group(
         r.branch = Some(head.ref_name().to_string());
         r.commit = Some(step.commit.to_string());
         r.previous_head = Some(head.commit.to_string());
-        r.files = step.changed.clone();
+        r.files = step.paths();
         r.plan = s.plan.clone();
         r.dry_run = s.dry_run;
         r.batch = s.batch;
