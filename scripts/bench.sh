@@ -72,7 +72,7 @@ bench apply "$RUNS" "sh -c '$RESET && $FORGET'" "$EVOLV -C $REPO apply $ID" \
 # 3. first apply (creates the validation worktree) vs git worktree add.
 GITWT=$WORK/git-wt
 bench first_apply "${BENCH_FIRST_RUNS:-2}" "sh -c '$RESET && $FORGET && $EVOLV -C $REPO gc --worktrees >/dev/null && sync'" \
-  "$EVOLV -C $REPO apply $ID --validate true" \
+  "$EVOLV -C $REPO apply $ID --validate true --timeout 300" \
   "sh -c 'git -C $REPO worktree remove --force $GITWT 2>/dev/null; git -C $REPO worktree prune; sync'" \
   "git -C $REPO worktree add -q --detach $GITWT $BASE"
 
@@ -80,7 +80,7 @@ bench first_apply "${BENCH_FIRST_RUNS:-2}" "sh -c '$RESET && $FORGET && $EVOLV -
 WARM=$(git rev-parse --git-common-dir)/evolv/worktrees/evolv-wt-0
 WARM=$(cd "$WARM" && pwd)
 bench warm_apply "$RUNS" "sh -c '$RESET && $FORGET && git -C $WARM checkout -q --detach $BASE'" \
-  "$EVOLV -C $REPO apply $ID --validate true" \
+  "$EVOLV -C $REPO apply $ID --validate true --timeout 300" \
   "sh -c '$RESET && git -C $GITWT checkout -q --detach $BASE'" \
   "sh -c 'git -C $REPO merge -q --ff-only $P && git -C $GITWT checkout -q --detach $P'"
 

@@ -55,11 +55,11 @@ reset; A_OURS=$(count "$EVOLV" apply "$ID")
 reset; A_GIT=$(count git merge -q --ff-only "$P")
 
 # Warm worktree: create it once, then measure the reuse.
-reset; "$EVOLV" apply "$ID" --validate true >/dev/null
+reset; "$EVOLV" apply "$ID" --validate true --timeout 300 >/dev/null
 WARM=$(git rev-parse --git-common-dir)/evolv/worktrees/evolv-wt-0
 git worktree add -q --detach "$WORK/gitwt" "$BASE"
 reset; git -C "$WARM" checkout -q --detach "$BASE"
-W_OURS=$(count "$EVOLV" apply "$ID" --validate true)
+W_OURS=$(count "$EVOLV" apply "$ID" --validate true --timeout 300)
 reset
 W_GIT=$(( $(count git merge -q --ff-only "$P") + $(count git -C "$WORK/gitwt" checkout -q --detach "$P") ))
 
