@@ -217,9 +217,15 @@ fn hooks_shim_fails_loudly_when_the_binary_is_gone() {
         include_str!("../../hooks/pre-push").replace("@GIT_EVOLV_BIN@", "'/nonexistent/git-evolv'");
     fs::write(&hook, shim).unwrap();
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
-    // PATH without git-evolv: the shim has nothing to fall back to.
+    // PATH without git-evolv (a user who ran `cargo install` has one in
+    // ~/.cargo/bin): the shim has nothing to fall back to.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let without: Vec<_> = std::env::split_paths(&path)
+        .filter(|dir| !dir.join("git-evolv").exists())
+        .collect();
     let mut cmd = sealed("sh", repo.home());
-    cmd.arg(&hook)
+    cmd.env("PATH", std::env::join_paths(without).unwrap())
+        .arg(&hook)
         .args(["origin", "url"])
         .current_dir(repo.path())
         .stdin(Stdio::null());
