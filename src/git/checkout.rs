@@ -63,9 +63,8 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
     if !meta.is_file() || executable != (mode == MODE_EXECUTABLE) {
         return Ok(false);
     }
-    if filters::converts(repo, path)? {
+    if let Some(expected) = filters::smudged(repo, path, id)? {
         // Compare with what git's checkout writes, not the blob itself.
-        let expected = filters::worktree_bytes(repo, path, id)?;
         return Ok(meta.len() == expected.len() as u64
             && fs::read(&full).map_err(|e| Error::io("read", &full, e))? == expected);
     }
@@ -110,14 +109,15 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
         } else {
             0o666
         };
-        let bytes = filters::worktree_bytes(repo, path, id)?;
+        let smudged = filters::smudged(repo, path, id)?;
+        let bytes = smudged.as_deref().unwrap_or(blob.content());
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(perms)
             .open(&tmp)
             .map_err(|e| Error::io("create", &tmp, e))?;
-        if let Err(e) = file.write_all(&bytes) {
+        if let Err(e) = file.write_all(bytes) {
             let _ = fs::remove_file(&tmp);
             return Err(Error::io("write", &tmp, e));
         }

@@ -47,10 +47,11 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
     Ok(autocrlf || (eol_crlf && text.is_some()))
 }
 
-/// What git's checkout would write at `path` for blob `id`.
-pub fn worktree_bytes(repo: &Repository, path: &str, id: Oid) -> Result<Vec<u8>> {
+/// What git's checkout would write at `path` for blob `id`, when git
+/// converts that path; `None` when the blob's own bytes are what it writes.
+pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {
     if !converts(repo, path)? {
-        return Ok(repo.find_blob(id)?.content().to_vec());
+        return Ok(None);
     }
     let workdir = repo.workdir().expect("open() refuses bare repositories");
     let out = Command::new("git")
@@ -77,7 +78,7 @@ pub fn worktree_bytes(repo: &Repository, path: &str, id: Oid) -> Result<Vec<u8>>
             ),
         });
     }
-    Ok(out.stdout)
+    Ok(Some(out.stdout))
 }
 
 /// Whether the file at `path` is what the index records, compared through
