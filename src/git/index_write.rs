@@ -287,8 +287,8 @@ fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> I
     }
 }
 
-/// `<git-dir>/evolv/index-early.<pid>`: the index put in place right after
-/// the branch moves (see `land::move_branch`).
+/// `<git-dir>/evolv/index-early.<pid>`: the index put in place right
+/// before the branch moves (see `land::swap_branch`).
 fn early_path(repo: &Repository) -> PathBuf {
     repo.path()
         .join("evolv")
@@ -306,11 +306,81 @@ pub fn prepare_early(repo: &Repository, entries: &[(String, Entry)]) -> Result<P
     Ok(early)
 }
 
+/// `<git-dir>/evolv/index-before.<pid>`: the index an installed early
+/// index replaced, kept until the compare-and-swap has decided.
+fn before_path(repo: &Repository) -> PathBuf {
+    repo.path()
+        .join("evolv")
+        .join(format!("{BEFORE_PREFIX}{}", std::process::id()))
+}
+
+const BEFORE_PREFIX: &str = "index-before.";
+
+/// The index an installed early index replaced (a hard link to it, or
+/// nothing when there was no index).
+#[derive(Debug)]
+pub struct Replaced {
+    saved: Option<PathBuf>,
+}
+
 /// Puts the index `prepare_early` built over `<git-dir>/index` while
-/// `index.lock` stays held (so git can read it but not write the index).
-pub fn install_early(repo: &Repository, early: &Path) -> Result<()> {
+/// `index.lock` stays held (so git can read it but not write the index),
+/// keeping the one it replaces until `Replaced::keep_new` or `restore`.
+pub fn install_early(repo: &Repository, early: &Path) -> Result<Replaced> {
     let index = index_path(repo);
-    fs::rename(early, &index).map_err(|e| Error::io("rename into place", &index, e))
+    let saved = before_path(repo);
+    let _ = fs::remove_file(&saved);
+    let saved = match fs::hard_link(&index, &saved) {
+        Ok(()) => Some(saved),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io("keep a link to", &index, e)),
+    };
+    if let Err(e) = fs::rename(early, &index) {
+        if let Some(saved) = &saved {
+            let _ = fs::remove_file(saved);
+        }
+        return Err(Error::io("rename into place", &index, e));
+    }
+    Ok(Replaced { saved })
+}
+
+impl Replaced {
+    /// The new index stays: forget the old one.
+    pub fn keep_new(self) {
+        if let Some(saved) = &self.saved {
+            let _ = fs::remove_file(saved);
+        }
+    }
+
+    /// Puts the replaced index back (the compare-and-swap failed).
+    pub fn restore(self, repo: &Repository) -> Result<()> {
+        let index = index_path(repo);
+        match &self.saved {
+            Some(saved) => fs::rename(saved, &index).map_err(|e| Error::io("restore", &index, e)),
+            None => match fs::remove_file(&index) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(Error::io("remove", &index, e)),
+            },
+        }
+    }
+}
+
+/// Whether the index holds exactly `entries` at stage 0 (and no conflict
+/// stages) for their paths: ids and modes, stat data aside.
+pub fn holds(repo: &Repository, entries: &[(String, Entry)]) -> Result<bool> {
+    open_view(repo)?;
+    let index = repo.index()?;
+    Ok(entries.iter().all(|(p, entry)| {
+        let path = Path::new(p);
+        let conflicted = (1..=3).any(|stage| index.get_path(path, stage).is_some());
+        let now = index.get_path(path, 0).map(|e| (e.id, e.mode));
+        let want = match *entry {
+            Entry::Absent => None,
+            Entry::Clean { id, mode } | Entry::Stale { id, mode } => Some((id, mode)),
+        };
+        !conflicted && now == want
+    }))
 }
 
 /// Drops an early index that was never installed.
@@ -328,6 +398,7 @@ fn lock_of(view: &Path) -> PathBuf {
 /// an old index's bytes alive on disk). Every command ends with this.
 pub fn release_view(repo: &Repository) {
     discard_early(repo);
+    let _ = fs::remove_file(before_path(repo));
     let view = view_path(repo);
     let _ = fs::remove_file(lock_of(&view));
     let _ = fs::remove_file(&view);
@@ -349,6 +420,7 @@ pub fn clean_leftovers(repo: &Repository) {
         let Some(rest) = name.to_str().and_then(|n| {
             n.strip_prefix(VIEW_PREFIX)
                 .or_else(|| n.strip_prefix(EARLY_PREFIX))
+                .or_else(|| n.strip_prefix(BEFORE_PREFIX))
         }) else {
             continue;
         };

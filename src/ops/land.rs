@@ -8,7 +8,8 @@
 //!    the bookkeeping refs and audit records) by temp file + fsync + rename;
 //! 4. create git's `index.lock` (exclusively; a lock git-evolv did not
 //!    create is never touched), check the paths for uncommitted work again,
-//!    and move the branch H → N by compare-and-swap;
+//!    put an index naming N's blobs in place (still holding the lock), and
+//!    move the branch H → N by compare-and-swap (`swap_branch`);
 //! 5. write each changed file by temp file + rename, build the new index,
 //!    put it into `index.lock` and rename that over `index`;
 //! 6. set the bookkeeping refs, append the audit records, delete the journal.
@@ -23,7 +24,7 @@ use std::path::Path;
 
 use git2::{Oid, Repository, Tree};
 
-use super::journal::{Journal, Kind, RefUpdate};
+use super::journal::{Change, Image, Journal, Kind, RefUpdate};
 use crate::crashpoint;
 use crate::error::{Error, Result};
 use crate::git::checkout;
@@ -228,30 +229,21 @@ pub fn move_branch(
     };
     // Checked again under both locks, as git does: a validation may have
     // run for minutes, and now no `git add` can change the index under us.
-    // git reads the index without its lock (`git commit` reads HEAD, then
-    // the index): an index still at H once the branch is at N would let a
-    // concurrent commit silently revert N. So an index naming N's blobs
-    // (without stat data: git re-reads those files) is prepared now and
-    // put in place right after the compare-and-swap, while we still hold
-    // `index.lock`; the final index follows the file writes.
-    let checked = index_write::open_view(repo)
+    let moved = index_write::open_view(repo)
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
-        .and_then(|()| index_write::prepare_early(repo, &early_entries(&journal)))
-        .and_then(|early| {
-            git::compare_and_swap(repo, head.ref_name(), new, Some(head.commit), reflog)
-                .map(|()| early)
-        });
-    let early = match checked {
-        Ok(early) => early,
-        Err(e) => {
-            index_write::discard_early(repo);
+        .and_then(|()| swap_branch(repo, &journal));
+    if let Err(e) = moved {
+        index_write::discard_early(repo);
+        if matches!(e, Error::Interrupted { .. }) {
+            // The old index could not be put back: the journal and our
+            // lock stay for `recover`, which rolls the index back.
+            std::mem::forget(index_lock);
+        } else {
             drop(index_lock);
             let _ = Journal::delete(repo);
-            return Err(e);
         }
-    };
-    crashpoint!("after-cas");
-    index_write::install_early(repo, &early)?;
+        return Err(e);
+    }
     Ok(Landing {
         _flock: flock,
         journal: RefCell::new(journal),
@@ -259,13 +251,54 @@ pub fn move_branch(
     })
 }
 
-/// The index entries N implies for the journal's paths, without stat data.
-fn early_entries(journal: &Journal) -> Vec<(String, Entry)> {
+/// Moves `journal.branch` from `journal.old` to `journal.new` by
+/// compare-and-swap, with `index.lock` held by the caller. git reads the
+/// index without its lock, and `git commit` reads HEAD before the index,
+/// then takes `index.lock` and moves HEAD only from the commit it read. So
+/// an index naming N's blobs (without stat data: git re-reads those files)
+/// is put in place *before* the branch moves: a commit that sees the branch
+/// at N then also sees N's index, and one that read H commits nothing (its
+/// own compare-and-swap fails, or it finds our lock). If the branch had
+/// moved meanwhile, the old index is put back.
+pub(crate) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
+    let early = index_write::prepare_early(repo, &stale_entries(journal, |c| c.after))?;
+    let replaced = index_write::install_early(repo, &early)?;
+    crashpoint!("after-early-index");
+    let swapped = git::compare_and_swap(
+        repo,
+        &journal.branch,
+        journal.new,
+        Some(journal.old),
+        &journal.reflog,
+    );
+    match swapped {
+        Ok(()) => {
+            replaced.keep_new();
+            crashpoint!("after-cas");
+            Ok(())
+        }
+        Err(e) => match replaced.restore(repo) {
+            Ok(()) => Err(e),
+            Err(restore) => Err(Error::Interrupted {
+                detail: format!(
+                    "the branch moved under it ({e}) and the index it had replaced could not be put back ({restore})"
+                ),
+            }),
+        },
+    }
+}
+
+/// The index entries one side of the journal implies for its paths
+/// (`side` picks the pre- or post-image), without stat data.
+pub(crate) fn stale_entries(
+    journal: &Journal,
+    side: impl Fn(&Change) -> Option<Image>,
+) -> Vec<(String, Entry)> {
     journal
         .changes
         .iter()
         .map(|c| {
-            let entry = match c.after {
+            let entry = match side(c) {
                 Some(im) => Entry::Stale {
                     id: im.id,
                     mode: im.mode,
@@ -360,11 +393,18 @@ impl Landing {
         next.nonce = journal.nonce.clone();
         next.write(repo)?;
         *journal = next;
-        git::compare_and_swap(repo, &journal.branch, undo, Some(landed), reflog)?;
         let lock = match self.index_lock.borrow_mut().take() {
             Some(lock) => lock,
             None => IndexLock::acquire(repo, &journal.nonce)?,
         };
+        if let Err(e) = swap_branch(repo, &journal) {
+            // The undo journal stays for `recover`, which completes it; so
+            // does our lock if the index could not be put back.
+            if matches!(e, Error::Interrupted { .. }) {
+                std::mem::forget(lock);
+            }
+            return Err(e);
+        }
         roll_forward(repo, &mut journal, lock, false)?;
         Ok(())
     }

@@ -3,7 +3,8 @@
 //! when there is nothing to do); `git evolv recover` runs it on demand.
 //!
 //! - branch still at H: roll back (the branch never moved, so no file did):
-//!   drop the journal and the `index.lock` git-evolv created;
+//!   put H's entries back into the index if the landing had already
+//!   installed N's, drop the journal and the `index.lock` git-evolv created;
 //! - branch at N: roll forward the remaining files, the index, the
 //!   bookkeeping refs and the audit record, skipping (and reporting) any
 //!   file that holds neither the pre- nor the post-image;
@@ -18,7 +19,7 @@ use git2::{Oid, Repository};
 use serde::Serialize;
 
 use super::journal::{Journal, Kind};
-use super::land::{finish_bookkeeping, landing_lock, roll_forward};
+use super::land::{finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch};
 use crate::error::{Error, Result};
 use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};
@@ -108,12 +109,15 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
     }
     if current == Some(old) && journal.kind == Kind::Undo {
         // An undo is completed, never left half-way.
-        crate::git::compare_and_swap(repo, &journal.branch, new, Some(old), &journal.reflog)?;
+        release_our_lock(repo, &journal)?;
+        let lock = IndexLock::acquire(repo, &journal.nonce)?;
+        swap_branch(repo, &journal)?;
         outcome.head = Some(new.to_string());
-        return forward(repo, &mut journal, outcome);
+        return forward(repo, &mut journal, outcome, lock);
     }
     if rolls_back {
         release_our_lock(repo, &journal)?;
+        restore_index(repo, &mut journal)?;
         for change in &journal.changes {
             checkout::remove_temp(repo, &change.path);
         }
@@ -128,7 +132,9 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         return Ok(outcome);
     }
     if current == Some(new) {
-        return forward(repo, &mut journal, outcome);
+        release_our_lock(repo, &journal)?;
+        let lock = IndexLock::acquire(repo, &journal.nonce)?;
+        return forward(repo, &mut journal, outcome, lock);
     }
     abandon(repo, &journal, current, outcome)
 }
@@ -137,9 +143,8 @@ fn forward(
     repo: &Repository,
     journal: &mut Journal,
     mut outcome: RecoverOutcome,
+    lock: IndexLock,
 ) -> Result<RecoverOutcome> {
-    release_our_lock(repo, journal)?;
-    let lock = IndexLock::acquire(repo, &journal.nonce)?;
     let done = roll_forward(repo, journal, lock, false)?;
     outcome.action = "rolled_forward";
     outcome.restored = done.written;
@@ -156,6 +161,23 @@ fn forward(
         ));
     }
     Ok(outcome)
+}
+
+/// With the branch still at H, puts H's entries back into the index for the
+/// journal's paths if the landing had already installed its early index
+/// (see `land::swap_branch`); no file was written yet.
+fn restore_index(repo: &Repository, journal: &mut Journal) -> Result<()> {
+    let entries = stale_entries(journal, |c| c.before);
+    if index_write::holds(repo, &entries)? {
+        return Ok(());
+    }
+    let lock = IndexLock::acquire(repo, &journal.nonce)?;
+    let restored = index_write::build(repo, &entries)?;
+    // A kill between the two renames leaves these bytes in the lock: the
+    // journal names them, so the next recovery knows the lock is ours.
+    journal.index_checksum = Some(index_write::trailing_checksum(&restored)?);
+    journal.write(repo)?;
+    lock.commit(repo, &restored)
 }
 
 /// The branch is neither at H nor at N: no file is touched.

@@ -15,10 +15,11 @@ use std::sync::OnceLock;
 use crate::common::{Run, TestRepo, error_code, sealed};
 
 /// Every crash point a landing passes, in order.
-pub const POINTS: [&str; 12] = [
+pub const POINTS: [&str; 13] = [
     "before-objects",
     "after-objects",
     "after-journal",
+    "after-early-index",
     "after-cas",
     "after-first-file",
     "after-middle-file",
@@ -29,6 +30,13 @@ pub const POINTS: [&str; 12] = [
     "after-audit",
     "before-journal-delete",
 ];
+
+/// Whether a kill at `point` comes after the compare-and-swap (so recovery
+/// lands N rather than undoing the landing).
+pub fn after_cas(point: &str) -> bool {
+    let at = |p: &str| POINTS.iter().position(|q| *q == p).unwrap();
+    at(point) >= at("after-cas")
+}
 
 /// The binary with crash points, built once per test run into its own
 /// target directory (so `cargo test --locked` stays the one test command).
@@ -331,11 +339,18 @@ impl Scenario {
 
     /// Runs the crashpoints binary with `args`, killed at `point` if set.
     pub fn run(&self, args: &[&str], point: Option<&str>) -> Run {
-        let mut cmd = sealed(crash_bin().to_str().unwrap(), self.repo.home());
-        cmd.args(args).current_dir(self.repo.path());
-        if let Some(p) = point {
-            cmd.env("GIT_EVOLV_CRASHPOINT", p);
+        match point {
+            Some(p) => self.run_env(args, &[("GIT_EVOLV_CRASHPOINT", p)]),
+            None => self.run_env(args, &[]),
         }
+    }
+
+    /// Runs the crashpoints binary with `args` and extra environment.
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = sealed(crash_bin().to_str().unwrap(), self.repo.home());
+        cmd.args(args)
+            .current_dir(self.repo.path())
+            .envs(env.iter().copied());
         let out = cmd.output().unwrap();
         Run {
             code: out.status.code().unwrap_or(-1),
@@ -469,8 +484,7 @@ fn every_crash_point_of_a_full_landing_recovers_to_h_or_n() {
     }
     // Before the compare-and-swap the landing is undone, after it finished.
     for (point, landed) in outcomes {
-        let after_cas = POINTS.iter().position(|p| *p == point) > Some(2);
-        assert_eq!(landed, after_cas, "{point}");
+        assert_eq!(landed, after_cas(point), "{point}");
     }
 }
 
@@ -495,12 +509,13 @@ fn a_one_file_landing_recovers_at_every_point() {
 
 #[test]
 fn a_recovery_killed_half_way_is_recovered_too() {
-    for point in &POINTS[3..] {
+    let landing_points = POINTS.iter().filter(|p| after_cas(p));
+    for point in landing_points {
         let sc = Scenario::new(full_change_set());
         let run = sc.run(&["apply", &sc.id], Some(point));
         assert_eq!(run.code, -1, "{point}");
         // The recovery itself dies at each of its steps, then runs again.
-        for inner in &POINTS[4..] {
+        for inner in POINTS.iter().filter(|p| after_cas(p) && **p != "after-cas") {
             let _ = sc.run(&["recover"], Some(inner));
         }
         let rec = sc.run(&["recover"], None);
@@ -509,6 +524,94 @@ fn a_recovery_killed_half_way_is_recovered_too() {
             sc.assert_consistent(point),
             "{point}: after the CAS it lands"
         );
+    }
+}
+
+#[test]
+fn a_recovery_killed_while_putting_the_index_back_is_recovered_too() {
+    // Killed after N's index went in but before the branch moved: recovery
+    // puts H's entries back, and dies itself around that index's rename.
+    for inner in ["before-index-rename", "after-index-rename"] {
+        let sc = Scenario::new(full_change_set());
+        let run = sc.run(&["apply", &sc.id], Some("after-early-index"));
+        assert_eq!(run.code, -1, "{inner}");
+        assert_eq!(sc.run(&["recover"], Some(inner)).code, -1, "{inner}");
+        if inner == "before-index-rename" {
+            // The lock holds the restored index: it stands guard until
+            // recovery has run.
+            let add = sc.repo.git_run(&["add", "keep.txt"]);
+            assert_ne!(add.code, 0, "{inner}");
+        }
+        let rec = sc.run(&["recover", "--json"], None);
+        rec.ok();
+        assert!(!sc.assert_consistent(inner), "{inner}: rolled back");
+    }
+}
+
+#[test]
+fn a_branch_moved_just_before_the_swap_gets_its_index_back_and_replays() {
+    let sc = Scenario::new(full_change_set());
+    // X: an empty commit on H, set behind the landing's back (no index.lock,
+    // as `git update-ref` does) between its early index and its CAS.
+    let h_tree = sc.repo.git(&["rev-parse", &format!("{}^{{tree}}", sc.h)]);
+    let x = sc
+        .repo
+        .git(&["commit-tree", h_tree.trim(), "-p", &sc.h, "-m", "X"])
+        .trim()
+        .to_string();
+    let race = format!(
+        "after-early-index=git update-ref refs/heads/main {x} {}",
+        sc.h
+    );
+    let run = sc.run_env(
+        &["apply", "--json", &sc.id],
+        &[("GIT_EVOLV_CRASHPOINT_RUN", race.as_str())],
+    );
+    run.ok();
+    let tip = sc.branch();
+    assert_eq!(sc.repo.rev(&format!("{tip}^")), Some(x), "replayed onto X");
+    let tree = sc.repo.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+    assert_eq!(tree.trim(), sc.n_tree);
+    for s in &sc.specs {
+        let now = node(sc.repo.path(), s.path);
+        let ok = now == s.n || (matches!(s.n, Node::Missing) && now == Node::Dir);
+        assert!(ok, "{}: {now:?}", s.path);
+    }
+    for (p, before) in &sc.untouched {
+        assert_eq!(&node(sc.repo.path(), p), before, "unrelated {p}");
+    }
+    assert_eq!(sc.repo.status(), sc.status);
+    assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
+    let leftovers: Vec<_> = std::fs::read_dir(sc.repo.path().join(".git/evolv"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("index"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    sc.repo.assert_fsck();
+}
+
+#[test]
+fn a_git_commit_racing_the_swap_commits_nothing() {
+    // `git commit` reads HEAD, then the index, then takes index.lock. Run
+    // at each step around the compare-and-swap, it finds our lock and
+    // commits nothing; it never records H's index on top of N.
+    for point in ["after-early-index", "after-cas", "after-first-file"] {
+        let sc = Scenario::new(full_change_set());
+        let status = sc.repo.home().join("race-status");
+        let race = format!(
+            "{point}=git commit -q --allow-empty -m race; echo $? > '{}'",
+            status.display()
+        );
+        let run = sc.run_env(
+            &["apply", "--json", &sc.id],
+            &[("GIT_EVOLV_CRASHPOINT_RUN", race.as_str())],
+        );
+        run.ok();
+        let code = std::fs::read_to_string(&status).unwrap();
+        assert_ne!(code.trim(), "0", "{point}: the racing commit went through");
+        assert!(sc.assert_consistent(point), "{point}");
     }
 }
 
@@ -739,8 +842,7 @@ fn a_detached_head_landing_recovers_at_every_point() {
             sc.h,
             "{point}: main stays"
         );
-        let after_cas = POINTS.iter().position(|p| *p == point) > Some(2);
-        assert_eq!(landed, after_cas, "{point}");
+        assert_eq!(landed, after_cas(point), "{point}");
     }
 }
 
@@ -773,9 +875,10 @@ fn a_branch_switched_after_the_crash_is_not_written_into() {
         n: file("two\n"),
     }]);
     assert_eq!(sc.run(&["apply", &sc.id], Some("after-cas")).code, -1);
-    // The user removes the lock by hand and switches to another branch.
+    // The user removes the lock by hand and switches to another branch
+    // (by force: the index already names N's blob, the file is still H's).
     std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
-    sc.repo.git(&["checkout", "-q", "-b", "other", &sc.h]);
+    sc.repo.git(&["checkout", "-f", "-q", "-b", "other", &sc.h]);
     let rec = sc.run(&["recover", "--json"], None);
     rec.ok();
     assert_eq!(rec.json()["action"], "abandoned");
