@@ -16,9 +16,40 @@ use std::path::{Path, PathBuf};
 
 use git2::{Index, IndexEntry, IndexTime, Oid, Repository};
 
+use super::index_format;
 use crate::error::{Error, Result};
 
 const MODE_GITLINK: u32 = 0o160000;
+
+/// `GIT_INDEX_ENTRY_SKIP_WORKTREE` in an entry's extended flags: the path is
+/// outside the sparse checkout, and git keeps no file for it.
+const SKIP_WORKTREE: u16 = 1 << 14;
+
+/// Whether `entry` is outside the sparse checkout (skip-worktree).
+pub fn skips_worktree(entry: &IndexEntry) -> bool {
+    entry.flags_extended & SKIP_WORKTREE != 0
+}
+
+/// The paths among `paths` whose index entry is outside the sparse checkout
+/// and have no file in the working tree: a landing updates their entries
+/// (keeping the bit) and writes no file, as `git checkout` does.
+pub fn sparse_paths<'a>(
+    repo: &Repository,
+    paths: impl Iterator<Item = &'a str>,
+) -> Result<std::collections::HashSet<String>> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    open_view(repo)?;
+    let index = repo.index()?;
+    Ok(paths
+        .filter(|p| {
+            index
+                .get_path(Path::new(p), 0)
+                .is_some_and(|e| skips_worktree(&e))
+                && fs::symlink_metadata(workdir.join(p)).is_err()
+        })
+        .map(str::to_string)
+        .collect())
+}
 
 /// `index.lock`, created by git-evolv and removed on drop unless committed.
 #[derive(Debug)]
@@ -185,6 +216,19 @@ const VIEW_PREFIX: &str = "index-view.";
 /// dirty check and the build share one parse of a large index (re-linking
 /// an unchanged `index` keeps the parse: same inode, same stamp).
 pub fn open_view(repo: &Repository) -> Result<()> {
+    match link_view(repo) {
+        Err(Error::Git { message }) => match index_format::unreadable(&message) {
+            Some(kind) => {
+                index_format::make_readable(repo, kind)?;
+                link_view(repo)
+            }
+            None => Err(Error::Git { message }),
+        },
+        other => other,
+    }
+}
+
+fn link_view(repo: &Repository) -> Result<()> {
     let view = view_path(repo);
     let dir = view.parent().expect("the view has a directory");
     fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
@@ -237,6 +281,13 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
         }
     }
     for (p, entry) in entries {
+        // A path outside the sparse checkout stays outside it while the
+        // landing writes no file there.
+        let sparse = matches!(entry, Entry::Stale { .. })
+            && index
+                .get_path(Path::new(p), 0)
+                .is_some_and(|e| skips_worktree(&e))
+            && fs::symlink_metadata(workdir.join(p)).is_err();
         let (id, mode, stat) = match *entry {
             Entry::Absent => continue,
             Entry::Clean { id, mode } => {
@@ -250,7 +301,11 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
             }
             Entry::Stale { id, mode } => (id, mode, None),
         };
-        index.add(&index_entry(p, id, mode, stat.as_ref()))?;
+        let mut new = index_entry(p, id, mode, stat.as_ref());
+        if sparse {
+            new.flags_extended |= SKIP_WORKTREE;
+        }
+        index.add(&new)?;
     }
     index.write()?;
     Ok(path)

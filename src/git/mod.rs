@@ -8,6 +8,7 @@ pub mod confine;
 mod diff;
 pub mod filters;
 mod identity;
+mod index_format;
 pub mod index_write;
 mod objects;
 mod refs;

@@ -91,6 +91,10 @@ fn quick_verdict(
     if staged {
         return Some(false);
     }
+    if file.is_none() && super::index_write::skips_worktree(&entry) {
+        // Outside a sparse checkout: git keeps no file there, nothing to lose.
+        return Some(true);
+    }
     let file = file?;
     if file_matches_entry(file, &entry, index_mtime) {
         return Some(true);

@@ -458,6 +458,7 @@ pub(crate) fn roll_forward(
     });
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
+    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
     for (k, &i) in order.iter().enumerate() {
         let change = &journal.changes[i];
         let path = change.path.as_str();
@@ -465,6 +466,11 @@ pub(crate) fn roll_forward(
         let after = change.after.map(|im| (im.id, im.mode));
         checkout::remove_temp(repo, path);
         let entry = match after {
+            // Outside the sparse checkout: the entry changes, no file does.
+            _ if sparse.contains(path) => match after {
+                Some((id, mode)) => Entry::Stale { id, mode },
+                None => Entry::Absent,
+            },
             None => {
                 let present = fresh || !checkout::has_no_file(repo, path);
                 if present && (fresh || checkout::holds(repo, path, before)?) {

@@ -616,6 +616,72 @@ fn a_git_commit_racing_the_swap_commits_nothing() {
 }
 
 #[test]
+fn a_linked_worktree_landing_recovers_at_every_point() {
+    // The journal, index and index.lock of a linked worktree live in its
+    // own git dir (.git/worktrees/<name>); the main worktree is untouched.
+    for point in POINTS {
+        let sc = Scenario::new(full_change_set());
+        let wt = sc.repo.home().join("linked");
+        let wt_s = wt.to_str().unwrap();
+        sc.repo
+            .git(&["worktree", "add", "-q", "-b", "feat", wt_s, &sc.h]);
+        let in_wt = |args: &[&str], point: Option<&str>| {
+            let mut cmd = sealed(crash_bin().to_str().unwrap(), sc.repo.home());
+            cmd.args(args).current_dir(&wt);
+            if let Some(p) = point {
+                cmd.env("GIT_EVOLV_CRASHPOINT", p);
+            }
+            Run::from(cmd.output().unwrap())
+        };
+        let git_wt = |args: &[&str]| {
+            let out = sealed("git", sc.repo.home())
+                .args(args)
+                .current_dir(&wt)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{point}: git {args:?}");
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let run = in_wt(&["apply", &sc.id], Some(point));
+        assert_eq!(run.code, -1, "{point}: {}", run.stderr);
+        in_wt(&["recover"], None).ok();
+        let tip = sc.repo.rev("refs/heads/feat").unwrap();
+        let landed = tip != sc.h;
+        assert_eq!(landed, after_cas(point), "{point}");
+        if landed {
+            let tree = sc.repo.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+            assert_eq!(tree.trim(), sc.n_tree, "{point}");
+        }
+        for s in &sc.specs {
+            let want = if landed { &s.n } else { &s.h };
+            let now = node(&wt, s.path);
+            let ok = &now == want || (matches!(want, Node::Missing) && now == Node::Dir);
+            assert!(ok, "{point}: {}: {now:?} (landed: {landed})", s.path);
+        }
+        assert_eq!(
+            git_wt(&["status", "--porcelain", "--ignored"]),
+            "",
+            "{point}"
+        );
+        assert_eq!(sc.repo.rev("refs/heads/main").unwrap(), sc.h, "{point}");
+        for (p, before) in &sc.untouched {
+            assert_eq!(&node(sc.repo.path(), p), before, "{point}: main's {p}");
+        }
+        assert_eq!(sc.repo.status(), sc.status, "{point}: main's status");
+        assert!(locks_in(&sc.repo.path().join(".git")).is_empty(), "{point}");
+        assert!(
+            !sc.repo
+                .path()
+                .join(".git/worktrees/linked/evolv/journal")
+                .exists(),
+            "{point}"
+        );
+        sc.repo.assert_fsck();
+        git_wt(&["commit", "-q", "--allow-empty", "-m", "probe"]);
+    }
+}
+
+#[test]
 fn a_killed_rollback_recovers_to_n_or_its_revert() {
     for point in POINTS {
         let sc = Scenario::new(full_change_set());

@@ -7,6 +7,7 @@ mod concurrency;
 mod crash;
 mod filters;
 mod hooks;
+mod index_formats;
 mod inspect;
 mod lint;
 mod plan;
