@@ -117,7 +117,9 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
             .mode(perms)
             .open(&tmp)
             .map_err(|e| Error::io("create", &tmp, e))?;
-        if let Err(e) = file.write_all(bytes) {
+        // Flushed before the rename: after a power cut the path holds the
+        // old content or the whole new one, never an empty file.
+        if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_data()) {
             let _ = fs::remove_file(&tmp);
             return Err(Error::io("write", &tmp, e));
         }
@@ -152,6 +154,27 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
             break;
         }
         dir = d.parent();
+    }
+    Ok(())
+}
+
+/// Flushes the directories holding `paths` (and those that held removed
+/// ones), so the landing's renames and removals are on disk.
+pub fn flush_dirs<'a>(repo: &Repository, paths: impl Iterator<Item = &'a str>) -> Result<()> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let mut dirs = std::collections::BTreeSet::new();
+    for path in paths {
+        let mut dir = workdir.join(path);
+        // The nearest directory still there (removals prune empty ones).
+        while dir.pop() && dir.starts_with(workdir) {
+            if dir.is_dir() {
+                dirs.insert(dir.clone());
+                break;
+            }
+        }
+    }
+    for dir in dirs {
+        crate::git::durable::flush_dir(&dir)?;
     }
     Ok(())
 }

@@ -113,13 +113,14 @@ impl IndexLock {
     /// lock never disappears), then renames the lock over `index`. The
     /// caller records `new_index`'s checksum in the journal first.
     pub fn commit(mut self, repo: &Repository, new_index: &Path) -> Result<()> {
-        // Not fsynced, like git's own index (core.fsync leaves it out by
-        // default): a kill keeps the page cache; only the journal is synced.
+        // `build` flushed the bytes; the directory is flushed after the
+        // rename (see `git::durable`).
         fs::rename(new_index, &self.path).map_err(|e| Error::io("rename", &self.path, e))?;
         crate::crashpoint!("before-index-rename");
         let index = index_path(repo);
         fs::rename(&self.path, &index).map_err(|e| Error::io("rename into place", &index, e))?;
         self.held = false;
+        super::durable::flush_dir(repo.path())?;
         crate::crashpoint!("after-index-rename");
         Ok(())
     }
@@ -308,6 +309,7 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
         index.add(&new)?;
     }
     index.write()?;
+    super::durable::flush_file(&path)?;
     Ok(path)
 }
 

@@ -6,6 +6,7 @@ pub mod checkout;
 pub mod cli;
 pub mod confine;
 mod diff;
+pub mod durable;
 pub mod filters;
 mod identity;
 mod index_format;

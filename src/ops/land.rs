@@ -508,6 +508,7 @@ pub(crate) fn roll_forward(
             crashpoint!("after-last-file");
         }
     }
+    checkout::flush_dirs(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
     let new_index = index_write::build(repo, &entries)?;
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
     journal.write(repo)?;
