@@ -81,6 +81,30 @@ pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>
     Ok(Some(out.stdout))
 }
 
+/// The blob id git would record for the file at `path` (`git hash-object`,
+/// clean filters and attributes applied as they are now): the file holds a
+/// blob, for git, exactly when this is its id.
+pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let out = Command::new("git")
+        .args(["hash-object", "--"])
+        .arg(path)
+        .current_dir(workdir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::io("run `git hash-object` (is git on PATH?) in", workdir, e))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    match Oid::from_str(text.trim()) {
+        Ok(id) if out.status.success() => Ok(id),
+        _ => Err(Error::Git {
+            message: format!(
+                "`git hash-object -- {path}` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        }),
+    }
+}
+
 /// Whether the file at `path` is what the index records, compared through
 /// git's clean filters (`git diff`), for paths `converts` says git
 /// transforms: libgit2 would compare a smudged file with the raw blob.

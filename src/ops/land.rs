@@ -450,12 +450,15 @@ pub(crate) fn roll_forward(
     let workdir = repo.workdir().expect("open() refuses bare repositories");
     let mut done = Done::default();
     // Removals first (so a file can replace a directory and back), then
-    // writes, parents before children.
+    // N's `.gitattributes` files (git converts every other file under N's
+    // attributes), then the other writes, parents before children.
     let mut order: Vec<usize> = (0..journal.changes.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (ca, cb) = (&journal.changes[a], &journal.changes[b]);
-        (ca.after.is_some(), &ca.path).cmp(&(cb.after.is_some(), &cb.path))
-    });
+    let key = |i: usize| {
+        let c = &journal.changes[i];
+        let attributes = c.path == ".gitattributes" || c.path.ends_with("/.gitattributes");
+        (c.after.is_some(), !attributes, c.path.as_str())
+    };
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
     let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;

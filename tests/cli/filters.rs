@@ -3,9 +3,10 @@
 //! fast-forwards the other to the very same commit, and every file must be
 //! byte-identical in the two working trees, with `git status` clean in both.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::common::TestRepo;
+use crate::common::{Run, TestRepo, sealed};
+use crate::crash::crash_bin;
 
 /// Every regular file under `dir` (`.git` left out), path → bytes.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -173,4 +174,90 @@ fn lfs_files_land_and_validate_as_real_content_not_pointers() {
     assert_eq!(repo.read("code.txt"), "new code\n");
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
+}
+
+/// Twin clones where a proposal (`lf` → `crlf` everywhere) changes
+/// `.gitattributes` itself: N asks for CRLF in `*.txt`, and `+first.txt`
+/// sorts before `.gitattributes`. Returns the origin (home of both), the
+/// clone git-evolv lands in with the proposal's id, and git's clone.
+fn attribute_twins() -> (TestRepo, PathBuf, PathBuf, String) {
+    let origin = TestRepo::with_files(&[
+        (".gitattributes", "*.txt eol=lf\n"),
+        ("+first.txt", "lf line\nkeep\n"),
+        ("plain.txt", "lf line\n"),
+        ("z/last.txt", "lf line\n"),
+    ]);
+    let mut twins = ["evolv", "git"].iter().map(|name| {
+        let dir = origin.home().join(name);
+        origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
+        configure(&origin, &dir);
+        dir
+    });
+    let (ours, theirs) = (twins.next().unwrap(), twins.next().unwrap());
+    let ours_s = ours.to_str().unwrap();
+    let run = origin.evolv(&["-C", ours_s, "propose", "--json", "-p", "lf", "-r", "crlf"]);
+    run.ok();
+    let id = run.json()["patch_id"].as_str().unwrap().to_string();
+    (origin, ours, theirs, id)
+}
+
+/// Fast-forwards git's twin to `commit` and checks both twins alike.
+fn assert_twins_alike(origin: &TestRepo, ours: &Path, theirs: &Path, commit: &str) {
+    let (ours_s, theirs_s) = (ours.to_str().unwrap(), theirs.to_str().unwrap());
+    origin.git(&["-C", theirs_s, "fetch", "-q", ours_s, commit]);
+    origin.git(&["-C", theirs_s, "merge", "-q", "--ff-only", commit]);
+    assert_eq!(
+        std::fs::read(theirs.join("+first.txt")).unwrap(),
+        b"crlf line\r\nkeep\r\n",
+        "git writes CRLF under N's attributes"
+    );
+    assert_eq!(
+        snapshot(ours),
+        snapshot(theirs),
+        "git-evolv wrote what git writes"
+    );
+    for dir in [ours_s, theirs_s] {
+        assert_eq!(
+            origin.git(&["-C", dir, "status", "--porcelain"]),
+            "",
+            "{dir}"
+        );
+    }
+}
+
+#[test]
+fn attributes_the_landing_itself_changes_apply_to_the_files_it_lands() {
+    let (origin, ours, theirs, id) = attribute_twins();
+    let run = origin.evolv(&["-C", ours.to_str().unwrap(), "apply", "--json", &id]);
+    run.ok();
+    let landed = run.json()["commit"].as_str().unwrap().to_string();
+    assert_twins_alike(&origin, &ours, &theirs, &landed);
+}
+
+#[test]
+fn a_landing_killed_after_changing_gitattributes_is_completed_as_git_would() {
+    // Killed right after the first file, N's .gitattributes: the files
+    // still holding H's bytes are recognised as H's under N's attributes,
+    // not mistaken for the user's edits.
+    let (origin, ours, theirs, id) = attribute_twins();
+    let crash = |args: &[&str], point: Option<&str>| {
+        let mut cmd = sealed(crash_bin().to_str().unwrap(), origin.home());
+        cmd.args(args).current_dir(&ours);
+        if let Some(p) = point {
+            cmd.env("GIT_EVOLV_CRASHPOINT", p);
+        }
+        Run::from(cmd.output().unwrap())
+    };
+    assert_eq!(crash(&["apply", &id], Some("after-first-file")).code, -1);
+    let rec = crash(&["recover", "--json"], None);
+    rec.ok();
+    assert_eq!(rec.json()["action"], "rolled_forward", "{}", rec.stdout);
+    assert_eq!(
+        rec.json()["skipped"],
+        serde_json::json!([]),
+        "{}",
+        rec.stdout
+    );
+    let landed = origin.git(&["-C", ours.to_str().unwrap(), "rev-parse", "HEAD"]);
+    assert_twins_alike(&origin, &ours, &theirs, landed.trim());
 }
