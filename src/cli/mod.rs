@@ -120,12 +120,6 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
         _ => {}
     }
-    if matches!(
-        cli.command,
-        Command::Apply(_) | Command::Rollback(_) | Command::Recover
-    ) {
-        crate::git::durable::flush_git_dir_writes();
-    }
     let repo = crate::git::open(&dir)?;
     if matches!(cli.command, Command::Recover) {
         return recover::run(&repo, out).map(|()| 0);

@@ -98,36 +98,83 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
     if mode == MODE_GITLINK {
         return fs::create_dir_all(&full).map_err(|e| Error::io("create", &full, e));
     }
-    let blob = repo.find_blob(id)?;
     let parent = full.parent().expect("a repository path has a parent");
     fs::create_dir_all(parent).map_err(|e| Error::io("create directory", parent, e))?;
-    let tmp = temp_sibling(&full);
+    write_temp(repo, path, &full, id, mode)?;
+    place_staged(repo, path)
+}
+
+/// Writes blob `id` with `mode` to the temp file next to `path`, flushed to
+/// disk, before the landing decides (see `land::move_branch`): placing it
+/// later is a rename. Creates the missing parent directories and returns
+/// them (outermost first) in `created`. `false` (nothing written) for a
+/// gitlink, or when a leading component is a file the landing removes
+/// first: `write_blob` writes those once the way is clear.
+pub fn stage_blob(
+    repo: &Repository,
+    path: &str,
+    id: Oid,
+    mode: u32,
+    created: &mut Vec<PathBuf>,
+) -> Result<bool> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    if mode == MODE_GITLINK || confine::blocked_prefix(workdir, path).is_some() {
+        return Ok(false);
+    }
+    let full = workdir.join(path);
+    let parent = full.parent().expect("a repository path has a parent");
+    let mut missing = Vec::new();
+    let mut dir = parent;
+    while !dir.exists() && dir != workdir {
+        missing.push(dir.to_path_buf());
+        dir = dir.parent().expect("inside the working tree");
+    }
+    for dir in missing.into_iter().rev() {
+        fs::create_dir(&dir).map_err(|e| Error::io("create directory", &dir, e))?;
+        created.push(dir);
+    }
+    write_temp(repo, path, &full, id, mode)?;
+    Ok(true)
+}
+
+/// The temp file of `full`, holding blob `id` as git's checkout writes it.
+fn write_temp(repo: &Repository, path: &str, full: &Path, id: Oid, mode: u32) -> Result<()> {
+    let blob = repo.find_blob(id)?;
+    let tmp = temp_sibling(full);
     let _ = fs::remove_file(&tmp);
     if mode == MODE_SYMLINK {
         let target = std::ffi::OsStr::from_bytes(blob.content());
-        std::os::unix::fs::symlink(target, &tmp)
-            .map_err(|e| Error::io("create symlink", &tmp, e))?;
-    } else {
-        let perms = if mode == MODE_EXECUTABLE {
-            0o777
-        } else {
-            0o666
-        };
-        let smudged = filters::smudged(repo, path, id)?;
-        let bytes = smudged.as_deref().unwrap_or(blob.content());
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(perms)
-            .open(&tmp)
-            .map_err(|e| Error::io("create", &tmp, e))?;
-        // Flushed before the rename: after a power cut the path holds the
-        // old content or the whole new one, never an empty file.
-        if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_data()) {
-            let _ = fs::remove_file(&tmp);
-            return Err(Error::io("write", &tmp, e));
-        }
+        return std::os::unix::fs::symlink(target, &tmp)
+            .map_err(|e| Error::io("create symlink", &tmp, e));
     }
+    let perms = if mode == MODE_EXECUTABLE {
+        0o777
+    } else {
+        0o666
+    };
+    let smudged = filters::smudged(repo, path, id)?;
+    let bytes = smudged.as_deref().unwrap_or(blob.content());
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(perms)
+        .open(&tmp)
+        .map_err(|e| Error::io("create", &tmp, e))?;
+    // Flushed before the rename: after a power cut the path holds the old
+    // content or the whole new one, never an empty file.
+    if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_data()) {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io("write", &tmp, e));
+    }
+    Ok(())
+}
+
+/// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
+pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
+    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    check_path(workdir, path)?;
+    let full = workdir.join(path);
+    let tmp = temp_sibling(&full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
         // Only an empty directory can be here: callers check first.
         fs::remove_dir(&full).map_err(|e| Error::io("remove directory", &full, e))?;
@@ -136,6 +183,14 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
         let _ = fs::remove_file(&tmp);
         Error::io("rename into place", &full, e)
     })
+}
+
+/// Removes directories `stage_blob` created, innermost first, where still
+/// empty (a landing that did not happen).
+pub fn remove_created_dirs(created: &[PathBuf]) {
+    for dir in created.iter().rev() {
+        let _ = fs::remove_dir(dir);
+    }
 }
 
 /// Removes the file at `path` (an empty directory left by a gitlink too)
@@ -158,27 +213,6 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
             break;
         }
         dir = d.parent();
-    }
-    Ok(())
-}
-
-/// Flushes the directories holding `paths` (and those that held removed
-/// ones), so the landing's renames and removals are on disk.
-pub fn flush_dirs<'a>(repo: &Repository, paths: impl Iterator<Item = &'a str>) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
-    let mut dirs = std::collections::BTreeSet::new();
-    for path in paths {
-        let mut dir = workdir.join(path);
-        // The nearest directory still there (removals prune empty ones).
-        while dir.pop() && dir.starts_with(workdir) {
-            if dir.is_dir() {
-                dirs.insert(dir.clone());
-                break;
-            }
-        }
-    }
-    for dir in dirs {
-        crate::git::durable::flush_dir(&dir)?;
     }
     Ok(())
 }

@@ -6,39 +6,46 @@
 //! landing) or every write it records is on disk.
 
 use std::fs::File;
-use std::path::Path;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
+
+use git2::Repository;
 
 use crate::error::{Error, Result};
 
-/// Makes libgit2 flush the loose objects and refs it writes (and their
-/// directories) from now on. It reads the setting when a repository is
-/// opened, so this is called before `git::open` by the commands that land.
+/// Flushes every file system the repository lives on (its git dir and its
+/// working tree): objects, refs, the index and working-tree files alike,
+/// with one call each, outside the stretch where a landing holds the index
+/// in an intermediate state.
 #[allow(unsafe_code)]
-pub fn flush_git_dir_writes() {
-    // Opening a repository initialises libgit2; the option must be set
-    // before that open, so initialise it here first.
-    let _ = git2::Config::new();
-    // SAFETY: GIT_OPT_ENABLE_FSYNC_GITDIR takes exactly one int argument
-    // and only sets a global flag; libgit2 is initialised above.
-    let status = unsafe {
-        libgit2_sys::git_libgit2_opts(
-            libgit2_sys::GIT_OPT_ENABLE_FSYNC_GITDIR as libc::c_int,
-            1 as libc::c_int,
-        )
-    };
-    debug_assert!(status >= 0);
-}
-
-/// Flushes the file at `path` (written by someone else, e.g. libgit2).
-pub fn flush_file(path: &Path) -> Result<()> {
-    File::open(path)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| Error::io("flush to disk", path, e))
-}
-
-/// Flushes directory `dir`, so the renames and removals in it are on disk.
-pub fn flush_dir(dir: &Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| Error::io("flush to disk", dir, e))
+pub fn flush_filesystems(repo: &Repository) -> Result<()> {
+    let git_dir = repo.path();
+    let mut dirs = vec![git_dir.to_path_buf()];
+    if let Some(workdir) = repo.workdir() {
+        let same = std::fs::metadata(workdir)
+            .and_then(|w| std::fs::metadata(git_dir).map(|g| w.dev() == g.dev()))
+            .unwrap_or(false);
+        if !same {
+            dirs.push(workdir.to_path_buf());
+        }
+    }
+    for dir in dirs {
+        let file = File::open(&dir).map_err(|e| Error::io("open", &dir, e))?;
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: syncfs(2) takes a file descriptor we own and keep
+            // open for the call; it touches no memory of ours.
+            if unsafe { libc::syncfs(file.as_raw_fd()) } != 0 {
+                return Err(Error::io(
+                    "flush to disk",
+                    &dir,
+                    std::io::Error::last_os_error(),
+                ));
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        file.sync_all()
+            .map_err(|e| Error::io("flush to disk", &dir, e))?;
+    }
+    Ok(())
 }

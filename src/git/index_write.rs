@@ -1,8 +1,8 @@
 //! Writing the index the way git does: create `index.lock` exclusively,
 //! hold it while the working tree changes, put the new index bytes in it
-//! and rename it over `index`. libgit2's `Index::write` takes the lock
-//! itself (and fails on one we hold), so the new index is built in memory
-//! from the current one and written to a file of our own first.
+//! and rename it over `index`. The new index is the current one (as
+//! `index_cache` holds it) with the landing's entries replaced, serialised
+//! by `index_file` into a file of our own under `<git-dir>/evolv/` first.
 //!
 //! The lock is created with its content already in place (a temp file
 //! hard-linked to `index.lock`, which fails if it exists), the content
@@ -14,9 +14,10 @@ use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use git2::{Index, IndexEntry, IndexTime, Oid, Repository};
+use git2::{Oid, Repository};
 
-use super::index_format;
+use super::index_cache;
+use super::index_file;
 use crate::error::{Error, Result};
 
 const MODE_GITLINK: u32 = 0o160000;
@@ -26,7 +27,7 @@ const MODE_GITLINK: u32 = 0o160000;
 const SKIP_WORKTREE: u16 = 1 << 14;
 
 /// Whether `entry` is outside the sparse checkout (skip-worktree).
-pub fn skips_worktree(entry: &IndexEntry) -> bool {
+pub fn skips_worktree(entry: &index_file::Entry) -> bool {
     entry.flags_extended & SKIP_WORKTREE != 0
 }
 
@@ -38,17 +39,15 @@ pub fn sparse_paths<'a>(
     paths: impl Iterator<Item = &'a str>,
 ) -> Result<std::collections::HashSet<String>> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
-    open_view(repo)?;
-    let index = repo.index()?;
-    Ok(paths
-        .filter(|p| {
-            index
-                .get_path(Path::new(p), 0)
-                .is_some_and(|e| skips_worktree(&e))
-                && fs::symlink_metadata(workdir.join(p)).is_err()
-        })
-        .map(str::to_string)
-        .collect())
+    index_cache::with_index(repo, |index| {
+        paths
+            .filter(|p| {
+                index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
+                    && fs::symlink_metadata(workdir.join(p)).is_err()
+            })
+            .map(str::to_string)
+            .collect()
+    })
 }
 
 /// `index.lock`, created by git-evolv and removed on drop unless committed.
@@ -113,14 +112,13 @@ impl IndexLock {
     /// lock never disappears), then renames the lock over `index`. The
     /// caller records `new_index`'s checksum in the journal first.
     pub fn commit(mut self, repo: &Repository, new_index: &Path) -> Result<()> {
-        // `build` flushed the bytes; the directory is flushed after the
-        // rename (see `git::durable`).
+        // Flushed with everything else before the journal goes (see
+        // `git::durable`), not here, inside the landing's critical stretch.
         fs::rename(new_index, &self.path).map_err(|e| Error::io("rename", &self.path, e))?;
         crate::crashpoint!("before-index-rename");
         let index = index_path(repo);
         fs::rename(&self.path, &index).map_err(|e| Error::io("rename into place", &index, e))?;
         self.held = false;
-        super::durable::flush_dir(repo.path())?;
         crate::crashpoint!("after-index-rename");
         Ok(())
     }
@@ -201,96 +199,34 @@ pub enum Entry {
     Stale { id: Oid, mode: u32 },
 }
 
-/// `<git-dir>/evolv/index-view.<pid>`: this process's view of the index
-/// (one per process: a view is set up before the landing lock is taken).
-fn view_path(repo: &Repository) -> PathBuf {
+/// `<git-dir>/evolv/index-new.<pid>`: an index `build` wrote, before it
+/// is renamed over `index` (as the early index, or through `index.lock`).
+fn new_path(repo: &Repository) -> PathBuf {
     repo.path()
         .join("evolv")
-        .join(format!("{VIEW_PREFIX}{}", std::process::id()))
+        .join(format!("{NEW_PREFIX}{}", std::process::id()))
 }
 
-const VIEW_PREFIX: &str = "index-view.";
+const NEW_PREFIX: &str = "index-new.";
 
-/// Makes the repository's in-memory index a view of `<git-dir>/index`
-/// through a hard link at `<git-dir>/evolv/index-view.<pid>`: libgit2 then writes
-/// the new index there (never to `index`, whose lock we hold), and the
-/// dirty check and the build share one parse of a large index (re-linking
-/// an unchanged `index` keeps the parse: same inode, same stamp).
-pub fn open_view(repo: &Repository) -> Result<()> {
-    match link_view(repo) {
-        Err(Error::Git { message }) => match index_format::unreadable(&message) {
-            Some(kind) => {
-                index_format::make_readable(repo, kind)?;
-                link_view(repo)
-            }
-            None => Err(Error::Git { message }),
-        },
-        other => other,
-    }
+/// Reads (or reuses, see `index_cache`) the repository's index; every
+/// command that may land calls this before anything looks at the index.
+pub fn load(repo: &Repository) -> Result<()> {
+    index_cache::load(repo)
 }
 
-fn link_view(repo: &Repository) -> Result<()> {
-    let view = view_path(repo);
-    let dir = view.parent().expect("the view has a directory");
-    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
-    let _ = fs::remove_file(lock_of(&view));
-    let _ = fs::remove_file(&view);
-    let current = index_path(repo);
-    if let Err(e) = fs::hard_link(&current, &view) {
-        match e.kind() {
-            ErrorKind::NotFound => {}
-            _ => {
-                fs::copy(&current, &view).map_err(|e| Error::io("copy", &current, e))?;
-            }
-        }
-    }
-    // `repo.index()` would parse `index` itself the first time: ask it only
-    // once the view is in place.
-    let key = repo as *const Repository as usize;
-    let mut with_view = VIEWS.lock().unwrap_or_else(|e| e.into_inner());
-    if with_view.contains(&key) {
-        let mut index = repo.index()?;
-        if index.path() == Some(view.as_path()) {
-            index.read(false)?;
-            return Ok(());
-        }
-    }
-    let mut own = Index::open(&view)?;
-    repo.set_index(&mut own)?;
-    with_view.push(key);
-    Ok(())
-}
-
-/// Repositories (by address) whose in-memory index is the view.
-static VIEWS: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
-
-/// Builds the new index (the current one with `entries` applied) in the
-/// view's file under `<git-dir>/evolv/` and returns its path.
+/// Builds the new index (the current one with `entries` applied), writes
+/// and flushes it to a file under `<git-dir>/evolv/` and returns its path.
 pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
-    open_view(repo)?;
-    let path = view_path(repo);
-    let mut index = repo.index()?;
-    // Removals first, so a file can replace a directory and back. An entry
-    // that stays is replaced by `add` below.
+    let (mut index, read_mtime) = index_cache::take(repo)?;
+    let mut changes = Vec::with_capacity(entries.len());
     for (p, entry) in entries {
-        for stage in 0..=3 {
-            let replaced = stage == 0 && !matches!(entry, Entry::Absent);
-            if !replaced && index.get_path(Path::new(p), stage).is_some() {
-                index.remove(Path::new(p), stage)?;
-            }
-        }
-    }
-    for (p, entry) in entries {
-        // A path outside the sparse checkout stays outside it while the
-        // landing writes no file there.
-        let sparse = matches!(entry, Entry::Stale { .. })
-            && index
-                .get_path(Path::new(p), 0)
-                .is_some_and(|e| skips_worktree(&e))
-            && fs::symlink_metadata(workdir.join(p)).is_err();
         let (id, mode, stat) = match *entry {
-            Entry::Absent => continue,
+            Entry::Absent => {
+                changes.push((p.as_bytes().to_vec(), None));
+                continue;
+            }
             Entry::Clean { id, mode } => {
                 let meta = if mode == MODE_GITLINK {
                     None
@@ -303,19 +239,35 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
             Entry::Stale { id, mode } => (id, mode, None),
         };
         let mut new = index_entry(p, id, mode, stat.as_ref());
+        // A path outside the sparse checkout stays outside it while the
+        // landing writes no file there.
+        let sparse = matches!(entry, Entry::Stale { .. })
+            && index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
+            && fs::symlink_metadata(workdir.join(p)).is_err();
         if sparse {
             new.flags_extended |= SKIP_WORKTREE;
         }
-        index.add(&new)?;
+        changes.push((p.as_bytes().to_vec(), Some(new)));
     }
-    index.write()?;
-    super::durable::flush_file(&path)?;
+    // Entries carried over, not the ones just written (whose files match).
+    if let Some(secs) = read_mtime {
+        index.smudge_racy(secs as u32);
+    }
+    index.replace(changes);
+    let path = new_path(repo);
+    let dir = path.parent().expect("under the git dir");
+    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let bytes = index.serialize();
+    let mut file = File::create(&path).map_err(|e| Error::io("create", &path, e))?;
+    file.write_all(&bytes)
+        .map_err(|e| Error::io("write", &path, e))?;
+    drop(file);
+    index_cache::put(repo, index, &path)?;
     Ok(path)
 }
 
-fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> IndexEntry {
-    let time = |s: i64, ns: i64| IndexTime::new(s as i32, ns as u32);
-    let zero = IndexTime::new(0, 0);
+fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> index_file::Entry {
+    let time = |s: i64, ns: i64| (s as u32, ns as u32);
     let (ctime, mtime, dev, ino, uid, gid, size) = match stat {
         Some(m) => (
             time(m.ctime(), m.ctime_nsec()),
@@ -326,9 +278,11 @@ fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> I
             m.gid(),
             m.len() as u32,
         ),
-        None => (zero, zero, 0, 0, 0, 0, 0),
+        None => ((0, 0), (0, 0), 0, 0, 0, 0, 0),
     };
-    IndexEntry {
+    let mut raw = [0u8; 20];
+    raw.copy_from_slice(id.as_bytes());
+    index_file::Entry {
         ctime,
         mtime,
         dev,
@@ -336,31 +290,18 @@ fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> I
         mode,
         uid,
         gid,
-        file_size: size,
-        id,
+        size,
+        id: raw,
         flags: 0,
         flags_extended: 0,
         path: path.as_bytes().to_vec(),
     }
 }
 
-/// `<git-dir>/evolv/index-early.<pid>`: the index put in place right
-/// before the branch moves (see `land::swap_branch`).
-fn early_path(repo: &Repository) -> PathBuf {
-    repo.path()
-        .join("evolv")
-        .join(format!("{EARLY_PREFIX}{}", std::process::id()))
-}
-
-const EARLY_PREFIX: &str = "index-early.";
-
 /// Builds the index with `entries` applied and sets it aside; returns its
 /// path. Nothing visible changes.
 pub fn prepare_early(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
-    let built = build(repo, entries)?;
-    let early = early_path(repo);
-    fs::rename(&built, &early).map_err(|e| Error::io("rename", &early, e))?;
-    Ok(early)
+    build(repo, entries)
 }
 
 /// `<git-dir>/evolv/index-before.<pid>`: the index an installed early
@@ -426,48 +367,42 @@ impl Replaced {
 /// Whether the index holds exactly `entries` at stage 0 (and no conflict
 /// stages) for their paths: ids and modes, stat data aside.
 pub fn holds(repo: &Repository, entries: &[(String, Entry)]) -> Result<bool> {
-    open_view(repo)?;
-    let index = repo.index()?;
-    Ok(entries.iter().all(|(p, entry)| {
-        let path = Path::new(p);
-        let conflicted = (1..=3).any(|stage| index.get_path(path, stage).is_some());
-        let now = index.get_path(path, 0).map(|e| (e.id, e.mode));
-        let want = match *entry {
-            Entry::Absent => None,
-            Entry::Clean { id, mode } | Entry::Stale { id, mode } => Some((id, mode)),
-        };
-        !conflicted && now == want
-    }))
+    index_cache::with_index(repo, |index| {
+        entries.iter().all(|(p, entry)| {
+            let path = p.as_bytes();
+            let now = index.get(path, 0).map(|e| (e.oid(), e.mode));
+            let want = match *entry {
+                Entry::Absent => None,
+                Entry::Clean { id, mode } | Entry::Stale { id, mode } => Some((id, mode)),
+            };
+            !index.conflicted(path) && now == want
+        })
+    })
 }
 
-/// Drops an early index that was never installed.
+/// Drops an index `build` wrote that was never put in place.
 pub fn discard_early(repo: &Repository) {
-    let _ = fs::remove_file(early_path(repo));
+    let _ = fs::remove_file(new_path(repo));
 }
 
-fn lock_of(view: &Path) -> PathBuf {
-    let mut name = view.as_os_str().to_owned();
-    name.push(".lock");
-    PathBuf::from(name)
-}
-
-/// Removes this process's view of the index (a hard link: it would keep
-/// an old index's bytes alive on disk). Every command ends with this.
-pub fn release_view(repo: &Repository) {
+/// Forgets this process's parse of the index and removes its temp files.
+/// Every command ends with this.
+pub fn release(repo: &Repository) {
+    index_cache::forget();
     discard_early(repo);
     let _ = fs::remove_file(before_path(repo));
-    let view = view_path(repo);
-    let _ = fs::remove_file(lock_of(&view));
-    let _ = fs::remove_file(&view);
 }
 
+/// What earlier versions named their per-process index files.
+const LEGACY_PREFIXES: [&str; 2] = ["index-view.", "index-early."];
+
 /// Removes what a killed landing may have left under `<git-dir>/evolv/`
-/// besides the journal: the lock's temp file, and the index views of
+/// besides the journal: the lock's temp file, and the index files of
 /// processes that no longer run (on Linux, where `/proc` tells).
 pub fn clean_leftovers(repo: &Repository) {
     let dir = repo.path().join("evolv");
     let _ = fs::remove_file(dir.join("index.lock.tmp"));
-    release_view(repo);
+    release(repo);
     let proc_fs = Path::new("/proc/self").exists();
     let Ok(entries) = fs::read_dir(&dir) else {
         return;
@@ -475,9 +410,10 @@ pub fn clean_leftovers(repo: &Repository) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| {
-            n.strip_prefix(VIEW_PREFIX)
-                .or_else(|| n.strip_prefix(EARLY_PREFIX))
-                .or_else(|| n.strip_prefix(BEFORE_PREFIX))
+            [NEW_PREFIX, BEFORE_PREFIX]
+                .iter()
+                .chain(&LEGACY_PREFIXES)
+                .find_map(|p| n.strip_prefix(p))
         }) else {
             continue;
         };

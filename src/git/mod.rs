@@ -9,6 +9,8 @@ mod diff;
 pub mod durable;
 pub mod filters;
 mod identity;
+mod index_cache;
+pub mod index_file;
 mod index_format;
 pub mod index_write;
 mod objects;

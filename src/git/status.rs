@@ -2,20 +2,21 @@
 //!
 //! `git_status_file` walks the whole index for every path (0.7 s for 100
 //! paths in a 100k-file repository), so each path is checked directly: its
-//! index entry against HEAD's tree, then its file against the index entry by
-//! stat data, hashing only when the stat data disagrees. A path that still
-//! looks modified is confirmed through the repository's filters (git's own
-//! `git diff` where a filter driver, ident or CRLF conversion applies,
-//! libgit2's status elsewhere), so a filter never turns into a false "dirty".
+//! index entry (from `index_cache`) against HEAD's tree, then its file
+//! against the index entry by stat data, hashing only when the stat data
+//! disagrees. A path that still looks modified is confirmed by git itself
+//! (`git diff`), so a filter, `core.fileMode` or a racy timestamp never
+//! turns into a false "dirty".
 
 use std::collections::HashSet;
 use std::fs::{self, Metadata};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use git2::{Delta, ErrorCode, Index, IndexEntry, ObjectType, Oid, Repository, Status, Tree};
+use git2::{Delta, ObjectType, Oid, Repository, Tree};
 
 use super::ChangedPath;
+use super::index_file::{Entry, IndexFile};
 use crate::error::Result;
 
 /// Paths among `changed` that must not be touched: staged or unstaged
@@ -28,9 +29,19 @@ pub fn dirty_paths(
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<Vec<String>> {
+    super::index_cache::with_index(repo, |index| {
+        dirty_in(repo, index, head_tree, new_tree, changed)
+    })?
+}
+
+fn dirty_in(
+    repo: &Repository,
+    index: &IndexFile,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+) -> Result<Vec<String>> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
-    let mut index = repo.index()?;
-    index.read(false)?;
     let index_mtime = fs::metadata(repo.path().join("index"))
         .ok()
         .map(|m| m.mtime());
@@ -54,9 +65,9 @@ pub fn dirty_paths(
             }
             continue;
         }
-        let clean = match quick_verdict(repo, &index, head_tree, path, file.as_ref(), index_mtime) {
+        let clean = match quick_verdict(repo, index, head_tree, path, file.as_ref(), index_mtime) {
             Some(verdict) => verdict,
-            None => confirmed_clean(repo, path, writes_here)?,
+            None => confirmed_clean(repo, path)?,
         };
         if !clean {
             dirty.push(path.to_string());
@@ -65,44 +76,43 @@ pub fn dirty_paths(
     Ok(dirty)
 }
 
-/// `Some(clean)` when the index and stat data decide; `None` to ask libgit2.
+/// `Some(clean)` when the index and stat data decide; `None` to ask git.
 fn quick_verdict(
     repo: &Repository,
-    index: &Index,
+    index: &IndexFile,
     head_tree: &Tree<'_>,
     path: &str,
     file: Option<&Metadata>,
     index_mtime: Option<i64>,
 ) -> Option<bool> {
-    let conflicted = (1..=3).any(|stage| index.get_path(Path::new(path), stage).is_some());
-    if conflicted {
+    if index.conflicted(path.as_bytes()) {
         return Some(false);
     }
     let in_head = head_tree.get_path(Path::new(path)).ok();
-    let Some(entry) = index.get_path(Path::new(path), 0) else {
+    let Some(entry) = index.get(path.as_bytes(), 0) else {
         // Not in the index: staged deletion if HEAD has it; otherwise any
         // file here is untracked (or ignored) and would be overwritten.
         return Some(in_head.is_none() && file.is_none());
     };
     let staged = match &in_head {
-        Some(h) => h.id() != entry.id || h.filemode() as u32 != entry.mode,
+        Some(h) => h.id() != entry.oid() || h.filemode() as u32 != entry.mode,
         None => true,
     };
     if staged {
         return Some(false);
     }
-    if file.is_none() && super::index_write::skips_worktree(&entry) {
+    if file.is_none() && super::index_write::skips_worktree(entry) {
         // Outside a sparse checkout: git keeps no file there, nothing to lose.
         return Some(true);
     }
     let file = file?;
-    if file_matches_entry(file, &entry, index_mtime) {
+    if file_matches_entry(file, entry, index_mtime) {
         return Some(true);
     }
-    if file.is_file() && file.len() == u64::from(entry.file_size) {
+    if file.is_file() && file.len() == u64::from(entry.size) {
         let full = repo.workdir()?.join(path);
-        if Oid::hash_file(ObjectType::Blob, &full).ok() == Some(entry.id)
-            && mode_matches(file, &entry)
+        if Oid::hash_file(ObjectType::Blob, &full).ok() == Some(entry.oid())
+            && mode_matches(file, entry)
         {
             return Some(true);
         }
@@ -112,18 +122,18 @@ fn quick_verdict(
 
 /// git's stat check: same size, mtime, ctime, inode and mode, and not
 /// "racily clean" (written in the same second as the index).
-fn file_matches_entry(file: &Metadata, entry: &IndexEntry, index_mtime: Option<i64>) -> bool {
-    let same = file.len() as u32 == entry.file_size
-        && file.mtime() as i32 == entry.mtime.seconds()
-        && file.mtime_nsec() as u32 == entry.mtime.nanoseconds()
-        && file.ctime() as i32 == entry.ctime.seconds()
+fn file_matches_entry(file: &Metadata, entry: &Entry, index_mtime: Option<i64>) -> bool {
+    let same = file.len() as u32 == entry.size
+        && file.mtime() as u32 == entry.mtime.0
+        && file.mtime_nsec() as u32 == entry.mtime.1
+        && file.ctime() as u32 == entry.ctime.0
         && file.ino() as u32 == entry.ino
         && mode_matches(file, entry);
     let racy = index_mtime.is_none_or(|m| file.mtime() >= m);
     same && !racy
 }
 
-fn mode_matches(file: &Metadata, entry: &IndexEntry) -> bool {
+fn mode_matches(file: &Metadata, entry: &Entry) -> bool {
     let executable = file.mode() & 0o111 != 0;
     match entry.mode {
         0o100755 => file.is_file() && executable,
@@ -133,20 +143,10 @@ fn mode_matches(file: &Metadata, entry: &IndexEntry) -> bool {
     }
 }
 
-/// The full status of one tracked path, filters applied: git's own
-/// comparison where git converts the file (libgit2 skips drivers it does
-/// not know), else libgit2's.
-fn confirmed_clean(repo: &Repository, path: &str, writes_here: bool) -> Result<bool> {
-    if super::filters::converts(repo, path)? {
-        return super::filters::worktree_matches_index(repo, path);
-    }
-    match repo.status_file(Path::new(path)) {
-        Ok(status) if status.is_empty() => Ok(true),
-        Ok(status) if status == Status::IGNORED && !writes_here => Ok(true),
-        Ok(_) => Ok(false),
-        Err(e) if e.code() == ErrorCode::NotFound => Ok(true),
-        Err(e) => Err(e.into()),
-    }
+/// Whether the file of a tracked path still matches its index entry, as
+/// git itself decides (`git diff`: filters, `core.fileMode`, symlinks).
+fn confirmed_clean(repo: &Repository, path: &str) -> Result<bool> {
+    super::filters::worktree_matches_index(repo, path)
 }
 
 /// Whether a leading component of `path` is a file or symlink that the

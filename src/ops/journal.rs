@@ -130,6 +130,16 @@ impl Journal {
 
     /// Writes the journal: temp file, fsync, rename, fsync of the directory.
     pub fn write(&self, repo: &Repository) -> Result<()> {
+        self.write_with(repo, true)
+    }
+
+    /// `write` without flushing to disk: whole after a kill (the page cache
+    /// survives it), possibly the previous journal after a power cut.
+    pub fn write_unflushed(&self, repo: &Repository) -> Result<()> {
+        self.write_with(repo, false)
+    }
+
+    fn write_with(&self, repo: &Repository, flush: bool) -> Result<()> {
         let path = path(repo);
         let dir = path.parent().expect("the journal has a directory");
         fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
@@ -137,10 +147,12 @@ impl Journal {
         let bytes = serde_json::to_vec_pretty(self).expect("journals serialise");
         let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
         file.write_all(&bytes)
-            .and_then(|()| file.sync_all())
+            .and_then(|()| if flush { file.sync_all() } else { Ok(()) })
             .map_err(|e| Error::io("write", &tmp, e))?;
         fs::rename(&tmp, &path).map_err(|e| Error::io("rename into place", &path, e))?;
-        sync_dir(dir);
+        if flush {
+            sync_dir(dir);
+        }
         Ok(())
     }
 

@@ -19,8 +19,9 @@
 //! reports) any file that holds neither the pre- nor the post-image.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository, Tree};
 
@@ -59,17 +60,17 @@ impl Epilogue {
     }
 }
 
-/// Makes the repository's index the landing's view of it (see
-/// `index_write::open_view`) before anything loads it, so a large index is
-/// parsed once for attribute lookups, the dirty checks and the new index.
+/// Reads the repository's index once for the whole command (see
+/// `git::index_cache`) before anything else would: attribute lookups, the
+/// dirty checks and the new index share that parse.
 pub fn prepare_index(repo: &Repository) -> Result<()> {
-    index_write::open_view(repo)
+    index_write::load(repo)
 }
 
-/// Drops this process's view of the index (the CLI calls this when a
-/// command ends; a landing drops it itself).
+/// Drops this process's parse of the index and its temp files (the CLI
+/// calls this when a command ends; a landing drops them itself).
 pub fn release_index(repo: &Repository) {
-    index_write::release_view(repo);
+    index_write::release(repo);
 }
 
 /// `ensure_clean` for a caller that does not hold the landing lock (the
@@ -83,7 +84,7 @@ pub fn check_clean(
     changed: &[ChangedPath],
 ) -> Result<()> {
     let _flock = landing_lock(repo)?;
-    index_write::open_view(repo)?;
+    index_write::load(repo)?;
     ensure_clean(repo, head, head_tree, new_tree, changed)
 }
 
@@ -180,6 +181,55 @@ pub struct Landing {
     _flock: File,
     journal: RefCell<Journal>,
     index_lock: RefCell<Option<IndexLock>>,
+    /// Paths whose new content already waits in their temp file.
+    staged: HashSet<String>,
+}
+
+/// Files written ahead of the compare-and-swap (see `stage_files`).
+#[derive(Default)]
+struct Staged {
+    paths: HashSet<String>,
+    dirs: Vec<PathBuf>,
+}
+
+impl Staged {
+    /// Removes the temp files and new directories of a landing that did
+    /// not happen.
+    fn discard(&self, repo: &Repository) {
+        for path in &self.paths {
+            checkout::remove_temp(repo, path);
+        }
+        checkout::remove_created_dirs(&self.dirs);
+    }
+}
+
+/// Writes the files N adds or changes to their temp files (flushed) while
+/// the branch has not moved yet, so that from the early index to the index
+/// rename — the stretch a racing `git commit` must not span, see
+/// RELIABILITY.md — the landing only renames. Not for paths outside a
+/// sparse checkout (no file), nor when N changes a `.gitattributes` (files
+/// are converted under N's attributes, which are in place only later).
+fn stage_files(repo: &Repository, journal: &Journal, staged: &mut Staged) -> Result<()> {
+    let attributes = journal
+        .changes
+        .iter()
+        .any(|c| c.path == ".gitattributes" || c.path.ends_with("/.gitattributes"));
+    if attributes {
+        return Ok(());
+    }
+    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
+    for change in &journal.changes {
+        let Some(im) = change.after else {
+            continue;
+        };
+        if sparse.contains(&change.path) {
+            continue;
+        }
+        if checkout::stage_blob(repo, &change.path, im.id, im.mode, &mut staged.dirs)? {
+            staged.paths.insert(change.path.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Steps 2 to 4 of the protocol: moves `head` to `new` (a descendant of
@@ -218,6 +268,8 @@ pub fn move_branch(
     );
     journal.refs = epilogue.refs;
     journal.audit = epilogue.audit;
+    // N's objects are on disk before a journal (or a ref) names them.
+    git::durable::flush_filesystems(repo)?;
     journal.write(repo)?;
     crashpoint!("after-journal");
     let index_lock = match IndexLock::acquire(repo, &journal.nonce) {
@@ -229,11 +281,14 @@ pub fn move_branch(
     };
     // Checked again under both locks, as git does: a validation may have
     // run for minutes, and now no `git add` can change the index under us.
-    let moved = index_write::open_view(repo)
+    let mut staged = Staged::default();
+    let moved = index_write::load(repo)
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
+        .and_then(|()| stage_files(repo, &journal, &mut staged))
         .and_then(|()| swap_branch(repo, &journal));
     if let Err(e) = moved {
         index_write::discard_early(repo);
+        staged.discard(repo);
         if matches!(e, Error::Interrupted { .. }) {
             // The old index could not be put back: the journal and our
             // lock stay for `recover`, which rolls the index back.
@@ -248,6 +303,7 @@ pub fn move_branch(
         _flock: flock,
         journal: RefCell::new(journal),
         index_lock: RefCell::new(Some(index_lock)),
+        staged: staged.paths,
     })
 }
 
@@ -350,7 +406,7 @@ impl Landing {
             Some(lock) => lock,
             None => IndexLock::acquire(repo, &journal.nonce)?,
         };
-        Ok(roll_forward(repo, &mut journal, lock, true)?.audit_ids)
+        Ok(roll_forward(repo, &mut journal, lock, Some(&self.staged))?.audit_ids)
     }
 
     /// Brings the working tree and index to N but drops the bookkeeping
@@ -365,7 +421,7 @@ impl Landing {
             Some(lock) => lock,
             None => IndexLock::acquire(repo, &journal.nonce)?,
         };
-        roll_forward(repo, &mut journal, lock, false)?;
+        roll_forward(repo, &mut journal, lock, None)?;
         Ok(())
     }
 
@@ -405,7 +461,7 @@ impl Landing {
             }
             return Err(e);
         }
-        roll_forward(repo, &mut journal, lock, false)?;
+        roll_forward(repo, &mut journal, lock, None)?;
         Ok(())
     }
 }
@@ -439,14 +495,19 @@ pub(crate) struct Done {
     pub audit_ids: Vec<Oid>,
 }
 
-/// Steps 5 and 6 with the branch at `journal.new`. `fresh`: the paths were
-/// just checked to hold their pre-images, so no file is re-read.
+/// Steps 5 and 6 with the branch at `journal.new`. `fresh` (the landing
+/// that just moved the branch): the paths were just checked to hold their
+/// pre-images, so no file is re-read, and the staged ones are renamed into
+/// place. `None`: recovery, which classifies every file afresh.
 pub(crate) fn roll_forward(
     repo: &Repository,
     journal: &mut Journal,
     lock: IndexLock,
-    fresh: bool,
+    fresh: Option<&HashSet<String>>,
 ) -> Result<Done> {
+    let no_staged = HashSet::new();
+    let staged = fresh.unwrap_or(&no_staged);
+    let fresh = fresh.is_some();
     let workdir = repo.workdir().expect("open() refuses bare repositories");
     let mut done = Done::default();
     // Removals first (so a file can replace a directory and back), then
@@ -467,7 +528,10 @@ pub(crate) fn roll_forward(
         let path = change.path.as_str();
         let before = change.before.map(|im| (im.id, im.mode));
         let after = change.after.map(|im| (im.id, im.mode));
-        checkout::remove_temp(repo, path);
+        let is_staged = staged.contains(path);
+        if !is_staged {
+            checkout::remove_temp(repo, path);
+        }
         let entry = match after {
             // Outside the sparse checkout: the entry changes, no file does.
             _ if sparse.contains(path) => match after {
@@ -491,7 +555,11 @@ pub(crate) fn roll_forward(
                     || (checkout::holds(repo, path, before)?
                         && git::confine::blocked_prefix(workdir, path).is_none())
                 {
-                    checkout::write_blob(repo, path, id, mode)?;
+                    if is_staged {
+                        checkout::place_staged(repo, path)?;
+                    } else {
+                        checkout::write_blob(repo, path, id, mode)?;
+                    }
                     done.written.push(path.to_string());
                     Entry::Clean { id, mode }
                 } else {
@@ -511,12 +579,16 @@ pub(crate) fn roll_forward(
             crashpoint!("after-last-file");
         }
     }
-    checkout::flush_dirs(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
     let new_index = index_write::build(repo, &entries)?;
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
-    journal.write(repo)?;
+    // Not flushed: this is inside the stretch a racing commit must not
+    // span; a power cut before the flush below leaves the older journal,
+    // and a lock recovery then leaves to the user, as git would.
+    journal.write_unflushed(repo)?;
     lock.commit(repo, &new_index)?;
     done.audit_ids = finish_bookkeeping(repo, journal, fresh)?;
+    // Everything above reaches the disk before the journal goes.
+    git::durable::flush_filesystems(repo)?;
     crashpoint!("before-journal-delete");
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);

@@ -117,6 +117,7 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
     }
     if rolls_back {
         release_our_lock(repo, &journal)?;
+        outcome.restored = restore_files(repo, &journal)?;
         restore_index(repo, &mut journal)?;
         for change in &journal.changes {
             checkout::remove_temp(repo, &change.path);
@@ -125,9 +126,14 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         index_write::clean_leftovers(repo);
         outcome.action = "rolled_back";
         outcome.message = format!(
-            "the landing of {} was interrupted before {} moved; nothing was changed",
+            "the landing of {} was interrupted before {} moved; {}",
             short(new),
-            journal.branch
+            journal.branch,
+            if outcome.restored.is_empty() {
+                "nothing was changed".to_string()
+            } else {
+                format!("put back its old content: {}", outcome.restored.join(", "))
+            }
         );
         return Ok(outcome);
     }
@@ -145,7 +151,7 @@ fn forward(
     mut outcome: RecoverOutcome,
     lock: IndexLock,
 ) -> Result<RecoverOutcome> {
-    let done = roll_forward(repo, journal, lock, false)?;
+    let done = roll_forward(repo, journal, lock, None)?;
     outcome.action = "rolled_forward";
     outcome.restored = done.written;
     outcome.skipped = done.skipped;
@@ -178,6 +184,38 @@ fn restore_index(repo: &Repository, journal: &mut Journal) -> Result<()> {
     journal.index_checksum = Some(index_write::trailing_checksum(&restored)?);
     journal.write(repo)?;
     lock.commit(repo, &restored)
+}
+
+/// With the branch still at H no file has moved, unless a power cut kept a
+/// rename but lost the ref update before it (the landing flushes both only
+/// at its end): a path holding N's content, and not H's, gets H's back.
+/// Returns those paths (none after a kill).
+fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<String>> {
+    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
+    let mut order: Vec<&super::journal::Change> = journal
+        .changes
+        .iter()
+        .filter(|c| !sparse.contains(&c.path))
+        .collect();
+    // Paths H lacks are removed first, then H's files written, parents
+    // before children.
+    order.sort_by_key(|c| (c.before.is_some(), c.path.as_str()));
+    let mut restored = Vec::new();
+    for change in order {
+        let path = change.path.as_str();
+        let before = change.before.map(|im| (im.id, im.mode));
+        let after = change.after.map(|im| (im.id, im.mode));
+        checkout::remove_temp(repo, path);
+        if checkout::holds(repo, path, before)? || !checkout::holds(repo, path, after)? {
+            continue;
+        }
+        match before {
+            Some((id, mode)) => checkout::write_blob(repo, path, id, mode)?,
+            None => checkout::remove(repo, path)?,
+        }
+        restored.push(path.to_string());
+    }
+    Ok(restored)
 }
 
 /// The branch is neither at H nor at N: no file is touched.

@@ -682,6 +682,26 @@ fn a_linked_worktree_landing_recovers_at_every_point() {
 }
 
 #[test]
+fn files_renamed_before_a_lost_ref_update_are_put_back() {
+    // A power cut may keep the renames of the first files but lose the
+    // branch update before them: killed half-way through the files, the branch
+    // is set back to H by hand, and recovery must undo those files too.
+    let sc = Scenario::new(full_change_set());
+    assert_eq!(
+        sc.run(&["apply", &sc.id], Some("after-middle-file")).code,
+        -1
+    );
+    std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
+    sc.repo.git(&["update-ref", "refs/heads/main", &sc.h]);
+    let rec = sc.run(&["recover", "--json"], None);
+    rec.ok();
+    let v = rec.json();
+    assert_eq!(v["action"], "rolled_back", "{v}");
+    assert!(!v["restored"].as_array().unwrap().is_empty(), "{v}");
+    assert!(!sc.assert_consistent("lost ref update"));
+}
+
+#[test]
 fn a_killed_rollback_recovers_to_n_or_its_revert() {
     for point in POINTS {
         let sc = Scenario::new(full_change_set());

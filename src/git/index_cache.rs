@@ -1,0 +1,198 @@
+//! The repository's index as git-evolv reads it: parsed by `index_file`
+//! once per process and kept while the file stays the same (same device,
+//! inode, size and mtime), so the dirty check, the early index and the
+//! final index of a landing share one parse, and an index git-evolv just
+//! wrote is never read back.
+//!
+//! libgit2 still answers attribute lookups, which read `.gitattributes`
+//! blobs from the index: the repository's libgit2 index is set to an
+//! in-memory one holding just those entries, so it never parses (and
+//! checksums) the whole file itself.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use git2::{IndexEntry, IndexTime, Repository};
+
+use super::index_file::{IndexFile, Unreadable};
+use super::index_format;
+use crate::error::{Error, Result};
+
+/// What identifies one version of an index file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+}
+
+impl Identity {
+    fn of(meta: &fs::Metadata) -> Identity {
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+        }
+    }
+}
+
+struct Loaded {
+    path: PathBuf,
+    /// `None`: there is no index file (an empty index).
+    identity: Option<Identity>,
+    file: IndexFile,
+}
+
+static LOADED: Mutex<Option<Loaded>> = Mutex::new(None);
+
+fn index_path(repo: &Repository) -> PathBuf {
+    repo.path().join("index")
+}
+
+fn current_identity(path: &Path) -> Result<Option<Identity>> {
+    match fs::metadata(path) {
+        Ok(meta) => Ok(Some(Identity::of(&meta))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("stat", path, e)),
+    }
+}
+
+/// Parses the index file at `path` (an empty index if there is none).
+fn parse(repo: &Repository, path: &Path) -> Result<Option<IndexFile>> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Some(IndexFile::empty()));
+        }
+        Err(e) => return Err(Error::io("read", path, e)),
+    };
+    match IndexFile::parse(&bytes) {
+        Ok(file) => Ok(Some(file)),
+        Err(Unreadable::Split) => {
+            index_format::unsplit(repo)?;
+            Ok(None)
+        }
+        Err(Unreadable::Sparse) => Err(index_format::sparse_refusal(repo)),
+        Err(Unreadable::Unsupported(what)) => Err(Error::Git {
+            message: format!(
+                "{} uses {what}, which git-evolv cannot read; `git update-index --index-version 2` rewrites it in a form it can",
+                path.display()
+            ),
+        }),
+        Err(Unreadable::Corrupt(what)) => Err(Error::Git {
+            message: format!(
+                "{} is not a valid index file ({what}); git reports the same with `git status`",
+                path.display()
+            ),
+        }),
+    }
+}
+
+/// Makes sure the cache holds the current index of `repo`, parsing it if it
+/// changed (a split index is first made plain by git, see `index_format`).
+fn refresh<'a>(repo: &Repository, slot: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
+    let path = index_path(repo);
+    let identity = current_identity(&path)?;
+    let fresh = slot
+        .as_ref()
+        .is_some_and(|l| l.path == path && l.identity == identity && identity.is_some());
+    if !fresh {
+        *slot = None;
+        let (file, identity) = match parse(repo, &path)? {
+            Some(file) => (file, identity),
+            // git rewrote it: read the plain one.
+            None => {
+                let identity = current_identity(&path)?;
+                match parse(repo, &path)? {
+                    Some(file) => (file, identity),
+                    None => {
+                        return Err(Error::Git {
+                            message: format!("{} is still a split index", path.display()),
+                        });
+                    }
+                }
+            }
+        };
+        set_attribute_index(repo, &file)?;
+        *slot = Some(Loaded {
+            path,
+            identity,
+            file,
+        });
+    }
+    Ok(slot.as_mut().expect("just filled"))
+}
+
+/// Points libgit2's attribute lookups at the `.gitattributes` entries of
+/// `file` (see the module).
+fn set_attribute_index(repo: &Repository, file: &IndexFile) -> Result<()> {
+    let mut index = git2::Index::new()?;
+    let zero = IndexTime::new(0, 0);
+    for e in file.entries.iter().filter(|e| e.stage() == 0) {
+        let name = e.path.rsplit(|&b| b == b'/').next().unwrap_or(&e.path);
+        if name != b".gitattributes" {
+            continue;
+        }
+        index.add(&IndexEntry {
+            ctime: zero,
+            mtime: zero,
+            dev: 0,
+            ino: 0,
+            mode: e.mode,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id: e.oid(),
+            flags: 0,
+            flags_extended: 0,
+            path: e.path.clone(),
+        })?;
+    }
+    repo.set_index(&mut index)?;
+    Ok(())
+}
+
+/// Reads (or reuses) the repository's index.
+pub fn load(repo: &Repository) -> Result<()> {
+    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    refresh(repo, &mut slot).map(|_| ())
+}
+
+/// Runs `f` on the repository's current index.
+pub fn with_index<T>(repo: &Repository, f: impl FnOnce(&IndexFile) -> T) -> Result<T> {
+    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    let loaded = refresh(repo, &mut slot)?;
+    Ok(f(&loaded.file))
+}
+
+/// Takes the repository's current index out of the cache to change it,
+/// with the mtime (seconds) of the file it was read from, if any.
+pub fn take(repo: &Repository) -> Result<(IndexFile, Option<i64>)> {
+    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    refresh(repo, &mut slot)?;
+    let loaded = slot.take().expect("refreshed");
+    Ok((loaded.file, loaded.identity.map(|i| i.mtime.0)))
+}
+
+/// Keeps `file` as the parse of the index file just written at `written`
+/// (which is renamed over `index` next: same inode, same mtime).
+pub fn put(repo: &Repository, file: IndexFile, written: &Path) -> Result<()> {
+    let identity = current_identity(written)?;
+    set_attribute_index(repo, &file)?;
+    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    *slot = Some(Loaded {
+        path: index_path(repo),
+        identity,
+        file,
+    });
+    Ok(())
+}
+
+/// Drops the cached index.
+pub fn forget() {
+    *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
