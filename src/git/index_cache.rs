@@ -10,7 +10,8 @@
 //! checksums) the whole file itself.
 
 use std::fs;
-use std::os::unix::fs::MetadataExt;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -20,23 +21,33 @@ use super::index_file::{IndexFile, Unreadable};
 use super::index_format;
 use crate::error::{Error, Result};
 
-/// What identifies one version of an index file.
+/// What identifies one version of an index file: its stat data and its
+/// trailing checksum (one small read, as git's `verify_index` does), since
+/// a file system reuses inode numbers and coarse timestamps repeat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Identity {
     dev: u64,
     ino: u64,
     size: u64,
     mtime: (i64, i64),
+    checksum: [u8; 20],
 }
 
 impl Identity {
-    fn of(meta: &fs::Metadata) -> Identity {
-        Identity {
+    fn of(path: &Path) -> std::io::Result<Identity> {
+        let file = fs::File::open(path)?;
+        let meta = file.metadata()?;
+        let mut checksum = [0u8; 20];
+        if meta.len() >= 20 {
+            file.read_exact_at(&mut checksum, meta.len() - 20)?;
+        }
+        Ok(Identity {
             dev: meta.dev(),
             ino: meta.ino(),
             size: meta.len(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
-        }
+            checksum,
+        })
     }
 }
 
@@ -54,24 +65,41 @@ fn index_path(repo: &Repository) -> PathBuf {
 }
 
 fn current_identity(path: &Path) -> Result<Option<Identity>> {
-    match fs::metadata(path) {
-        Ok(meta) => Ok(Some(Identity::of(&meta))),
+    match Identity::of(path) {
+        Ok(identity) => Ok(Some(identity)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io("stat", path, e)),
     }
 }
 
-/// Parses the index file at `path` (an empty index if there is none).
-fn parse(repo: &Repository, path: &Path) -> Result<Option<IndexFile>> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
+/// Reads and parses the index file at `path` through one open file, so
+/// the identity and the content belong together; an empty index if there
+/// is none, `None` if git had to make a split index plain first.
+fn parse(repo: &Repository, path: &Path) -> Result<Option<(IndexFile, Option<Identity>)>> {
+    let mut file = match fs::File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Some(IndexFile::empty()));
+            return Ok(Some((IndexFile::empty(), None)));
         }
-        Err(e) => return Err(Error::io("read", path, e)),
+        Err(e) => return Err(Error::io("open", path, e)),
+    };
+    let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", path, e))?;
+    let mut checksum = [0u8; 20];
+    if bytes.len() >= 20 {
+        checksum.copy_from_slice(&bytes[bytes.len() - 20..]);
+    }
+    let identity = Identity {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        size: bytes.len() as u64,
+        mtime: (meta.mtime(), meta.mtime_nsec()),
+        checksum,
     };
     match IndexFile::parse(&bytes) {
-        Ok(file) => Ok(Some(file)),
+        Ok(index) => Ok(Some((index, Some(identity)))),
         Err(Unreadable::Split) => {
             index_format::unsplit(repo)?;
             Ok(None)
@@ -96,26 +124,18 @@ fn parse(repo: &Repository, path: &Path) -> Result<Option<IndexFile>> {
 /// changed (a split index is first made plain by git, see `index_format`).
 fn refresh<'a>(repo: &Repository, slot: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
     let path = index_path(repo);
-    let identity = current_identity(&path)?;
-    let fresh = slot
-        .as_ref()
-        .is_some_and(|l| l.path == path && l.identity == identity && identity.is_some());
+    let fresh = match slot.as_ref() {
+        Some(l) if l.path == path && l.identity.is_some() => current_identity(&path)? == l.identity,
+        _ => false,
+    };
     if !fresh {
         *slot = None;
         let (file, identity) = match parse(repo, &path)? {
-            Some(file) => (file, identity),
+            Some(parsed) => parsed,
             // git rewrote it: read the plain one.
-            None => {
-                let identity = current_identity(&path)?;
-                match parse(repo, &path)? {
-                    Some(file) => (file, identity),
-                    None => {
-                        return Err(Error::Git {
-                            message: format!("{} is still a split index", path.display()),
-                        });
-                    }
-                }
-            }
+            None => parse(repo, &path)?.ok_or_else(|| Error::Git {
+                message: format!("{} is still a split index", path.display()),
+            })?,
         };
         set_attribute_index(repo, &file)?;
         *slot = Some(Loaded {

@@ -1,18 +1,21 @@
 //! The landing protocol shared by apply and rollback (issue 5; see
 //! RELIABILITY.md):
 //!
-//! 1. the caller has written N's objects;
+//! 1. the caller has written N's objects (flushed before the journal);
 //! 2. under git-evolv's `flock` (released by the kernel on SIGKILL), check
 //!    that every changed path is one git-evolv may write;
 //! 3. write the journal (H, N, the branch, each path's pre- and post-image,
 //!    the bookkeeping refs and audit records) by temp file + fsync + rename;
 //! 4. create git's `index.lock` (exclusively; a lock git-evolv did not
 //!    create is never touched), check the paths for uncommitted work again,
-//!    put an index naming N's blobs in place (still holding the lock), and
-//!    move the branch H → N by compare-and-swap (`swap_branch`);
-//! 5. write each changed file by temp file + rename, build the new index,
-//!    put it into `index.lock` and rename that over `index`;
-//! 6. set the bookkeeping refs, append the audit records, delete the journal.
+//!    stage N's files in temp files (`stage_files`), put an index naming
+//!    N's blobs in place (still holding the lock), and move the branch
+//!    H → N by compare-and-swap (`swap_branch`);
+//! 5. rename the staged files into place (writing the few that could not
+//!    be staged), build the new index, put it into `index.lock` and rename
+//!    that over `index`;
+//! 6. set the bookkeeping refs, append the audit records, flush the file
+//!    systems, delete the journal.
 //!
 //! Steps 5 and 6 are `roll_forward`, which `git evolv recover` also runs on
 //! a journal a killed process left: it is idempotent, and skips (and
