@@ -81,6 +81,8 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         return Ok(RecoverOutcome::nothing());
     };
     release_ref_locks(repo, &journal)?;
+    // Attribute lookups (filters) read `.gitattributes` entries through it.
+    index_write::load(repo)?;
     let current = repo.refname_to_id(&journal.branch).ok();
     let mut outcome = RecoverOutcome {
         success: true,
