@@ -8,7 +8,7 @@
 //!    the bookkeeping refs and audit records) by temp file + fsync + rename;
 //! 4. create git's `index.lock` (exclusively; a lock git-evolv did not
 //!    create is never touched), check the paths for uncommitted work again,
-//!    stage N's files in temp files (`stage_files`), put an index naming
+//!    stage N's files in temp files (`ops::stage`), put an index naming
 //!    N's blobs in place (still holding the lock), and move the branch
 //!    H → N by compare-and-swap (`swap_branch`);
 //! 5. rename the staged files into place (writing the few that could not
@@ -24,11 +24,12 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use git2::{Oid, Repository, Tree};
 
 use super::journal::{Change, Image, Journal, Kind, RefUpdate};
+use super::stage::Staged;
 use crate::crashpoint;
 use crate::error::{Error, Result};
 use crate::git::checkout;
@@ -188,53 +189,6 @@ pub struct Landing {
     staged: HashSet<String>,
 }
 
-/// Files written ahead of the compare-and-swap (see `stage_files`).
-#[derive(Default)]
-struct Staged {
-    paths: HashSet<String>,
-    dirs: Vec<PathBuf>,
-}
-
-impl Staged {
-    /// Removes the temp files and new directories of a landing that did
-    /// not happen.
-    fn discard(&self, repo: &Repository) {
-        for path in &self.paths {
-            checkout::remove_temp(repo, path);
-        }
-        checkout::remove_created_dirs(&self.dirs);
-    }
-}
-
-/// Writes the files N adds or changes to their temp files (flushed) while
-/// the branch has not moved yet, so that from the early index to the index
-/// rename — the stretch a racing `git commit` must not span, see
-/// RELIABILITY.md — the landing only renames. Not for paths outside a
-/// sparse checkout (no file), nor when N changes a `.gitattributes` (files
-/// are converted under N's attributes, which are in place only later).
-fn stage_files(repo: &Repository, journal: &Journal, staged: &mut Staged) -> Result<()> {
-    let attributes = journal
-        .changes
-        .iter()
-        .any(|c| c.path == ".gitattributes" || c.path.ends_with("/.gitattributes"));
-    if attributes {
-        return Ok(());
-    }
-    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
-    for change in &journal.changes {
-        let Some(im) = change.after else {
-            continue;
-        };
-        if sparse.contains(&change.path) {
-            continue;
-        }
-        if checkout::stage_blob(repo, &change.path, im.id, im.mode, &mut staged.dirs)? {
-            staged.paths.insert(change.path.clone());
-        }
-    }
-    Ok(())
-}
-
 /// Steps 2 to 4 of the protocol: moves `head` to `new` (a descendant of
 /// `head.commit`) once `changed` is known to hold no uncommitted work.
 /// Nothing is touched on failure.
@@ -287,7 +241,7 @@ pub fn move_branch(
     let mut staged = Staged::default();
     let moved = index_write::load(repo)
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
-        .and_then(|()| stage_files(repo, &journal, &mut staged))
+        .and_then(|()| staged.stage(repo, &journal))
         .and_then(|()| swap_branch(repo, &journal));
     if let Err(e) = moved {
         index_write::discard_early(repo);

@@ -16,3 +16,4 @@ pub mod pre_push;
 pub mod propose;
 pub mod recover;
 pub mod rollback;
+pub mod stage;
