@@ -12,10 +12,10 @@
 //!    N's blobs in place (still holding the lock), and move the branch
 //!    H → N by compare-and-swap (`swap_branch`);
 //! 5. rename the staged files into place (writing the few that could not
-//!    be staged), build the new index, put it into `index.lock` and rename
-//!    that over `index`;
+//!    be staged) and build the new index;
 //! 6. set the bookkeeping refs, append the audit records, flush the file
-//!    systems, delete the journal.
+//!    systems, put the new index into `index.lock` and rename that over
+//!    `index`, delete the journal.
 //!
 //! Steps 5 and 6 are `roll_forward`, which `git evolv recover` also runs on
 //! a journal a killed process left: it is idempotent, and skips (and
@@ -538,14 +538,16 @@ pub(crate) fn roll_forward(
     }
     let new_index = index_write::build(repo, &entries)?;
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
-    // Not flushed: this is inside the stretch a racing commit must not
-    // span; a power cut before the flush below leaves the older journal,
-    // and a lock recovery then leaves to the user, as git would.
     journal.write_unflushed(repo)?;
-    lock.commit(repo, &new_index)?;
+    // The bookkeeping and the flush happen while git's writers are still
+    // locked out: a `git commit` that read the index before the early index
+    // and writes it back after the lock is released (git's own race, see
+    // RELIABILITY.md) must then have stalled for the whole landing.
     done.audit_ids = finish_bookkeeping(repo, journal, fresh)?;
-    // Everything above reaches the disk before the journal goes.
+    // Everything above reaches the disk before the journal goes; the index
+    // rename after it at worst leaves the early index, which names N too.
     git::durable::flush_filesystems(repo)?;
+    lock.commit(repo, &new_index)?;
     crashpoint!("before-journal-delete");
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);

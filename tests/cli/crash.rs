@@ -24,10 +24,10 @@ pub const POINTS: [&str; 13] = [
     "after-first-file",
     "after-middle-file",
     "after-last-file",
-    "before-index-rename",
-    "after-index-rename",
     "before-audit",
     "after-audit",
+    "before-index-rename",
+    "after-index-rename",
     "before-journal-delete",
 ];
 
