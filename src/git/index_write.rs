@@ -216,7 +216,8 @@ pub fn load(repo: &Repository) -> Result<()> {
 }
 
 /// Builds the new index (the current one with `entries` applied), writes
-/// and flushes it to a file under `<git-dir>/evolv/` and returns its path.
+/// it to a file under `<git-dir>/evolv/` and returns its path (a landing
+/// flushes it with everything else before its journal goes).
 pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
     let (mut index, read_mtime) = index_cache::take(repo)?;
