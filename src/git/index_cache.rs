@@ -1,8 +1,8 @@
 //! The repository's index as git-evolv reads it: parsed by `index_file`
 //! once per process and kept while the file stays the same (same device,
-//! inode, size and mtime), so the dirty check, the early index and the
-//! final index of a landing share one parse, and an index git-evolv just
-//! wrote is never read back.
+//! inode, size, mtime and trailing checksum), so the dirty check, the early
+//! index and the final index of a landing share one parse, and an index
+//! git-evolv just wrote is never read back.
 //!
 //! libgit2 still answers attribute lookups, which read `.gitattributes`
 //! blobs from the index: the repository's libgit2 index is set to an
@@ -19,6 +19,7 @@ use git2::{IndexEntry, IndexTime, Repository};
 
 use super::index_file::{IndexFile, Unreadable};
 use super::index_format;
+use super::index_write::index_path;
 use crate::error::{Error, Result};
 
 /// What identifies one version of an index file: its stat data and its
@@ -34,6 +35,7 @@ struct Identity {
 }
 
 impl Identity {
+    /// The identity of the file at `path` (its last 20 bytes read alone).
     fn of(path: &Path) -> std::io::Result<Identity> {
         let file = fs::File::open(path)?;
         let meta = file.metadata()?;
@@ -41,13 +43,17 @@ impl Identity {
         if meta.len() >= 20 {
             file.read_exact_at(&mut checksum, meta.len() - 20)?;
         }
-        Ok(Identity {
+        Ok(Identity::from_parts(&meta, checksum))
+    }
+
+    fn from_parts(meta: &fs::Metadata, checksum: [u8; 20]) -> Identity {
+        Identity {
             dev: meta.dev(),
             ino: meta.ino(),
             size: meta.len(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
             checksum,
-        })
+        }
     }
 }
 
@@ -59,10 +65,6 @@ struct Loaded {
 }
 
 static LOADED: Mutex<Option<Loaded>> = Mutex::new(None);
-
-fn index_path(repo: &Repository) -> PathBuf {
-    repo.path().join("index")
-}
 
 fn current_identity(path: &Path) -> Result<Option<Identity>> {
     match Identity::of(path) {
@@ -91,13 +93,7 @@ fn parse(repo: &Repository, path: &Path) -> Result<Option<(IndexFile, Option<Ide
     if bytes.len() >= 20 {
         checksum.copy_from_slice(&bytes[bytes.len() - 20..]);
     }
-    let identity = Identity {
-        dev: meta.dev(),
-        ino: meta.ino(),
-        size: bytes.len() as u64,
-        mtime: (meta.mtime(), meta.mtime_nsec()),
-        checksum,
-    };
+    let identity = Identity::from_parts(&meta, checksum);
     match IndexFile::parse(&bytes) {
         Ok(index) => Ok(Some((index, Some(identity)))),
         Err(Unreadable::Split) => {

@@ -633,6 +633,22 @@ mod tests {
     }
 
     #[test]
+    fn racily_clean_entries_are_smudged_and_others_kept() {
+        let mut idx = index(2, &["old", "racy", "sub"]);
+        idx.entries[0].mtime = (99, 0);
+        idx.entries[1].mtime = (100, 5);
+        idx.entries[2].mtime = (100, 0);
+        idx.entries[2].mode = 0o160000;
+        idx.smudge_racy(100);
+        let sizes: Vec<u32> = idx.entries.iter().map(|e| e.size).collect();
+        assert_eq!(
+            sizes,
+            [9, 0, 9],
+            "only the file written in the index's second"
+        );
+    }
+
+    #[test]
     fn long_paths_keep_their_length_past_the_12_bit_field() {
         let long = "d/".repeat(2500) + "f";
         let idx = index(3, &[long.as_str()]);

@@ -299,12 +299,6 @@ fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> i
     }
 }
 
-/// Builds the index with `entries` applied and sets it aside; returns its
-/// path. Nothing visible changes.
-pub fn prepare_early(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
-    build(repo, entries)
-}
-
 /// `<git-dir>/evolv/index-before.<pid>`: the index an installed early
 /// index replaced, kept until the compare-and-swap has decided.
 fn before_path(repo: &Repository) -> PathBuf {
@@ -322,7 +316,7 @@ pub struct Replaced {
     saved: Option<PathBuf>,
 }
 
-/// Puts the index `prepare_early` built over `<git-dir>/index` while
+/// Puts an index `build` wrote over `<git-dir>/index` while
 /// `index.lock` stays held (so git can read it but not write the index),
 /// keeping the one it replaces until `Replaced::keep_new` or `restore`.
 pub fn install_early(repo: &Repository, early: &Path) -> Result<Replaced> {

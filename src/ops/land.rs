@@ -274,7 +274,7 @@ pub fn move_branch(
 /// own compare-and-swap fails, or it finds our lock). If the branch had
 /// moved meanwhile, the old index is put back.
 pub(crate) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
-    let early = index_write::prepare_early(repo, &stale_entries(journal, |c| c.after))?;
+    let early = index_write::build(repo, &stale_entries(journal, |c| c.after))?;
     let replaced = index_write::install_early(repo, &early)?;
     crashpoint!("after-early-index");
     let swapped = git::compare_and_swap(
