@@ -16,6 +16,7 @@ mod plan;
 mod propose;
 mod recover;
 mod rollback;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -79,6 +80,8 @@ pub enum Command {
     Check,
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
     Ask(ask::AskArgs),
+    /// Serve the review page on 127.0.0.1: proposals, live updates, comments, apply.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -118,6 +121,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Hook(args) => return hook::run(&dir, args, out),
         Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
         Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
+        Command::Serve(args) => return serve::run(&dir, args, out).map(|()| 0),
         _ => {}
     }
     let repo = crate::git::open(&dir)?;
@@ -148,7 +152,8 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
-        | Command::Check => unreachable!("handled above"),
+        | Command::Check
+        | Command::Serve(_) => unreachable!("handled above"),
     }
     .map(|()| 0)
 }

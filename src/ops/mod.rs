@@ -15,5 +15,6 @@ pub mod plan;
 pub mod pre_push;
 pub mod propose;
 pub mod recover;
+pub mod review;
 pub mod rollback;
 pub mod stage;

@@ -14,3 +14,4 @@ mod plan;
 mod propose;
 mod rollback;
 mod validation;
+mod web;
