@@ -13,4 +13,5 @@ mod lint;
 mod plan;
 mod propose;
 mod rollback;
+mod snapshots;
 mod validation;
