@@ -13,5 +13,6 @@ mod lint;
 mod plan;
 mod propose;
 mod rollback;
+mod snapshots;
 mod validation;
 mod web;
