@@ -127,6 +127,12 @@ pub enum Error {
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
 
+    /// One or more edits of an edit list failed (#13); nothing was stored.
+    #[error("{}", edits_message(failures))]
+    EditsFailed {
+        failures: Vec<crate::edit::failure::EditFailure>,
+    },
+
     #[error("git: {message}")]
     Git { message: String },
 
@@ -172,6 +178,10 @@ impl Error {
             Error::IndexLocked { .. } => "index_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.code.as_str(),
+                _ => "edits_failed",
+            },
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -243,6 +253,10 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.hint.clone(),
+                _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
+            },
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
@@ -263,6 +277,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             | Error::NothingToApply { .. }
             | Error::ConcurrentUpdate { .. }
             | Error::IndexLocked { .. } => 1,
+            // Content said no (1) unless an edit was malformed (2).
+            Error::EditsFailed { failures } => failures
+                .iter()
+                .map(|f| f.code.exit_code())
+                .max()
+                .unwrap_or(2),
             _ => 2,
         }
     }
@@ -282,7 +302,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             }
             _ => (None, None),
         };
+        let failures = match self {
+            Error::EditsFailed { failures } => Some(failures.clone()),
+            _ => None,
+        };
         ErrorBody {
+            failures,
             code: self.code(),
             message: self.to_string(),
             hint: self.hint(),
@@ -329,4 +354,21 @@ pub struct ErrorBody {
     /// Every problem of an invalid plan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub issues: Option<Vec<PlanIssue>>,
+    /// Every failed edit of an edit list: `{index, path, code, message, hint}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<Vec<crate::edit::failure::EditFailure>>,
+}
+
+fn edits_message(failures: &[crate::edit::failure::EditFailure]) -> String {
+    match failures {
+        [one] => one.message.clone(),
+        _ => {
+            let mut out = format!("{} edits failed:", failures.len());
+            for f in failures {
+                out.push_str("\n  - ");
+                out.push_str(&f.message);
+            }
+            out
+        }
+    }
 }

@@ -5,6 +5,7 @@ mod apply;
 mod common;
 mod concurrency;
 mod crash;
+mod edits;
 mod filters;
 mod hooks;
 mod index_formats;
