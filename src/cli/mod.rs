@@ -48,7 +48,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compute an edit and store it as a proposal; prints its diff, touches no file.
-    Propose(propose::ProposeArgs),
+    Propose(Box<propose::ProposeArgs>),
     /// List proposals with their status.
     List,
     /// Print a proposal's diff.

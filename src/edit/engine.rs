@@ -233,7 +233,7 @@ impl Run<'_> {
         let failures = failures
             .into_iter()
             .map(|mut f| {
-                f.blob = blob.clone();
+                f.detail.blob = blob.clone();
                 f
             })
             .collect();
@@ -276,7 +276,7 @@ impl Run<'_> {
                     replace_all: *replace_all,
                 };
                 let (out, changes) = replace::apply(&content, &edit).map_err(|mut f| {
-                    f.blob = blob;
+                    f.detail.blob = blob;
                     f
                 })?;
                 slot.commit(path, &content, out, &changes);

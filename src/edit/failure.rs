@@ -66,6 +66,14 @@ pub struct EditFailure {
     pub code: EditCode,
     pub message: String,
     pub hint: String,
+    /// Where the failure was, when known.
+    #[serde(flatten)]
+    pub detail: Box<Detail>,
+}
+
+/// Facts about a failure that only some codes have.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Detail {
     /// Lines of every occurrence (`ambiguous_match`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<Vec<usize>>,
@@ -92,9 +100,7 @@ impl EditFailure {
             code,
             message: message.into(),
             hint: hint.into(),
-            lines: None,
-            candidate: None,
-            blob: None,
+            detail: Box::default(),
         }
     }
 

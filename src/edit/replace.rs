@@ -68,7 +68,7 @@ pub fn apply(
             ),
             "add surrounding lines to old so that it names one place, or set replace_all to change every occurrence",
         );
-        f.lines = Some(lines);
+        f.detail.lines = Some(lines);
         return Err(f);
     }
     let mut out = Vec::with_capacity(content.len() + new.len() * hits.len());
@@ -172,7 +172,7 @@ fn miss(content: &[u8], edit: &ReplaceEdit<'_>, new: &str) -> EditFailure {
         ),
         "copy old exactly from the file at the base, whitespace, indentation and line endings included (`git evolv cat` or `git show HEAD:<path>` prints it)",
     );
-    f.candidate = candidate;
+    f.detail.candidate = candidate;
     f
 }
 
@@ -269,7 +269,7 @@ mod tests {
     fn several_occurrences_are_ambiguous_with_lines() {
         let err = apply(b"x\ny\nx\n", &edit("x", "z", false)).unwrap_err();
         assert_eq!(err.code, EditCode::AmbiguousMatch);
-        assert_eq!(err.lines, Some(vec![1, 3]));
+        assert_eq!(err.detail.lines, Some(vec![1, 3]));
         let (out, _) = apply(b"x\ny\nx\n", &edit("x", "z", true)).unwrap();
         assert_eq!(out, b"z\ny\nz\n");
     }
@@ -288,7 +288,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, EditCode::NoMatch);
-        let c = err.candidate.unwrap();
+        let c = err.detail.candidate.unwrap();
         assert_eq!((c.start_line, c.end_line, c.first_diff_line), (2, 3, 2));
         assert_eq!(c.found, "\tlet x = 1;");
         assert!(err.message.contains("lines 2-3"), "{}", err.message);
