@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::Config;
+use super::{Config, Origin};
 use crate::error::Result;
 
 /// The keys of git-evolv's documentation (README, docs/), for tests that
@@ -84,6 +84,16 @@ impl Config {
     pub fn hooks_path(&self) -> Option<(String, String)> {
         let entry = self.get("core.hooksPath")?;
         let value = entry.value.clone().unwrap_or_default();
-        Some((value, format!("{} {}", entry.scope.as_str(), entry.origin)))
+        // Like git, name a file under the current directory relatively
+        // (`local file:.git/config`).
+        let origin = match &entry.origin {
+            Origin::File(path) => {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let shown = path.strip_prefix(&cwd).unwrap_or(path);
+                Origin::File(shown.to_path_buf())
+            }
+            other => other.clone(),
+        };
+        Some((value, format!("{} {origin}", entry.scope.as_str())))
     }
 }
