@@ -4,6 +4,7 @@
 mod apply;
 mod common;
 mod concurrency;
+mod config;
 mod crash;
 mod edits;
 mod filters;
