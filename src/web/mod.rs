@@ -22,7 +22,7 @@ use axum::routing::{get, post};
 
 use crate::error::{Error, Result};
 
-pub use view::{FileView, Hunk, Line};
+pub use view::{FileView, Hunk, Line, number};
 
 /// How `serve` listens.
 #[derive(Debug, Clone, Default)]

@@ -409,6 +409,8 @@ function drawFile(sec, f, hunks) {
   fill(body, table);
   sec.dataset.rendered = "1";
   sec.dataset.split = split ? "1" : "0";
+  // For the benchmark: when the first file's lines were on the page.
+  if (!document.body.dataset.firstFileMs) document.body.dataset.firstFileMs = String(performance.now());
   appendRows(sec, tbody, f, rows, 0);
 }
 
@@ -692,7 +694,7 @@ function onApplyMessage(out, msg) {
   if (msg.type === "start") {
     out.append(h("div", { class: "muted", text: `Applying ${msg.patch_ids.join(", ")}…` }));
   } else if (msg.type === "line") {
-    out.append(h("div", { class: "line", text: msg.text }));
+    out.append(h("div", { class: "line", text: msg.text, dataset: { at: String(Date.now()) } }));
     out.dataset.lines = String(Number(out.dataset.lines || 0) + 1);
     out.scrollTop = out.scrollHeight;
   } else if (msg.type === "result") {
@@ -795,6 +797,7 @@ async function drain() {
       document.body.dataset.epoch = state.epoch;
       document.body.dataset.seq = String(state.seq);
       document.body.dataset.handled = String(state.handled);
+      document.body.dataset.seqAt = String(Date.now());
     }
   } finally {
     draining = false;
