@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorBody, Result};
 use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
+use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
 use crate::validate::{self, Budget, CommandReport, Stage};
 use crate::worktree;
@@ -65,6 +66,10 @@ pub struct ApplyOutcome {
     pub lines_removed: usize,
     /// The plan the apply ran under.
     pub plan: Option<ExecutionPlan>,
+    /// Bookkeeping that had to wait (a foreign `<ref>.lock`): journalled
+    /// and completed by the next command; the landing itself is complete.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
 }
 
 /// The result of applying one or more proposals.
@@ -137,7 +142,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
                     record.plan = settings.plan.clone();
                     record.dry_run = settings.dry_run;
                     record.batch = settings.batch;
-                    let _ = audit::append(repo, &record);
+                    let _ = audit::log(repo, &record);
                 }
                 if report.results.is_empty() {
                     return Err(e);
@@ -266,7 +271,7 @@ fn apply_group(
     let (worktree_path, reports) = validate_in_worktree(repo, s, head.commit, new, budget)?;
     budget.check("the landing", &reports)?;
 
-    let outcome = |step: &Step<'_>, audit_id: Oid| ApplyOutcome {
+    let outcome = |step: &Step<'_>, audit_id: String, warnings: Vec<Deferred>| ApplyOutcome {
         success: true,
         patch_id: step.proposal.id.clone(),
         commit: step.commit.to_string(),
@@ -274,13 +279,14 @@ fn apply_group(
         branch: head.display_name().to_string(),
         modified_files: step.paths(),
         worktree_path: worktree_path.clone(),
-        audit_log_id: audit_id.to_string(),
+        audit_log_id: audit_id,
         validation: reports.clone(),
         dry_run: s.dry_run,
         batch: s.batch,
         lines_added,
         lines_removed,
         plan: s.plan.clone(),
+        warnings,
     };
     let record = |step: &Step<'_>| {
         let mut r = AuditRecord::new("apply", &step.proposal.id, true);
@@ -297,7 +303,14 @@ fn apply_group(
     if s.dry_run {
         return steps
             .iter()
-            .map(|step| Ok(outcome(step, audit::append(repo, &record(step))?)))
+            .map(|step| {
+                let logged = audit::log(repo, &record(step))?;
+                Ok(outcome(
+                    step,
+                    logged.id(),
+                    logged.deferred().cloned().into_iter().collect(),
+                ))
+            })
             .collect();
     }
 
@@ -319,11 +332,12 @@ fn apply_group(
     let landing = land::move_branch(repo, &head, new, &changed, &reflog, epilogue)?;
     let finish = || -> Result<Vec<ApplyOutcome>> {
         land::failpoint(FAILPOINT_AFTER_BRANCH_MOVE)?;
-        let audit_ids = landing.finish(repo)?;
+        let finished = landing.finish(repo)?;
+        let warnings: Vec<Deferred> = finished.deferred.iter().cloned().collect();
         Ok(steps
             .iter()
-            .zip(audit_ids)
-            .map(|(step, id)| outcome(step, id))
+            .enumerate()
+            .map(|(i, step)| outcome(step, finished.audit_id(i), warnings.clone()))
             .collect())
     };
     finish().map_err(|cause| undo_after_move(repo, s, &head, new, &landing, &ids, cause))
