@@ -93,6 +93,37 @@ pub fn check_clean(
     ensure_clean(repo, head, head_tree, new_tree, changed)
 }
 
+/// This process's turn to land (issue 14 item 4): the landing lock, taken
+/// before the replay onto the branch head and held until the landing is
+/// complete, so git-evolv's writers queue for the branch instead of racing
+/// for it and losing (the lock is an `flock`, which the kernel hands to a
+/// waiter when its holder ends; nobody gives up after N attempts). Only a
+/// writer that is not git-evolv (`git commit`, `git update-ref`) can still
+/// move the branch under a turn, and then the landing replays.
+pub struct Turn {
+    flock: File,
+}
+
+/// Waits for this process's turn to land.
+pub fn take_turn(repo: &Repository) -> Result<Turn> {
+    Ok(Turn {
+        flock: landing_lock(repo)?,
+    })
+}
+
+/// `check_clean` for the holder of a turn.
+pub fn check_clean_in_turn(
+    _turn: &Turn,
+    repo: &Repository,
+    head: &Head,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+) -> Result<()> {
+    index_write::load(repo)?;
+    ensure_clean(repo, head, head_tree, new_tree, changed)
+}
+
 /// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work
 /// relative to `head` — or with `ConcurrentUpdate` when HEAD is no longer
 /// `head` (another landing moved it, so its files only look dirty to us;
@@ -214,7 +245,21 @@ pub fn move_branch(
     reflog: &str,
     epilogue: Epilogue,
 ) -> Result<Landing> {
-    let flock = landing_lock(repo)?;
+    let turn = take_turn(repo)?;
+    move_branch_in_turn(repo, turn, head, new, changed, reflog, epilogue)
+}
+
+/// `move_branch` for the holder of a turn, which the landing keeps.
+pub fn move_branch_in_turn(
+    repo: &Repository,
+    turn: Turn,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Landing> {
+    let flock = turn.flock;
     if Journal::exists(repo) {
         return Err(Error::Interrupted {
             detail: format!(

@@ -291,10 +291,8 @@ fn abandon(
         checkout::remove_temp(repo, &change.path);
     }
     let landed = current.is_some_and(|c| repo.graph_descendant_of(c, journal.new).unwrap_or(false));
-    if landed {
-        if let Some(d) = finish_bookkeeping(repo, journal, false).deferred {
-            outcome.warnings.push(d);
-        }
+    if landed && let Some(d) = finish_bookkeeping(repo, journal, false).deferred {
+        outcome.warnings.push(d);
     }
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);

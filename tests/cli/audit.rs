@@ -261,10 +261,12 @@ fn an_audit_append_that_loses_races_keeps_the_landing_and_the_record_arrives() {
     repo.assert_fsck();
 }
 
-/// Holds git-evolv's landing lock from another process, as a live landing does.
+/// Holds git-evolv's landing lock from another process, as a live landing
+/// does. The caller waits for the child it gets back.
+#[allow(clippy::zombie_processes)]
 fn hold_landing_lock(repo: &Path, seconds: u32) -> std::process::Child {
     let lock = repo.join(".git/evolv/landing.lock");
-    let child = Command::new("flock")
+    let mut child = Command::new("flock")
         .arg(&lock)
         .args(["sleep", &seconds.to_string()])
         .spawn()
@@ -281,10 +283,10 @@ fn hold_landing_lock(repo: &Path, seconds: u32) -> std::process::Child {
         if !free {
             return child;
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "flock never took the lock"
-        );
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.wait();
+            panic!("flock never took the lock");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }
