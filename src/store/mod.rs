@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod comments;
+pub mod pending;
 pub mod proposals;
 
 /// Where proposal commits live: `refs/evolv/proposals/<id>`.
