@@ -130,11 +130,24 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    let (status, timed_out) = match rx.recv_timeout(remaining) {
-        Ok(status) => (Some(status), false),
-        Err(_) => (None, true),
+    // With a live-output listener (the review page), wake every 50 ms to
+    // hand it the new lines; otherwise just wait.
+    let live = crate::live_output::active();
+    let mut follower = crate::live_output::Follower::new(command, &output);
+    let (status, timed_out) = loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let wait = if live {
+            remaining.min(Duration::from_millis(50))
+        } else {
+            remaining
+        };
+        match rx.recv_timeout(wait) {
+            Ok(status) => break (Some(status), false),
+            Err(_) if Instant::now() >= deadline => break (None, true),
+            Err(_) => follower.poll(),
+        }
     };
+    follower.finish();
     // Kill the whole group either way: after a timeout to stop the command,
     // after an exit to stop anything it left running in the worktree.
     kill_group(pgid);

@@ -150,47 +150,36 @@ pub async fn apply(
     };
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
-        let send = |v: serde_json::Value| {
+        let send = |tx: &mpsc::Sender<Result<Bytes, Infallible>>, v: serde_json::Value| {
             let _ = tx.blocking_send(ndjson(&v));
         };
-        let outcome = state.open().and_then(|repo| {
-            let ids = ids_to_apply(&repo, &id, b.stack)?;
-            send(serde_json::json!({"type": "start", "patch_ids": ids}));
-            let req = ApplyRequest {
-                batch: ids.len() > 1,
-                patch_ids: ids,
-                ..ApplyRequest::default()
-            };
-            let report = apply::apply(&repo, &req);
-            crate::ops::land::release_index(&repo);
-            report
+        let lines = tx.clone();
+        // Each line of validation output goes to the page as it is written.
+        let sink = move |command: &str, text: &str| {
+            send(
+                &lines,
+                serde_json::json!({"type": "line", "command": command, "text": text}),
+            );
+        };
+        let outcome = crate::live_output::with_sink(sink, || {
+            state.open().and_then(|repo| {
+                let ids = ids_to_apply(&repo, &id, b.stack)?;
+                send(&tx, serde_json::json!({"type": "start", "patch_ids": ids}));
+                let req = ApplyRequest {
+                    batch: ids.len() > 1,
+                    patch_ids: ids,
+                    ..ApplyRequest::default()
+                };
+                let report = apply::apply(&repo, &req);
+                crate::ops::land::release_index(&repo);
+                report
+            })
         });
-        match outcome {
-            Ok(report) => {
-                for r in &report.results {
-                    for v in &r.validation {
-                        for l in v.output_tail.lines() {
-                            send(
-                                serde_json::json!({"type": "line", "command": v.command, "text": l}),
-                            );
-                        }
-                    }
-                }
-                send(serde_json::json!({"type": "result", "report": report}));
-            }
-            Err(e) => {
-                if let Some(reports) = e.to_body().validation {
-                    for v in reports {
-                        for l in v.output_tail.lines() {
-                            send(
-                                serde_json::json!({"type": "line", "command": v.command, "text": l}),
-                            );
-                        }
-                    }
-                }
-                send(serde_json::json!({"type": "error", "error": e.to_body()}));
-            }
-        }
+        let last = match outcome {
+            Ok(report) => serde_json::json!({"type": "result", "report": report}),
+            Err(e) => serde_json::json!({"type": "error", "error": e.to_body()}),
+        };
+        send(&tx, last);
     });
     (
         StatusCode::OK,

@@ -663,3 +663,41 @@ fn a_port_in_use_is_a_clear_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("is in use"), "{}", run.stderr);
 }
+
+#[test]
+fn validation_output_reaches_the_page_while_the_command_still_runs() {
+    let (repo, id) = repo_with_proposal();
+    // The command prints, then waits until the test has seen that line:
+    // without streaming, the line would arrive only after the timeout.
+    let go = repo.home().join("go");
+    repo.git(&[
+        "config",
+        "evolv.validate",
+        &format!(
+            "echo first; while [ ! -e '{}' ]; do sleep 0.05; done; echo second",
+            go.display()
+        ),
+    ]);
+    let server = Server::start(&repo);
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let body = "{}";
+    write!(
+        s,
+        "POST /api/proposals/{id}/apply HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {}\r\nOrigin: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        server.cookie,
+        server.origin(),
+        body.len(),
+        port = server.port
+    )
+    .unwrap();
+    let first = read_events(&mut s, |t| t.contains("\"text\":\"first\""));
+    assert!(first.contains("\"text\":\"first\""), "{first}");
+    assert!(!first.contains("\"type\":\"result\""), "{first}");
+    std::fs::write(&go, "").unwrap();
+    let rest = read_events(&mut s, |t| {
+        t.contains("\"type\":\"result\"") || t.contains("\"type\":\"error\"")
+    });
+    assert!(rest.contains("\"text\":\"second\""), "{rest}");
+    assert!(rest.contains("\"type\":\"result\""), "{rest}");
+    assert!(repo.read("backend/user.go").contains("fetchUserData"));
+}
