@@ -39,7 +39,7 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
     let mut dropped = Vec::new();
     for id in ids {
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            audit::append(repo, &AuditRecord::new("drop", id, true))?;
+            audit::log(repo, &AuditRecord::new("drop", id, true))?;
             dropped.push(id.clone());
         }
     }
