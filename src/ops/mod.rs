@@ -3,10 +3,12 @@
 //! rule or default lives anywhere else.
 
 pub mod apply;
+pub mod cat;
 pub mod check;
 pub mod demo;
 pub mod drop;
 pub mod edit;
+pub mod glob;
 pub mod hooks;
 pub mod inspect;
 pub mod journal;
@@ -18,4 +20,5 @@ pub mod propose;
 pub mod recover;
 pub mod review;
 pub mod rollback;
+pub mod stack;
 pub mod stage;
