@@ -18,7 +18,7 @@ use super::api::{blocking, error_response};
 use crate::error::Error;
 use crate::ops::apply::{self, ApplyRequest};
 use crate::ops::review::{self, CommentRequest};
-use crate::ops::{drop as drop_op, inspect, rollback as rollback_op};
+use crate::ops::{drop as drop_op, rollback as rollback_op};
 use crate::store::comments::Locator;
 
 /// `POST /api/proposals/{id}/comments` body.
@@ -99,37 +99,6 @@ pub async fn rollback(
     .await
 }
 
-/// `POST /api/proposals/{id}/apply` body.
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct ApplyBody {
-    /// Apply the proposals this one is stacked on too, as one batch.
-    #[serde(default)]
-    stack: bool,
-}
-
-/// The proposals to apply: this one, or its stack from the bottom up,
-/// leaving out those already applied.
-fn ids_to_apply(repo: &git2::Repository, id: &str, stack: bool) -> crate::Result<Vec<String>> {
-    if !stack {
-        return Ok(vec![id.to_string()]);
-    }
-    let list = inspect::list(repo)?.proposals;
-    let mut chain = vec![id.to_string()];
-    let mut at = list.iter().find(|p| p.patch_id == id);
-    while let Some(p) = at {
-        let Some(below) = list.iter().find(|q| q.commit == p.base) else {
-            break;
-        };
-        if chain.contains(&below.patch_id) || below.status == inspect::ProposalStatus::Applied {
-            break;
-        }
-        chain.insert(0, below.patch_id.clone());
-        at = Some(below);
-    }
-    Ok(chain)
-}
-
 fn ndjson(value: &serde_json::Value) -> Result<Bytes, Infallible> {
     let mut line = value.to_string();
     line.push('\n');
@@ -144,10 +113,9 @@ pub async fn apply(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let b: ApplyBody = match parse(&body) {
-        Ok(b) => b,
-        Err(r) => return *r,
-    };
+    if let Err(r) = parse::<NoOptions>(&body) {
+        return *r;
+    }
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
         let send = |tx: &mpsc::Sender<Result<Bytes, Infallible>>, v: serde_json::Value| {
@@ -163,11 +131,11 @@ pub async fn apply(
         };
         let outcome = crate::live_output::with_sink(sink, || {
             state.open().and_then(|repo| {
-                let ids = ids_to_apply(&repo, &id, b.stack)?;
-                send(&tx, serde_json::json!({"type": "start", "patch_ids": ids}));
+                // A stacked proposal brings the pending ones below it
+                // (ops::apply decides, as for the CLI).
+                send(&tx, serde_json::json!({"type": "start", "patch_ids": [id]}));
                 let req = ApplyRequest {
-                    batch: ids.len() > 1,
-                    patch_ids: ids,
+                    patch_ids: vec![id],
                     ..ApplyRequest::default()
                 };
                 let report = apply::apply(&repo, &req);

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use super::view::{self, FileView, Hunk};
 use crate::error::{Error, Result};
-use crate::ops::inspect::{self, ProposalSummary, ShowOutcome};
+use crate::ops::inspect::{self, ShowOutcome};
 use crate::store::proposals;
 
 /// The HTTP status of an error: the caller's mistake, a missing proposal,
@@ -58,42 +58,20 @@ where
     }
 }
 
-/// A proposal in the list, with the proposal it is stacked on.
-#[derive(Debug, Serialize)]
-pub struct ListEntry {
-    #[serde(flatten)]
-    pub proposal: ProposalSummary,
-    /// The proposal whose commit this one is based on.
-    pub onto: Option<String>,
-}
-
-/// `GET /api/proposals`.
+/// `GET /api/proposals`: `list`'s outcome and where HEAD is.
 #[derive(Debug, Serialize)]
 pub struct ListView {
-    pub proposals: Vec<ListEntry>,
+    #[serde(flatten)]
+    pub list: inspect::ListOutcome,
     pub branch: Option<String>,
     pub head: Option<String>,
-}
-
-/// A proposal stacked on another is based on that one's commit.
-fn stacked(list: Vec<ProposalSummary>) -> Vec<ListEntry> {
-    let by_commit: std::collections::HashMap<String, String> = list
-        .iter()
-        .map(|p| (p.commit.clone(), p.patch_id.clone()))
-        .collect();
-    list.into_iter()
-        .map(|p| ListEntry {
-            onto: by_commit.get(&p.base).cloned(),
-            proposal: p,
-        })
-        .collect()
 }
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Response {
     blocking(state, |repo| {
         let head = crate::git::head(repo).ok();
         Ok(ListView {
-            proposals: stacked(inspect::list(repo)?.proposals),
+            list: inspect::list(repo)?,
             branch: head.as_ref().map(|h| h.display_name().to_string()),
             head: head.map(|h| h.commit.to_string()),
         })
@@ -101,7 +79,8 @@ pub async fn list(State(state): State<Arc<AppState>>) -> Response {
     .await
 }
 
-/// `GET /api/proposals/{id}`: `show`'s outcome, the file list, the stack.
+/// `GET /api/proposals/{id}`: `show`'s outcome (stack and comments
+/// included) and the file list.
 #[derive(Debug, Serialize)]
 pub struct ProposalView {
     #[serde(flatten)]
@@ -111,39 +90,17 @@ pub struct ProposalView {
     /// warnings, validator results) is shown.
     pub metadata: serde_json::Value,
     pub files: Vec<FileView>,
-    /// From the bottom of the stack up to this proposal (just itself
-    /// when it is not stacked).
-    pub stack: Vec<String>,
-    /// Proposals stacked directly on this one.
-    pub above: Vec<String>,
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     blocking(state, move |repo| {
         let show = inspect::show(repo, &id)?;
         let p = proposals::load(repo, &id)?;
-        let entries = stacked(inspect::list(repo)?.proposals);
-        let mut stack = vec![id.clone()];
-        let mut at = entries.iter().find(|e| e.proposal.patch_id == id);
-        while let Some(below) = at.and_then(|e| e.onto.clone()) {
-            if stack.contains(&below) {
-                break;
-            }
-            stack.insert(0, below.clone());
-            at = entries.iter().find(|e| e.proposal.patch_id == below);
-        }
-        let above = entries
-            .iter()
-            .filter(|e| e.onto.as_deref() == Some(&id))
-            .map(|e| e.proposal.patch_id.clone())
-            .collect();
         Ok(ProposalView {
             operation: p.meta.operation.clone(),
             metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
             files: view::files(repo, &p)?,
             show,
-            stack,
-            above,
         })
     })
     .await

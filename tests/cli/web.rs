@@ -701,3 +701,51 @@ fn validation_output_reaches_the_page_while_the_command_still_runs() {
     assert!(rest.contains("\"type\":\"result\""), "{rest}");
     assert!(repo.read("backend/user.go").contains("fetchUserData"));
 }
+
+#[test]
+fn a_stack_is_shown_as_such_and_applied_as_one_batch() {
+    let (repo, below) = repo_with_proposal();
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--onto",
+        &below,
+        "--file",
+        "backend/auth.go",
+        "--old",
+        "func auth()",
+        "--new",
+        "func authenticate()",
+    ]);
+    let top = run.ok().json()["patch_id"].as_str().unwrap().to_string();
+    let server = Server::start(&repo);
+    let list = server.get("/api/proposals").json();
+    let entry = |id: &str| {
+        list["proposals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["patch_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(entry(&top)["onto"], below.as_str());
+    assert_eq!(entry(&below)["onto"], Value::Null);
+    let view = server.get(&format!("/api/proposals/{top}")).json();
+    assert_eq!(view["stack"], serde_json::json!([below, top]));
+    let under = server.get(&format!("/api/proposals/{below}")).json();
+    assert_eq!(under["stacked_above"], serde_json::json!([top]));
+
+    let before = repo.head();
+    let r = server.post(&format!("/api/proposals/{top}/apply"), "{}");
+    let last: Value = serde_json::from_str(r.body.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "result", "{}", r.body);
+    assert_eq!(last["report"]["batch"], true);
+    assert_eq!(repo.rev("HEAD~2").unwrap(), before);
+    let auth = repo.read("backend/auth.go");
+    assert!(
+        auth.contains("authenticate(") && auth.contains("fetchUserData"),
+        "{auth}"
+    );
+    assert_eq!(repo.status(), "");
+}

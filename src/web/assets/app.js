@@ -229,15 +229,16 @@ function fillHead(data) {
       data.stack.length > 1 ? h("span", {}, "stack: ", ...data.stack.flatMap((s, i) => [
         i ? " → " : "", s === data.patch_id ? h("strong", { class: "id", text: s })
           : h("a", { href: `/p/${s}`, "data-nav": true, class: "id", text: s })])) : null,
-      data.above.length ? h("span", { class: "muted" }, "stacked on it: ",
-        ...data.above.map((s) => h("a", { href: `/p/${s}`, "data-nav": true, class: "id", text: s }))) : null));
+      data.stacked_above.length ? h("span", { class: "muted" }, "stacked on it: ",
+        ...data.stacked_above.map((s) => h("a", { href: `/p/${s}`, "data-nav": true, class: "id", text: s }))) : null));
   const actions = document.getElementById("proposal-actions");
   const applied = data.status === "applied";
   fill(actions,
+    // Applying a stacked proposal lands the pending ones below it too
+    // (the library decides, as for the CLI): the button says so.
     h("button", { type: "button", id: "apply", class: "primary", disabled: applied || data.dropped,
-      onclick: () => confirmApply(data, false) }, "Apply"),
-    data.stack.length > 1 ? h("button", { type: "button", id: "apply-stack", disabled: applied || data.dropped,
-      onclick: () => confirmApply(data, true) }, `Apply stack (${data.stack.length})`) : null,
+      dataset: { stack: String(data.stack.length) },
+      onclick: () => confirmApply(data) }, data.stack.length > 1 ? `Apply stack (${data.stack.length})` : "Apply"),
     h("button", { type: "button", id: "drop", class: "danger", disabled: data.dropped,
       onclick: () => confirmSimple(data, "drop") }, "Drop"),
     h("button", { type: "button", id: "rollback", disabled: !applied,
@@ -647,8 +648,9 @@ async function confirmSimple(data, action) {
   }
 }
 
-async function confirmApply(data, stack) {
-  const ids = stack ? data.stack : [data.patch_id];
+async function confirmApply(data) {
+  const ids = data.stack;
+  const stack = ids.length > 1;
   const ok = await ask(stack ? "Apply stack" : "Apply proposal",
     `Apply ${ids.join(", ")} to the current branch? The repository's configured validation runs first; nothing lands if it fails.`);
   if (!ok) return;
@@ -662,7 +664,7 @@ async function confirmApply(data, stack) {
   try {
     const res = await fetch(`/api/proposals/${encodeURIComponent(data.patch_id)}/apply`, {
       method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ stack }) });
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({}) });
     if (!res.ok) {
       let body = null;
       try { body = await res.json(); } catch (_) { body = null; }
@@ -826,7 +828,7 @@ async function refresh(reset, ids, head, batch) {
   if (state.view !== v) return;
   const kinds = new Set(batch.filter((e) => e.data.patch_id === v.id).map((e) => e.data.kind));
   Object.assign(v.data, { status: data.status, applied_commit: data.applied_commit, stack: data.stack,
-    above: data.above, dropped: false });
+    stacked_above: data.stacked_above, dropped: false });
   fillHead(v.data);
   if (reset || kinds.has("comments")) fillComments(data.comments);
   const hd = document.getElementById("proposal-head");
