@@ -72,7 +72,9 @@ test("a CLI proposal appears live, is commented on, applied, and git agrees", as
   const before = repo.git("rev-parse", "HEAD");
   await page.click("#apply");
   await page.click("#confirm-ok");
-  await page.waitForSelector("#apply-output[data-state='done']");
+  await page.waitForSelector("#apply-output:is([data-state='done'], [data-state='failed'])");
+  assert.equal(await page.getAttribute("#apply-output", "data-state"), "done",
+    await page.textContent("#apply-output"));
   const lines = await page.$$eval("#apply-output .line", (els) => els.map((e) => e.textContent));
   assert.deepEqual(lines, ["validating one", "validating two"]);
   assert.equal(repo.git("rev-parse", "HEAD~1"), before);
