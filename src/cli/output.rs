@@ -75,6 +75,12 @@ impl Output {
             return;
         }
         let mut text = format!("error: {e}\n");
+        // Each cause once, on its own line (jj's `Caused by:`).
+        let mut source = std::error::Error::source(e);
+        while let Some(cause) = source {
+            text.push_str(&format!("caused by: {cause}\n"));
+            source = cause.source();
+        }
         if let Some(reports) = e.to_body().validation {
             for r in reports {
                 let tail = r.output_tail.trim_end();

@@ -2,7 +2,7 @@
 
 use git2::{ErrorCode, Oid, Repository};
 
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 
 /// Moves `name` from `expected` to `new`, failing with `ConcurrentUpdate`
 /// when someone else moved it first. `expected = None` means the ref must
@@ -31,7 +31,10 @@ pub fn compare_and_swap(
                 expected: expected.map_or_else(|| "nothing".into(), |o| o.to_string()),
             })
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(Error::GitLibrary {
+            doing: format!("update ref {name} to {new}"),
+            source: e,
+        }),
     }
 }
 
@@ -48,7 +51,8 @@ pub fn compare_and_swap_force(
     new: Oid,
     message: &str,
 ) -> Result<()> {
-    repo.reference(name, new, true, message)?;
+    repo.reference(name, new, true, message)
+        .context(|| format!("set ref {name} to {new}"))?;
     Ok(())
 }
 
@@ -56,10 +60,13 @@ pub fn compare_and_swap_force(
 pub fn delete_ref(repo: &Repository, name: &str) -> Result<bool> {
     match repo.find_reference(name) {
         Ok(mut r) => {
-            r.delete()?;
+            r.delete().context(|| format!("delete ref {name}"))?;
             Ok(true)
         }
         Err(e) if e.code() == ErrorCode::NotFound => Ok(false),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(Error::GitLibrary {
+            doing: format!("read ref {name}"),
+            source: e,
+        }),
     }
 }

@@ -4,7 +4,7 @@ use git2::{Commit, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::{APPLIED_PREFIX, BACKUP_PREFIX, PROPOSALS_PREFIX};
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 
 /// Marks the metadata line in a proposal commit's message.
 const META_TRAILER: &str = "Evolv-Metadata: ";
@@ -110,19 +110,28 @@ pub fn load(repo: &Repository, id: &str) -> Result<Proposal> {
     let oid = repo
         .refname_to_id(&proposal_ref(id))
         .map_err(|_| Error::PatchNotFound(id.to_string()))?;
-    parse(id, &repo.find_commit(oid)?)
+    let commit = repo
+        .find_commit(oid)
+        .context(|| format!("read proposal commit {oid} of {PROPOSALS_PREFIX}{id}"))?;
+    parse(id, &commit)
 }
 
 /// Every stored proposal, oldest first.
 pub fn list(repo: &Repository) -> Result<Vec<Proposal>> {
     let mut out = Vec::new();
-    for reference in repo.references_glob(&format!("{PROPOSALS_PREFIX}*"))? {
-        let reference = reference?;
+    let listing = || format!("list the refs under {PROPOSALS_PREFIX}");
+    for reference in repo
+        .references_glob(&format!("{PROPOSALS_PREFIX}*"))
+        .context(listing)?
+    {
+        let reference = reference.context(listing)?;
         let Some(name) = reference.name() else {
             continue;
         };
         let id = name.trim_start_matches(PROPOSALS_PREFIX).to_string();
-        let commit = reference.peel_to_commit()?;
+        let commit = reference
+            .peel_to_commit()
+            .context(|| format!("read the commit of {PROPOSALS_PREFIX}{id}"))?;
         out.push(parse(&id, &commit)?);
     }
     out.sort_by(|a, b| (a.meta.created_at, &a.id).cmp(&(b.meta.created_at, &b.id)));
