@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::proposals;
 use crate::worktree;
 
@@ -32,7 +32,7 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
     let mut dropped = Vec::new();
     for id in ids {
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            audit::append(repo, &AuditRecord::new("drop", id, true))?;
+            audit::append(repo, &AuditRecord::new(AuditAction::Drop, id, true))?;
             dropped.push(id.clone());
         }
     }
@@ -44,7 +44,10 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
 
 /// Every proposal id, for `drop --all`.
 pub fn all_ids(repo: &Repository) -> Result<Vec<String>> {
-    Ok(proposals::list(repo)?.into_iter().map(|p| p.id).collect())
+    Ok(proposals::list(repo)?
+        .into_iter()
+        .map(|p| p.id.into())
+        .collect())
 }
 
 /// What `gc` removed.
@@ -64,7 +67,7 @@ pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> R
         let old: Vec<String> = proposals::list(repo)?
             .into_iter()
             .filter(|p| p.meta.created_at < cutoff)
-            .map(|p| p.id)
+            .map(|p| p.id.into())
             .collect();
         if !old.is_empty() {
             dropped = drop(repo, &old)?.dropped;

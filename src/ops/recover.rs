@@ -26,13 +26,25 @@ use crate::git::index_write::{self, IndexLock};
 use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
 
+/// What a recovery did with an interrupted landing.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryAction {
+    /// No landing was pending.
+    Nothing,
+    /// The branch had not moved: the old content was put back.
+    RolledBack,
+    /// The branch had moved: the landing was finished.
+    RolledForward,
+    /// The branch moved elsewhere since: no file touched, bookkeeping only.
+    Abandoned,
+}
+
 /// What recovery did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecoverOutcome {
     pub success: bool,
-    /// `nothing`, `rolled_back`, `rolled_forward` or `abandoned` (the
-    /// branch had moved elsewhere).
-    pub action: &'static str,
+    pub action: RecoveryAction,
     pub branch: Option<String>,
     /// H and N of the interrupted landing.
     pub from: Option<String>,
@@ -51,7 +63,7 @@ impl RecoverOutcome {
     fn nothing() -> Self {
         RecoverOutcome {
             success: true,
-            action: "nothing",
+            action: RecoveryAction::Nothing,
             branch: None,
             from: None,
             to: None,
@@ -86,7 +98,7 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
     let current = repo.refname_to_id(&journal.branch).ok();
     let mut outcome = RecoverOutcome {
         success: true,
-        action: "nothing",
+        action: RecoveryAction::Nothing,
         branch: Some(journal.branch.clone()),
         from: Some(journal.old.to_string()),
         to: Some(journal.new.to_string()),
@@ -126,7 +138,7 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         }
         Journal::delete(repo)?;
         index_write::clean_leftovers(repo);
-        outcome.action = "rolled_back";
+        outcome.action = RecoveryAction::RolledBack;
         outcome.message = format!(
             "the landing of {} was interrupted before {} moved; {}",
             short(new),
@@ -154,7 +166,7 @@ fn forward(
     lock: IndexLock,
 ) -> Result<RecoverOutcome> {
     let done = roll_forward(repo, journal, lock, None)?;
-    outcome.action = "rolled_forward";
+    outcome.action = RecoveryAction::RolledForward;
     outcome.restored = done.written;
     outcome.skipped = done.skipped;
     outcome.message = format!(
@@ -237,7 +249,7 @@ fn abandon(
     }
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);
-    outcome.action = "abandoned";
+    outcome.action = RecoveryAction::Abandoned;
     outcome.skipped = journal.changes.iter().map(|c| c.path.clone()).collect();
     outcome.message = format!(
         "{} is at {} (not the old head, or no longer checked out) since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",

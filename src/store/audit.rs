@@ -11,11 +11,38 @@ use crate::git;
 /// How many times an append retries when another process appended first.
 const APPEND_ATTEMPTS: usize = 50;
 
+/// What an audit record is about.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditAction {
+    Propose,
+    Apply,
+    Rollback,
+    Drop,
+}
+
+impl AuditAction {
+    /// The stored name (`propose`, `apply`, `rollback`, `drop`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditAction::Propose => "propose",
+            AuditAction::Apply => "apply",
+            AuditAction::Rollback => "rollback",
+            AuditAction::Drop => "drop",
+        }
+    }
+}
+
+impl std::fmt::Display for AuditAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One audited event.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct AuditRecord {
-    /// propose, apply, rollback or drop.
-    pub action: String,
+    pub action: AuditAction,
     pub patch_id: String,
     pub success: bool,
     pub timestamp: i64,
@@ -46,9 +73,9 @@ pub struct AuditRecord {
 
 impl AuditRecord {
     /// A record for `action` on `patch_id`, stamped now.
-    pub fn new(action: &str, patch_id: &str, success: bool) -> Self {
+    pub fn new(action: AuditAction, patch_id: &str, success: bool) -> Self {
         AuditRecord {
-            action: action.to_string(),
+            action,
             patch_id: patch_id.to_string(),
             success,
             timestamp: super::proposals::now_secs(),
@@ -65,10 +92,10 @@ impl AuditRecord {
     }
 
     /// A failure record carrying the error's code and message.
-    pub fn failure(action: &str, patch_id: &str, error: &Error) -> Self {
+    pub fn failure(action: AuditAction, patch_id: &str, error: &Error) -> Self {
         let mut r = AuditRecord::new(action, patch_id, false);
         r.error_code = Some(error.code().to_string());
-        r.error_message = Some(error.to_string());
+        r.error_message = Some(error.full_message());
         r
     }
 }

@@ -15,4 +15,5 @@ mod plan;
 mod propose;
 mod rollback;
 mod snapshots;
+mod typing;
 mod validation;
