@@ -40,9 +40,11 @@ fn index(e: &Error) -> usize {
         Error::Git { .. } => 27,
         Error::GitLibrary { .. } => 28,
         Error::Io { .. } => 29,
+        Error::RefLocked { .. } => 30,
+        Error::EditsFailed { .. } => 31,
     }
 }
-const VARIANTS: usize = 30;
+const VARIANTS: usize = 32;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -149,6 +151,18 @@ fn samples() -> Vec<Error> {
             "src/a.rs",
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
         ),
+        Error::RefLocked {
+            path: PathBuf::from(".git/refs/heads/main.lock"),
+        },
+        Error::EditsFailed {
+            failures: vec![crate::edit::failure::EditFailure::new(
+                Some(0),
+                "a.rs",
+                crate::edit::failure::EditCode::NoMatch,
+                "edit 0: no match in a.rs",
+                "check the text",
+            )],
+        },
     ]
 }
 

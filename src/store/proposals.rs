@@ -21,6 +21,9 @@ pub enum EditMeta {
         replacement: String,
         literal: bool,
     },
+    /// An edit list (`propose --edits`, #13). New fields go here with
+    /// `#[serde(default)]`, so lists stored before them keep reading.
+    Edits {},
 }
 
 impl EditMeta {
@@ -28,6 +31,7 @@ impl EditMeta {
     pub fn operation(&self) -> &'static str {
         match self {
             EditMeta::Replace { .. } => "replace",
+            EditMeta::Edits { .. } => "edits",
         }
     }
 
@@ -35,6 +39,7 @@ impl EditMeta {
     pub fn pattern(&self) -> Option<&str> {
         match self {
             EditMeta::Replace { pattern, .. } => Some(pattern),
+            EditMeta::Edits { .. } => None,
         }
     }
 
@@ -42,6 +47,7 @@ impl EditMeta {
     pub fn replacement(&self) -> Option<&str> {
         match self {
             EditMeta::Replace { replacement, .. } => Some(replacement),
+            EditMeta::Edits { .. } => None,
         }
     }
 }
@@ -60,6 +66,9 @@ pub struct ProposalMeta {
     pub lines_added: usize,
     pub lines_removed: usize,
     pub affected_files: Vec<String>,
+    /// The proposal this one is stacked on (#13 `onto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onto: Option<String>,
 }
 
 /// A proposal's id, `patch_<unix-seconds>_<hex>`: checked once (see
