@@ -24,6 +24,11 @@ pub enum EditMeta {
     /// An edit list (`propose --edits`, #13). New fields go here with
     /// `#[serde(default)]`, so lists stored before them keep reading.
     Edits {},
+    /// An operation this version does not know (written by a newer
+    /// git-evolv, or by hand): the proposal still lists, shows and
+    /// applies, since its commit is the patch.
+    #[serde(other)]
+    Other,
 }
 
 impl EditMeta {
@@ -32,6 +37,7 @@ impl EditMeta {
         match self {
             EditMeta::Replace { .. } => "replace",
             EditMeta::Edits { .. } => "edits",
+            EditMeta::Other => "other",
         }
     }
 
@@ -39,7 +45,7 @@ impl EditMeta {
     pub fn pattern(&self) -> Option<&str> {
         match self {
             EditMeta::Replace { pattern, .. } => Some(pattern),
-            EditMeta::Edits { .. } => None,
+            EditMeta::Edits { .. } | EditMeta::Other => None,
         }
     }
 
@@ -47,7 +53,7 @@ impl EditMeta {
     pub fn replacement(&self) -> Option<&str> {
         match self {
             EditMeta::Replace { replacement, .. } => Some(replacement),
-            EditMeta::Edits { .. } => None,
+            EditMeta::Edits { .. } | EditMeta::Other => None,
         }
     }
 }
@@ -125,7 +131,7 @@ impl std::borrow::Borrow<str> for PatchId {
 
 impl std::fmt::Display for PatchId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.pad(&self.0)
     }
 }
 
@@ -309,9 +315,11 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_operation_is_an_error_not_a_wrong_edit() {
-        let future = r#"{"operation":"teleport","scope":[],"created_at":1,"files_scanned":0,"files_matched":0,"total_changes":0,"lines_added":0,"lines_removed":0,"affected_files":[]}"#;
-        assert!(serde_json::from_str::<ProposalMeta>(future).is_err());
+    fn an_unknown_operation_still_reads_as_other() {
+        let future = r#"{"operation":"teleport","pattern":"x","scope":[],"created_at":1,"files_scanned":0,"files_matched":0,"total_changes":0,"lines_added":0,"lines_removed":0,"affected_files":["a"]}"#;
+        let meta: ProposalMeta = serde_json::from_str(future).unwrap();
+        assert_eq!(meta.edit, EditMeta::Other);
+        assert_eq!(meta.affected_files, ["a"]);
     }
 
     #[test]
