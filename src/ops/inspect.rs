@@ -142,9 +142,9 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
     )?;
     let mut stack: Vec<String> = super::stack::below(repo, &p)?
         .into_iter()
-        .map(|q| q.id)
+        .map(|q| q.id.into())
         .collect();
-    stack.push(p.id.clone());
+    stack.push(p.id.to_string());
     let stacked_above = super::stack::above(&proposals::list(repo)?, repo, &p.id);
     Ok(ShowOutcome {
         stack,
