@@ -17,5 +17,6 @@ mod plan;
 mod propose;
 mod rollback;
 mod snapshots;
+mod typing;
 mod validation;
 mod web;
