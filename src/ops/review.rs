@@ -82,7 +82,7 @@ pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
         repo,
         Comment {
             id: String::new(),
-            patch_id: proposal.id,
+            patch_id: proposal.id.to_string(),
             author: String::new(),
             created_at: proposals::now_secs(),
             body: body.to_string(),

@@ -97,7 +97,7 @@ pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
         let show = inspect::show(repo, &id)?;
         let p = proposals::load(repo, &id)?;
         Ok(ProposalView {
-            operation: p.meta.operation.clone(),
+            operation: p.meta.edit.operation().to_string(),
             metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
             files: view::files(repo, &p)?,
             show,
