@@ -124,6 +124,14 @@ pub enum Error {
     #[error("an earlier landing was interrupted: {detail}")]
     Interrupted { detail: String },
 
+    #[error("{what}; nothing was changed")]
+    Cancelled { what: String },
+
+    #[error(
+        "{what} needs the user's confirmation (git config evolv.mcp.confirm is `always`), and this client cannot ask"
+    )]
+    ConfirmationRequired { what: String },
+
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
 
@@ -172,6 +180,8 @@ impl Error {
             Error::IndexLocked { .. } => "index_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
+            Error::Cancelled { .. } => "cancelled",
+            Error::ConfirmationRequired { .. } => "confirmation_required",
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -240,6 +250,12 @@ If it still fails, a git process may have crashed in this repository earlier: re
 manually to continue (then run `git evolv recover` if a landing was interrupted)."
                 .into(),
             Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
+            Error::Cancelled { .. } => {
+                "the branch, the index and the working tree are as they were; run it again to retry".into()
+            }
+            Error::ConfirmationRequired { .. } => {
+                "use a client that supports elicitation, run `git evolv apply` yourself, or set `git config evolv.mcp.confirm auto`".into()
+            }
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
@@ -262,6 +278,8 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             | Error::NotApplied { .. }
             | Error::NothingToApply { .. }
             | Error::ConcurrentUpdate { .. }
+            | Error::Cancelled { .. }
+            | Error::ConfirmationRequired { .. }
             | Error::IndexLocked { .. } => 1,
             _ => 2,
         }
@@ -317,7 +335,7 @@ impl From<git2::Error> for Error {
 }
 
 /// `{"code", "message", "hint", ...}` as printed under `"error"`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     pub code: &'static str,
     pub message: String,

@@ -12,6 +12,7 @@ pub mod error;
 pub mod git;
 pub mod hooks;
 pub mod lint;
+pub mod mcp;
 pub mod ops;
 pub mod plan;
 pub mod policy;

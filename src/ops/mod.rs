@@ -17,3 +17,4 @@ pub mod propose;
 pub mod recover;
 pub mod rollback;
 pub mod stage;
+pub mod task;

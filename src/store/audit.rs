@@ -12,7 +12,7 @@ use crate::git;
 const APPEND_ATTEMPTS: usize = 50;
 
 /// One audited event.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct AuditRecord {
     /// propose, apply, rollback or drop.
     pub action: String,
@@ -74,7 +74,7 @@ impl AuditRecord {
 }
 
 /// An audit record with its id.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AuditEntry {
     pub id: String,
     #[serde(flatten)]
