@@ -17,4 +17,5 @@ mod mcp_tasks;
 mod plan;
 mod propose;
 mod rollback;
+mod snapshots;
 mod validation;
