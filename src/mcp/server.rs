@@ -157,7 +157,7 @@ impl Call<'_> {
             "apply_edit" => return self.apply_edit().await,
             "list_proposals" => {
                 let _: NoArgs = self.args()?;
-                self.blocking(false, |repo| ops::inspect::list(repo))
+                self.blocking(false, ops::inspect::list)
                     .await
                     .map(success)?
             }
