@@ -118,6 +118,12 @@ pub enum Error {
         value: String,
         expected: String,
     },
+    #[error("bad config line {line} in file {}: {cause}", path.display())]
+    ConfigSyntax {
+        path: PathBuf,
+        line: usize,
+        cause: &'static str,
+    },
     #[error("Unable to create '{}': File exists.", path.display())]
     IndexLocked { path: PathBuf },
 
@@ -134,6 +140,12 @@ pub enum Error {
 
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
+
+    /// One or more edits of an edit list failed (#13); nothing was stored.
+    #[error("{}", edits_message(failures))]
+    EditsFailed {
+        failures: Vec<crate::edit::failure::EditFailure>,
+    },
 
     #[error("git: {message}")]
     Git { message: String },
@@ -177,11 +189,16 @@ impl Error {
             Error::HookConflict { .. } => "hook_conflict",
             Error::NoTerminal { .. } => "no_terminal",
             Error::InvalidConfig { .. } => "invalid_config",
+            Error::ConfigSyntax { .. } => "invalid_config",
             Error::IndexLocked { .. } => "index_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
             Error::Cancelled { .. } => "cancelled",
             Error::ConfirmationRequired { .. } => "confirmation_required",
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.code.as_str(),
+                _ => "edits_failed",
+            },
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -243,6 +260,11 @@ impl Error {
             Error::InvalidConfig { key, .. } => format!(
                 "fix it with `git config {key} <value>`, or remove it with `git config --unset {key}` (`git config --show-origin {key}` shows where it is set)"
             ),
+            Error::ConfigSyntax { path, .. } => format!(
+                "fix the line in {} (`git config --file {} --list` shows what git makes of it)",
+                path.display(),
+                path.display()
+            ),
             // git's own words (lockfile.c), so people recognise them.
             Error::IndexLocked { .. } => "Another git process seems to be running in this repository, e.g. \
 an editor opened by 'git commit'. Please make sure all processes are terminated then try again. \
@@ -259,6 +281,10 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.hint.clone(),
+                _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
+            },
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
@@ -281,6 +307,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             | Error::Cancelled { .. }
             | Error::ConfirmationRequired { .. }
             | Error::IndexLocked { .. } => 1,
+            // Content said no (1) unless an edit was malformed (2).
+            Error::EditsFailed { failures } => failures
+                .iter()
+                .map(|f| f.code.exit_code())
+                .max()
+                .unwrap_or(2),
             _ => 2,
         }
     }
@@ -300,7 +332,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             }
             _ => (None, None),
         };
+        let failures = match self {
+            Error::EditsFailed { failures } => Some(failures.clone()),
+            _ => None,
+        };
         ErrorBody {
+            failures,
             code: self.code(),
             message: self.to_string(),
             hint: self.hint(),
@@ -347,4 +384,21 @@ pub struct ErrorBody {
     /// Every problem of an invalid plan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub issues: Option<Vec<PlanIssue>>,
+    /// Every failed edit of an edit list: `{index, path, code, message, hint}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<Vec<crate::edit::failure::EditFailure>>,
+}
+
+fn edits_message(failures: &[crate::edit::failure::EditFailure]) -> String {
+    match failures {
+        [one] => one.message.clone(),
+        _ => {
+            let mut out = format!("{} edits failed:", failures.len());
+            for f in failures {
+                out.push_str("\n  - ");
+                out.push_str(&f.message);
+            }
+            out
+        }
+    }
 }

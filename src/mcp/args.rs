@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::edit::list::{CellMode, CellType, Edit, EditList};
 use crate::ops::apply::ApplyRequest;
 use crate::ops::plan::PlanSource;
 use crate::ops::propose::ProposeRequest;
@@ -193,4 +194,45 @@ pub struct TaskOutputArgs {
 
 fn yes() -> bool {
     true
+}
+
+/// `notebook_edit`: one cell of a Jupyter notebook, as an edit list of one.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotebookEditArgs {
+    /// Repository-relative path of the `.ipynb` file.
+    pub path: String,
+    /// replace, insert (after `cell`; -1 inserts at the top) or delete.
+    pub mode: CellMode,
+    /// The cell's 0-based index.
+    pub cell: Option<i64>,
+    /// The cell's `id` (nbformat 4.5 and newer), instead of `cell`.
+    pub cell_id: Option<String>,
+    /// code, markdown or raw (insert: default code; replace: unchanged).
+    pub cell_type: Option<CellType>,
+    /// The cell's new source (replace and insert).
+    pub source: Option<String>,
+    /// Keep a replaced code cell's outputs and execution count.
+    #[serde(default)]
+    pub keep_outputs: bool,
+    /// One-line summary stored with the proposal.
+    pub message: Option<String>,
+}
+
+impl NotebookEditArgs {
+    pub fn list(self) -> EditList {
+        EditList {
+            message: self.message,
+            edits: vec![Edit::Notebook {
+                path: self.path,
+                mode: self.mode,
+                cell: self.cell,
+                cell_id: self.cell_id,
+                cell_type: self.cell_type,
+                source: self.source,
+                keep_outputs: self.keep_outputs,
+            }],
+            ..EditList::default()
+        }
+    }
 }

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ops::apply::{ApplyOutcome, ApplyReport};
+use crate::ops::edit::EditOutcome;
 use crate::ops::inspect::ShowOutcome;
 use crate::ops::propose::ProposeOutcome;
 
@@ -27,7 +28,21 @@ pub struct ProposeEditOutput {
 pub struct ShowProposalOutput {
     #[serde(flatten)]
     pub outcome: ShowOutcome,
-    /// `unified_diff` was cut at `max_diff_bytes`.
+    /// `unified_diff` (and `word_diff`) was cut at `max_diff_bytes`.
+    pub diff_truncated: bool,
+    /// The size of the whole diff in bytes.
+    pub diff_total_bytes: usize,
+    /// The diff in git's `--word-diff` form (`[-old-]{+new+}`), when asked for.
+    pub word_diff: Option<String>,
+}
+
+/// `edit` and `notebook_edit`: the CLI's `propose --edits --json`, with the
+/// diff capped.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EditToolOutput {
+    #[serde(flatten)]
+    pub outcome: EditOutcome,
+    /// `unified_diff` was cut at `max_diff_bytes` (64 KiB).
     pub diff_truncated: bool,
     /// The size of the whole diff in bytes.
     pub diff_total_bytes: usize,

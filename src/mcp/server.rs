@@ -23,9 +23,10 @@ use serde::de::DeserializeOwned;
 
 use super::args::*;
 use super::confirm::{self, Gate, Pending};
-use super::outputs::{ApplyEditOutput, ProposeEditOutput, ShowProposalOutput, cap};
+use super::outputs::{ApplyEditOutput, EditToolOutput, ProposeEditOutput, ShowProposalOutput, cap};
 use super::schema::parse_args;
 use super::{safety, tools};
+use crate::edit::list::EditList;
 use crate::error::{Error, Result};
 use crate::ops;
 
@@ -155,6 +156,22 @@ impl Call<'_> {
         let result = match self.name.as_str() {
             "propose_edit" => self.propose_edit().await?,
             "apply_edit" => return self.apply_edit().await,
+            "edit" => {
+                let text =
+                    serde_json::Value::Object(self.request.arguments.clone().unwrap_or_default())
+                        .to_string();
+                let list = EditList::from_json(&text).map_err(|m| {
+                    Error::invalid(
+                        format!("edit: {m}"),
+                        "see the inputSchema of `edit` in tools/list",
+                    )
+                })?;
+                self.edit(list).await?
+            }
+            "notebook_edit" => {
+                let args: NotebookEditArgs = self.args()?;
+                self.edit(args.list()).await?
+            }
             "list_proposals" => {
                 let _: NoArgs = self.args()?;
                 self.blocking(false, ops::inspect::list)
@@ -294,26 +311,45 @@ impl Call<'_> {
         }))
     }
 
+    /// `edit` and `notebook_edit`: `ops::edit` with the diff capped.
+    async fn edit(&self, list: EditList) -> Result<CallToolResult> {
+        if let Some(onto) = &list.onto {
+            safety::check_id("onto", onto)?;
+        }
+        // Paths are checked by the edit engine over the base tree (no
+        // absolute path, no `..`, no `.git`, no symlinked parent).
+        let mut outcome = self
+            .blocking(true, move |repo| ops::edit::edit(repo, &list))
+            .await?;
+        let diff_total_bytes = outcome.diff_bytes.len();
+        let diff_truncated = cap(&mut outcome.unified_diff, DEFAULT_MAX_DIFF_BYTES);
+        Ok(success(EditToolOutput {
+            outcome,
+            diff_truncated,
+            diff_total_bytes,
+        }))
+    }
+
     async fn show_proposal(&self) -> Result<CallToolResult> {
         let args: ShowProposalArgs = self.args()?;
         safety::check_id("patch_id", &args.patch_id)?;
-        if args.word_diff {
-            return Err(Error::invalid(
-                "show_proposal: argument `word_diff` is not available in this build",
-                "call show_proposal without word_diff",
-            ));
-        }
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let id = args.patch_id.clone();
         let mut outcome = self
             .blocking(false, move |repo| ops::inspect::show(repo, &id))
             .await?;
         let diff_total_bytes = outcome.diff_bytes.len();
-        let diff_truncated = cap(&mut outcome.unified_diff, max);
+        let mut diff_truncated = cap(&mut outcome.unified_diff, max);
+        let word_diff = args.word_diff.then(|| {
+            let mut text = crate::diff::word::word_diff(&outcome.diff_bytes);
+            diff_truncated |= cap(&mut text, max);
+            text
+        });
         Ok(success(ShowProposalOutput {
             outcome,
             diff_truncated,
             diff_total_bytes,
+            word_diff,
         }))
     }
 

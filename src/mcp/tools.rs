@@ -9,6 +9,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use super::args::*;
 use super::outputs::*;
 use super::schema::{input, output};
+use crate::edit::list::EditList;
 use crate::ops::check::CheckOutcome;
 use crate::ops::drop::DropOutcome;
 use crate::ops::inspect::{ListOutcome, LogOutcome};
@@ -45,6 +46,22 @@ fn defs() -> Vec<Def> {
             effect: Effect::ReadOnly { idempotent: false },
             input: input::<ProposeEditArgs>,
             output: output::<ProposeEditOutput>,
+        },
+        Def {
+            name: "edit",
+            title: "Propose precise edits",
+            description: "Runs an edit list (exact replace, regex, line/column or offset ranges, write, delete, rename, notebook cells) against HEAD or a pending proposal (`onto`), checks the changed files with the validators, stores the result as one proposal commit under refs/evolv/proposals/<patch_id>, and returns its diff and a structured result per file (diff capped at 64 KiB). A failing edit is reported with its index, path, code and hint; with keep_going the others are still stored.",
+            effect: Effect::ReadOnly { idempotent: false },
+            input: input::<EditList>,
+            output: output::<EditToolOutput>,
+        },
+        Def {
+            name: "notebook_edit",
+            title: "Propose a notebook cell edit",
+            description: "Replaces, inserts or deletes one cell of a Jupyter notebook (by index or cell id) and stores the result as a proposal commit under refs/evolv/proposals/<patch_id>, exactly as `edit` with one notebook edit does.",
+            effect: Effect::ReadOnly { idempotent: false },
+            input: input::<NotebookEditArgs>,
+            output: output::<EditToolOutput>,
         },
         Def {
             name: "apply_edit",
@@ -170,7 +187,7 @@ fn build() -> Vec<Tool> {
         .into_iter()
         .map(|d| {
             let description = match d.effect {
-                Effect::ReadOnly { .. } if d.name.contains("propose") => {
+                Effect::ReadOnly { idempotent: false } => {
                     format!("{} {NAMESPACE_NOTE}", d.description)
                 }
                 _ => d.description.to_string(),

@@ -4,7 +4,9 @@
 mod apply;
 mod common;
 mod concurrency;
+mod config;
 mod crash;
+mod edits;
 mod filters;
 mod hooks;
 mod index_formats;

@@ -8,6 +8,8 @@ use super::mcp_client::{Mcp, assert_matches_output_schema};
 
 const TOOLS: &[&str] = &[
     "propose_edit",
+    "edit",
+    "notebook_edit",
     "apply_edit",
     "list_proposals",
     "show_proposal",
@@ -649,5 +651,88 @@ fn cancellation_kills_the_validation_cleans_the_worktree_and_keeps_the_branch() 
     assert_eq!(log["entries"][0]["error_code"], "cancelled", "{log}");
     let listed = mcp.call_ok("list_proposals", json!({}));
     assert_eq!(listed["proposals"][0]["status"], "pending");
+    repo.assert_fsck();
+}
+
+#[test]
+fn edit_lists_and_notebook_cells_are_proposed_with_structured_results() {
+    let notebook = r#"{"cells": [{"cell_type": "code", "execution_count": null, "id": "c1", "metadata": {}, "outputs": [], "source": ["print(1)"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+"#;
+    let repo = TestRepo::with_files(&[("src/a.py", "x = 1\ny = 2\n"), ("nb.ipynb", notebook)]);
+    let head = repo.head();
+    let mut mcp = Mcp::start(&repo);
+    let tools = mcp.tools();
+    let r = mcp.call_ok(
+        "edit",
+        json!({"message": "tweak", "edits": [
+            {"op": "replace", "path": "src/a.py", "old": "y = 2", "new": "y = 3"},
+            {"op": "write", "path": "src/new.py", "content": "z = 0\n"}
+        ]}),
+    );
+    assert_matches_output_schema(&tools, "edit", &r);
+    assert_eq!(r["statistics"]["edits_applied"], 2);
+    assert_eq!(r["files"].as_array().unwrap().len(), 2);
+    assert_eq!(r["diff_truncated"], false);
+    let id = r["patch_id"].as_str().unwrap().to_string();
+    assert_eq!(repo.head(), head, "edit touches no branch");
+    assert_eq!(repo.status(), "");
+    let shown = repo.git(&["show", &format!("refs/evolv/proposals/{id}:src/a.py")]);
+    assert_eq!(shown, "x = 1\ny = 3\n");
+
+    let e = mcp.call_err(
+        "edit",
+        json!({"edits": [{"op": "replace", "path": "src/a.py", "old": "nope", "new": "qqq"}]}),
+    );
+    assert_eq!(e["code"], "no_match", "{e}");
+    let e = mcp.call_err(
+        "edit",
+        json!({"edits": [{"op": "replace", "path": "src/a.py", "new": "x"}]}),
+    );
+    assert_eq!(e["code"], "invalid_input");
+    assert!(
+        e["message"].as_str().unwrap().contains("edits[0]")
+            && e["message"].as_str().unwrap().contains("`old`"),
+        "{e}"
+    );
+    let e = mcp.call_err(
+        "edit",
+        json!({"edits": [{"op": "write", "path": "../outside", "content": "x"}]}),
+    );
+    assert_eq!(e["code"], "invalid_input", "{e}");
+    let e = mcp.call_err(
+        "edit",
+        json!({"edits": [{"op": "write", "path": "/etc/passwd", "content": "x"}]}),
+    );
+    assert_eq!(e["code"], "invalid_input", "{e}");
+
+    let nb = mcp.call_ok(
+        "notebook_edit",
+        json!({"path": "nb.ipynb", "mode": "replace", "cell_id": "c1", "source": "print(2)"}),
+    );
+    assert_matches_output_schema(&tools, "notebook_edit", &nb);
+    let nb_id = nb["patch_id"].as_str().unwrap();
+    let stored = repo.git(&["show", &format!("refs/evolv/proposals/{nb_id}:nb.ipynb")]);
+    assert!(stored.contains("print(2)"), "{stored}");
+    let e = mcp.call_err(
+        "notebook_edit",
+        json!({"path": "nb.ipynb", "mode": "sideways"}),
+    );
+    assert!(e["message"].as_str().unwrap().contains("`mode`"), "{e}");
+
+    let applied = mcp.call_ok("apply_edit", json!({"patch_ids": [id]}));
+    assert_eq!(
+        repo.head(),
+        applied["results"][0]["commit"].as_str().unwrap()
+    );
+    assert_eq!(repo.read("src/new.py"), "z = 0\n");
+    let words = mcp.call_ok(
+        "show_proposal",
+        json!({"patch_id": nb_id, "word_diff": true}),
+    );
+    assert_matches_output_schema(&tools, "show_proposal", &words);
+    assert!(
+        words["word_diff"].as_str().unwrap().contains("{+"),
+        "{words}"
+    );
     repo.assert_fsck();
 }
