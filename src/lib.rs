@@ -14,6 +14,7 @@ pub mod git;
 pub mod hooks;
 pub mod lint;
 pub mod live_output;
+pub mod mcp;
 pub mod ops;
 pub mod plan;
 pub mod policy;

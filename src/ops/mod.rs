@@ -22,3 +22,4 @@ pub mod review;
 pub mod rollback;
 pub mod stack;
 pub mod stage;
+pub mod task;
