@@ -553,6 +553,11 @@ fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
     assert_eq!(comments[0]["locator"], body["locator"]);
     assert_eq!(comments[0]["quote"], "fetchUserData");
     assert_eq!(comments[0]["body"], "Call it <b>fetchUser</b> instead");
+    // The MCP server's show_proposal returns the same comments.
+    let mut mcp = crate::mcp_client::Mcp::start(&repo);
+    let shown = mcp.call_ok("show_proposal", serde_json::json!({"patch_id": id}));
+    assert_eq!(shown["comments"], comments, "{shown}");
+    drop(mcp);
     let human = repo.evolv(&["show", &id]);
     assert!(
         human.ok().stdout.contains("backend/user.go:2:6-2:19 (new)"),

@@ -56,6 +56,29 @@ test("a CLI proposal appears live, is commented on, applied, and git agrees", as
   await page.click("button.save-comment");
   await page.waitForSelector("#comments[data-count='1']");
 
+  // A selected passage becomes a locator with columns; "Copy as locator".
+  await page.evaluate((sel) => {
+    const cell = document.querySelector(sel).closest("tr").querySelector("td.code");
+    const word = cell.querySelector(".w") || cell;
+    const text = word.firstChild;
+    const start = text.textContent.indexOf("fetchUserData");
+    const range = document.createRange();
+    range.setStart(text, start);
+    range.setEnd(text, start + "fetchUserData".length);
+    window.getSelection().removeAllRanges();
+    window.getSelection().addRange(range);
+    document.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+  }, row);
+  await page.click("#selection-button");
+  const form = "tr.comment-row.form";
+  assert.equal(await page.textContent(`${form} .mono`), "backend/user.go:3:6-3:19 (new)");
+  await page.click(`${form} button.copy-locator`);
+  await page.waitForSelector("body[data-last-copied]");
+  assert.deepEqual(JSON.parse(await page.getAttribute("body", "data-last-copied")), {
+    path: "backend/user.go", side: "new", start_line: 3, start_col: 6, end_line: 3, end_col: 19,
+  });
+  await page.click(`${form} button:text("Cancel")`);
+
   fs.mkdirSync(path.join(root, "docs/images"), { recursive: true });
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(root, "docs/images/review-page.png") });
