@@ -90,6 +90,8 @@ pub struct ProposalView {
     /// warnings, validator results) is shown.
     pub metadata: serde_json::Value,
     pub files: Vec<FileView>,
+    /// The branch HEAD is on (what apply lands on).
+    pub branch: Option<String>,
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
@@ -100,6 +102,9 @@ pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
             operation: p.meta.edit.operation().to_string(),
             metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
             files: view::files(repo, &p)?,
+            branch: crate::git::head(repo)
+                .ok()
+                .map(|h| h.display_name().to_string()),
             show,
         })
     })

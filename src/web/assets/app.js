@@ -162,7 +162,8 @@ async function renderList() {
   };
   roots.slice().reverse().forEach((p) => visit(p, 0));
   const rows = ordered.map(([p, depth]) => {
-    const changed = state.changed.has(p.patch_id);
+    // Marked for a few seconds after a live change (a fading highlight).
+    const changed = Date.now() - (state.changed.get(p.patch_id) || 0) < 4000;
     return h("tr", { class: `${changed ? "changed" : ""} ${depth ? "stacked" : ""}`,
       dataset: { id: p.patch_id, status: p.status } },
       h("td", { class: "id" }, depth ? "↳ " : "",
@@ -195,6 +196,7 @@ async function renderProposal(id) {
   state.view = { kind: "proposal", id, data, files: new Map() };
   state.current = -1;
   document.title = `git evolv: ${data.patch_id}`;
+  setBranch(data.branch);
   const main = document.getElementById("main");
   fill(main,
     h("p", {}, h("a", { href: "/", "data-nav": true, text: "← all proposals" })),
@@ -832,6 +834,8 @@ async function refresh(reset, ids, head, batch) {
   fillHead(v.data);
   if (reset || kinds.has("comments")) fillComments(data.comments);
   const hd = document.getElementById("proposal-head");
+  hd.classList.remove("changed");
+  void hd.offsetWidth; // restart the highlight animation
   hd.classList.add("changed");
 }
 
