@@ -7,6 +7,7 @@ mod concurrency;
 mod crash;
 mod filters;
 mod hooks;
+mod hooks_coexist;
 mod index_formats;
 mod inspect;
 mod lint;
