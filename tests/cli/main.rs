@@ -14,4 +14,5 @@ mod lint;
 mod plan;
 mod propose;
 mod rollback;
+mod snapshots;
 mod validation;
