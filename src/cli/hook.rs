@@ -93,7 +93,9 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
         return Ok(0);
     }
     let git = Git::open(dir)?;
-    let terminal = prompt::open_terminal();
+    let prompt_off = terminal_prompt_disabled();
+    let terminal = !prompt_off && prompt::open_terminal().is_some();
+    let dry_run = push_is_dry_run();
     let allow_env = std::env::var("GIT_EVOLV_ALLOW_PUSH")
         .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
     let outcome = pre_push(
@@ -102,11 +104,15 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
             remote: remote.to_string(),
             url: url.to_string(),
             stdin,
-            terminal: terminal.is_some(),
+            terminal,
             allow_env,
+            dry_run,
         },
     )?;
     out.status(&render(&outcome));
+    if prompt_off && outcome.refs.iter().any(|r| r.protected) {
+        out.status("  note: GIT_TERMINAL_PROMPT=0: not asking on the terminal");
+    }
     if out.json {
         out.json_value(&outcome);
     }
@@ -115,10 +121,10 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
         return Ok(1);
     }
     if outcome.needs_confirmation {
-        let Some(term) = terminal else {
-            // The policy asked for a terminal only when there was one.
+        if !terminal {
+            // The policy asks for a terminal only when there is one.
             return Ok(1);
-        };
+        }
         let asked: Vec<&str> = outcome
             .refs
             .iter()
@@ -139,9 +145,23 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
             "Push directly to the protected {kind} {} on {remote}?",
             names.join(", ")
         );
-        if !prompt::confirm(&term, &question)? {
-            out.status("git-evolv: push cancelled; nothing was sent.");
-            return Ok(1);
+        let timeout = std::env::var("GIT_EVOLV_PROMPT_TIMEOUT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(prompt::CONFIRM_TIMEOUT, std::time::Duration::from_secs);
+        match prompt::confirm(&question, timeout)? {
+            prompt::Confirmation::Yes => {}
+            prompt::Confirmation::No => {
+                out.status("git-evolv: push cancelled; nothing was sent.");
+                return Ok(1);
+            }
+            prompt::Confirmation::TimedOut => {
+                out.status(&format!(
+                    "git-evolv: no answer in {} s: push cancelled; nothing was sent.",
+                    timeout.as_secs()
+                ));
+                return Ok(1);
+            }
         }
     }
     Ok(0)
@@ -202,4 +222,52 @@ fn render(outcome: &PrePushOutcome) -> String {
         }
     }
     text.trim_end().to_string()
+}
+
+/// `GIT_TERMINAL_PROMPT=0` (or false/no/off): git's own switch for "never
+/// prompt on the terminal", set by agents and CI runners that have a
+/// terminal nobody watches. See: issue #17, item 7.
+fn terminal_prompt_disabled() -> bool {
+    std::env::var("GIT_TERMINAL_PROMPT").is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "0" | "false" | "no" | "off"
+        )
+    })
+}
+
+/// Whether the `git push` that runs this hook is `--dry-run` (`-n`): git
+/// runs pre-push for a dry run too and tells the hook nothing, so look at
+/// the command line of the `git push` process above us (Linux `/proc`;
+/// elsewhere a dry run is treated as a push).
+fn push_is_dry_run() -> bool {
+    let mut pid = std::process::id();
+    for _ in 0..4 {
+        let Some(parent) = parent_pid(pid) else {
+            return false;
+        };
+        pid = parent;
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            return false;
+        };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let Some(at) = args
+            .iter()
+            .position(|a| *a == b"push" || a.ends_with(b"git-push"))
+        else {
+            continue;
+        };
+        return args[at + 1..]
+            .iter()
+            .take_while(|a| **a != b"--")
+            .any(|a| *a == b"--dry-run" || *a == b"-n");
+    }
+    false
+}
+
+fn parent_pid(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
 }

@@ -220,7 +220,7 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
     if !line.is_deletion() && !line.creates() {
         if !facts.remote_known {
             notes.push(format!(
-                "the remote's {name} has commits you do not have: pull first (`git pull --rebase`)"
+                "the remote's {name} contains work that you do not have locally (fetch first): `git pull --rebase`"
             ));
         } else if let Some(behind) = facts.behind.filter(|b| *b > 0) {
             notes.push(format!(
@@ -237,13 +237,16 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
             suggestion: "protected branches are not deleted from a workstation; ask a maintainer, or change evolv.protectedBranches".into(),
         }
     } else if !line.creates() && !facts.remote_known {
+        // git's words for it: the plain push is "rejected (fetch first)";
+        // only a forced one would go through, and overwrite that work.
+        // See: issue #17, item 7.
         Verdict::Refused {
             reason: format!(
-                "force push to the protected {kind} {name}: the remote's {} is unknown here, so this push would overwrite commits you have not seen",
+                "the protected {kind} {name} on the remote ({}) contains work that you do not have locally (fetch first); git rejects a plain push, and a forced one would overwrite that work",
                 abbrev(&line.remote_oid)
             ),
             suggestion: format!(
-                "fetch and integrate first (`git pull --rebase`), or push to a feature branch and open a pull request into {name}"
+                "fetch and integrate first (`git pull --rebase`), then push again; or push to a feature branch and open a pull request into {name}"
             ),
         }
     } else if !line.creates() && !facts.fast_forward {
@@ -396,8 +399,9 @@ mod tests {
             behind: None,
         };
         let v = one(line(A, "refs/heads/main", B), unknown, &policy(), true);
+        // git's wording, not "force push" (issue #17, item 7).
         assert!(
-            matches!(v.verdict, Verdict::Refused { ref reason, .. } if reason.contains("unknown"))
+            matches!(v.verdict, Verdict::Refused { ref reason, .. } if reason.contains("fetch first") && !reason.starts_with("force push"))
         );
         // Force pushes to feature branches are fine.
         let v = one(line(A, "refs/heads/topic", B), nff, &policy(), false);

@@ -601,3 +601,36 @@ fn hook_commit_msg_directly_and_empty_messages() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("missing-file"), "{}", run.stderr);
 }
+
+/// Did-you-mean only for near-miss types, never turning an ordinary first
+/// word into a type. See: issue #17, item 9.
+#[test]
+fn lint_suggests_a_type_only_for_near_misses() {
+    let repo = TestRepo::empty();
+    for (message, suggested) in [
+        ("still broken on mac", "<type>: still broken on mac"),
+        ("build fails on arm", "<type>: build fails on arm"),
+        ("fxi login crash", "fix: login crash"),
+    ] {
+        let run = repo.evolv(&["lint", message]);
+        assert_eq!(run.code, 1, "{message}");
+        assert!(
+            run.stdout
+                .contains(&format!("suggested header: {suggested}")),
+            "{message}: {}",
+            run.stdout
+        );
+    }
+    let run = repo.evolv(&["lint", "feet: add login"]);
+    assert!(
+        run.stdout.contains("did you mean `feat`?"),
+        "{}",
+        run.stdout
+    );
+    let run = repo.evolv(&["lint", "stlye: format"]);
+    assert!(
+        run.stdout.contains("did you mean `style`?"),
+        "{}",
+        run.stdout
+    );
+}
