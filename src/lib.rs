@@ -19,6 +19,7 @@ pub mod policy;
 pub mod prompt;
 pub mod store;
 pub mod validate;
+pub mod validators;
 pub mod worktree;
 
 pub use error::{Error, Result};

@@ -112,8 +112,9 @@ pub fn render_log(outcome: &LogOutcome, out: &Output) {
             .map(|c| format!(" -> {}", &c[..12.min(c.len())]))
             .unwrap_or_default();
         text.push_str(&format!(
-            "{}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
-            &e.id[..12],
+            "{:<12}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
+            // A journalled record has no audit id yet: `pending`.
+            &e.id[..12.min(e.id.len())],
             age(now - r.timestamp),
             r.action,
             r.patch_id

@@ -32,7 +32,7 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
     let mut dropped = Vec::new();
     for id in ids {
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            audit::append(repo, &AuditRecord::new("drop", id, true))?;
+            audit::log(repo, &AuditRecord::new("drop", id, true))?;
             dropped.push(id.clone());
         }
     }
