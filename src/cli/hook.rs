@@ -12,6 +12,9 @@ use super::Output;
 use super::lint::{summary, text};
 use crate::error::{Error, Result};
 use crate::git::cli::Git;
+use crate::git::config::{Config, discover_git_dir};
+use crate::hooks::invocation::{self, CommitArgs, InProgress};
+use crate::lint::{CleanMode, GitCleanup};
 use crate::ops::lint;
 use crate::ops::pre_push::{PrePushOutcome, PrePushRequest, pre_push};
 use crate::policy::{Verdict, short_ref};
@@ -52,10 +55,40 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
 }
 
 /// Lints the message; on rejection says where git kept it and how to retry.
+///
+/// This is the hook's hot path, run on every commit: it reads the message
+/// file and the configuration from the git directory, and nothing else (no
+/// libgit2 repository, no recovery, no index). See: issue #14, item 5.
 fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
-    let repo = lint::discover(dir);
-    let config = lint::load_config(repo.as_ref())?;
-    let result = lint::commit_msg(file, &config)?;
+    let git_dir = discover_git_dir(dir);
+    let git_config = match &git_dir {
+        Some(d) => Config::for_git_dir(d)?,
+        None => Config::without_repository()?,
+    };
+    let config = lint::lint_config(&git_config)?;
+    let args = invocation::parent_git_args("commit").map(|a| CommitArgs::parse(&a));
+    // The cleanup of `git commit` when its command line is known; else (a
+    // rebase, a merge, another OS) the editor's cleanup, as before.
+    let cleanup = match &args {
+        Some(a) => CleanMode::Git(GitCleanup::for_commit(
+            a.cleanup
+                .as_deref()
+                .or_else(|| git_config.string("commit.cleanup")),
+            a.editor(),
+            a.verbose,
+        )),
+        None => CleanMode::Edit,
+    };
+    let request = lint::CommitMsgRequest {
+        file: file.to_path_buf(),
+        config,
+        cleanup,
+        amend: args.as_ref().is_some_and(|a| a.amend),
+        verbose: args.as_ref().is_some_and(|a| a.verbose),
+        in_progress: git_dir.as_deref().map_or(InProgress::None, InProgress::of),
+        work_dir: dir.to_path_buf(),
+    };
+    let result = lint::commit_msg(&request)?;
     if out.json {
         out.json_value(&result);
         return Ok(result.outcome.exit_code());
@@ -67,8 +100,14 @@ fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
         }
         return Ok(0);
     }
+    let cleaned = match &result.retry_file {
+        Some(f) if *f != result.kept_at => {
+            format!("\nThe message as this commit would store it is in {f}.")
+        }
+        _ => String::new(),
+    };
     out.status(&format!(
-        "git evolv: commit message rejected ({})\n\n{}\nYour message was NOT lost: git kept it in {}{}.\n\
+        "git evolv: commit message rejected ({})\n\n{}\nYour message was NOT lost: git kept it in {}{}.{cleaned}\n\
          Fix it and retry with:\n    {}\n\
          (Conventional Commits: type(scope): description, e.g. `feat(parser): accept tabs`.)",
         summary(&result.outcome),
@@ -95,7 +134,7 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
     let git = Git::open(dir)?;
     let prompt_off = terminal_prompt_disabled();
     let terminal = !prompt_off && prompt::open_terminal().is_some();
-    let dry_run = push_is_dry_run();
+    let dry_run = invocation::push_is_dry_run();
     let allow_env = std::env::var("GIT_EVOLV_ALLOW_PUSH")
         .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
     let outcome = pre_push(
@@ -234,40 +273,4 @@ fn terminal_prompt_disabled() -> bool {
             "0" | "false" | "no" | "off"
         )
     })
-}
-
-/// Whether the `git push` that runs this hook is `--dry-run` (`-n`): git
-/// runs pre-push for a dry run too and tells the hook nothing, so look at
-/// the command line of the `git push` process above us (Linux `/proc`;
-/// elsewhere a dry run is treated as a push).
-fn push_is_dry_run() -> bool {
-    let mut pid = std::process::id();
-    for _ in 0..4 {
-        let Some(parent) = parent_pid(pid) else {
-            return false;
-        };
-        pid = parent;
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            return false;
-        };
-        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        let Some(at) = args
-            .iter()
-            .position(|a| *a == b"push" || a.ends_with(b"git-push"))
-        else {
-            continue;
-        };
-        return args[at + 1..]
-            .iter()
-            .take_while(|a| **a != b"--")
-            .any(|a| *a == b"--dry-run" || *a == b"-n");
-    }
-    false
-}
-
-fn parent_pid(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(1)?.parse().ok()
 }

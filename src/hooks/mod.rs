@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
+pub mod invocation;
 pub mod kind;
 
 pub use kind::{Kind, MARKER, is_ours};

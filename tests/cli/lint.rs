@@ -634,3 +634,35 @@ fn lint_suggests_a_type_only_for_near_misses() {
         run.stdout
     );
 }
+
+/// History is linted as stored, as `commitlint --from` reads it.
+/// See: issue #16, item 21.
+#[test]
+fn lint_range_takes_messages_as_stored() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "--no-verify",
+        "--cleanup=verbatim",
+        "-m",
+        "docs: fix gh-pages deploy ",
+    ]);
+    let run = repo.evolv(&["lint", "--range", "HEAD~1..HEAD"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("header-trim"), "{}", run.stdout);
+
+    let long = "x".repeat(120);
+    for first in [format!("x #12 {long}"), format!("a::b {long}")] {
+        let msg = format!("fix: y\n\n{first}\n");
+        repo.git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", &msg]);
+        let run = repo.evolv(&["lint", "--range", "HEAD~1..HEAD"]);
+        assert!(
+            run.stdout.contains("body-max-line-length")
+                && !run.stdout.contains("footer-max-line-length"),
+            "{first}: {}",
+            run.stdout
+        );
+    }
+}

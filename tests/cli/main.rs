@@ -9,6 +9,7 @@ mod config;
 mod crash;
 mod edits;
 mod filters;
+mod hook_commit_msg;
 mod hooks;
 mod hooks_coexist;
 mod index_formats;
