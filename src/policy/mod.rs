@@ -122,18 +122,14 @@ pub struct PushPolicy {
 
 impl PushPolicy {
     /// Builds the policy from `evolv.protectedBranches` values (each may hold
-    /// several globs separated by commas or spaces); empty → the defaults.
+    /// several globs separated by spaces, or commas outside braces); empty →
+    /// the defaults.
     pub fn new(
         values: &[String],
         push_to_protected: PushToProtected,
         allow_env: bool,
     ) -> Result<Self, String> {
-        let mut patterns: Vec<String> = values
-            .iter()
-            .flat_map(|v| v.split([',', ' ', '\t']))
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect();
+        let mut patterns: Vec<String> = values.iter().flat_map(|v| split_globs(v)).collect();
         if patterns.is_empty() {
             patterns = DEFAULT_PROTECTED.iter().map(|s| s.to_string()).collect();
         }
@@ -160,6 +156,33 @@ impl PushPolicy {
         let short = remote_ref.strip_prefix("refs/heads/");
         self.protected.is_match(remote_ref) || short.is_some_and(|s| self.protected.is_match(s))
     }
+}
+
+/// Splits one `evolv.protectedBranches` value into globs: at whitespace,
+/// and at commas outside `{…}` (so `{main,prod}` stays one glob, as the
+/// glob syntax means it). See: issue #17, item 8.
+fn split_globs(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0usize;
+    for c in value.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                cur.push(c);
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                cur.push(c);
+            }
+            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
+            c if c.is_whitespace() => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out.retain(|p| !p.is_empty());
+    out
 }
 
 /// The decision for one pushed ref.
@@ -363,6 +386,11 @@ mod tests {
         assert!(policy().is_protected("refs/heads/master"));
         assert!(!policy().is_protected("refs/tags/main"));
         assert!(PushPolicy::new(&["[".into()], PushToProtected::Deny, false).is_err());
+        // Braces keep their commas (issue #17, item 8).
+        let p = PushPolicy::new(&["{main,prod}".into()], PushToProtected::Deny, false).unwrap();
+        assert!(p.is_protected("refs/heads/prod") && p.is_protected("refs/heads/main"));
+        assert!(!p.is_protected("refs/heads/topic"));
+        assert_eq!(p.patterns, ["{main,prod}"]);
     }
 
     #[test]

@@ -414,25 +414,32 @@ fn commit_msg_hook_rejects_and_keeps_the_message() {
         std::fs::read_to_string(&kept).unwrap().trim(),
         "Added the login page."
     );
-    let retry = format!(
-        "git commit -e -F {}",
-        kept.canonicalize().unwrap().display()
-    );
+    // The retry commits the message as the commit would have stored it,
+    // saved beside git's file (issue #17, item 5).
+    let saved = kept
+        .canonicalize()
+        .unwrap()
+        .with_file_name("EVOLV_REJECTED_MSG");
+    let retry = format!("git commit -e -F {}", saved.display());
     assert!(
         run.stderr.contains(&retry),
         "{}\nwanted: {retry}",
         run.stderr
     );
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        "Added the login page.\n"
+    );
 
     // The retry command works once the message is fixed.
-    std::fs::write(&kept, "feat: add the login page\n").unwrap();
+    std::fs::write(&saved, "feat: add the login page\n").unwrap();
     repo.git(&[
         "commit",
         "-q",
         "--allow-empty",
         "-e",
         "-F",
-        kept.to_str().unwrap(),
+        saved.to_str().unwrap(),
     ]);
     assert_eq!(
         repo.git(&["log", "-1", "--format=%s"]).trim(),
