@@ -19,4 +19,5 @@ mod plan;
 mod propose;
 mod rollback;
 mod snapshots;
+mod typing;
 mod validation;
