@@ -351,6 +351,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::InvalidPlan { .. }
             | Error::LandingFailed { .. }
             | Error::HooksPathSet { .. }
+            | Error::HooksFolderTracked { .. }
             | Error::HookConflict { .. }
             | Error::NoTerminal { .. }
             | Error::InvalidConfig { .. }

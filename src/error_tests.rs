@@ -42,9 +42,10 @@ fn index(e: &Error) -> usize {
         Error::Io { .. } => 29,
         Error::RefLocked { .. } => 30,
         Error::EditsFailed { .. } => 31,
+        Error::HooksFolderTracked { .. } => 32,
     }
 }
-const VARIANTS: usize = 32;
+const VARIANTS: usize = 33;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -113,6 +114,11 @@ fn samples() -> Vec<Error> {
         Error::HooksPathSet {
             value: s(".githooks"),
             origin: s("local file:.git/config"),
+            hint: s("install into that folder with `git evolv hooks install --hooks-path`"),
+        },
+        Error::HooksFolderTracked {
+            dir: p(),
+            tracked: s(".githooks/commit-msg"),
         },
         Error::HookConflict {
             path: p(),
