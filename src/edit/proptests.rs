@@ -9,8 +9,11 @@ use super::engine::{self, BaseEntry};
 use super::list::{Edit, EditList, Locator};
 
 fn text() -> impl Strategy<Value = String> {
-    proptest::collection::vec(prop_oneof!["[a-z ]{0,12}", "[é✓ß]{1,3}", Just(String::new())], 1..12)
-        .prop_map(|lines| lines.join("\n"))
+    proptest::collection::vec(
+        prop_oneof!["[a-z ]{0,12}", "[é✓ß]{1,3}", Just(String::new())],
+        1..12,
+    )
+    .prop_map(|lines| lines.join("\n"))
 }
 
 /// Sorted, non-overlapping [start, end) character ranges within `len`.
@@ -25,7 +28,9 @@ fn ranges(len: usize) -> impl Strategy<Value = Vec<(usize, usize, String)>> {
         for p in points {
             // Keep only ranges starting at or after the previous end, and
             // at most one zero-width insert per point (their order is list order).
-            if out.last().is_none_or(|l| p.0 >= l.1 && (p.0 > l.0 || l.0 != l.1))
+            if out
+                .last()
+                .is_none_or(|l| p.0 >= l.1 && (p.0 > l.0 || l.0 != l.1))
                 && !(out.last().is_some_and(|l| l.0 == p.0 && l.0 == l.1))
             {
                 out.push(p);
@@ -38,19 +43,33 @@ fn ranges(len: usize) -> impl Strategy<Value = Vec<(usize, usize, String)>> {
 fn run(content: &str, edits: Vec<Edit>) -> Vec<u8> {
     let base: BTreeMap<String, BaseEntry> = [(
         "f".to_string(),
-        BaseEntry::File { content: content.as_bytes().to_vec(), mode: 0o100644, blob: "b".into() },
+        BaseEntry::File {
+            content: content.as_bytes().to_vec(),
+            mode: 0o100644,
+            blob: "b".into(),
+        },
     )]
     .into();
-    let list = EditList { edits, ..Default::default() };
+    let list = EditList {
+        edits,
+        ..Default::default()
+    };
     let out = engine::run(&list, &base, &mut || "id".to_string());
     assert!(out.failures.is_empty(), "{:?}", out.failures);
-    out.files.first().and_then(|f| f.new.clone()).unwrap_or_else(|| content.as_bytes().to_vec())
+    out.files
+        .first()
+        .and_then(|f| f.new.clone())
+        .unwrap_or_else(|| content.as_bytes().to_vec())
 }
 
 fn edit(s: usize, e: usize, new: &str) -> Edit {
     Edit::Range {
         path: "f".into(),
-        locator: Locator { start_offset: Some(s), end_offset: Some(e), ..Default::default() },
+        locator: Locator {
+            start_offset: Some(s),
+            end_offset: Some(e),
+            ..Default::default()
+        },
         new: new.into(),
     }
 }
@@ -79,7 +98,11 @@ mod no_panic {
     const NB: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": 1,\n   \"id\": \"a1\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"x\"\n   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
 
     fn file(content: &[u8]) -> BaseEntry {
-        BaseEntry::File { content: content.to_vec(), mode: 0o100644, blob: "0".into() }
+        BaseEntry::File {
+            content: content.to_vec(),
+            mode: 0o100644,
+            blob: "0".into(),
+        }
     }
 
     proptest! {
