@@ -19,6 +19,7 @@ pub mod policy;
 pub mod prompt;
 pub mod store;
 pub mod validate;
+pub mod validation_report;
 pub mod validators;
 pub mod worktree;
 

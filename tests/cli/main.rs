@@ -18,4 +18,5 @@ mod plan;
 mod propose;
 mod rollback;
 mod snapshots;
+mod typing;
 mod validation;
