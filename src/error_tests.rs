@@ -42,9 +42,11 @@ fn index(e: &Error) -> usize {
         Error::Io { .. } => 29,
         Error::RefLocked { .. } => 30,
         Error::EditsFailed { .. } => 31,
+        Error::Cancelled { .. } => 32,
+        Error::ConfirmationRequired { .. } => 33,
     }
 }
-const VARIANTS: usize = 32;
+const VARIANTS: usize = 34;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -162,6 +164,12 @@ fn samples() -> Vec<Error> {
                 "edit 0: no match in a.rs",
                 "check the text",
             )],
+        },
+        Error::Cancelled {
+            what: s("the apply was cancelled by the client during `make test`"),
+        },
+        Error::ConfirmationRequired {
+            what: s("apply of patch_1_ab on the protected branch main"),
         },
     ]
 }

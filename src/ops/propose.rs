@@ -24,7 +24,7 @@ pub struct ProposeRequest {
 }
 
 /// Counts reported with every proposal.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Statistics {
     /// Text and binary files in scope.
     pub files_scanned: usize,
@@ -39,7 +39,7 @@ pub struct Statistics {
 }
 
 /// What propose stored.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposeOutcome {
     pub success: bool,
     pub patch_id: String,
