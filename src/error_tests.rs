@@ -42,9 +42,10 @@ fn index(e: &Error) -> usize {
         Error::Io { .. } => 29,
         Error::RefLocked { .. } => 30,
         Error::EditsFailed { .. } => 31,
+        Error::InvalidRequest { .. } => 32,
     }
 }
-const VARIANTS: usize = 32;
+const VARIANTS: usize = 33;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -151,9 +152,11 @@ fn samples() -> Vec<Error> {
             "src/a.rs",
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
         ),
+        Error::invalid_field("pattern", "pattern is empty", "give a pattern"),
         Error::RefLocked {
             path: PathBuf::from(".git/refs/heads/main.lock"),
         },
+        Error::invalid_field("pattern", "pattern is empty", "give a pattern"),
         Error::EditsFailed {
             failures: vec![crate::edit::failure::EditFailure::new(
                 Some(0),

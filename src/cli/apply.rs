@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::Result;
-use crate::ops::apply::{self, ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::Session;
+use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
@@ -38,7 +38,7 @@ pub struct ApplyArgs {
 
 /// Returns the exit code: 0, or the failure's code when some proposals
 /// landed before one failed (the report says which).
-pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
+pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
     let req = ApplyRequest {
         patch_ids: args.patch_ids.clone(),
         validate: (!args.validate.is_empty()).then(|| args.validate.clone()),
@@ -48,16 +48,17 @@ pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
         dry_run: args.dry_run,
         batch: args.batch,
     };
-    let report = apply::apply(repo, &req)?;
+    let report = session.apply(&req)?;
     Ok(render_report(&report, args.patch_ids.len() == 1, out))
 }
 
 fn render_report(report: &ApplyReport, single: bool, out: &Output) -> u8 {
     if out.json {
         if single && report.error.is_none() {
-            out.json_value(&report.results[0]);
+            // One id, landed: the outcome itself, as before batches existed.
+            out.success_json(&report.results[0]);
         } else {
-            out.json_value(report);
+            out.json_value(&ReportJson::from(report));
         }
     } else {
         for o in &report.results {
@@ -81,10 +82,31 @@ fn render_report(report: &ApplyReport, single: bool, out: &Output) -> u8 {
     }
 }
 
+/// `--json` of an apply of several ids (or one that failed after others
+/// landed): the report with the envelope and the error body.
+#[derive(serde::Serialize)]
+struct ReportJson<'a> {
+    success: bool,
+    #[serde(flatten)]
+    report: &'a ApplyReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<crate::error::ErrorBody>,
+}
+
+impl<'a> From<&'a ApplyReport> for ReportJson<'a> {
+    fn from(report: &'a ApplyReport) -> Self {
+        ReportJson {
+            success: report.error.is_none(),
+            report,
+            error: report.error.as_ref().map(|e| e.to_body()),
+        }
+    }
+}
+
 /// Shared with the demo.
 pub fn render(o: &ApplyOutcome, out: &Output) {
     if out.json {
-        out.json_value(o);
+        out.success_json(o);
         return;
     }
     for d in &o.warnings {

@@ -94,8 +94,6 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
     }
     let git = Git::open(dir)?;
     let terminal = prompt::open_terminal();
-    let allow_env = std::env::var("GIT_EVOLV_ALLOW_PUSH")
-        .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
     let outcome = pre_push(
         &git,
         &PrePushRequest {
@@ -103,7 +101,6 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
             url: url.to_string(),
             stdin,
             terminal: terminal.is_some(),
-            allow_env,
         },
     )?;
     out.status(&render(&outcome));
