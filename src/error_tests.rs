@@ -42,10 +42,12 @@ fn index(e: &Error) -> usize {
         Error::Io { .. } => 29,
         Error::RefLocked { .. } => 30,
         Error::EditsFailed { .. } => 31,
-        Error::InvalidRequest { .. } => 32,
+        Error::Cancelled { .. } => 32,
+        Error::ConfirmationRequired { .. } => 33,
+        Error::InvalidRequest { .. } => 34,
     }
 }
-const VARIANTS: usize = 33;
+const VARIANTS: usize = 35;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -165,6 +167,12 @@ fn samples() -> Vec<Error> {
                 "edit 0: no match in a.rs",
                 "check the text",
             )],
+        },
+        Error::Cancelled {
+            what: s("the apply was cancelled by the client during `make test`"),
+        },
+        Error::ConfirmationRequired {
+            what: s("apply of patch_1_ab on the protected branch main"),
         },
     ]
 }

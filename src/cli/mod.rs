@@ -13,11 +13,13 @@ mod hook;
 mod hooks;
 mod inspect;
 mod lint;
+mod mcp;
 mod output;
 mod plan;
 mod propose;
 mod recover;
 mod rollback;
+mod task;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -85,6 +87,10 @@ pub enum Command {
     Glob(glob::GlobArgs),
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
     Ask(ask::AskArgs),
+    /// Serve this repository to AI assistants: an MCP server over stdio.
+    Mcp(mcp::McpArgs),
+    /// Background tasks (`apply --background`): show, wait for, list, cancel.
+    Task(task::TaskArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -135,6 +141,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Hook(args) => return hook::run(&dir, args, out),
         Command::Hooks(args) => return hooks::run(&dir, args, out).map(|()| 0),
         Command::Check => return check::run(&dir, out).map(|()| 0),
+        Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
         _ => {}
     }
     // Read-only and about the working tree as it is: no recovery first.
@@ -160,6 +167,7 @@ fn run_command(cli: &Cli, session: &Session, out: &Output) -> Result<u8> {
         Command::Show(args) => inspect::show(repo, args, out),
         Command::Drop(args) => drop::run(session, args, out),
         Command::Apply(args) => return apply::run(session, args, out),
+        Command::Task(args) => return task::run(repo, args, out),
         Command::Rollback(args) => rollback::run(repo, args, out),
         Command::Log(args) => inspect::log(repo, args, out),
         Command::Cat(args) => cat::run(repo, args, out),
@@ -171,6 +179,7 @@ fn run_command(cli: &Cli, session: &Session, out: &Output) -> Result<u8> {
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
+        | Command::Mcp(_)
         | Command::Check
         | Command::Glob(_) => unreachable!("handled above"),
     }

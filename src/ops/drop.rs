@@ -37,7 +37,7 @@ pub struct GcRequest {
 }
 
 /// Which proposals `drop` removed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DropOutcome {
     pub dropped: Vec<String>,
 }

@@ -25,5 +25,6 @@ pub mod rollback;
 pub mod session;
 pub mod stack;
 pub mod stage;
+pub mod task;
 
 pub use session::Session;

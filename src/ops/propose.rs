@@ -37,7 +37,7 @@ pub struct ProposeRequest {
 }
 
 /// Counts reported with every proposal.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Statistics {
     /// Text and binary files in scope.
     pub files_scanned: usize,
@@ -52,7 +52,7 @@ pub struct Statistics {
 }
 
 /// What propose stored.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposeOutcome {
     pub patch_id: String,
     pub summary: String,

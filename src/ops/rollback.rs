@@ -29,7 +29,7 @@ pub struct RollbackRequest {
 }
 
 /// What the rollback did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RollbackOutcome {
     pub patch_id: String,
     pub strategy: &'static str,
