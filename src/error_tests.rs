@@ -44,10 +44,11 @@ fn index(e: &Error) -> usize {
         Error::EditsFailed { .. } => 31,
         Error::Cancelled { .. } => 32,
         Error::ConfirmationRequired { .. } => 33,
-        Error::InvalidRequest { .. } => 34,
+        Error::HooksFolderTracked { .. } => 34,
+        Error::InvalidRequest { .. } => 35,
     }
 }
-const VARIANTS: usize = 35;
+const VARIANTS: usize = 36;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -116,6 +117,11 @@ fn samples() -> Vec<Error> {
         Error::HooksPathSet {
             value: s(".githooks"),
             origin: s("local file:.git/config"),
+            hint: s("install into that folder with `git evolv hooks install --hooks-path`"),
+        },
+        Error::HooksFolderTracked {
+            dir: p(),
+            tracked: s(".githooks/commit-msg"),
         },
         Error::HookConflict {
             path: p(),

@@ -18,6 +18,8 @@ pub struct PrePushRequest {
     pub stdin: String,
     /// A terminal is available for a confirmation.
     pub terminal: bool,
+    /// The push is `git push --dry-run`: nothing will be sent, so nobody is asked.
+    pub dry_run: bool,
 }
 
 /// The one-off override `GIT_EVOLV_ALLOW_PUSH=1` (or true/yes), read here
@@ -68,7 +70,14 @@ pub fn pre_push(git: &Git, request: &PrePushRequest) -> Result<PrePushOutcome> {
         .iter()
         .map(|l| ref_facts(git, l))
         .collect::<Result<Vec<_>>>()?;
-    let refs = policy::evaluate(&lines, &facts, &policy, request.terminal);
+    let mut refs = policy::evaluate(&lines, &facts, &policy, request.terminal || request.dry_run);
+    if request.dry_run {
+        for r in refs.iter_mut().filter(|r| r.verdict == Verdict::Confirm) {
+            r.verdict = Verdict::Allowed;
+            r.notes
+                .push("dry run: a real push would ask for confirmation".into());
+        }
+    }
     let refused = refs
         .iter()
         .any(|r| matches!(r.verdict, Verdict::Refused { .. }));
