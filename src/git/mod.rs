@@ -15,6 +15,7 @@ pub mod index_file;
 mod index_format;
 pub mod index_write;
 mod objects;
+mod pack_write;
 mod refs;
 mod repo;
 mod status;

@@ -16,5 +16,6 @@ mod lint;
 mod plan;
 mod propose;
 mod rollback;
+mod scale;
 mod snapshots;
 mod validation;
