@@ -13,12 +13,14 @@ pub mod error;
 pub mod git;
 pub mod hooks;
 pub mod lint;
+pub mod mcp;
 pub mod ops;
 pub mod plan;
 pub mod policy;
 pub mod prompt;
 pub mod store;
 pub mod validate;
+pub mod validation_report;
 pub mod validators;
 pub mod worktree;
 

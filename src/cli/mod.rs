@@ -4,18 +4,22 @@
 
 mod apply;
 mod ask;
+mod cat;
 mod check;
 mod demo;
 mod drop;
+mod glob;
 mod hook;
 mod hooks;
 mod inspect;
 mod lint;
+mod mcp;
 mod output;
 mod plan;
 mod propose;
 mod recover;
 mod rollback;
+mod task;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,8 +81,16 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Report uncommitted files, the upstream, and commits ahead and behind.
     Check,
+    /// Print a file as it is in a proposal's tree (or HEAD's), optionally numbered.
+    Cat(cat::CatArgs),
+    /// List working-tree files matching a glob, newest first (honours .gitignore).
+    Glob(glob::GlobArgs),
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
     Ask(ask::AskArgs),
+    /// Serve this repository to AI assistants: an MCP server over stdio.
+    Mcp(mcp::McpArgs),
+    /// Background tasks (`apply --background`): show, wait for, list, cancel.
+    Task(task::TaskArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -88,7 +100,14 @@ pub fn run() -> ExitCode {
     let json = cli.json
         || matches!(&cli.command, Command::Lint(a) if a.format == Some(lint::LintFormat::Json));
     let out = Output::new(json, cli.color);
-    match dispatch(&cli, &out) {
+    let result = dispatch(&cli, &out);
+    // Output that never reached stdout (a full disk) is an error, whatever
+    // the command said; a closed pipe (`| head`) is not.
+    let result = match out.take_write_error() {
+        Some(e) => Err(e),
+        None => result,
+    };
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             out.error(&e);
@@ -122,9 +141,14 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Hook(args) => return hook::run(&dir, args, out),
         Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
         Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
+        Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
         _ => {}
     }
     let repo = crate::git::open(&dir)?;
+    // Read-only and about the working tree as it is: no recovery first.
+    if let Command::Glob(args) = &cli.command {
+        return glob::run(&repo, &dir, args, out).map(|()| 0);
+    }
     if matches!(cli.command, Command::Recover) {
         return recover::run(&repo, out).map(|()| 0);
     }
@@ -142,8 +166,10 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         Command::Show(args) => inspect::show(repo, args, out),
         Command::Drop(args) => drop::run(repo, args, out),
         Command::Apply(args) => return apply::run(repo, args, out),
+        Command::Task(args) => return task::run(repo, args, out),
         Command::Rollback(args) => rollback::run(repo, args, out),
         Command::Log(args) => inspect::log(repo, args, out),
+        Command::Cat(args) => cat::run(repo, args, out),
         Command::Gc(args) => drop::gc(repo, args, out),
         Command::Demo
         | Command::Plan(_)
@@ -152,7 +178,9 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
-        | Command::Check => unreachable!("handled above"),
+        | Command::Mcp(_)
+        | Command::Check
+        | Command::Glob(_) => unreachable!("handled above"),
     }
     .map(|()| 0)
 }

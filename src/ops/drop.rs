@@ -5,12 +5,12 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::proposals;
 use crate::worktree;
 
 /// Which proposals `drop` removed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DropOutcome {
     pub success: bool,
     pub dropped: Vec<String>,
@@ -20,6 +20,12 @@ pub struct DropOutcome {
 /// The `applied` marker of a landed proposal stays, so it can still be
 /// rolled back.
 pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
+    drop_stacked(repo, ids, false)
+}
+
+/// Like `drop`; a proposal with others stacked on it is refused unless
+/// `all_above`, which drops those too (#13).
+pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Result<DropOutcome> {
     if ids.is_empty() {
         return Err(Error::invalid(
             "no patch id given",
@@ -29,10 +35,11 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
     for id in ids {
         proposals::load(repo, id)?;
     }
+    let ids = &super::stack::drop_set(repo, ids, all_above)?;
     let mut dropped = Vec::new();
     for id in ids {
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            audit::log(repo, &AuditRecord::new("drop", id, true))?;
+            audit::log(repo, &AuditRecord::new(AuditAction::Drop, id, true))?;
             dropped.push(id.clone());
         }
     }
@@ -44,7 +51,10 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
 
 /// Every proposal id, for `drop --all`.
 pub fn all_ids(repo: &Repository) -> Result<Vec<String>> {
-    Ok(proposals::list(repo)?.into_iter().map(|p| p.id).collect())
+    Ok(proposals::list(repo)?
+        .into_iter()
+        .map(|p| p.id.into())
+        .collect())
 }
 
 /// What `gc` removed.
@@ -64,7 +74,18 @@ pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> R
         let old: Vec<String> = proposals::list(repo)?
             .into_iter()
             .filter(|p| p.meta.created_at < cutoff)
-            .map(|p| p.id)
+            .map(|p| p.id.into())
+            .collect();
+        // A proposal with newer ones stacked on it stays with them.
+        let all = proposals::list(repo)?;
+        let old: Vec<String> = old
+            .iter()
+            .filter(|id| {
+                super::stack::above(&all, repo, id)
+                    .iter()
+                    .all(|a| old.contains(a))
+            })
+            .cloned()
             .collect();
         if !old.is_empty() {
             dropped = drop(repo, &old)?.dropped;

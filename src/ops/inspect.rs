@@ -9,7 +9,7 @@ use crate::store::audit::{self, AuditEntry};
 use crate::store::proposals::{self, Proposal};
 
 /// A proposal's state relative to the current HEAD.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProposalStatus {
     /// Proposed against the current HEAD and not applied.
@@ -31,7 +31,7 @@ impl std::fmt::Display for ProposalStatus {
 }
 
 /// One row of `list`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposalSummary {
     pub patch_id: String,
     pub summary: String,
@@ -46,16 +46,18 @@ pub struct ProposalSummary {
     pub base: String,
     /// The landed commit, when applied.
     pub applied_commit: Option<String>,
+    /// The proposal this one is stacked on (#13).
+    pub onto: Option<String>,
 }
 
 /// `{"proposals": [...]}`, oldest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ListOutcome {
     pub proposals: Vec<ProposalSummary>,
 }
 
 /// The stored diff of one proposal.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ShowOutcome {
     #[serde(flatten)]
     pub proposal: ProposalSummary,
@@ -63,12 +65,20 @@ pub struct ShowOutcome {
     pub replacement: String,
     pub scope: Vec<String>,
     pub unified_diff: String,
+    /// The pending stack this proposal tops, bottom first, itself last
+    /// (just itself when not stacked); apply lands all of it (#13).
+    pub stack: Vec<String>,
+    /// The pending proposals stacked on this one.
+    pub stacked_above: Vec<String>,
+    /// `unified_diff` in git's word-diff format, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub word_diff: Option<String>,
     #[serde(skip)]
     pub diff_bytes: Vec<u8>,
 }
 
 /// `{"entries": [...]}`, newest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LogOutcome {
     pub entries: Vec<AuditEntry>,
 }
@@ -88,7 +98,7 @@ fn summarise(
         ProposalStatus::BaseMoved
     };
     ProposalSummary {
-        patch_id: p.id.clone(),
+        patch_id: p.id.to_string(),
         summary: p.summary.clone(),
         created_at: p.meta.created_at,
         age_seconds: (now - p.meta.created_at).max(0),
@@ -100,6 +110,7 @@ fn summarise(
         commit: p.commit.to_string(),
         base: p.base.to_string(),
         applied_commit: applied.map(|o| o.to_string()),
+        onto: p.meta.onto.clone(),
     }
 }
 
@@ -129,10 +140,19 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
         &commit.tree()?,
         Some(&p.meta.affected_files),
     )?;
+    let mut stack: Vec<String> = super::stack::below(repo, &p)?
+        .into_iter()
+        .map(|q| q.id.into())
+        .collect();
+    stack.push(p.id.to_string());
+    let stacked_above = super::stack::above(&proposals::list(repo)?, repo, &p.id);
     Ok(ShowOutcome {
+        stack,
+        stacked_above,
+        word_diff: None,
         proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
-        pattern: p.meta.pattern.clone(),
-        replacement: p.meta.replacement.clone(),
+        pattern: p.meta.edit.pattern().unwrap_or_default().to_string(),
+        replacement: p.meta.edit.replacement().unwrap_or_default().to_string(),
         scope: p.meta.scope.clone(),
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,
