@@ -27,3 +27,4 @@ mod scale;
 mod snapshots;
 mod typing;
 mod validation;
+mod web;
