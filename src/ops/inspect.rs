@@ -121,6 +121,28 @@ fn head_commit(repo: &Repository) -> Option<git2::Oid> {
     git::head(repo).ok().map(|h| h.commit)
 }
 
+/// `list` takes no parameters.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListRequest {}
+
+/// The proposal `show` prints.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowRequest {
+    /// The proposal to show.
+    pub patch_id: String,
+}
+
+/// How much of the audit log to read.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogRequest {
+    /// The newest `limit` records; `None` for all.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
 /// Every proposal with its status.
 pub fn list(repo: &Repository) -> Result<ListOutcome> {
     let head = head_commit(repo);
