@@ -16,9 +16,10 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::AppState;
 use super::api::{blocking, error_response};
 use crate::error::Error;
-use crate::ops::apply::{self, ApplyRequest};
+use crate::ops::apply::ApplyRequest;
+use crate::ops::drop::DropRequest;
 use crate::ops::review::{self, CommentRequest};
-use crate::ops::{drop as drop_op, rollback as rollback_op};
+use crate::ops::rollback::RollbackRequest;
 use crate::store::comments::Locator;
 
 /// `POST /api/proposals/{id}/comments` body.
@@ -56,7 +57,7 @@ pub async fn comment(
         locator: b.locator,
         quote: b.quote,
     };
-    let mut r = blocking(state, move |repo| review::comment(repo, &req)).await;
+    let mut r = blocking(state, move |s| review::comment(s.repo(), &req)).await;
     if r.status() == StatusCode::OK {
         *r.status_mut() = StatusCode::CREATED;
     }
@@ -68,15 +69,32 @@ pub async fn comment(
 #[serde(deny_unknown_fields)]
 pub struct NoOptions {}
 
+/// `POST /api/proposals/{id}/drop` body.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DropBody {
+    /// Also drop the pending proposals stacked on it (else refused).
+    #[serde(default)]
+    all_above: bool,
+}
+
 pub async fn drop(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = parse::<NoOptions>(&body) {
-        return *r;
-    }
-    blocking(state, move |repo| drop_op::drop(repo, &[id])).await
+    let b: DropBody = match parse(&body) {
+        Ok(b) => b,
+        Err(r) => return *r,
+    };
+    blocking(state, move |s| {
+        s.drop_proposals(&DropRequest {
+            patch_ids: vec![id],
+            all_above: b.all_above,
+            ..DropRequest::default()
+        })
+    })
+    .await
 }
 
 pub async fn rollback(
@@ -87,14 +105,11 @@ pub async fn rollback(
     if let Err(r) = parse::<NoOptions>(&body) {
         return *r;
     }
-    blocking(state, move |repo| {
-        rollback_op::rollback(
-            repo,
-            &rollback_op::RollbackRequest {
-                patch_id: id,
-                strategy: None,
-            },
-        )
+    blocking(state, move |s| {
+        s.rollback(&RollbackRequest {
+            patch_id: id,
+            strategy: None,
+        })
     })
     .await
 }
@@ -130,7 +145,7 @@ pub async fn apply(
             );
         };
         let outcome = crate::live_output::with_sink(sink, || {
-            state.open().and_then(|repo| {
+            state.open().and_then(|session| {
                 // A stacked proposal brings the pending ones below it
                 // (ops::apply decides, as for the CLI).
                 send(&tx, serde_json::json!({"type": "start", "patch_ids": [id]}));
@@ -138,9 +153,7 @@ pub async fn apply(
                     patch_ids: vec![id],
                     ..ApplyRequest::default()
                 };
-                let report = apply::apply(&repo, &req);
-                crate::ops::land::release_index(&repo);
-                report
+                session.apply(&req)
             })
         });
         let last = match outcome {

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use super::view::{self, FileView, Hunk};
 use crate::error::{Error, Result};
-use crate::ops::inspect::{self, ShowOutcome};
+use crate::ops::Session;
+use crate::ops::inspect::{self, ListRequest, ShowOutcome, ShowRequest};
 use crate::store::proposals;
 
 /// The HTTP status of an error: the caller's mistake, a missing proposal,
@@ -36,19 +37,13 @@ pub fn error_response(e: &Error) -> Response {
         .into_response()
 }
 
-/// Runs `work` with the repository on a blocking thread and answers JSON.
+/// Runs `work` in a fresh session on a blocking thread and answers JSON.
 pub async fn blocking<T, F>(state: Arc<AppState>, work: F) -> Response
 where
     T: Serialize + Send + 'static,
-    F: FnOnce(&git2::Repository) -> Result<T> + Send + 'static,
+    F: FnOnce(&Session) -> Result<T> + Send + 'static,
 {
-    let result = tokio::task::spawn_blocking(move || {
-        let repo = state.open()?;
-        let out = work(&repo);
-        crate::ops::land::release_index(&repo);
-        out
-    })
-    .await;
+    let result = tokio::task::spawn_blocking(move || work(&state.open()?)).await;
     match result {
         Ok(Ok(value)) => Json(value).into_response(),
         Ok(Err(e)) => error_response(&e),
@@ -68,10 +63,10 @@ pub struct ListView {
 }
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Response {
-    blocking(state, |repo| {
-        let head = crate::git::head(repo).ok();
+    blocking(state, |s| {
+        let head = crate::git::head(s.repo()).ok();
         Ok(ListView {
-            list: inspect::list(repo)?,
+            list: s.list(&ListRequest {})?,
             branch: head.as_ref().map(|h| h.display_name().to_string()),
             head: head.map(|h| h.commit.to_string()),
         })
@@ -95,8 +90,11 @@ pub struct ProposalView {
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    blocking(state, move |repo| {
-        let show = inspect::show(repo, &id)?;
+    blocking(state, move |s| {
+        let show = s.show(&ShowRequest {
+            patch_id: id.clone(),
+        })?;
+        let repo = s.repo();
         let p = proposals::load(repo, &id)?;
         Ok(ProposalView {
             operation: p.meta.edit.operation().to_string(),
@@ -128,9 +126,9 @@ pub async fn file(
     Path(id): Path<String>,
     Query(q): Query<FileQuery>,
 ) -> Response {
-    blocking(state, move |repo| {
-        let p = proposals::load(repo, &id)?;
-        let hunks = view::hunks(repo, &p, &q.path)?.ok_or_else(|| {
+    blocking(state, move |s| {
+        let p = proposals::load(s.repo(), &id)?;
+        let hunks = view::hunks(s.repo(), &p, &q.path)?.ok_or_else(|| {
             Error::invalid(
                 format!("'{}' is not a file of {id}", q.path),
                 "pick a path from the proposal's file list",

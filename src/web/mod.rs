@@ -47,12 +47,10 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
-    /// Opens the repository for one request, finishing an interrupted
-    /// landing first as every CLI command does.
-    pub fn open(&self) -> Result<git2::Repository> {
-        let repo = crate::git::open(&self.dir)?;
-        crate::ops::recover::recover_pending(&repo)?;
-        Ok(repo)
+    /// Opens a session for one request (it recovers an interrupted
+    /// landing first and releases the index when dropped, as for the CLI).
+    pub fn open(&self) -> Result<crate::ops::Session> {
+        crate::ops::Session::open(&self.dir)
     }
 }
 

@@ -636,12 +636,14 @@ function showResult(node) {
 }
 
 async function confirmSimple(data, action) {
+  const above = data.stacked_above || [];
   const what = action === "drop"
-    ? `Drop ${data.patch_id}? The proposal ref is deleted (an applied proposal can still be rolled back).`
+    ? `Drop ${data.patch_id}${above.length ? ` and the proposals stacked on it (${above.join(", ")})` : ""}? The proposal ref is deleted (an applied proposal can still be rolled back).`
     : `Roll back ${data.patch_id}? A new commit undoing it goes on top of the branch.`;
   if (!(await ask(action === "drop" ? "Drop proposal" : "Roll back", what))) return;
   try {
-    const out = await api("POST", `/api/proposals/${encodeURIComponent(data.patch_id)}/${action}`, {});
+    const body = action === "drop" ? { all_above: above.length > 0 } : {};
+    const out = await api("POST", `/api/proposals/${encodeURIComponent(data.patch_id)}/${action}`, body);
     showResult(h("div", { class: "banner", id: "action-done", dataset: { action } },
       action === "drop" ? `Dropped ${out.dropped.join(", ")}.`
         : `Rolled back ${out.patch_id}: commit ${(out.commit || "").slice(0, 12)} on ${out.branch}.`));
