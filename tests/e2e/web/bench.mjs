@@ -2,7 +2,7 @@
 // headless chromium against the release binary. Prints a Markdown table
 // for BENCHMARKS.md. Run with scripts/bench_web.sh.
 import { execFileSync } from "node:child_process";
-import { makeRepo, serve, browser } from "./harness.mjs";
+import { makeRepo, serve, browser, BIN } from "./harness.mjs";
 
 const ROUNDS = Number(process.env.ROUNDS || 20);
 
@@ -134,7 +134,7 @@ try {
   const reconnect = await reconnectFigure(b);
   const cores = execFileSync("nproc", { encoding: "utf8" }).trim();
   const row = (what, target, value) => console.log(`| ${what} | ${target} | ${value} |`);
-  console.log(`Review page, headless chromium, release build, ${cores} cores, ${new Date().toISOString().slice(0, 10)}:\n`);
+  console.log(`Review page, headless chromium, binary ${BIN}, ${cores} cores, ${new Date().toISOString().slice(0, 10)}:\n`);
   console.log("| measure | target | measured |\n| --- | --- | --- |");
   row("5,000-line proposal (5 files × 1,000 changed lines): first file painted", "≤ 1,000 ms", `${five.first.toFixed(0)} ms`);
   row("5,000-line proposal: interactive (first key press handled)", "≤ 1,500 ms", `${five.interactive.toFixed(0)} ms`);

@@ -21,7 +21,7 @@ export function makeRepo(files) {
     GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"), TZ: "UTC", LC_ALL: "C", GIT_EDITOR: ":",
   };
   const git = (...args) => execFileSync("git", args, { cwd: dir, env, encoding: "utf8" }).trim();
-  const evolv = (...args) => execFileSync(BIN, args, { cwd: dir, env, encoding: "utf8" });
+  const evolv = (...args) => execFileSync(BIN, args, { cwd: dir, env, encoding: "utf8", maxBuffer: 1 << 28 });
   git("init", "-q", "-b", "main");
   git("config", "user.name", "Reviewer");
   git("config", "user.email", "reviewer@example.com");
