@@ -1,12 +1,16 @@
-//! Where output goes: data (diffs, JSON, tables) to stdout, errors to
-//! stderr. A closed stdout (`| head`) is not an error.
+//! Where output goes: data (diffs, JSON, tables) to stdout, through the
+//! pager when git would use one (pager.rs); errors, warnings and progress
+//! to stderr. Colours follow git's config (color.rs). A closed stdout
+//! (`| head`, a pager quit early) is not an error.
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 
 use serde::Serialize;
 
-use crate::diff;
-use crate::error::Error;
+use super::color::{self, ColorInputs, DiffPalette};
+use super::pager::{self, PagerInputs, PagerSetting};
+use crate::error::{Error, Result};
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -21,24 +25,129 @@ pub enum ColorChoice {
 pub struct Output {
     pub json: bool,
     pub color: bool,
+    /// `--quiet`: no progress, no status lines; errors still show.
+    pub quiet: bool,
+    /// git's diff colours (`color.diff.<slot>`).
+    pub palette: DiffPalette,
 }
 
+/// The global flags and facts one command's output depends on.
+#[derive(Debug, Clone, Default)]
+pub struct Flags<'a> {
+    pub json: bool,
+    pub color: Option<ColorChoice>,
+    pub quiet: bool,
+    pub no_pager: bool,
+    /// The subcommand's name, for `pager.evolv.<name>`.
+    pub subcommand: &'a str,
+    /// The subcommand's output is long (it pages by default).
+    pub pages_by_default: bool,
+}
+
+/// A git config reader: `Some(None)` is a bare key (git's implicit true).
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<Option<String>>;
+
 impl Output {
-    /// `auto` colours when stdout is a terminal and `NO_COLOR` is unset or
-    /// empty; JSON is never coloured.
+    /// Plain output: colour only when asked (`--color always`) and never
+    /// for JSON; no pager. For callers without a configuration.
     pub fn new(json: bool, choice: ColorChoice) -> Self {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = !json
-            && match choice {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => !no_color && std::io::stdout().is_terminal(),
-            };
-        Output { json, color }
+        Output {
+            json,
+            color: !json && choice == ColorChoice::Always,
+            quiet: false,
+            palette: DiffPalette::default(),
+        }
+    }
+
+    /// The output of one command as git would set it up: colours from
+    /// `color.evolv` / `color.diff` / `color.ui`, `--color` and `NO_COLOR`,
+    /// the diff slots, and the pager (armed, started by the first data).
+    pub fn configure(flags: &Flags<'_>, config: Lookup<'_>) -> Result<Self> {
+        let stdout_is_tty = std::io::stdout().is_terminal();
+        let env = |k: &str| std::env::var(k).ok();
+        let pager_in_use = pager::pager_in_use_env();
+        let string = |k: &str| config(k).map(|v| v.unwrap_or_else(|| "true".into()));
+        let colorbool = |key: &str| -> Result<Option<ColorChoice>> {
+            match config(key) {
+                None => Ok(None),
+                Some(v) => color::parse_colorbool(v.as_deref()).map(Some).ok_or_else(|| {
+                    Error::InvalidConfig {
+                        key: key.into(),
+                        value: v.unwrap_or_default(),
+                        expected: "auto, always, never, true or false".into(),
+                    }
+                }),
+            }
+        };
+        let mut config_choice = None;
+        for key in ["color.evolv", "color.diff", "color.ui"] {
+            if let Some(c) = colorbool(key)? {
+                config_choice = Some(c);
+                break;
+            }
+        }
+        let color_pager = match config("color.pager") {
+            Some(v) => color::parse_colorbool(v.as_deref()) != Some(ColorChoice::Never),
+            None => true,
+        };
+        let pager_setting = [format!("pager.evolv.{}", flags.subcommand), "pager.evolv".into()]
+            .iter()
+            .find_map(|k| config(k))
+            .map(|v| PagerSetting::parse(v.as_deref()));
+        let pager_command = pager::choose(&PagerInputs {
+            pages_by_default: flags.pages_by_default,
+            setting: pager_setting,
+            git_pager: env("GIT_PAGER"),
+            core_pager: string("core.pager"),
+            pager: env("PAGER"),
+            stdout_is_tty,
+            json: flags.json,
+            no_pager: flags.no_pager,
+            pager_in_use,
+        });
+        let color = color::want_color(&ColorInputs {
+            flag: flags.color,
+            config: config_choice,
+            no_color: env("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            stdout_is_tty,
+            pager_colors: color_pager && (pager_in_use || pager_command.is_some()),
+            term_dumb: env("TERM").as_deref() == Some("dumb"),
+            json: flags.json,
+        });
+        let palette = if color {
+            DiffPalette::from_config(|k| string(k)).map_err(|(key, value)| {
+                Error::InvalidConfig {
+                    key,
+                    value,
+                    expected: "a git colour: up to two colours (normal, black, red, green, yellow, blue, magenta, cyan, white, default, bright<colour>, 0-255, #rrggbb) and attributes (bold, dim, italic, ul, blink, reverse, strike, no<attribute>)".into(),
+                }
+            })?
+        } else {
+            DiffPalette::default()
+        };
+        pager::arm(pager_command);
+        Ok(Output {
+            json: flags.json,
+            color,
+            quiet: flags.quiet,
+            palette,
+        })
+    }
+
+    /// Whether a manual page may open in man: stdout is a terminal.
+    pub fn manual_on_terminal(&self) -> bool {
+        !self.json && std::io::stdout().is_terminal()
+    }
+
+    /// Whether progress may be drawn: stderr is a terminal, and neither
+    /// `--quiet` nor `--json`.
+    pub fn progress_allowed(&self) -> bool {
+        !self.quiet && !self.json && std::io::stderr().is_terminal()
     }
 
     /// Writes bytes to stdout, ignoring a closed pipe.
     pub fn data(&self, bytes: &[u8]) {
+        pager::start_if_armed();
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(bytes).and_then(|()| stdout.flush());
     }
@@ -51,9 +160,18 @@ impl Output {
     /// Writes a unified diff, coloured when enabled.
     pub fn diff(&self, patch: &[u8]) {
         if self.color {
-            self.data(&diff::colorize(patch));
+            self.data(&self.palette.paint(patch));
         } else {
             self.data(patch);
+        }
+    }
+
+    /// `text` in the `commit` slot (`git show`'s first line), if colouring.
+    pub fn paint_commit(&self, text: &str) -> String {
+        if self.color {
+            color::paint_str(&self.palette.commit, text)
+        } else {
+            text.to_string()
         }
     }
 
@@ -63,8 +181,11 @@ impl Output {
         self.line(&text);
     }
 
-    /// Status text on stderr (progress, hints).
+    /// Status text on stderr (hints, summaries); nothing under `--quiet`.
     pub fn status(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 
@@ -89,4 +210,45 @@ impl Output {
         text.push_str(&format!("hint: {}\n", e.hint()));
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
+}
+
+/// Reads the colour and pager settings (`color.*`, `pager.evolv*`,
+/// `core.pager`) as git sees them, every layer and `git -c` included;
+/// nothing is read for `--json`, which neither pages nor colours.
+// TODO(cli): read through the refactor's `git/config.rs` once it lands.
+pub fn config_lookup(
+    dir: Option<&Path>,
+    flags: &Flags<'_>,
+) -> impl Fn(&str) -> Option<Option<String>> + use<> {
+    let entries = if flags.json { Vec::new() } else { read_config(dir) };
+    move |key: &str| {
+        let key = key.to_ascii_lowercase();
+        entries
+            .iter()
+            .rev()
+            .find(|(k, _)| k.to_ascii_lowercase() == key)
+            .map(|(_, v)| v.clone())
+    }
+}
+
+fn read_config(dir: Option<&Path>) -> Vec<(String, Option<String>)> {
+    let mut cmd = std::process::Command::new("git");
+    if let Some(d) = dir {
+        cmd.arg("-C").arg(d);
+    }
+    cmd.args(["config", "-z", "--get-regexp", r"^(color\.|pager\.evolv|core\.pager$)"]);
+    let Ok(out) = cmd.stderr(std::process::Stdio::null()).output() else {
+        return Vec::new();
+    };
+    out.stdout
+        .split(|b| *b == 0)
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let e = String::from_utf8_lossy(e);
+            match e.split_once('\n') {
+                Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                None => (e.to_string(), None),
+            }
+        })
+        .collect()
 }

@@ -10,6 +10,8 @@ mod hooks;
 mod index_formats;
 mod inspect;
 mod lint;
+mod manual;
+mod pager;
 mod plan;
 mod propose;
 mod rollback;
