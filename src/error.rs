@@ -118,6 +118,12 @@ pub enum Error {
         value: String,
         expected: String,
     },
+    #[error("bad config line {line} in file {}: {cause}", path.display())]
+    ConfigSyntax {
+        path: PathBuf,
+        line: usize,
+        cause: &'static str,
+    },
     #[error("Unable to create '{}': File exists.", path.display())]
     IndexLocked { path: PathBuf },
 
@@ -169,6 +175,7 @@ impl Error {
             Error::HookConflict { .. } => "hook_conflict",
             Error::NoTerminal { .. } => "no_terminal",
             Error::InvalidConfig { .. } => "invalid_config",
+            Error::ConfigSyntax { .. } => "invalid_config",
             Error::IndexLocked { .. } => "index_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
@@ -232,6 +239,11 @@ impl Error {
             Error::NoTerminal { hint, .. } => hint.clone(),
             Error::InvalidConfig { key, .. } => format!(
                 "fix it with `git config {key} <value>`, or remove it with `git config --unset {key}` (`git config --show-origin {key}` shows where it is set)"
+            ),
+            Error::ConfigSyntax { path, .. } => format!(
+                "fix the line in {} (`git config --file {} --list` shows what git makes of it)",
+                path.display(),
+                path.display()
             ),
             // git's own words (lockfile.c), so people recognise them.
             Error::IndexLocked { .. } => "Another git process seems to be running in this repository, e.g. \

@@ -4,6 +4,7 @@
 
 pub mod checkout;
 pub mod cli;
+pub mod config;
 pub mod confine;
 mod diff;
 pub mod durable;

@@ -4,6 +4,7 @@
 mod apply;
 mod common;
 mod concurrency;
+mod config;
 mod crash;
 mod filters;
 mod hooks;
