@@ -60,7 +60,10 @@ pub fn page(subcommand: Option<&str>) -> Result<Page> {
     };
     pages().into_iter().find(|p| p.name == want).ok_or_else(|| {
         Error::invalid(
-            format!("there is no git evolv subcommand '{}'", subcommand.unwrap_or_default()),
+            format!(
+                "there is no git evolv subcommand '{}'",
+                subcommand.unwrap_or_default()
+            ),
             "`git evolv help` lists the subcommands",
         )
     })
@@ -99,12 +102,20 @@ fn extra_sections(sub: Option<&str>) -> String {
     if !examples.is_empty() {
         s.push_str(".SH EXAMPLES\n");
         for (command, what) in examples {
-            s.push_str(&format!(".PP\n{}\n.RS 4\n.nf\n{}\n.fi\n.RE\n", escape(what), escape(command)));
+            s.push_str(&format!(
+                ".PP\n{}\n.RS 4\n.nf\n{}\n.fi\n.RE\n",
+                escape(what),
+                escape(command)
+            ));
         }
     }
     s.push_str(".SH \"EXIT STATUS\"\n");
     for (code, meaning) in table(README, "## Exit codes", 2) {
-        s.push_str(&format!(".TP\n.B {}\n{}\n", escape(&code[0]), escape(&meaning)));
+        s.push_str(&format!(
+            ".TP\n.B {}\n{}\n",
+            escape(&code[0]),
+            escape(&meaning)
+        ));
     }
     s.push_str(".SH \"ERROR CODES\"\nWith \\fB\\-\\-json\\fR a failure prints {\"success\": false, \"error\": {\"code\", \"message\", \"hint\"}}; the codes are stable:\n");
     for (code, meaning) in table(README, "Error codes are stable:", 3) {
@@ -166,38 +177,146 @@ fn escape(text: &str) -> String {
 fn examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
     match sub {
         None => vec![
-            ("git evolv propose --pattern 'getUserData' --replacement 'fetchUserData' --scope 'backend/**'\ngit evolv list\ngit evolv show patch_1763793123_3fa9c1\ngit evolv apply patch_1763793123_3fa9c1 --validate 'cargo test'\ngit evolv rollback patch_1763793123_3fa9c1\ngit evolv log", "A session: propose a rename, review it, land it after the tests pass, undo it, read the audit log."),
+            (
+                "git evolv propose --pattern 'getUserData' --replacement 'fetchUserData' --scope 'backend/**'\ngit evolv list\ngit evolv show patch_1763793123_3fa9c1\ngit evolv apply patch_1763793123_3fa9c1 --validate 'cargo test'\ngit evolv rollback patch_1763793123_3fa9c1\ngit evolv log",
+                "A session: propose a rename, review it, land it after the tests pass, undo it, read the audit log.",
+            ),
             ("git evolv demo", "A guided run in a throwaway repository."),
         ],
         Some("propose") => vec![
-            ("git evolv propose -p 'getUserData' -r 'fetchUserData' -s 'backend/**'", "Propose a rename in every file under backend/."),
-            ("git evolv propose --literal -p 'a.b(' -r 'a.c(' -m 'Call c instead of b'", "Replace text as written, with a summary."),
-            ("git evolv propose -p '(?m)^use (\\w+);' -r 'use crate::$1;' -s '**/*.rs'", "Capture groups expand in the replacement."),
+            (
+                "git evolv propose -p 'getUserData' -r 'fetchUserData' -s 'backend/**'",
+                "Propose a rename in every file under backend/.",
+            ),
+            (
+                "git evolv propose --literal -p 'a.b(' -r 'a.c(' -m 'Call c instead of b'",
+                "Replace text as written, with a summary.",
+            ),
+            (
+                "git evolv propose -p '(?m)^use (\\w+);' -r 'use crate::$1;' -s '**/*.rs'",
+                "Capture groups expand in the replacement.",
+            ),
         ],
-        Some("list") => vec![("git evolv list", "Every proposal with its status."), ("git evolv list --json | jq '.proposals[].patch_id'", "The ids, for scripts.")],
-        Some("show") => vec![("git evolv show patch_1763793123_3fa9c1", "The proposal's summary and diff, paged and coloured like git show.")],
-        Some("drop") => vec![("git evolv drop patch_1763793123_3fa9c1", "Remove one proposal."), ("git evolv drop --all", "Remove every proposal.")],
+        Some("list") => vec![
+            ("git evolv list", "Every proposal with its status."),
+            (
+                "git evolv list --json | jq '.proposals[].patch_id'",
+                "The ids, for scripts.",
+            ),
+        ],
+        Some("show") => vec![(
+            "git evolv show patch_1763793123_3fa9c1",
+            "The proposal's summary and diff, paged and coloured like git show.",
+        )],
+        Some("drop") => vec![
+            (
+                "git evolv drop patch_1763793123_3fa9c1",
+                "Remove one proposal.",
+            ),
+            ("git evolv drop --all", "Remove every proposal."),
+        ],
         Some("apply") => vec![
-            ("git evolv apply patch_1763793123_3fa9c1 --validate 'cargo test'", "Validate in the warm worktree, then land."),
-            ("git evolv apply patch_1 patch_2 --batch --validate 'make check'", "Stack two proposals, validate once, land both or neither."),
-            ("git evolv apply patch_1763793123_3fa9c1 --plan plan.json --dry-run", "Everything but moving the branch, under an execution plan."),
+            (
+                "git evolv apply patch_1763793123_3fa9c1 --validate 'cargo test'",
+                "Validate in the warm worktree, then land.",
+            ),
+            (
+                "git evolv apply patch_1 patch_2 --batch --validate 'make check'",
+                "Stack two proposals, validate once, land both or neither.",
+            ),
+            (
+                "git evolv apply patch_1763793123_3fa9c1 --plan plan.json --dry-run",
+                "Everything but moving the branch, under an execution plan.",
+            ),
         ],
-        Some("rollback") => vec![("git evolv rollback patch_1763793123_3fa9c1", "A revert commit of what apply landed."), ("git evolv rollback patch_1763793123_3fa9c1 --strategy file_backup", "Put the files back as they were before the apply.")],
-        Some("recover") => vec![("git evolv recover", "Finish or undo a landing that was killed.")],
+        Some("rollback") => vec![
+            (
+                "git evolv rollback patch_1763793123_3fa9c1",
+                "A revert commit of what apply landed.",
+            ),
+            (
+                "git evolv rollback patch_1763793123_3fa9c1 --strategy file_backup",
+                "Put the files back as they were before the apply.",
+            ),
+        ],
+        Some("recover") => vec![(
+            "git evolv recover",
+            "Finish or undo a landing that was killed.",
+        )],
         Some("log") => vec![("git evolv log -n 5", "The five newest audit records.")],
-        Some("gc") => vec![("git evolv gc --older-than 30", "Drop proposals older than 30 days."), ("git evolv gc --worktrees", "Remove the warm validation worktrees.")],
-        Some("plan") => vec![("git evolv plan schema > plan.schema.json", "The JSON Schema of an execution plan."), ("git evolv plan check plan.json", "Check a plan and print it with its defaults.")],
-        Some("demo") => vec![("git evolv demo", "propose, show, apply, rollback in a throwaway repository.")],
-        Some("lint") => vec![
-            ("git evolv lint 'feat(api): add the user endpoint'", "Lint one message."),
-            ("git evolv lint --range origin/main..HEAD --format github", "Lint a pull request's commits as GitHub annotations."),
+        Some("gc") => vec![
+            (
+                "git evolv gc --older-than 30",
+                "Drop proposals older than 30 days.",
+            ),
+            (
+                "git evolv gc --worktrees",
+                "Remove the warm validation worktrees.",
+            ),
         ],
-        Some("hooks") => vec![("git evolv hooks install", "Install the commit-msg and pre-push hooks."), ("git evolv hooks status", "Which hooks are installed.")],
-        Some("hook") => vec![("git evolv hook commit-msg .git/COMMIT_EDITMSG", "What the installed commit-msg hook runs.")],
-        Some("check") => vec![("git evolv check --json", "Uncommitted files and the upstream, for scripts.")],
-        Some("ask") => vec![("git evolv ask 'Deploy where?' --option 'staging: test cluster' --option 'prod: customers'", "Ask on the terminal; prints the chosen label.")],
-        Some("completions") => vec![("git evolv completions bash > ~/.local/share/bash-completion/completions/git-evolv", "Completion for bash (git evolv <TAB> under git's completion, and git-evolv)."), ("git evolv completions zsh > ~/.zfunc/_git-evolv", "Completion for zsh (with fpath+=~/.zfunc).")],
-        Some("install-man") => vec![("git evolv install-man", "Install the pages next to the binary (~/.cargo/share/man/man1)."), ("git evolv install-man --prefix ~/.local", "Install them under ~/.local/share/man/man1.")],
+        Some("plan") => vec![
+            (
+                "git evolv plan schema > plan.schema.json",
+                "The JSON Schema of an execution plan.",
+            ),
+            (
+                "git evolv plan check plan.json",
+                "Check a plan and print it with its defaults.",
+            ),
+        ],
+        Some("demo") => vec![(
+            "git evolv demo",
+            "propose, show, apply, rollback in a throwaway repository.",
+        )],
+        Some("lint") => vec![
+            (
+                "git evolv lint 'feat(api): add the user endpoint'",
+                "Lint one message.",
+            ),
+            (
+                "git evolv lint --range origin/main..HEAD --format github",
+                "Lint a pull request's commits as GitHub annotations.",
+            ),
+        ],
+        Some("hooks") => vec![
+            (
+                "git evolv hooks install",
+                "Install the commit-msg and pre-push hooks.",
+            ),
+            ("git evolv hooks status", "Which hooks are installed."),
+        ],
+        Some("hook") => vec![(
+            "git evolv hook commit-msg .git/COMMIT_EDITMSG",
+            "What the installed commit-msg hook runs.",
+        )],
+        Some("check") => vec![(
+            "git evolv check --json",
+            "Uncommitted files and the upstream, for scripts.",
+        )],
+        Some("ask") => vec![(
+            "git evolv ask 'Deploy where?' --option 'staging: test cluster' --option 'prod: customers'",
+            "Ask on the terminal; prints the chosen label.",
+        )],
+        Some("completions") => vec![
+            (
+                "git evolv completions bash > ~/.local/share/bash-completion/completions/git-evolv",
+                "Completion for bash (git evolv <TAB> under git's completion, and git-evolv).",
+            ),
+            (
+                "git evolv completions zsh > ~/.zfunc/_git-evolv",
+                "Completion for zsh (with fpath+=~/.zfunc).",
+            ),
+        ],
+        Some("install-man") => vec![
+            (
+                "git evolv install-man",
+                "Install the pages next to the binary (~/.cargo/share/man/man1).",
+            ),
+            (
+                "git evolv install-man --prefix ~/.local",
+                "Install them under ~/.local/share/man/man1.",
+            ),
+        ],
         Some("help") => vec![("git evolv help apply", "The manual of git evolv apply.")],
         Some(_) => Vec::new(),
     }
@@ -278,11 +397,13 @@ pub fn install(args: &InstallManArgs, out: &Output) -> Result<()> {
         // Temp file + rename: a reader never sees half a page.
         let mut tmp =
             tempfile::NamedTempFile::new_in(&dir).map_err(|e| Error::io("create", &dir, e))?;
-        tmp.write_all(&p.roff).map_err(|e| Error::io("write", tmp.path(), e))?;
+        tmp.write_all(&p.roff)
+            .map_err(|e| Error::io("write", tmp.path(), e))?;
         let readable = std::os::unix::fs::PermissionsExt::from_mode(0o644);
         std::fs::set_permissions(tmp.path(), readable)
             .map_err(|e| Error::io("chmod", tmp.path(), e))?;
-        tmp.persist(&path).map_err(|e| Error::io("rename", &path, e.error))?;
+        tmp.persist(&path)
+            .map_err(|e| Error::io("rename", &path, e.error))?;
     }
     if out.json {
         out.json_value(&serde_json::json!({
@@ -291,7 +412,11 @@ pub fn install(args: &InstallManArgs, out: &Output) -> Result<()> {
             "pages": pages.iter().map(|p| format!("{}.1", p.name)).collect::<Vec<_>>(),
         }));
     } else {
-        out.status(&format!("Installed {} manual pages in {}.", pages.len(), dir.display()));
+        out.status(&format!(
+            "Installed {} manual pages in {}.",
+            pages.len(),
+            dir.display()
+        ));
         if let Some(hint) = manpath_hint(&prefix) {
             out.status(&hint);
         }
@@ -301,7 +426,8 @@ pub fn install(args: &InstallManArgs, out: &Output) -> Result<()> {
 
 /// The prefix of this binary: `<prefix>/bin/git-evolv` → `<prefix>`.
 fn default_prefix() -> Result<PathBuf> {
-    let exe = std::env::current_exe().map_err(|e| Error::io("locate", "the git-evolv binary", e))?;
+    let exe =
+        std::env::current_exe().map_err(|e| Error::io("locate", "the git-evolv binary", e))?;
     let exe = exe.canonicalize().unwrap_or(exe);
     exe.parent()
         .and_then(Path::parent)
@@ -337,7 +463,11 @@ mod tests {
     fn the_readme_tables_are_found() {
         assert!(table(README, "## Exit codes", 2).len() >= 4);
         let codes = table(README, "Error codes are stable:", 3);
-        assert!(codes.iter().any(|(c, _)| c[0] == "patch_not_found" && c[1] == "2"));
+        assert!(
+            codes
+                .iter()
+                .any(|(c, _)| c[0] == "patch_not_found" && c[1] == "2")
+        );
         assert!(codes.len() >= 20);
     }
 

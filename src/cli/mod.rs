@@ -165,8 +165,9 @@ pub fn run() -> ExitCode {
         subcommand: &name,
         pages_by_default: cli.command.pages_by_default(),
     };
-    let config = output::config_lookup(cli.directory.as_deref(), &flags);
-    let out = match Output::configure(&flags, &config) {
+    let out = match output::config_lookup(cli.directory.as_deref(), &flags)
+        .and_then(|config| Output::configure(&flags, &config))
+    {
         Ok(out) => out,
         Err(e) => {
             // A bad colour or pager setting: said plainly, as git does.

@@ -70,13 +70,13 @@ impl Output {
         let colorbool = |key: &str| -> Result<Option<ColorChoice>> {
             match config(key) {
                 None => Ok(None),
-                Some(v) => color::parse_colorbool(v.as_deref()).map(Some).ok_or_else(|| {
-                    Error::InvalidConfig {
+                Some(v) => color::parse_colorbool(v.as_deref())
+                    .map(Some)
+                    .ok_or_else(|| Error::InvalidConfig {
                         key: key.into(),
                         value: v.unwrap_or_default(),
                         expected: "auto, always, never, true or false".into(),
-                    }
-                }),
+                    }),
             }
         };
         let mut config_choice = None;
@@ -90,10 +90,13 @@ impl Output {
             Some(v) => color::parse_colorbool(v.as_deref()) != Some(ColorChoice::Never),
             None => true,
         };
-        let pager_setting = [format!("pager.evolv.{}", flags.subcommand), "pager.evolv".into()]
-            .iter()
-            .find_map(|k| config(k))
-            .map(|v| PagerSetting::parse(v.as_deref()));
+        let pager_setting = [
+            format!("pager.evolv.{}", flags.subcommand),
+            "pager.evolv".into(),
+        ]
+        .iter()
+        .find_map(|k| config(k))
+        .map(|v| PagerSetting::parse(v.as_deref()));
         let pager_command = pager::choose(&PagerInputs {
             pages_by_default: flags.pages_by_default,
             setting: pager_setting,
@@ -213,42 +216,25 @@ impl Output {
 }
 
 /// Reads the colour and pager settings (`color.*`, `pager.evolv*`,
-/// `core.pager`) as git sees them, every layer and `git -c` included;
-/// nothing is read for `--json`, which neither pages nor colours.
-// TODO(cli): read through the refactor's `git/config.rs` once it lands.
+/// `core.pager`) as git sees them, through the one config adapter (every
+/// layer, `git -c` included); nothing is read for `--json`, which neither
+/// pages nor colours. A config that cannot be read is an error.
 pub fn config_lookup(
     dir: Option<&Path>,
     flags: &Flags<'_>,
-) -> impl Fn(&str) -> Option<Option<String>> + use<> {
-    let entries = if flags.json { Vec::new() } else { read_config(dir) };
-    move |key: &str| {
-        let key = key.to_ascii_lowercase();
-        entries
-            .iter()
-            .rev()
-            .find(|(k, _)| k.to_ascii_lowercase() == key)
-            .map(|(_, v)| v.clone())
-    }
-}
-
-fn read_config(dir: Option<&Path>) -> Vec<(String, Option<String>)> {
-    let mut cmd = std::process::Command::new("git");
-    if let Some(d) = dir {
-        cmd.arg("-C").arg(d);
-    }
-    cmd.args(["config", "-z", "--get-regexp", r"^(color\.|pager\.evolv|core\.pager$)"]);
-    let Ok(out) = cmd.stderr(std::process::Stdio::null()).output() else {
-        return Vec::new();
+) -> Result<impl Fn(&str) -> Option<Option<String>> + use<>> {
+    use crate::git::config::{Config, discover_git_dir};
+    let config = if flags.json {
+        Config::default()
+    } else {
+        let start = match dir {
+            Some(d) => d.to_path_buf(),
+            None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
+        };
+        match discover_git_dir(&start) {
+            Some(git_dir) => Config::for_git_dir(&git_dir)?,
+            None => Config::without_repository()?,
+        }
     };
-    out.stdout
-        .split(|b| *b == 0)
-        .filter(|e| !e.is_empty())
-        .map(|e| {
-            let e = String::from_utf8_lossy(e);
-            match e.split_once('\n') {
-                Some((k, v)) => (k.to_string(), Some(v.to_string())),
-                None => (e.to_string(), None),
-            }
-        })
-        .collect()
+    Ok(move |key: &str| config.get(key).map(|e| e.value.clone()))
 }

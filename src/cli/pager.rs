@@ -41,10 +41,7 @@ impl PagerSetting {
 }
 
 fn is_true(v: &str) -> bool {
-    matches!(
-        v.to_ascii_lowercase().as_str(),
-        "true" | "yes" | "on" | "1"
-    )
+    matches!(v.to_ascii_lowercase().as_str(), "true" | "yes" | "on" | "1")
 }
 
 fn is_false(v: &str) -> bool {
@@ -225,12 +222,30 @@ mod tests {
     #[test]
     fn never_without_a_terminal_or_when_told_not_to() {
         for off in [
-            PagerInputs { stdout_is_tty: false, ..tty() },
-            PagerInputs { json: true, ..tty() },
-            PagerInputs { no_pager: true, ..tty() },
-            PagerInputs { pager_in_use: true, ..tty() },
-            PagerInputs { setting: Some(PagerSetting::Off), ..tty() },
-            PagerInputs { pages_by_default: false, ..tty() },
+            PagerInputs {
+                stdout_is_tty: false,
+                ..tty()
+            },
+            PagerInputs {
+                json: true,
+                ..tty()
+            },
+            PagerInputs {
+                no_pager: true,
+                ..tty()
+            },
+            PagerInputs {
+                pager_in_use: true,
+                ..tty()
+            },
+            PagerInputs {
+                setting: Some(PagerSetting::Off),
+                ..tty()
+            },
+            PagerInputs {
+                pages_by_default: false,
+                ..tty()
+            },
         ] {
             assert_eq!(choose(&off), None, "{off:?}");
         }

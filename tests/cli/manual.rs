@@ -71,14 +71,21 @@ fn subcommands() -> Vec<String> {
 
 #[test]
 fn every_subcommand_has_a_man_page_that_renders() {
-    assert!(have("man"), "man (man-db) is needed: apt-get install man-db");
+    assert!(
+        have("man"),
+        "man (man-db) is needed: apt-get install man-db"
+    );
     let install = Install::new();
     let run = install.run("git-evolv", &["install-man", "--json"], &[]);
     run.ok();
     let pages = run.json()["pages"].as_array().unwrap().len();
     let subs = subcommands();
     assert!(subs.len() >= 18, "{subs:?}");
-    assert_eq!(pages, subs.len() + 1, "one page per subcommand plus git-evolv(1)");
+    assert_eq!(
+        pages,
+        subs.len() + 1,
+        "one page per subcommand plus git-evolv(1)"
+    );
     let dir = install.prefix.path().join("share/man/man1");
     for name in std::iter::once("git-evolv".to_string())
         .chain(subs.iter().map(|s| format!("git-evolv-{s}")))
@@ -105,23 +112,38 @@ fn every_subcommand_has_a_man_page_that_renders() {
 
 #[test]
 fn git_evolv_help_opens_the_manual_after_the_readme_install_from_a_clean_home() {
-    assert!(have("man"), "man (man-db) is needed: apt-get install man-db");
+    assert!(
+        have("man"),
+        "man (man-db) is needed: apt-get install man-db"
+    );
     let install = Install::new();
     // Before: exactly the complaint of the issue.
     let before = install.run("git", &["evolv", "--help"], &[]);
     assert_ne!(before.code, 0);
-    assert!(before.stderr.contains("No manual entry for git-evolv"), "{}", before.stderr);
+    assert!(
+        before.stderr.contains("No manual entry for git-evolv"),
+        "{}",
+        before.stderr
+    );
     // The README's install step.
     install.run("git", &["evolv", "install-man"], &[]).ok();
     for args in [&["evolv", "--help"][..], &["help", "evolv"]] {
         let run = install.run("git", args, &[]);
         run.ok();
-        assert!(run.stdout.contains("GIT-EVOLV"), "git {args:?}:\n{}", run.stdout);
+        assert!(
+            run.stdout.contains("GIT-EVOLV"),
+            "git {args:?}:\n{}",
+            run.stdout
+        );
     }
     // A subcommand's --help reaches git-evolv itself: text on a pipe…
     let run = install.run("git", &["evolv", "apply", "--help"], &[]);
     run.ok();
-    assert!(run.stdout.contains("Usage: git evolv apply"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("Usage: git evolv apply"),
+        "{}",
+        run.stdout
+    );
     let run = install.run("man", &["git-evolv"], &[]);
     run.ok();
     assert!(run.stdout.contains("ERROR CODES"), "{}", run.stdout);
@@ -144,7 +166,8 @@ fn git_evolv_help_opens_the_manual_after_the_readme_install_from_a_clean_home() 
     );
     run.ok();
     assert!(
-        run.stderr.contains(&format!("export MANPATH=\"{}", manpath.display())),
+        run.stderr
+            .contains(&format!("export MANPATH=\"{}", manpath.display())),
         "{}",
         run.stderr
     );
@@ -155,7 +178,11 @@ fn git_evolv_help_subcommand_prints_the_manual_text() {
     let repo = TestRepo::scenario();
     let run = repo.evolv(&["help", "apply"]);
     run.ok();
-    assert!(run.stdout.contains("Usage: git evolv apply"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("Usage: git evolv apply"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("--validate"), "{}", run.stdout);
     let run = repo.evolv(&["help"]);
     run.ok();
@@ -174,7 +201,9 @@ fn offered(shell: &str, script: &str) -> Vec<String> {
             .collect()
     };
     let between = |start: &str, end: &str| -> String {
-        let from = script.find(start).unwrap_or_else(|| panic!("{shell}: {start}"));
+        let from = script
+            .find(start)
+            .unwrap_or_else(|| panic!("{shell}: {start}"));
         let rest = &script[from + start.len()..];
         rest[..rest.find(end).unwrap()].to_string()
     };
@@ -197,7 +226,15 @@ fn offered(shell: &str, script: &str) -> Vec<String> {
         "fish" => script
             .lines()
             .filter(|l| l.contains("__fish_git_evolv_needs_command\" -f -a \""))
-            .map(|l| l.split("-a \"").nth(1).unwrap().split('"').next().unwrap().to_string())
+            .map(|l| {
+                l.split("-a \"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
             .collect(),
         "elvish" => between("&'git-evolv'= {", "}")
             .lines()
@@ -280,12 +317,21 @@ fn git_evolv_tab_completes_subcommands_and_pending_ids_under_gits_bash_completio
     for want in ["propose", "apply", "show", "rollback", "completions"] {
         assert!(subs.contains(&want.to_string()), "{want}: {subs:?}");
     }
-    assert_eq!(complete(&repo, git_completion, "git evolv pro"), vec!["propose"]);
+    assert_eq!(
+        complete(&repo, git_completion, "git evolv pro"),
+        vec!["propose"]
+    );
     let applied = repo.propose("getUserData", "fetchUserData", &["-s", "frontend/**"]);
     repo.evolv(&["apply", &applied]).ok();
     let pending = repo.propose("user", "account", &["-s", "backend/**"]);
-    assert_eq!(complete(&repo, git_completion, "git evolv apply "), vec![pending.clone()]);
-    assert_eq!(complete(&repo, git_completion, "git evolv rollback "), vec![applied.clone()]);
+    assert_eq!(
+        complete(&repo, git_completion, "git evolv apply "),
+        vec![pending.clone()]
+    );
+    assert_eq!(
+        complete(&repo, git_completion, "git evolv rollback "),
+        vec![applied.clone()]
+    );
     let mut both = vec![applied, pending];
     both.sort();
     assert_eq!(complete(&repo, git_completion, "git evolv show "), both);
@@ -295,7 +341,10 @@ fn git_evolv_tab_completes_subcommands_and_pending_ids_under_gits_bash_completio
 
 #[test]
 fn help_on_a_terminal_opens_the_manual_in_man() {
-    assert!(have("man"), "man (man-db) is needed: apt-get install man-db");
+    assert!(
+        have("man"),
+        "man (man-db) is needed: apt-get install man-db"
+    );
     let repo = TestRepo::scenario();
     for args in [&["apply", "--help"][..], &["help", "apply"]] {
         let (screen, code) = crate::pager::in_pty(&repo, args, &[("MANPAGER", "cat")]);
@@ -307,7 +356,10 @@ fn help_on_a_terminal_opens_the_manual_in_man() {
     }
     // -h stays clap's short help, as `git commit -h` is git's.
     let (screen, _) = crate::pager::in_pty(&repo, &["apply", "-h"], &[("MANPAGER", "cat")]);
-    assert!(screen.contains("Usage:") && screen.contains("git evolv apply"), "{screen}");
+    assert!(
+        screen.contains("Usage:") && screen.contains("git evolv apply"),
+        "{screen}"
+    );
     assert!(!screen.contains("EXIT STATUS"), "{screen}");
 }
 

@@ -58,8 +58,14 @@ fn show_on_a_terminal_goes_through_git_pager_with_less_settings() {
     assert_eq!(code, 0, "{screen}");
     let paged = read(&repo.file("paged.txt")).expect("the pager ran");
     assert!(paged.contains("fetchUserData()"), "{paged}");
-    assert!(paged.contains("\x1b[32m"), "coloured for the pager, as git does: {paged}");
-    assert!(!screen.contains("fetchUserData"), "paged, not on the screen: {screen}");
+    assert!(
+        paged.contains("\x1b[32m"),
+        "coloured for the pager, as git does: {paged}"
+    );
+    assert!(
+        !screen.contains("fetchUserData"),
+        "paged, not on the screen: {screen}"
+    );
     let env = read(&repo.file("env.txt")).unwrap();
     for want in ["LESS=FRX", "LV=-c", "GIT_PAGER_IN_USE=true"] {
         assert!(env.lines().any(|l| l == want), "{want} missing:\n{env}");
@@ -74,7 +80,8 @@ fn show_on_a_terminal_goes_through_git_pager_with_less_settings() {
 fn no_pager_under_no_pager_flag_pager_in_use_json_or_a_pipe() {
     let (repo, id) = proposed();
     let pager = pager_into(&repo, "paged.txt");
-    let cases: [(&[&str], &[(&str, &str)]); 3] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: [Case; 3] = [
         (&["show", "--no-pager", &id], &[]),
         (&["show", &id], &[("GIT_PAGER_IN_USE", "true")]),
         (&["show", "--json", &id], &[]),
@@ -111,13 +118,22 @@ fn the_pager_command_follows_gits_order() {
     assert!(file("pager").exists(), "PAGER");
     repo.git(&["config", "core.pager", &into("core")]);
     run(&[("PAGER", &pager_env)]);
-    assert!(file("core").exists() && !file("pager").exists(), "core.pager beats PAGER");
+    assert!(
+        file("core").exists() && !file("pager").exists(),
+        "core.pager beats PAGER"
+    );
     repo.git(&["config", "pager.evolv.list", &into("cfg")]);
     run(&[("PAGER", &pager_env)]);
-    assert!(file("cfg").exists() && !file("core").exists(), "pager.evolv.list beats core.pager");
+    assert!(
+        file("cfg").exists() && !file("core").exists(),
+        "pager.evolv.list beats core.pager"
+    );
     let git_pager = into("git");
     run(&[("PAGER", &pager_env), ("GIT_PAGER", &git_pager)]);
-    assert!(file("git").exists() && !file("cfg").exists(), "GIT_PAGER beats config");
+    assert!(
+        file("git").exists() && !file("cfg").exists(),
+        "GIT_PAGER beats config"
+    );
     // pager.evolv.<cmd> = false turns it off; `cat` means no pager.
     repo.git(&["config", "pager.evolv.list", "false"]);
     run(&[("GIT_PAGER", &git_pager)]);
@@ -135,16 +151,16 @@ fn the_pager_command_follows_gits_order() {
 
 #[test]
 fn a_pager_that_quits_early_shows_no_broken_pipe_error() {
-    let repo = TestRepo::with_files(&[(
-        "big.txt",
-        &"getUserData\n".repeat(20_000),
-    )]);
+    let repo = TestRepo::with_files(&[("big.txt", &"getUserData\n".repeat(20_000))]);
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     // Reads one line and quits, like pressing q in less.
     let (screen, code) = in_pty(&repo, &["show", &id], &[("GIT_PAGER", "head -n 1")]);
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("patch patch_"), "{screen}");
-    assert!(!screen.contains("fetchUserData"), "the rest went nowhere: {screen}");
+    assert!(
+        !screen.contains("fetchUserData"),
+        "the rest went nowhere: {screen}"
+    );
     for bad in ["rror", "roken pipe", "panicked"] {
         assert!(!screen.contains(bad), "{bad}: {screen}");
     }
@@ -166,7 +182,10 @@ fn coloured(run: &Run) -> bool {
 #[test]
 fn colour_follows_each_git_config_key_then_the_flag_then_no_color() {
     let (repo, id) = proposed();
-    assert!(!coloured(&show(&repo, &id, &[], &[])), "a pipe is not coloured");
+    assert!(
+        !coloured(&show(&repo, &id, &[], &[])),
+        "a pipe is not coloured"
+    );
     let set = |k: &str, v: &str| repo.git(&["config", k, v]);
     let unset = |k: &str| {
         repo.git_run(&["config", "--unset", k]);
@@ -174,21 +193,33 @@ fn colour_follows_each_git_config_key_then_the_flag_then_no_color() {
     for key in ["color.ui", "color.diff", "color.evolv"] {
         set(key, "always");
         assert!(coloured(&show(&repo, &id, &[], &[])), "{key}=always");
-        assert!(!coloured(&show(&repo, &id, &["--color", "never"], &[])), "--color beats {key}");
+        assert!(
+            !coloured(&show(&repo, &id, &["--color", "never"], &[])),
+            "--color beats {key}"
+        );
         assert!(
             coloured(&show(&repo, &id, &[], &[("NO_COLOR", "1")])),
             "{key}=always is asked for explicitly: NO_COLOR does not undo it"
         );
         set(key, "true");
-        assert!(!coloured(&show(&repo, &id, &[], &[])), "{key}=true is auto: not on a pipe");
+        assert!(
+            !coloured(&show(&repo, &id, &[], &[])),
+            "{key}=true is auto: not on a pipe"
+        );
         unset(key);
     }
     // The most specific key wins: color.evolv over color.diff over color.ui.
     set("color.ui", "always");
     set("color.diff", "never");
-    assert!(!coloured(&show(&repo, &id, &[], &[])), "color.diff beats color.ui");
+    assert!(
+        !coloured(&show(&repo, &id, &[], &[])),
+        "color.diff beats color.ui"
+    );
     set("color.evolv", "always");
-    assert!(coloured(&show(&repo, &id, &[], &[])), "color.evolv beats color.diff");
+    assert!(
+        coloured(&show(&repo, &id, &[], &[])),
+        "color.evolv beats color.diff"
+    );
     unset("color.evolv");
     unset("color.diff");
     unset("color.ui");
@@ -203,7 +234,10 @@ fn colour_follows_each_git_config_key_then_the_flag_then_no_color() {
     );
     assert!(coloured(&run), "git -c color.ui=always: {}", run.stderr);
     assert!(coloured(&show(&repo, &id, &["--color", "always"], &[])));
-    assert!(!coloured(&show(&repo, &id, &["--color", "always", "--json"], &[])), "JSON never");
+    assert!(
+        !coloured(&show(&repo, &id, &["--color", "always", "--json"], &[])),
+        "JSON never"
+    );
     // On a terminal: auto colours, NO_COLOR turns it off.
     let args = ["show", "--no-pager", id.as_str()];
     let (screen, _) = in_pty(&repo, &args, &[]);
