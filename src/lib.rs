@@ -16,6 +16,7 @@ pub mod lint;
 pub mod ops;
 pub mod plan;
 pub mod policy;
+pub mod progress;
 pub mod prompt;
 pub mod store;
 pub mod validate;

@@ -130,11 +130,7 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    let (status, timed_out) = match rx.recv_timeout(remaining) {
-        Ok(status) => (Some(status), false),
-        Err(_) => (None, true),
-    };
+    let (status, timed_out) = wait_reporting(&rx, deadline, command, started, &output);
     // Kill the whole group either way: after a timeout to stop the command,
     // after an exit to stop anything it left running in the worktree.
     kill_group(pgid);
@@ -159,6 +155,56 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
         output_tail: tail(&mut output),
         timed_out,
     })
+}
+
+/// Waits for the command until `deadline`, reporting the elapsed time and
+/// the last line of its output every 200 ms to the progress scope.
+fn wait_reporting<T>(
+    rx: &mpsc::Receiver<T>,
+    deadline: Instant,
+    command: &str,
+    started: Instant,
+    output: &File,
+) -> (Option<T>, bool) {
+    use crate::progress::{self, Task};
+    let reporting = progress::active();
+    if reporting {
+        progress::start(Task::Validate, command, None);
+    }
+    let tick = if reporting {
+        Duration::from_millis(200)
+    } else {
+        Duration::MAX
+    };
+    let result = loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(remaining.min(tick)) {
+            Ok(status) => break (Some(status), false),
+            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {
+                let elapsed = started.elapsed().as_millis() as u64;
+                progress::update(Task::Validate, elapsed, None, last_line(output));
+            }
+            Err(_) => break (None, true),
+        }
+    };
+    if reporting {
+        progress::finish(Task::Validate);
+    }
+    result
+}
+
+/// The last non-empty line written so far, read without moving the file
+/// offset the command writes at (`pread`).
+fn last_line(file: &File) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(512);
+    let mut buf = vec![0; (len - start) as usize];
+    let n = file.read_at(&mut buf, start).ok()?;
+    let text = String::from_utf8_lossy(&buf[..n]);
+    text.split(['\n', '\r'])
+        .rfind(|l| !l.trim().is_empty())
+        .map(|l| l.trim_end().to_string())
 }
 
 fn tail(file: &mut File) -> String {

@@ -48,7 +48,7 @@ pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
         dry_run: args.dry_run,
         batch: args.batch,
     };
-    let report = apply::apply(repo, &req)?;
+    let report = out.with_progress(|| apply::apply(repo, &req))?;
     Ok(render_report(&report, args.patch_ids.len() == 1, out))
 }
 

@@ -17,6 +17,7 @@ mod man;
 mod output;
 mod pager;
 mod plan;
+mod progress;
 mod propose;
 mod recover;
 mod rollback;

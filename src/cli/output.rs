@@ -137,6 +137,16 @@ impl Output {
         })
     }
 
+    /// Runs `f` with its progress drawn on stderr when allowed.
+    pub fn with_progress<R>(&self, f: impl FnOnce() -> R) -> R {
+        if self.progress_allowed() {
+            let bars = std::rc::Rc::new(super::progress::Bars::default());
+            crate::progress::scoped(bars, f)
+        } else {
+            f()
+        }
+    }
+
     /// Whether a manual page may open in man: stdout is a terminal.
     pub fn manual_on_terminal(&self) -> bool {
         !self.json && std::io::stdout().is_terminal()

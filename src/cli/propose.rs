@@ -39,7 +39,7 @@ impl ProposeArgs {
 }
 
 pub fn run(repo: &Repository, args: &ProposeArgs, out: &Output) -> Result<()> {
-    let outcome = propose::propose(repo, &args.request())?;
+    let outcome = out.with_progress(|| propose::propose(repo, &args.request()))?;
     render(&outcome, out);
     Ok(())
 }

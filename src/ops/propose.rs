@@ -9,6 +9,7 @@ use crate::diff;
 use crate::edit::{FileEdit, Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry};
+use crate::progress::{self, Task};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::proposals::{self, ProposalMeta};
 
@@ -228,7 +229,14 @@ fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Re
         replacements: 0,
         binary: 0,
     };
-    for file in files {
+    let total = files.len() as u64;
+    progress::start(Task::Scan, "files", Some(total));
+    for (i, file) in files.iter().enumerate() {
+        // Every 256 files: cheap next to reading them, often enough to see.
+        if i % 256 == 0 {
+            let detail = format!("{} matched", scan.changed.len());
+            progress::update(Task::Scan, i as u64, Some(total), Some(detail));
+        }
         let object = odb.read(file.oid)?;
         match replacer.edit(object.data()) {
             FileEdit::Binary => scan.binary += 1,
@@ -242,5 +250,6 @@ fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Re
             }
         }
     }
+    progress::finish(Task::Scan);
     Ok(scan)
 }

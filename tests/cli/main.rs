@@ -14,6 +14,7 @@ mod lint;
 mod manual;
 mod pager;
 mod plan;
+mod progress;
 mod propose;
 mod rollback;
 mod snapshots;
