@@ -127,11 +127,22 @@ pub enum Error {
     #[error("Unable to create '{}': File exists.", path.display())]
     IndexLocked { path: PathBuf },
 
+    /// A ref's lock file (`<ref>.lock`) that someone else holds: a stale
+    /// `refs/evolv/audit.lock`, `refs/heads/main.lock`, … (issue 16 item 5).
+    #[error("Unable to create '{}': File exists.", path.display())]
+    RefLocked { path: PathBuf },
+
     #[error("an earlier landing was interrupted: {detail}")]
     Interrupted { detail: String },
 
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
+
+    /// One or more edits of an edit list failed (#13); nothing was stored.
+    #[error("{}", edits_message(failures))]
+    EditsFailed {
+        failures: Vec<crate::edit::failure::EditFailure>,
+    },
 
     #[error("git: {message}")]
     Git { message: String },
@@ -177,8 +188,13 @@ impl Error {
             Error::InvalidConfig { .. } => "invalid_config",
             Error::ConfigSyntax { .. } => "invalid_config",
             Error::IndexLocked { .. } => "index_locked",
+            Error::RefLocked { .. } => "ref_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.code.as_str(),
+                _ => "edits_failed",
+            },
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -251,10 +267,20 @@ an editor opened by 'git commit'. Please make sure all processes are terminated 
 If it still fails, a git process may have crashed in this repository earlier: remove the file \
 manually to continue (then run `git evolv recover` if a landing was interrupted)."
                 .into(),
+            // git's own words again (lockfile.c): it is not a race that a
+            // rerun wins, and the lock is nobody's but its creator's.
+            Error::RefLocked { .. } => "Another git process seems to be running in this repository. \
+Please make sure all processes are terminated then try again. If it still fails, a git process \
+may have crashed in this repository earlier: remove the file manually to continue."
+                .into(),
             Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.hint.clone(),
+                _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
+            },
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
@@ -275,6 +301,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             | Error::NothingToApply { .. }
             | Error::ConcurrentUpdate { .. }
             | Error::IndexLocked { .. } => 1,
+            // Content said no (1) unless an edit was malformed (2).
+            Error::EditsFailed { failures } => failures
+                .iter()
+                .map(|f| f.code.exit_code())
+                .max()
+                .unwrap_or(2),
             _ => 2,
         }
     }
@@ -294,7 +326,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             }
             _ => (None, None),
         };
+        let failures = match self {
+            Error::EditsFailed { failures } => Some(failures.clone()),
+            _ => None,
+        };
         ErrorBody {
+            failures,
             code: self.code(),
             message: self.to_string(),
             hint: self.hint(),
@@ -341,4 +378,21 @@ pub struct ErrorBody {
     /// Every problem of an invalid plan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub issues: Option<Vec<PlanIssue>>,
+    /// Every failed edit of an edit list: `{index, path, code, message, hint}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<Vec<crate::edit::failure::EditFailure>>,
+}
+
+fn edits_message(failures: &[crate::edit::failure::EditFailure]) -> String {
+    match failures {
+        [one] => one.message.clone(),
+        _ => {
+            let mut out = format!("{} edits failed:", failures.len());
+            for f in failures {
+                out.push_str("\n  - ");
+                out.push_str(&f.message);
+            }
+            out
+        }
+    }
 }

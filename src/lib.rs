@@ -20,6 +20,7 @@ pub mod progress;
 pub mod prompt;
 pub mod store;
 pub mod validate;
+pub mod validators;
 pub mod worktree;
 
 pub use error::{Error, Result};

@@ -104,8 +104,8 @@ fn extra_sections(sub: Option<&str>) -> String {
         for (command, what) in examples {
             s.push_str(&format!(
                 ".PP\n{}\n.RS 4\n.nf\n{}\n.fi\n.RE\n",
-                escape(what),
-                escape(command)
+                escape(&what),
+                escape(&command)
             ));
         }
     }
@@ -173,8 +173,23 @@ fn escape(text: &str) -> String {
         .join("\n")
 }
 
-/// Each page's examples: (command, what it does).
-fn examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
+/// Each page's examples: (command, what it does); a subcommand without
+/// its own gets one showing its short help, so no page lacks the section.
+fn examples(sub: Option<&str>) -> Vec<(String, String)> {
+    let own: Vec<(String, String)> = written_examples(sub)
+        .into_iter()
+        .map(|(c, w)| (c.to_string(), w.to_string()))
+        .collect();
+    match (own.is_empty(), sub) {
+        (true, Some(s)) => vec![(
+            format!("git evolv {s} -h"),
+            "A summary of the options.".into(),
+        )],
+        _ => own,
+    }
+}
+
+fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
     match sub {
         None => vec![
             (
@@ -318,6 +333,14 @@ fn examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
             ),
         ],
         Some("help") => vec![("git evolv help apply", "The manual of git evolv apply.")],
+        Some("cat") => vec![(
+            "git evolv cat patch_1763793123_3fa9c1 src/main.rs --lines 10:20",
+            "Lines 10 to 20 of a file as the proposal would leave it.",
+        )],
+        Some("glob") => vec![(
+            "git evolv glob '**/*.rs'",
+            "Rust files of the working tree, newest first.",
+        )],
         Some(_) => Vec::new(),
     }
 }

@@ -4,11 +4,13 @@
 
 mod apply;
 mod ask;
+mod cat;
 mod check;
 mod color;
 mod completions;
 mod demo;
 mod drop;
+mod glob;
 mod hook;
 mod hooks;
 mod inspect;
@@ -68,7 +70,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compute an edit and store it as a proposal; prints its diff, touches no file.
-    Propose(propose::ProposeArgs),
+    Propose(Box<propose::ProposeArgs>),
     /// List proposals with their status.
     List,
     /// Print a proposal's diff.
@@ -97,6 +99,10 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Report uncommitted files, the upstream, and commits ahead and behind.
     Check,
+    /// Print a file as it is in a proposal's tree (or HEAD's), optionally numbered.
+    Cat(cat::CatArgs),
+    /// List working-tree files matching a glob, newest first (honours .gitignore).
+    Glob(glob::GlobArgs),
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
     Ask(ask::AskArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -121,6 +127,8 @@ impl Command {
             Command::Rollback(_) => "rollback",
             Command::Recover => "recover",
             Command::Log(_) => "log",
+            Command::Cat(_) => "cat",
+            Command::Glob(_) => "glob",
             Command::Gc(_) => "gc",
             Command::Plan(_) => "plan",
             Command::Demo => "demo",
@@ -198,6 +206,10 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Help(args) => return man::help(args, out).map(|()| 0),
         Command::Plan(args) => return plan::run(args, out).map(|()| 0),
         Command::Ask(args) => return ask::run(args, out),
+        Command::Propose(args) if propose::wants_schema(args) => {
+            propose::print_schema(out);
+            return Ok(0);
+        }
         _ => {}
     }
     let dir = match &cli.directory {
@@ -215,6 +227,10 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         _ => {}
     }
     let repo = crate::git::open(&dir)?;
+    // Read-only and about the working tree as it is: no recovery first.
+    if let Command::Glob(args) = &cli.command {
+        return glob::run(&repo, &dir, args, out).map(|()| 0);
+    }
     if matches!(cli.command, Command::Recover) {
         return recover::run(&repo, out).map(|()| 0);
     }
@@ -227,13 +243,14 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
 /// The command proper, once any interrupted landing is recovered.
 fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
     match &cli.command {
-        Command::Propose(args) => propose::run(repo, args, out),
+        Command::Propose(args) => return propose::run(repo, args, out),
         Command::List => inspect::list(repo, out),
         Command::Show(args) => inspect::show(repo, args, out),
         Command::Drop(args) => drop::run(repo, args, out),
         Command::Apply(args) => return apply::run(repo, args, out),
         Command::Rollback(args) => rollback::run(repo, args, out),
         Command::Log(args) => inspect::log(repo, args, out),
+        Command::Cat(args) => cat::run(repo, args, out),
         Command::Gc(args) => drop::gc(repo, args, out),
         Command::Demo
         | Command::Plan(_)
@@ -245,7 +262,8 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         | Command::Completions(_)
         | Command::InstallMan(_)
         | Command::Help(_)
-        | Command::Check => unreachable!("handled above"),
+        | Command::Check
+        | Command::Glob(_) => unreachable!("handled above"),
     }
     .map(|()| 0)
 }

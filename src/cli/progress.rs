@@ -63,11 +63,11 @@ impl Bars {
         let Some(b) = bars.get_mut(&task) else {
             return;
         };
-        if let Some(t) = total {
-            if b.bar.length() != Some(t) {
-                b.bar.set_length(t);
-                b.bar.set_style(style(task, true));
-            }
+        if let Some(t) = total
+            && b.bar.length() != Some(t)
+        {
+            b.bar.set_length(t);
+            b.bar.set_style(style(task, true));
         }
         if task != Task::Validate {
             b.bar.set_position(done);

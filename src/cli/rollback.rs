@@ -43,6 +43,9 @@ pub fn render(o: &RollbackOutcome, out: &Output) {
         out.json_value(o);
         return;
     }
+    for d in &o.warnings {
+        out.deferred(d);
+    }
     match &o.commit {
         Some(commit) => out.line(&format!(
             "Rolled back {} ({}): commit {} on {} ({} file(s): {}).",

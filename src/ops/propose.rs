@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry};
 use crate::progress::{self, Task};
 use crate::store::audit::{self, AuditRecord};
+use crate::store::pending::Deferred;
 use crate::store::proposals::{self, ProposalMeta};
 
 /// A regex (or literal) replacement over the files in scope.
@@ -51,6 +52,10 @@ pub struct ProposeOutcome {
     /// The proposal commit P and its parent, the base B.
     pub commit: String,
     pub base: String,
+    /// Bookkeeping that had to wait (a foreign `refs/evolv/audit.lock`):
+    /// journalled, completed by the next command; the proposal is stored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
     #[serde(skip)]
     pub diff_bytes: Vec<u8>,
 }
@@ -128,6 +133,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         lines_added,
         lines_removed,
         affected_files: affected_files.clone(),
+        onto: None,
     };
 
     let (patch_id, commit) = store_proposal(
@@ -143,7 +149,12 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
     record.files = affected_files.clone();
-    audit::append(repo, &record)?;
+    // The proposal is stored: its record can wait, the command cannot fail.
+    let warnings = audit::log(repo, &record)?
+        .deferred()
+        .cloned()
+        .into_iter()
+        .collect();
 
     Ok(ProposeOutcome {
         success: true,
@@ -154,6 +165,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         statistics,
         commit: commit.to_string(),
         base: head.commit.to_string(),
+        warnings,
         diff_bytes: patch,
     })
 }
@@ -161,7 +173,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
 /// Writes P and points a fresh `refs/evolv/proposals/<id>` at it; two
 /// proposals in the same second get different ids because the id comes
 /// from P's hash and P's message carries a per-call nonce.
-fn store_proposal(
+pub(crate) fn store_proposal(
     repo: &Repository,
     summary: &str,
     meta: &ProposalMeta,

@@ -2,10 +2,12 @@
 //! checked afterwards with git itself.
 
 mod apply;
+mod audit;
 mod common;
 mod concurrency;
 mod config;
 mod crash;
+mod edits;
 mod filters;
 mod hooks;
 mod index_formats;
