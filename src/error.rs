@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::plan::PlanIssue;
-use crate::validate::CommandReport;
+use crate::validation_report::CommandReport;
 
 /// Every failure git-evolv reports. The `code()` of a variant never changes:
 /// scripts and MCP clients match on it.
@@ -135,6 +135,14 @@ pub enum Error {
     #[error("an earlier landing was interrupted: {detail}")]
     Interrupted { detail: String },
 
+    #[error("{what}; nothing was changed")]
+    Cancelled { what: String },
+
+    #[error(
+        "{what} needs the user's confirmation (git config evolv.mcp.confirm is `always`), and this client cannot ask"
+    )]
+    ConfirmationRequired { what: String },
+
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
 
@@ -144,10 +152,21 @@ pub enum Error {
         failures: Vec<crate::edit::failure::EditFailure>,
     },
 
+    /// A git command line that failed; the message names the command and
+    /// carries git's own stderr.
     #[error("git: {message}")]
     Git { message: String },
 
-    #[error("{op} '{path}': {source}")]
+    /// A libgit2 call that failed, with what git-evolv was doing (which
+    /// ref, path or object). The cause is the `source`, not the message.
+    #[error("{doing}")]
+    GitLibrary {
+        doing: String,
+        #[source]
+        source: git2::Error,
+    },
+
+    #[error("{op} '{path}'")]
     Io {
         op: &'static str,
         path: PathBuf,
@@ -191,11 +210,14 @@ impl Error {
             Error::RefLocked { .. } => "ref_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
+            Error::Cancelled { .. } => "cancelled",
+            Error::ConfirmationRequired { .. } => "confirmation_required",
             Error::EditsFailed { failures } => match failures.as_slice() {
                 [one] => one.code.as_str(),
                 _ => "edits_failed",
             },
             Error::Git { .. } => "git_error",
+            Error::GitLibrary { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
     }
@@ -274,6 +296,12 @@ Please make sure all processes are terminated then try again. If it still fails,
 may have crashed in this repository earlier: remove the file manually to continue."
                 .into(),
             Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
+            Error::Cancelled { .. } => {
+                "the branch, the index and the working tree are as they were; run it again to retry".into()
+            }
+            Error::ConfirmationRequired { .. } => {
+                "use a client that supports elicitation, run `git evolv apply` yourself, or set `git config evolv.mcp.confirm auto`".into()
+            }
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
@@ -282,6 +310,15 @@ may have crashed in this repository earlier: remove the file manually to continu
                 _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
             },
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
+            Error::GitLibrary { source, .. } => match source.code() {
+                git2::ErrorCode::Locked => {
+                    "another git process holds a lock on it; wait for it to finish, or remove the stale .lock file it names".into()
+                }
+                git2::ErrorCode::NotFound => {
+                    "check that the ref, path or object exists (`git show-ref`, `git ls-tree HEAD`)".into()
+                }
+                _ => "run `git status` and `git fsck` to check the repository".into(),
+            },
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
     }
@@ -289,6 +326,7 @@ may have crashed in this repository earlier: remove the file manually to continu
     /// Exit code: 1 when the command ran and the answer is no, 2 for bad
     /// input and errors (see README, "Exit codes").
     pub fn exit_code(&self) -> u8 {
+        // Exhaustive on purpose: a new variant must choose its exit code.
         match self {
             Error::NoMatch { .. }
             | Error::Conflict { .. }
@@ -300,6 +338,8 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::NotApplied { .. }
             | Error::NothingToApply { .. }
             | Error::ConcurrentUpdate { .. }
+            | Error::Cancelled { .. }
+            | Error::ConfirmationRequired { .. }
             | Error::IndexLocked { .. } => 1,
             // Content said no (1) unless an edit was malformed (2).
             Error::EditsFailed { failures } => failures
@@ -307,8 +347,41 @@ may have crashed in this repository earlier: remove the file manually to continu
                 .map(|f| f.code.exit_code())
                 .max()
                 .unwrap_or(2),
-            _ => 2,
+            Error::PatchNotFound(_)
+            | Error::InvalidInput { .. }
+            | Error::NotARepository { .. }
+            | Error::BareRepository { .. }
+            | Error::UnsupportedRepository { .. }
+            | Error::EmptyRepository
+            | Error::MissingIdentity { .. }
+            | Error::InvalidPlan { .. }
+            | Error::LandingFailed { .. }
+            | Error::HooksPathSet { .. }
+            | Error::HookConflict { .. }
+            | Error::NoTerminal { .. }
+            | Error::InvalidConfig { .. }
+            | Error::ConfigSyntax { .. }
+            | Error::RefLocked { .. }
+            | Error::Interrupted { .. }
+            | Error::UnsafePath { .. }
+            | Error::Git { .. }
+            | Error::GitLibrary { .. }
+            | Error::Io { .. } => 2,
         }
+    }
+
+    /// The message with its causes, each once: `what: cause: cause…`. The
+    /// `Display` form is the first part only; front ends that print causes
+    /// on lines of their own (`caused by:`) walk `source()` instead.
+    pub fn full_message(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        text
     }
 
     /// The serialisable form used by `--json` and the MCP server.
@@ -333,7 +406,7 @@ may have crashed in this repository earlier: remove the file manually to continu
         ErrorBody {
             failures,
             code: self.code(),
-            message: self.to_string(),
+            message: self.full_message(),
             hint: self.hint(),
             paths,
             validation,
@@ -357,16 +430,34 @@ may have crashed in this repository earlier: remove the file manually to continu
     }
 }
 
+/// A libgit2 error without more context than its own class: prefer
+/// [`Context::context`], which says which ref, path or object it was about.
 impl From<git2::Error> for Error {
     fn from(e: git2::Error) -> Self {
-        Error::Git {
-            message: e.message().to_string(),
+        Error::GitLibrary {
+            doing: format!("git ({:?} error)", e.class()).to_lowercase(),
+            source: e,
         }
     }
 }
 
+/// Says what a libgit2 call was doing: `repo.find_reference(name).context(||
+/// format!("read ref {name}"))?`.
+pub trait Context<T> {
+    fn context<S: Into<String>>(self, doing: impl FnOnce() -> S) -> Result<T>;
+}
+
+impl<T> Context<T> for std::result::Result<T, git2::Error> {
+    fn context<S: Into<String>>(self, doing: impl FnOnce() -> S) -> Result<T> {
+        self.map_err(|source| Error::GitLibrary {
+            doing: doing().into(),
+            source,
+        })
+    }
+}
+
 /// `{"code", "message", "hint", ...}` as printed under `"error"`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     pub code: &'static str,
     pub message: String,
@@ -396,3 +487,7 @@ fn edits_message(failures: &[crate::edit::failure::EditFailure]) -> String {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

@@ -13,6 +13,7 @@ pub mod error;
 pub mod git;
 pub mod hooks;
 pub mod lint;
+pub mod mcp;
 pub mod ops;
 pub mod plan;
 pub mod policy;
@@ -20,6 +21,7 @@ pub mod progress;
 pub mod prompt;
 pub mod store;
 pub mod validate;
+pub mod validation_report;
 pub mod validators;
 pub mod worktree;
 

@@ -1,44 +1,59 @@
 //! Running validation commands: `sh -c` in a given directory, in a process
 //! group of their own so a timeout kills everything they started.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
+use crate::progress::{self, Task};
 
 /// How much of a command's output is kept for the report.
 const TAIL_BYTES: u64 = 4096;
 
-/// When a command runs during an apply.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    /// A plan's pre-condition, at the branch head before the replay.
-    PreCondition,
-    /// `--validate` / `evolv.validate`, at the new commit.
-    Validate,
-    /// A plan's expected outcome, at the new commit.
-    ExpectedOutcome,
+// The report types are plain data in their own module, so `error.rs` can
+// carry them without importing this runner (and through it `git::cli`).
+pub use crate::validation_report::{CommandReport, Stage};
+
+/// How often a running command's wait looks at the cancellation flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+thread_local! {
+    /// The cancellation flag of the operation running on this thread (an MCP
+    /// call or a background task), set by `with_cancel`. Thread-scoped so
+    /// the ops signatures stay as the CLI uses them; ops run on one thread.
+    static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
 }
 
-/// What one validation command did.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct CommandReport {
-    pub command: String,
-    pub stage: Stage,
-    /// The exit code; -1 when killed by a signal or the timeout.
-    pub exit_code: i32,
-    pub duration_ms: u64,
-    /// The last few KiB of stdout and stderr, interleaved as written.
-    pub output_tail: String,
-    pub timed_out: bool,
+/// Runs `f` with `flag` as its cancellation flag: once the flag is set, the
+/// running validation command's process group is killed and the apply stops
+/// with `Error::Cancelled` before it moves the branch.
+pub fn with_cancel<T>(flag: Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
+    let previous = CANCEL.with(|c| c.replace(Some(flag)));
+    let result = f();
+    CANCEL.with(|c| *c.borrow_mut() = previous);
+    result
+}
+
+/// Whether the operation on this thread was cancelled.
+pub fn cancelled() -> bool {
+    CANCEL.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    })
+}
+
+fn cancelled_error(step: &str) -> Error {
+    Error::Cancelled {
+        what: format!("the apply was cancelled by the client during {step}"),
+    }
 }
 
 /// The time budget of one apply: a deadline and the seconds it stands for.
@@ -59,6 +74,9 @@ impl Budget {
 
     /// `Timeout` if the budget is spent, naming the step that was next.
     pub fn check(&self, step: &str, reports: &[CommandReport]) -> Result<()> {
+        if cancelled() {
+            return Err(cancelled_error(step));
+        }
         if Instant::now() >= self.deadline {
             return Err(Error::Timeout {
                 command: step.to_string(),
@@ -81,9 +99,12 @@ pub fn run_all(
     reports: &mut Vec<CommandReport>,
 ) -> Result<()> {
     for command in commands {
-        let report = run_one(command, stage, dir, budget.deadline)?;
+        let (report, was_cancelled) = run_one(command, stage, dir, budget.deadline)?;
         let (timed_out, code) = (report.timed_out, report.exit_code);
         reports.push(report);
+        if was_cancelled {
+            return Err(cancelled_error(&format!("`{command}`")));
+        }
         if timed_out {
             return Err(Error::Timeout {
                 command: command.clone(),
@@ -102,7 +123,13 @@ pub fn run_all(
     Ok(())
 }
 
-fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result<CommandReport> {
+/// Runs one command; the flag says it was killed by a cancellation.
+fn run_one(
+    command: &str,
+    stage: Stage,
+    dir: &Path,
+    deadline: Instant,
+) -> Result<(CommandReport, bool)> {
     let started = Instant::now();
     let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
     let stdout = output
@@ -130,7 +157,34 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    let (status, timed_out) = wait_reporting(&rx, deadline, command, started, &output);
+    // With a progress scope, report the elapsed time and the last output
+    // line at each poll (issue 15); the polls are the cancellation's own.
+    let reporting = progress::active();
+    if reporting {
+        progress::start(Task::Validate, command, None);
+    }
+    let mut was_cancelled = false;
+    let (status, timed_out) = loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(remaining.min(CANCEL_POLL)) {
+            Ok(status) => break (Some(status), false),
+            Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
+                was_cancelled = true;
+                break (None, false);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => {
+                if reporting {
+                    let elapsed = started.elapsed().as_millis() as u64;
+                    progress::update(Task::Validate, elapsed, None, last_line(&output));
+                }
+                continue;
+            }
+            Err(_) => break (None, true),
+        }
+    };
+    if reporting {
+        progress::finish(Task::Validate);
+    }
     // Kill the whole group either way: after a timeout to stop the command,
     // after an exit to stop anything it left running in the worktree.
     kill_group(pgid);
@@ -142,55 +196,20 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
     };
     let _ = waiter.join();
     let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
-    let exit_code = if timed_out {
+    let exit_code = if timed_out || was_cancelled {
         -1
     } else {
         status.code().unwrap_or(-1)
     };
-    Ok(CommandReport {
+    let report = CommandReport {
         command: command.to_string(),
         stage,
         exit_code,
         duration_ms: started.elapsed().as_millis() as u64,
         output_tail: tail(&mut output),
         timed_out,
-    })
-}
-
-/// Waits for the command until `deadline`, reporting the elapsed time and
-/// the last line of its output every 200 ms to the progress scope.
-fn wait_reporting<T>(
-    rx: &mpsc::Receiver<T>,
-    deadline: Instant,
-    command: &str,
-    started: Instant,
-    output: &File,
-) -> (Option<T>, bool) {
-    use crate::progress::{self, Task};
-    let reporting = progress::active();
-    if reporting {
-        progress::start(Task::Validate, command, None);
-    }
-    let tick = if reporting {
-        Duration::from_millis(200)
-    } else {
-        Duration::MAX
     };
-    let result = loop {
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(remaining.min(tick)) {
-            Ok(status) => break (Some(status), false),
-            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {
-                let elapsed = started.elapsed().as_millis() as u64;
-                progress::update(Task::Validate, elapsed, None, last_line(output));
-            }
-            Err(_) => break (None, true),
-        }
-    };
-    if reporting {
-        progress::finish(Task::Validate);
-    }
-    result
+    Ok((report, was_cancelled))
 }
 
 /// The last non-empty line written so far, read without moving the file

@@ -16,6 +16,7 @@ mod hooks;
 mod inspect;
 mod lint;
 mod man;
+mod mcp;
 mod output;
 mod pager;
 mod plan;
@@ -23,6 +24,7 @@ mod progress;
 mod propose;
 mod recover;
 mod rollback;
+mod task;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -111,6 +113,10 @@ pub enum Command {
     InstallMan(man::InstallManArgs),
     /// Show the manual of git-evolv or of a subcommand.
     Help(man::HelpArgs),
+    /// Serve this repository to AI assistants: an MCP server over stdio.
+    Mcp(mcp::McpArgs),
+    /// Background tasks (`apply --background`): show, wait for, list, cancel.
+    Task(task::TaskArgs),
 }
 
 impl Command {
@@ -140,6 +146,8 @@ impl Command {
             Command::Completions(_) => "completions",
             Command::InstallMan(_) => "install-man",
             Command::Help(_) => "help",
+            Command::Mcp(_) => "mcp",
+            Command::Task(_) => "task",
         };
         debug_assert!(cli.find_subcommand(id).is_some(), "{id}");
         id.to_string()
@@ -184,7 +192,14 @@ pub fn run() -> ExitCode {
             return ExitCode::from(e.exit_code());
         }
     };
-    let code = match dispatch(&cli, &out) {
+    let result = dispatch(&cli, &out);
+    // Output that never reached stdout (a full disk) is an error, whatever
+    // the command said; a closed pipe (`| head`, a pager quit early) is not.
+    let result = match out.take_write_error() {
+        Some(e) => Err(e),
+        None => result,
+    };
+    let code = match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             out.error(&e);
@@ -224,6 +239,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Hook(args) => return hook::run(&dir, args, out),
         Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
         Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
+        Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
         _ => {}
     }
     let repo = crate::git::open(&dir)?;
@@ -248,6 +264,7 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         Command::Show(args) => inspect::show(repo, args, out),
         Command::Drop(args) => drop::run(repo, args, out),
         Command::Apply(args) => return apply::run(repo, args, out),
+        Command::Task(args) => return task::run(repo, args, out),
         Command::Rollback(args) => rollback::run(repo, args, out),
         Command::Log(args) => inspect::log(repo, args, out),
         Command::Cat(args) => cat::run(repo, args, out),
@@ -262,6 +279,7 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         | Command::Completions(_)
         | Command::InstallMan(_)
         | Command::Help(_)
+        | Command::Mcp(_)
         | Command::Check
         | Command::Glob(_) => unreachable!("handled above"),
     }

@@ -14,6 +14,7 @@ mod index_cache;
 pub mod index_file;
 mod index_format;
 pub mod index_write;
+pub mod mode;
 mod objects;
 mod refs;
 mod repo;

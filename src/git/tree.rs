@@ -2,6 +2,7 @@
 
 use git2::{ObjectType, Oid, Tree, TreeWalkMode, TreeWalkResult};
 
+use super::mode;
 use crate::error::Result;
 
 /// A regular file in a tree (symlinks and submodules are left out: an edit
@@ -19,8 +20,8 @@ pub fn list_blobs(tree: &Tree<'_>) -> Result<Vec<BlobEntry>> {
     tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
         if entry.kind() == Some(ObjectType::Blob) {
             let mode = entry.filemode();
-            // 0o100644 and 0o100755 only; 0o120000 is a symlink.
-            if let (0o100644 | 0o100755, Some(name)) = (mode, entry.name()) {
+            // Regular and executable files only; a symlink's blob is its target.
+            if let (true, Some(name)) = (mode::is_file(mode as u32), entry.name()) {
                 // Not format!: this runs once per file of the repository.
                 let mut path = String::with_capacity(dir.len() + name.len());
                 path.push_str(dir);
@@ -39,11 +40,11 @@ pub fn list_blobs(tree: &Tree<'_>) -> Result<Vec<BlobEntry>> {
 
 /// The libgit2 mode of a raw tree-entry mode.
 pub fn file_mode(mode: i32) -> git2::FileMode {
-    match mode {
-        0o100755 => git2::FileMode::BlobExecutable,
-        0o120000 => git2::FileMode::Link,
-        0o160000 => git2::FileMode::Commit,
-        0o040000 => git2::FileMode::Tree,
+    match mode as u32 {
+        mode::EXECUTABLE => git2::FileMode::BlobExecutable,
+        mode::SYMLINK => git2::FileMode::Link,
+        mode::GITLINK => git2::FileMode::Commit,
+        mode::TREE => git2::FileMode::Tree,
         _ => git2::FileMode::Blob,
     }
 }

@@ -12,9 +12,10 @@ use crate::error::{Error, ErrorBody, Result};
 use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
+use crate::store::trailers;
 use crate::validate::{self, Budget, CommandReport, Stage};
 use crate::worktree;
 
@@ -23,7 +24,7 @@ use crate::worktree;
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
 /// Marks the plan a landed commit was applied under, in its message.
-pub const PLAN_TRAILER: &str = "Evolv-Plan: ";
+pub const PLAN_TRAILER: &str = trailers::PLAN;
 
 /// What to apply and how to check it.
 #[derive(Debug, Clone, Default)]
@@ -47,7 +48,7 @@ pub struct ApplyRequest {
 }
 
 /// What one proposal's apply did (or, in a dry run, would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ApplyOutcome {
     pub success: bool,
     pub patch_id: String,
@@ -74,7 +75,7 @@ pub struct ApplyOutcome {
 }
 
 /// The result of applying one or more proposals.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ApplyReport {
     /// Every proposal landed (or would land, in a dry run).
     pub success: bool,
@@ -142,7 +143,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
                 for p in group {
-                    let mut record = AuditRecord::failure("apply", &p.id, &e);
+                    let mut record = AuditRecord::failure(AuditAction::Apply, &p.id, &e);
                     record.plan = settings.plan.clone();
                     record.dry_run = settings.dry_run;
                     record.batch = settings.batch;
@@ -152,7 +153,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
                     return Err(e);
                 }
                 report.success = false;
-                report.failed_patch_id = Some(group[0].id.clone());
+                report.failed_patch_id = Some(group[0].id.to_string());
                 report.error_body = Some(e.to_body());
                 report.error = Some(e);
                 break;
@@ -160,6 +161,36 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         }
     }
     Ok(report)
+}
+
+/// What an apply of `req` would run, computed without running anything:
+/// for a front end that asks the user before it applies (MCP confirmation).
+#[derive(Debug, Clone)]
+pub struct ApplyPreview {
+    /// Every command the apply would run, in order (plan pre-conditions,
+    /// validation, plan expected outcomes).
+    pub commands: Vec<String>,
+    pub dry_run: bool,
+    /// The plan the apply would run under.
+    pub plan: Option<ExecutionPlan>,
+}
+
+/// The commands and mode an apply of `req` would run with.
+pub fn preview(repo: &Repository, req: &ApplyRequest) -> Result<ApplyPreview> {
+    let s = settings(repo, req)?;
+    let mut commands = Vec::new();
+    if let Some(p) = &s.plan {
+        commands.extend(p.validation.pre_conditions.iter().cloned());
+    }
+    commands.extend(s.commands.iter().cloned());
+    if let Some(p) = &s.plan {
+        commands.extend(p.validation.expected_outcomes.iter().cloned());
+    }
+    Ok(ApplyPreview {
+        commands,
+        dry_run: s.dry_run,
+        plan: s.plan,
+    })
 }
 
 fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
@@ -239,7 +270,7 @@ fn apply_group(
     for p in proposals {
         if let Some(landed) = proposals::applied_commit(repo, &p.id) {
             return Err(Error::AlreadyApplied {
-                patch_id: p.id.clone(),
+                patch_id: p.id.to_string(),
                 commit: landed.to_string(),
             });
         }
@@ -343,7 +374,7 @@ fn build<'p, 'r>(
         let tree = replay(repo, p, &tip, &tip_tree)?;
         if tree.id() == tip_tree.id() {
             return Err(Error::NothingToApply {
-                patch_id: p.id.clone(),
+                patch_id: p.id.to_string(),
             });
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
@@ -409,7 +440,7 @@ fn conclude(
     } = built;
     let outcome = |step: &Step<'_>, audit_id: String, warnings: Vec<Deferred>| ApplyOutcome {
         success: true,
-        patch_id: step.proposal.id.clone(),
+        patch_id: step.proposal.id.to_string(),
         commit: step.commit.to_string(),
         previous_head: head.commit.to_string(),
         branch: head.display_name().to_string(),
@@ -425,7 +456,7 @@ fn conclude(
         warnings,
     };
     let record = |step: &Step<'_>| {
-        let mut r = AuditRecord::new("apply", &step.proposal.id, true);
+        let mut r = AuditRecord::new(AuditAction::Apply, &step.proposal.id, true);
         r.branch = Some(head.ref_name().to_string());
         r.commit = Some(step.commit.to_string());
         r.previous_head = Some(head.commit.to_string());
@@ -482,12 +513,8 @@ fn conclude(
 /// A landed commit's message: the proposal's summary and trailers naming
 /// the proposal and the plan (which `rollback` reads back).
 fn message(p: &Proposal, plan: Option<&ExecutionPlan>) -> String {
-    let mut msg = format!("{}\n\nEvolv-Patch: {}\n", p.summary, p.id);
-    if let Some(plan) = plan {
-        let json = serde_json::to_string(plan).expect("plans serialise");
-        msg.push_str(&format!("{PLAN_TRAILER}{json}\n"));
-    }
-    msg
+    let plan = plan.map(|plan| serde_json::to_string(plan).expect("plans serialise"));
+    trailers::landed_message(&p.summary, &p.id, plan.as_deref())
 }
 
 fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> {
@@ -531,7 +558,7 @@ fn validate_in_worktree(
     }
     let mut reports = Vec::new();
     budget.check("the validation worktree", &reports)?;
-    let wt = worktree::acquire(repo, s.fresh)?;
+    let wt = worktree::acquire(repo, s.fresh, budget)?;
     if !pre.is_empty() {
         wt.checkout(head)?;
         validate::run_all(pre, Stage::PreCondition, wt.path(), budget, &mut reports)?;
@@ -633,7 +660,7 @@ fn replay<'r>(
     let mut index = repo.merge_trees(&base_tree, tip_tree, &p.tree()?, Some(&opts))?;
     if index.has_conflicts() {
         return Err(Error::Conflict {
-            patch_id: proposal.id.clone(),
+            patch_id: proposal.id.to_string(),
             paths: git::conflict_paths(&index)?,
         });
     }

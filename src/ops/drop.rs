@@ -5,12 +5,12 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::proposals;
 use crate::worktree;
 
 /// Which proposals `drop` removed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DropOutcome {
     pub success: bool,
     pub dropped: Vec<String>,
@@ -39,7 +39,7 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
     let mut dropped = Vec::new();
     for id in ids {
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            audit::log(repo, &AuditRecord::new("drop", id, true))?;
+            audit::log(repo, &AuditRecord::new(AuditAction::Drop, id, true))?;
             dropped.push(id.clone());
         }
     }
@@ -51,7 +51,10 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
 
 /// Every proposal id, for `drop --all`.
 pub fn all_ids(repo: &Repository) -> Result<Vec<String>> {
-    Ok(proposals::list(repo)?.into_iter().map(|p| p.id).collect())
+    Ok(proposals::list(repo)?
+        .into_iter()
+        .map(|p| p.id.into())
+        .collect())
 }
 
 /// What `gc` removed.
@@ -71,7 +74,7 @@ pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> R
         let old: Vec<String> = proposals::list(repo)?
             .into_iter()
             .filter(|p| p.meta.created_at < cutoff)
-            .map(|p| p.id)
+            .map(|p| p.id.into())
             .collect();
         // A proposal with newer ones stacked on it stays with them.
         let all = proposals::list(repo)?;

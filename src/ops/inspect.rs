@@ -9,7 +9,7 @@ use crate::store::audit::{self, AuditEntry};
 use crate::store::proposals::{self, Proposal};
 
 /// A proposal's state relative to the current HEAD.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProposalStatus {
     /// Proposed against the current HEAD and not applied.
@@ -31,7 +31,7 @@ impl std::fmt::Display for ProposalStatus {
 }
 
 /// One row of `list`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposalSummary {
     pub patch_id: String,
     pub summary: String,
@@ -51,13 +51,13 @@ pub struct ProposalSummary {
 }
 
 /// `{"proposals": [...]}`, oldest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ListOutcome {
     pub proposals: Vec<ProposalSummary>,
 }
 
 /// The stored diff of one proposal.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ShowOutcome {
     #[serde(flatten)]
     pub proposal: ProposalSummary,
@@ -78,7 +78,7 @@ pub struct ShowOutcome {
 }
 
 /// `{"entries": [...]}`, newest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LogOutcome {
     pub entries: Vec<AuditEntry>,
 }
@@ -98,7 +98,7 @@ fn summarise(
         ProposalStatus::BaseMoved
     };
     ProposalSummary {
-        patch_id: p.id.clone(),
+        patch_id: p.id.to_string(),
         summary: p.summary.clone(),
         created_at: p.meta.created_at,
         age_seconds: (now - p.meta.created_at).max(0),
@@ -142,17 +142,17 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
     )?;
     let mut stack: Vec<String> = super::stack::below(repo, &p)?
         .into_iter()
-        .map(|q| q.id)
+        .map(|q| q.id.into())
         .collect();
-    stack.push(p.id.clone());
+    stack.push(p.id.to_string());
     let stacked_above = super::stack::above(&proposals::list(repo)?, repo, &p.id);
     Ok(ShowOutcome {
         stack,
         stacked_above,
         word_diff: None,
         proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
-        pattern: p.meta.pattern.clone(),
-        replacement: p.meta.replacement.clone(),
+        pattern: p.meta.edit.pattern().unwrap_or_default().to_string(),
+        replacement: p.meta.edit.replacement().unwrap_or_default().to_string(),
         scope: p.meta.scope.clone(),
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,

@@ -10,9 +10,9 @@ use crate::edit::{FileEdit, Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry};
 use crate::progress::{self, Task};
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
-use crate::store::proposals::{self, ProposalMeta};
+use crate::store::proposals::{self, EditMeta, ProposalMeta};
 
 /// A regex (or literal) replacement over the files in scope.
 #[derive(Debug, Clone, Default)]
@@ -25,7 +25,7 @@ pub struct ProposeRequest {
 }
 
 /// Counts reported with every proposal.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Statistics {
     /// Text and binary files in scope.
     pub files_scanned: usize,
@@ -40,7 +40,7 @@ pub struct Statistics {
 }
 
 /// What propose stored.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposeOutcome {
     pub success: bool,
     pub patch_id: String,
@@ -121,10 +121,11 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         .filter(|m| !m.is_empty())
         .unwrap_or_else(|| default_summary(req));
     let meta = ProposalMeta {
-        operation: "replace".into(),
-        pattern: req.pattern.clone(),
-        replacement: req.replacement.clone(),
-        literal: req.literal,
+        edit: EditMeta::Replace {
+            pattern: req.pattern.clone(),
+            replacement: req.replacement.clone(),
+            literal: req.literal,
+        },
         scope: req.scope.clone(),
         created_at,
         files_scanned: statistics.files_scanned,
@@ -145,7 +146,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         &base,
     )?;
 
-    let mut record = AuditRecord::new("propose", &patch_id, true);
+    let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
     record.files = affected_files.clone();

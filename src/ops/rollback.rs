@@ -8,14 +8,14 @@ use std::path::Path;
 use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
-use super::apply::PLAN_TRAILER;
 use super::land;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals;
+use crate::store::trailers;
 
 /// What to roll back, and optionally how.
 #[derive(Debug, Clone, Default)]
@@ -26,7 +26,7 @@ pub struct RollbackRequest {
 }
 
 /// What the rollback did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RollbackOutcome {
     pub success: bool,
     pub patch_id: String,
@@ -65,14 +65,17 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
         );
     };
     undo(repo, req, landed).inspect_err(|e| {
-        let _ = audit::log(repo, &AuditRecord::failure("rollback", patch_id, e));
+        let _ = audit::log(
+            repo,
+            &AuditRecord::failure(AuditAction::Rollback, patch_id, e),
+        );
     })
 }
 
 /// The plan recorded in a landed commit's message, if any.
 fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     let msg = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-    let json = msg.lines().find_map(|l| l.strip_prefix(PLAN_TRAILER))?;
+    let json = trailers::find(&msg, trailers::PLAN)?;
     serde_json::from_str(json).ok()
 }
 
@@ -85,7 +88,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         .strategy
         .or(plan.as_ref().map(|p| p.rollback.strategy))
         .unwrap_or(RollbackStrategy::GitRevert);
-    let mut record = AuditRecord::new("rollback", patch_id, true);
+    let mut record = AuditRecord::new(AuditAction::Rollback, patch_id, true);
     record.branch = Some(head.ref_name().to_string());
     record.previous_head = Some(head.commit.to_string());
     record.plan = plan.clone();
@@ -162,10 +165,10 @@ fn revert<'r>(
         });
     }
     let tree = repo.find_tree(index.write_tree_to(repo)?)?;
-    let message = format!(
-        "Revert \"{}\"\n\nThis reverts commit {}.\n\nEvolv-Rollback: {patch_id}\n",
-        landed.summary().unwrap_or_default(),
-        landed.id()
+    let message = trailers::rollback_message(
+        &format!("Revert \"{}\"", landed.summary().unwrap_or_default()),
+        &format!("This reverts commit {}.", landed.id()),
+        patch_id,
     );
     Ok((tree, message))
 }
@@ -199,10 +202,10 @@ fn restore_from_backup<'r>(
     }
     let tree = repo.find_tree(update.create_updated(repo, head_tree)?)?;
     let files: Vec<&str> = landed_changes.iter().map(|c| c.path.as_str()).collect();
-    let message = format!(
-        "Restore files changed by {patch_id}\n\nRestores {} from {}.\n\nEvolv-Rollback: {patch_id}\n",
-        files.join(", "),
-        backup.id()
+    let message = trailers::rollback_message(
+        &format!("Restore files changed by {patch_id}"),
+        &format!("Restores {} from {}.", files.join(", "), backup.id()),
+        patch_id,
     );
     Ok((tree, message))
 }
