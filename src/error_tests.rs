@@ -44,9 +44,10 @@ fn index(e: &Error) -> usize {
         Error::EditsFailed { .. } => 31,
         Error::Cancelled { .. } => 32,
         Error::ConfirmationRequired { .. } => 33,
+        Error::HooksFolderTracked { .. } => 34,
     }
 }
-const VARIANTS: usize = 34;
+const VARIANTS: usize = 35;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -115,6 +116,11 @@ fn samples() -> Vec<Error> {
         Error::HooksPathSet {
             value: s(".githooks"),
             origin: s("local file:.git/config"),
+            hint: s("install into that folder with `git evolv hooks install --hooks-path`"),
+        },
+        Error::HooksFolderTracked {
+            dir: p(),
+            tracked: s(".githooks/commit-msg"),
         },
         Error::HookConflict {
             path: p(),
