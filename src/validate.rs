@@ -163,6 +163,9 @@ fn run_one(
     if reporting {
         progress::start(Task::Validate, command, None);
     }
+    // Every 50 ms: hand new output lines to a live listener (the review
+    // page, see live_output) and check for cancellation.
+    let mut follower = crate::live_output::Follower::new(command, &output);
     let mut was_cancelled = false;
     let (status, timed_out) = loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
@@ -177,6 +180,7 @@ fn run_one(
                     let elapsed = started.elapsed().as_millis() as u64;
                     progress::update(Task::Validate, elapsed, None, last_line(&output));
                 }
+                follower.poll();
                 continue;
             }
             Err(_) => break (None, true),
@@ -185,6 +189,7 @@ fn run_one(
     if reporting {
         progress::finish(Task::Validate);
     }
+    follower.finish();
     // Kill the whole group either way: after a timeout to stop the command,
     // after an exit to stop anything it left running in the worktree.
     kill_group(pgid);
