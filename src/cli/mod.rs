@@ -19,6 +19,7 @@ mod plan;
 mod propose;
 mod recover;
 mod rollback;
+mod serve;
 mod task;
 
 use std::path::PathBuf;
@@ -91,6 +92,8 @@ pub enum Command {
     Mcp(mcp::McpArgs),
     /// Background tasks (`apply --background`): show, wait for, list, cancel.
     Task(task::TaskArgs),
+    /// Serve the review page on 127.0.0.1: proposals, live updates, comments, apply.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -142,6 +145,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Hooks(args) => return hooks::run(&dir, args, out).map(|()| 0),
         Command::Check => return check::run(&dir, out).map(|()| 0),
         Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
+        Command::Serve(args) => return serve::run(&dir, args, out).map(|()| 0),
         _ => {}
     }
     // Read-only and about the working tree as it is: no recovery first.
@@ -181,7 +185,8 @@ fn run_command(cli: &Cli, session: &Session, out: &Output) -> Result<u8> {
         | Command::Hooks(_)
         | Command::Mcp(_)
         | Command::Check
-        | Command::Glob(_) => unreachable!("handled above"),
+        | Command::Glob(_)
+        | Command::Serve(_) => unreachable!("handled above"),
     }
     .map(|()| 0)
 }

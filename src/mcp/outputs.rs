@@ -7,7 +7,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ops::apply::{ApplyOutcome, ApplyReport};
+use crate::ops::cat::CatOutcome;
 use crate::ops::edit::EditOutcome;
+use crate::ops::glob::GlobOutcome;
 use crate::ops::inspect::ShowOutcome;
 use crate::ops::propose::ProposeOutcome;
 
@@ -89,6 +91,30 @@ impl ApplyEditOutput {
             status: "running".into(),
         }
     }
+}
+
+/// `read_file`: the file (or its lines) with line numbers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadFileOutput {
+    #[serde(flatten)]
+    pub outcome: CatOutcome,
+    /// The lines as `cat -n` shows them: the number right-aligned in six
+    /// columns, a tab, the line.
+    pub numbered: String,
+    /// `content` and `numbered` were cut at 256 KiB (at a line end); ask
+    /// for a line range to read the rest.
+    pub truncated: bool,
+}
+
+/// `glob`: the files found, newest first, capped.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GlobOutput {
+    #[serde(flatten)]
+    pub outcome: GlobOutcome,
+    /// How many files matched in all.
+    pub total_files: usize,
+    /// `files` holds only the first 1000; narrow the pattern or `path`.
+    pub truncated: bool,
 }
 
 /// Cuts `text` to at most `max` bytes at a line end (or a character

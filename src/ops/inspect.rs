@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::git;
 use crate::store::audit::{self, AuditEntry};
+use crate::store::comments::Comment;
 use crate::store::proposals::{self, Proposal};
 
 /// A proposal's state relative to the current HEAD.
@@ -75,6 +76,8 @@ pub struct ShowOutcome {
     pub word_diff: Option<String>,
     #[serde(skip)]
     pub diff_bytes: Vec<u8>,
+    /// Review comments (from the review page), oldest first.
+    pub comments: Vec<Comment>,
 }
 
 /// `{"entries": [...]}`, newest first.
@@ -178,6 +181,7 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
         scope: p.meta.scope.clone(),
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,
+        comments: super::review::comments(repo, patch_id)?,
     })
 }
 

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod pre_push;
 pub mod propose;
 pub mod recover;
+pub mod review;
 pub mod rollback;
 pub mod session;
 pub mod stack;
