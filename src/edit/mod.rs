@@ -10,6 +10,8 @@ mod json_order;
 pub mod list;
 pub mod notebook;
 pub mod path;
+#[cfg(test)]
+mod proptests;
 pub mod range;
 pub mod replace;
 pub mod text;

@@ -8,6 +8,7 @@ mod concurrency;
 mod config;
 mod crash;
 mod edits;
+mod edits_props;
 mod filters;
 mod hook_commit_msg;
 mod hooks;
