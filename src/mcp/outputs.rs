@@ -16,6 +16,9 @@ use crate::ops::propose::ProposeOutcome;
 /// `propose_edit`: the CLI's `propose --json`, with the diff capped.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ProposeEditOutput {
+    /// Always true in a result (a failure is an error result); the envelope
+    /// the CLI's `--json` prints too (outcomes themselves are plain data).
+    pub success: bool,
     #[serde(flatten)]
     pub outcome: ProposeOutcome,
     /// `unified_diff` was cut at `max_diff_bytes` (at a line end); the
@@ -69,7 +72,7 @@ pub struct ApplyEditOutput {
 impl ApplyEditOutput {
     pub fn from_report(report: ApplyReport) -> Self {
         ApplyEditOutput {
-            success: report.success,
+            success: report.error.is_none(),
             dry_run: report.dry_run,
             batch: report.batch,
             results: report.results,

@@ -348,6 +348,7 @@ impl Call<'_> {
         let diff_total_bytes = outcome.diff_bytes.len();
         let diff_truncated = cap(&mut outcome.unified_diff, max);
         Ok(success(ProposeEditOutput {
+            success: true,
             outcome,
             diff_truncated,
             diff_total_bytes,
