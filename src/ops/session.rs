@@ -117,7 +117,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        super::land::release_index(&self.repo);
+        crate::landing::land::release_index(&self.repo);
     }
 }
 
