@@ -19,6 +19,7 @@ pub mod mcp;
 pub mod ops;
 pub mod plan;
 pub mod policy;
+pub mod progress;
 pub mod prompt;
 pub mod store;
 pub mod validate;
