@@ -52,7 +52,7 @@ impl Budget {
     /// `seconds` from now.
     pub fn starting_now(seconds: u64) -> Self {
         Budget {
-            deadline: Instant::now() + Duration::from_secs(seconds),
+            deadline: deadline_after(seconds),
             seconds,
         }
     }
@@ -68,6 +68,17 @@ impl Budget {
         }
         Ok(())
     }
+}
+
+/// `seconds` from now, or as far ahead as the clock can count when that
+/// overflows (`--timeout 9223372036854775807` means "no limit", not a
+/// panic: #16 item 16).
+pub fn deadline_after(seconds: u64) -> Instant {
+    let now = Instant::now();
+    [seconds, u64::from(u32::MAX), 86_400 * 365]
+        .into_iter()
+        .find_map(|s| now.checked_add(Duration::from_secs(s)))
+        .unwrap_or(now)
 }
 
 /// Runs `commands` in order in `dir` within `budget`, appending to
@@ -161,6 +172,10 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
     })
 }
 
+/// The last `TAIL_BYTES` bytes of the output, whatever its line lengths
+/// (a 5 KiB last line used to leave nothing: #16 item 12). When earlier
+/// output was cut, the tail starts on a character boundary after a marker
+/// line saying how many bytes were left out.
 fn tail(file: &mut File) -> String {
     let len = file.seek(SeekFrom::End(0)).unwrap_or(0);
     let start = len.saturating_sub(TAIL_BYTES);
@@ -168,12 +183,26 @@ fn tail(file: &mut File) -> String {
     if file.seek(SeekFrom::Start(start)).is_ok() {
         let _ = file.read_to_end(&mut buf);
     }
-    let text = String::from_utf8_lossy(&buf);
-    // Start at a line boundary when the tail cut a line.
-    match (start > 0, text.find('\n')) {
-        (true, Some(i)) => text[i + 1..].to_string(),
-        _ => text.into_owned(),
+    if start == 0 {
+        return String::from_utf8_lossy(&buf).into_owned();
     }
+    // Do not begin inside a UTF-8 character (at most 3 continuation bytes).
+    let skip = buf
+        .iter()
+        .take(3)
+        .take_while(|b| **b & 0xC0 == 0x80)
+        .count();
+    let cut = start + skip as u64;
+    format!(
+        "{}{}",
+        cut_marker(cut),
+        String::from_utf8_lossy(&buf[skip..])
+    )
+}
+
+/// The line that opens a tail whose first `cut` bytes were left out.
+pub fn cut_marker(cut: u64) -> String {
+    format!("[git-evolv: {cut} earlier byte(s) of output cut]\n")
 }
 
 #[allow(unsafe_code)]
@@ -240,7 +269,29 @@ mod tests {
     fn the_tail_keeps_the_end_of_long_output() {
         let d = dir();
         let reports = run_all(&["seq 1 5000".into()], d.path(), Duration::from_secs(10)).unwrap();
-        assert!(reports[0].output_tail.ends_with("4999\n5000\n"));
-        assert!(reports[0].output_tail.len() <= TAIL_BYTES as usize);
+        let tail = &reports[0].output_tail;
+        assert!(tail.ends_with("4999\n5000\n"));
+        assert!(tail.starts_with("[git-evolv: "), "{tail:.80}");
+        let marker = tail.lines().next().unwrap().len() + 1;
+        assert_eq!(tail.len() - marker, TAIL_BYTES as usize);
+    }
+
+    // See: issue 16 item 12.
+    #[test]
+    fn a_last_line_longer_than_the_tail_is_kept_and_the_cut_marked() {
+        let d = dir();
+        let cmd = "printf 'first\\n'; head -c 6000 /dev/zero | tr '\\0' x".to_string();
+        let reports = run_all(&[cmd], d.path(), Duration::from_secs(10)).unwrap();
+        let tail = &reports[0].output_tail;
+        assert!(
+            tail.starts_with(&cut_marker(6006 - TAIL_BYTES)),
+            "{tail:.80}"
+        );
+        assert!(tail.ends_with(&"x".repeat(TAIL_BYTES as usize)));
+        let short = run_all(&["echo hi".into()], d.path(), Duration::from_secs(10)).unwrap();
+        assert_eq!(
+            short[0].output_tail, "hi\n",
+            "no marker when nothing was cut"
+        );
     }
 }

@@ -83,6 +83,10 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
 }
 
 pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
+    if args.limit == Some(0) && !out.json {
+        // `git log -n 0` prints nothing: zero entries were asked for.
+        return Ok(());
+    }
     render_log(&inspect::log(repo, args.limit)?, out);
     Ok(())
 }
@@ -111,11 +115,22 @@ pub fn render_log(outcome: &LogOutcome, out: &Output) {
             .as_deref()
             .map(|c| format!(" -> {}", &c[..12.min(c.len())]))
             .unwrap_or_default();
+        // A dry run landed nothing; the log must not read like a landing.
+        let action = if r.dry_run {
+            format!("{} (dry run)", r.action)
+        } else {
+            r.action.clone()
+        };
+        let commit = if r.dry_run && !commit.is_empty() {
+            format!(" (would land{})", commit.trim_start_matches(" ->"))
+        } else {
+            commit
+        };
         text.push_str(&format!(
             "{}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
-            &e.id[..12],
-            age(now - r.timestamp),
-            r.action,
+            &e.id[..12.min(e.id.len())],
+            age(now.saturating_sub(r.timestamp)),
+            action,
             r.patch_id
         ));
     }

@@ -6,6 +6,7 @@ mod common;
 mod concurrency;
 mod crash;
 mod filters;
+mod hardening_cli;
 mod hooks;
 mod index_formats;
 mod inspect;
