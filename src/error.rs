@@ -48,10 +48,15 @@ pub enum Error {
     #[error("no git identity configured: {detail}")]
     MissingIdentity { detail: String },
 
-    #[error("patch '{patch_id}' conflicts with the current HEAD in: {}", paths.join(", "))]
+    #[error("{} of patch '{patch_id}' conflicts with {against} in: {}", if *operation == "rollback" { "the rollback" } else { "the replay" }, paths.join(", "))]
     Conflict {
         patch_id: String,
         paths: Vec<String>,
+        /// What it conflicts with: "the current HEAD", or the patch before
+        /// it in a batch.
+        against: String,
+        /// `apply` or `rollback`: the hint differs.
+        operation: &'static str,
     },
 
     #[error("uncommitted changes in file(s) the patch changes: {}", paths.join(", "))]
@@ -86,6 +91,8 @@ pub enum Error {
         command: String,
         seconds: u64,
         reports: Vec<CommandReport>,
+        /// What set the limit, so the hint names the right knob.
+        limit_source: crate::validate::TimeoutSource,
     },
 
     #[error("patch '{patch_id}' is already applied as commit {commit}")]
@@ -96,7 +103,9 @@ pub enum Error {
     )]
     NothingToApply { patch_id: String },
 
-    #[error("patch '{patch_id}' has not been applied, so there is nothing to roll back")]
+    #[error(
+        "patch '{patch_id}' is not applied on the current branch (no landing of it is reachable from HEAD), so there is nothing to roll back"
+    )]
     NotApplied { patch_id: String },
 
     #[error("{what} moved from {expected} while git-evolv was working; nothing was changed")]
@@ -126,6 +135,28 @@ pub enum Error {
 
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
+
+    #[error(
+        "HEAD moved from {expected} to {actual} while git-evolv was working; nothing was changed"
+    )]
+    BranchSwitched { expected: String, actual: String },
+
+    #[error("{message}")]
+    OperationInProgress { message: String, hint: String },
+
+    #[error("later commits changed files that the file_backup rollback of '{patch_id}' would restore: {}", commits.join("; "))]
+    LaterChanges {
+        patch_id: String,
+        commits: Vec<String>,
+    },
+
+    #[error("commit.gpgSign is set, and git could not sign the commit: {detail}")]
+    SigningFailed { detail: String },
+
+    #[error(
+        "interrupted by {name} while a validation command ran; its process group was killed and nothing was landed"
+    )]
+    Signalled { signal: i32, name: &'static str },
 
     #[error("git: {message}")]
     Git { message: String },
@@ -172,6 +203,11 @@ impl Error {
             Error::IndexLocked { .. } => "index_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
+            Error::SigningFailed { .. } => "signing_failed",
+            Error::BranchSwitched { .. } => "branch_switched",
+            Error::LaterChanges { .. } => "later_changes",
+            Error::OperationInProgress { .. } => "operation_in_progress",
+            Error::Signalled { .. } => "interrupted",
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -196,11 +232,14 @@ impl Error {
             Error::MissingIdentity { .. } => {
                 "set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com`".into()
             }
+            Error::Conflict { operation: "rollback", .. } => {
+                "nothing was touched; undo it by hand with `git revert <commit>` and resolve the conflicts, or roll back with --strategy file_backup".into()
+            }
             Error::Conflict { .. } => {
-                "drop the proposal and propose the edit again against the current HEAD".into()
+                "nothing was touched; drop the proposal and propose the edit again against the current HEAD".into()
             }
             Error::DirtyWorktree { .. } => {
-                "commit or stash the changes to those files (`git stash push -- <file>`), then apply again".into()
+                "nothing was touched; commit or stash the changes to those files (`git stash push -- <file>`), then run the command again".into()
             }
             Error::InvalidPlan { .. } => {
                 "see `git evolv plan schema` for the format; check a plan with `git evolv plan check FILE`".into()
@@ -214,9 +253,7 @@ impl Error {
             Error::ValidationFailed { .. } => {
                 "nothing was landed; fix the patch or the code and apply again".into()
             }
-            Error::Timeout { .. } => {
-                "nothing was landed; raise --timeout (or git config evolv.timeout) or speed up the command".into()
-            }
+            Error::Timeout { limit_source, .. } => limit_source.hint().into(),
             Error::AlreadyApplied { .. } => {
                 "roll it back first with `git evolv rollback <id>` if you want to apply it again".into()
             }
@@ -243,6 +280,18 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
+            Error::SigningFailed { .. } => {
+                "nothing was changed; fix the signing setup (`gpg.format`, `user.signingKey`; try `git commit --allow-empty -S -m test`), or land unsigned with `git -c commit.gpgSign=false evolv …`".into()
+            }
+            Error::Signalled { .. } => "run the command again when you want it to land".into(),
+            Error::BranchSwitched { expected, .. } => format!(
+                "nothing landed on either branch; switch back with `git switch {}` and run the command again, or run it on the branch you are on now",
+                expected.trim_start_matches("refs/heads/")
+            ),
+            Error::OperationInProgress { hint, .. } => hint.clone(),
+            Error::LaterChanges { patch_id, .. } => format!(
+                "nothing was changed; roll back with `git evolv rollback {patch_id} --strategy git_revert` to keep the later changes, or pass --force to restore the files and undo those commits' changes to them"
+            ),
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
@@ -252,6 +301,8 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
     /// input and errors (see README, "Exit codes").
     pub fn exit_code(&self) -> u8 {
         match self {
+            // As a shell reports a process ended by a signal: 130, 143, 129.
+            Error::Signalled { signal, .. } => u8::try_from(128 + signal).unwrap_or(2),
             Error::NoMatch { .. }
             | Error::Conflict { .. }
             | Error::DirtyWorktree { .. }
@@ -262,6 +313,9 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             | Error::NotApplied { .. }
             | Error::NothingToApply { .. }
             | Error::ConcurrentUpdate { .. }
+            | Error::BranchSwitched { .. }
+            | Error::LaterChanges { .. }
+            | Error::OperationInProgress { .. }
             | Error::IndexLocked { .. } => 1,
             _ => 2,
         }

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::signals;
+use crate::worktree::GroupRecord;
 
 /// How much of a command's output is kept for the report.
 const TAIL_BYTES: u64 = 4096;
@@ -41,11 +43,40 @@ pub struct CommandReport {
     pub timed_out: bool,
 }
 
+/// What set an apply's time budget; the timeout's hint names the knob
+/// that can raise it (`--timeout` cannot raise a plan's limit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeoutSource {
+    #[default]
+    Default,
+    Flag,
+    Config,
+    Plan,
+}
+
+impl TimeoutSource {
+    /// How to give the apply more time.
+    pub fn hint(self) -> &'static str {
+        match self {
+            TimeoutSource::Plan => {
+                "nothing was landed; the plan's limits.timeout_seconds stopped it (at most 300, and --timeout can only shorten it): raise it in the plan, or speed up the command"
+            }
+            TimeoutSource::Config => {
+                "nothing was landed; raise git config evolv.timeout (or pass a larger --timeout), or speed up the command"
+            }
+            TimeoutSource::Flag | TimeoutSource::Default => {
+                "nothing was landed; raise --timeout (or git config evolv.timeout) or speed up the command"
+            }
+        }
+    }
+}
+
 /// The time budget of one apply: a deadline and the seconds it stands for.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub deadline: Instant,
     pub seconds: u64,
+    pub source: TimeoutSource,
 }
 
 impl Budget {
@@ -54,7 +85,14 @@ impl Budget {
         Budget {
             deadline: deadline_after(seconds),
             seconds,
+            source: TimeoutSource::Default,
         }
+    }
+
+    /// The same budget, set by `source`.
+    pub fn limited_by(mut self, source: TimeoutSource) -> Self {
+        self.source = source;
+        self
     }
 
     /// `Timeout` if the budget is spent, naming the step that was next.
@@ -64,6 +102,7 @@ impl Budget {
                 command: step.to_string(),
                 seconds: self.seconds,
                 reports: reports.to_vec(),
+                limit_source: self.source,
             });
         }
         Ok(())
@@ -84,15 +123,25 @@ pub fn deadline_after(seconds: u64) -> Instant {
 /// Runs `commands` in order in `dir` within `budget`, appending to
 /// `reports`. Stops at the first failure: `ValidationFailed` or `Timeout`,
 /// carrying every report so far.
+///
+/// `record`, when given, holds the process group of the running command
+/// (the worktree's lock file), so a later apply does not reuse the
+/// worktree while a group left by a killed git-evolv still runs. SIGINT,
+/// SIGTERM and SIGHUP kill the group, wait for it, and end the run with
+/// `Signalled` (nothing lands).
 pub fn run_all(
     commands: &[String],
     stage: Stage,
     dir: &Path,
     budget: Budget,
     reports: &mut Vec<CommandReport>,
+    record: Option<&GroupRecord>,
 ) -> Result<()> {
+    let _deferred = signals::Deferred::begin();
     for command in commands {
-        let report = run_one(command, stage, dir, budget.deadline)?;
+        interrupted()?;
+        let report = run_one(command, stage, dir, budget.deadline, record)?;
+        interrupted()?;
         let (timed_out, code) = (report.timed_out, report.exit_code);
         reports.push(report);
         if timed_out {
@@ -100,6 +149,7 @@ pub fn run_all(
                 command: command.clone(),
                 seconds: budget.seconds,
                 reports: reports.clone(),
+                limit_source: budget.source,
             });
         }
         if code != 0 {
@@ -113,7 +163,27 @@ pub fn run_all(
     Ok(())
 }
 
-fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result<CommandReport> {
+/// `Signalled` once SIGINT, SIGTERM or SIGHUP was received.
+pub fn interrupted() -> Result<()> {
+    match signals::received() {
+        Some(signal) => Err(Error::Signalled {
+            signal,
+            name: signals::name(signal),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// How often a waiting apply looks for a received signal.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+fn run_one(
+    command: &str,
+    stage: Stage,
+    dir: &Path,
+    deadline: Instant,
+    record: Option<&GroupRecord>,
+) -> Result<CommandReport> {
     let started = Instant::now();
     let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
     let stdout = output
@@ -137,17 +207,25 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
         .spawn()
         .map_err(|e| Error::io("run `sh -c` for validation in", dir, e))?;
     let pgid = child.id();
+    if let Some(record) = record {
+        record.set(Some(pgid));
+    }
     let (tx, rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    let (status, timed_out) = match rx.recv_timeout(remaining) {
-        Ok(status) => (Some(status), false),
-        Err(_) => (None, true),
+    let (status, timed_out) = loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(remaining.min(SIGNAL_POLL)) {
+            Ok(status) => break (Some(status), false),
+            Err(mpsc::RecvTimeoutError::Timeout)
+                if !remaining.is_zero() && signals::received().is_none() => {}
+            Err(_) => break (None, remaining.is_zero()),
+        }
     };
-    // Kill the whole group either way: after a timeout to stop the command,
-    // after an exit to stop anything it left running in the worktree.
+    // Kill the whole group either way: after a timeout or a signal to stop
+    // the command, after an exit to stop anything it left running in the
+    // worktree. Then wait, so nothing of it outlives this apply.
     kill_group(pgid);
     let status = match status {
         Some(s) => s,
@@ -156,6 +234,11 @@ fn run_one(command: &str, stage: Stage, dir: &Path, deadline: Instant) -> Result
             .unwrap_or_else(|_| Err(std::io::Error::other("waiter thread vanished"))),
     };
     let _ = waiter.join();
+    wait_group_gone(pgid);
+    if let Some(record) = record {
+        record.set(None);
+    }
+    interrupted()?;
     let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
     let exit_code = if timed_out {
         -1
@@ -205,6 +288,21 @@ pub fn cut_marker(cut: u64) -> String {
     format!("[git-evolv: {cut} earlier byte(s) of output cut]\n")
 }
 
+/// Waits (up to 5 s) until no process of group `pgid` is left: SIGKILL is
+/// delivered asynchronously, and a member still exiting could write.
+fn wait_group_gone(pgid: u32) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while group_exists(pgid) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[allow(unsafe_code)]
+fn group_exists(pgid: u32) -> bool {
+    // SAFETY: signal 0 only checks for the group's existence.
+    unsafe { libc::kill(-(pgid as libc::pid_t), 0) == 0 }
+}
+
 #[allow(unsafe_code)]
 fn kill_group(pgid: u32) {
     // SAFETY: kill(2) with a negative pid signals a process group; it has no
@@ -226,9 +324,10 @@ mod tests {
         let budget = Budget {
             deadline: Instant::now() + timeout,
             seconds: timeout.as_secs(),
+            source: TimeoutSource::Flag,
         };
         let mut reports = Vec::new();
-        super::run_all(commands, Stage::Validate, dir, budget, &mut reports).map(|()| reports)
+        super::run_all(commands, Stage::Validate, dir, budget, &mut reports, None).map(|()| reports)
     }
 
     #[test]

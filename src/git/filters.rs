@@ -47,6 +47,39 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
     Ok(autocrlf || (eol_crlf && text.is_some()))
 }
 
+/// Why git does not treat `path` as plain text, from its attributes: a
+/// `filter` driver (git-lfs keeps a pointer in the blob), `binary`, or
+/// `-text`. `None` for an ordinary file. Used by propose, which must not
+/// edit such a file as text (#16 item 3).
+pub fn not_text(repo: &Repository, path: &str) -> Result<Option<String>> {
+    let flags = AttrCheckFlags::FILE_THEN_INDEX;
+    let get = |name: &str| -> Result<AttrValue<'_>> {
+        Ok(AttrValue::from_string(repo.get_attr(
+            Path::new(path),
+            name,
+            flags,
+        )?))
+    };
+    match get("filter")? {
+        AttrValue::String(driver) => {
+            return Ok(Some(format!(
+                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
+            )));
+        }
+        AttrValue::Bytes(_) | AttrValue::True => {
+            return Ok(Some("its attributes give it a filter driver".into()));
+        }
+        _ => {}
+    }
+    if get("binary")? == AttrValue::True {
+        return Ok(Some("its attributes mark it `binary`".into()));
+    }
+    if get("text")? == AttrValue::False {
+        return Ok(Some("its attributes mark it `-text`".into()));
+    }
+    Ok(None)
+}
+
 /// What git's checkout would write at `path` for blob `id`, when git
 /// converts that path; `None` when the blob's own bytes are what it writes.
 pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {

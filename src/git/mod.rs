@@ -4,6 +4,7 @@
 
 pub mod checkout;
 pub mod cli;
+pub mod commit;
 pub mod confine;
 mod diff;
 pub mod durable;
@@ -25,6 +26,6 @@ pub use identity::{author, committer};
 pub use objects::write_blobs;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists};
 pub use repo::{Head, head, open, open_any};
-pub use status::dirty_paths;
+pub use status::{dirty_paths, ensure_no_operation_in_progress};
 pub use tree::{BlobEntry, file_mode, list_blobs};
 pub use tree_compare::changed_paths;

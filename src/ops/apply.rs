@@ -13,7 +13,7 @@ use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::proposals::{self, Proposal};
-use crate::validate::{self, Budget, CommandReport, Stage};
+use crate::validate::{self, Budget, CommandReport, Stage, TimeoutSource};
 use crate::worktree;
 
 /// The time budget of an apply when neither a plan, `--timeout` nor
@@ -88,6 +88,8 @@ struct Settings {
     plan: Option<ExecutionPlan>,
     commands: Vec<String>,
     timeout_secs: u64,
+    /// What set `timeout_secs`, for the timeout's hint.
+    timeout_source: TimeoutSource,
     fresh: bool,
     dry_run: bool,
     batch: bool,
@@ -114,6 +116,11 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         proposals.push(proposals::load(repo, id)?);
     }
     let settings = settings(repo, req)?;
+    git::ensure_no_operation_in_progress(repo)?;
+    // The branch this command applies to: a retry after a lost race, or
+    // the next proposal of several, never lands on a branch switched to
+    // meanwhile (#16 item 2).
+    let start = git::head(repo)?;
     let groups: Vec<&[Proposal]> = if settings.batch {
         vec![&proposals[..]]
     } else {
@@ -129,7 +136,9 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         error: None,
     };
     for group in groups {
-        match land::retrying(settings.dry_run, || apply_group(repo, group, &settings)) {
+        match land::retrying(settings.dry_run, || {
+            apply_group(repo, group, &settings, &start)
+        }) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
                 for p in group {
@@ -166,10 +175,10 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
         None => None,
     };
     // A plan can only tighten the bound, never loosen it.
-    let timeout_secs = match (&plan, requested) {
-        (Some(p), Some(s)) => s.min(p.limits.timeout_seconds as u64),
-        (Some(p), None) => p.limits.timeout_seconds as u64,
-        (None, Some(s)) => s,
+    let (timeout_secs, timeout_source) = match (&plan, requested) {
+        (Some(p), Some(s)) if s < p.limits.timeout_seconds as u64 => (s, TimeoutSource::Flag),
+        (Some(p), _) => (p.limits.timeout_seconds as u64, TimeoutSource::Plan),
+        (None, Some(s)) => (s, TimeoutSource::Flag),
         (None, None) => configured_timeout(repo)?,
     };
     let mut commands = validation_commands(repo, req)?;
@@ -181,6 +190,7 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
         plan,
         commands,
         timeout_secs,
+        timeout_source,
     })
 }
 
@@ -188,7 +198,11 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
 struct Step<'p> {
     proposal: &'p Proposal,
     commit: Oid,
+    /// The commit's parent: the head, or the step before it in a batch.
+    parent: Oid,
     changed: Vec<ChangedPath>,
+    /// This commit's own lines added and removed (#16 item 11).
+    lines: (usize, usize),
 }
 
 impl Step<'_> {
@@ -203,49 +217,65 @@ fn apply_group(
     repo: &Repository,
     proposals: &[Proposal],
     s: &Settings,
+    start: &Head,
 ) -> Result<Vec<ApplyOutcome>> {
-    let budget = Budget::starting_now(s.timeout_secs);
+    let budget = Budget::starting_now(s.timeout_secs).limited_by(s.timeout_source);
+    let head = git::head(repo)?;
+    land::ensure_on_branch(repo, start)?;
     for p in proposals {
-        if let Some(landed) = proposals::applied_commit(repo, &p.id) {
+        // Applied means still on the branch: a landing `git reset` took
+        // away can be applied again (#16 item 6).
+        if let Some(landed) = super::rollback::landed_commit(repo, &p.id) {
             return Err(Error::AlreadyApplied {
                 patch_id: p.id.clone(),
                 commit: landed.to_string(),
             });
         }
     }
-    let head = git::head(repo)?;
     let committer = git::committer(repo)?;
     // Before anything loads the index (attribute lookups do), so one parse serves all.
     land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
 
-    let mut steps = Vec::new();
+    let mut steps: Vec<Step<'_>> = Vec::new();
     let mut tip = head_commit.clone();
     crate::crashpoint!("before-objects");
     for p in proposals {
         let tip_tree = tip.tree()?;
-        let tree = replay(repo, p, &tip, &tip_tree)?;
+        let against = match steps.last() {
+            None => "the current HEAD".to_string(),
+            Some(prev) => format!(
+                "the current HEAD plus patch '{}' before it in the batch",
+                prev.proposal.id
+            ),
+        };
+        let tree = replay(repo, p, &tip, &tip_tree, against)?;
         if tree.id() == tip_tree.id() {
             return Err(Error::NothingToApply {
                 patch_id: p.id.clone(),
             });
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
+        let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+        let lines = git::line_stats(repo, &tip_tree, &tree, &paths)?;
         let author = repo.find_commit(p.commit)?.author().to_owned();
-        let oid = repo.commit(
-            None,
+        let oid = git::commit::create(
+            repo,
             &author,
             &committer,
             &message(p, s.plan.as_ref()),
             &tree,
             &[&tip],
         )?;
+        let parent = tip.id();
         tip = repo.find_commit(oid)?;
         steps.push(Step {
             proposal: p,
             commit: oid,
+            parent,
             changed,
+            lines,
         });
     }
     crate::crashpoint!("after-objects");
@@ -257,7 +287,10 @@ fn apply_group(
         _ => git::changed_paths(repo, &head_tree, &new_tree)?,
     };
     let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
-    let (lines_added, lines_removed) = git::line_stats(repo, &head_tree, &new_tree, &paths)?;
+    let (lines_added, lines_removed) = match &steps[..] {
+        [only] => only.lines,
+        _ => git::line_stats(repo, &head_tree, &new_tree, &paths)?,
+    };
     if let Some(plan) = &s.plan {
         check_limits(plan, changed.len(), lines_added + lines_removed)?;
     }
@@ -270,7 +303,8 @@ fn apply_group(
         success: true,
         patch_id: step.proposal.id.clone(),
         commit: step.commit.to_string(),
-        previous_head: head.commit.to_string(),
+        // Its real parent: in a batch, the commit of the patch before it.
+        previous_head: step.parent.to_string(),
         branch: head.display_name().to_string(),
         modified_files: step.paths(),
         worktree_path: worktree_path.clone(),
@@ -278,15 +312,15 @@ fn apply_group(
         validation: reports.clone(),
         dry_run: s.dry_run,
         batch: s.batch,
-        lines_added,
-        lines_removed,
+        lines_added: step.lines.0,
+        lines_removed: step.lines.1,
         plan: s.plan.clone(),
     };
     let record = |step: &Step<'_>| {
         let mut r = AuditRecord::new("apply", &step.proposal.id, true);
         r.branch = Some(head.ref_name().to_string());
         r.commit = Some(step.commit.to_string());
-        r.previous_head = Some(head.commit.to_string());
+        r.previous_head = Some(step.parent.to_string());
         r.files = step.paths();
         r.plan = s.plan.clone();
         r.dry_run = s.dry_run;
@@ -335,9 +369,28 @@ fn message(p: &Proposal, plan: Option<&ExecutionPlan>) -> String {
     let mut msg = format!("{}\n\nEvolv-Patch: {}\n", p.summary, p.id);
     if let Some(plan) = plan {
         let json = serde_json::to_string(plan).expect("plans serialise");
-        msg.push_str(&format!("{PLAN_TRAILER}{json}\n"));
+        msg.push_str(&fold_trailer(PLAN_TRAILER, &json));
     }
     msg
+}
+
+/// A trailer folded into lines of at most 100 characters, as git's
+/// trailer continuation lines (a leading space) allow, so the landed
+/// commit passes commitlint's footer-max-line-length (#16 item 17). Read
+/// back by joining the continuation lines without their first space.
+pub fn fold_trailer(key: &str, value: &str) -> String {
+    const WIDTH: usize = 99;
+    let chars: Vec<char> = value.chars().collect();
+    let first = WIDTH.saturating_sub(key.chars().count()).max(1);
+    let mut out = String::from(key);
+    out.extend(chars.iter().take(first));
+    out.push('\n');
+    for chunk in chars.get(first..).unwrap_or_default().chunks(WIDTH - 1) {
+        out.push(' ');
+        out.extend(chunk);
+        out.push('\n');
+    }
+    out
 }
 
 fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> {
@@ -382,9 +435,17 @@ fn validate_in_worktree(
     let mut reports = Vec::new();
     budget.check("the validation worktree", &reports)?;
     let wt = worktree::acquire(repo, s.fresh)?;
+    let record = wt.group_record();
     if !pre.is_empty() {
         wt.checkout(head)?;
-        validate::run_all(pre, Stage::PreCondition, wt.path(), budget, &mut reports)?;
+        validate::run_all(
+            pre,
+            Stage::PreCondition,
+            wt.path(),
+            budget,
+            &mut reports,
+            Some(&record),
+        )?;
     }
     budget.check("the checkout of the new commit", &reports)?;
     wt.checkout(new)?;
@@ -394,6 +455,7 @@ fn validate_in_worktree(
         wt.path(),
         budget,
         &mut reports,
+        Some(&record),
     )?;
     validate::run_all(
         post,
@@ -401,6 +463,7 @@ fn validate_in_worktree(
         wt.path(),
         budget,
         &mut reports,
+        Some(&record),
     )?;
     Ok((Some(wt.path().display().to_string()), reports))
 }
@@ -440,7 +503,7 @@ fn undo_after_move(
         let new_commit = repo.find_commit(new)?;
         let msg = match strategy {
             RollbackStrategy::FileBackup => format!(
-                "Restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
+                "revert: restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
                 ids.join(", "),
                 head.commit
             ),
@@ -449,7 +512,7 @@ fn undo_after_move(
                 new_commit.summary().unwrap_or_default()
             ),
         };
-        let undo = repo.commit(None, &sig, &sig, &msg, &old_tree, &[&new_commit])?;
+        let undo = git::commit::create(repo, &sig, &sig, &msg, &old_tree, &[&new_commit])?;
         landing.retarget(repo, undo)?;
         Ok(format!(
             "the branch was moved on to {undo} ({}), which restores {}",
@@ -472,6 +535,7 @@ fn replay<'r>(
     proposal: &Proposal,
     tip: &Commit<'_>,
     tip_tree: &Tree<'_>,
+    against: String,
 ) -> Result<Tree<'r>> {
     let p = repo.find_commit(proposal.commit)?;
     if tip.id() == proposal.base {
@@ -485,6 +549,8 @@ fn replay<'r>(
         return Err(Error::Conflict {
             patch_id: proposal.id.clone(),
             paths: git::conflict_paths(&index)?,
+            against,
+            operation: "apply",
         });
     }
     Ok(repo.find_tree(index.write_tree_to(repo)?)?)
@@ -506,13 +572,13 @@ fn validation_commands(repo: &Repository, req: &ApplyRequest) -> Result<Vec<Stri
     Ok(out)
 }
 
-fn configured_timeout(repo: &Repository) -> Result<u64> {
+fn configured_timeout(repo: &Repository) -> Result<(u64, TimeoutSource)> {
     let config = repo.config()?;
     let Ok(raw) = config.get_string("evolv.timeout") else {
-        return Ok(DEFAULT_TIMEOUT_SECS);
+        return Ok((DEFAULT_TIMEOUT_SECS, TimeoutSource::Default));
     };
     match raw.trim().parse::<u64>() {
-        Ok(s) if s > 0 => Ok(s),
+        Ok(s) if s > 0 => Ok((s, TimeoutSource::Config)),
         _ => Err(Error::invalid(
             format!("git config evolv.timeout is '{raw}'; it must be a positive number of seconds"),
             "fix it with `git config evolv.timeout 30`",

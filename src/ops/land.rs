@@ -116,6 +116,22 @@ fn ensure_clean(
     Err(Error::DirtyWorktree { paths: dirty })
 }
 
+/// Refuses, with nothing changed, when HEAD no longer names the branch the
+/// landing was built (and validated) for: the user switched branches
+/// meanwhile (`git switch` needs `index.lock`, which the landing holds from
+/// here on). Landing on the old branch would write its files into the
+/// other branch's checkout (#16 item 2).
+pub fn ensure_on_branch(repo: &Repository, head: &Head) -> Result<()> {
+    let now = git::head(repo)?;
+    if now.branch == head.branch {
+        return Ok(());
+    }
+    Err(Error::BranchSwitched {
+        expected: head.display_name().to_string(),
+        actual: now.display_name().to_string(),
+    })
+}
+
 /// An injected failure, for tests of what happens after the branch moved.
 pub fn failpoint(name: &str) -> Result<()> {
     if std::env::var("GIT_EVOLV_TEST_FAILPOINT").as_deref() == Ok(name) {
@@ -239,7 +255,8 @@ pub fn move_branch(
     // Checked again under both locks, as git does: a validation may have
     // run for minutes, and now no `git add` can change the index under us.
     let mut staged = Staged::default();
-    let moved = index_write::load(repo)
+    let moved = ensure_on_branch(repo, head)
+        .and_then(|()| index_write::load(repo))
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
         .and_then(|()| staged.stage(repo, &journal))
         .and_then(|()| swap_branch(repo, &journal));

@@ -14,6 +14,10 @@ use git2::{
 
 use crate::error::{Error, Result};
 
+mod group;
+
+pub use group::GroupRecord;
+
 /// How many warm worktrees concurrent applies may use before they queue.
 const WARM_SLOTS: usize = 8;
 const WARM_PREFIX: &str = "evolv-wt-";
@@ -32,6 +36,11 @@ impl ValidationWorktree {
     /// The worktree's directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the process group of a command running here is recorded.
+    pub fn group_record(&self) -> GroupRecord {
+        GroupRecord::new(lock_path(&self.common_dir, &self.name))
     }
 
     /// Force-checks out `commit` (detached): changed files are rewritten,
@@ -93,11 +102,21 @@ pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
     let mut held = None;
     for slot in 0..WARM_SLOTS {
         let name = format!("{WARM_PREFIX}{slot}");
-        let lock = open_lock(&lock_path(&common_dir, &name))?;
-        if lock.try_lock().is_ok() {
+        let path = lock_path(&common_dir, &name);
+        let lock = open_lock(&path)?;
+        // A group a killed apply left behind may still write in there.
+        if lock.try_lock().is_ok() && group::live_group(&path).is_none() {
             held = Some((name, lock));
             break;
         }
+    }
+    if held.is_none()
+        && (0..WARM_SLOTS).any(|slot| {
+            group::live_group(&lock_path(&common_dir, &format!("{WARM_PREFIX}{slot}"))).is_some()
+        })
+    {
+        // Busy or haunted everywhere: a throwaway worktree is safe.
+        return throwaway(repo, &common_dir);
     }
     let (name, lock) = match held {
         Some(h) => h,

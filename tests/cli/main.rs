@@ -7,6 +7,8 @@ mod concurrency;
 mod crash;
 mod filters;
 mod hardening_cli;
+mod hardening_land;
+mod hardening_paths;
 mod hooks;
 mod index_formats;
 mod inspect;
