@@ -5,6 +5,7 @@
 //! The library never prints: front ends render the outcome types.
 
 pub mod cli;
+pub mod clock;
 pub mod crash;
 pub mod diff;
 pub mod edit;

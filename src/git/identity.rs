@@ -23,7 +23,7 @@ fn signature(repo: &Repository, name_var: &str, email_var: &str) -> Result<Signa
     let name = from_env(name_var).or_else(|| from_config("user.name"));
     let email = from_env(email_var).or_else(|| from_config("user.email"));
     match (name, email) {
-        (Some(name), Some(email)) => Ok(Signature::now(&name, &email)?),
+        (Some(name), Some(email)) => Ok(crate::clock::signature(&name, &email)?),
         (name, email) => {
             let missing: Vec<&str> = [
                 name.is_none().then_some("user.name"),

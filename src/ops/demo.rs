@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use git2::{Repository, RepositoryInitOptions, Signature};
+use git2::{Repository, RepositoryInitOptions};
 
 use crate::error::{Error, Result};
 
@@ -60,7 +60,7 @@ pub fn create_repo(dir: &Path) -> Result<Repository> {
     index.add_all(["*"], git2::IndexAddOption::DEFAULT, None)?;
     index.write()?;
     let tree = repo.find_tree(index.write_tree()?)?;
-    let sig = Signature::now("git-evolv demo", "demo@git-evolv.invalid")?;
+    let sig = crate::clock::signature("git-evolv demo", "demo@git-evolv.invalid")?;
     repo.commit(Some("HEAD"), &sig, &sig, "Initial commit", &tree, &[])?;
     drop(tree);
     Ok(repo)

@@ -223,13 +223,14 @@ fn nonce(new: Oid) -> String {
         "{}-{}-{}",
         std::process::id(),
         &new.to_string()[..12],
-        now_ns()
+        crate::clock::unique()
     )
 }
 
-/// Nanoseconds since the epoch.
+/// Nanoseconds since the epoch, real time: compared with lock files'
+/// modification times during recovery, so never the test clock.
 pub fn now_ns() -> u64 {
-    std::time::SystemTime::now()
+    crate::clock::real_now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)

@@ -170,10 +170,7 @@ pub fn retrying<T>(dry_run: bool, mut attempt: impl FnMut() -> Result<T>) -> Res
 /// [0.5, 1.5), so racing processes spread out.
 fn jitter(attempt: u32) -> std::time::Duration {
     let base_ms = 5u64 << attempt.min(5);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let seed = u64::from(nanos) ^ (u64::from(std::process::id()) << 20);
+    let seed = crate::clock::unique_u64();
     let factor = 500 + (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) % 1000;
     std::time::Duration::from_micros(base_ms * factor)
 }

@@ -219,11 +219,7 @@ fn store_proposal(
 }
 
 fn nonce() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    format!("{nanos:x}.{:x}", std::process::id())
+    crate::clock::unique()
 }
 
 /// The default summary, which the landed commit's message starts with: a

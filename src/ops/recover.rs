@@ -309,7 +309,7 @@ fn release_ref_locks(repo: &Repository, journal: &Journal) -> Result<()> {
 /// landing's when it was created after the landing began and stays empty
 /// for a second (a live writer holds a ref lock for microseconds).
 fn stale_empty_lock(lock: &std::path::Path, started_ns: u64) -> bool {
-    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    use std::time::{Duration, UNIX_EPOCH};
     let Ok(meta) = fs::metadata(lock) else {
         return false;
     };
@@ -323,7 +323,7 @@ fn stale_empty_lock(lock: &std::path::Path, started_ns: u64) -> bool {
     if created_ns + 10_000_000 < started_ns {
         return false;
     }
-    let age = SystemTime::now()
+    let age = crate::clock::real_now()
         .duration_since(modified)
         .unwrap_or(Duration::ZERO);
     if age < Duration::from_secs(1) {

@@ -83,7 +83,8 @@ pub struct AuditEntry {
 
 fn signature(repo: &Repository) -> Result<Signature<'static>> {
     // A failed apply must still be audited when no identity is configured.
-    git::committer(repo).or_else(|_| Ok(Signature::now("git-evolv", "git-evolv@localhost")?))
+    git::committer(repo)
+        .or_else(|_| Ok(crate::clock::signature("git-evolv", "git-evolv@localhost")?))
 }
 
 /// Appends `record`; returns the audit id.

@@ -1,7 +1,5 @@
 //! Proposal commits: their ids, metadata and status.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use git2::{Commit, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
@@ -75,10 +73,7 @@ pub fn make_id(created_at: i64, commit: Oid, extra: usize) -> String {
 
 /// Seconds since the epoch, now.
 pub fn now_secs() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+    crate::clock::now_secs()
 }
 
 /// The commit message of a proposal: summary, blank line, metadata.

@@ -148,11 +148,9 @@ pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
 }
 
 fn throwaway(repo: &Repository, common_dir: &Path) -> Result<ValidationWorktree> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let name = format!("{THROWAWAY_PREFIX}{}-{nanos:x}", std::process::id());
+    // The pid keeps names apart even under the fixed test clock.
+    let unique = crate::clock::unique().replace('.', "-");
+    let name = format!("{THROWAWAY_PREFIX}{}-{unique}", std::process::id());
     let lock = open_lock(&lock_path(common_dir, &name))?;
     lock.lock()
         .map_err(|e| Error::io("lock", lock_path(common_dir, &name), e))?;

@@ -1,5 +1,5 @@
-//! Crash tests (issue 5): a copy of the binary built with the
-//! `crashpoints` feature is SIGKILLed at each named step of a landing, then
+//! Crash tests (issue 5): the debug binary, which has crash points
+//! compiled in (src/crash.rs), is SIGKILLed at each named step of a landing, then
 //! `git evolv recover` (or any other command) runs, and the repository is
 //! checked with git: the branch is at H or N, every changed path holds H's
 //! or N's content (all of them the same side), everything else is
@@ -9,8 +9,6 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 
 use crate::common::{Run, TestRepo, error_code, sealed};
 
@@ -38,27 +36,10 @@ pub fn after_cas(point: &str) -> bool {
     at(point) >= at("after-cas")
 }
 
-/// The binary with crash points, built once per test run into its own
-/// target directory (so `cargo test --locked` stays the one test command).
+/// The binary with crash points: the test build itself, since debug
+/// builds compile them in (src/crash.rs), so no second build is needed.
 pub fn crash_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .parent()
-            .unwrap()
-            .join("crash");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--locked", "--quiet", "--features", "crashpoints"])
-            .args(["--bin", "git-evolv", "--target-dir"])
-            .arg(&target)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env_remove("CARGO_TARGET_DIR")
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building the crashpoints binary failed");
-        target.join("debug").join("git-evolv")
-    })
+    Path::new(crate::common::BIN)
 }
 
 /// A file's state in the working tree: kind, mode bits and content.
@@ -337,7 +318,7 @@ impl Scenario {
         }
     }
 
-    /// Runs the crashpoints binary with `args`, killed at `point` if set.
+    /// Runs the binary with `args`, killed at `point` if set.
     pub fn run(&self, args: &[&str], point: Option<&str>) -> Run {
         match point {
             Some(p) => self.run_env(args, &[("GIT_EVOLV_CRASHPOINT", p)]),
@@ -345,7 +326,7 @@ impl Scenario {
         }
     }
 
-    /// Runs the crashpoints binary with `args` and extra environment.
+    /// Runs the binary with `args` and extra environment.
     pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = sealed(crash_bin().to_str().unwrap(), self.repo.home());
         cmd.args(args)

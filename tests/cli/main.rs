@@ -16,4 +16,5 @@ mod lint;
 mod plan;
 mod propose;
 mod rollback;
+mod snapshots;
 mod validation;
