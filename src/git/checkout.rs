@@ -250,10 +250,10 @@ fn temp_tag(repo: &Repository) -> String {
     let dir = repo.path().join("evolv");
     let path = dir.join("temp-tag");
     let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());
-    if let Ok(tag) = fs::read_to_string(&path) {
-        if valid(tag.trim()) {
-            return tag.trim().to_string();
-        }
+    if let Ok(tag) = fs::read_to_string(&path)
+        && valid(tag.trim())
+    {
+        return tag.trim().to_string();
     }
     let seed = format!(
         "{:?} {} {:?}",

@@ -34,15 +34,13 @@ fn wants_signature(repo: &Repository) -> bool {
     let from_command_line = std::env::var_os("GIT_CONFIG_PARAMETERS").is_some()
         || std::env::var_os("GIT_CONFIG_COUNT").is_some();
     if from_command_line {
-        if let Some(dir) = repo.workdir().or_else(|| Some(repo.path())) {
-            let out = Command::new("git")
-                .args(["config", "--type=bool", "commit.gpgsign"])
-                .current_dir(dir)
-                .stdin(Stdio::null())
-                .output();
-            if let Ok(out) = out {
-                return String::from_utf8_lossy(&out.stdout).trim() == "true";
-            }
+        let out = Command::new("git")
+            .args(["config", "--type=bool", "commit.gpgsign"])
+            .current_dir(repo.workdir().unwrap_or_else(|| repo.path()))
+            .stdin(Stdio::null())
+            .output();
+        if let Ok(out) = out {
+            return String::from_utf8_lossy(&out.stdout).trim() == "true";
         }
     }
     repo.config()

@@ -277,6 +277,17 @@ fn skip_unlandable(
 ) -> Result<Vec<(bool, SkippedFile)>> {
     let mut skipped = Vec::new();
     let mut kept = Vec::with_capacity(scan.changed.len());
+    let not_text = if include_filtered {
+        Default::default()
+    } else {
+        let paths: Vec<&str> = scan
+            .changed
+            .iter()
+            .filter(|(e, _)| e.utf8)
+            .map(|(e, _)| e.path.as_str())
+            .collect();
+        git::filters::not_text(repo, &paths)?
+    };
     let counts = std::mem::take(&mut scan.counts);
     for ((entry, content), count) in std::mem::take(&mut scan.changed).into_iter().zip(counts) {
         let reason = if !entry.utf8 {
@@ -286,10 +297,8 @@ fn skip_unlandable(
             ))
         } else if let Some(why) = crate::git::confine::refusal(&entry.path) {
             Some((false, format!("{why}, so it cannot be written here")))
-        } else if include_filtered {
-            None
         } else {
-            git::filters::not_text(repo, &entry.path)?.map(|why| {
+            not_text.get(&entry.path).map(|why| {
                 (
                     true,
                     format!("{why}; pass --include-filtered to edit it anyway"),
