@@ -116,6 +116,9 @@ pub fn ask(term: &Term, question: &Question) -> Result<Answer> {
 }
 
 /// A yes/no question whose default (and Esc) is No.
+// TODO(hooks): #16 item 20: dialoguer's Select wraps around, so Up from the
+// default "no" lands on "yes — push anyway". A confirmation must not wrap
+// (clamp at both ends, or put "yes" first so Up from "no" stays there).
 pub fn confirm(term: &Term, prompt: &str) -> Result<bool> {
     let question = Question {
         prompt: prompt.to_string(),
