@@ -127,6 +127,12 @@ pub enum Error {
         value: String,
         expected: String,
     },
+    #[error("bad config line {line} in file {}: {cause}", path.display())]
+    ConfigSyntax {
+        path: PathBuf,
+        line: usize,
+        cause: &'static str,
+    },
     #[error("Unable to create '{}': File exists.", path.display())]
     IndexLocked { path: PathBuf },
 
@@ -157,6 +163,12 @@ pub enum Error {
         "interrupted by {name} while a validation command ran; its process group was killed and nothing was landed"
     )]
     Signalled { signal: i32, name: &'static str },
+
+    /// One or more edits of an edit list failed (#13); nothing was stored.
+    #[error("{}", edits_message(failures))]
+    EditsFailed {
+        failures: Vec<crate::edit::failure::EditFailure>,
+    },
 
     #[error("git: {message}")]
     Git { message: String },
@@ -200,6 +212,7 @@ impl Error {
             Error::HookConflict { .. } => "hook_conflict",
             Error::NoTerminal { .. } => "no_terminal",
             Error::InvalidConfig { .. } => "invalid_config",
+            Error::ConfigSyntax { .. } => "invalid_config",
             Error::IndexLocked { .. } => "index_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
@@ -208,6 +221,10 @@ impl Error {
             Error::LaterChanges { .. } => "later_changes",
             Error::OperationInProgress { .. } => "operation_in_progress",
             Error::Signalled { .. } => "interrupted",
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.code.as_str(),
+                _ => "edits_failed",
+            },
             Error::Git { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -270,6 +287,11 @@ impl Error {
             Error::InvalidConfig { key, .. } => format!(
                 "fix it with `git config {key} <value>`, or remove it with `git config --unset {key}` (`git config --show-origin {key}` shows where it is set)"
             ),
+            Error::ConfigSyntax { path, .. } => format!(
+                "fix the line in {} (`git config --file {} --list` shows what git makes of it)",
+                path.display(),
+                path.display()
+            ),
             // git's own words (lockfile.c), so people recognise them.
             Error::IndexLocked { .. } => "Another git process seems to be running in this repository, e.g. \
 an editor opened by 'git commit'. Please make sure all processes are terminated then try again. \
@@ -292,6 +314,10 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             Error::LaterChanges { patch_id, .. } => format!(
                 "nothing was changed; roll back with `git evolv rollback {patch_id} --strategy git_revert` to keep the later changes, or pass --force to restore the files and undo those commits' changes to them"
             ),
+            Error::EditsFailed { failures } => match failures.as_slice() {
+                [one] => one.hint.clone(),
+                _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
+            },
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
@@ -317,6 +343,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             | Error::LaterChanges { .. }
             | Error::OperationInProgress { .. }
             | Error::IndexLocked { .. } => 1,
+            // Content said no (1) unless an edit was malformed (2).
+            Error::EditsFailed { failures } => failures
+                .iter()
+                .map(|f| f.code.exit_code())
+                .max()
+                .unwrap_or(2),
             _ => 2,
         }
     }
@@ -336,7 +368,12 @@ manually to continue (then run `git evolv recover` if a landing was interrupted)
             }
             _ => (None, None),
         };
+        let failures = match self {
+            Error::EditsFailed { failures } => Some(failures.clone()),
+            _ => None,
+        };
         ErrorBody {
+            failures,
             code: self.code(),
             message: self.to_string(),
             hint: self.hint(),
@@ -383,4 +420,21 @@ pub struct ErrorBody {
     /// Every problem of an invalid plan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub issues: Option<Vec<PlanIssue>>,
+    /// Every failed edit of an edit list: `{index, path, code, message, hint}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<Vec<crate::edit::failure::EditFailure>>,
+}
+
+fn edits_message(failures: &[crate::edit::failure::EditFailure]) -> String {
+    match failures {
+        [one] => one.message.clone(),
+        _ => {
+            let mut out = format!("{} edits failed:", failures.len());
+            for f in failures {
+                out.push_str("\n  - ");
+                out.push_str(&f.message);
+            }
+            out
+        }
+    }
 }

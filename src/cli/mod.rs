@@ -48,7 +48,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compute an edit and store it as a proposal; prints its diff, touches no file.
-    Propose(propose::ProposeArgs),
+    Propose(Box<propose::ProposeArgs>),
     /// List proposals with their status.
     List,
     /// Print a proposal's diff.
@@ -174,6 +174,10 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Demo => return demo::run(out).map(|()| 0),
         Command::Plan(args) => return plan::run(args, out).map(|()| 0),
         Command::Ask(args) => return ask::run(args, out),
+        Command::Propose(args) if propose::wants_schema(args) => {
+            propose::print_schema(out);
+            return Ok(0);
+        }
         _ => {}
     }
     let dir = std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?;
@@ -210,7 +214,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
 /// The command proper, once any interrupted landing is recovered.
 fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
     match &cli.command {
-        Command::Propose(args) => propose::run(repo, args, out),
+        Command::Propose(args) => return propose::run(repo, args, out),
         Command::List => inspect::list(repo, out),
         Command::Show(args) => inspect::show(repo, args, out),
         Command::Drop(args) => drop::run(repo, args, out),

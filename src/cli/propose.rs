@@ -1,20 +1,25 @@
-//! `git evolv propose`.
+//! `git evolv propose`: a regex/literal replacement over a scope, or an
+//! edit list (`--edits FILE|-` or the single-edit flags) run by `ops::edit`.
+
+use std::io::Read;
 
 use clap::Args;
 use git2::Repository;
 
 use super::Output;
-use crate::error::Result;
+use crate::edit::list::{CheckMode, Edit, EditList, Locator};
+use crate::error::{Error, Result};
+use crate::ops::edit::{self as edit_op, EditOutcome};
 use crate::ops::propose::{self, ProposeOutcome, ProposeRequest};
 
 #[derive(Debug, Args)]
 pub struct ProposeArgs {
     /// Regex to search for (multi-line mode: ^ and $ match at line ends).
     #[arg(long, short = 'p')]
-    pub pattern: String,
+    pub pattern: Option<String>,
     /// Replacement text; $1 and ${name} expand to captures unless --literal.
     #[arg(long, short = 'r', allow_hyphen_values = true)]
-    pub replacement: String,
+    pub replacement: Option<String>,
     /// Glob over repo-relative paths of files tracked at HEAD (repeatable; default all).
     #[arg(long, short = 's')]
     pub scope: Vec<String>,
@@ -28,25 +33,291 @@ pub struct ProposeArgs {
     /// driver (git-lfs pointers are rewritten as text!), `binary` or `-text`.
     #[arg(long)]
     pub include_filtered: bool,
+    #[command(flatten)]
+    pub edits: EditArgs,
 }
 
-impl ProposeArgs {
-    fn request(&self) -> ProposeRequest {
-        ProposeRequest {
-            pattern: self.pattern.clone(),
-            replacement: self.replacement.clone(),
-            scope: self.scope.clone(),
-            literal: self.literal,
-            message: self.message.clone(),
-            include_filtered: self.include_filtered,
+/// The edit-list flags (#13).
+#[derive(Debug, Args, Default)]
+pub struct EditArgs {
+    /// Propose an edit list (JSON) from FILE, or stdin with `-`.
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "file", "delete", "rename"])]
+    pub edits: Option<String>,
+    /// Print the edit list's JSON Schema (draft 2020-12) and exit.
+    #[arg(long)]
+    pub edits_schema: bool,
+    /// The file of a single edit (--old/--new, --lines/--new-from, --write-from).
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+    /// Exact text to replace in --file (must occur once unless --replace-all).
+    #[arg(long, requires = "file", allow_hyphen_values = true)]
+    pub old: Option<String>,
+    /// Text to put in place of --old.
+    #[arg(long, requires = "old", allow_hyphen_values = true)]
+    pub new: Option<String>,
+    /// Replace every occurrence of --old.
+    #[arg(long, requires = "old")]
+    pub replace_all: bool,
+    /// Lines A:B (1-based, inclusive) of --file to replace with --new-from.
+    #[arg(long, value_name = "A:B", requires_all = ["file", "new_from"])]
+    pub lines: Option<String>,
+    /// The new text of --lines, from FILE or stdin (`-`).
+    #[arg(long, value_name = "FILE|-", requires = "lines")]
+    pub new_from: Option<String>,
+    /// Write --file's whole content from FILE or stdin (`-`), creating it if needed.
+    #[arg(long, value_name = "FILE|-", requires = "file", conflicts_with_all = ["old", "lines"])]
+    pub write_from: Option<String>,
+    /// Delete PATH.
+    #[arg(long, value_name = "PATH")]
+    pub delete: Option<String>,
+    /// Rename OLD to NEW, keeping content and mode.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"])]
+    pub rename: Option<Vec<String>>,
+    /// Store the edits that succeeded and report the ones that failed.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Base the edits on this pending proposal instead of HEAD (a stack).
+    #[arg(long, value_name = "ID")]
+    pub onto: Option<String>,
+    /// Validators: strict rejects on failure (default), warn stores and reports, only reports and stores nothing.
+    #[arg(long, value_enum)]
+    pub check: Option<CheckArg>,
+}
+
+/// `--check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckArg {
+    Strict,
+    Warn,
+    Only,
+}
+
+impl From<CheckArg> for CheckMode {
+    fn from(c: CheckArg) -> Self {
+        match c {
+            CheckArg::Strict => CheckMode::Strict,
+            CheckArg::Warn => CheckMode::Warn,
+            CheckArg::Only => CheckMode::Only,
         }
     }
 }
 
-pub fn run(repo: &Repository, args: &ProposeArgs, out: &Output) -> Result<()> {
-    let outcome = propose::propose(repo, &args.request())?;
+impl EditArgs {
+    fn any(&self) -> bool {
+        self.edits.is_some()
+            || self.file.is_some()
+            || self.delete.is_some()
+            || self.rename.is_some()
+    }
+
+    /// The edit list the flags describe.
+    fn list(&self, message: Option<String>) -> Result<EditList> {
+        let mut list = match &self.edits {
+            Some(src) => {
+                let text = read_text(src, "--edits")?;
+                EditList::from_json(&text).map_err(|m| {
+                    Error::invalid(
+                        m,
+                        "fix the edit list; `git evolv propose --edits-schema` prints its format",
+                    )
+                })?
+            }
+            None => EditList::default(),
+        };
+        if let Some(path) = &self.file {
+            let path = path.clone();
+            if let (Some(old), Some(new)) = (&self.old, &self.new) {
+                list.edits.push(Edit::Replace {
+                    path,
+                    old: old.clone(),
+                    new: new.clone(),
+                    replace_all: self.replace_all,
+                });
+            } else if self.old.is_some() {
+                return Err(Error::invalid(
+                    "--old needs --new",
+                    "pass the replacement text with --new",
+                ));
+            } else if let Some(lines) = &self.lines {
+                let (a, b) = parse_lines(lines)?;
+                let new = read_text(self.new_from.as_deref().unwrap_or("-"), "--new-from")?;
+                let locator = Locator {
+                    start_line: Some(a),
+                    start_col: Some(1),
+                    end_line: Some(b + 1),
+                    end_col: Some(1),
+                    ..Default::default()
+                };
+                list.edits.push(Edit::Range { path, locator, new });
+            } else if let Some(src) = &self.write_from {
+                list.edits.push(Edit::Write {
+                    path,
+                    content: read_text(src, "--write-from")?,
+                });
+            } else {
+                return Err(Error::invalid(
+                    "--file needs an edit: --old/--new, --lines/--new-from or --write-from",
+                    "see `git evolv propose --help`",
+                ));
+            }
+        }
+        if let Some(path) = &self.delete {
+            list.edits.push(Edit::Delete { path: path.clone() });
+        }
+        if let Some([from, to]) = self.rename.as_deref() {
+            list.edits.push(Edit::Rename {
+                path: from.clone(),
+                to: to.clone(),
+            });
+        }
+        if message.is_some() {
+            list.message = message;
+        }
+        if self.onto.is_some() {
+            list.onto = self.onto.clone();
+        }
+        list.keep_going |= self.keep_going;
+        if let Some(c) = self.check {
+            list.check = Some(c.into());
+        }
+        Ok(list)
+    }
+}
+
+fn parse_lines(spec: &str) -> Result<(usize, usize)> {
+    let bad = || {
+        Error::invalid(
+            format!("--lines '{spec}' is not A:B"),
+            "give the first and last line to replace, 1-based and inclusive, e.g. --lines 12:20",
+        )
+    };
+    let (a, b) = spec.split_once(':').ok_or_else(bad)?;
+    let (a, b): (usize, usize) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a == 0 || b < a {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// Reads FILE or stdin (`-`) as UTF-8.
+fn read_text(src: &str, flag: &str) -> Result<String> {
+    let bytes = if src == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io("read", "stdin", e))?;
+        buf
+    } else {
+        std::fs::read(src).map_err(|e| Error::io("read", src, e))?
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        Error::invalid(
+            format!("{flag} {src} is not UTF-8 ({e})"),
+            "edit lists and edit texts are UTF-8",
+        )
+    })
+}
+
+impl ProposeArgs {
+    fn request(&self) -> Result<ProposeRequest> {
+        let (Some(pattern), Some(replacement)) = (&self.pattern, &self.replacement) else {
+            return Err(Error::invalid(
+                "propose needs --pattern and --replacement, or an edit (--edits, --file, --delete, --rename)",
+                "see `git evolv propose --help`",
+            ));
+        };
+        Ok(ProposeRequest {
+            pattern: pattern.clone(),
+            replacement: replacement.clone(),
+            scope: self.scope.clone(),
+            literal: self.literal,
+            message: self.message.clone(),
+            include_filtered: self.include_filtered,
+        })
+    }
+}
+
+pub fn run(repo: &Repository, args: &ProposeArgs, out: &Output) -> Result<u8> {
+    if args.edits.any() || args.edits.onto.is_some() {
+        if args.pattern.is_some() {
+            return Err(Error::invalid(
+                "--pattern cannot be combined with edit flags",
+                "propose a regex over a scope, or an edit list, not both",
+            ));
+        }
+        let outcome = edit_op::edit(repo, &args.edits.list(args.message.clone())?)?;
+        render_edit(&outcome, out);
+        return Ok(if outcome.success { 0 } else { 1 });
+    }
+    let outcome = propose::propose(repo, &args.request()?)?;
     render(&outcome, out);
-    Ok(())
+    Ok(0)
+}
+
+/// `--edits-schema` needs no repository.
+pub fn wants_schema(args: &ProposeArgs) -> bool {
+    args.edits.edits_schema
+}
+
+/// Prints the edit list's JSON Schema.
+pub fn print_schema(out: &Output) {
+    out.json_value(&EditList::json_schema());
+}
+
+fn render_edit(o: &EditOutcome, out: &Output) {
+    if out.json {
+        out.json_value(o);
+        return;
+    }
+    out.diff(&o.diff_bytes);
+    for w in &o.warnings {
+        out.status(&format!("warning: {w}"));
+    }
+    for f in &o.failures {
+        out.status(&format!(
+            "skipped {}: {} ({})",
+            f.label(),
+            f.message,
+            f.code.as_str()
+        ));
+    }
+    for v in &o.validators {
+        let name = v
+            .command
+            .as_deref()
+            .map(|c| format!("{} (`{c}`)", v.name))
+            .unwrap_or_else(|| v.name.clone());
+        if v.passed {
+            out.status(&format!("validator {name}: ok ({})", v.files.join(", ")));
+        } else {
+            out.status(&format!(
+                "validator {name}: FAILED ({})\n{}",
+                v.files.join(", "),
+                v.output.trim_end()
+            ));
+        }
+    }
+    let s = &o.statistics;
+    let counts = format!(
+        "{} file(s), {} of {} edit(s), +{} -{} lines",
+        s.files_changed, s.edits_applied, s.edits, s.lines_added, s.lines_removed
+    );
+    match &o.patch_id {
+        Some(id) => {
+            let onto = o
+                .onto
+                .as_deref()
+                .map(|p| format!(", stacked on {p}"))
+                .unwrap_or_default();
+            out.status(&format!(
+                "Proposed {id}: {counts}{onto}.\nApply it with `git evolv apply {id}`, discard it with `git evolv drop {id}`."
+            ));
+        }
+        None => out.status(&format!("Checked only, nothing stored: {counts}.")),
+    }
 }
 
 /// Shared with the demo.

@@ -2,6 +2,9 @@
 //! the added/removed line counts. The diff text itself comes from libgit2
 //! (see `git::diff`), so it is byte-for-byte what `git apply` expects.
 
+pub mod hunks;
+pub mod word;
+
 const RESET: &[u8] = b"\x1b[m";
 const BOLD: &[u8] = b"\x1b[1m";
 const CYAN: &[u8] = b"\x1b[36m";

@@ -3,6 +3,18 @@
 
 mod scope;
 
+// Precise edits (#13): edit lists, exact replace, ranges, notebooks.
+pub mod engine;
+pub mod failure;
+mod json_order;
+pub mod list;
+pub mod notebook;
+pub mod path;
+pub mod range;
+pub mod replace;
+pub mod text;
+
+pub use engine::Change;
 pub use scope::Scope;
 
 use regex::bytes::{Regex, RegexBuilder};

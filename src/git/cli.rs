@@ -1,8 +1,6 @@
-//! The git command line, for what libgit2 cannot do here: configuration
-//! given with `git -c` (GIT_CONFIG_PARAMETERS), which is how
-//! `git -c evolv.pushToProtected=allow push` reaches a hook; where a setting
-//! came from (`--show-origin`); and SHA-256 repositories, which libgit2
-//! cannot open. `check`, the pre-push hook and `hooks` read their facts
+//! The git command line, for what libgit2 cannot do here: SHA-256
+//! repositories, which libgit2 cannot open (configuration, `git -c`
+//! included, is read by `git::config`). `check`, the pre-push hook and `hooks` read their facts
 //! here, so they work in every repository git itself works in. The
 //! validation worktree is checked out with git too (`run`), so every filter
 //! driver is honoured.
@@ -11,11 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use crate::error::{Error, Result};
+use crate::git::config::Config;
 
 /// git, run in a folder of a repository.
 #[derive(Debug, Clone)]
 pub struct Git {
     dir: PathBuf,
+    git_dir: PathBuf,
     bare: bool,
 }
 
@@ -24,16 +24,31 @@ impl Git {
     pub fn open(dir: &Path) -> Result<Self> {
         let mut git = Git {
             dir: dir.to_path_buf(),
+            git_dir: PathBuf::new(),
             bare: false,
         };
-        let out = git.output(&["rev-parse", "--is-bare-repository"])?;
+        let out = git.output(&["rev-parse", "--is-bare-repository", "--absolute-git-dir"])?;
         if !out.status.success() {
             return Err(Error::NotARepository {
                 path: dir.to_path_buf(),
             });
         }
-        git.bare = String::from_utf8_lossy(&out.stdout).trim() == "true";
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        git.bare = lines.next().map(str::trim) == Some("true");
+        git.git_dir = PathBuf::from(lines.next().unwrap_or_default());
         Ok(git)
+    }
+
+    /// The repository's configuration, every layer git reads (`git -c`
+    /// included), through the one config adapter.
+    pub fn config(&self) -> Result<Config> {
+        Config::for_git_dir(&self.git_dir)
+    }
+
+    /// The absolute git dir (a linked worktree's own).
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
     }
 
     fn output(&self, args: &[&str]) -> Result<Output> {
@@ -74,58 +89,6 @@ impl Git {
                 ),
             }),
         }
-    }
-
-    /// Every value of `key` as git resolves it (command line, worktree,
-    /// local, global, system); empty when unset.
-    pub fn config_values(&self, key: &str) -> Result<Vec<String>> {
-        let out = self.output(&["config", "--get-all", key])?;
-        match out.status.code() {
-            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .map(str::to_string)
-                .collect()),
-            Some(1) => Ok(Vec::new()),
-            _ => Err(Error::Git {
-                message: format!(
-                    "`git config --get-all {key}` failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-            }),
-        }
-    }
-
-    /// The values of several keys in one call (`git config --get-regexp`),
-    /// as `(lowercased key, value)` pairs in git's order.
-    pub fn config_matching(&self, regex: &str) -> Result<Vec<(String, String)>> {
-        let out = self.output(&["config", "--get-regexp", regex])?;
-        match out.status.code() {
-            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .map(|l| match l.split_once(' ') {
-                    Some((k, v)) => (k.to_string(), v.to_string()),
-                    None => (l.to_string(), String::new()),
-                })
-                .collect()),
-            Some(1) => Ok(Vec::new()),
-            _ => Err(Error::Git {
-                message: format!(
-                    "`git config --get-regexp {regex}` failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-            }),
-        }
-    }
-
-    /// Where the last value of `key` was set: `scope origin`, from `git
-    /// config --show-origin --show-scope`, e.g. `local file:.git/config`.
-    pub fn config_origin(&self, key: &str) -> Option<String> {
-        let text = self
-            .text(&["config", "--show-origin", "--show-scope", "--get-all", key])
-            .ok()?;
-        text.lines()
-            .last()
-            .map(|l| l.splitn(3, '\t').take(2).collect::<Vec<_>>().join(" "))
     }
 
     /// Whether the repository has no working tree.

@@ -5,6 +5,7 @@
 use git2::{Repository, Signature};
 
 use crate::error::{Error, Result};
+use crate::git::config::Config;
 
 /// The author signature for new commits.
 pub fn author(repo: &Repository) -> Result<Signature<'static>> {
@@ -17,9 +18,14 @@ pub fn committer(repo: &Repository) -> Result<Signature<'static>> {
 }
 
 fn signature(repo: &Repository, name_var: &str, email_var: &str) -> Result<Signature<'static>> {
-    let config = repo.config()?;
+    let config = Config::for_git_dir(repo.path())?;
     let from_env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
-    let from_config = |key: &str| config.get_string(key).ok().filter(|v| !v.is_empty());
+    let from_config = |key: &str| {
+        config
+            .string(key)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
     let name = from_env(name_var).or_else(|| from_config("user.name"));
     let email = from_env(email_var).or_else(|| from_config("user.email"));
     match (name, email) {

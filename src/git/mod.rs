@@ -5,6 +5,7 @@
 pub mod checkout;
 pub mod cli;
 pub mod commit;
+pub mod config;
 pub mod confine;
 mod diff;
 pub mod durable;

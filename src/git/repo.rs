@@ -34,9 +34,20 @@ pub fn open_any(dir: &Path) -> Result<Repository> {
         ErrorCode::NotFound => Error::NotARepository {
             path: dir.to_path_buf(),
         },
+        // libgit2 reads the config while opening; our reader names the
+        // file and line of a bad one.
+        _ if e.class() == git2::ErrorClass::Config => {
+            config_error(dir).unwrap_or_else(|| Error::from(e))
+        }
         _ => unsupported(dir, &e).unwrap_or_else(|| Error::from(e)),
     })?;
     Ok(repo)
+}
+
+/// The config reader's own error for the repository at `dir`, if it has one.
+fn config_error(dir: &Path) -> Option<Error> {
+    let git_dir = crate::git::config::discover_git_dir(dir)?;
+    crate::git::config::Config::for_git_dir(&git_dir).err()
 }
 
 /// A clear refusal for repository formats libgit2 cannot open, instead of

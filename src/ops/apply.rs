@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use super::plan::{self, PlanSource};
 use crate::error::{Error, ErrorBody, Result};
+use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
@@ -163,7 +164,8 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
 }
 
 fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
-    let plan = plan::resolve(repo, req.plan.as_ref())?;
+    let config = Config::for_git_dir(repo.path())?;
+    let plan = plan::resolve(repo, &config, req.plan.as_ref())?;
     let requested = match req.timeout_secs {
         Some(0) => {
             return Err(Error::invalid(
@@ -179,14 +181,14 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
         (Some(p), Some(s)) if s < p.limits.timeout_seconds as u64 => (s, TimeoutSource::Flag),
         (Some(p), _) => (p.limits.timeout_seconds as u64, TimeoutSource::Plan),
         (None, Some(s)) => (s, TimeoutSource::Flag),
-        (None, None) => configured_timeout(repo)?,
+        (None, None) => configured_timeout(&config)?,
     };
-    let mut commands = validation_commands(repo, req)?;
+    let mut commands = validation_commands(&config, req);
     commands.retain(|c| !c.trim().is_empty());
     Ok(Settings {
         dry_run: req.dry_run || plan.as_ref().is_some_and(|p| p.dry_run),
         batch: req.batch || plan.as_ref().is_some_and(|p| p.batch),
-        fresh: fresh_worktree(repo, req),
+        fresh: fresh_worktree(&config, req)?,
         plan,
         commands,
         timeout_secs,
@@ -556,40 +558,23 @@ fn replay<'r>(
     Ok(repo.find_tree(index.write_tree_to(repo)?)?)
 }
 
-fn validation_commands(repo: &Repository, req: &ApplyRequest) -> Result<Vec<String>> {
-    if let Some(cmds) = &req.validate {
-        return Ok(cmds.clone());
-    }
-    let config = repo.config()?;
-    let mut out = Vec::new();
-    if let Ok(entries) = config.multivar("evolv.validate", None) {
-        entries.for_each(|e| {
-            if let Some(v) = e.value() {
-                out.push(v.to_string());
-            }
-        })?;
-    }
-    Ok(out)
-}
-
-fn configured_timeout(repo: &Repository) -> Result<(u64, TimeoutSource)> {
-    let config = repo.config()?;
-    let Ok(raw) = config.get_string("evolv.timeout") else {
-        return Ok((DEFAULT_TIMEOUT_SECS, TimeoutSource::Default));
-    };
-    match raw.trim().parse::<u64>() {
-        Ok(s) if s > 0 => Ok((s, TimeoutSource::Config)),
-        _ => Err(Error::invalid(
-            format!("git config evolv.timeout is '{raw}'; it must be a positive number of seconds"),
-            "fix it with `git config evolv.timeout 30`",
-        )),
+fn validation_commands(config: &Config, req: &ApplyRequest) -> Vec<String> {
+    match &req.validate {
+        Some(cmds) => cmds.clone(),
+        None => config.validate_commands(),
     }
 }
 
-fn fresh_worktree(repo: &Repository, req: &ApplyRequest) -> bool {
-    req.fresh_worktree.unwrap_or_else(|| {
-        repo.config()
-            .and_then(|c| c.get_string("evolv.worktree"))
-            .is_ok_and(|v| v.eq_ignore_ascii_case("fresh"))
+fn configured_timeout(config: &Config) -> Result<(u64, TimeoutSource)> {
+    Ok(match config.timeout_secs()? {
+        Some(s) => (s, TimeoutSource::Config),
+        None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
+    })
+}
+
+fn fresh_worktree(config: &Config, req: &ApplyRequest) -> Result<bool> {
+    Ok(match req.fresh_worktree {
+        Some(fresh) => fresh,
+        None => config.worktree_mode()? == Some(WorktreeMode::Fresh),
     })
 }

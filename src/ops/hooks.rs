@@ -39,7 +39,7 @@ pub fn default_hooks_dir(git: &Git) -> Result<PathBuf> {
 /// `core.hooksPath`, resolved as git does: `~/` from HOME, a relative path
 /// from the top of the working tree (where hooks run).
 pub fn hooks_path(git: &Git) -> Result<Option<HooksPath>> {
-    let Some(value) = git.config_values("core.hooksPath")?.pop() else {
+    let Some((value, origin)) = git.config()?.hooks_path() else {
         return Ok(None);
     };
     if value.is_empty() {
@@ -58,9 +58,6 @@ pub fn hooks_path(git: &Git) -> Result<Option<HooksPath>> {
     } else {
         dir.join(&value)
     };
-    let origin = git
-        .config_origin("core.hooksPath")
-        .unwrap_or_else(|| "git config (origin unknown)".into());
     Ok(Some(HooksPath {
         value,
         dir: resolved,

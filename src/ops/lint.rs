@@ -9,6 +9,7 @@ use git2::{Repository, Sort};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::git::config::Config;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
 
 /// Where a single message comes from.
@@ -89,139 +90,55 @@ pub fn discover(dir: &Path) -> Option<Repository> {
 }
 
 /// The lint settings from git config (`evolv.commit.*`, `core.commentChar`),
-/// with git's layering: system, global, local, worktree. Outside a
-/// repository, the user's global config still applies.
+/// with git's layering: system, global, local, worktree, `git -c`. Outside
+/// a repository, the user's global config still applies.
 pub fn load_config(repo: Option<&Repository>) -> Result<LintConfig> {
-    let git_config = match repo {
-        Some(r) => r.config()?,
-        None => git2::Config::open_default()?,
+    let config = match repo {
+        Some(r) => Config::for_git_dir(r.path())?,
+        None => Config::without_repository()?,
     };
+    lint_config(&config)
+}
+
+/// The lint settings out of an already read configuration (the
+/// commit-msg hook reads it from the git dir alone, no repository open).
+pub fn lint_config(git_config: &Config) -> Result<LintConfig> {
     let mut config = LintConfig::default();
-    let mut names: Vec<String> = Vec::new();
-    git_config
-        .entries(Some(r"evolv\.commit\..*"))?
-        .for_each(|entry| {
-            if let Some(name) = entry.name()
-                && !names.iter().any(|n| n == name)
-            {
-                names.push(name.to_string());
-            }
-        })?;
-    for name in names {
-        // The value with git's precedence; every value for the list key.
-        let values: Vec<String> = if name.eq_ignore_ascii_case("evolv.commit.ignoreauthors") {
-            let mut all = Vec::new();
-            git_config
-                .multivar(&name, None)?
-                .for_each(|e| all.extend(e.value().map(str::to_string)))?;
-            all
+    // Keys in the order they first appear (`scopes` and
+    // `rule.scope-enum` interact), each with git's winning value, and
+    // every value of the list key.
+    let mut names: Vec<&str> = Vec::new();
+    for entry in git_config.entries() {
+        if entry.key.starts_with("evolv.commit.") && !names.contains(&entry.key.as_str()) {
+            names.push(&entry.key);
+        }
+    }
+    for key in names {
+        let rest = &key["evolv.commit.".len()..];
+        let values = if rest == "ignoreauthors" {
+            git_config.all(key)
         } else {
-            git_config.get_string(&name).into_iter().collect()
+            git_config.string(key).into_iter().collect()
         };
         for value in values {
             config
-                .apply(&name["evolv.commit.".len()..], &value)
+                .apply(rest, value)
                 .map_err(|issue| Error::InvalidConfig {
-                    key: name.clone(),
-                    value: value.clone(),
+                    key: key.to_string(),
+                    value: value.to_string(),
                     expected: issue.expected,
                 })?;
         }
     }
-    for key in ["core.commentchar", "core.commentstring"] {
-        if let Ok(v) = git_config.get_string(key) {
-            config.comment_char = CommentChar::from_config(&v);
-        }
-    }
-    // `git -c key=value` reaches hooks only through the environment, which
-    // libgit2 does not read.
-    for (key, value) in command_line_config() {
-        let lower = key.to_ascii_lowercase();
-        if lower == "core.commentchar" || lower == "core.commentstring" {
-            config.comment_char = CommentChar::from_config(&value);
-        } else if let Some(rest) = key.strip_prefix("evolv.commit.") {
-            config
-                .apply(rest, &value)
-                .map_err(|issue| Error::InvalidConfig {
-                    key: key.clone(),
-                    value: value.clone(),
-                    expected: issue.expected,
-                })?;
-        }
+    let comment = git_config
+        .entries()
+        .iter()
+        .rev()
+        .find(|e| e.key == "core.commentchar" || e.key == "core.commentstring");
+    if let Some(entry) = comment {
+        config.comment_char = CommentChar::from_config(entry.value.as_deref().unwrap_or("true"));
     }
     Ok(config)
-}
-
-/// The settings of `git -c k=v` (`GIT_CONFIG_PARAMETERS`, single-quoted
-/// `'k'='v'` or `'k=v'` items) and of `GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n`.
-fn command_line_config() -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    if let Ok(count) = std::env::var("GIT_CONFIG_COUNT") {
-        for i in 0..count.trim().parse::<usize>().unwrap_or(0) {
-            if let (Ok(k), Ok(v)) = (
-                std::env::var(format!("GIT_CONFIG_KEY_{i}")),
-                std::env::var(format!("GIT_CONFIG_VALUE_{i}")),
-            ) {
-                out.push((k, v));
-            }
-        }
-    }
-    if let Ok(params) = std::env::var("GIT_CONFIG_PARAMETERS") {
-        out.extend(parse_config_parameters(&params));
-    }
-    out
-}
-
-/// Parses git's `GIT_CONFIG_PARAMETERS`: sq-quoted words, each `'k=v'` or
-/// `'k'='v'`, separated by spaces; `'\\''` is an embedded quote.
-fn parse_config_parameters(params: &str) -> Vec<(String, String)> {
-    type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
-    /// One sq-quoted word, the opening quote already consumed.
-    fn word(chars: &mut Chars<'_>) -> Option<String> {
-        let mut s = String::new();
-        loop {
-            match chars.next()? {
-                '\'' if chars.peek() == Some(&'\\') => {
-                    // `'\''`: close, escaped quote, reopen.
-                    chars.next();
-                    chars.next();
-                    chars.next();
-                    s.push('\'');
-                }
-                '\'' => return Some(s),
-                c => s.push(c),
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut chars = params.chars().peekable();
-    loop {
-        while chars.peek().is_some_and(|c| c.is_whitespace()) {
-            chars.next();
-        }
-        if chars.next() != Some('\'') {
-            break;
-        }
-        let Some(first) = word(&mut chars) else {
-            break;
-        };
-        let item = if chars.peek() == Some(&'=') {
-            chars.next();
-            let value = if chars.next() == Some('\'') {
-                word(&mut chars).unwrap_or_default()
-            } else {
-                String::new()
-            };
-            (first, value)
-        } else {
-            match first.split_once('=') {
-                Some((k, v)) => (k.to_string(), v.to_string()),
-                None => (first, "true".to_string()),
-            }
-        };
-        out.push(item);
-    }
-    out
 }
 
 /// Lints one message (argument, stdin or file), cleaned as git cleans an
@@ -393,26 +310,5 @@ fn shell_quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_config_parameters;
-
-    #[test]
-    fn reads_git_dash_c_parameters_in_both_formats() {
-        let got =
-            parse_config_parameters("'core.commentchar'=';' 'evolv.commit.types=feat,fix' 'x.y'");
-        assert_eq!(
-            got,
-            [
-                ("core.commentchar".to_string(), ";".to_string()),
-                ("evolv.commit.types".to_string(), "feat,fix".to_string()),
-                ("x.y".to_string(), "true".to_string()),
-            ]
-        );
-        let got = parse_config_parameters("'user.name'='O'\\''Brien'");
-        assert_eq!(got, [("user.name".to_string(), "O'Brien".to_string())]);
     }
 }

@@ -6,6 +6,7 @@ pub mod apply;
 pub mod check;
 pub mod demo;
 pub mod drop;
+pub mod edit;
 pub mod hooks;
 pub mod inspect;
 pub mod journal;

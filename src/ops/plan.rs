@@ -8,6 +8,7 @@ use git2::Repository;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::git::config::Config;
 use crate::plan::ExecutionPlan;
 
 /// A plan to load.
@@ -68,11 +69,15 @@ pub fn check(source: &PlanSource) -> Result<CheckOutcome> {
 }
 
 /// The plan an apply runs under: the explicit one, else `evolv.plan`.
-pub fn resolve(repo: &Repository, explicit: Option<&PlanSource>) -> Result<Option<ExecutionPlan>> {
+pub fn resolve(
+    repo: &Repository,
+    config: &Config,
+    explicit: Option<&PlanSource>,
+) -> Result<Option<ExecutionPlan>> {
     if let Some(source) = explicit {
         return load(source).map(Some);
     }
-    let Ok(configured) = repo.config()?.get_path("evolv.plan") else {
+    let Some(configured) = config.plan_path() else {
         return Ok(None);
     };
     let workdir = repo.workdir().expect("open() refuses bare repositories");
@@ -82,13 +87,12 @@ pub fn resolve(repo: &Repository, explicit: Option<&PlanSource>) -> Result<Optio
         workdir.join(configured)
     };
     if !path.is_file() {
-        return Err(Error::invalid(
-            format!(
-                "git config evolv.plan names {}, which does not exist",
-                path.display()
-            ),
-            "create the plan file, or unset the key with `git config --unset evolv.plan`",
-        ));
+        return Err(Error::InvalidConfig {
+            key: "evolv.plan".into(),
+            value: path.display().to_string(),
+            expected: "the path of an existing plan file (relative to the top of the work tree)"
+                .into(),
+        });
     }
     load(&PlanSource::File(path)).map(Some)
 }

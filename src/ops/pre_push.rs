@@ -111,30 +111,20 @@ fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
 }
 
 /// `evolv.protectedBranches` and `evolv.pushToProtected`, including values
-/// given with `git -c … push` (hence read through git).
+/// given with `git -c … push`.
 fn read_policy(git: &Git, allow_env: bool) -> Result<PushPolicy> {
-    let config = git.config_matching(r"^evolv\.(protectedbranches|pushtoprotected)$")?;
-    let values = |key: &str| -> Vec<String> {
-        config
-            .iter()
-            .filter(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-            .collect()
-    };
-    let protected = values("evolv.protectedbranches");
-    let mode = match values("evolv.pushtoprotected").last() {
-        None => PushToProtected::default(),
-        Some(v) => PushToProtected::parse(v).ok_or_else(|| {
-            Error::invalid(
-                format!("evolv.pushToProtected is `{v}`"),
-                "set it to deny, allow or confirm (`git config evolv.pushToProtected deny`)",
-            )
-        })?,
-    };
-    PushPolicy::new(&protected, mode, allow_env).map_err(|m| {
-        Error::invalid(
-            m,
-            "fix it with `git config --replace-all evolv.protectedBranches 'main master'`",
-        )
+    let config = git.config()?;
+    let protected = config.protected_branches();
+    let mode = config
+        .parsed(
+            "evolv.pushToProtected",
+            "deny, allow or confirm",
+            PushToProtected::parse,
+        )?
+        .unwrap_or_default();
+    PushPolicy::new(&protected, mode, allow_env).map_err(|m| Error::InvalidConfig {
+        key: "evolv.protectedbranches".into(),
+        value: protected.join(" "),
+        expected: format!("space-separated branch globs ({m})"),
     })
 }

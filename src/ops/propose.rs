@@ -158,6 +158,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         lines_added,
         lines_removed,
         affected_files: affected_files.clone(),
+        onto: None,
     };
 
     let (patch_id, commit) = store_proposal(
@@ -192,7 +193,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
 /// Writes P and points a fresh `refs/evolv/proposals/<id>` at it; two
 /// proposals in the same second get different ids because the id comes
 /// from P's hash and P's message carries a per-call nonce.
-fn store_proposal(
+pub(crate) fn store_proposal(
     repo: &Repository,
     summary: &str,
     meta: &ProposalMeta,

@@ -24,6 +24,9 @@ pub struct ProposalMeta {
     pub lines_added: usize,
     pub lines_removed: usize,
     pub affected_files: Vec<String>,
+    /// The proposal this one is stacked on (#13 `onto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onto: Option<String>,
 }
 
 /// A stored proposal.

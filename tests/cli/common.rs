@@ -210,6 +210,24 @@ impl TestRepo {
         Run::from(cmd.output().unwrap())
     }
 
+    /// `git -c k=v … evolv <args>`: git-evolv started by git itself, so it
+    /// sees the settings exactly as a user's `git -c` hands them over
+    /// (`GIT_CONFIG_PARAMETERS`).
+    pub fn git_evolv(&self, config: &[&str], args: &[&str]) -> Run {
+        let bin_dir = Path::new(BIN).parent().unwrap();
+        let mut path = vec![bin_dir.to_path_buf()];
+        path.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let mut cmd = sealed("git", self.home());
+        cmd.env("PATH", std::env::join_paths(path).unwrap());
+        for c in config {
+            cmd.args(["-c", c]);
+        }
+        cmd.arg("evolv").args(args).current_dir(self.path());
+        Run::from(cmd.output().unwrap())
+    }
+
     /// Proposes via `--json` and returns the patch id.
     #[track_caller]
     pub fn propose(&self, pattern: &str, replacement: &str, extra: &[&str]) -> String {

@@ -4,7 +4,9 @@
 mod apply;
 mod common;
 mod concurrency;
+mod config;
 mod crash;
+mod edits;
 mod filters;
 mod hardening_cli;
 mod hardening_land;
@@ -12,6 +14,7 @@ mod hardening_paths;
 mod hooks;
 mod index_formats;
 mod inspect;
+mod invariants;
 mod lint;
 mod plan;
 mod propose;

@@ -545,7 +545,7 @@ fn evolv_plan_in_git_config_names_the_default_plan() {
     // A configured plan that does not exist is a clear error naming it.
     repo.git(&["config", "evolv.plan", "plans/missing.json"]);
     let run = repo.evolv(&["apply", "--json", &id]);
-    assert_eq!(error_code(&run), "invalid_input");
+    assert_eq!(error_code(&run), "invalid_config");
     assert!(run.stdout.contains("plans/missing.json"), "{}", run.stdout);
     // --plan wins over the configured one.
     let file = plan_file(&repo, "ok.json", &landing_plan(json!({})));

@@ -1,0 +1,48 @@
+//! Validators per file type (#13, seed 004's registry): built-in checks
+//! that JSON, notebooks, TOML and YAML still parse, and commands from git
+//! config (`evolv.validator.<name>.glob` / `.command`). They run on a
+//! proposal's changed files only, never the whole tree.
+
+mod builtin;
+mod command;
+
+use git2::Repository;
+use serde::Serialize;
+
+use crate::error::Result;
+
+pub use builtin::check as builtin_check;
+
+/// A changed file's repository path and new content.
+pub struct ChangedFile<'a> {
+    pub path: &'a str,
+    pub content: &'a [u8],
+}
+
+/// What one validator said about some files.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ValidatorReport {
+    /// `json`, `notebook`, `toml`, `yaml`, or the configured name.
+    pub name: String,
+    /// The configured command, `None` for a built-in check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    pub files: Vec<String>,
+    pub passed: bool,
+    /// The parser's error or the command's output (tail).
+    pub output: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+}
+
+/// Runs the built-in checks, then every configured validator whose glob
+/// matches a changed file.
+pub fn run(repo: &Repository, files: &[ChangedFile<'_>]) -> Result<Vec<ValidatorReport>> {
+    let mut reports: Vec<ValidatorReport> = files.iter().filter_map(builtin::check).collect();
+    for v in command::configured(repo)? {
+        if let Some(r) = command::run(&v, files)? {
+            reports.push(r);
+        }
+    }
+    Ok(reports)
+}

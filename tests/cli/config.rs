@@ -1,0 +1,233 @@
+//! Configuration as git reads it, `git -c` included (issue #10 item 4):
+//! every documented key set through `git -c` reaches the command, and a
+//! bad value is `invalid_config` naming the key, the value and what is
+//! expected.
+
+use crate::common::{TestRepo, error_code, run_with_stdin, sealed};
+
+/// `evolv.validate=false` names the command `false`, which fails: the
+/// validation runs and lands nothing. Before the fix, libgit2 never saw
+/// `git -c` and the patch landed unvalidated.
+#[test]
+fn git_dash_c_evolv_validate_false_runs_the_validation_and_it_fails() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let before = repo.head();
+    let run = repo.git_evolv(&["evolv.validate=false"], &["apply", "--json", &id]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(error_code(&run), "validation_failed");
+    assert!(run.stdout.contains("`false`"), "{}", run.stdout);
+    assert_eq!(repo.head(), before);
+    assert_eq!(repo.status(), "");
+    // Without `-c`, nothing is configured and the same patch lands.
+    repo.evolv(&["apply", &id]).ok();
+    assert_ne!(repo.head(), before);
+    repo.assert_fsck();
+}
+
+#[test]
+fn git_dash_c_sets_the_apply_keys() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let before = repo.head();
+    // evolv.timeout with a slow validation command.
+    let run = repo.git_evolv(
+        &["evolv.validate=sleep 5", "evolv.timeout=1"],
+        &["apply", "--json", &id],
+    );
+    assert_eq!(error_code(&run), "timeout");
+    // evolv.plan naming a missing file.
+    let run = repo.git_evolv(&["evolv.plan=plans/none.json"], &["apply", "--json", &id]);
+    assert_eq!(error_code(&run), "invalid_config");
+    assert!(run.stdout.contains("plans/none.json"), "{}", run.stdout);
+    // evolv.worktree=fresh: a throwaway worktree, gone afterwards (the
+    // warm one of the timeout run stays).
+    let worktrees = repo.worktree_count();
+    let run = repo.git_evolv(
+        &["evolv.worktree=fresh", "evolv.validate=true"],
+        &["apply", "--json", &id],
+    );
+    run.ok();
+    let wt = run.json()["worktree_path"].as_str().unwrap().to_string();
+    assert!(!wt.contains(".git/evolv"), "{wt}");
+    assert!(!std::path::Path::new(&wt).exists());
+    assert_ne!(repo.head(), before);
+    assert_eq!(repo.worktree_count(), worktrees);
+}
+
+#[test]
+fn git_dash_c_user_identity_signs_the_proposal() {
+    let repo = TestRepo::scenario();
+    let run = repo.git_evolv(
+        &["user.name=Dash C", "user.email=dash@c.example"],
+        &[
+            "propose",
+            "--json",
+            "--pattern",
+            "getUserData",
+            "--replacement",
+            "x",
+        ],
+    );
+    run.ok();
+    let id = run.json()["patch_id"].as_str().unwrap().to_string();
+    let author = repo.git(&[
+        "log",
+        "-1",
+        "--format=%an <%ae>",
+        &format!("refs/evolv/proposals/{id}"),
+    ]);
+    assert_eq!(author.trim(), "Dash C <dash@c.example>");
+}
+
+#[test]
+fn git_dash_c_sets_every_lint_key() {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    let lint =
+        |config: &[&str], message: &str| repo.git_evolv(config, &["lint", "--json", message]);
+    assert_eq!(lint(&[], "fix: x").code, 0);
+    assert_eq!(lint(&["evolv.commit.types=feat"], "fix: x").code, 1);
+    assert_eq!(lint(&["evolv.commit.scopes=api"], "feat(ui): x").code, 1);
+    assert_eq!(
+        lint(
+            &["evolv.commit.headerMaxLength=10"],
+            "feat: a longer header"
+        )
+        .code,
+        1
+    );
+    let long = "x".repeat(120);
+    let body = format!("fix: x\n\n{long}\n");
+    assert_eq!(lint(&[], &body).code, 1);
+    assert_eq!(lint(&["evolv.commit.bodyMaxLineLength=200"], &body).code, 0);
+    let footer = format!("fix: x\n\nbody\n\nRefs: {long}\n");
+    assert_eq!(lint(&[], &footer).code, 1);
+    assert_eq!(
+        lint(&["evolv.commit.footerMaxLineLength=200"], &footer).code,
+        0
+    );
+    assert_eq!(lint(&[], "zzz: x").code, 1);
+    assert_eq!(lint(&["evolv.commit.rule.type-enum=off"], "zzz: x").code, 0);
+    // core.commentChar: with `;` as the comment character, `#` lines are message.
+    repo.write("msg.txt", "fix: x\n\n#123 is the issue\n; Please enter\n");
+    let run = repo.git_evolv(
+        &["core.commentChar=;"],
+        &["lint", "--json", "--file", "msg.txt"],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // evolv.commit.ignoreAuthors: a bad message by an ignored author passes in range mode.
+    repo.write("b", "2\n");
+    repo.git(&["add", "b"]);
+    repo.git(&[
+        "-c",
+        "user.name=Bot",
+        "-c",
+        "user.email=bot@x",
+        "commit",
+        "-q",
+        "-m",
+        "bad message",
+    ]);
+    assert_eq!(
+        repo.git_evolv(&[], &["lint", "--json", "--range", "HEAD~1..HEAD"])
+            .code,
+        1
+    );
+    let run = repo.git_evolv(
+        &["evolv.commit.ignoreAuthors=Bot"],
+        &["lint", "--json", "--range", "HEAD~1..HEAD"],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // A bad value names the key, the value and what is expected.
+    let run = repo.git_evolv(
+        &["evolv.commit.headerMaxLength=long"],
+        &["lint", "--json", "fix: x"],
+    );
+    assert_eq!(error_code(&run), "invalid_config");
+    let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.contains("evolv.commit.headermaxlength") && msg.contains("long"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn git_dash_c_sets_the_push_keys() {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    let head = repo.head();
+    let zero = "0".repeat(40);
+    let line = format!("refs/heads/release {head} refs/heads/release {zero}\n");
+    let hook = |config: &[&str]| {
+        let bin_dir = std::path::Path::new(crate::common::BIN).parent().unwrap();
+        let mut path = vec![bin_dir.to_path_buf()];
+        path.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let mut cmd = sealed("git", repo.home());
+        cmd.env("PATH", std::env::join_paths(path).unwrap());
+        for c in config {
+            cmd.args(["-c", c]);
+        }
+        cmd.args(["evolv", "hook", "pre-push", "origin", "/nowhere"])
+            .current_dir(repo.path());
+        run_with_stdin(cmd, &line)
+    };
+    // `release` is not protected by default: the push passes.
+    assert_eq!(hook(&[]).code, 0);
+    // Protected through `git -c`, and with no terminal to ask: refused.
+    let run = hook(&["evolv.protectedBranches=release"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // And let through when pushToProtected=allow.
+    let run = hook(&[
+        "evolv.protectedBranches=release",
+        "evolv.pushToProtected=allow",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A bad value is invalid_config naming it.
+    let run = hook(&["evolv.pushToProtected=sometimes"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("sometimes") && run.stderr.contains("deny, allow or confirm"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn git_dash_c_core_hooks_path_is_seen_by_hooks_install() {
+    let repo = TestRepo::with_files(&[("a", "1\n")]);
+    let run = repo.git_evolv(
+        &["core.hooksPath=elsewhere"],
+        &["hooks", "install", "--json"],
+    );
+    assert_eq!(error_code(&run), "hooks_path_set");
+    assert!(run.stdout.contains("command"), "{}", run.stdout);
+}
+
+#[test]
+fn a_bad_config_value_or_line_is_invalid_config_naming_it() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    repo.git(&["config", "evolv.timeout", "soon"]);
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(error_code(&run), "invalid_config");
+    let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.contains("evolv.timeout") && msg.contains("soon") && msg.contains("positive"),
+        "{msg}"
+    );
+    repo.git(&["config", "--unset", "evolv.timeout"]);
+    repo.git(&["config", "evolv.worktree", "tepid"]);
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(error_code(&run), "invalid_config");
+    repo.git(&["config", "--unset", "evolv.worktree"]);
+    // A broken config file: git refuses it, so do we, naming file and line.
+    let config = repo.path().join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("[evolv]\n\t= oops\n");
+    std::fs::write(&config, text).unwrap();
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(error_code(&run), "invalid_config");
+    assert!(run.stdout.contains(".git/config"), "{}", run.stdout);
+    let _ = sealed;
+}

@@ -1,0 +1,358 @@
+//! Precise edits (#13): edit lists through `propose --edits` and the
+//! single-edit flags, against real repositories, checked with git.
+
+use serde_json::{Value, json};
+
+use crate::common::{BIN, TestRepo, error_code, run_with_stdin, sealed};
+
+/// Proposes `list` (JSON) through stdin with `--json`.
+fn propose_list(repo: &TestRepo, list: &Value, extra: &[&str]) -> crate::common::Run {
+    let mut cmd = sealed(BIN, repo.home());
+    cmd.args(["propose", "--json", "--edits", "-"])
+        .args(extra)
+        .current_dir(repo.path());
+    run_with_stdin(cmd, list.to_string())
+}
+
+/// The proposal's version of `path`, through git.
+fn at(repo: &TestRepo, id: &str, path: &str) -> Vec<u8> {
+    let run = repo.git_run(&[
+        "cat-file",
+        "blob",
+        &format!("refs/evolv/proposals/{id}:{path}"),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout_bytes
+}
+
+fn patch_id(run: &crate::common::Run) -> String {
+    run.ok();
+    run.json()["patch_id"].as_str().unwrap().to_string()
+}
+
+/// Nothing but the proposal ref may change: HEAD, index, working tree.
+#[track_caller]
+fn untouched(repo: &TestRepo, head: &str) {
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
+
+#[test]
+fn exact_replace_stores_a_proposal_and_touches_nothing() {
+    let repo = TestRepo::with_files(&[("src/a.rs", "fn a() {\n    old();\n}\n")]);
+    let head = repo.head();
+    let run = repo.evolv(&[
+        "propose", "--json", "--file", "src/a.rs", "--old", "old()", "--new", "new()",
+    ]);
+    let id = patch_id(&run);
+    assert_eq!(at(&repo, &id, "src/a.rs"), b"fn a() {\n    new();\n}\n");
+    untouched(&repo, &head);
+    let v = run.json();
+    let f = &v["files"][0];
+    assert_eq!(f["operation_type"], "modify");
+    assert_eq!(f["diff"]["format"], "unified");
+    assert_eq!(f["diff"]["hunks"][0]["header"], "@@ -1,3 +1,3 @@");
+    assert_eq!(f["locator"]["start_line"], 2);
+    assert_eq!(f["dry_run"], false);
+    assert!(
+        f["new_content_excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("new();")
+    );
+    // The proposal's diff applies to the base with git.
+    let diff = repo.git(&["show", "--format=", &format!("refs/evolv/proposals/{id}")]);
+    assert!(diff.contains("+    new();"));
+    repo.assert_fsck();
+}
+
+#[test]
+fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
+    let repo = TestRepo::with_files(&[("a.txt", "x\ny\nx\n")]);
+    let run = repo.evolv(&[
+        "propose", "--json", "--file", "a.txt", "--old", "x", "--new", "z",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(error_code(&run), "ambiguous_match");
+    assert_eq!(run.json()["error"]["failures"][0]["lines"], json!([1, 3]));
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--file",
+        "a.txt",
+        "--old",
+        "x",
+        "--new",
+        "z",
+        "--replace-all",
+    ]);
+    let id = patch_id(&run);
+    assert_eq!(at(&repo, &id, "a.txt"), b"z\ny\nz\n");
+}
+
+#[test]
+fn no_match_reports_the_closest_region_and_blob() {
+    let repo = TestRepo::with_files(&[("a.py", "def f():\n\treturn 1\n\ndef g():\n\treturn 2\n")]);
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--file",
+        "a.py",
+        "--old",
+        "def g():\n    return 2",
+        "--new",
+        "x",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(error_code(&run), "no_match");
+    let f = &run.json()["error"]["failures"][0];
+    assert_eq!(f["candidate"]["start_line"], 4);
+    assert_eq!(f["candidate"]["first_diff_line"], 5);
+    assert_eq!(f["candidate"]["found"], "\treturn 2");
+    let blob = repo.git(&["rev-parse", "HEAD:a.py"]);
+    assert_eq!(f["blob"], blob.trim());
+    assert_eq!(f["index"], 0);
+    assert_eq!(f["path"], "a.py");
+}
+
+#[test]
+fn a_failure_on_a_dirty_file_says_the_base_is_head() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    repo.write("a.txt", "two\n");
+    let run = repo.evolv(&[
+        "propose", "--json", "--file", "a.txt", "--old", "two", "--new", "three",
+    ]);
+    assert_eq!(error_code(&run), "no_match");
+    let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
+    assert!(
+        hint.contains("against HEAD, not the working tree"),
+        "{hint}"
+    );
+}
+
+#[test]
+fn already_applied_when_new_is_there() {
+    let repo = TestRepo::with_files(&[("a.txt", "let y = 2;\n")]);
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--file",
+        "a.txt",
+        "--old",
+        "let x = 1;",
+        "--new",
+        "let y = 2;",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(error_code(&run), "already_applied");
+}
+
+#[test]
+fn crlf_bom_no_final_newline_and_mode_are_kept() {
+    let repo = TestRepo::empty();
+    repo.write_bytes("w.txt", b"\xEF\xBB\xBFone\r\ntwo\r\nthree");
+    repo.write("run.sh", "#!/bin/sh\necho hi\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["update-index", "--chmod=+x", "run.sh"]);
+    repo.git(&["commit", "-qm", "init"]);
+    let list = json!({"edits": [
+        {"op": "replace", "path": "w.txt", "old": "one\ntwo", "new": "1\n2\n2b"},
+        {"op": "replace", "path": "run.sh", "old": "hi", "new": "bye"}
+    ]});
+    let id = patch_id(&propose_list(&repo, &list, &[]));
+    assert_eq!(
+        at(&repo, &id, "w.txt"),
+        b"\xEF\xBB\xBF1\r\n2\r\n2b\r\nthree"
+    );
+    let ls = repo.git(&["ls-tree", &format!("refs/evolv/proposals/{id}"), "run.sh"]);
+    assert!(ls.starts_with("100755"), "{ls}");
+}
+
+#[test]
+fn range_edits_use_base_coordinates_and_scalar_values() {
+    let repo = TestRepo::with_files(&[("r.txt", "héllo\nwörld\nend\n")]);
+    let list = json!({"edits": [
+        {"op": "range", "path": "r.txt", "locator": {"start_line": 2, "start_col": 2, "end_line": 2, "end_col": 3}, "new": "o"},
+        {"op": "range", "path": "r.txt", "locator": {"start_offset": 1, "end_offset": 2}, "new": "e"}
+    ]});
+    let id = patch_id(&propose_list(&repo, &list, &[]));
+    assert_eq!(at(&repo, &id, "r.txt"), "hello\nworld\nend\n".as_bytes());
+}
+
+#[test]
+fn range_errors_have_their_codes() {
+    let repo = TestRepo::with_files(&[("r.txt", &"x\n".repeat(52)), ("c.txt", "ab\r\ncd\r\n")]);
+    let lc = |l1: usize, c1: usize, l2: usize, c2: usize| json!({"start_line": l1, "start_col": c1, "end_line": l2, "end_col": c2});
+    let one = |path: &str, loc: Value| json!({"edits": [{"op": "range", "path": path, "locator": loc, "new": "q"}]});
+    let run = propose_list(&repo, &one("r.txt", lc(60, 1, 60, 1)), &[]);
+    assert_eq!((run.code, error_code(&run)), (1, "out_of_bounds".into()));
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 60 exceeds file length (52 lines)")
+    );
+    let run = propose_list(&repo, &one("c.txt", lc(1, 4, 1, 4)), &[]);
+    assert_eq!((run.code, error_code(&run)), (1, "invalid_locator".into()));
+    let run = propose_list(&repo, &one("nope.txt", lc(1, 1, 1, 1)), &[]);
+    assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
+    let both = json!({"edits": [
+        {"op": "range", "path": "r.txt", "locator": {"start_offset": 0, "end_offset": 5}, "new": "a"},
+        {"op": "range", "path": "r.txt", "locator": {"start_offset": 3, "end_offset": 8}, "new": "b"}
+    ]});
+    let run = propose_list(&repo, &both, &[]);
+    assert_eq!(
+        (run.code, error_code(&run)),
+        (1, "overlapping_edits".into())
+    );
+    let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(msg.contains("edits[0] and edits[1]"), "{msg}");
+}
+
+#[test]
+fn lines_flag_replaces_whole_lines_from_stdin() {
+    let repo = TestRepo::with_files(&[("l.txt", "1\n2\n3\n4\n")]);
+    let mut cmd = sealed(BIN, repo.home());
+    cmd.args([
+        "propose",
+        "--json",
+        "--file",
+        "l.txt",
+        "--lines",
+        "2:3",
+        "--new-from",
+        "-",
+    ])
+    .current_dir(repo.path());
+    let run = run_with_stdin(cmd, "two\nthree\n");
+    let id = patch_id(&run);
+    assert_eq!(at(&repo, &id, "l.txt"), b"1\ntwo\nthree\n4\n");
+}
+
+#[test]
+fn write_delete_rename_and_their_errors() {
+    let repo = TestRepo::with_files(&[("old.rs", "fn x() {}\n"), ("gone.rs", "g\n")]);
+    let content = repo.home().join("content.txt");
+    std::fs::write(&content, "new file\n").unwrap();
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--file",
+        "deep/dir/new.rs",
+        "--write-from",
+        content.to_str().unwrap(),
+    ]);
+    let id = patch_id(&run);
+    assert_eq!(at(&repo, &id, "deep/dir/new.rs"), b"new file\n");
+    assert_eq!(run.json()["files"][0]["operation_type"], "create");
+    let run = repo.evolv(&["propose", "--json", "--delete", "gone.rs"]);
+    assert_eq!(run.json()["files"][0]["operation_type"], "delete");
+    let run = repo.evolv(&["propose", "--json", "--delete", "missing.rs"]);
+    assert_eq!((run.code, error_code(&run)), (1, "not_found".into()));
+    let run = repo.evolv(&["propose", "--json", "--rename", "old.rs", "new.rs"]);
+    let id = patch_id(&run);
+    assert_eq!(at(&repo, &id, "new.rs"), b"fn x() {}\n");
+    assert_eq!(run.json()["files"][0]["operation_type"], "rename");
+    assert_eq!(run.json()["files"][0]["from_path"], "old.rs");
+    let tree = repo.git(&[
+        "ls-tree",
+        "--name-only",
+        &format!("refs/evolv/proposals/{id}"),
+    ]);
+    assert!(!tree.contains("old.rs"), "{tree}");
+}
+
+#[test]
+fn unsafe_paths_are_invalid_input() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    std::os::unix::fs::symlink("/tmp", repo.file("link")).unwrap();
+    repo.commit_all("link");
+    for path in ["/etc/passwd", "../x", "a/../a.txt", ".git/config", "link/x"] {
+        let run = repo.evolv(&["propose", "--json", "--delete", path]);
+        assert_eq!(
+            (run.code, error_code(&run)),
+            (2, "invalid_input".into()),
+            "{path}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn binary_files_are_refused() {
+    let repo = TestRepo::empty();
+    repo.write_bytes("b.bin", b"ab\0cd");
+    repo.commit_all("bin");
+    let run = repo.evolv(&[
+        "propose", "--json", "--file", "b.bin", "--old", "ab", "--new", "x",
+    ]);
+    assert_eq!((run.code, error_code(&run)), (1, "binary_file".into()));
+}
+
+#[test]
+fn all_or_nothing_lists_every_failure_and_keep_going_stores_the_rest() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let list = json!({"edits": [
+        {"op": "replace", "path": "a.txt", "old": "zzz", "new": "q"},
+        {"op": "replace", "path": "b.txt", "old": "b", "new": "B"},
+        {"op": "delete", "path": "nope"}
+    ]});
+    let refs_before = repo.git(&["for-each-ref", "refs/evolv/proposals"]);
+    let run = propose_list(&repo, &list, &[]);
+    assert_eq!((run.code, error_code(&run)), (1, "edits_failed".into()));
+    let failures = run.json()["error"]["failures"].as_array().unwrap().clone();
+    let got: Vec<(u64, &str)> = failures
+        .iter()
+        .map(|f| (f["index"].as_u64().unwrap(), f["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(got, vec![(0, "no_match"), (2, "not_found")]);
+    assert_eq!(
+        repo.git(&["for-each-ref", "refs/evolv/proposals"]),
+        refs_before
+    );
+    let run = propose_list(&repo, &list, &["--keep-going"]);
+    let id = patch_id(&run);
+    assert_eq!(at(&repo, &id, "b.txt"), b"B\n");
+    assert_eq!(run.json()["failures"].as_array().unwrap().len(), 2);
+    // Every edit failing stores nothing, even with keep_going.
+    let all_bad = json!({"keep_going": true, "edits": [{"op": "delete", "path": "nope"}]});
+    let run = propose_list(&repo, &all_bad, &[]);
+    assert_eq!((run.code, error_code(&run)), (1, "not_found".into()));
+}
+
+#[test]
+fn malformed_lists_exit_2_naming_index_and_field() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let run = propose_list(
+        &repo,
+        &json!({"edits": [{"op": "delete", "path": "a.txt"}, {"op": "replace", "path": "a.txt", "old": "a", "neu": "b"}]}),
+        &[],
+    );
+    assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
+    let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(msg.contains("edits[1]") && msg.contains("neu"), "{msg}");
+}
+
+#[test]
+fn same_line_edits_warn() {
+    let repo = TestRepo::with_files(&[("a.txt", "alpha beta\n")]);
+    let list = json!({"edits": [
+        {"op": "replace", "path": "a.txt", "old": "alpha", "new": "A"},
+        {"op": "replace", "path": "a.txt", "old": "beta", "new": "B"}
+    ]});
+    let run = propose_list(&repo, &list, &[]);
+    let id = patch_id(&run);
+    assert_eq!(at(&repo, &id, "a.txt"), b"A B\n");
+    let w = run.json()["warnings"][0].as_str().unwrap().to_string();
+    assert!(w.contains("edits[0] and edits[1] both touch line 1"), "{w}");
+}
+
+#[test]
+fn edits_schema_is_draft_2020_12() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let run = repo.evolv(&["propose", "--edits-schema"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(v["title"], "EditList");
+}
