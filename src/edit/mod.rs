@@ -88,6 +88,13 @@ impl Replacer {
 
     /// Applies the replacement to one file's bytes.
     pub fn edit(&self, content: &[u8]) -> FileEdit {
+        self.edit_at_most(content, usize::MAX)
+    }
+
+    /// Like [`Replacer::edit`], replacing only the first `limit` matches
+    /// (the same matches `edit` sees: one rule for anchors and empty
+    /// matches, whoever asks).
+    pub fn edit_at_most(&self, content: &[u8], limit: usize) -> FileEdit {
         if is_binary(content) {
             return FileEdit::Binary;
         }
@@ -106,6 +113,9 @@ impl Replacer {
             let Some(m) = caps.get(0) else { continue };
             if m.is_empty() && !is_line_position(content, m.start(), &mut utf8) {
                 continue;
+            }
+            if matches == limit {
+                break;
             }
             matches += 1;
             expanded.clear();
@@ -353,6 +363,26 @@ mod tests {
         assert_eq!(changed(&r, b"foo123 bar").0, b"123x bar");
         // --literal has no groups to refer to: `$1x` is text.
         assert!(Replacer::new("foo", "$1x", true).is_ok());
+    }
+
+    #[test]
+    fn a_limit_replaces_the_first_matches_only() {
+        let r = Replacer::new("a", "b", false).unwrap();
+        assert_eq!(
+            r.edit_at_most(b"aaa", 2),
+            FileEdit::Changed {
+                content: b"bba".to_vec(),
+                replacements: 2
+            }
+        );
+        let r = Replacer::new("$", ";", false).unwrap();
+        assert_eq!(
+            r.edit_at_most(b"x\r\ny\r\n", 5),
+            FileEdit::Changed {
+                content: b"x;\r\ny;\r\n".to_vec(),
+                replacements: 2
+            }
+        );
     }
 
     #[test]

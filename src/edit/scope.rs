@@ -76,6 +76,10 @@ fn normalise(glob: &str) -> String {
     while let Some(rest) = g.strip_prefix("./") {
         g = rest;
     }
+    // `.` (or `./`) is the top of the repository, as in a git pathspec.
+    if g == "." || g.is_empty() && glob.trim().starts_with("./") {
+        return "**".to_string();
+    }
     g.trim_start_matches('/').trim_end_matches('/').to_string()
 }
 
@@ -107,6 +111,9 @@ mod tests {
     fn directory_names_and_prefixes_cover_their_contents() {
         for g in ["backend", "backend/", "./backend"] {
             assert!(scope(&[g]).matches("backend/x/y.go"), "{g}");
+        }
+        for g in [".", "./"] {
+            assert!(scope(&[g]).matches("any/where.rs"), "{g}");
         }
     }
 

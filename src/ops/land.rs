@@ -121,14 +121,26 @@ fn ensure_clean(
 /// meanwhile (`git switch` needs `index.lock`, which the landing holds from
 /// here on). Landing on the old branch would write its files into the
 /// other branch's checkout (#16 item 2).
+///
+/// A detached HEAD has no branch name to compare: it counts as switched
+/// when it now points at a commit that is not `head`'s commit or a
+/// descendant of it (a `git checkout <other>`, not another landing).
 pub fn ensure_on_branch(repo: &Repository, head: &Head) -> Result<()> {
     let now = git::head(repo)?;
-    if now.branch == head.branch {
+    let moved_away = now.branch.is_none()
+        && head.branch.is_none()
+        && now.commit != head.commit
+        && !repo.graph_descendant_of(now.commit, head.commit)?;
+    if now.branch == head.branch && !moved_away {
         return Ok(());
     }
+    let describe = |h: &Head| match &h.branch {
+        Some(_) => h.display_name().to_string(),
+        None => format!("HEAD (detached at {})", &h.commit.to_string()[..12]),
+    };
     Err(Error::BranchSwitched {
-        expected: head.display_name().to_string(),
-        actual: now.display_name().to_string(),
+        expected: describe(head),
+        actual: describe(&now),
     })
 }
 

@@ -94,7 +94,7 @@ fn huge_timeouts_and_ages_are_no_panic() {
     let id = repo.propose("z", "w", &[]);
     let run = repo.evolv(&["apply", "--json", &id, "--validate", "true"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert_eq!(error_code(&run), "invalid_input");
+    assert_eq!(error_code(&run), "invalid_config");
     repo.evolv(&["gc", "--older-than", "18446744073709551615"])
         .ok();
     repo.assert_fsck();

@@ -263,3 +263,32 @@ fn a_worktree_whose_group_outlived_a_killed_apply_is_not_reused() {
     assert_eq!(repo.read("f"), "new\n");
     repo.assert_fsck();
 }
+
+// See: issue 16 item 2, its sibling on a detached HEAD: checking out
+// another commit meanwhile is a switch too (another landing is not).
+#[test]
+fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
+    let repo = TestRepo::with_files(&[("f", "old\n"), ("g", "1\n")]);
+    repo.write("g", "2\n");
+    let second = repo.commit_all("second");
+    repo.git(&["checkout", "-q", "--detach", "HEAD"]);
+    let id = repo.propose("old", "new", &[]);
+    let child = sealed(BIN, repo.home())
+        .args(["apply", "--json", &id, "--validate", "sleep 2"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    repo.git(&["checkout", "-q", "--detach", "HEAD~1"]);
+    let run = Run::from(child.wait_with_output().unwrap());
+    assert_eq!(json_code(&run), "branch_switched", "{}", run.stdout);
+    assert_eq!(
+        repo.rev("HEAD~0").unwrap(),
+        repo.rev(&format!("{second}~1")).unwrap()
+    );
+    assert_eq!(repo.read("f"), "old\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
