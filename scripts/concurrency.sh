@@ -7,10 +7,13 @@
 # LANDINGS_EACH proposals one after another, every proposal changing the
 # process's own file and its own line of a shared file; meanwhile another
 # process runs `git commit` (of a file of its own) and `git status` in a
-# loop. Then: every reported success is in the branch's first-parent
-# history exactly once, with one audit record and its applied ref; no
-# success is lost (its change is in the tip); the working tree is the tip
-# plus the committer's file; no lock is left; `git fsck --strict` is clean.
+# loop. Then: every apply succeeded (landings queue for their turn, issue
+# 14 item 4: a failure is a problem); the branch's first-parent history is
+# exactly the base, one commit per landing and the committer's commits, with
+# no revert commit; every success is in it exactly once, with one audit
+# record and its applied ref; no success is lost (its change is in the tip);
+# the working tree is the tip plus the committer's file; no lock and no
+# journalled bookkeeping is left; `git fsck --strict` is clean.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 P=${1:-16}
@@ -85,6 +88,12 @@ for round in $(seq 1 "$ROUNDS"); do
   fail=$(wc -l <"$WORK/fail_$round")
   bad=0
   history=$(git rev-list --first-parent main)
+  [ "$fail" = 0 ] || { echo "round $round: $fail applies failed" >&2; bad=$((bad + 1)); }
+  committed=$(git log --first-parent --format=%s main | grep -c '^committer ' || true)
+  expected=$((1 + ok + committed))
+  [ "$(wc -l <<<"$history")" = "$expected" ] || { echo "round $round: $(wc -l <<<"$history") commits in the history, expected $expected (base + $ok landings + $committed commits)" >&2; bad=$((bad + 1)); }
+  reverts=$(git log --format=%s main | grep -c -e '^Revert ' -e '^Restore files' || true)
+  [ "$reverts" = 0 ] || { echo "round $round: $reverts revert commits" >&2; bad=$((bad + 1)); }
   while read -r id commit; do
     [ "$(grep -c "^$commit\$" <<<"$history")" = 1 ] || { echo "round $round: $id ($commit) not in history once" >&2; bad=$((bad + 1)); }
     [ "$(git rev-parse -q --verify "refs/evolv/applied/$id")" = "$commit" ] || { echo "round $round: $id: applied ref" >&2; bad=$((bad + 1)); }
@@ -96,11 +105,12 @@ for round in $(seq 1 "$ROUNDS"); do
   [ "$audit_ok" = "$ok" ] || { echo "round $round: $audit_ok audit successes for $ok landings ($audits apply records)" >&2; bad=$((bad + 1)); }
   [ -z "$(git status --porcelain)" ] || { echo "round $round: status: $(git status --porcelain | head -5)" >&2; bad=$((bad + 1)); }
   [ -z "$(find .git -name '*.lock' ! -name landing.lock)" ] || { echo "round $round: locks left" >&2; bad=$((bad + 1)); }
+  [ -z "$(ls .git/evolv/pending 2>/dev/null)" ] || { echo "round $round: bookkeeping still journalled" >&2; bad=$((bad + 1)); }
   git fsck --strict --no-progress >/dev/null 2>&1 || { echo "round $round: fsck" >&2; bad=$((bad + 1)); }
   headfail=$(wc -l <"$WORK/headfail_$round")
-  echo "round $round: $ok landed, $fail failed ($(cut -d' ' -f2 "$WORK/fail_$round" | sort | uniq -c | tr '\n' ' ')), $bad problems, $headfail committer commits lost the race for HEAD"
+  echo "round $round: $ok landed, $fail failed ($(cut -d' ' -f2 "$WORK/fail_$round" | sort | uniq -c | tr '\n' ' ')), $reverts reverts, $bad problems, $headfail committer commits lost the race for HEAD"
   total_ok=$((total_ok + ok)) total_fail=$((total_fail + fail)) total_bad=$((total_bad + bad))
   cd "$WORK"
 done
-echo "concurrency: $ROUNDS round(s) of $P processes x $K landings: $total_ok landed, $total_fail failed cleanly, $total_bad problems, $(( $(now_ms) - start )) ms"
+echo "concurrency: $ROUNDS round(s) of $P processes x $K landings: $total_ok landed, $total_fail failed, $total_bad problems, $(( $(now_ms) - start )) ms"
 [ "$total_bad" -eq 0 ]

@@ -136,6 +136,11 @@ pub enum Error {
     #[error("Unable to create '{}': File exists.", path.display())]
     IndexLocked { path: PathBuf },
 
+    /// A ref's lock file (`<ref>.lock`) that someone else holds: a stale
+    /// `refs/evolv/audit.lock`, `refs/heads/main.lock`, … (issue 16 item 5).
+    #[error("Unable to create '{}': File exists.", path.display())]
+    RefLocked { path: PathBuf },
+
     #[error("an earlier landing was interrupted: {detail}")]
     Interrupted { detail: String },
 
@@ -214,6 +219,7 @@ impl Error {
             Error::InvalidConfig { .. } => "invalid_config",
             Error::ConfigSyntax { .. } => "invalid_config",
             Error::IndexLocked { .. } => "index_locked",
+            Error::RefLocked { .. } => "ref_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
             Error::SigningFailed { .. } => "signing_failed",
@@ -297,6 +303,12 @@ impl Error {
 an editor opened by 'git commit'. Please make sure all processes are terminated then try again. \
 If it still fails, a git process may have crashed in this repository earlier: remove the file \
 manually to continue (then run `git evolv recover` if a landing was interrupted)."
+                .into(),
+            // git's own words again (lockfile.c): it is not a race that a
+            // rerun wins, and the lock is nobody's but its creator's.
+            Error::RefLocked { .. } => "Another git process seems to be running in this repository. \
+Please make sure all processes are terminated then try again. If it still fails, a git process \
+may have crashed in this repository earlier: remove the file manually to continue."
                 .into(),
             Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
             Error::UnsafePath { .. } => {

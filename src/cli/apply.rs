@@ -87,6 +87,9 @@ pub fn render(o: &ApplyOutcome, out: &Output) {
         out.json_value(o);
         return;
     }
+    for d in &o.warnings {
+        out.deferred(d);
+    }
     let verb = if o.dry_run { "Would apply" } else { "Applied" };
     let mut text = format!(
         "{verb} {} as {} on {} ({} file(s), +{} -{}: {}).\n",

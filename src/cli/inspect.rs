@@ -127,7 +127,8 @@ pub fn render_log(outcome: &LogOutcome, out: &Output) {
             commit
         };
         text.push_str(&format!(
-            "{}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
+            "{:<12}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
+            // A journalled record has no audit id yet: `pending`.
             &e.id[..12.min(e.id.len())],
             age(now.saturating_sub(r.timestamp)),
             action,

@@ -68,6 +68,18 @@ impl Output {
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 
+    /// Bookkeeping that had to wait, on stderr (under `--json` the outcome
+    /// carries it as `warnings`).
+    pub fn deferred(&self, d: &crate::store::pending::Deferred) {
+        if !self.json {
+            self.status(&format!(
+                "warning: {} [{}]
+hint: {}",
+                d.message, d.code, d.hint
+            ));
+        }
+    }
+
     /// Reports an error: JSON on stdout with `--json`, text on stderr.
     pub fn error(&self, e: &Error) {
         if self.json {

@@ -327,6 +327,9 @@ pub fn render(o: &ProposeOutcome, out: &Output) {
         return;
     }
     out.diff(&o.diff_bytes);
+    for d in &o.warnings {
+        out.deferred(d);
+    }
     let s = &o.statistics;
     let binary = if s.binary_skipped > 0 {
         format!(", {} binary skipped", s.binary_skipped)

@@ -13,6 +13,9 @@ pub fn run(repo: &Repository, out: &Output) -> Result<()> {
         out.json_value(&outcome);
     } else {
         out.line(&describe(&outcome));
+        for d in &outcome.warnings {
+            out.deferred(d);
+        }
     }
     Ok(())
 }

@@ -54,6 +54,9 @@ pub fn render(o: &RollbackOutcome, out: &Output) {
     for undone in &o.undone_commits {
         out.status(&format!("undone too (--force): {undone}"));
     }
+    for d in &o.warnings {
+        out.deferred(d);
+    }
     match &o.commit {
         Some(commit) => out.line(&format!(
             "Rolled back {} ({}): commit {} on {} ({} file(s): {}).",

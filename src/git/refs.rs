@@ -1,4 +1,12 @@
-//! Ref updates with compare-and-swap semantics.
+//! Ref updates with compare-and-swap semantics, and git's patience with a
+//! ref's lock file: a `<ref>.lock` that is there is retried for
+//! `core.filesRefLockTimeout` (git's default 100 ms), then reported in
+//! git's words (`Unable to create '…/<ref>.lock': File exists.`) as
+//! `ref_locked`, never as a race that running the command again would win.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Oid, Repository};
 
@@ -14,18 +22,15 @@ pub fn compare_and_swap(
     expected: Option<Oid>,
     message: &str,
 ) -> Result<()> {
-    let result = match expected {
-        Some(old) => repo.reference_matching(name, new, true, old, message),
-        None => repo.reference(name, new, false, message),
-    };
-    match result {
-        Ok(_) => Ok(()),
-        Err(e)
-            if matches!(
-                e.code(),
-                ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked
-            ) =>
-        {
+    let result = patiently(repo, name, || match expected {
+        Some(old) => repo
+            .reference_matching(name, new, true, old, message)
+            .map(drop),
+        None => repo.reference(name, new, false, message).map(drop),
+    });
+    match result? {
+        Ok(()) => Ok(()),
+        Err(e) if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists) => {
             Err(Error::ConcurrentUpdate {
                 what: name.to_string(),
                 expected: expected.map_or_else(|| "nothing".into(), |o| o.to_string()),
@@ -48,18 +53,71 @@ pub fn compare_and_swap_force(
     new: Oid,
     message: &str,
 ) -> Result<()> {
-    repo.reference(name, new, true, message)?;
-    Ok(())
+    Ok(patiently(repo, name, || {
+        repo.reference(name, new, true, message).map(drop)
+    })??)
 }
 
 /// Deletes `name` if it exists.
 pub fn delete_ref(repo: &Repository, name: &str) -> Result<bool> {
-    match repo.find_reference(name) {
-        Ok(mut r) => {
-            r.delete()?;
-            Ok(true)
+    let mut deleted = false;
+    patiently(repo, name, || match repo.find_reference(name) {
+        Ok(mut r) => r.delete().map(|()| deleted = true),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(()),
+        Err(e) => Err(e),
+    })??;
+    Ok(deleted)
+}
+
+/// Where the files backend locks ref `name`: per-worktree `HEAD` in the
+/// git dir, everything else in the common dir.
+pub fn ref_lock_path(repo: &Repository, name: &str) -> PathBuf {
+    let base = if name == "HEAD" {
+        repo.path()
+    } else {
+        repo.commondir()
+    };
+    base.join(format!("{name}.lock"))
+}
+
+/// Runs `update` until it does not find the ref locked, for at most git's
+/// `core.filesRefLockTimeout`; a lock still there then is `RefLocked`.
+/// Any other outcome of the update is handed back as it is.
+fn patiently(
+    repo: &Repository,
+    name: &str,
+    mut update: impl FnMut() -> std::result::Result<(), git2::Error>,
+) -> Result<std::result::Result<(), git2::Error>> {
+    let deadline = Instant::now() + lock_timeout(repo);
+    let mut pause = Duration::from_micros(200);
+    loop {
+        match update() {
+            Err(e) if e.code() == ErrorCode::Locked => {
+                if Instant::now() >= deadline {
+                    return Err(Error::RefLocked {
+                        path: ref_lock_path(repo, name),
+                    });
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(10));
+            }
+            other => return Ok(other),
         }
-        Err(e) if e.code() == ErrorCode::NotFound => Ok(false),
-        Err(e) => Err(e.into()),
     }
+}
+
+/// git's `core.filesRefLockTimeout` in milliseconds (default 100; -1 waits
+/// for ever), read once per process.
+fn lock_timeout(repo: &Repository) -> Duration {
+    static TIMEOUT: OnceLock<Duration> = OnceLock::new();
+    *TIMEOUT.get_or_init(|| {
+        let ms = repo
+            .config()
+            .and_then(|c| c.get_i64("core.filesRefLockTimeout"))
+            .unwrap_or(100);
+        match u64::try_from(ms) {
+            Ok(ms) => Duration::from_millis(ms),
+            Err(_) => Duration::from_secs(u64::from(u32::MAX)),
+        }
+    })
 }

@@ -13,6 +13,7 @@ use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
+use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
 use crate::validate::{self, Budget, CommandReport, Stage, TimeoutSource};
 use crate::worktree;
@@ -66,6 +67,10 @@ pub struct ApplyOutcome {
     pub lines_removed: usize,
     /// The plan the apply ran under.
     pub plan: Option<ExecutionPlan>,
+    /// Bookkeeping that had to wait (a foreign `<ref>.lock`): journalled
+    /// and completed by the next command; the landing itself is complete.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
 }
 
 /// The result of applying one or more proposals.
@@ -147,7 +152,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
                     record.plan = settings.plan.clone();
                     record.dry_run = settings.dry_run;
                     record.batch = settings.batch;
-                    let _ = audit::append(repo, &record);
+                    let _ = audit::log(repo, &record);
                 }
                 if report.results.is_empty() {
                     return Err(e);
@@ -213,8 +218,27 @@ impl Step<'_> {
     }
 }
 
+/// The proposals replayed in order onto one head: the commits to land.
+struct Built<'p, 'r> {
+    head: Head,
+    head_tree: Tree<'r>,
+    steps: Vec<Step<'p>>,
+    new: Oid,
+    new_tree: Tree<'r>,
+    changed: Vec<ChangedPath>,
+}
+
 /// Applies `proposals` as one unit: replayed in order onto the head,
 /// checked, validated once, landed with one fast-forward.
+///
+/// Without validation the process takes its turn to land first (see
+/// `land::Turn`) and holds it from the replay to the end of the landing,
+/// so concurrent applies queue instead of racing. With validation, the
+/// validation runs outside the turn (it may take minutes); then, in the
+/// turn, a branch that moved meanwhile gets the proposals replayed onto its
+/// new head, and that replay lands without a second validation only if it
+/// is identical to the validated tree in every file the proposals touch.
+/// Otherwise the apply starts over and validates again.
 fn apply_group(
     repo: &Repository,
     proposals: &[Proposal],
@@ -222,7 +246,6 @@ fn apply_group(
     start: &Head,
 ) -> Result<Vec<ApplyOutcome>> {
     let budget = Budget::starting_now(s.timeout_secs).limited_by(s.timeout_source);
-    let head = git::head(repo)?;
     land::ensure_on_branch(repo, start)?;
     for p in proposals {
         // Applied means still on the branch: a landing `git reset` took
@@ -235,6 +258,94 @@ fn apply_group(
         }
     }
     let committer = git::committer(repo)?;
+    if !validates(s) {
+        if s.dry_run {
+            let built = build(repo, proposals, s, &committer)?;
+            land::check_clean(
+                repo,
+                &built.head,
+                &built.head_tree,
+                &built.new_tree,
+                &built.changed,
+            )?;
+            return conclude(repo, s, built, None, None, Vec::new());
+        }
+        let turn = land::take_turn(repo)?;
+        let built = build(repo, proposals, s, &committer)?;
+        land::check_clean_in_turn(
+            &turn,
+            repo,
+            &built.head,
+            &built.head_tree,
+            &built.new_tree,
+            &built.changed,
+        )?;
+        return conclude(repo, s, built, Some(turn), None, Vec::new());
+    }
+    let built = build(repo, proposals, s, &committer)?;
+    land::check_clean(
+        repo,
+        &built.head,
+        &built.head_tree,
+        &built.new_tree,
+        &built.changed,
+    )?;
+    let (worktree_path, reports) =
+        validate_in_worktree(repo, s, built.head.commit, built.new, budget)?;
+    budget.check("the landing", &reports)?;
+    if s.dry_run {
+        return conclude(repo, s, built, None, worktree_path, reports);
+    }
+    let turn = land::take_turn(repo)?;
+    // Switched to another branch while the validation ran: never replay
+    // onto that one (#16 item 2).
+    land::ensure_on_branch(repo, start)?;
+    if git::head(repo)? == built.head {
+        return conclude(repo, s, built, Some(turn), worktree_path, reports);
+    }
+    // The branch moved while the validation ran: replay onto its new head.
+    let replayed = build(repo, proposals, s, &committer)?;
+    if same_in_touched_files(proposals, &built.new_tree, &replayed.new_tree) {
+        return conclude(repo, s, replayed, Some(turn), worktree_path, reports);
+    }
+    drop(turn);
+    // What was validated is not what would land: validate again (a retry).
+    Err(Error::ConcurrentUpdate {
+        what: built.head.ref_name().to_string(),
+        expected: built.head.commit.to_string(),
+    })
+}
+
+fn validates(s: &Settings) -> bool {
+    let plan_commands = s.plan.as_ref().is_some_and(|p| {
+        !p.validation.pre_conditions.is_empty() || !p.validation.expected_outcomes.is_empty()
+    });
+    plan_commands || !s.commands.is_empty()
+}
+
+/// Whether two trees hold the same entry at every path the proposals
+/// change (the validated tree and a replay of the same proposals).
+fn same_in_touched_files(proposals: &[Proposal], a: &Tree<'_>, b: &Tree<'_>) -> bool {
+    let entry = |t: &Tree<'_>, path: &str| {
+        t.get_path(std::path::Path::new(path))
+            .ok()
+            .map(|e| (e.id(), e.filemode()))
+    };
+    proposals
+        .iter()
+        .flat_map(|p| p.meta.affected_files.iter())
+        .all(|path| entry(a, path) == entry(b, path))
+}
+
+/// Replays `proposals` onto the branch head as it is now and checks the
+/// result against the plan's limits.
+fn build<'p, 'r>(
+    repo: &'r Repository,
+    proposals: &'p [Proposal],
+    s: &Settings,
+    committer: &git2::Signature<'_>,
+) -> Result<Built<'p, 'r>> {
+    let head = git::head(repo)?;
     // Before anything loads the index (attribute lookups do), so one parse serves all.
     land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
@@ -265,7 +376,7 @@ fn apply_group(
         let oid = git::commit::create(
             repo,
             &author,
-            &committer,
+            committer,
             &message(p, s.plan.as_ref()),
             &tree,
             &[&tip],
@@ -296,12 +407,34 @@ fn apply_group(
     if let Some(plan) = &s.plan {
         check_limits(plan, changed.len(), lines_added + lines_removed)?;
     }
-    land::check_clean(repo, &head, &head_tree, &new_tree, &changed)?;
+    Ok(Built {
+        head,
+        head_tree,
+        steps,
+        new,
+        new_tree,
+        changed,
+    })
+}
 
-    let (worktree_path, reports) = validate_in_worktree(repo, s, head.commit, new, budget)?;
-    budget.check("the landing", &reports)?;
-
-    let outcome = |step: &Step<'_>, audit_id: Oid| ApplyOutcome {
+/// Lands `built` (or, in a dry run, records what would land) and reports
+/// each proposal's outcome.
+fn conclude(
+    repo: &Repository,
+    s: &Settings,
+    built: Built<'_, '_>,
+    turn: Option<land::Turn>,
+    worktree_path: Option<String>,
+    reports: Vec<CommandReport>,
+) -> Result<Vec<ApplyOutcome>> {
+    let Built {
+        head,
+        steps,
+        new,
+        changed,
+        ..
+    } = built;
+    let outcome = |step: &Step<'_>, audit_id: String, warnings: Vec<Deferred>| ApplyOutcome {
         success: true,
         patch_id: step.proposal.id.clone(),
         commit: step.commit.to_string(),
@@ -310,13 +443,14 @@ fn apply_group(
         branch: head.display_name().to_string(),
         modified_files: step.paths(),
         worktree_path: worktree_path.clone(),
-        audit_log_id: audit_id.to_string(),
+        audit_log_id: audit_id,
         validation: reports.clone(),
         dry_run: s.dry_run,
         batch: s.batch,
         lines_added: step.lines.0,
         lines_removed: step.lines.1,
         plan: s.plan.clone(),
+        warnings,
     };
     let record = |step: &Step<'_>| {
         let mut r = AuditRecord::new("apply", &step.proposal.id, true);
@@ -330,12 +464,19 @@ fn apply_group(
         r
     };
 
-    if s.dry_run {
+    let Some(turn) = turn.filter(|_| !s.dry_run) else {
         return steps
             .iter()
-            .map(|step| Ok(outcome(step, audit::append(repo, &record(step))?)))
+            .map(|step| {
+                let logged = audit::log(repo, &record(step))?;
+                Ok(outcome(
+                    step,
+                    logged.id(),
+                    logged.deferred().cloned().into_iter().collect(),
+                ))
+            })
             .collect();
-    }
+    };
 
     let ids: Vec<&str> = steps.iter().map(|st| st.proposal.id.as_str()).collect();
     let reflog = format!("evolv: apply {}", ids.join(" "));
@@ -352,14 +493,15 @@ fn apply_group(
         }
         epilogue.audit.push(record(step));
     }
-    let landing = land::move_branch(repo, &head, new, &changed, &reflog, epilogue)?;
+    let landing = land::move_branch_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
     let finish = || -> Result<Vec<ApplyOutcome>> {
         land::failpoint(FAILPOINT_AFTER_BRANCH_MOVE)?;
-        let audit_ids = landing.finish(repo)?;
+        let finished = landing.finish(repo)?;
+        let warnings: Vec<Deferred> = finished.deferred.iter().cloned().collect();
         Ok(steps
             .iter()
-            .zip(audit_ids)
-            .map(|(step, id)| outcome(step, id))
+            .enumerate()
+            .map(|(i, step)| outcome(step, finished.audit_id(i), warnings.clone()))
             .collect())
     };
     finish().map_err(|cause| undo_after_move(repo, s, &head, new, &landing, &ids, cause))

@@ -35,7 +35,7 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
         git::delete_ref(repo, &proposals::applied_ref(id))?;
         git::delete_ref(repo, &proposals::backup_ref(id))?;
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            audit::append(repo, &AuditRecord::new("drop", id, true))?;
+            audit::log(repo, &AuditRecord::new("drop", id, true))?;
             dropped.push(id.clone());
         }
     }

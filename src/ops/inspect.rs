@@ -142,6 +142,6 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
 /// The audit log, newest first.
 pub fn log(repo: &Repository, limit: Option<usize>) -> Result<LogOutcome> {
     Ok(LogOutcome {
-        entries: audit::read(repo, limit)?,
+        entries: audit::read_all(repo, limit)?,
     })
 }

@@ -36,6 +36,7 @@ use crate::git::checkout;
 use crate::git::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head};
 use crate::store::audit::{self, AuditRecord};
+use crate::store::pending::{self, Deferred, Pending, PendingRef};
 
 /// Names a test may pass in `GIT_EVOLV_TEST_FAILPOINT` to make the step
 /// after it fail, so recovery paths are tested against the real binary.
@@ -88,6 +89,37 @@ pub fn check_clean(
     changed: &[ChangedPath],
 ) -> Result<()> {
     let _flock = landing_lock(repo)?;
+    index_write::load(repo)?;
+    ensure_clean(repo, head, head_tree, new_tree, changed)
+}
+
+/// This process's turn to land (issue 14 item 4): the landing lock, taken
+/// before the replay onto the branch head and held until the landing is
+/// complete, so git-evolv's writers queue for the branch instead of racing
+/// for it and losing (the lock is an `flock`, which the kernel hands to a
+/// waiter when its holder ends; nobody gives up after N attempts). Only a
+/// writer that is not git-evolv (`git commit`, `git update-ref`) can still
+/// move the branch under a turn, and then the landing replays.
+pub struct Turn {
+    flock: File,
+}
+
+/// Waits for this process's turn to land.
+pub fn take_turn(repo: &Repository) -> Result<Turn> {
+    Ok(Turn {
+        flock: landing_lock(repo)?,
+    })
+}
+
+/// `check_clean` for the holder of a turn.
+pub fn check_clean_in_turn(
+    _turn: &Turn,
+    repo: &Repository,
+    head: &Head,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+) -> Result<()> {
     index_write::load(repo)?;
     ensure_clean(repo, head, head_tree, new_tree, changed)
 }
@@ -190,6 +222,23 @@ fn jitter(attempt: u32) -> std::time::Duration {
 /// Serialises landings (and recoveries) in one working tree. An `flock`, so
 /// the kernel releases it when the holder dies: it can never go stale.
 pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
+    let (file, path) = open_landing_lock(repo)?;
+    file.lock().map_err(|e| Error::io("lock", &path, e))?;
+    Ok(file)
+}
+
+/// The landing lock if nobody holds it; `None` while a live process is
+/// landing (or recovering).
+pub(crate) fn try_landing_lock(repo: &Repository) -> Result<Option<File>> {
+    let (file, path) = open_landing_lock(repo)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io("lock", &path, e)),
+    }
+}
+
+fn open_landing_lock(repo: &Repository) -> Result<(File, std::path::PathBuf)> {
     let dir = repo.path().join("evolv");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     let path = dir.join("landing.lock");
@@ -199,8 +248,7 @@ pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
         .write(true)
         .open(&path)
         .map_err(|e| Error::io("open lock file", &path, e))?;
-    file.lock().map_err(|e| Error::io("lock", &path, e))?;
-    Ok(file)
+    Ok((file, path))
 }
 
 /// A branch that has moved, whose working tree, index and bookkeeping are
@@ -225,7 +273,21 @@ pub fn move_branch(
     reflog: &str,
     epilogue: Epilogue,
 ) -> Result<Landing> {
-    let flock = landing_lock(repo)?;
+    let turn = take_turn(repo)?;
+    move_branch_in_turn(repo, turn, head, new, changed, reflog, epilogue)
+}
+
+/// `move_branch` for the holder of a turn, which the landing keeps.
+pub fn move_branch_in_turn(
+    repo: &Repository,
+    turn: Turn,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Landing> {
+    let flock = turn.flock;
     if Journal::exists(repo) {
         return Err(Error::Interrupted {
             detail: format!(
@@ -380,16 +442,40 @@ fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPat
     Ok(())
 }
 
+/// A landing that is complete: its audit ids (one per record of the
+/// epilogue; `None` for a record journalled for later), and what of its
+/// bookkeeping had to wait.
+#[derive(Debug, Default)]
+pub struct Finished {
+    pub audit_ids: Vec<Option<Oid>>,
+    pub deferred: Option<Deferred>,
+}
+
+impl Finished {
+    /// The audit id of record `i`, or `pending`.
+    pub fn audit_id(&self, i: usize) -> String {
+        match self.audit_ids.get(i) {
+            Some(Some(oid)) => oid.to_string(),
+            _ => "pending".into(),
+        }
+    }
+}
+
 impl Landing {
-    /// Steps 5 and 6: files, index, bookkeeping refs, audit; returns the
-    /// audit ids, one per record of the epilogue.
-    pub fn finish(&self, repo: &Repository) -> Result<Vec<Oid>> {
+    /// Steps 5 and 6: files, index, bookkeeping refs, audit. Bookkeeping
+    /// that cannot be done now is journalled, never a failure (issue 16
+    /// item 5): the branch has moved, and the landing is finished.
+    pub fn finish(&self, repo: &Repository) -> Result<Finished> {
         let mut journal = self.journal.borrow_mut();
         let lock = match self.index_lock.borrow_mut().take() {
             Some(lock) => lock,
             None => IndexLock::acquire(repo, &journal.nonce)?,
         };
-        Ok(roll_forward(repo, &mut journal, lock, Some(&self.staged))?.audit_ids)
+        let done = roll_forward(repo, &mut journal, lock, Some(&self.staged))?;
+        Ok(Finished {
+            audit_ids: done.audit_ids,
+            deferred: done.deferred,
+        })
     }
 
     /// Brings the working tree and index to N but drops the bookkeeping
@@ -459,7 +545,7 @@ pub fn land(
     changed: &[ChangedPath],
     reflog: &str,
     epilogue: Epilogue,
-) -> Result<Vec<Oid>> {
+) -> Result<Finished> {
     let landing = move_branch(repo, head, new, changed, reflog, epilogue)?;
     landing.finish(repo).map_err(|cause| Error::LandingFailed {
         cause: Box::new(cause),
@@ -475,7 +561,9 @@ pub(crate) struct Done {
     /// Paths left alone: they hold neither the pre- nor the post-image (a
     /// user's edit), or something of the user's is in their way.
     pub skipped: Vec<String>,
-    pub audit_ids: Vec<Oid>,
+    pub audit_ids: Vec<Option<Oid>>,
+    /// Bookkeeping journalled for later (see `finish_bookkeeping`).
+    pub deferred: Option<Deferred>,
 }
 
 /// Steps 5 and 6 with the branch at `journal.new`. `fresh` (the landing
@@ -569,42 +657,63 @@ pub(crate) fn roll_forward(
     // locked out: a `git commit` that read the index before the early index
     // and writes it back after the lock is released (git's own race, see
     // RELIABILITY.md) must then have stalled for the whole landing.
-    done.audit_ids = finish_bookkeeping(repo, journal, fresh)?;
+    let bookkeeping = finish_bookkeeping(repo, journal, fresh);
+    done.audit_ids = bookkeeping.audit_ids;
+    done.deferred = bookkeeping.deferred;
     // Everything above reaches the disk before the journal goes; the index
     // rename after it at worst leaves the early index, which names N too.
     git::durable::flush_filesystems(repo)?;
     lock.commit(repo, &new_index)?;
     crashpoint!("before-journal-delete");
-    Journal::delete(repo)?;
+    if !bookkeeping.journal_kept {
+        Journal::delete(repo)?;
+    }
     index_write::clean_leftovers(repo);
     Ok(done)
+}
+
+/// What `finish_bookkeeping` did.
+pub(crate) struct Bookkeeping {
+    pub audit_ids: Vec<Option<Oid>>,
+    pub deferred: Option<Deferred>,
+    /// Not even the pending journal could be written: the landing journal
+    /// stays, so the next command's recovery does the bookkeeping again.
+    pub journal_kept: bool,
 }
 
 /// Sets the journal's bookkeeping refs and appends its audit records, each
 /// only once however often this runs (unless `fresh`, a record already in
 /// the recent audit log for the same action, patch and commit is not
-/// appended again).
-pub(crate) fn finish_bookkeeping(
-    repo: &Repository,
-    journal: &Journal,
-    fresh: bool,
-) -> Result<Vec<Oid>> {
+/// appended again). Never fails: the branch has moved, so a step that
+/// cannot be done now (a foreign `<ref>.lock`, a writer that keeps winning
+/// the audit ref) is journalled in `store::pending`, with every step after
+/// it, for the next command to complete (issue 16 item 5).
+pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bool) -> Bookkeeping {
+    let mut left = Pending {
+        reflog: journal.reflog.clone(),
+        ..Pending::default()
+    };
+    let mut cause: Option<(&'static str, Error)> = None;
     for update in &journal.refs {
-        match &update.target {
-            Some(target) => {
-                let oid = Oid::from_str(target)?;
-                git::compare_and_swap_force(repo, &update.name, oid, &journal.reflog)?;
-            }
-            None => {
-                git::delete_ref(repo, &update.name)?;
-            }
+        let done = match &update.target {
+            Some(target) => Oid::from_str(target).map_err(Error::from).and_then(|oid| {
+                git::compare_and_swap_force(repo, &update.name, oid, &journal.reflog)
+            }),
+            None => git::delete_ref(repo, &update.name).map(drop),
+        };
+        if let Err(e) = done {
+            cause.get_or_insert(("the ref update", e));
+            left.refs.push(PendingRef {
+                name: update.name.clone(),
+                target: update.target.clone(),
+            });
         }
     }
     crashpoint!("before-audit");
     let recent = if fresh || journal.audit.is_empty() {
         Vec::new()
     } else {
-        audit::read(repo, Some(256))?
+        audit::read(repo, Some(256)).unwrap_or_default()
     };
     let mut ids = Vec::with_capacity(journal.audit.len());
     for record in &journal.audit {
@@ -614,11 +723,37 @@ pub(crate) fn finish_bookkeeping(
                 && e.record.success == record.success
                 && e.record.commit == record.commit
         });
-        match existing {
-            Some(e) => ids.push(Oid::from_str(&e.id)?),
-            None => ids.push(audit::append(repo, record)?),
+        if let Some(e) = existing {
+            ids.push(Oid::from_str(&e.id).ok());
+            continue;
         }
+        // Records keep their order: once one waits, the rest wait with it.
+        if left.audit.is_empty() {
+            match audit::append(repo, record) {
+                Ok(oid) => {
+                    ids.push(Some(oid));
+                    continue;
+                }
+                Err(e) => {
+                    cause.get_or_insert(("the audit record", e));
+                }
+            }
+        }
+        left.audit.push(record.clone());
+        ids.push(None);
     }
+    let mut journal_kept = false;
+    let deferred = cause.map(|(what, cause)| match pending::write(repo, &left) {
+        Ok(file) => Deferred::new(what, &cause, &file),
+        Err(e) => {
+            journal_kept = true;
+            Deferred::new(what, &cause, &super::journal::path(repo)).with_note(&e)
+        }
+    });
     crashpoint!("after-audit");
-    Ok(ids)
+    Bookkeeping {
+        audit_ids: ids,
+        deferred,
+        journal_kept,
+    }
 }

@@ -10,6 +10,7 @@ use crate::edit::{FileEdit, Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry};
 use crate::store::audit::{self, AuditRecord};
+use crate::store::pending::Deferred;
 use crate::store::proposals::{self, ProposalMeta};
 
 /// A regex (or literal) replacement over the files in scope.
@@ -61,6 +62,10 @@ pub struct ProposeOutcome {
     /// The proposal commit P and its parent, the base B.
     pub commit: String,
     pub base: String,
+    /// Bookkeeping that had to wait (a foreign `refs/evolv/audit.lock`):
+    /// journalled, completed by the next command; the proposal is stored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
     #[serde(skip)]
     pub diff_bytes: Vec<u8>,
 }
@@ -174,7 +179,12 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
     record.files = affected_files.clone();
-    audit::append(repo, &record)?;
+    // The proposal is stored: its record can wait, the command cannot fail.
+    let warnings = audit::log(repo, &record)?
+        .deferred()
+        .cloned()
+        .into_iter()
+        .collect();
 
     Ok(ProposeOutcome {
         success: true,
@@ -186,6 +196,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         skipped,
         commit: commit.to_string(),
         base: head.commit.to_string(),
+        warnings,
         diff_bytes: patch,
     })
 }

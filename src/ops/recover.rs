@@ -19,19 +19,23 @@ use git2::{Oid, Repository};
 use serde::Serialize;
 
 use super::journal::{Journal, Kind};
-use super::land::{finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch};
+use super::land::{
+    finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
+};
 use crate::error::{Error, Result};
 use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};
 use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
+use crate::store::pending::{self, Deferred};
 
 /// What recovery did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecoverOutcome {
     pub success: bool,
-    /// `nothing`, `rolled_back`, `rolled_forward` or `abandoned` (the
-    /// branch had moved elsewhere).
+    /// `nothing`, `rolled_back`, `rolled_forward`, `abandoned` (the
+    /// branch had moved elsewhere) or `bookkeeping` (only journalled
+    /// bookkeeping of earlier commands was completed).
     pub action: &'static str,
     pub branch: Option<String>,
     /// H and N of the interrupted landing.
@@ -45,6 +49,9 @@ pub struct RecoverOutcome {
     /// them with `git status` / `git diff`.
     pub skipped: Vec<String>,
     pub message: String,
+    /// Bookkeeping that still waits (a foreign lock), journalled.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
 }
 
 impl RecoverOutcome {
@@ -59,23 +66,73 @@ impl RecoverOutcome {
             restored: Vec::new(),
             skipped: Vec::new(),
             message: "no interrupted landing to recover".into(),
+            warnings: Vec::new(),
         }
     }
 }
 
-/// Recovers an interrupted landing if a journal is pending; `None` (after a
-/// single stat) when there is none. Every command calls this first.
+/// What every command runs first: recovers a landing a dead process left
+/// and completes journalled bookkeeping. `None` (after a stat and a
+/// readdir) when there is nothing to do, and also when the journal belongs
+/// to a landing a live process is running (it holds the landing lock; this
+/// does not wait for it, and never reports its landing as recovered).
+/// Bookkeeping that is still blocked stays journalled, silently: the
+/// command that journalled it said so, and `git evolv recover` says so.
 pub fn recover_pending(repo: &Repository) -> Result<Option<RecoverOutcome>> {
-    if !Journal::exists(repo) {
-        return Ok(None);
+    let mut outcome = None;
+    if Journal::exists(repo)
+        && let Some(flock) = try_landing_lock(repo)?
+    {
+        let recovered = recover_locked(repo, &flock)?;
+        if recovered.action != "nothing" {
+            outcome = Some(recovered);
+        }
     }
-    recover(repo).map(Some)
+    let completed = pending::complete(repo)?;
+    if completed.files > 0 {
+        let o = outcome.get_or_insert_with(RecoverOutcome::nothing);
+        note_completed(o, &completed);
+    }
+    Ok(outcome)
 }
 
-/// `git evolv recover`: finishes or undoes an interrupted landing.
+/// `git evolv recover`: finishes or undoes an interrupted landing (waiting
+/// for one in progress) and completes journalled bookkeeping.
 pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
     // Waits for a landing in progress; a dead one's flock is already gone.
-    let _flock = landing_lock(repo)?;
+    let flock = landing_lock(repo)?;
+    let mut outcome = recover_locked(repo, &flock)?;
+    drop(flock);
+    let completed = pending::complete(repo)?;
+    note_completed(&mut outcome, &completed);
+    if let Some(e) = &completed.blocked {
+        let file = pending::dir(repo);
+        outcome
+            .warnings
+            .push(Deferred::new("journalled bookkeeping", e, &file));
+    }
+    Ok(outcome)
+}
+
+/// Adds what `pending::complete` did to `o`'s message.
+fn note_completed(o: &mut RecoverOutcome, c: &pending::Completed) {
+    if c.files == 0 {
+        return;
+    }
+    let text = format!(
+        "completed {} journalled bookkeeping step(s) of earlier commands ({} audit record(s) appended)",
+        c.files, c.records
+    );
+    if o.action == "nothing" {
+        o.action = "bookkeeping";
+        o.message = text;
+    } else {
+        o.message.push_str(&format!("; {text}"));
+    }
+}
+
+/// `recover` for a caller holding the landing lock.
+fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome> {
     let Some(mut journal) = Journal::read(repo)? else {
         index_write::clean_leftovers(repo);
         return Ok(RecoverOutcome::nothing());
@@ -94,6 +151,7 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
         restored: Vec::new(),
         skipped: Vec::new(),
         message: String::new(),
+        warnings: Vec::new(),
     };
     let (old, new) = (journal.old, journal.new);
     // Files are only written for the ref HEAD is on: if the user switched
@@ -157,6 +215,7 @@ fn forward(
     outcome.action = "rolled_forward";
     outcome.restored = done.written;
     outcome.skipped = done.skipped;
+    outcome.warnings.extend(done.deferred);
     outcome.message = format!(
         "completed the interrupted landing of {} on {}",
         short(journal.new),
@@ -232,8 +291,8 @@ fn abandon(
         checkout::remove_temp(repo, &change.path);
     }
     let landed = current.is_some_and(|c| repo.graph_descendant_of(c, journal.new).unwrap_or(false));
-    if landed {
-        finish_bookkeeping(repo, journal, false)?;
+    if landed && let Some(d) = finish_bookkeeping(repo, journal, false).deferred {
+        outcome.warnings.push(d);
     }
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);

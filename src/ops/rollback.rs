@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::git;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditRecord};
+use crate::store::pending::Deferred;
 use crate::store::proposals;
 
 /// What to roll back, and optionally how.
@@ -40,6 +41,10 @@ pub struct RollbackOutcome {
     pub branch: String,
     pub modified_files: Vec<String>,
     pub audit_log_id: String,
+    /// Bookkeeping that had to wait (a foreign lock): journalled, completed
+    /// by the next command; the rollback itself is complete.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
     /// For `manual`: the plan's steps to run by hand.
     pub commands: Vec<String>,
     /// `file_backup --force`: later commits whose changes to the restored
@@ -68,7 +73,7 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
         );
     };
     undo(repo, req, landed).inspect_err(|e| {
-        let _ = audit::append(repo, &AuditRecord::failure("rollback", patch_id, e));
+        let _ = audit::log(repo, &AuditRecord::failure("rollback", patch_id, e));
     })
 }
 
@@ -118,12 +123,15 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         branch: head.display_name().to_string(),
         modified_files: Vec::new(),
         audit_log_id: String::new(),
+        warnings: Vec::new(),
         commands: Vec::new(),
         undone_commits: Vec::new(),
     };
     if strategy == RollbackStrategy::Manual {
         outcome.commands = plan.map(|p| p.rollback.commands).unwrap_or_default();
-        outcome.audit_log_id = audit::append(repo, &record)?.to_string();
+        let logged = audit::log(repo, &record)?;
+        outcome.audit_log_id = logged.id();
+        outcome.warnings.extend(logged.deferred().cloned());
         return Ok(outcome);
     }
 
@@ -166,8 +174,9 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     epilogue.delete(proposals::backup_ref(patch_id));
     epilogue.audit.push(record);
     let reflog = format!("evolv: rollback {patch_id}");
-    let audit_ids = land::land(repo, &head, new, &changed, &reflog, epilogue)?;
-    outcome.audit_log_id = audit_ids[0].to_string();
+    let finished = land::land(repo, &head, new, &changed, &reflog, epilogue)?;
+    outcome.audit_log_id = finished.audit_id(0);
+    outcome.warnings.extend(finished.deferred);
     Ok(outcome)
 }
 

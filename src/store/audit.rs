@@ -1,15 +1,33 @@
 //! The audit log: a chain of commits under `refs/evolv/audit`, one per
 //! event, each message a JSON record. The commit id is the audit id.
+//!
+//! Appends wait for each other (issue 14 item 3): every git-evolv process
+//! appends under one short `flock`, `<common-dir>/evolv/audit.flock`, so
+//! its compare-and-swap of the audit ref can only lose to a writer that is
+//! not git-evolv. A record that still cannot be appended (such a writer
+//! keeps winning, or `refs/evolv/audit.lock` is held by someone else) is
+//! journalled in `store::pending` and chained by the next command: no
+//! record is dropped, and no command fails because another was logging.
+
+use std::fs::{self, File, OpenOptions};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use git2::{Oid, Repository, Signature};
 use serde::{Deserialize, Serialize};
 
 use super::AUDIT_REF;
+use super::pending::{self, Deferred, Pending};
 use crate::error::{Error, Result};
 use crate::git;
 
-/// How many times an append retries when another process appended first.
+/// How many times an append retries when a writer that does not take the
+/// audit lock appended first.
 const APPEND_ATTEMPTS: usize = 50;
+
+/// Test knob (like `GIT_EVOLV_TEST_FAILPOINT`): the first N compare-and-
+/// swaps of the audit ref in this process lose their race to a record
+/// appended behind their back, as a writer outside the lock would do.
+pub const FAILPOINT_RACES: &str = "GIT_EVOLV_TEST_AUDIT_RACES";
 
 /// One audited event.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -76,9 +94,78 @@ impl AuditRecord {
 /// An audit record with its id.
 #[derive(Debug, Clone, Serialize)]
 pub struct AuditEntry {
+    /// The audit commit's id, or `pending` for a journalled record that the
+    /// next command chains (see `store::pending`).
     pub id: String,
+    /// Journalled, not yet in `refs/evolv/audit`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
     #[serde(flatten)]
     pub record: AuditRecord,
+}
+
+/// Where a record went.
+#[derive(Debug, Clone)]
+pub enum Logged {
+    /// Appended: its audit id.
+    Appended(Oid),
+    /// Journalled for the next command to append, and why.
+    Pending(Deferred),
+}
+
+impl Logged {
+    /// The audit id, or `pending`.
+    pub fn id(&self) -> String {
+        match self {
+            Logged::Appended(oid) => oid.to_string(),
+            Logged::Pending(_) => "pending".into(),
+        }
+    }
+
+    /// What to tell the user when the record had to wait.
+    pub fn deferred(&self) -> Option<&Deferred> {
+        match self {
+            Logged::Appended(_) => None,
+            Logged::Pending(d) => Some(d),
+        }
+    }
+}
+
+/// Logs `record`: appends it, or journals it when it cannot be appended
+/// now. Fails only when it can be neither appended nor journalled (the
+/// disk refuses a write).
+pub fn log(repo: &Repository, record: &AuditRecord) -> Result<Logged> {
+    match append(repo, record) {
+        Ok(oid) => Ok(Logged::Appended(oid)),
+        Err(cause) => {
+            let journalled = Pending {
+                audit: vec![record.clone()],
+                ..Pending::default()
+            };
+            let file = pending::write(repo, &journalled)?;
+            Ok(Logged::Pending(Deferred::new(
+                "the audit record",
+                &cause,
+                &file,
+            )))
+        }
+    }
+}
+
+/// The audit lock: an `flock` the kernel releases when its holder dies,
+/// held for one append (microseconds to milliseconds).
+pub(crate) fn lock(repo: &Repository) -> Result<File> {
+    let dir = repo.commondir().join("evolv");
+    fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
+    let path = dir.join("audit.flock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io("open lock file", &path, e))?;
+    file.lock().map_err(|e| Error::io("lock", &path, e))?;
+    Ok(file)
 }
 
 fn signature(repo: &Repository) -> Result<Signature<'static>> {
@@ -87,8 +174,16 @@ fn signature(repo: &Repository) -> Result<Signature<'static>> {
         .or_else(|_| Ok(crate::clock::signature("git-evolv", "git-evolv@localhost")?))
 }
 
-/// Appends `record`; returns the audit id.
+/// Appends `record` after the appends before it; returns the audit id.
+/// Fails with `RefLocked` when someone else holds `refs/evolv/audit.lock`
+/// (`log` journals the record instead).
 pub fn append(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
+    let _lock = lock(repo)?;
+    append_locked(repo, record)
+}
+
+/// `append` for a caller holding the audit lock.
+pub(crate) fn append_locked(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
     let json = serde_json::to_string(record).expect("audit record serialises");
     let sig = signature(repo)?;
     let empty_tree = repo.find_tree(repo.treebuilder(None)?.write()?)?;
@@ -101,6 +196,7 @@ pub fn append(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
         let parent_refs: Vec<_> = parents.iter().collect();
         let oid = repo.commit(None, &sig, &sig, &json, &empty_tree, &parent_refs)?;
         let msg = format!("evolv: audit {}", record.action);
+        lose_race_on_purpose(repo, &sig, &empty_tree)?;
         match git::compare_and_swap(repo, AUDIT_REF, oid, tip, &msg) {
             Ok(()) => return Ok(oid),
             Err(Error::ConcurrentUpdate { .. }) => continue,
@@ -113,7 +209,53 @@ pub fn append(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
     })
 }
 
-/// Audit entries, newest first, at most `limit`.
+/// The failpoint `FAILPOINT_RACES`: appends a record behind the caller's
+/// back while this process has races left to lose.
+fn lose_race_on_purpose(
+    repo: &Repository,
+    sig: &Signature<'_>,
+    tree: &git2::Tree<'_>,
+) -> Result<()> {
+    static LOST: AtomicUsize = AtomicUsize::new(0);
+    let Some(races) = std::env::var(FAILPOINT_RACES)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return Ok(());
+    };
+    if LOST.fetch_add(1, Ordering::Relaxed) >= races {
+        return Ok(());
+    }
+    let tip = repo.refname_to_id(AUDIT_REF).ok();
+    let parent = tip.map(|t| repo.find_commit(t)).transpose()?;
+    let record = AuditRecord::new("race", "failpoint", true);
+    let json = serde_json::to_string(&record).expect("audit record serialises");
+    let parents: Vec<_> = parent.iter().collect();
+    let oid = repo.commit(None, sig, sig, &json, tree, &parents)?;
+    git::compare_and_swap(repo, AUDIT_REF, oid, tip, "evolv: audit race (failpoint)")
+}
+
+/// The whole log for `git evolv log`: records still journalled first
+/// (newest first, marked `pending`), then the chain, at most `limit`.
+pub fn read_all(repo: &Repository, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
+    let mut out: Vec<AuditEntry> = pending::records(repo)
+        .into_iter()
+        .rev()
+        .map(|record| AuditEntry {
+            id: "pending".into(),
+            pending: true,
+            record,
+        })
+        .collect();
+    if let Some(l) = limit {
+        out.truncate(l);
+    }
+    let rest = limit.map(|l| l - out.len());
+    out.extend(read(repo, rest)?);
+    Ok(out)
+}
+
+/// Audit entries of the chain, newest first, at most `limit`.
 pub fn read(repo: &Repository, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
     let mut out = Vec::new();
     let Ok(mut oid) = repo.refname_to_id(AUDIT_REF) else {
@@ -127,6 +269,7 @@ pub fn read(repo: &Repository, limit: Option<usize>) -> Result<Vec<AuditEntry>> 
         if let Ok(record) = serde_json::from_slice::<AuditRecord>(commit.message_bytes()) {
             out.push(AuditEntry {
                 id: oid.to_string(),
+                pending: false,
                 record,
             });
         }

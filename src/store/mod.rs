@@ -2,6 +2,7 @@
 //! under `refs/evolv/`. Uses `git`; knows nothing of the CLI.
 
 pub mod audit;
+pub mod pending;
 pub mod proposals;
 
 /// Where proposal commits live: `refs/evolv/proposals/<id>`.

@@ -2,6 +2,7 @@
 //! checked afterwards with git itself.
 
 mod apply;
+mod audit;
 mod common;
 mod concurrency;
 mod config;
