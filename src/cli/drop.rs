@@ -14,6 +14,9 @@ pub struct DropArgs {
     /// Remove every proposal.
     #[arg(long, conflicts_with = "patch_ids")]
     pub all: bool,
+    /// Also drop the proposals stacked on the ones named.
+    #[arg(long)]
+    pub all_above: bool,
 }
 
 #[derive(Debug, Args)]
@@ -38,7 +41,7 @@ pub fn run(repo: &Repository, args: &DropArgs, out: &Output) -> Result<()> {
             dropped: Vec::new(),
         }
     } else {
-        drop::drop(repo, &ids)?
+        drop::drop_stacked(repo, &ids, args.all_above)?
     };
     if out.json {
         out.json_value(&outcome);

@@ -11,6 +11,9 @@ use crate::ops::inspect::{self, LogOutcome, ProposalSummary, ShowOutcome};
 pub struct ShowArgs {
     /// The proposal to show.
     pub patch_id: String,
+    /// Show changes inside lines, git's default word-diff format ([-old-]{+new+}).
+    #[arg(long)]
+    pub word_diff: bool,
 }
 
 #[derive(Debug, Args)]
@@ -59,12 +62,19 @@ fn row(p: &ProposalSummary) -> String {
         p.status.to_string(),
         p.files_changed,
         format!("+{} -{}", p.lines_added, p.lines_removed),
-        p.summary
+        match &p.onto {
+            Some(onto) => format!("{} (stacked on {onto})", p.summary),
+            None => p.summary.clone(),
+        }
     )
 }
 
 pub fn show(repo: &Repository, args: &ShowArgs, out: &Output) -> Result<()> {
-    render_show(&inspect::show(repo, &args.patch_id)?, out);
+    let mut outcome = inspect::show(repo, &args.patch_id)?;
+    if args.word_diff {
+        outcome.word_diff = Some(crate::diff::word::word_diff(&outcome.diff_bytes));
+    }
+    render_show(&outcome, out);
     Ok(())
 }
 
@@ -79,7 +89,22 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
         "patch {} ({})\nproposal commit {}, base {}\n\n    {}\n",
         p.patch_id, p.status, p.commit, p.base, p.summary
     ));
-    out.diff(&outcome.diff_bytes);
+    if outcome.stack.len() > 1 {
+        out.line(&format!(
+            "stack (bottom first; apply lands all of it): {}\n",
+            outcome.stack.join(" -> ")
+        ));
+    }
+    if !outcome.stacked_above.is_empty() {
+        out.line(&format!(
+            "stacked on this one: {}\n",
+            outcome.stacked_above.join(", ")
+        ));
+    }
+    match &outcome.word_diff {
+        Some(w) => out.data(w.as_bytes()),
+        None => out.diff(&outcome.diff_bytes),
+    }
 }
 
 pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {

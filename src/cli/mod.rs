@@ -4,9 +4,11 @@
 
 mod apply;
 mod ask;
+mod cat;
 mod check;
 mod demo;
 mod drop;
+mod glob;
 mod hook;
 mod hooks;
 mod inspect;
@@ -77,6 +79,10 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Report uncommitted files, the upstream, and commits ahead and behind.
     Check,
+    /// Print a file as it is in a proposal's tree (or HEAD's), optionally numbered.
+    Cat(cat::CatArgs),
+    /// List working-tree files matching a glob, newest first (honours .gitignore).
+    Glob(glob::GlobArgs),
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
     Ask(ask::AskArgs),
 }
@@ -202,6 +208,10 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         }
     }
     let repo = crate::git::open(&dir)?;
+    // Read-only and about the working tree as it is: no recovery first.
+    if let Command::Glob(args) = &cli.command {
+        return glob::run(&repo, &dir, args, out).map(|()| 0);
+    }
     if matches!(cli.command, Command::Recover) {
         return recover::run(&repo, out).map(|()| 0);
     }
@@ -221,6 +231,7 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         Command::Apply(args) => return apply::run(repo, args, out),
         Command::Rollback(args) => rollback::run(repo, args, out),
         Command::Log(args) => inspect::log(repo, args, out),
+        Command::Cat(args) => cat::run(repo, args, out),
         Command::Gc(args) => drop::gc(repo, args, out),
         Command::Demo
         | Command::Plan(_)
@@ -229,7 +240,8 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
-        | Command::Check => unreachable!("handled above"),
+        | Command::Check
+        | Command::Glob(_) => unreachable!("handled above"),
     }
     .map(|()| 0)
 }

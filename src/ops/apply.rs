@@ -112,7 +112,9 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         ));
     }
     let mut proposals = Vec::new();
-    for id in &req.patch_ids {
+    // A stacked proposal brings the pending ones below it, as one batch (#13).
+    let (ids, stacked) = super::stack::expand(repo, &req.patch_ids)?;
+    for id in &ids {
         if proposals.iter().any(|p: &Proposal| &p.id == id) {
             return Err(Error::invalid(
                 format!("patch '{id}' is named twice"),
@@ -121,7 +123,8 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         }
         proposals.push(proposals::load(repo, id)?);
     }
-    let settings = settings(repo, req)?;
+    let mut settings = settings(repo, req)?;
+    settings.batch |= stacked;
     git::ensure_no_operation_in_progress(repo)?;
     // The branch this command applies to: a retry after a lost race, or
     // the next proposal of several, never lands on a branch switched to

@@ -21,6 +21,12 @@ pub struct DropOutcome {
 /// `backup` markers go too (#16 item 20); what it landed stays in history,
 /// where `git revert` can still undo it.
 pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
+    drop_stacked(repo, ids, false)
+}
+
+/// Like `drop`; a proposal with others stacked on it is refused unless
+/// `all_above`, which drops those too (#13).
+pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Result<DropOutcome> {
     if ids.is_empty() {
         return Err(Error::invalid(
             "no patch id given",
@@ -30,6 +36,7 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
     for id in ids {
         proposals::load(repo, id)?;
     }
+    let ids = &super::stack::drop_set(repo, ids, all_above)?;
     let mut dropped = Vec::new();
     for id in ids {
         git::delete_ref(repo, &proposals::applied_ref(id))?;
@@ -72,6 +79,17 @@ pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> R
             .into_iter()
             .filter(|p| p.meta.created_at < cutoff)
             .map(|p| p.id)
+            .collect();
+        // A proposal with newer ones stacked on it stays with them.
+        let all = proposals::list(repo)?;
+        let old: Vec<String> = old
+            .iter()
+            .filter(|id| {
+                super::stack::above(&all, repo, id)
+                    .iter()
+                    .all(|a| old.contains(a))
+            })
+            .cloned()
             .collect();
         if !old.is_empty() {
             dropped = drop(repo, &old)?.dropped;

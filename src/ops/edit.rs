@@ -176,7 +176,8 @@ pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
         .iter()
         .map(|f| file_result(f, &reports, dry_run))
         .collect();
-    let affected_files: Vec<String> = result.files.iter().map(|f| f.path.clone()).collect();
+    // Renames name both paths, so `show` diffs both sides.
+    let affected_files = paths.clone();
     let statistics = EditStatistics {
         edits: req.edits.len(),
         edits_applied: result.applied.len(),

@@ -46,6 +46,8 @@ pub struct ProposalSummary {
     pub base: String,
     /// The landed commit, when applied.
     pub applied_commit: Option<String>,
+    /// The proposal this one is stacked on (#13).
+    pub onto: Option<String>,
 }
 
 /// `{"proposals": [...]}`, oldest first.
@@ -63,6 +65,14 @@ pub struct ShowOutcome {
     pub replacement: String,
     pub scope: Vec<String>,
     pub unified_diff: String,
+    /// The pending stack this proposal tops, bottom first, itself last
+    /// (just itself when not stacked); apply lands all of it (#13).
+    pub stack: Vec<String>,
+    /// The pending proposals stacked on this one.
+    pub stacked_above: Vec<String>,
+    /// `unified_diff` in git's word-diff format, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub word_diff: Option<String>,
     #[serde(skip)]
     pub diff_bytes: Vec<u8>,
 }
@@ -100,6 +110,7 @@ fn summarise(
         commit: p.commit.to_string(),
         base: p.base.to_string(),
         applied_commit: applied.map(|o| o.to_string()),
+        onto: p.meta.onto.clone(),
     }
 }
 
@@ -129,7 +140,16 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
         &commit.tree()?,
         Some(&p.meta.affected_files),
     )?;
+    let mut stack: Vec<String> = super::stack::below(repo, &p)?
+        .into_iter()
+        .map(|q| q.id)
+        .collect();
+    stack.push(p.id.clone());
+    let stacked_above = super::stack::above(&proposals::list(repo)?, repo, &p.id);
     Ok(ShowOutcome {
+        stack,
+        stacked_above,
+        word_diff: None,
         proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
         pattern: p.meta.pattern.clone(),
         replacement: p.meta.replacement.clone(),

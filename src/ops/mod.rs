@@ -3,10 +3,12 @@
 //! rule or default lives anywhere else.
 
 pub mod apply;
+pub mod cat;
 pub mod check;
 pub mod demo;
 pub mod drop;
 pub mod edit;
+pub mod glob;
 pub mod hooks;
 pub mod inspect;
 pub mod journal;
@@ -17,4 +19,5 @@ pub mod pre_push;
 pub mod propose;
 pub mod recover;
 pub mod rollback;
+pub mod stack;
 pub mod stage;

@@ -356,3 +356,316 @@ fn edits_schema_is_draft_2020_12() {
     assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
     assert_eq!(v["title"], "EditList");
 }
+
+fn propose_flags(repo: &TestRepo, args: &[&str]) -> String {
+    let mut full = vec!["propose", "--json"];
+    full.extend_from_slice(args);
+    patch_id(&repo.evolv(&full))
+}
+
+#[test]
+fn stacked_proposals_show_apply_as_one_batch_and_drop_with_all_above() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\n")]);
+    let head = repo.head();
+    let p1 = propose_flags(&repo, &["--file", "a.txt", "--old", "one", "--new", "ONE"]);
+    // The second edit sees the first one's result.
+    let p2 = propose_flags(
+        &repo,
+        &[
+            "--onto", &p1, "--file", "a.txt", "--old", "ONE\ntwo", "--new", "ONE\nTWO",
+        ],
+    );
+    assert_eq!(at(&repo, &p2, "a.txt"), b"ONE\nTWO\n");
+    assert_eq!(
+        repo.rev(&format!("refs/evolv/proposals/{p2}^")).unwrap(),
+        repo.rev(&format!("refs/evolv/proposals/{p1}")).unwrap()
+    );
+    let cat = repo.evolv(&["cat", &p1, "a.txt", "-n"]);
+    assert_eq!(cat.ok().stdout, "     1\tONE\n     2\ttwo\n");
+    let show = repo.evolv(&["show", "--json", &p2]);
+    assert_eq!(show.ok().json()["stack"], json!([p1, p2]));
+    let show = repo.evolv(&["show", "--json", &p1]);
+    assert_eq!(show.json()["stacked_above"], json!([p2]));
+    let list = repo.evolv(&["list"]);
+    assert!(
+        list.ok().stdout.contains(&format!("stacked on {p1}")),
+        "{}",
+        list.stdout
+    );
+    // Dropping the lower one alone is refused.
+    let run = repo.evolv(&["drop", "--json", &p1]);
+    assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
+    assert!(repo.rev(&format!("refs/evolv/proposals/{p1}")).is_some());
+    untouched(&repo, &head);
+    // Applying the top lands the whole stack with one fast-forward.
+    let run = repo.evolv(&["apply", "--json", &p2]);
+    run.ok();
+    assert_eq!(repo.read("a.txt"), "ONE\nTWO\n");
+    assert_eq!(
+        repo.git(&["rev-list", "--count", &format!("{head}..HEAD")])
+            .trim(),
+        "2"
+    );
+    assert!(repo.rev(&format!("refs/evolv/applied/{p1}")).is_some());
+    assert!(repo.rev(&format!("refs/evolv/applied/{p2}")).is_some());
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn applying_the_lower_proposal_leaves_the_upper_pending_and_drop_all_above() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\n"), ("b.txt", "b\n")]);
+    let p1 = propose_flags(&repo, &["--file", "a.txt", "--old", "one", "--new", "ONE"]);
+    let p2 = propose_flags(
+        &repo,
+        &["--onto", &p1, "--file", "b.txt", "--old", "b", "--new", "B"],
+    );
+    repo.evolv(&["apply", &p1]).ok();
+    assert_eq!(repo.read("a.txt"), "ONE\ntwo\n");
+    assert_eq!(repo.read("b.txt"), "b\n");
+    assert!(repo.rev(&format!("refs/evolv/applied/{p2}")).is_none());
+    repo.evolv(&["apply", &p2]).ok();
+    assert_eq!(repo.read("b.txt"), "B\n");
+    // A fresh stack dropped from the bottom with --all-above.
+    let q1 = propose_flags(&repo, &["--file", "b.txt", "--old", "B", "--new", "bb"]);
+    let q2 = propose_flags(
+        &repo,
+        &[
+            "--onto", &q1, "--file", "b.txt", "--old", "bb", "--new", "bbb",
+        ],
+    );
+    repo.evolv(&["drop", &q1, "--all-above"]).ok();
+    assert!(repo.rev(&format!("refs/evolv/proposals/{q1}")).is_none());
+    assert!(repo.rev(&format!("refs/evolv/proposals/{q2}")).is_none());
+}
+
+#[test]
+fn cat_prints_lines_and_refuses_out_of_range() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n4\n")]);
+    let run = repo.evolv(&["cat", "HEAD", "a.txt", "--lines", "2:3"]);
+    assert_eq!(run.ok().stdout, "2\n3\n");
+    let run = repo.evolv(&["cat", "HEAD", "a.txt", "--lines", "9:10", "--json"]);
+    assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
+    let run = repo.evolv(&["cat", "patch_1_deadbeef", "a.txt", "--json"]);
+    assert_eq!(error_code(&run), "patch_not_found");
+}
+
+#[test]
+fn show_word_diff_uses_gits_format() {
+    let repo = TestRepo::with_files(&[("a.txt", "keep\nsay hello world\n")]);
+    let id = propose_flags(
+        &repo,
+        &["--file", "a.txt", "--old", "hello", "--new", "goodbye"],
+    );
+    let run = repo.evolv(&["show", &id, "--word-diff"]);
+    assert!(
+        run.ok().stdout.contains("say [-hello-]{+goodbye+} world\n"),
+        "{}",
+        run.stdout
+    );
+    let v = repo.evolv(&["show", &id, "--word-diff", "--json"]).json();
+    assert!(v["word_diff"].as_str().unwrap().contains("{+goodbye+}"));
+}
+
+#[test]
+fn glob_lists_newest_first_honours_gitignore_and_hidden() {
+    let repo = TestRepo::with_files(&[
+        (".gitignore", "target/\n"),
+        ("src/a.rs", "a"),
+        ("src/deep/b.rs", "b"),
+        (".hidden.rs", "h"),
+    ]);
+    repo.write("target/x.rs", "x");
+    repo.write("src/new.rs", "n");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for p in ["src/a.rs", "src/deep/b.rs", ".hidden.rs"] {
+        std::fs::File::options()
+            .write(true)
+            .open(repo.file(p))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let run = repo.evolv(&["glob", "**/*.rs"]);
+    let lines: Vec<&str> = run.ok().stdout.lines().collect();
+    assert_eq!(lines[0], "src/new.rs");
+    let mut rest = lines[1..].to_vec();
+    rest.sort();
+    assert_eq!(rest, vec![".hidden.rs", "src/a.rs", "src/deep/b.rs"]);
+    let run = repo.evolv(&["glob", "*.rs", "--path", "src"]);
+    let mut got: Vec<&str> = run.ok().stdout.lines().collect();
+    got.sort();
+    assert_eq!(got, vec!["a.rs", "new.rs"], "* stays in one component");
+    let run = repo.evolv(&["glob", "*.nothing", "--json"]);
+    assert_eq!(run.ok().json()["files"], json!([]));
+    let run = repo.evolv(&["glob", "**/*.rs", "--tracked", "--json"]);
+    let files: Vec<String> = run.ok().json()["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files, vec![".hidden.rs", "src/a.rs", "src/deep/b.rs"]);
+}
+
+const NOTEBOOK: &str = include_str!("../../fixtures/edits/analysis.ipynb");
+
+#[test]
+fn notebook_cell_edits_touch_only_that_cell() {
+    let repo = TestRepo::with_files(&[("nb/analysis.ipynb", NOTEBOOK)]);
+    let list = json!({"edits": [{"op": "notebook", "path": "nb/analysis.ipynb", "mode": "replace", "cell": 1, "source": "print(40 + 2)"}]});
+    let id = patch_id(&propose_list(&repo, &list, &[]));
+    let new: Value = serde_json::from_slice(&at(&repo, &id, "nb/analysis.ipynb")).unwrap();
+    let old: Value = serde_json::from_str(NOTEBOOK).unwrap();
+    assert_eq!(new["cells"][1]["outputs"], json!([]));
+    assert!(new["cells"][1]["execution_count"].is_null());
+    assert_eq!(
+        new["cells"][2], old["cells"][2],
+        "other cells keep their outputs"
+    );
+    assert_eq!(new["metadata"], old["metadata"]);
+    let diff = repo.git(&[
+        "diff",
+        "--stat",
+        "HEAD",
+        &format!("refs/evolv/proposals/{id}"),
+    ]);
+    assert!(diff.contains("1 file changed"), "{diff}");
+    // Only lines of cell 1 changed.
+    let patch = repo.git(&["diff", "-U0", "HEAD", &format!("refs/evolv/proposals/{id}")]);
+    assert!(
+        !patch.contains("kernelspec") && !patch.contains("\"id\""),
+        "{patch}"
+    );
+    // Missing notebook, missing cell, cell id.
+    let missing =
+        json!({"edits": [{"op": "notebook", "path": "nope.ipynb", "mode": "delete", "cell": 0}]});
+    let run = propose_list(&repo, &missing, &[]);
+    assert_eq!((run.code, error_code(&run)), (1, "not_found".into()));
+    let far = json!({"edits": [{"op": "notebook", "path": "nb/analysis.ipynb", "mode": "delete", "cell": 99}]});
+    let run = propose_list(&repo, &far, &[]);
+    assert_eq!((run.code, error_code(&run)), (1, "out_of_bounds".into()));
+    let insert = json!({"edits": [{"op": "notebook", "path": "nb/analysis.ipynb", "mode": "insert", "cell": -1, "cell_type": "markdown", "source": "# Top"}]});
+    let id = patch_id(&propose_list(&repo, &insert, &[]));
+    let new: Value = serde_json::from_slice(&at(&repo, &id, "nb/analysis.ipynb")).unwrap();
+    assert_eq!(new["cells"][0]["source"], json!(["# Top"]));
+    assert_eq!(new["cells"][0]["id"].as_str().unwrap().len(), 8);
+}
+
+#[test]
+fn invalid_notebook_json_is_invalid_input_naming_the_position() {
+    let repo = TestRepo::with_files(&[("bad.ipynb", "{\n \"cells\": [\n}")]);
+    let list =
+        json!({"edits": [{"op": "notebook", "path": "bad.ipynb", "mode": "delete", "cell": 0}]});
+    let run = propose_list(&repo, &list, &[]);
+    assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 3"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn validators_strict_warn_and_only() {
+    let repo = TestRepo::with_files(&[("c.json", "{\"a\": 1}\n"), ("x.py", "x = 1\n")]);
+    let broken = ["--file", "c.json", "--old", "1}", "--new", "1"];
+    let before = repo.git(&["for-each-ref", "refs/evolv/proposals"]);
+    let run = repo.evolv(&[&["propose", "--json"][..], &broken].concat());
+    assert_eq!(
+        (run.code, error_code(&run)),
+        (1, "validation_failed".into())
+    );
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), before);
+    let run = repo.evolv(&[&["propose", "--json", "--check", "warn"][..], &broken].concat());
+    run.ok();
+    let v = run.json();
+    assert!(v["patch_id"].is_string());
+    assert_eq!(v["validators"][0]["passed"], false);
+    assert_eq!(v["files"][0]["validators"][0]["name"], "json");
+    let run = repo.evolv(&[&["propose", "--json", "--check", "only"][..], &broken].concat());
+    assert_eq!(run.code, 1);
+    assert!(run.json()["patch_id"].is_null());
+    assert_eq!(run.json()["dry_run"], true);
+    let run = repo.evolv(&[
+        "propose", "--json", "--check", "only", "--file", "c.json", "--old", "1", "--new", "2",
+    ]);
+    assert_eq!(run.code, 0);
+    assert!(run.json()["patch_id"].is_null());
+    // A configured validator runs in a temp dir with the repo paths.
+    repo.git(&["config", "evolv.validator.py.glob", "*.py"]);
+    repo.git(&[
+        "config",
+        "evolv.validator.py.command",
+        "pwd > /dev/null; test -f x.py && grep -q 'x = 2' {files} && echo checked {files}",
+    ]);
+    let run = repo.evolv(&[
+        "propose", "--json", "--file", "x.py", "--old", "1", "--new", "2",
+    ]);
+    run.ok();
+    let r = &run.json()["validators"][0];
+    assert_eq!(
+        (r["name"].as_str(), r["passed"].as_bool()),
+        (Some("py"), Some(true))
+    );
+    assert!(r["output"].as_str().unwrap().contains("checked x.py"));
+    let run = repo.evolv(&[
+        "propose", "--json", "--file", "x.py", "--old", "1", "--new", "3",
+    ]);
+    assert_eq!(
+        (run.code, error_code(&run)),
+        (1, "validation_failed".into())
+    );
+}
+
+#[test]
+fn fixture_files_keep_their_bytes() {
+    let fx = |name: &str| {
+        std::fs::read(format!(
+            "{}/fixtures/edits/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let repo = TestRepo::empty();
+    for name in ["crlf.txt", "bom.txt", "no_final_newline.txt", "latin1.txt"] {
+        repo.write_bytes(name, &fx(name));
+    }
+    repo.commit_all("fixtures");
+    let list = json!({"edits": [
+        {"op": "replace", "path": "crlf.txt", "old": "second line\nthird", "new": "2nd\nline\nthird"},
+        {"op": "range", "path": "bom.txt", "locator": {"start_offset": 0, "end_offset": 5}, "new": "HELLO"},
+        {"op": "replace", "path": "no_final_newline.txt", "old": "gamma", "new": "GAMMA"},
+        {"op": "replace", "path": "latin1.txt", "old": "na", "new": "NA"}
+    ]});
+    let id = patch_id(&propose_list(&repo, &list, &[]));
+    assert_eq!(
+        at(&repo, &id, "crlf.txt"),
+        b"first line\r\n2nd\r\nline\r\nthird line\r\n"
+    );
+    assert_eq!(
+        at(&repo, &id, "bom.txt"),
+        b"\xef\xbb\xbfHELLO bom\nsecond\n"
+    );
+    assert_eq!(
+        at(&repo, &id, "no_final_newline.txt"),
+        b"alpha\nbeta\nGAMMA"
+    );
+    assert_eq!(
+        at(&repo, &id, "latin1.txt"),
+        b"caf\xe9 cr\xe8me\nNA\xefve\n"
+    );
+    let range = json!({"edits": [{"op": "range", "path": "latin1.txt", "locator": {"start_offset": 0, "end_offset": 1}, "new": "C"}]});
+    let run = propose_list(&repo, &range, &[]);
+    assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
+    // git itself accepts the stored diff on the base.
+    let diff = repo
+        .git_run(&["diff", "HEAD", &format!("refs/evolv/proposals/{id}")])
+        .stdout_bytes;
+    let patch = repo.home().join("p.diff");
+    std::fs::write(&patch, diff).unwrap();
+    repo.git(&["apply", "--check", patch.to_str().unwrap()]);
+}

@@ -1,0 +1,197 @@
+//! glob: files of the working tree (or of HEAD, `tracked`) whose path
+//! matches a pattern, newest-modified first. Honours .gitignore, lists
+//! hidden files that are not ignored, never looks inside `.git`. Walks
+//! with the `ignore` crate's parallel walker.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use git2::Repository;
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::{WalkBuilder, WalkState};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// What to list.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobRequest {
+    /// `*` stays in one path component, `**` crosses directories.
+    pub pattern: String,
+    /// A directory relative to the top of the repository; the pattern and
+    /// the paths listed are relative to it.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Files at HEAD instead of the working tree (sorted by path).
+    #[serde(default)]
+    pub tracked: bool,
+}
+
+/// One file found.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct GlobEntry {
+    /// Relative to `path` when given, else to the top of the repository.
+    pub path: String,
+    /// Modification time (seconds since the epoch); null with `tracked`.
+    pub modified: Option<i64>,
+}
+
+/// The files found, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct GlobOutcome {
+    pub pattern: String,
+    pub path: Option<String>,
+    pub tracked: bool,
+    pub files: Vec<GlobEntry>,
+}
+
+fn matcher(pattern: &str) -> Result<GlobMatcher> {
+    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    Ok(GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| {
+            Error::invalid(
+                format!("'{pattern}' is not a valid glob: {e}"),
+                "use * within a path component, ** across directories, e.g. 'src/**/*.rs'",
+            )
+        })?
+        .compile_matcher())
+}
+
+/// Lists the matching files.
+pub fn glob(repo: &Repository, req: &GlobRequest) -> Result<GlobOutcome> {
+    let m = matcher(&req.pattern)?;
+    let dir = match req.path.as_deref().map(|p| p.trim_end_matches('/')) {
+        None | Some("") | Some(".") => None,
+        Some(p) => {
+            crate::edit::path::check_path(p).map_err(|why| {
+                Error::invalid(
+                    format!("--path {why}"),
+                    "give a directory inside the repository",
+                )
+            })?;
+            Some(p.to_string())
+        }
+    };
+    let mut files = if req.tracked {
+        tracked(repo, dir.as_deref(), &m)?
+    } else {
+        let root = repo.workdir().ok_or_else(|| Error::BareRepository {
+            path: repo.path().to_path_buf(),
+        })?;
+        let base = match &dir {
+            Some(d) => root.join(d),
+            None => root.to_path_buf(),
+        };
+        if !base.is_dir() {
+            return Err(Error::invalid(
+                format!(
+                    "--path {} is not a directory of the working tree",
+                    dir.unwrap_or_default()
+                ),
+                "give a directory relative to the top of the repository",
+            ));
+        }
+        walk(&base, &m)
+    };
+    if req.tracked {
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+    } else {
+        files.sort_by(|a, b| {
+            b.modified
+                .cmp(&a.modified)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+    }
+    Ok(GlobOutcome {
+        pattern: req.pattern.clone(),
+        path: dir,
+        tracked: req.tracked,
+        files,
+    })
+}
+
+fn walk(base: &Path, m: &GlobMatcher) -> Vec<GlobEntry> {
+    let found = Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(8);
+    WalkBuilder::new(base)
+        .hidden(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .parents(true)
+        .require_git(false)
+        .threads(threads)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build_parallel()
+        .run(|| {
+            let found = &found;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if entry.file_type().is_none_or(|t| t.is_dir()) {
+                    return WalkState::Continue;
+                }
+                let Ok(rel) = entry.path().strip_prefix(base) else {
+                    return WalkState::Continue;
+                };
+                let rel = slash(rel);
+                if m.is_match(&rel) {
+                    let modified = entry
+                        .metadata()
+                        .ok()
+                        .and_then(|md| md.modified().ok())
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map(|d| d.as_secs() as i64);
+                    if let Ok(mut v) = found.lock() {
+                        v.push(GlobEntry {
+                            path: rel,
+                            modified,
+                        });
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+    found.into_inner().unwrap_or_default()
+}
+
+fn slash(p: &Path) -> String {
+    let s: PathBuf = p.components().collect();
+    s.to_string_lossy().replace('\\', "/")
+}
+
+fn tracked(repo: &Repository, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEntry>> {
+    let head = crate::git::head(repo)?;
+    let tree = repo.find_commit(head.commit)?.tree()?;
+    let tree = match dir {
+        Some(d) => match tree.get_path(Path::new(d)) {
+            Ok(e) if e.kind() == Some(git2::ObjectType::Tree) => repo.find_tree(e.id())?,
+            _ => return Ok(Vec::new()),
+        },
+        None => tree,
+    };
+    let mut out = Vec::new();
+    tree.walk(git2::TreeWalkMode::PreOrder, |parent, entry| {
+        if entry.kind() == Some(git2::ObjectType::Blob)
+            && let Some(name) = entry.name()
+        {
+            let path = format!("{parent}{name}");
+            if m.is_match(&path) {
+                out.push(GlobEntry {
+                    path,
+                    modified: None,
+                });
+            }
+        }
+        git2::TreeWalkResult::Ok
+    })?;
+    Ok(out)
+}

@@ -1,0 +1,107 @@
+//! Stacked proposals (#13 `onto`): a proposal whose parent is another
+//! pending proposal. Applying the top applies the pending ones below it
+//! first, as one batch; dropping one with others on top needs
+//! `--all-above`.
+
+use git2::Repository;
+
+use crate::error::{Error, Result};
+use crate::store::proposals::{self, Proposal};
+
+/// The pending proposals `p` stands on, bottom first, `p` excluded. The
+/// chain stops at an applied or dropped proposal: its changes are on the
+/// branch already (or were given up), and apply replays the rest three-way.
+pub fn below(repo: &Repository, p: &Proposal) -> Result<Vec<Proposal>> {
+    let mut chain = Vec::new();
+    let mut next = p.meta.onto.clone();
+    while let Some(id) = next {
+        if chain.len() > 10_000 || chain.iter().any(|q: &Proposal| q.id == id) {
+            return Err(Error::invalid(
+                format!("the stack under '{}' loops at '{id}'", p.id),
+                "drop the proposals of the loop",
+            ));
+        }
+        if proposals::applied_commit(repo, &id).is_some() {
+            break;
+        }
+        let Ok(q) = proposals::load(repo, &id) else {
+            break;
+        };
+        // Only a proposal that is still the parent counts.
+        if q.commit != p.base && chain.last().is_none_or(|l: &Proposal| l.base != q.commit) {
+            break;
+        }
+        next = q.meta.onto.clone();
+        chain.push(q);
+    }
+    chain.reverse();
+    Ok(chain)
+}
+
+/// The ids of the pending proposals stacked on `id`, directly or not.
+pub fn above(all: &[Proposal], repo: &Repository, id: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut frontier = vec![id.to_string()];
+    while let Some(cur) = frontier.pop() {
+        for p in all {
+            if p.meta.onto.as_deref() == Some(cur.as_str())
+                && !out.contains(&p.id)
+                && proposals::applied_commit(repo, &p.id).is_none()
+            {
+                out.push(p.id.clone());
+                frontier.push(p.id.clone());
+            }
+        }
+    }
+    out
+}
+
+/// `ids` with the pending proposals below each put before it; the flag
+/// says whether any were added (the apply then runs as one batch).
+pub fn expand(repo: &Repository, ids: &[String]) -> Result<(Vec<String>, bool)> {
+    let mut out: Vec<String> = Vec::new();
+    let mut added = false;
+    for id in ids {
+        let p = proposals::load(repo, id)?;
+        for q in below(repo, &p)? {
+            if !out.contains(&q.id) && !ids.contains(&q.id) {
+                out.push(q.id);
+                added = true;
+            }
+        }
+        out.push(id.clone());
+    }
+    Ok((out, added))
+}
+
+/// The ids to drop for `ids`: refused when pending proposals stand on one
+/// of them and are not named, unless `all_above` adds them.
+pub fn drop_set(repo: &Repository, ids: &[String], all_above: bool) -> Result<Vec<String>> {
+    let all = proposals::list(repo)?;
+    let mut out = ids.to_vec();
+    for id in ids {
+        let missing: Vec<String> = above(&all, repo, id)
+            .into_iter()
+            .filter(|a| !ids.contains(a))
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        if !all_above {
+            return Err(Error::invalid(
+                format!(
+                    "proposal '{id}' has {} proposal(s) stacked on it: {}",
+                    missing.len(),
+                    missing.join(", ")
+                ),
+                "drop them too with --all-above, or drop only the top of the stack",
+            ));
+        }
+        for m in missing {
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    Ok(out)
+}
