@@ -581,10 +581,15 @@ fn validate_in_worktree(
     }
     let mut reports = Vec::new();
     budget.check("the validation worktree", &reports)?;
+    // Signals wait for a step to end (a checkout git runs in the worktree
+    // must not outlive us either), then end the apply with nothing landed.
+    let _deferred = crate::signals::Deferred::begin();
     let wt = worktree::acquire(repo, s.fresh)?;
+    validate::interrupted()?;
     let record = wt.group_record();
     if !pre.is_empty() {
-        wt.checkout(head)?;
+        wt.checkout(head).map_err(signalled_or)?;
+        validate::interrupted()?;
         validate::run_all(
             pre,
             Stage::PreCondition,
@@ -595,7 +600,8 @@ fn validate_in_worktree(
         )?;
     }
     budget.check("the checkout of the new commit", &reports)?;
-    wt.checkout(new)?;
+    wt.checkout(new).map_err(signalled_or)?;
+    validate::interrupted()?;
     validate::run_all(
         &s.commands,
         Stage::Validate,
@@ -613,6 +619,12 @@ fn validate_in_worktree(
         Some(&record),
     )?;
     Ok((Some(wt.path().display().to_string()), reports))
+}
+
+/// A git command killed by the user's Ctrl-C fails; what the user sees is
+/// the interruption, not git's error.
+fn signalled_or(e: Error) -> Error {
+    validate::interrupted().err().unwrap_or(e)
 }
 
 /// A step after the branch moved failed: undo by the plan's strategy.

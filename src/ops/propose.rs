@@ -214,7 +214,8 @@ pub(crate) fn store_proposal(
 ) -> Result<(String, Oid)> {
     let nonce = nonce();
     let message = proposals::message(summary, meta, &nonce);
-    let commit = repo.commit(None, author, committer, &message, tree, &[base])?;
+    // Signed when commit.gpgSign asks, as git signs every commit it makes.
+    let commit = git::commit::create(repo, author, committer, &message, tree, &[base])?;
     for extra in (0..=32).step_by(4) {
         let id = proposals::make_id(meta.created_at, commit, extra);
         let reflog = format!("evolv: propose {id}");
