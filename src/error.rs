@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::plan::PlanIssue;
-use crate::validate::CommandReport;
+use crate::validation_report::CommandReport;
 
 /// Every failure git-evolv reports. The `code()` of a variant never changes:
 /// scripts and MCP clients match on it.
@@ -175,10 +175,21 @@ pub enum Error {
         failures: Vec<crate::edit::failure::EditFailure>,
     },
 
+    /// A git command line that failed; the message names the command and
+    /// carries git's own stderr.
     #[error("git: {message}")]
     Git { message: String },
 
-    #[error("{op} '{path}': {source}")]
+    /// A libgit2 call that failed, with what git-evolv was doing (which
+    /// ref, path or object). The cause is the `source`, not the message.
+    #[error("{doing}")]
+    GitLibrary {
+        doing: String,
+        #[source]
+        source: git2::Error,
+    },
+
+    #[error("{op} '{path}'")]
     Io {
         op: &'static str,
         path: PathBuf,
@@ -232,6 +243,7 @@ impl Error {
                 _ => "edits_failed",
             },
             Error::Git { .. } => "git_error",
+            Error::GitLibrary { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
     }
@@ -331,6 +343,15 @@ may have crashed in this repository earlier: remove the file manually to continu
                 _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
             },
             Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
+            Error::GitLibrary { source, .. } => match source.code() {
+                git2::ErrorCode::Locked => {
+                    "another git process holds a lock on it; wait for it to finish, or remove the stale .lock file it names".into()
+                }
+                git2::ErrorCode::NotFound => {
+                    "check that the ref, path or object exists (`git show-ref`, `git ls-tree HEAD`)".into()
+                }
+                _ => "run `git status` and `git fsck` to check the repository".into(),
+            },
             Error::Io { .. } => "check the path's permissions and free disk space".into(),
         }
     }
@@ -338,6 +359,7 @@ may have crashed in this repository earlier: remove the file manually to continu
     /// Exit code: 1 when the command ran and the answer is no, 2 for bad
     /// input and errors (see README, "Exit codes").
     pub fn exit_code(&self) -> u8 {
+        // Exhaustive on purpose: a new variant must choose its exit code.
         match self {
             // As a shell reports a process ended by a signal: 130, 143, 129.
             Error::Signalled { signal, .. } => u8::try_from(128 + signal).unwrap_or(2),
@@ -361,8 +383,42 @@ may have crashed in this repository earlier: remove the file manually to continu
                 .map(|f| f.code.exit_code())
                 .max()
                 .unwrap_or(2),
-            _ => 2,
+            Error::PatchNotFound(_)
+            | Error::InvalidInput { .. }
+            | Error::NotARepository { .. }
+            | Error::BareRepository { .. }
+            | Error::UnsupportedRepository { .. }
+            | Error::EmptyRepository
+            | Error::MissingIdentity { .. }
+            | Error::InvalidPlan { .. }
+            | Error::LandingFailed { .. }
+            | Error::HooksPathSet { .. }
+            | Error::HookConflict { .. }
+            | Error::NoTerminal { .. }
+            | Error::InvalidConfig { .. }
+            | Error::ConfigSyntax { .. }
+            | Error::RefLocked { .. }
+            | Error::Interrupted { .. }
+            | Error::UnsafePath { .. }
+            | Error::SigningFailed { .. }
+            | Error::Git { .. }
+            | Error::GitLibrary { .. }
+            | Error::Io { .. } => 2,
         }
+    }
+
+    /// The message with its causes, each once: `what: cause: cause…`. The
+    /// `Display` form is the first part only; front ends that print causes
+    /// on lines of their own (`caused by:`) walk `source()` instead.
+    pub fn full_message(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        text
     }
 
     /// The serialisable form used by `--json` and the MCP server.
@@ -387,7 +443,7 @@ may have crashed in this repository earlier: remove the file manually to continu
         ErrorBody {
             failures,
             code: self.code(),
-            message: self.to_string(),
+            message: self.full_message(),
             hint: self.hint(),
             paths,
             validation,
@@ -411,11 +467,29 @@ may have crashed in this repository earlier: remove the file manually to continu
     }
 }
 
+/// A libgit2 error without more context than its own class: prefer
+/// [`Context::context`], which says which ref, path or object it was about.
 impl From<git2::Error> for Error {
     fn from(e: git2::Error) -> Self {
-        Error::Git {
-            message: e.message().to_string(),
+        Error::GitLibrary {
+            doing: format!("git ({:?} error)", e.class()).to_lowercase(),
+            source: e,
         }
+    }
+}
+
+/// Says what a libgit2 call was doing: `repo.find_reference(name).context(||
+/// format!("read ref {name}"))?`.
+pub trait Context<T> {
+    fn context<S: Into<String>>(self, doing: impl FnOnce() -> S) -> Result<T>;
+}
+
+impl<T> Context<T> for std::result::Result<T, git2::Error> {
+    fn context<S: Into<String>>(self, doing: impl FnOnce() -> S) -> Result<T> {
+        self.map_err(|source| Error::GitLibrary {
+            doing: doing().into(),
+            source,
+        })
     }
 }
 
@@ -450,3 +524,7 @@ fn edits_message(failures: &[crate::edit::failure::EditFailure]) -> String {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

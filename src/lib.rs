@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod signals;
 pub mod store;
 pub mod validate;
+pub mod validation_report;
 pub mod validators;
 pub mod worktree;
 

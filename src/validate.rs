@@ -9,8 +9,6 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
 use crate::signals;
 use crate::worktree::GroupRecord;
@@ -18,30 +16,9 @@ use crate::worktree::GroupRecord;
 /// How much of a command's output is kept for the report.
 const TAIL_BYTES: u64 = 4096;
 
-/// When a command runs during an apply.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    /// A plan's pre-condition, at the branch head before the replay.
-    PreCondition,
-    /// `--validate` / `evolv.validate`, at the new commit.
-    Validate,
-    /// A plan's expected outcome, at the new commit.
-    ExpectedOutcome,
-}
-
-/// What one validation command did.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct CommandReport {
-    pub command: String,
-    pub stage: Stage,
-    /// The exit code; -1 when killed by a signal or the timeout.
-    pub exit_code: i32,
-    pub duration_ms: u64,
-    /// The last few KiB of stdout and stderr, interleaved as written.
-    pub output_tail: String,
-    pub timed_out: bool,
-}
+// The report types are plain data in their own module, so `error.rs` can
+// carry them without importing this runner (and through it `git::cli`).
+pub use crate::validation_report::{CommandReport, Stage};
 
 /// What set an apply's time budget; the timeout's hint names the knob
 /// that can raise it (`--timeout` cannot raise a plan's limit).

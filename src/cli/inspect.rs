@@ -144,7 +144,7 @@ pub fn render_log(outcome: &LogOutcome, out: &Output) {
         let action = if r.dry_run {
             format!("{} (dry run)", r.action)
         } else {
-            r.action.clone()
+            r.action.to_string()
         };
         let commit = if r.dry_run && !commit.is_empty() {
             format!(" (would land{})", commit.trim_start_matches(" ->"))

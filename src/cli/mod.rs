@@ -97,7 +97,14 @@ pub fn run() -> ExitCode {
     let json = cli.json
         || matches!(&cli.command, Command::Lint(a) if a.format == Some(lint::LintFormat::Json));
     let out = Output::new(json, cli.color);
-    match dispatch(&cli, &out) {
+    let result = dispatch(&cli, &out);
+    // Output that never reached stdout (a full disk) is an error, whatever
+    // the command said; a closed pipe (`| head`) is not.
+    let result = match out.take_write_error() {
+        Some(e) => Err(e),
+        None => result,
+    };
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             out.error(&e);

@@ -21,6 +21,9 @@ pub enum ColorChoice {
 pub struct Output {
     pub json: bool,
     pub color: bool,
+    /// The first failed write to stdout other than a closed pipe (a full
+    /// disk, EIO): reported at the end, so `> file` never fails silently.
+    write_error: std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>,
 }
 
 impl Output {
@@ -34,13 +37,30 @@ impl Output {
                 ColorChoice::Never => false,
                 ColorChoice::Auto => !no_color && std::io::stdout().is_terminal(),
             };
-        Output { json, color }
+        Output {
+            json,
+            color,
+            write_error: Default::default(),
+        }
     }
 
-    /// Writes bytes to stdout, ignoring a closed pipe.
+    /// Writes bytes to stdout, ignoring a closed pipe; any other failure
+    /// is kept for [`Output::take_write_error`].
     pub fn data(&self, bytes: &[u8]) {
         let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(bytes).and_then(|()| stdout.flush());
+        if let Err(e) = stdout.write_all(bytes).and_then(|()| stdout.flush())
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+            && let Ok(mut slot) = self.write_error.lock()
+        {
+            slot.get_or_insert(e);
+        }
+    }
+
+    /// The first write to stdout that failed for a reason other than a
+    /// closed pipe, as an error to report (exit 2).
+    pub fn take_write_error(&self) -> Option<Error> {
+        let e = self.write_error.lock().ok()?.take()?;
+        Some(Error::io("write to", "standard output", e))
     }
 
     /// Writes a line of text to stdout.
@@ -87,6 +107,12 @@ hint: {}",
             return;
         }
         let mut text = format!("error: {e}\n");
+        // Each cause once, on its own line (jj's `Caused by:`).
+        let mut source = std::error::Error::source(e);
+        while let Some(cause) = source {
+            text.push_str(&format!("caused by: {cause}\n"));
+            source = cause.source();
+        }
         if let Some(reports) = e.to_body().validation {
             for r in reports {
                 let tail = r.output_tail.trim_end();

@@ -18,9 +18,9 @@ use git2::{ObjectType, Oid, Repository};
 use super::{confine, filters};
 use crate::error::{Error, Result};
 
-const MODE_SYMLINK: u32 = 0o120000;
-const MODE_EXECUTABLE: u32 = 0o100755;
-const MODE_GITLINK: u32 = 0o160000;
+const MODE_SYMLINK: u32 = super::mode::SYMLINK;
+const MODE_EXECUTABLE: u32 = super::mode::EXECUTABLE;
+const MODE_GITLINK: u32 = super::mode::GITLINK;
 
 /// Refuses a path git-evolv must not write (see `confine`).
 pub fn check_path(workdir: &Path, path: &str) -> Result<()> {

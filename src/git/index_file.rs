@@ -342,7 +342,7 @@ impl IndexFile {
     /// their content, as git's own writer does (see `racy-git.txt`).
     pub fn smudge_racy(&mut self, index_mtime_secs: u32) {
         for e in &mut self.entries {
-            if e.mode != 0o160000 && e.mtime.0 >= index_mtime_secs && e.size != 0 {
+            if e.mode != super::mode::GITLINK && e.mtime.0 >= index_mtime_secs && e.size != 0 {
                 e.size = 0;
             }
         }

@@ -20,7 +20,7 @@ use super::index_cache;
 use super::index_file;
 use crate::error::{Error, Result};
 
-const MODE_GITLINK: u32 = 0o160000;
+const MODE_GITLINK: u32 = super::mode::GITLINK;
 
 /// `GIT_INDEX_ENTRY_SKIP_WORKTREE` in an entry's extended flags: the path is
 /// outside the sparse checkout, and git keeps no file for it.

@@ -15,6 +15,7 @@ mod index_cache;
 pub mod index_file;
 mod index_format;
 pub mod index_write;
+pub mod mode;
 mod objects;
 mod refs;
 mod repo;

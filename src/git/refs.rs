@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Oid, Repository};
 
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 
 /// Moves `name` from `expected` to `new`, failing with `ConcurrentUpdate`
 /// when someone else moved it first. `expected = None` means the ref must
@@ -36,7 +36,10 @@ pub fn compare_and_swap(
                 expected: expected.map_or_else(|| "nothing".into(), |o| o.to_string()),
             })
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(Error::GitLibrary {
+            doing: format!("update ref {name} to {new}"),
+            source: e,
+        }),
     }
 }
 
@@ -53,9 +56,10 @@ pub fn compare_and_swap_force(
     new: Oid,
     message: &str,
 ) -> Result<()> {
-    Ok(patiently(repo, name, || {
+    patiently(repo, name, || {
         repo.reference(name, new, true, message).map(drop)
-    })??)
+    })?
+    .context(|| format!("set ref {name} to {new}"))
 }
 
 /// Deletes `name` if it exists.
@@ -65,7 +69,8 @@ pub fn delete_ref(repo: &Repository, name: &str) -> Result<bool> {
         Ok(mut r) => r.delete().map(|()| deleted = true),
         Err(e) if e.code() == ErrorCode::NotFound => Ok(()),
         Err(e) => Err(e),
-    })??;
+    })?
+    .context(|| format!("delete ref {name}"))?;
     Ok(deleted)
 }
 
@@ -111,9 +116,14 @@ fn patiently(
 fn lock_timeout(repo: &Repository) -> Duration {
     static TIMEOUT: OnceLock<Duration> = OnceLock::new();
     *TIMEOUT.get_or_init(|| {
-        let ms = repo
-            .config()
-            .and_then(|c| c.get_i64("core.filesRefLockTimeout"))
+        let ms = crate::git::config::Config::for_git_dir(repo.path())
+            .ok()
+            .and_then(|c| {
+                c.string("core.filesRefLockTimeout")?
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+            })
             .unwrap_or(100);
         match u64::try_from(ms) {
             Ok(ms) => Duration::from_millis(ms),

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use git2::{ErrorCode, Oid, Repository};
 
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 
 /// Opens the repository containing `dir` (git's own discovery rules,
 /// `GIT_DIR` included) and refuses bare repositories.
@@ -104,10 +104,18 @@ pub fn head(repo: &Repository) -> Result<Head> {
         Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => {
             return Err(Error::EmptyRepository);
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => {
+            return Err(Error::GitLibrary {
+                doing: "read HEAD".into(),
+                source: e,
+            });
+        }
     };
-    let commit = head.peel_to_commit()?.id();
-    let branch = if repo.head_detached()? {
+    let commit = head
+        .peel_to_commit()
+        .context(|| "read the commit HEAD points to")?
+        .id();
+    let branch = if repo.head_detached().context(|| "read HEAD")? {
         None
     } else {
         head.name().map(str::to_string)

@@ -15,8 +15,8 @@ use std::path::Path;
 
 use git2::{Delta, ObjectType, Oid, Repository, Tree};
 
-use super::ChangedPath;
 use super::index_file::{Entry, IndexFile};
+use super::{ChangedPath, mode};
 use crate::error::Result;
 
 /// Paths among `changed` that must not be touched: staged or unstaged
@@ -154,9 +154,9 @@ fn file_matches_entry(file: &Metadata, entry: &Entry, index_mtime: Option<i64>) 
 fn mode_matches(file: &Metadata, entry: &Entry) -> bool {
     let executable = file.mode() & 0o111 != 0;
     match entry.mode {
-        0o100755 => file.is_file() && executable,
-        0o100644 => file.is_file() && !executable,
-        0o120000 => file.file_type().is_symlink(),
+        mode::EXECUTABLE => file.is_file() && executable,
+        mode::BLOB => file.is_file() && !executable,
+        mode::SYMLINK => file.file_type().is_symlink(),
         _ => false,
     }
 }

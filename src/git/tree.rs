@@ -2,6 +2,7 @@
 
 use git2::{ObjectType, Oid, Repository, Tree};
 
+use super::mode;
 use crate::error::Result;
 
 /// A regular file in a tree (symlinks and submodules are left out: an edit
@@ -51,9 +52,9 @@ fn walk(
                 walk(repo, &sub, &path, utf8 && name_utf8, out)?;
             }
             Some(ObjectType::Blob) => {
-                // 0o100644 and 0o100755 only; 0o120000 is a symlink.
+                // Regular and executable files only; a symlink's blob is its target.
                 let mode = entry.filemode();
-                if matches!(mode, 0o100644 | 0o100755) {
+                if mode::is_file(mode as u32) {
                     out.push(BlobEntry {
                         path,
                         utf8: utf8 && name_utf8,
@@ -70,11 +71,11 @@ fn walk(
 
 /// The libgit2 mode of a raw tree-entry mode.
 pub fn file_mode(mode: i32) -> git2::FileMode {
-    match mode {
-        0o100755 => git2::FileMode::BlobExecutable,
-        0o120000 => git2::FileMode::Link,
-        0o160000 => git2::FileMode::Commit,
-        0o040000 => git2::FileMode::Tree,
+    match mode as u32 {
+        mode::EXECUTABLE => git2::FileMode::BlobExecutable,
+        mode::SYMLINK => git2::FileMode::Link,
+        mode::GITLINK => git2::FileMode::Commit,
+        mode::TREE => git2::FileMode::Tree,
         _ => git2::FileMode::Blob,
     }
 }

@@ -12,9 +12,10 @@ use crate::error::{Error, ErrorBody, Result};
 use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
+use crate::store::trailers;
 use crate::validate::{self, Budget, CommandReport, Stage, TimeoutSource};
 use crate::worktree;
 
@@ -23,7 +24,7 @@ use crate::worktree;
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
 /// Marks the plan a landed commit was applied under, in its message.
-pub const PLAN_TRAILER: &str = "Evolv-Plan: ";
+pub const PLAN_TRAILER: &str = trailers::PLAN;
 
 /// What to apply and how to check it.
 #[derive(Debug, Clone, Default)]
@@ -151,7 +152,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
                 for p in group {
-                    let mut record = AuditRecord::failure("apply", &p.id, &e);
+                    let mut record = AuditRecord::failure(AuditAction::Apply, &p.id, &e);
                     record.plan = settings.plan.clone();
                     record.dry_run = settings.dry_run;
                     record.batch = settings.batch;
@@ -161,7 +162,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
                     return Err(e);
                 }
                 report.success = false;
-                report.failed_patch_id = Some(group[0].id.clone());
+                report.failed_patch_id = Some(group[0].id.to_string());
                 report.error_body = Some(e.to_body());
                 report.error = Some(e);
                 break;
@@ -255,7 +256,7 @@ fn apply_group(
         // away can be applied again (#16 item 6).
         if let Some(landed) = super::rollback::landed_commit(repo, &p.id) {
             return Err(Error::AlreadyApplied {
-                patch_id: p.id.clone(),
+                patch_id: p.id.to_string(),
                 commit: landed.to_string(),
             });
         }
@@ -369,7 +370,7 @@ fn build<'p, 'r>(
         let tree = replay(repo, p, &tip, &tip_tree, against)?;
         if tree.id() == tip_tree.id() {
             return Err(Error::NothingToApply {
-                patch_id: p.id.clone(),
+                patch_id: p.id.to_string(),
             });
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
@@ -439,7 +440,7 @@ fn conclude(
     } = built;
     let outcome = |step: &Step<'_>, audit_id: String, warnings: Vec<Deferred>| ApplyOutcome {
         success: true,
-        patch_id: step.proposal.id.clone(),
+        patch_id: step.proposal.id.to_string(),
         commit: step.commit.to_string(),
         // Its real parent: in a batch, the commit of the patch before it.
         previous_head: step.parent.to_string(),
@@ -456,7 +457,7 @@ fn conclude(
         warnings,
     };
     let record = |step: &Step<'_>| {
-        let mut r = AuditRecord::new("apply", &step.proposal.id, true);
+        let mut r = AuditRecord::new(AuditAction::Apply, &step.proposal.id, true);
         r.branch = Some(head.ref_name().to_string());
         r.commit = Some(step.commit.to_string());
         r.previous_head = Some(step.parent.to_string());
@@ -513,31 +514,8 @@ fn conclude(
 /// A landed commit's message: the proposal's summary and trailers naming
 /// the proposal and the plan (which `rollback` reads back).
 fn message(p: &Proposal, plan: Option<&ExecutionPlan>) -> String {
-    let mut msg = format!("{}\n\nEvolv-Patch: {}\n", p.summary, p.id);
-    if let Some(plan) = plan {
-        let json = serde_json::to_string(plan).expect("plans serialise");
-        msg.push_str(&fold_trailer(PLAN_TRAILER, &json));
-    }
-    msg
-}
-
-/// A trailer folded into lines of at most 100 characters, as git's
-/// trailer continuation lines (a leading space) allow, so the landed
-/// commit passes commitlint's footer-max-line-length (#16 item 17). Read
-/// back by joining the continuation lines without their first space.
-pub fn fold_trailer(key: &str, value: &str) -> String {
-    const WIDTH: usize = 99;
-    let chars: Vec<char> = value.chars().collect();
-    let first = WIDTH.saturating_sub(key.chars().count()).max(1);
-    let mut out = String::from(key);
-    out.extend(chars.iter().take(first));
-    out.push('\n');
-    for chunk in chars.get(first..).unwrap_or_default().chunks(WIDTH - 1) {
-        out.push(' ');
-        out.extend(chunk);
-        out.push('\n');
-    }
-    out
+    let plan = plan.map(|plan| serde_json::to_string(plan).expect("plans serialise"));
+    trailers::landed_message(&p.summary, &p.id, plan.as_deref())
 }
 
 fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> {
@@ -584,7 +562,7 @@ fn validate_in_worktree(
     // Signals wait for a step to end (a checkout git runs in the worktree
     // must not outlive us either), then end the apply with nothing landed.
     let _deferred = crate::signals::Deferred::begin();
-    let wt = worktree::acquire(repo, s.fresh)?;
+    let wt = worktree::acquire(repo, s.fresh, budget)?;
     validate::interrupted()?;
     let record = wt.group_record();
     if !pre.is_empty() {
@@ -706,7 +684,7 @@ fn replay<'r>(
     let mut index = repo.merge_trees(&base_tree, tip_tree, &p.tree()?, Some(&opts))?;
     if index.has_conflicts() {
         return Err(Error::Conflict {
-            patch_id: proposal.id.clone(),
+            patch_id: proposal.id.to_string(),
             paths: git::conflict_paths(&index)?,
             against,
             operation: "apply",

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::proposals;
 use crate::worktree;
 
@@ -42,7 +42,7 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
         git::delete_ref(repo, &proposals::applied_ref(id))?;
         git::delete_ref(repo, &proposals::backup_ref(id))?;
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            audit::log(repo, &AuditRecord::new("drop", id, true))?;
+            audit::log(repo, &AuditRecord::new(AuditAction::Drop, id, true))?;
             dropped.push(id.clone());
         }
     }
@@ -54,7 +54,10 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
 
 /// Every proposal id, for `drop --all`.
 pub fn all_ids(repo: &Repository) -> Result<Vec<String>> {
-    Ok(proposals::list(repo)?.into_iter().map(|p| p.id).collect())
+    Ok(proposals::list(repo)?
+        .into_iter()
+        .map(|p| p.id.into())
+        .collect())
 }
 
 /// What `gc` removed.
@@ -78,7 +81,7 @@ pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> R
         let old: Vec<String> = proposals::list(repo)?
             .into_iter()
             .filter(|p| p.meta.created_at < cutoff)
-            .map(|p| p.id)
+            .map(|p| p.id.into())
             .collect();
         // A proposal with newer ones stacked on it stays with them.
         let all = proposals::list(repo)?;

@@ -16,8 +16,8 @@ use crate::edit::list::{CheckMode, Edit, EditList};
 use crate::edit::text::excerpt;
 use crate::error::{Error, Result};
 use crate::git;
-use crate::store::audit::{self, AuditRecord};
-use crate::store::proposals::{self, ProposalMeta};
+use crate::store::audit::{self, AuditAction, AuditRecord};
+use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
 
 /// The request of `edit` is the edit list itself: the same JSON for the
@@ -209,7 +209,7 @@ pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
         return Ok(outcome);
     }
     let (patch_id, commit) = store(repo, &outcome, &new_tree, &base_commit)?;
-    let mut record = AuditRecord::new("propose", &patch_id, true);
+    let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
     record.files = outcome.affected_files.clone();
@@ -221,7 +221,6 @@ pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
 
 /// Stores the proposal: metadata as `propose` writes it (operation
 /// "edits"), the parent the base (HEAD or the proposal below in a stack).
-// TODO(refactor): becomes the edit-list variant of the tagged metadata enum.
 fn store(
     repo: &Repository,
     o: &EditOutcome,
@@ -231,10 +230,7 @@ fn store(
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     let meta = ProposalMeta {
-        operation: "edits".into(),
-        pattern: String::new(),
-        replacement: String::new(),
-        literal: false,
+        edit: EditMeta::Edits {},
         scope: Vec::new(),
         created_at: proposals::now_secs(),
         files_scanned: o.statistics.edits,

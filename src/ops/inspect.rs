@@ -98,7 +98,7 @@ fn summarise(
         ProposalStatus::BaseMoved
     };
     ProposalSummary {
-        patch_id: p.id.clone(),
+        patch_id: p.id.to_string(),
         summary: p.summary.clone(),
         created_at: p.meta.created_at,
         age_seconds: (now - p.meta.created_at).max(0),
@@ -142,17 +142,17 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
     )?;
     let mut stack: Vec<String> = super::stack::below(repo, &p)?
         .into_iter()
-        .map(|q| q.id)
+        .map(|q| q.id.into())
         .collect();
-    stack.push(p.id.clone());
+    stack.push(p.id.to_string());
     let stacked_above = super::stack::above(&proposals::list(repo)?, repo, &p.id);
     Ok(ShowOutcome {
         stack,
         stacked_above,
         word_diff: None,
         proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
-        pattern: p.meta.pattern.clone(),
-        replacement: p.meta.replacement.clone(),
+        pattern: p.meta.edit.pattern().unwrap_or_default().to_string(),
+        replacement: p.meta.edit.replacement().unwrap_or_default().to_string(),
         scope: p.meta.scope.clone(),
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,

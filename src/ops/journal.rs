@@ -275,7 +275,7 @@ mod tests {
                 path: "src/a.rs".into(),
                 before: Some(Image {
                     id: a,
-                    mode: 0o100644,
+                    mode: crate::git::mode::BLOB,
                 }),
                 after: None,
             }],

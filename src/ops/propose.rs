@@ -9,9 +9,9 @@ use crate::diff;
 use crate::edit::{FileEdit, Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry};
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
-use crate::store::proposals::{self, ProposalMeta};
+use crate::store::proposals::{self, EditMeta, ProposalMeta};
 
 /// A regex (or literal) replacement over the files in scope.
 #[derive(Debug, Clone, Default)]
@@ -151,10 +151,11 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         .filter(|m| !m.is_empty())
         .unwrap_or_else(|| default_summary(repo, req));
     let meta = ProposalMeta {
-        operation: "replace".into(),
-        pattern: req.pattern.clone(),
-        replacement: req.replacement.clone(),
-        literal: req.literal,
+        edit: EditMeta::Replace {
+            pattern: req.pattern.clone(),
+            replacement: req.replacement.clone(),
+            literal: req.literal,
+        },
         scope: req.scope.clone(),
         created_at,
         files_scanned: statistics.files_scanned,
@@ -175,7 +176,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         &base,
     )?;
 
-    let mut record = AuditRecord::new("propose", &patch_id, true);
+    let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
     record.files = affected_files.clone();

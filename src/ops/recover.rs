@@ -29,14 +29,27 @@ use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
 use crate::store::pending::{self, Deferred};
 
+/// What a recovery did with an interrupted landing.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryAction {
+    /// No landing was pending.
+    Nothing,
+    /// The branch had not moved: the old content was put back.
+    RolledBack,
+    /// The branch had moved: the landing was finished.
+    RolledForward,
+    /// The branch moved elsewhere since: no file touched, bookkeeping only.
+    Abandoned,
+    /// Only journalled bookkeeping of earlier commands was completed.
+    Bookkeeping,
+}
+
 /// What recovery did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecoverOutcome {
     pub success: bool,
-    /// `nothing`, `rolled_back`, `rolled_forward`, `abandoned` (the
-    /// branch had moved elsewhere) or `bookkeeping` (only journalled
-    /// bookkeeping of earlier commands was completed).
-    pub action: &'static str,
+    pub action: RecoveryAction,
     pub branch: Option<String>,
     /// H and N of the interrupted landing.
     pub from: Option<String>,
@@ -58,7 +71,7 @@ impl RecoverOutcome {
     fn nothing() -> Self {
         RecoverOutcome {
             success: true,
-            action: "nothing",
+            action: RecoveryAction::Nothing,
             branch: None,
             from: None,
             to: None,
@@ -84,7 +97,7 @@ pub fn recover_pending(repo: &Repository) -> Result<Option<RecoverOutcome>> {
         && let Some(flock) = try_landing_lock(repo)?
     {
         let recovered = recover_locked(repo, &flock)?;
-        if recovered.action != "nothing" {
+        if recovered.action != RecoveryAction::Nothing {
             outcome = Some(recovered);
         }
     }
@@ -123,8 +136,8 @@ fn note_completed(o: &mut RecoverOutcome, c: &pending::Completed) {
         "completed {} journalled bookkeeping step(s) of earlier commands ({} audit record(s) appended)",
         c.files, c.records
     );
-    if o.action == "nothing" {
-        o.action = "bookkeeping";
+    if o.action == RecoveryAction::Nothing {
+        o.action = RecoveryAction::Bookkeeping;
         o.message = text;
     } else {
         o.message.push_str(&format!("; {text}"));
@@ -143,7 +156,7 @@ fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome
     let current = repo.refname_to_id(&journal.branch).ok();
     let mut outcome = RecoverOutcome {
         success: true,
-        action: "nothing",
+        action: RecoveryAction::Nothing,
         branch: Some(journal.branch.clone()),
         from: Some(journal.old.to_string()),
         to: Some(journal.new.to_string()),
@@ -184,7 +197,7 @@ fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome
         }
         Journal::delete(repo)?;
         index_write::clean_leftovers(repo);
-        outcome.action = "rolled_back";
+        outcome.action = RecoveryAction::RolledBack;
         outcome.message = format!(
             "the landing of {} was interrupted before {} moved; {}",
             short(new),
@@ -212,7 +225,7 @@ fn forward(
     lock: IndexLock,
 ) -> Result<RecoverOutcome> {
     let done = roll_forward(repo, journal, lock, None)?;
-    outcome.action = "rolled_forward";
+    outcome.action = RecoveryAction::RolledForward;
     outcome.restored = done.written;
     outcome.skipped = done.skipped;
     outcome.warnings.extend(done.deferred);
@@ -296,7 +309,7 @@ fn abandon(
     }
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);
-    outcome.action = "abandoned";
+    outcome.action = RecoveryAction::Abandoned;
     outcome.skipped = journal.changes.iter().map(|c| c.path.clone()).collect();
     outcome.message = format!(
         "{} is at {} (not the old head, or no longer checked out) since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",

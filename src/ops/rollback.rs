@@ -8,14 +8,14 @@ use std::path::Path;
 use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
-use super::apply::PLAN_TRAILER;
 use super::land;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
-use crate::store::audit::{self, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals;
+use crate::store::trailers;
 
 /// What to roll back, and optionally how.
 #[derive(Debug, Clone, Default)]
@@ -73,7 +73,10 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
         );
     };
     undo(repo, req, landed).inspect_err(|e| {
-        let _ = audit::log(repo, &AuditRecord::failure("rollback", patch_id, e));
+        let _ = audit::log(
+            repo,
+            &AuditRecord::failure(AuditAction::Rollback, patch_id, e),
+        );
     })
 }
 
@@ -91,12 +94,7 @@ pub fn landed_commit(repo: &Repository, id: &str) -> Option<Oid> {
 /// The plan recorded in a landed commit's message, if any.
 fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     let msg = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-    let mut lines = msg.lines().skip_while(|l| !l.starts_with(PLAN_TRAILER));
-    let mut json = lines.next()?.strip_prefix(PLAN_TRAILER)?.to_string();
-    // Folded continuation lines (see `apply::fold_trailer`).
-    for line in lines.take_while(|l| l.starts_with(' ')) {
-        json.push_str(&line[1..]);
-    }
+    let json = trailers::find_folded(&msg, trailers::PLAN)?;
     serde_json::from_str(&json).ok()
 }
 
@@ -109,7 +107,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         .strategy
         .or(plan.as_ref().map(|p| p.rollback.strategy))
         .unwrap_or(RollbackStrategy::GitRevert);
-    let mut record = AuditRecord::new("rollback", patch_id, true);
+    let mut record = AuditRecord::new(AuditAction::Rollback, patch_id, true);
     record.branch = Some(head.ref_name().to_string());
     record.previous_head = Some(head.commit.to_string());
     record.plan = plan.clone();
@@ -236,10 +234,10 @@ fn revert<'r>(
         });
     }
     let tree = repo.find_tree(index.write_tree_to(repo)?)?;
-    let message = format!(
-        "Revert \"{}\"\n\nThis reverts commit {}.\n\nEvolv-Rollback: {patch_id}\n",
-        landed.summary().unwrap_or_default(),
-        landed.id()
+    let message = trailers::rollback_message(
+        &format!("Revert \"{}\"", landed.summary().unwrap_or_default()),
+        &format!("This reverts commit {}.", landed.id()),
+        patch_id,
     );
     Ok((tree, message))
 }
@@ -273,10 +271,10 @@ fn restore_from_backup<'r>(
     }
     let tree = repo.find_tree(update.create_updated(repo, head_tree)?)?;
     let files: Vec<&str> = landed_changes.iter().map(|c| c.path.as_str()).collect();
-    let message = format!(
-        "revert: restore files changed by {patch_id}\n\nRestores {} from {}.\n\nEvolv-Rollback: {patch_id}\n",
-        files.join(", "),
-        backup.id()
+    let message = trailers::rollback_message(
+        &format!("revert: restore files changed by {patch_id}"),
+        &format!("Restores {} from {}.", files.join(", "), backup.id()),
+        patch_id,
     );
     Ok((tree, message))
 }

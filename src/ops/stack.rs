@@ -45,11 +45,11 @@ pub fn above(all: &[Proposal], repo: &Repository, id: &str) -> Vec<String> {
     while let Some(cur) = frontier.pop() {
         for p in all {
             if p.meta.onto.as_deref() == Some(cur.as_str())
-                && !out.contains(&p.id)
+                && !out.contains(&p.id.to_string())
                 && proposals::applied_commit(repo, &p.id).is_none()
             {
-                out.push(p.id.clone());
-                frontier.push(p.id.clone());
+                out.push(p.id.to_string());
+                frontier.push(p.id.to_string());
             }
         }
     }
@@ -64,8 +64,9 @@ pub fn expand(repo: &Repository, ids: &[String]) -> Result<(Vec<String>, bool)> 
     for id in ids {
         let p = proposals::load(repo, id)?;
         for q in below(repo, &p)? {
-            if !out.contains(&q.id) && !ids.contains(&q.id) {
-                out.push(q.id);
+            let qid = q.id.to_string();
+            if !out.contains(&qid) && !ids.contains(&qid) {
+                out.push(qid);
                 added = true;
             }
         }

@@ -24,6 +24,37 @@ use crate::git;
 /// audit lock appended first.
 const APPEND_ATTEMPTS: usize = 50;
 
+/// What an audit record is about.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditAction {
+    Propose,
+    Apply,
+    Rollback,
+    Drop,
+    /// Written only by the audit-race test failpoint (`FAILPOINT_RACES`).
+    Race,
+}
+
+impl AuditAction {
+    /// The stored name (`propose`, `apply`, `rollback`, `drop`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditAction::Propose => "propose",
+            AuditAction::Apply => "apply",
+            AuditAction::Rollback => "rollback",
+            AuditAction::Drop => "drop",
+            AuditAction::Race => "race",
+        }
+    }
+}
+
+impl std::fmt::Display for AuditAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// Test knob (like `GIT_EVOLV_TEST_FAILPOINT`): the first N compare-and-
 /// swaps of the audit ref in this process lose their race to a record
 /// appended behind their back, as a writer outside the lock would do.
@@ -32,8 +63,7 @@ pub const FAILPOINT_RACES: &str = "GIT_EVOLV_TEST_AUDIT_RACES";
 /// One audited event.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct AuditRecord {
-    /// propose, apply, rollback or drop.
-    pub action: String,
+    pub action: AuditAction,
     pub patch_id: String,
     pub success: bool,
     pub timestamp: i64,
@@ -64,9 +94,9 @@ pub struct AuditRecord {
 
 impl AuditRecord {
     /// A record for `action` on `patch_id`, stamped now.
-    pub fn new(action: &str, patch_id: &str, success: bool) -> Self {
+    pub fn new(action: AuditAction, patch_id: &str, success: bool) -> Self {
         AuditRecord {
-            action: action.to_string(),
+            action,
             patch_id: patch_id.to_string(),
             success,
             timestamp: super::proposals::now_secs(),
@@ -83,10 +113,10 @@ impl AuditRecord {
     }
 
     /// A failure record carrying the error's code and message.
-    pub fn failure(action: &str, patch_id: &str, error: &Error) -> Self {
+    pub fn failure(action: AuditAction, patch_id: &str, error: &Error) -> Self {
         let mut r = AuditRecord::new(action, patch_id, false);
         r.error_code = Some(error.code().to_string());
-        r.error_message = Some(error.to_string());
+        r.error_message = Some(error.full_message());
         r
     }
 }
@@ -228,7 +258,7 @@ fn lose_race_on_purpose(
     }
     let tip = repo.refname_to_id(AUDIT_REF).ok();
     let parent = tip.map(|t| repo.find_commit(t)).transpose()?;
-    let record = AuditRecord::new("race", "failpoint", true);
+    let record = AuditRecord::new(AuditAction::Race, "failpoint", true);
     let json = serde_json::to_string(&record).expect("audit record serialises");
     let parents: Vec<_> = parent.iter().collect();
     let oid = repo.commit(None, sig, sig, &json, tree, &parents)?;

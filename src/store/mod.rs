@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod pending;
 pub mod proposals;
+pub mod trailers;
 
 /// Where proposal commits live: `refs/evolv/proposals/<id>`.
 pub const PROPOSALS_PREFIX: &str = "refs/evolv/proposals/";

@@ -13,6 +13,7 @@ use git2::{
 };
 
 use crate::error::{Error, Result};
+use crate::validate::Budget;
 
 mod group;
 
@@ -89,9 +90,33 @@ fn open_lock(path: &Path) -> Result<File> {
         .map_err(|e| Error::io("open lock file", path, e))
 }
 
+/// Takes `lock`, polling (flock has no timed wait) until `budget` runs out.
+fn wait_for_lock(lock: &File, path: &Path, budget: Budget) -> Result<()> {
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
+        }
+        // Ctrl-C while queued for a worktree ends the apply at once.
+        crate::validate::interrupted()?;
+        if std::time::Instant::now() >= budget.deadline {
+            return Err(Error::Timeout {
+                command: "waiting for a free validation worktree".into(),
+                seconds: budget.seconds,
+                reports: Vec::new(),
+                limit_source: budget.source,
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Takes a warm worktree (creating it on first use), or a throwaway one
 /// when `fresh`. Throwaway worktrees left by a killed run are removed first.
-pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
+/// Waiting for a busy warm worktree ends at `budget`'s deadline with a
+/// `Timeout`, like every other step of an apply (`--timeout`).
+pub fn acquire(repo: &Repository, fresh: bool, budget: Budget) -> Result<ValidationWorktree> {
     let common_dir = repo.commondir().to_path_buf();
     let dir = evolv_dir(&common_dir);
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
@@ -121,11 +146,11 @@ pub fn acquire(repo: &Repository, fresh: bool) -> Result<ValidationWorktree> {
     let (name, lock) = match held {
         Some(h) => h,
         None => {
-            // Every slot is busy: queue on the first one.
+            // Every slot is busy: queue on the first one, until the deadline.
             let name = format!("{WARM_PREFIX}0");
             let path = lock_path(&common_dir, &name);
             let lock = open_lock(&path)?;
-            lock.lock().map_err(|e| Error::io("lock", &path, e))?;
+            wait_for_lock(&lock, &path, budget)?;
             (name, lock)
         }
     };

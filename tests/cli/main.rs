@@ -21,4 +21,5 @@ mod plan;
 mod propose;
 mod rollback;
 mod snapshots;
+mod typing;
 mod validation;

@@ -1,0 +1,218 @@
+//! Every variant renders: a code, an exit code, a hint, and each cause
+//! once (issue #10 item 5).
+
+use std::path::PathBuf;
+
+use super::{Context, Error};
+use crate::plan::PlanIssue;
+
+/// Which variant `e` is, by an exhaustive match: a new variant does not
+/// compile until it is listed here and in `samples`.
+fn index(e: &Error) -> usize {
+    match e {
+        Error::PatchNotFound(_) => 0,
+        Error::InvalidInput { .. } => 1,
+        Error::NoMatch { .. } => 2,
+        Error::NotARepository { .. } => 3,
+        Error::BareRepository { .. } => 4,
+        Error::UnsupportedRepository { .. } => 5,
+        Error::EmptyRepository => 6,
+        Error::MissingIdentity { .. } => 7,
+        Error::Conflict { .. } => 8,
+        Error::DirtyWorktree { .. } => 9,
+        Error::InvalidPlan { .. } => 10,
+        Error::ConstraintViolation { .. } => 11,
+        Error::LandingFailed { .. } => 12,
+        Error::ValidationFailed { .. } => 13,
+        Error::Timeout { .. } => 14,
+        Error::AlreadyApplied { .. } => 15,
+        Error::NothingToApply { .. } => 16,
+        Error::NotApplied { .. } => 17,
+        Error::ConcurrentUpdate { .. } => 18,
+        Error::HooksPathSet { .. } => 19,
+        Error::HookConflict { .. } => 20,
+        Error::NoTerminal { .. } => 21,
+        Error::InvalidConfig { .. } => 22,
+        Error::ConfigSyntax { .. } => 23,
+        Error::IndexLocked { .. } => 24,
+        Error::Interrupted { .. } => 25,
+        Error::UnsafePath { .. } => 26,
+        Error::Git { .. } => 27,
+        Error::GitLibrary { .. } => 28,
+        Error::Io { .. } => 29,
+        Error::RefLocked { .. } => 30,
+        Error::EditsFailed { .. } => 31,
+    }
+}
+const VARIANTS: usize = 32;
+
+fn samples() -> Vec<Error> {
+    let p = || PathBuf::from("src/a.rs");
+    let s = |t: &str| t.to_string();
+    vec![
+        Error::PatchNotFound(s("patch_1_ab")),
+        Error::invalid("pattern is empty", "give a pattern"),
+        Error::NoMatch {
+            pattern: s("x"),
+            scope: s("**"),
+            files_scanned: 3,
+            detail: s(""),
+        },
+        Error::NotARepository { path: p() },
+        Error::BareRepository { path: p() },
+        Error::UnsupportedRepository {
+            path: p(),
+            what: "uses SHA-256",
+            hint: "convert it",
+        },
+        Error::EmptyRepository,
+        Error::MissingIdentity {
+            detail: s("user.name"),
+        },
+        Error::Conflict {
+            patch_id: s("p"),
+            paths: vec![s("a")],
+        },
+        Error::DirtyWorktree {
+            paths: vec![s("a")],
+        },
+        Error::InvalidPlan {
+            source_name: s("plan.json"),
+            issues: vec![PlanIssue::new("/limits", "too big")],
+        },
+        Error::ConstraintViolation {
+            limit: "max_files",
+            unit: "files",
+            actual: 3,
+            allowed: 2,
+        },
+        Error::LandingFailed {
+            cause: Box::new(Error::EmptyRepository),
+            recovery: s("rolled back"),
+        },
+        Error::ValidationFailed {
+            command: s("false"),
+            exit_code: 1,
+            reports: Vec::new(),
+        },
+        Error::Timeout {
+            command: s("sleep 9"),
+            seconds: 1,
+            reports: Vec::new(),
+        },
+        Error::AlreadyApplied {
+            patch_id: s("p"),
+            commit: s("abc"),
+        },
+        Error::NothingToApply { patch_id: s("p") },
+        Error::NotApplied { patch_id: s("p") },
+        Error::ConcurrentUpdate {
+            what: s("refs/heads/main"),
+            expected: s("abc"),
+        },
+        Error::HooksPathSet {
+            value: s(".githooks"),
+            origin: s("local file:.git/config"),
+        },
+        Error::HookConflict {
+            path: p(),
+            chained: p(),
+        },
+        Error::NoTerminal {
+            what: s("confirm"),
+            hint: s("pass --yes"),
+        },
+        Error::InvalidConfig {
+            key: s("evolv.timeout"),
+            value: s("soon"),
+            expected: s("a positive number of seconds"),
+        },
+        Error::ConfigSyntax {
+            path: p(),
+            line: 3,
+            cause: "a key outside any [section]",
+        },
+        Error::IndexLocked { path: p() },
+        Error::Interrupted {
+            detail: s("journal"),
+        },
+        Error::UnsafePath {
+            path: s("../x"),
+            reason: s("leaves the tree"),
+        },
+        Error::Git {
+            message: s("`git status` failed"),
+        },
+        Err::<(), _>(git2::Error::from_str("reference is corrupt"))
+            .context(|| "read ref refs/evolv/proposals/p")
+            .unwrap_err(),
+        Error::io(
+            "read",
+            "src/a.rs",
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        ),
+        Error::RefLocked {
+            path: PathBuf::from(".git/refs/heads/main.lock"),
+        },
+        Error::EditsFailed {
+            failures: vec![crate::edit::failure::EditFailure::new(
+                Some(0),
+                "a.rs",
+                crate::edit::failure::EditCode::NoMatch,
+                "edit 0: no match in a.rs",
+                "check the text",
+            )],
+        },
+    ]
+}
+
+#[test]
+fn every_variant_has_a_code_an_exit_code_and_a_hint() {
+    let samples = samples();
+    let mut seen = vec![false; VARIANTS];
+    for e in &samples {
+        seen[index(e)] = true;
+        let body = e.to_body();
+        assert!(!body.code.is_empty(), "{e:?}");
+        assert!(
+            body.code
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '_'),
+            "{e:?}"
+        );
+        assert!(matches!(e.exit_code(), 1 | 2), "{e:?}");
+        assert!(!body.hint.trim().is_empty(), "{e:?}");
+        assert!(!body.message.trim().is_empty(), "{e:?}");
+    }
+    assert!(seen.iter().all(|s| *s), "a variant has no sample: {seen:?}");
+}
+
+#[test]
+fn a_cause_appears_once_in_the_message_and_once_in_the_chain() {
+    for e in samples() {
+        let Some(cause) = std::error::Error::source(&e) else {
+            continue;
+        };
+        let cause = cause.to_string();
+        assert!(!e.to_string().contains(&cause), "{e}: cause in Display too");
+        assert_eq!(e.full_message().matches(&cause).count(), 1, "{e:?}");
+    }
+}
+
+#[test]
+fn adapter_errors_say_what_they_were_doing() {
+    let e = Err::<(), _>(git2::Error::from_str("reference is corrupt"))
+        .context(|| "read ref refs/evolv/proposals/p")
+        .unwrap_err();
+    assert_eq!(e.code(), "git_error");
+    assert_eq!(
+        e.full_message(),
+        "read ref refs/evolv/proposals/p: reference is corrupt"
+    );
+    let io = Error::io(
+        "read",
+        "src/a.rs",
+        std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+    );
+    assert_eq!(io.full_message(), "read 'src/a.rs': no such file");
+}
