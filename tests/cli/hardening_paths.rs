@@ -184,9 +184,13 @@ fn commit_gpgsign_signs_as_git_does_or_refuses_with_nothing_changed() {
     repo.evolv(&["rollback", &id]).ok();
     assert!(repo.git(&["cat-file", "commit", "HEAD"]).contains("gpgsig"));
 
+    let id2 = repo.propose("a", "c", &[]);
+    let stored = repo.git(&["cat-file", "commit", &format!("refs/evolv/proposals/{id2}")]);
+    assert!(stored.contains("gpgsig"), "proposals are signed too");
     repo.git(&["config", "user.signingKey", "/nonexistent/key"]);
     let head = repo.head();
-    let id2 = repo.propose("a", "c", &[]);
+    let refused = repo.evolv(&["propose", "--json", "-p", "a", "-r", "d"]);
+    assert_eq!(error_code(&refused), "signing_failed");
     let run = repo.evolv(&["apply", "--json", &id2]);
     assert_eq!(error_code(&run), "signing_failed");
     assert_eq!(repo.head(), head);
