@@ -144,6 +144,14 @@ pub enum Error {
     #[error("an earlier landing was interrupted: {detail}")]
     Interrupted { detail: String },
 
+    #[error("{what}; nothing was changed")]
+    Cancelled { what: String },
+
+    #[error(
+        "{what} needs the user's confirmation (git config evolv.mcp.confirm is `always`), and this client cannot ask"
+    )]
+    ConfirmationRequired { what: String },
+
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
 
@@ -238,6 +246,8 @@ impl Error {
             Error::LaterChanges { .. } => "later_changes",
             Error::OperationInProgress { .. } => "operation_in_progress",
             Error::Signalled { .. } => "interrupted",
+            Error::Cancelled { .. } => "cancelled",
+            Error::ConfirmationRequired { .. } => "confirmation_required",
             Error::EditsFailed { failures } => match failures.as_slice() {
                 [one] => one.code.as_str(),
                 _ => "edits_failed",
@@ -323,6 +333,12 @@ Please make sure all processes are terminated then try again. If it still fails,
 may have crashed in this repository earlier: remove the file manually to continue."
                 .into(),
             Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
+            Error::Cancelled { .. } => {
+                "the branch, the index and the working tree are as they were; run it again to retry".into()
+            }
+            Error::ConfirmationRequired { .. } => {
+                "use a client that supports elicitation, run `git evolv apply` yourself, or set `git config evolv.mcp.confirm auto`".into()
+            }
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
@@ -376,6 +392,8 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::BranchSwitched { .. }
             | Error::LaterChanges { .. }
             | Error::OperationInProgress { .. }
+            | Error::Cancelled { .. }
+            | Error::ConfirmationRequired { .. }
             | Error::IndexLocked { .. } => 1,
             // Content said no (1) unless an edit was malformed (2).
             Error::EditsFailed { failures } => failures
@@ -494,7 +512,7 @@ impl<T> Context<T> for std::result::Result<T, git2::Error> {
 }
 
 /// `{"code", "message", "hint", ...}` as printed under `"error"`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     pub code: &'static str,
     pub message: String,

@@ -47,9 +47,11 @@ fn index(e: &Error) -> usize {
         Error::LaterChanges { .. } => 34,
         Error::SigningFailed { .. } => 35,
         Error::Signalled { .. } => 36,
+        Error::Cancelled { .. } => 37,
+        Error::ConfirmationRequired { .. } => 38,
     }
 }
-const VARIANTS: usize = 37;
+const VARIANTS: usize = 39;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -189,6 +191,12 @@ fn samples() -> Vec<Error> {
         Error::Signalled {
             signal: libc::SIGTERM,
             name: "SIGTERM",
+        },
+        Error::Cancelled {
+            what: s("the apply was cancelled by the client during `make test`"),
+        },
+        Error::ConfirmationRequired {
+            what: s("apply of patch_1_ab on the protected branch main"),
         },
     ]
 }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod git;
 pub mod hooks;
 pub mod lint;
+pub mod mcp;
 pub mod ops;
 pub mod plan;
 pub mod policy;

@@ -6,6 +6,7 @@
 //! actions apply: nothing else git-evolv does leaves a process behind, and
 //! a killed landing is finished by its journal.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
@@ -15,6 +16,9 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 /// How many `Deferred` sections are open (threads of an MCP server may
 /// validate concurrently); handlers are installed by the first.
 static DEPTH: AtomicUsize = AtomicUsize::new(0);
+/// The actions the first section replaced (a front end's own handler, such
+/// as the MCP server's runtime, with its flags), put back by the last.
+static PREVIOUS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
 
 extern "C" fn note(signal: libc::c_int) {
     // Async-signal-safe: one atomic store.
@@ -29,11 +33,21 @@ impl Deferred {
     #[allow(unsafe_code)]
     pub fn begin() -> Self {
         if DEPTH.fetch_add(1, Ordering::SeqCst) == 0 {
+            let mut previous = PREVIOUS.lock().unwrap_or_else(|e| e.into_inner());
+            previous.clear();
             for signal in SIGNALS {
-                // SAFETY: `note` is async-signal-safe (a single atomic
-                // store) and has the signature signal(2) expects.
+                // SAFETY: a zeroed sigaction is a valid "default" action;
+                // `note` is async-signal-safe (a single atomic store) and
+                // has the signature a non-SA_SIGINFO handler needs.
                 unsafe {
-                    libc::signal(signal, note as *const () as libc::sighandler_t);
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    action.sa_sigaction = note as *const () as libc::sighandler_t;
+                    action.sa_flags = libc::SA_RESTART;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    if libc::sigaction(signal, &action, &mut old) == 0 {
+                        previous.push((signal, old));
+                    }
                 }
             }
         }
@@ -45,10 +59,11 @@ impl Drop for Deferred {
     #[allow(unsafe_code)]
     fn drop(&mut self) {
         if DEPTH.fetch_sub(1, Ordering::SeqCst) == 1 {
-            for signal in SIGNALS {
-                // SAFETY: restores the default action; no preconditions.
+            let previous = PREVIOUS.lock().unwrap_or_else(|e| e.into_inner());
+            for (signal, old) in previous.iter() {
+                // SAFETY: restores exactly the action `begin` replaced.
                 unsafe {
-                    libc::signal(signal, libc::SIG_DFL);
+                    libc::sigaction(*signal, old, std::ptr::null_mut());
                 }
             }
         }

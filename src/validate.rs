@@ -1,12 +1,14 @@
 //! Running validation commands: `sh -c` in a given directory, in a process
 //! group of their own so a timeout kills everything they started.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -48,6 +50,41 @@ impl TimeoutSource {
     }
 }
 
+/// How often a running command's wait looks at the cancellation flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+thread_local! {
+    /// The cancellation flag of the operation running on this thread (an MCP
+    /// call or a background task), set by `with_cancel`. Thread-scoped so
+    /// the ops signatures stay as the CLI uses them; ops run on one thread.
+    static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `flag` as its cancellation flag: once the flag is set, the
+/// running validation command's process group is killed and the apply stops
+/// with `Error::Cancelled` before it moves the branch.
+pub fn with_cancel<T>(flag: Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
+    let previous = CANCEL.with(|c| c.replace(Some(flag)));
+    let result = f();
+    CANCEL.with(|c| *c.borrow_mut() = previous);
+    result
+}
+
+/// Whether the operation on this thread was cancelled.
+pub fn cancelled() -> bool {
+    CANCEL.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    })
+}
+
+fn cancelled_error(step: &str) -> Error {
+    Error::Cancelled {
+        what: format!("the apply was cancelled by the client during {step}"),
+    }
+}
+
 /// The time budget of one apply: a deadline and the seconds it stands for.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
@@ -74,6 +111,9 @@ impl Budget {
 
     /// `Timeout` if the budget is spent, naming the step that was next.
     pub fn check(&self, step: &str, reports: &[CommandReport]) -> Result<()> {
+        if cancelled() {
+            return Err(cancelled_error(step));
+        }
         if Instant::now() >= self.deadline {
             return Err(Error::Timeout {
                 command: step.to_string(),
@@ -117,10 +157,13 @@ pub fn run_all(
     let _deferred = signals::Deferred::begin();
     for command in commands {
         interrupted()?;
-        let report = run_one(command, stage, dir, budget.deadline, record)?;
+        let (report, was_cancelled) = run_one(command, stage, dir, budget.deadline, record)?;
         interrupted()?;
         let (timed_out, code) = (report.timed_out, report.exit_code);
         reports.push(report);
+        if was_cancelled {
+            return Err(cancelled_error(&format!("`{command}`")));
+        }
         if timed_out {
             return Err(Error::Timeout {
                 command: command.clone(),
@@ -152,15 +195,16 @@ pub fn interrupted() -> Result<()> {
 }
 
 /// How often a waiting apply looks for a received signal.
-const SIGNAL_POLL: Duration = Duration::from_millis(50);
+const SIGNAL_POLL: Duration = CANCEL_POLL;
 
+/// Runs one command; the flag says it was killed by a cancellation.
 fn run_one(
     command: &str,
     stage: Stage,
     dir: &Path,
     deadline: Instant,
     record: Option<&GroupRecord>,
-) -> Result<CommandReport> {
+) -> Result<(CommandReport, bool)> {
     let started = Instant::now();
     let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
     let stdout = output
@@ -191,13 +235,21 @@ fn run_one(
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
+    let mut was_cancelled = false;
     let (status, timed_out) = loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(remaining.min(SIGNAL_POLL)) {
             Ok(status) => break (Some(status), false),
-            Err(mpsc::RecvTimeoutError::Timeout)
-                if !remaining.is_zero() && signals::received().is_none() => {}
-            Err(_) => break (None, remaining.is_zero()),
+            Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
+                was_cancelled = true;
+                break (None, false);
+            }
+            // A signal: stop waiting; the group is killed below.
+            Err(mpsc::RecvTimeoutError::Timeout) if signals::received().is_some() => {
+                break (None, false);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => continue,
+            Err(_) => break (None, true),
         }
     };
     // Kill the whole group either way: after a timeout or a signal to stop
@@ -217,19 +269,20 @@ fn run_one(
     }
     interrupted()?;
     let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
-    let exit_code = if timed_out {
+    let exit_code = if timed_out || was_cancelled {
         -1
     } else {
         status.code().unwrap_or(-1)
     };
-    Ok(CommandReport {
+    let report = CommandReport {
         command: command.to_string(),
         stage,
         exit_code,
         duration_ms: started.elapsed().as_millis() as u64,
         output_tail: tail(&mut output),
         timed_out,
-    })
+    };
+    Ok((report, was_cancelled))
 }
 
 /// The last `TAIL_BYTES` bytes of the output, whatever its line lengths

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 /// When a command runs during an apply.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// A plan's pre-condition, at the branch head before the replay.
@@ -18,7 +18,7 @@ pub enum Stage {
 }
 
 /// What one validation command did.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct CommandReport {
     pub command: String,
     pub stage: Stage,

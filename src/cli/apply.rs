@@ -34,6 +34,10 @@ pub struct ApplyArgs {
     /// Stack all proposals in one worktree, validate once, land all or none.
     #[arg(long)]
     pub batch: bool,
+    /// Run the apply in the background and print its task id at once
+    /// (follow it with `git evolv task <task_id> --wait`).
+    #[arg(long)]
+    pub background: bool,
 }
 
 /// Returns the exit code: 0, or the failure's code when some proposals
@@ -48,6 +52,21 @@ pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
         dry_run: args.dry_run,
         batch: args.batch,
     };
+    if args.background {
+        let started =
+            crate::ops::task::start(repo, &crate::ops::task::TaskRequest::from_apply(&req)?)?;
+        if out.json {
+            out.json_value(&started);
+        } else {
+            out.line(&started.task_id);
+            out.status(&format!(
+                "Applying {} in the background. Follow it with `git evolv task {} --wait`.",
+                started.patch_ids.join(", "),
+                started.task_id
+            ));
+        }
+        return Ok(0);
+    }
     let report = apply::apply(repo, &req)?;
     Ok(render_report(&report, args.patch_ids.len() == 1, out))
 }

@@ -13,11 +13,13 @@ mod hook;
 mod hooks;
 mod inspect;
 mod lint;
+mod mcp;
 mod output;
 mod plan;
 mod propose;
 mod recover;
 mod rollback;
+mod task;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -85,6 +87,10 @@ pub enum Command {
     Glob(glob::GlobArgs),
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
     Ask(ask::AskArgs),
+    /// Serve this repository to AI assistants: an MCP server over stdio.
+    Mcp(mcp::McpArgs),
+    /// Background tasks (`apply --background`): show, wait for, list, cancel.
+    Task(task::TaskArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -202,6 +208,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Hook(args) => return hook::run(&dir, args, out),
         Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
         Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
+        Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
         _ => {}
     }
     if matches!(
@@ -236,6 +243,7 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         Command::Show(args) => inspect::show(repo, args, out),
         Command::Drop(args) => drop::run(repo, args, out),
         Command::Apply(args) => return apply::run(repo, args, out),
+        Command::Task(args) => return task::run(repo, args, out),
         Command::Rollback(args) => rollback::run(repo, args, out),
         Command::Log(args) => inspect::log(repo, args, out),
         Command::Cat(args) => cat::run(repo, args, out),
@@ -247,6 +255,7 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
+        | Command::Mcp(_)
         | Command::Check
         | Command::Glob(_) => unreachable!("handled above"),
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 /// A file's diff as hunks.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct DiffBody {
     /// Always "unified".
     pub format: &'static str,
@@ -15,7 +15,7 @@ pub struct DiffBody {
 }
 
 /// One hunk.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Hunk {
     /// `@@ -12,9 +12,11 @@`
     pub header: String,
@@ -27,14 +27,14 @@ pub struct Hunk {
 }
 
 /// One line of a hunk, without its line ending.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct HunkLine {
     pub kind: LineKind,
     pub text: String,
 }
 
 /// Context, removed or added.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LineKind {
     Context,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// The code of one failed edit (stable: scripts match on it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EditCode {
     NoMatch,
@@ -46,7 +46,7 @@ impl EditCode {
 }
 
 /// The closest region to an `old` text that was not found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Candidate {
     pub start_line: usize,
     pub end_line: usize,
@@ -58,7 +58,7 @@ pub struct Candidate {
 }
 
 /// One failed edit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EditFailure {
     /// The edit's index in the list; null for a validator's failure.
     pub index: Option<usize>,
@@ -72,7 +72,7 @@ pub struct EditFailure {
 }
 
 /// Facts about a failure that only some codes have.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Detail {
     /// Lines of every occurrence (`ambiguous_match`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@ use super::clean::CommentChar;
 
 /// How much a rule matters: `off` skips it, `warn` reports without failing,
 /// `error` fails the message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Off,

@@ -6,8 +6,10 @@ use serde::Serialize;
 use super::config::{Rule, Severity};
 
 /// One broken rule, with where and how to fix it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
+    /// The rule's commitlint name (`type-enum`, `header-max-length`, …).
+    #[schemars(with = "String")]
     pub rule: Rule,
     pub severity: Severity,
     /// 1-based line in the original text (the file, the argument).
@@ -23,7 +25,7 @@ pub struct Finding {
 }
 
 /// The verdict on one message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// Why the message was not linted (merge, revert, fixup!, version, …).
     #[serde(skip_serializing_if = "Option::is_none")]

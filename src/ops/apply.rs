@@ -48,7 +48,7 @@ pub struct ApplyRequest {
 }
 
 /// What one proposal's apply did (or, in a dry run, would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ApplyOutcome {
     pub success: bool,
     pub patch_id: String,
@@ -75,7 +75,7 @@ pub struct ApplyOutcome {
 }
 
 /// The result of applying one or more proposals.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ApplyReport {
     /// Every proposal landed (or would land, in a dry run).
     pub success: bool,
@@ -170,6 +170,36 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         }
     }
     Ok(report)
+}
+
+/// What an apply of `req` would run, computed without running anything:
+/// for a front end that asks the user before it applies (MCP confirmation).
+#[derive(Debug, Clone)]
+pub struct ApplyPreview {
+    /// Every command the apply would run, in order (plan pre-conditions,
+    /// validation, plan expected outcomes).
+    pub commands: Vec<String>,
+    pub dry_run: bool,
+    /// The plan the apply would run under.
+    pub plan: Option<ExecutionPlan>,
+}
+
+/// The commands and mode an apply of `req` would run with.
+pub fn preview(repo: &Repository, req: &ApplyRequest) -> Result<ApplyPreview> {
+    let s = settings(repo, req)?;
+    let mut commands = Vec::new();
+    if let Some(p) = &s.plan {
+        commands.extend(p.validation.pre_conditions.iter().cloned());
+    }
+    commands.extend(s.commands.iter().cloned());
+    if let Some(p) = &s.plan {
+        commands.extend(p.validation.expected_outcomes.iter().cloned());
+    }
+    Ok(ApplyPreview {
+        commands,
+        dry_run: s.dry_run,
+        plan: s.plan,
+    })
 }
 
 fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {

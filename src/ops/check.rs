@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::git::cli::Git;
 
 /// The upstream of the current branch and how far apart they are.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Upstream {
     /// `origin/main`.
     pub name: String,
@@ -17,7 +17,7 @@ pub struct Upstream {
 }
 
 /// What `git evolv check` reports.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CheckOutcome {
     pub success: bool,
     /// The current branch's short name; `None` when HEAD is detached or unborn.

@@ -10,7 +10,7 @@ use crate::store::proposals;
 use crate::worktree;
 
 /// Which proposals `drop` removed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DropOutcome {
     pub success: bool,
     pub dropped: Vec<String>,

@@ -26,7 +26,7 @@ pub type EditRequest = EditList;
 
 /// Where a file's change sits: the first to the last changed line of the
 /// new content (1-based, end column exclusive).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct ResultLocator {
     pub start_line: usize,
     pub start_col: usize,
@@ -35,7 +35,7 @@ pub struct ResultLocator {
 }
 
 /// The structured result for one changed file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FileResult {
     pub path: String,
     /// `create`, `modify`, `delete` or `rename`.
@@ -61,7 +61,7 @@ pub struct FileResult {
 }
 
 /// Counts of an edit proposal.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct EditStatistics {
     pub edits: usize,
     pub edits_applied: usize,
@@ -72,7 +72,7 @@ pub struct EditStatistics {
 }
 
 /// What `edit` did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct EditOutcome {
     /// True when stored (or, with `--check only`, when every validator passed).
     pub success: bool,

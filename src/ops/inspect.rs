@@ -9,7 +9,7 @@ use crate::store::audit::{self, AuditEntry};
 use crate::store::proposals::{self, Proposal};
 
 /// A proposal's state relative to the current HEAD.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProposalStatus {
     /// Proposed against the current HEAD and not applied.
@@ -31,7 +31,7 @@ impl std::fmt::Display for ProposalStatus {
 }
 
 /// One row of `list`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposalSummary {
     pub patch_id: String,
     pub summary: String,
@@ -51,13 +51,13 @@ pub struct ProposalSummary {
 }
 
 /// `{"proposals": [...]}`, oldest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ListOutcome {
     pub proposals: Vec<ProposalSummary>,
 }
 
 /// The stored diff of one proposal.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ShowOutcome {
     #[serde(flatten)]
     pub proposal: ProposalSummary,
@@ -78,7 +78,7 @@ pub struct ShowOutcome {
 }
 
 /// `{"entries": [...]}`, newest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LogOutcome {
     pub entries: Vec<AuditEntry>,
 }

@@ -22,7 +22,7 @@ pub enum MessageSource {
 }
 
 /// The verdict on one message, with where it came from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MessageReport {
     /// `<argument>`, `<stdin>`, a file path or a commit id.
     pub source: String,
@@ -43,7 +43,7 @@ pub struct MessageReport {
 }
 
 /// What `lint` found: `success` is false when any message has an error.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LintOutcome {
     pub success: bool,
     pub errors: usize,

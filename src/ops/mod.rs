@@ -21,3 +21,4 @@ pub mod recover;
 pub mod rollback;
 pub mod stack;
 pub mod stage;
+pub mod task;

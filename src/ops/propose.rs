@@ -27,7 +27,7 @@ pub struct ProposeRequest {
 }
 
 /// Counts reported with every proposal.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Statistics {
     /// Text and binary files in scope.
     pub files_scanned: usize,
@@ -48,7 +48,7 @@ pub struct Statistics {
 }
 
 /// What propose stored.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposeOutcome {
     pub success: bool,
     pub patch_id: String,
@@ -71,7 +71,7 @@ pub struct ProposeOutcome {
 }
 
 /// A file the pattern matched that the proposal leaves alone.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct SkippedFile {
     pub path: String,
     pub reason: String,

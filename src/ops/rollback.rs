@@ -28,7 +28,7 @@ pub struct RollbackRequest {
 }
 
 /// What the rollback did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RollbackOutcome {
     pub success: bool,
     pub patch_id: String,

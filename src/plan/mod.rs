@@ -67,7 +67,7 @@ impl Bound {
 }
 
 /// One problem with a plan: the field path and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PlanIssue {
     pub path: String,
     pub message: String,

@@ -61,7 +61,7 @@ impl std::fmt::Display for AuditAction {
 pub const FAILPOINT_RACES: &str = "GIT_EVOLV_TEST_AUDIT_RACES";
 
 /// One audited event.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct AuditRecord {
     pub action: AuditAction,
     pub patch_id: String,
@@ -122,7 +122,7 @@ impl AuditRecord {
 }
 
 /// An audit record with its id.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AuditEntry {
     /// The audit commit's id, or `pending` for a journalled record that the
     /// next command chains (see `store::pending`).

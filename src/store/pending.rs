@@ -43,7 +43,7 @@ impl Pending {
 /// What a command tells its user when some of its bookkeeping was
 /// journalled instead of done: the cause in git's words and its own code
 /// (`ref_locked`, …), and that the work itself is complete.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Deferred {
     pub code: &'static str,
     pub message: String,

@@ -20,7 +20,7 @@ pub struct ChangedFile<'a> {
 }
 
 /// What one validator said about some files.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct ValidatorReport {
     /// `json`, `notebook`, `toml`, `yaml`, or the configured name.
     pub name: String,

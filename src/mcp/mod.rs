@@ -1,0 +1,90 @@
+//! `git evolv mcp`: the MCP server over stdio (rmcp). Tools are thin
+//! adapters over `ops`; this module owns the transport, the tool table,
+//! argument checking, confirmation and result rendering, nothing else.
+//!
+//! stdout carries only JSON-RPC frames: the server moves the protocol's
+//! stdin and stdout to private descriptors at start and points fds 0 and 1
+//! at /dev/null and stderr, so no child process (git, a validation
+//! command) can read a frame or write into the stream.
+
+mod args;
+mod confirm;
+mod outputs;
+mod safety;
+mod schema;
+mod server;
+mod tools;
+
+use std::fs::File;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::path::Path;
+
+use rmcp::ServiceExt;
+
+pub use server::EvolvServer;
+
+use crate::error::{Error, Result};
+
+/// Serves the repository at `dir` until the client closes stdin.
+pub fn serve(dir: &Path) -> Result<()> {
+    // Fail fast, on stderr, outside a repository.
+    let repo = crate::git::open(dir)?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| Error::BareRepository {
+            path: repo.path().to_path_buf(),
+        })?
+        .to_path_buf();
+    drop(repo);
+    let (input, output) = take_stdio().map_err(|e| Error::io("set up", "stdio", e))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("start", "the async runtime", e))?;
+    runtime.block_on(async move {
+        let transport = (
+            tokio::fs::File::from_std(input),
+            tokio::fs::File::from_std(output),
+        );
+        let service = EvolvServer::new(workdir)
+            .serve(transport)
+            .await
+            .map_err(|e| Error::Git {
+                message: format!("MCP session could not start: {e}"),
+            })?;
+        service.waiting().await.map_err(|e| Error::Git {
+            message: format!("MCP session ended abnormally: {e}"),
+        })?;
+        Ok::<(), Error>(())
+    })?;
+    // A pending read on stdin must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    Ok(())
+}
+
+/// Duplicates stdin and stdout to close-on-exec descriptors for the
+/// protocol, then points fd 0 at /dev/null and fd 1 at stderr.
+#[allow(unsafe_code)]
+fn take_stdio() -> std::io::Result<(File, File)> {
+    let check = |rc: libc::c_int| {
+        if rc < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(rc)
+        }
+    };
+    // SAFETY: plain descriptor calls on fds 0, 1 and 2 and on descriptors
+    // this function just created; each new descriptor is owned exactly once.
+    unsafe {
+        let input = check(libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3))?;
+        let output = check(libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3))?;
+        let input = OwnedFd::from_raw_fd(input);
+        let output = OwnedFd::from_raw_fd(output);
+        let null = check(libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY))?;
+        check(libc::dup2(null, 0))?;
+        libc::close(null);
+        check(libc::dup2(2, 1))?;
+        Ok((File::from(input), File::from(output)))
+    }
+}

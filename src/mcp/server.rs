@@ -1,0 +1,521 @@
+//! The MCP server: `tools/list` from the tool table, `tools/call` as a thin
+//! adapter per tool (parse the arguments, call the ops function on a
+//! blocking thread, render its outcome or error). Long calls report
+//! progress when the request carries a progress token, and a cancellation
+//! kills the running validation.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use git2::Repository;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
+    CustomResult, ErrorCode, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ResultType, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::args::*;
+use super::confirm::{self, Gate, Pending};
+use super::outputs::{ApplyEditOutput, EditToolOutput, ProposeEditOutput, ShowProposalOutput, cap};
+use super::schema::parse_args;
+use super::{safety, tools};
+use crate::edit::list::EditList;
+use crate::error::{Error, Result};
+use crate::ops;
+
+/// How long `task_output` waits by default, and at most.
+const TASK_WAIT_DEFAULT: u64 = 30;
+const TASK_WAIT_MAX: u64 = 600;
+/// How often a long call reports progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
+/// The server of one repository, fixed at start.
+#[derive(Clone)]
+pub struct EvolvServer {
+    dir: Arc<PathBuf>,
+    /// Confirmations asked through an input-required result (2026-07-28),
+    /// keyed by the request state handed out: the retried call is checked
+    /// against what is recorded here, never against the client's word.
+    pending: Arc<Mutex<HashMap<String, Pending>>>,
+}
+
+impl EvolvServer {
+    pub fn new(dir: PathBuf) -> Self {
+        EvolvServer {
+            dir: Arc::new(dir),
+            pending: Arc::default(),
+        }
+    }
+}
+
+#[tool_handler(
+    name = "git-evolv",
+    instructions = "git-evolv: propose edits as git commits (propose_edit), review them (show_proposal), apply them with validation (apply_edit) and undo them (rollback). Proposing and reading never touch the working tree or any branch."
+)]
+impl ServerHandler for EvolvServer {
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, ErrorData> {
+        let cache_hints = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        Ok(ListToolsResult {
+            result_type: Some(ResultType::COMPLETE),
+            tools: tools::all().to_vec(),
+            meta: None,
+            next_cursor: None,
+            ttl_ms: cache_hints.then_some(0),
+            cache_scope: cache_hints.then_some(CacheScope::Public),
+        })
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools::find(name)
+    }
+
+    /// A request for a method we serve whose params did not parse (a
+    /// `tools/call` without `name`, `arguments` that are not an object)
+    /// reaches here as a custom request: it is malformed, -32602.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CustomResult, ErrorData> {
+        let method = request.method;
+        if method.starts_with("tools/") || method == "initialize" || method == "ping" {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "malformed {method} request: {}",
+                    if method == "tools/call" {
+                        "params must be an object with `name` (a string) and optional `arguments` (an object)"
+                    } else {
+                        "its params do not match the MCP schema"
+                    }
+                ),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("unknown method '{method}'"),
+            None,
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if tools::find(&name).is_none() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool '{name}'; tools/list names the tools of git-evolv: {}",
+                    tools::names().join(", ")
+                ),
+                None,
+            ));
+        }
+        let call = Call {
+            server: self,
+            name: name.clone(),
+            request,
+            context,
+        };
+        match call.run().await {
+            Ok(response) => Ok(response),
+            Err(e) => Ok(error_result(&e).into()),
+        }
+    }
+}
+
+/// One `tools/call`.
+struct Call<'a> {
+    server: &'a EvolvServer,
+    name: String,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+}
+
+impl Call<'_> {
+    fn args<T: DeserializeOwned>(&self) -> Result<T> {
+        parse_args(&self.name, self.request.arguments.clone())
+    }
+
+    async fn run(&self) -> Result<CallToolResponse> {
+        let result = match self.name.as_str() {
+            "propose_edit" => self.propose_edit().await?,
+            "apply_edit" => return self.apply_edit().await,
+            "edit" => {
+                let text =
+                    serde_json::Value::Object(self.request.arguments.clone().unwrap_or_default())
+                        .to_string();
+                let list = EditList::from_json(&text).map_err(|m| {
+                    Error::invalid(
+                        format!("edit: {m}"),
+                        "see the inputSchema of `edit` in tools/list",
+                    )
+                })?;
+                self.edit(list).await?
+            }
+            "notebook_edit" => {
+                let args: NotebookEditArgs = self.args()?;
+                self.edit(args.list()).await?
+            }
+            "list_proposals" => {
+                let _: NoArgs = self.args()?;
+                self.blocking(false, ops::inspect::list)
+                    .await
+                    .map(success)?
+            }
+            "show_proposal" => self.show_proposal().await?,
+            "drop_proposal" => {
+                let args: DropProposalArgs = self.args()?;
+                let ids = args.ids();
+                for id in &ids {
+                    safety::check_id("patch_ids", id)?;
+                }
+                self.blocking(false, move |repo| ops::drop::drop(repo, &ids))
+                    .await
+                    .map(success)?
+            }
+            "rollback" => return self.rollback().await,
+            "lint_commit" => {
+                let args: LintCommitArgs = self.args()?;
+                self.blocking(false, move |repo| {
+                    let config = ops::lint::load_config(Some(repo))?;
+                    ops::lint::lint_message(
+                        &ops::lint::MessageSource::Text {
+                            name: "<message>".into(),
+                            text: args.message,
+                        },
+                        &config,
+                    )
+                })
+                .await
+                .map(success)?
+            }
+            "check_repo" => {
+                let _: NoArgs = self.args()?;
+                let dir = self.server.dir.clone();
+                run_blocking(move || ops::check::check(&crate::git::cli::Git::open(&dir)?))
+                    .await
+                    .map(success)?
+            }
+            "audit_log" => {
+                let args: AuditLogArgs = self.args()?;
+                self.blocking(false, move |repo| ops::inspect::log(repo, args.limit))
+                    .await
+                    .map(success)?
+            }
+            "task_output" => self.task_output().await?,
+            "task_list" => {
+                let _: NoArgs = self.args()?;
+                let dir = self.server.dir.clone();
+                run_blocking(move || ops::task::list(&crate::git::open(&dir)?))
+                    .await
+                    .map(success)?
+            }
+            other => unreachable!("tool '{other}' is in the table but not dispatched"),
+        };
+        Ok(result.into())
+    }
+
+    /// Runs `f` on a blocking thread with the repository opened as the CLI
+    /// opens it. With `long`, the call reports progress (when the request
+    /// carries a token) and a cancellation stops it.
+    async fn blocking<T, F>(&self, long: bool, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Repository) -> Result<T> + Send + 'static,
+    {
+        let dir = self.server.dir.clone();
+        if !long {
+            return run_blocking(move || with_repo(&dir, f)).await;
+        }
+        let flag = Arc::new(AtomicBool::new(false));
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        // Watches for notifications/cancelled in a task of its own, so the
+        // flag is set even if rmcp drops this call's future.
+        let ct = self.context.ct.clone();
+        let watch_flag = flag.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = ct.cancelled() => watch_flag.store(true, Ordering::SeqCst),
+                _ = done_rx => {}
+            }
+        });
+        let progress = self.start_progress();
+        let result =
+            run_blocking(move || crate::validate::with_cancel(flag, || with_repo(&dir, f))).await;
+        let _ = done_tx.send(());
+        if let Some(p) = progress {
+            p.abort();
+        }
+        result
+    }
+
+    /// Sends a progress notification now and every half second while the
+    /// call runs, if the request carries a progress token.
+    fn start_progress(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let token = self.context.meta.get_progress_token()?;
+        let peer = self.context.peer.clone();
+        let what = self.name.clone();
+        let started = Instant::now();
+        Some(tokio::spawn(async move {
+            let mut step = 0u32;
+            loop {
+                let elapsed = started.elapsed().as_secs_f64();
+                let message = if step == 0 {
+                    format!("{what}: started")
+                } else {
+                    format!("{what}: running ({elapsed:.1} s)")
+                };
+                let param = ProgressNotificationParam::new(token.clone(), f64::from(step))
+                    .with_message(message);
+                if peer.notify_progress(param).await.is_err() {
+                    return;
+                }
+                step += 1;
+                tokio::time::sleep(PROGRESS_EVERY).await;
+            }
+        }))
+    }
+
+    async fn propose_edit(&self) -> Result<CallToolResult> {
+        let args: ProposeEditArgs = self.args()?;
+        for s in &args.scope {
+            safety::check_path("scope", s)?;
+        }
+        let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
+        let req = args.request();
+        let mut outcome = self
+            .blocking(true, move |repo| ops::propose::propose(repo, &req))
+            .await?;
+        let diff_total_bytes = outcome.diff_bytes.len();
+        let diff_truncated = cap(&mut outcome.unified_diff, max);
+        Ok(success(ProposeEditOutput {
+            outcome,
+            diff_truncated,
+            diff_total_bytes,
+        }))
+    }
+
+    /// `edit` and `notebook_edit`: `ops::edit` with the diff capped.
+    async fn edit(&self, list: EditList) -> Result<CallToolResult> {
+        if let Some(onto) = &list.onto {
+            safety::check_id("onto", onto)?;
+        }
+        // Paths are checked by the edit engine over the base tree (no
+        // absolute path, no `..`, no `.git`, no symlinked parent).
+        let mut outcome = self
+            .blocking(true, move |repo| ops::edit::edit(repo, &list))
+            .await?;
+        let diff_total_bytes = outcome.diff_bytes.len();
+        let diff_truncated = cap(&mut outcome.unified_diff, DEFAULT_MAX_DIFF_BYTES);
+        Ok(success(EditToolOutput {
+            outcome,
+            diff_truncated,
+            diff_total_bytes,
+        }))
+    }
+
+    async fn show_proposal(&self) -> Result<CallToolResult> {
+        let args: ShowProposalArgs = self.args()?;
+        safety::check_id("patch_id", &args.patch_id)?;
+        let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
+        let id = args.patch_id.clone();
+        let mut outcome = self
+            .blocking(false, move |repo| ops::inspect::show(repo, &id))
+            .await?;
+        let diff_total_bytes = outcome.diff_bytes.len();
+        let mut diff_truncated = cap(&mut outcome.unified_diff, max);
+        let word_diff = args.word_diff.then(|| {
+            let mut text = crate::diff::word::word_diff(&outcome.diff_bytes);
+            diff_truncated |= cap(&mut text, max);
+            text
+        });
+        Ok(success(ShowProposalOutput {
+            outcome,
+            diff_truncated,
+            diff_total_bytes,
+            word_diff,
+        }))
+    }
+
+    async fn apply_edit(&self) -> Result<CallToolResponse> {
+        let args: ApplyEditArgs = self.args()?;
+        if let Some(plan) = &args.execution_plan {
+            // Every problem of the plan at once, each naming its field,
+            // before anything else is looked at.
+            ops::plan::load(&ops::plan::PlanSource::Text {
+                name: "execution_plan".into(),
+                text: plan.to_string(),
+            })?;
+        }
+        let ids = args.ids();
+        if ids.is_empty() {
+            return Err(Error::invalid(
+                "apply_edit: missing field `patch_id` (or `patch_ids`)",
+                "pass the id propose_edit returned (list_proposals shows them all)",
+            ));
+        }
+        for id in &ids {
+            safety::check_id("patch_id", id)?;
+        }
+        let req = args.request();
+        {
+            let plan = args.execution_plan.clone();
+            let dir = self.server.dir.clone();
+            run_blocking(move || with_repo(&dir, |repo| safety::check_plan(repo, plan.as_ref())))
+                .await?;
+        }
+        // Ask before anything that lands on a protected branch.
+        let summary = {
+            let req = req.clone();
+            self.blocking(false, move |repo| confirm::apply_summary(repo, &req))
+                .await?
+        };
+        if let Gate::Ask(response) = self.gate(summary).await? {
+            return Ok(response);
+        }
+        if args.run_in_background {
+            let dry_run = req.dry_run;
+            let started = self
+                .blocking(false, move |repo| {
+                    ops::task::start(repo, &ops::task::TaskRequest::from_apply(&req)?)
+                })
+                .await?;
+            return Ok(success(ApplyEditOutput::started(started.task_id, dry_run)).into());
+        }
+        let report = self
+            .blocking(true, move |repo| ops::apply::apply(repo, &req))
+            .await?;
+        if let Some(e) = &report.error {
+            // Some proposals landed, then one failed: an error result that
+            // still says what landed.
+            let body = serde_json::json!({
+                "success": false,
+                "error": e.to_body(),
+                "results": report.results,
+                "failed_patch_id": report.failed_patch_id,
+            });
+            return Ok(CallToolResult::structured_error(body).into());
+        }
+        Ok(success(ApplyEditOutput::from_report(report)).into())
+    }
+
+    async fn rollback(&self) -> Result<CallToolResponse> {
+        let args: RollbackArgs = self.args()?;
+        safety::check_id("patch_id", &args.patch_id)?;
+        let summary = {
+            let id = args.patch_id.clone();
+            self.blocking(false, move |repo| confirm::rollback_summary(repo, &id))
+                .await?
+        };
+        if let Gate::Ask(response) = self.gate(summary).await? {
+            return Ok(response);
+        }
+        let req = args.request();
+        let outcome = self
+            .blocking(true, move |repo| ops::rollback::rollback(repo, &req))
+            .await?;
+        Ok(success(outcome).into())
+    }
+
+    /// The confirmation on a protected branch (see `confirm`).
+    async fn gate(&self, summary: Option<confirm::Summary>) -> Result<Gate> {
+        let Some(summary) = summary else {
+            return Ok(Gate::Proceed);
+        };
+        confirm::gate(
+            &self.server.pending,
+            &self.name,
+            &self.request,
+            &self.context,
+            summary,
+        )
+        .await
+    }
+
+    async fn task_output(&self) -> Result<CallToolResult> {
+        let args: TaskOutputArgs = self.args()?;
+        let wait = if args.block {
+            args.timeout_seconds
+                .unwrap_or(TASK_WAIT_DEFAULT)
+                .min(TASK_WAIT_MAX)
+        } else {
+            0
+        };
+        let id = args.task_id.clone();
+        let ct = self.context.ct.clone();
+        let dir = self.server.dir.clone();
+        // Task files only: no wait for a landing the task itself may be doing.
+        let outcome = run_blocking(move || {
+            ops::task::wait(
+                &crate::git::open(&dir)?,
+                &id,
+                Duration::from_secs(wait),
+                &|| ct.is_cancelled(),
+            )
+        })
+        .await?;
+        Ok(success(outcome))
+    }
+}
+
+/// Opens the repository as every front end does: recover an interrupted
+/// landing first, release the index cache after.
+// TODO(refactor): replace with ops::Session once it lands.
+fn with_repo<T>(dir: &Path, f: impl FnOnce(&Repository) -> Result<T>) -> Result<T> {
+    let repo = crate::git::open(dir)?;
+    if let Some(outcome) = ops::recover::recover_pending(&repo)? {
+        log::line(&format!("git-evolv: recovered: {}", outcome.message));
+    }
+    let result = f(&repo);
+    ops::land::release_index(&repo);
+    result
+}
+
+async fn run_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(Error::Git {
+            message: format!("internal error: the call's thread ended abnormally: {e}"),
+        })
+    })
+}
+
+/// A success: the outcome as `structuredContent`, and the same JSON as text.
+fn success<T: Serialize>(outcome: T) -> CallToolResult {
+    CallToolResult::structured(serde_json::to_value(outcome).expect("outcomes serialise"))
+}
+
+/// An engine error: `isError` with `{success: false, error: {code, message,
+/// hint, ...}}`, the message exactly as the CLI prints it.
+pub fn error_result(e: &Error) -> CallToolResult {
+    CallToolResult::structured_error(serde_json::json!({
+        "success": false,
+        "error": e.to_body(),
+    }))
+}
+
+/// stderr lines of the server (stdout carries only JSON-RPC frames).
+mod log {
+    use std::io::Write;
+
+    pub fn line(text: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
+    }
+}
