@@ -322,15 +322,9 @@ pub fn cut_marker(cut: u64) -> String {
 /// delivered asynchronously, and a member still exiting could write.
 fn wait_group_gone(pgid: u32) {
     let until = Instant::now() + Duration::from_secs(5);
-    while group_exists(pgid) && Instant::now() < until {
+    while crate::worktree::group_is_alive(pgid) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
-}
-
-#[allow(unsafe_code)]
-fn group_exists(pgid: u32) -> bool {
-    // SAFETY: signal 0 only checks for the group's existence.
-    unsafe { libc::kill(-(pgid as libc::pid_t), 0) == 0 }
 }
 
 #[allow(unsafe_code)]

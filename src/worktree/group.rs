@@ -39,8 +39,43 @@ pub fn live_group(path: &Path) -> Option<u32> {
     (pgid > 1 && is_alive(pgid)).then_some(pgid)
 }
 
+/// Whether process group `pgid` has a member that is not a zombie. A
+/// zombie writes nothing, and where no init reaps orphans (a container)
+/// killed members stay zombies for good; on Linux `/proc` tells them
+/// apart, elsewhere any member counts.
+pub fn is_alive(pgid: u32) -> bool {
+    if !group_exists(pgid) {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    let mut scanned = false;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        scanned = true;
+        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parens.
+        let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next().unwrap_or("Z");
+        let pgrp = fields.nth(1).and_then(|f| f.parse::<u32>().ok());
+        if pgrp == Some(pgid) && state != "Z" && state != "X" {
+            return true;
+        }
+    }
+    !scanned
+}
+
 #[allow(unsafe_code)]
-fn is_alive(pgid: u32) -> bool {
+fn group_exists(pgid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pgid) else {
         return false;
     };

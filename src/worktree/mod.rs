@@ -17,7 +17,7 @@ use crate::validate::Budget;
 
 mod group;
 
-pub use group::GroupRecord;
+pub use group::{GroupRecord, is_alive as group_is_alive};
 
 /// How many warm worktrees concurrent applies may use before they queue.
 const WARM_SLOTS: usize = 8;
