@@ -114,7 +114,17 @@ pub enum Error {
     #[error(
         "core.hooksPath is set to '{value}' ({origin}), so git never runs hooks from the repository's hooks folder"
     )]
-    HooksPathSet { value: String, origin: String },
+    HooksPathSet {
+        value: String,
+        origin: String,
+        hint: String,
+    },
+
+    #[error(
+        "'{}' is tracked by git ({tracked} is committed there): a hook written there would be committed with this machine's paths, and a fresh clone would run it without the hook it chains",
+        dir.display()
+    )]
+    HooksFolderTracked { dir: PathBuf, tracked: String },
 
     #[error("'{}' is not ours and '{}' already exists: refusing to overwrite either", path.display(), chained.display())]
     HookConflict { path: PathBuf, chained: PathBuf },
@@ -233,6 +243,7 @@ impl Error {
             Error::NotApplied { .. } => "not_applied",
             Error::ConcurrentUpdate { .. } => "concurrent_update",
             Error::HooksPathSet { .. } => "hooks_path_set",
+            Error::HooksFolderTracked { .. } => "hooks_folder_tracked",
             Error::HookConflict { .. } => "hook_conflict",
             Error::NoTerminal { .. } => "no_terminal",
             Error::InvalidConfig { .. } => "invalid_config",
@@ -305,9 +316,10 @@ impl Error {
             Error::NothingToApply { .. } => "drop it with `git evolv drop <id>`".into(),
             Error::NotApplied { .. } => "see `git evolv list` for the status of each proposal".into(),
             Error::ConcurrentUpdate { .. } => "run the command again".into(),
-            Error::HooksPathSet { .. } => {
-                "install into that folder with `git evolv hooks install --hooks-path`, or unset it in the scope shown (`git config --unset core.hooksPath`)".into()
-            }
+            Error::HooksPathSet { hint, .. } => hint.clone(),
+            Error::HooksFolderTracked { tracked, .. } => format!(
+                "make git-evolv part of the team's hook instead: add `git evolv hook <name> \"$@\"` to {tracked} and commit that (every clone then needs git-evolv on PATH); or point core.hooksPath at a folder git does not track"
+            ),
             Error::HookConflict { .. } => {
                 "merge the two hooks by hand (keep one as the chained hook), then run `git evolv hooks install` again".into()
             }
@@ -411,6 +423,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::InvalidPlan { .. }
             | Error::LandingFailed { .. }
             | Error::HooksPathSet { .. }
+            | Error::HooksFolderTracked { .. }
             | Error::HookConflict { .. }
             | Error::NoTerminal { .. }
             | Error::InvalidConfig { .. }

@@ -49,9 +49,10 @@ fn index(e: &Error) -> usize {
         Error::Signalled { .. } => 36,
         Error::Cancelled { .. } => 37,
         Error::ConfirmationRequired { .. } => 38,
+        Error::HooksFolderTracked { .. } => 39,
     }
 }
-const VARIANTS: usize = 39;
+const VARIANTS: usize = 40;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -123,6 +124,11 @@ fn samples() -> Vec<Error> {
         Error::HooksPathSet {
             value: s(".githooks"),
             origin: s("local file:.git/config"),
+            hint: s("install into that folder with `git evolv hooks install --hooks-path`"),
+        },
+        Error::HooksFolderTracked {
+            dir: p(),
+            tracked: s(".githooks/commit-msg"),
         },
         Error::HookConflict {
             path: p(),

@@ -5,8 +5,9 @@
 //! This writes to the terminal, never to stdout or stderr.
 
 use std::fs::{File, OpenOptions};
-use std::io;
+use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
+use std::time::Duration;
 
 use dialoguer::console::Term;
 use dialoguer::{MultiSelect, Select};
@@ -115,27 +116,97 @@ pub fn ask(term: &Term, question: &Question) -> Result<Answer> {
     }
 }
 
-/// A yes/no question whose default (and Esc) is No.
-// TODO(hooks): #16 item 20: dialoguer's Select wraps around, so Up from the
-// default "no" lands on "yes — push anyway". A confirmation must not wrap
-// (clamp at both ends, or put "yes" first so Up from "no" stays there).
-pub fn confirm(term: &Term, prompt: &str) -> Result<bool> {
-    let question = Question {
-        prompt: prompt.to_string(),
-        choices: vec![
-            Choice {
-                label: "no".into(),
-                description: "cancel the push (default)".into(),
-            },
-            Choice {
-                label: "yes".into(),
-                description: "push anyway".into(),
-            },
-        ],
-        multi: false,
-        defaults: vec![0],
-    };
-    Ok(ask(term, &question)? == Answer::Selected(vec![1]))
+/// How long the pre-push confirmation waits for an answer before it takes
+/// No; `GIT_EVOLV_PROMPT_TIMEOUT` (seconds) changes it.
+pub const CONFIRM_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A yes/no question typed as people type it: `y` or `yes` (any case) and
+/// Enter is yes; `n`, `no`, Enter alone, end of input, or no answer within
+/// `timeout` is no. Anything else asks again (three times at most). The
+/// terminal stays in its normal line mode, so what is typed is echoed and
+/// can be corrected, and Ctrl-C stops git as it always does.
+pub fn confirm(prompt: &str, timeout: Duration) -> Result<Confirmation> {
+    let mut tty = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .map_err(|e| Error::io("open", "/dev/tty", e))?;
+    let deadline = std::time::Instant::now() + timeout;
+    let mut question = format!("{prompt} [y/N] ");
+    for _ in 0..3 {
+        tty.write_all(question.as_bytes())
+            .map_err(|e| Error::io("write to", "/dev/tty", e))?;
+        let Some(line) = read_line(&mut tty, deadline)? else {
+            let _ = tty.write_all(b"\n");
+            return Ok(Confirmation::TimedOut);
+        };
+        match parse_yes_no(&line) {
+            Some(true) => return Ok(Confirmation::Yes),
+            Some(false) => return Ok(Confirmation::No),
+            None => question = format!("Please answer y or n. {prompt} [y/N] "),
+        }
+    }
+    Ok(Confirmation::No)
+}
+
+/// The answer to `confirm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirmation {
+    Yes,
+    No,
+    /// Nobody answered in time.
+    TimedOut,
+}
+
+/// `y`, `yes` → yes; empty, `n`, `no` → no (any case, spaces ignored);
+/// anything else → not an answer.
+pub fn parse_yes_no(line: &str) -> Option<bool> {
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Some(true),
+        "" | "n" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// One line from the terminal, `None` when the deadline passes first;
+/// end of input is an empty line.
+fn read_line(tty: &mut File, deadline: std::time::Instant) -> Result<Option<String>> {
+    let mut line = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Ok(None);
+        }
+        let mut fds = libc::pollfd {
+            fd: tty.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1);
+        #[allow(unsafe_code)]
+        // SAFETY: one valid pollfd for an fd open for the whole call.
+        let ready = unsafe { libc::poll(&mut fds, 1, ms) };
+        if ready < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(Error::io("wait for", "/dev/tty", e));
+        }
+        if ready == 0 {
+            return Ok(None);
+        }
+        let mut byte = [0u8; 1];
+        match tty.read(&mut byte) {
+            Ok(0) => return Ok(Some(String::from_utf8_lossy(&line).into_owned())),
+            Ok(_) if byte[0] == b'\n' || byte[0] == b'\r' => {
+                return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+            }
+            Ok(_) => line.push(byte[0]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io("read", "/dev/tty", e)),
+        }
+    }
 }
 
 /// Ignores SIGINT while a prompt holds the terminal in raw mode: the
@@ -228,5 +299,18 @@ mod tests {
         let c = Choice::parse("plain").unwrap();
         assert_eq!((c.label.as_str(), c.description.as_str()), ("plain", ""));
         assert!(Choice::parse(": nothing").is_err());
+    }
+
+    #[test]
+    fn yes_and_no_are_read_as_typed() {
+        // See: issue #17, item 7.
+        use super::parse_yes_no;
+        for yes in ["y", "Y", "yes", " YES ", "y\r"] {
+            assert_eq!(parse_yes_no(yes), Some(true), "{yes:?}");
+        }
+        for no in ["", "n", "No", "  "] {
+            assert_eq!(parse_yes_no(no), Some(false), "{no:?}");
+        }
+        assert_eq!(parse_yes_no("maybe"), None);
     }
 }

@@ -12,6 +12,9 @@ use super::Output;
 use super::lint::{summary, text};
 use crate::error::{Error, Result};
 use crate::git::cli::Git;
+use crate::git::config::{Config, discover_git_dir};
+use crate::hooks::invocation::{self, CommitArgs, InProgress};
+use crate::lint::{CleanMode, GitCleanup};
 use crate::ops::lint;
 use crate::ops::pre_push::{PrePushOutcome, PrePushRequest, pre_push};
 use crate::policy::{Verdict, short_ref};
@@ -52,10 +55,40 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
 }
 
 /// Lints the message; on rejection says where git kept it and how to retry.
+///
+/// This is the hook's hot path, run on every commit: it reads the message
+/// file and the configuration from the git directory, and nothing else (no
+/// libgit2 repository, no recovery, no index). See: issue #14, item 5.
 fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
-    let repo = lint::discover(dir);
-    let config = lint::load_config(repo.as_ref())?;
-    let result = lint::commit_msg(file, &config)?;
+    let git_dir = discover_git_dir(dir);
+    let git_config = match &git_dir {
+        Some(d) => Config::for_git_dir(d)?,
+        None => Config::without_repository()?,
+    };
+    let config = lint::lint_config(&git_config)?;
+    let args = invocation::parent_git_args("commit").map(|a| CommitArgs::parse(&a));
+    // The cleanup of `git commit` when its command line is known; else (a
+    // rebase, a merge, another OS) the editor's cleanup, as before.
+    let cleanup = match &args {
+        Some(a) => CleanMode::Git(GitCleanup::for_commit(
+            a.cleanup
+                .as_deref()
+                .or_else(|| git_config.string("commit.cleanup")),
+            a.editor(),
+            a.verbose,
+        )),
+        None => CleanMode::Edit,
+    };
+    let request = lint::CommitMsgRequest {
+        file: file.to_path_buf(),
+        config,
+        cleanup,
+        amend: args.as_ref().is_some_and(|a| a.amend),
+        verbose: args.as_ref().is_some_and(|a| a.verbose),
+        in_progress: git_dir.as_deref().map_or(InProgress::None, InProgress::of),
+        work_dir: dir.to_path_buf(),
+    };
+    let result = lint::commit_msg(&request)?;
     if out.json {
         out.json_value(&result);
         return Ok(result.outcome.exit_code());
@@ -67,8 +100,14 @@ fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
         }
         return Ok(0);
     }
+    let cleaned = match &result.retry_file {
+        Some(f) if *f != result.kept_at => {
+            format!("\nThe message as this commit would store it is in {f}.")
+        }
+        _ => String::new(),
+    };
     out.status(&format!(
-        "git evolv: commit message rejected ({})\n\n{}\nYour message was NOT lost: git kept it in {}{}.\n\
+        "git evolv: commit message rejected ({})\n\n{}\nYour message was NOT lost: git kept it in {}{}.{cleaned}\n\
          Fix it and retry with:\n    {}\n\
          (Conventional Commits: type(scope): description, e.g. `feat(parser): accept tabs`.)",
         summary(&result.outcome),
@@ -93,7 +132,9 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
         return Ok(0);
     }
     let git = Git::open(dir)?;
-    let terminal = prompt::open_terminal();
+    let prompt_off = terminal_prompt_disabled();
+    let terminal = !prompt_off && prompt::open_terminal().is_some();
+    let dry_run = invocation::push_is_dry_run();
     let allow_env = std::env::var("GIT_EVOLV_ALLOW_PUSH")
         .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
     let outcome = pre_push(
@@ -102,11 +143,15 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
             remote: remote.to_string(),
             url: url.to_string(),
             stdin,
-            terminal: terminal.is_some(),
+            terminal,
             allow_env,
+            dry_run,
         },
     )?;
     out.status(&render(&outcome));
+    if prompt_off && outcome.refs.iter().any(|r| r.protected) {
+        out.status("  note: GIT_TERMINAL_PROMPT=0: not asking on the terminal");
+    }
     if out.json {
         out.json_value(&outcome);
     }
@@ -115,10 +160,10 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
         return Ok(1);
     }
     if outcome.needs_confirmation {
-        let Some(term) = terminal else {
-            // The policy asked for a terminal only when there was one.
+        if !terminal {
+            // The policy asks for a terminal only when there is one.
             return Ok(1);
-        };
+        }
         let asked: Vec<&str> = outcome
             .refs
             .iter()
@@ -139,9 +184,23 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
             "Push directly to the protected {kind} {} on {remote}?",
             names.join(", ")
         );
-        if !prompt::confirm(&term, &question)? {
-            out.status("git-evolv: push cancelled; nothing was sent.");
-            return Ok(1);
+        let timeout = std::env::var("GIT_EVOLV_PROMPT_TIMEOUT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(prompt::CONFIRM_TIMEOUT, std::time::Duration::from_secs);
+        match prompt::confirm(&question, timeout)? {
+            prompt::Confirmation::Yes => {}
+            prompt::Confirmation::No => {
+                out.status("git-evolv: push cancelled; nothing was sent.");
+                return Ok(1);
+            }
+            prompt::Confirmation::TimedOut => {
+                out.status(&format!(
+                    "git-evolv: no answer in {} s: push cancelled; nothing was sent.",
+                    timeout.as_secs()
+                ));
+                return Ok(1);
+            }
         }
     }
     Ok(0)
@@ -202,4 +261,16 @@ fn render(outcome: &PrePushOutcome) -> String {
         }
     }
     text.trim_end().to_string()
+}
+
+/// `GIT_TERMINAL_PROMPT=0` (or false/no/off): git's own switch for "never
+/// prompt on the terminal", set by agents and CI runners that have a
+/// terminal nobody watches. See: issue #17, item 7.
+fn terminal_prompt_disabled() -> bool {
+    std::env::var("GIT_TERMINAL_PROMPT").is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "0" | "false" | "no" | "off"
+        )
+    })
 }

@@ -28,7 +28,8 @@ pub enum HooksCommand {
         #[arg(long)]
         hooks_path: bool,
     },
-    /// Show, per hook: installed, chained, missing, foreign or bypassed by core.hooksPath.
+    /// Show, per hook: whether git-evolv's check runs (installed, chained, run by pre-commit,
+    /// not running, missing, foreign, bypassed by core.hooksPath) and what it chains.
     Status,
 }
 
@@ -67,6 +68,8 @@ fn render(outcome: &HooksOutcome, title: &str) -> String {
         let state = match h.state {
             HookState::Installed => "installed",
             HookState::Chained => "chained",
+            HookState::RunByManager => "run by pre-commit",
+            HookState::NotRunning => "NOT RUNNING",
             HookState::Missing => "missing",
             HookState::Foreign => "foreign (not git-evolv's)",
             HookState::Bypassed => "bypassed by core.hooksPath",
@@ -75,11 +78,17 @@ fn render(outcome: &HooksOutcome, title: &str) -> String {
         if let Some(change) = &h.change {
             line.push_str(&format!(" ({change})"));
         }
+        if let Some(shim) = &h.shim {
+            line.push_str(&format!(" [git-evolv's hook: {}]", shim.display()));
+        }
         if let Some(chained) = &h.chained {
             line.push_str(&format!(", runs {} first", chained.display()));
         }
         text.push_str(&line);
         text.push('\n');
+        for note in &h.notes {
+            text.push_str(&format!("      note: {note}\n"));
+        }
     }
     text
 }

@@ -91,6 +91,38 @@ impl Git {
         }
     }
 
+    /// The files git tracks under `dir` (`git ls-files`), at most `limit`;
+    /// empty outside the working tree. For `hooks install` (issue #17).
+    pub fn tracked_under(&self, dir: &Path, limit: usize) -> Result<Vec<String>> {
+        let Some(top) = self.toplevel() else {
+            return Ok(Vec::new());
+        };
+        let (Ok(top), Ok(dir)) = (top.canonicalize(), dir.canonicalize()) else {
+            return Ok(Vec::new());
+        };
+        let Ok(rel) = dir.strip_prefix(&top) else {
+            return Ok(Vec::new());
+        };
+        let rel = if rel.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            rel.to_string_lossy().into_owned()
+        };
+        let out = Command::new("git")
+            .args(["ls-files", "-z", "--", &rel])
+            .current_dir(&top)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Error::io("run", "git ls-files", e))?;
+        Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .take(limit)
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
+    }
+
     /// Whether the repository has no working tree.
     pub fn is_bare(&self) -> bool {
         self.bare

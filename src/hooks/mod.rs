@@ -1,7 +1,17 @@
-//! The hook shims and the files in a hooks folder: writing ours, moving a
-//! foreign hook aside so ours chains to it, and putting it back. The shims
-//! (top-level `hooks/`) hold no logic: they call `git-evolv hook <name>`.
-//! Which folder to use is decided by `ops::hooks`.
+//! The hook shims and the files in a hooks folder: writing ours, chaining
+//! the hook that was there, living beside the hook managers people use
+//! (pre-commit, lefthook, husky) in either install order, and removing
+//! exactly what is ours. The shims (top-level `hooks/`) hold no decisions:
+//! they run the chained hook, then `git-evolv hook <name>`. Which folder to
+//! use is decided by `ops::hooks`.
+//!
+//! Where our shim can be, per hook `N` in folder `D`:
+//! - `D/N`: git runs it; a foreign hook that was there is `D/N.evolv-chained`
+//!   and runs first, with `$0` still `D/N` for shell scripts.
+//! - `D/N.legacy` under pre-commit's `D/N`: pre-commit runs it first
+//!   ("migration mode"), and `pre-commit uninstall` puts it back at `D/N`.
+//! - `D/N.old` under lefthook's `D/N`: lefthook moved it there and never
+//!   runs it. Our shim is not running; `install` chains lefthook instead.
 
 use std::fs;
 use std::io::Write;
@@ -12,8 +22,10 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
-/// The line that marks a hook file as ours.
-pub const MARKER: &str = "# git-evolv managed hook";
+pub mod invocation;
+pub mod kind;
+
+pub use kind::{Kind, MARKER, is_ours};
 
 /// The hooks git-evolv installs, with their shim templates.
 pub const HOOKS: [(&str, &str); 2] = [
@@ -23,8 +35,14 @@ pub const HOOKS: [(&str, &str); 2] = [
 
 const BIN_PLACEHOLDER: &str = "@GIT_EVOLV_BIN@";
 
-/// Suffix of a foreign hook moved aside: `pre-push.evolv-chained`.
+/// Suffix of a foreign hook our shim runs first: `pre-push.evolv-chained`.
+/// Kept in the hooks folder itself, so `lefthook uninstall` (which deletes
+/// every lefthook file there) removes a chained lefthook hook too.
 pub const CHAINED_SUFFIX: &str = ".evolv-chained";
+/// Where pre-commit keeps the hook it found, and runs first.
+pub const LEGACY_SUFFIX: &str = ".legacy";
+/// Where lefthook moves the hook it found (and never runs it).
+pub const OLD_SUFFIX: &str = ".old";
 
 /// Quotes a string for sh: `'…'`, with `'` written as `'\''`.
 pub fn sh_quote(s: &str) -> String {
@@ -36,13 +54,6 @@ pub fn render_shim(template: &str, binary: &Path) -> String {
     template.replace(BIN_PLACEHOLDER, &sh_quote(&binary.to_string_lossy()))
 }
 
-/// Whether a hook file's text is one of ours.
-pub fn is_ours(text: &str) -> bool {
-    text.lines()
-        .take(5)
-        .any(|l| l.trim() == MARKER || l.starts_with(MARKER))
-}
-
 /// The state of one hook in a folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,6 +62,11 @@ pub enum HookState {
     Installed,
     /// Our shim, running a foreign hook first.
     Chained,
+    /// Our shim at `<hook>.legacy`, run by pre-commit's hook first.
+    RunByManager,
+    /// Our shim exists but git does not run it: a hook manager moved it
+    /// aside (`.old`) or wrote its own hook over it.
+    NotRunning,
     /// No hook.
     Missing,
     /// Someone else's hook, not chained.
@@ -64,7 +80,16 @@ pub enum HookState {
 pub struct HookStatus {
     pub name: String,
     pub state: HookState,
+    /// The file git runs for this hook.
     pub path: PathBuf,
+    /// Whether git-evolv's check runs when git runs this hook.
+    pub runs: bool,
+    /// Our shim, when it is not at `path` (`.legacy`, `.old`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shim: Option<PathBuf>,
+    /// The hook manager whose hook is at `path` or chained.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manager: Option<&'static str>,
     /// The foreign hook ours runs first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chained: Option<PathBuf>,
@@ -74,10 +99,47 @@ pub struct HookStatus {
     /// What this command did: written, updated, unchanged, chained, removed, restored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
+    /// What was checked about what runs, and what to do when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
-fn chained_path(dir: &Path, name: &str) -> PathBuf {
-    dir.join(format!("{name}{CHAINED_SUFFIX}"))
+/// The files of one hook in one folder.
+struct Files {
+    dir: PathBuf,
+    name: String,
+    main: Option<(Kind, String)>,
+    chained: Option<(Kind, String)>,
+    legacy: Option<(Kind, String)>,
+    old: Option<(Kind, String)>,
+}
+
+impl Files {
+    fn read(dir: &Path, name: &str) -> Files {
+        let get = |suffix: &str| {
+            read_hook(&dir.join(format!("{name}{suffix}"))).map(|t| (Kind::of(&t), t))
+        };
+        Files {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            main: get(""),
+            chained: get(CHAINED_SUFFIX),
+            legacy: get(LEGACY_SUFFIX),
+            old: get(OLD_SUFFIX),
+        }
+    }
+
+    fn path(&self, suffix: &str) -> PathBuf {
+        self.dir.join(format!("{}{suffix}", self.name))
+    }
+
+    fn main_kind(&self) -> Option<Kind> {
+        self.main.as_ref().map(|(k, _)| *k)
+    }
+
+    fn kind(slot: &Option<(Kind, String)>) -> Option<Kind> {
+        slot.as_ref().map(|(k, _)| *k)
+    }
 }
 
 /// Reads a hook file; `None` when absent (a dangling symlink counts as
@@ -100,63 +162,204 @@ fn recorded_binary(text: &str) -> Option<String> {
         .map(|v| v.trim_matches('\'').replace(r"'\''", "'"))
 }
 
-/// The state of hook `name` in `dir`.
+/// The state of hook `name` in `dir`, checked as far as it can be without
+/// running anything: whether git runs our shim, and whether the hook it
+/// chains can run.
 pub fn status_in(dir: &Path, name: &str) -> HookStatus {
-    let path = dir.join(name);
-    let chained = chained_path(dir, name);
-    let has_chained = fs::symlink_metadata(&chained).is_ok();
-    let (state, binary) = match read_hook(&path) {
-        None => (HookState::Missing, None),
-        Some(text) if is_ours(&text) => (
-            if has_chained {
-                HookState::Chained
-            } else {
-                HookState::Installed
-            },
-            recorded_binary(&text),
-        ),
-        Some(_) => (HookState::Foreign, None),
-    };
-    HookStatus {
+    let f = Files::read(dir, name);
+    let mut s = HookStatus {
         name: name.to_string(),
-        state,
-        path,
-        chained: (has_chained && state == HookState::Chained).then_some(chained),
-        binary,
+        state: HookState::Missing,
+        path: f.path(""),
+        runs: false,
+        shim: None,
+        manager: None,
+        chained: None,
+        binary: None,
         change: None,
+        notes: Vec::new(),
+    };
+    let ours_aside = [(LEGACY_SUFFIX, &f.legacy), (OLD_SUFFIX, &f.old)]
+        .into_iter()
+        .find(|(_, slot)| Files::kind(slot) == Some(Kind::Ours))
+        .map(|(suffix, slot)| (f.path(suffix), slot.as_ref().map(|(_, t)| t.clone())));
+    match &f.main {
+        Some((Kind::Ours, text)) => {
+            s.binary = recorded_binary(text);
+            s.runs = is_executable(&s.path);
+            if let Some((kind, _)) = &f.chained {
+                s.state = HookState::Chained;
+                s.manager = kind.manager();
+                s.chained = Some(f.path(CHAINED_SUFFIX));
+                check_chained(&f, *kind, &mut s);
+            } else {
+                s.state = HookState::Installed;
+            }
+        }
+        Some((Kind::PreCommit, _)) if Files::kind(&f.legacy) == Some(Kind::Ours) => {
+            let shim = f.path(LEGACY_SUFFIX);
+            s.state = HookState::RunByManager;
+            s.manager = Some("pre-commit");
+            s.binary = f.legacy.as_ref().and_then(|(_, t)| recorded_binary(t));
+            s.runs = is_executable(&shim);
+            if !s.runs {
+                s.notes.push(format!(
+                    "{} is not executable, so pre-commit skips it: run `git evolv hooks install`",
+                    shim.display()
+                ));
+            }
+            if let Some((kind, _)) = &f.chained {
+                s.chained = Some(f.path(CHAINED_SUFFIX));
+                check_chained(&f, *kind, &mut s);
+            }
+            s.shim = Some(shim);
+        }
+        Some((kind, _)) => {
+            s.manager = kind.manager();
+            let who = kind.manager().unwrap_or("another tool");
+            if let Some((at, text)) = ours_aside {
+                s.state = HookState::NotRunning;
+                s.binary = text.as_deref().and_then(recorded_binary);
+                s.notes.push(format!(
+                    "{who} moved git-evolv's hook to {} and git does not run it: run `git evolv hooks install` to chain {who}'s hook",
+                    at.display()
+                ));
+                s.shim = Some(at);
+            } else if f.chained.is_some() {
+                s.state = HookState::NotRunning;
+                s.notes.push(format!(
+                    "{who} wrote its hook over git-evolv's ({} is what git-evolv chained before): run `git evolv hooks install` again",
+                    f.path(CHAINED_SUFFIX).display()
+                ));
+            } else {
+                s.state = HookState::Foreign;
+            }
+        }
+        None => {
+            if let Some((at, text)) = ours_aside {
+                s.state = HookState::NotRunning;
+                s.binary = text.as_deref().and_then(recorded_binary);
+                s.notes.push(format!(
+                    "git-evolv's hook is at {}, where git does not run it: run `git evolv hooks install`",
+                    at.display()
+                ));
+                s.shim = Some(at);
+            }
+        }
+    }
+    s
+}
+
+/// Checks that the chained hook will run, and says why not.
+fn check_chained(f: &Files, kind: Kind, s: &mut HookStatus) {
+    let chained = f.path(CHAINED_SUFFIX);
+    if !is_executable_by_anyone(&chained) {
+        s.notes.push(format!(
+            "{} is not executable, so it does not run (git would skip it too)",
+            chained.display()
+        ));
+        return;
+    }
+    if kind == Kind::Husky {
+        // husky's stub runs `.husky/<name>` (the folder above core.hooksPath)
+        // through `h` beside it; with neither, it silently does nothing.
+        let helper = f.dir.join("h");
+        let script = f.dir.parent().map(|p| p.join(&f.name));
+        if !helper.is_file() {
+            s.notes.push(format!(
+                "husky's helper {} is missing: run `npx husky` to restore it",
+                helper.display()
+            ));
+        } else if let Some(script) = script.filter(|p| !p.is_file()) {
+            s.notes.push(format!(
+                "husky has no {} script, so its hook does nothing for {}",
+                script.display(),
+                f.name
+            ));
+        } else {
+            s.notes.push(format!(
+                "runs husky's {} first (husky sees its own path as $0)",
+                f.dir.parent().unwrap_or(&f.dir).join(&f.name).display()
+            ));
+        }
     }
 }
 
-/// Writes our shim for `name` into `dir`, chaining a foreign hook found
-/// there. Idempotent: our own shim is rewritten only when it differs.
+/// Writes our shim for `name` into `dir`, chaining or joining whatever hook
+/// is there. Idempotent; repairs the layouts other managers leave behind.
 pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Result<HookStatus> {
     fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
-    let path = dir.join(name);
-    let chained = chained_path(dir, name);
+    let f = Files::read(dir, name);
     let shim = render_shim(template, binary);
-    let change = match read_hook(&path) {
-        Some(text) if is_ours(&text) => {
-            if text == shim && is_executable(&path) {
-                "unchanged"
+    let main = f.path("");
+    let chained = f.path(CHAINED_SUFFIX);
+    let legacy = f.path(LEGACY_SUFFIX);
+    let change = match f.main_kind() {
+        Some(Kind::Ours) => {
+            remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
+            if Files::kind(&f.chained) == Some(Kind::PreCommit) {
+                // The loop an older install made (pre-commit's hook chained
+                // by us while running our shim as its legacy hook): give
+                // pre-commit its place back and be its legacy hook.
+                fs::rename(&chained, &main).map_err(|e| Error::io("restore", &chained, e))?;
+                write_executable(&legacy, &shim)?;
+                "repaired: pre-commit's hook is back in place and runs git-evolv's"
             } else {
-                write_executable(&path, &shim)?;
-                "updated"
+                write_if_changed(&main, &shim, f.main.as_ref().map(|(_, t)| t.as_str()))?
             }
         }
-        Some(_) => {
-            if fs::symlink_metadata(&chained).is_ok() {
-                return Err(Error::HookConflict {
-                    path: path.clone(),
-                    chained,
-                });
+        Some(Kind::PreCommit) => {
+            remove_ours(&f, &[OLD_SUFFIX])?;
+            if Files::kind(&f.chained) == Some(Kind::PreCommit) {
+                remove(&chained)?;
             }
-            fs::rename(&path, &chained).map_err(|e| Error::io("move aside", &path, e))?;
-            write_executable(&path, &shim)?;
+            match Files::kind(&f.legacy) {
+                Some(Kind::Ours) => {
+                    write_if_changed(&legacy, &shim, f.legacy.as_ref().map(|(_, t)| t.as_str()))?
+                }
+                Some(_) => {
+                    if fs::symlink_metadata(&chained).is_ok() {
+                        return Err(Error::HookConflict {
+                            path: legacy.clone(),
+                            chained: chained.clone(),
+                        });
+                    }
+                    fs::rename(&legacy, &chained)
+                        .map_err(|e| Error::io("move aside", &legacy, e))?;
+                    write_executable(&legacy, &shim)?;
+                    "joined pre-commit (its legacy hook is chained)"
+                }
+                None => {
+                    write_executable(&legacy, &shim)?;
+                    "joined pre-commit"
+                }
+            }
+        }
+        Some(kind) => {
+            remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
+            if let Some((ckind, ctext)) = &f.chained {
+                let same = f.main.as_ref().is_some_and(|(_, t)| t == ctext)
+                    || (*ckind == kind && kind.is_manager());
+                if !same {
+                    return Err(Error::HookConflict {
+                        path: main.clone(),
+                        chained: chained.clone(),
+                    });
+                }
+                // The manager wrote its hook over ours: the chained copy is
+                // its older stub.
+                remove(&chained)?;
+            }
+            fs::rename(&main, &chained).map_err(|e| Error::io("move aside", &main, e))?;
+            write_executable(&main, &shim)?;
             "chained"
         }
         None => {
-            write_executable(&path, &shim)?;
-            "written"
+            let had_aside = Files::kind(&f.old) == Some(Kind::Ours)
+                || Files::kind(&f.legacy) == Some(Kind::Ours);
+            remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
+            write_executable(&main, &shim)?;
+            if had_aside { "moved back" } else { "written" }
         }
     };
     let mut status = status_in(dir, name);
@@ -164,32 +367,104 @@ pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Resu
     Ok(status)
 }
 
-/// Removes our shim for `name` from `dir` and puts a chained foreign hook
-/// back. A foreign hook in our place is left alone.
+/// Removes our shim for `name` from `dir` wherever it is, and puts the hook
+/// it chained back where it was. Another manager's hook is left working.
 pub fn uninstall_in(dir: &Path, name: &str) -> Result<HookStatus> {
-    let path = dir.join(name);
-    let chained = chained_path(dir, name);
-    let has_chained = fs::symlink_metadata(&chained).is_ok();
-    let change = match read_hook(&path) {
-        Some(text) if is_ours(&text) => {
-            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+    let f = Files::read(dir, name);
+    let main = f.path("");
+    let chained = f.path(CHAINED_SUFFIX);
+    let has_chained = f.chained.is_some();
+    let ours_at = |slot: &Option<(Kind, String)>| Files::kind(slot) == Some(Kind::Ours);
+    let change = match f.main_kind() {
+        Some(Kind::Ours) => {
+            remove(&main)?;
+            remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
             if has_chained {
-                fs::rename(&chained, &path).map_err(|e| Error::io("restore", &chained, e))?;
+                fs::rename(&chained, &main).map_err(|e| Error::io("restore", &chained, e))?;
                 "restored"
             } else {
                 "removed"
             }
         }
-        None if has_chained => {
-            fs::rename(&chained, &path).map_err(|e| Error::io("restore", &chained, e))?;
-            "restored"
+        main_kind => {
+            let aside = [LEGACY_SUFFIX, OLD_SUFFIX].into_iter().find(|s| {
+                ours_at(if *s == LEGACY_SUFFIX {
+                    &f.legacy
+                } else {
+                    &f.old
+                })
+            });
+            match aside {
+                Some(suffix) => {
+                    let at = f.path(suffix);
+                    remove(&at)?;
+                    remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
+                    if let Some((ckind, _)) = &f.chained {
+                        if Some(*ckind) == main_kind && ckind.is_manager() {
+                            remove(&chained)?;
+                        } else {
+                            // The hook our shim chained goes back where the
+                            // manager keeps the hook it found.
+                            fs::rename(&chained, &at)
+                                .map_err(|e| Error::io("restore", &chained, e))?;
+                        }
+                    }
+                    "removed"
+                }
+                None if main_kind.is_none() && has_chained => {
+                    fs::rename(&chained, &main).map_err(|e| Error::io("restore", &chained, e))?;
+                    "restored"
+                }
+                None if has_chained
+                    && f.chained.as_ref().map(|(k, _)| *k) == main_kind
+                    && main_kind.is_some_and(Kind::is_manager) =>
+                {
+                    // A manager wrote over our shim; its old stub is ours to drop.
+                    remove(&chained)?;
+                    "removed a leftover copy"
+                }
+                None => "not installed",
+            }
         }
-        None => "absent",
-        Some(_) => "left foreign hook",
     };
     let mut status = status_in(dir, name);
     status.change = Some(change.to_string());
     Ok(status)
+}
+
+/// Deletes our shims at `main + suffix` for each suffix.
+fn remove_ours(f: &Files, suffixes: &[&str]) -> Result<()> {
+    for suffix in suffixes {
+        let slot = match *suffix {
+            LEGACY_SUFFIX => &f.legacy,
+            OLD_SUFFIX => &f.old,
+            _ => &f.chained,
+        };
+        if Files::kind(slot) == Some(Kind::Ours) {
+            remove(&f.path(suffix))?;
+        }
+    }
+    Ok(())
+}
+
+fn remove(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io("remove", path, e)),
+        _ => Ok(()),
+    }
+}
+
+fn write_if_changed(path: &Path, shim: &str, current: Option<&str>) -> Result<&'static str> {
+    if current == Some(shim) && is_executable(path) {
+        Ok("unchanged")
+    } else {
+        write_executable(path, shim)?;
+        Ok("updated")
+    }
+}
+
+fn is_executable_by_anyone(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -274,7 +549,7 @@ mod tests {
         );
         // Uninstall leaves a foreign hook alone.
         let s = uninstall_in(d, "pre-push").unwrap();
-        assert_eq!(s.change.as_deref(), Some("left foreign hook"));
+        assert_eq!(s.change.as_deref(), Some("not installed"));
         assert!(d.join("pre-push.evolv-chained").exists());
     }
 }

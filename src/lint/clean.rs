@@ -40,12 +40,56 @@ impl CommentChar {
 /// What the message is, which decides how it is cleaned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CleanMode {
-    /// A message about to be committed (the hook's file, an argument,
-    /// stdin): strip comments and the scissors part too.
+    /// A message about to be committed through an editor, when nothing more
+    /// is known (an argument, stdin, `--file`): comments and the scissors
+    /// part are stripped, as `git commit -v` would.
     Edit,
-    /// A message already in history: git cleaned it when committing, and a
-    /// `#` line in it is content, not a comment.
+    /// A message about to be committed, cleaned exactly as this commit's
+    /// cleanup mode will clean it (`--cleanup`, `commit.cleanup`, `-m` vs
+    /// editor): see [`GitCleanup::for_commit`].
+    Git(GitCleanup),
+    /// A message already in history, taken as stored: nothing is cleaned
+    /// (a `#` line is content, trailing spaces are there), as
+    /// `commitlint --from` reads it; only the newline(s) git log ends it
+    /// with are dropped. See: issue #16, item 21.
     Stored,
+}
+
+/// What git's cleanup of a commit message does (sequencer.c
+/// `cleanup_message`): cut at the scissors line, strip comment lines,
+/// tidy whitespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GitCleanup {
+    /// Drop comment lines (`strip`, git's default when an editor is used).
+    pub strip_comments: bool,
+    /// Drop everything from the scissors line (`-v`, or `scissors` mode).
+    pub cut_at_scissors: bool,
+    /// Trailing whitespace, leading/trailing/doubled blank lines (all but
+    /// `verbatim`).
+    pub whitespace: bool,
+}
+
+impl GitCleanup {
+    /// The cleanup of `git commit`: `mode` is `--cleanup=<mode>` or else
+    /// `commit.cleanup`; `editor` whether the message went through an
+    /// editor (not `-m`, `-F`, `-C` without `-e`); `verbose` is `-v`.
+    /// Unknown modes behave as `default`, as git would refuse them before
+    /// any hook runs.
+    pub fn for_commit(mode: Option<&str>, editor: bool, verbose: bool) -> GitCleanup {
+        let (strip_comments, scissors, whitespace) = match mode.map(str::trim) {
+            Some("verbatim") => (false, false, false),
+            Some("whitespace") => (false, false, true),
+            Some("strip") => (true, false, true),
+            // Without an editor git downgrades scissors to whitespace.
+            Some("scissors") => (false, editor, true),
+            _ => (editor, false, true),
+        };
+        GitCleanup {
+            strip_comments,
+            cut_at_scissors: scissors || verbose,
+            whitespace,
+        }
+    }
 }
 
 /// One kept line and where it was in the original text (1-based).
@@ -82,37 +126,60 @@ impl Cleaned {
 /// Cleans `raw` as git would for `mode`.
 pub fn clean(raw: &str, mode: CleanMode, comment: &CommentChar) -> Cleaned {
     let raw_lines: Vec<&str> = raw.split('\n').collect();
-    let (prefix, end) = match mode {
-        CleanMode::Stored => (None, raw_lines.len()),
-        CleanMode::Edit => {
-            let prefix = match comment {
-                CommentChar::Prefix(p) => Some(p.clone()),
-                CommentChar::Auto => detect_auto(&raw_lines),
-            };
-            let end = prefix
-                .as_deref()
-                .and_then(|p| scissors_at(&raw_lines, p))
-                .unwrap_or(raw_lines.len());
-            (prefix, end)
-        }
+    let cleanup = match mode {
+        CleanMode::Edit => GitCleanup {
+            strip_comments: true,
+            cut_at_scissors: true,
+            whitespace: true,
+        },
+        CleanMode::Git(c) => c,
+        CleanMode::Stored => GitCleanup {
+            strip_comments: false,
+            cut_at_scissors: false,
+            whitespace: false,
+        },
     };
+    let prefix = if cleanup.strip_comments || cleanup.cut_at_scissors {
+        match comment {
+            CommentChar::Prefix(p) => Some(p.clone()),
+            CommentChar::Auto => detect_auto(&raw_lines),
+        }
+    } else {
+        None
+    };
+    let end = prefix
+        .as_deref()
+        .filter(|_| cleanup.cut_at_scissors)
+        .and_then(|p| scissors_at(&raw_lines, p))
+        .unwrap_or(raw_lines.len());
+    let strip = prefix.filter(|_| cleanup.strip_comments);
     let mut lines: Vec<Line> = Vec::new();
     for (i, line) in raw_lines[..end].iter().enumerate() {
-        if let Some(p) = &prefix
+        if let Some(p) = &strip
             && line.starts_with(p.as_str())
         {
             continue;
         }
-        let text = line.trim_end_matches(is_git_space);
-        if text.is_empty() && lines.last().is_none_or(|l: &Line| l.text.is_empty()) {
-            continue;
-        }
+        let text = if cleanup.whitespace {
+            let text = line.trim_end_matches(is_git_space);
+            if text.is_empty() && lines.last().is_none_or(|l: &Line| l.text.is_empty()) {
+                continue;
+            }
+            text
+        } else {
+            line
+        };
         lines.push(Line {
             number: i + 1,
             text: text.to_string(),
         });
     }
-    while lines.last().is_some_and(|l| l.text.is_empty()) {
+    // git log ends a stored message with a newline; git's cleanup drops
+    // trailing blank lines. Either way they are not part of the message.
+    while lines
+        .last()
+        .is_some_and(|l| l.text.trim_end_matches(is_git_space).is_empty())
+    {
         lines.pop();
     }
     Cleaned { lines }
@@ -210,6 +277,58 @@ mod tests {
             &CommentChar::default(),
         );
         assert_eq!(c.text(), "fix: z\n\n# not a comment in history");
+    }
+
+    #[test]
+    fn each_git_cleanup_mode_keeps_what_git_keeps() {
+        // See: issue #17, item 6: `-m "#42 fix login"` keeps its `#` line.
+        let c = |mode, editor, verbose, raw| {
+            clean(
+                raw,
+                CleanMode::Git(GitCleanup::for_commit(mode, editor, verbose)),
+                &CommentChar::default(),
+            )
+            .text()
+        };
+        assert_eq!(c(None, false, false, "#42 fix login\n"), "#42 fix login");
+        assert_eq!(c(None, true, false, "fix: a\n# comment\n"), "fix: a");
+        assert_eq!(
+            c(Some("whitespace"), true, false, "fix: a  \n\n\n# kept\n"),
+            "fix: a\n\n# kept"
+        );
+        assert_eq!(
+            c(Some("verbatim"), true, false, "fix: a  \n# kept\n"),
+            "fix: a  \n# kept"
+        );
+        assert_eq!(
+            c(
+                Some("scissors"),
+                true,
+                false,
+                "fix: a\n# kept\n# ------------------------ >8 ------------------------\ndiff\n"
+            ),
+            "fix: a\n# kept"
+        );
+        assert_eq!(
+            c(
+                None,
+                true,
+                true,
+                "fix: a\n# c\n# ------------------------ >8 ------------------------\ndiff\n"
+            ),
+            "fix: a"
+        );
+    }
+
+    #[test]
+    fn stored_messages_are_taken_as_stored() {
+        // See: issue #16, item 21.
+        let c = clean(
+            "docs: fix gh-pages deploy \n\n\nbody  \n\n",
+            CleanMode::Stored,
+            &CommentChar::default(),
+        );
+        assert_eq!(c.text(), "docs: fix gh-pages deploy \n\n\nbody  ");
     }
 
     #[test]

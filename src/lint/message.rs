@@ -93,6 +93,13 @@ pub fn split(cleaned: &Cleaned) -> Parts<'_> {
         // Not parseable as footers (e.g. a last `Token:` with no value): all body.
         Err(_) => Vec::new(),
     };
+    // git_conventional takes any `word #…` or `word:…` line for a footer
+    // token; commitlint starts the footer only at a real one. A first body
+    // line such as `x #12 …` or `a::b …` is body (issue #16, item 21).
+    let footers: Vec<Footer> = footers
+        .into_iter()
+        .skip_while(|f| !looks_like_footer(&lines[f.line].text))
+        .collect();
     let footer_start = footers.first().map(|f| f.line);
     let body_start = (footer_start != Some(start)).then_some(start);
     let unseparated_footers = body_start.and_then(|b| {
@@ -121,8 +128,15 @@ fn trailing_footer_block(body: &[Line]) -> Option<usize> {
     (first < body.len() && first > para_start).then_some(first)
 }
 
-/// `Token: value`, `Token #value` (token of letters, digits and `-`) or a
-/// `BREAKING CHANGE:` line.
+/// The words that make `Word #value` a footer (commitlint's reference
+/// actions, plus `Refs`/`See` from the Conventional Commits examples).
+const REFERENCE_WORDS: [&str; 13] = [
+    "close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved", "ref",
+    "refs", "see", "part-of",
+];
+
+/// `Token: value` (token of letters, digits and `-`), `Closes #12` (a
+/// reference word before ` #`) or a `BREAKING CHANGE:` line.
 fn looks_like_footer(line: &str) -> bool {
     if line.starts_with("BREAKING CHANGE:") || line.starts_with("BREAKING-CHANGE:") {
         return true;
@@ -130,9 +144,12 @@ fn looks_like_footer(line: &str) -> bool {
     let end = line
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
         .unwrap_or(line.len());
+    let token = &line[..end];
     end > 0
         && line.starts_with(|c: char| c.is_ascii_alphabetic())
-        && (line[end..].starts_with(": ") || line[end..].starts_with(" #"))
+        && (line[end..].starts_with(": ")
+            || (line[end..].starts_with(" #")
+                && REFERENCE_WORDS.contains(&token.to_ascii_lowercase().as_str())))
 }
 
 #[cfg(test)]
@@ -142,6 +159,19 @@ mod tests {
 
     fn cleaned(raw: &str) -> Cleaned {
         clean(raw, CleanMode::Stored, &CommentChar::default())
+    }
+
+    #[test]
+    fn a_first_body_line_that_only_resembles_a_footer_is_body() {
+        // See: issue #16, item 21.
+        for body in ["x #12 is the issue this fixes", "a::b is renamed to a::c"] {
+            let c = cleaned(&format!("fix: y\n\n{body}\n"));
+            let p = split(&c);
+            assert_eq!((p.body_start, p.footer_start), (Some(2), None), "{body}");
+        }
+        let c = cleaned("fix: y\n\nbody\n\nCloses #12\n");
+        let p = split(&c);
+        assert_eq!(p.footer_start, Some(4));
     }
 
     #[test]

@@ -18,7 +18,7 @@ mod suggest;
 #[cfg(test)]
 mod tests;
 
-pub use clean::{CleanMode, Cleaned, CommentChar, Line, SCISSORS, clean};
+pub use clean::{CleanMode, Cleaned, CommentChar, GitCleanup, Line, SCISSORS, clean};
 pub use config::{ConfigIssue, DEFAULT_TYPES, LintConfig, Rule, Severity};
 pub use finding::{Finding, Report};
 pub use ignore::reason as ignored_reason;

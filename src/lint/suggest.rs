@@ -38,7 +38,9 @@ pub fn nearest_type(word: &str, types: &[String]) -> Option<String> {
     types
         .iter()
         .map(|t| (edit_distance(&lower, t), t))
-        .filter(|(d, t)| *d <= if t.len().min(lower.len()) <= 4 { 1 } else { 2 })
+        // One edit (a swap counts as one): `feet`, `fxi`, `refactr`. Two
+        // edits turn ordinary words into types (`still` → `style`).
+        .filter(|(d, _)| *d <= 1)
         .min_by_key(|(d, _)| *d)
         .map(|(_, t)| t.clone())
 }
@@ -87,7 +89,19 @@ pub fn rebuild_header(header: &str, types: &[String]) -> String {
             .strip_prefix(':')
             .or_else(|| trimmed.strip_prefix('-'))
             .or_else(|| had_space.then_some(trimmed));
-        if let Some(subject) = separated.map(str::trim_start) {
+        // Without punctuation, a first word that is a type (or an alias)
+        // is an ordinary sentence (`build fails on arm`): only a near-miss
+        // spelling (`fxi login`) is taken for a type. See: issue #17, item 9.
+        let punctuated =
+            !scope.is_empty() || bang || trimmed.starts_with(':') || trimmed.starts_with('-');
+        let ordinary_word = {
+            let lower = word.to_lowercase();
+            types.contains(&lower) || ALIASES.iter().any(|(a, _)| *a == lower)
+        };
+        if let Some(subject) = separated
+            .filter(|_| punctuated || !ordinary_word)
+            .map(str::trim_start)
+        {
             let subject = if subject.is_empty() {
                 "<description>".to_string()
             } else {
@@ -161,6 +175,25 @@ mod tests {
         assert_eq!(nearest_type("bugfix", &t).as_deref(), Some("fix"));
         assert_eq!(nearest_type("wip", &t), None);
         assert_eq!(nearest_type("update", &t), None);
+        // See: issue #17, item 9.
+        assert_eq!(nearest_type("still", &t), None);
+    }
+
+    #[test]
+    fn ordinary_sentences_are_not_given_a_type() {
+        // See: issue #17, item 9.
+        let t = types();
+        assert_eq!(
+            rebuild_header("still broken on mac", &t),
+            "<type>: still broken on mac"
+        );
+        assert_eq!(
+            rebuild_header("build fails on arm", &t),
+            "<type>: build fails on arm"
+        );
+        assert_eq!(rebuild_header("fxi login crash", &t), "fix: login crash");
+        assert_eq!(rebuild_header("feet add login", &t), "feat: add login");
+        assert_eq!(rebuild_header("build: bump x", &t), "build: bump x");
     }
 
     #[test]

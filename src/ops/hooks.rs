@@ -65,27 +65,106 @@ pub fn hooks_path(git: &Git) -> Result<Option<HooksPath>> {
     }))
 }
 
+/// Which command is asking, for hints that fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Install,
+}
+
 /// Where install and uninstall act: the default folder, or core.hooksPath's
 /// when `use_hooks_path`; with core.hooksPath set and no `use_hooks_path`,
-/// git would never run hooks from the default folder, so refuse.
-fn target_dir(git: &Git, use_hooks_path: bool) -> Result<(PathBuf, Option<HooksPath>)> {
+/// git would never run hooks from the default folder, so refuse. A
+/// core.hooksPath naming the default folder itself is no detour.
+fn target_dir(
+    git: &Git,
+    use_hooks_path: bool,
+    action: Action,
+) -> Result<(PathBuf, Option<HooksPath>)> {
+    let default = default_hooks_dir(git)?;
     match hooks_path(git)? {
-        Some(hp) if use_hooks_path => Ok((hp.dir.clone(), Some(hp))),
-        Some(hp) => Err(Error::HooksPathSet {
-            value: hp.value,
-            origin: hp.origin,
-        }),
-        None => Ok((default_hooks_dir(git)?, None)),
+        Some(hp) if same_dir(&hp.dir, &default) => Ok((default, Some(hp))),
+        Some(hp) if use_hooks_path => {
+            if action == Action::Install {
+                refuse_tracked(git, &hp.dir)?;
+            }
+            Ok((hp.dir.clone(), Some(hp)))
+        }
+        Some(hp) => {
+            let hint = hooks_path_hint(&hp, action);
+            Err(Error::HooksPathSet {
+                value: hp.value,
+                origin: hp.origin,
+                hint,
+            })
+        }
+        None => Ok((default, None)),
     }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// A hint that works when followed: `--hooks-path` for the command that
+/// was run, and `git config --unset` with the scope the value was set in.
+fn hooks_path_hint(hp: &HooksPath, action: Action) -> String {
+    let scope = hp.origin.split_whitespace().next().unwrap_or("");
+    let Action::Install = action;
+    let unset = match scope {
+        "global" => "git config --global --unset-all core.hooksPath".to_string(),
+        "system" => "sudo git config --system --unset-all core.hooksPath".to_string(),
+        "worktree" => "git config --worktree --unset-all core.hooksPath".to_string(),
+        "local" => "git config --local --unset-all core.hooksPath".to_string(),
+        "command" => {
+            "drop `-c core.hooksPath=…` (or GIT_CONFIG_PARAMETERS) from the command".to_string()
+        }
+        _ => format!(
+            "git config --unset-all core.hooksPath in the file shown ({})",
+            hp.origin
+        ),
+    };
+    format!(
+        "install into that folder with `git evolv hooks install --hooks-path`, or stop using it: `{unset}`"
+    )
+}
+
+/// Refuses a folder that git tracks: a shim there would be committed.
+fn refuse_tracked(git: &Git, dir: &Path) -> Result<()> {
+    let tracked = git.tracked_under(dir, 3)?;
+    if tracked.is_empty() {
+        return Ok(());
+    }
+    Err(Error::HooksFolderTracked {
+        dir: dir.to_path_buf(),
+        tracked: tracked.join(", "),
+    })
 }
 
 /// Installs the shims calling `binary`.
 pub fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOutcome> {
-    let (dir, hooks_path) = target_dir(git, use_hooks_path)?;
-    let hooks = HOOKS
+    let (dir, hooks_path) = target_dir(git, use_hooks_path, Action::Install)?;
+    let mut hooks = HOOKS
         .iter()
         .map(|(name, template)| hooks::install_in(&dir, name, template, binary))
         .collect::<Result<Vec<_>>>()?;
+    let default = default_hooks_dir(git)?;
+    if !same_dir(&dir, &default) {
+        // Also in the default folder: when core.hooksPath goes away (husky
+        // is removed with `git config --unset core.hooksPath`), git runs
+        // hooks from there, and git-evolv keeps running.
+        for (name, template) in HOOKS {
+            let mut status = hooks::install_in(&default, name, template, binary)?;
+            status.state = HookState::Bypassed;
+            status.runs = false;
+            status.notes.push(
+                "kept in the default folder too: git runs it once core.hooksPath is unset".into(),
+            );
+            hooks.push(status);
+        }
+    }
     Ok(HooksOutcome {
         success: true,
         hooks_dir: dir,
@@ -94,16 +173,34 @@ pub fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOu
     })
 }
 
-/// Removes the shims and restores chained hooks.
-pub fn uninstall(git: &Git, use_hooks_path: bool) -> Result<HooksOutcome> {
-    let (dir, hooks_path) = target_dir(git, use_hooks_path)?;
-    let hooks = HOOKS
-        .iter()
-        .map(|(name, _)| hooks::uninstall_in(&dir, name))
-        .collect::<Result<Vec<_>>>()?;
+/// Removes the shims from every folder this repository's hooks can be in
+/// (core.hooksPath's and the default one), wherever another manager moved
+/// them, and restores chained hooks: after it, no git-evolv hook is left
+/// to come back when core.hooksPath changes. `use_hooks_path` is accepted
+/// for older scripts and changes nothing.
+pub fn uninstall(git: &Git, _use_hooks_path: bool) -> Result<HooksOutcome> {
+    let default = default_hooks_dir(git)?;
+    let hooks_path = hooks_path(git)?;
+    let mut dirs = vec![default.clone()];
+    if let Some(hp) = hooks_path
+        .as_ref()
+        .filter(|hp| !same_dir(&hp.dir, &default))
+    {
+        dirs.insert(0, hp.dir.clone());
+    }
+    let mut hooks = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        for (name, _) in HOOKS {
+            let status = hooks::uninstall_in(dir, name)?;
+            // The folder git does not run is shown only when something changed there.
+            if i == 0 || status.change.as_deref() != Some("not installed") {
+                hooks.push(status);
+            }
+        }
+    }
     Ok(HooksOutcome {
         success: true,
-        hooks_dir: dir,
+        hooks_dir: dirs[0].clone(),
         hooks_path,
         hooks,
     })
@@ -116,6 +213,7 @@ pub fn status(git: &Git) -> Result<HooksOutcome> {
     let hooks_path = hooks_path(git)?;
     let active = hooks_path
         .as_ref()
+        .filter(|hp| !same_dir(&hp.dir, &default_dir))
         .map_or(default_dir.clone(), |hp| hp.dir.clone());
     let hooks = HOOKS
         .iter()
@@ -125,9 +223,19 @@ pub fn status(git: &Git) -> Result<HooksOutcome> {
                 && matches!(status.state, HookState::Missing | HookState::Foreign)
             {
                 let hidden = hooks::status_in(&default_dir, name);
-                if matches!(hidden.state, HookState::Installed | HookState::Chained) {
+                if matches!(
+                    hidden.state,
+                    HookState::Installed | HookState::Chained | HookState::RunByManager
+                ) {
+                    let mut notes = hidden.notes.clone();
+                    notes.push(format!(
+                        "core.hooksPath makes git run hooks from {} instead: `git evolv hooks install --hooks-path` installs there",
+                        active.display()
+                    ));
                     status = HookStatus {
                         state: HookState::Bypassed,
+                        runs: false,
+                        notes,
                         ..hidden
                     };
                 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::config::Config;
+use crate::hooks::invocation::InProgress;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
 
 /// Where a single message comes from.
@@ -284,22 +285,128 @@ pub struct CommitMsgOutcome {
     pub message_file: String,
     /// The same file as an absolute path, usable from any directory.
     pub kept_at: String,
-    /// The command that retries the commit with the kept message.
+    /// When rejected: the message as this commit would have stored it
+    /// (comments, the `-v` diff and git's whitespace cleaned away), which
+    /// `retry` commits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_file: Option<String>,
+    /// The command that retries the commit with the kept message, fitted
+    /// to the situation (amend, rebase, merge, cherry-pick, revert).
     pub retry: String,
 }
 
-/// `git evolv hook commit-msg <file>`: lints the message file git passes
-/// (`.git/COMMIT_EDITMSG`, `.git/MERGE_MSG`, a linked worktree's file).
-pub fn commit_msg(file: &Path, config: &LintConfig) -> Result<CommitMsgOutcome> {
-    let outcome = lint_message_allow_empty(&MessageSource::File(file.to_path_buf()), config)?;
+/// What the commit-msg hook knows about the commit it judges.
+#[derive(Debug, Clone)]
+pub struct CommitMsgRequest {
+    /// The message file git passes (`.git/COMMIT_EDITMSG`, `.git/MERGE_MSG`, …).
+    pub file: PathBuf,
+    pub config: LintConfig,
+    /// How this commit will clean its message (`CleanMode::Edit` when unknown).
+    pub cleanup: CleanMode,
+    /// `git commit --amend`.
+    pub amend: bool,
+    /// `git commit -v`.
+    pub verbose: bool,
+    /// The operation in progress in the git directory.
+    pub in_progress: InProgress,
+    /// Where to ask git whether a rebase's commit already exists.
+    pub work_dir: PathBuf,
+}
+
+/// `git evolv hook commit-msg <file>`: lints the message file git passes,
+/// cleaned exactly as this commit's cleanup mode will clean it. On
+/// rejection the cleaned message is saved beside the file for the retry.
+pub fn commit_msg(request: &CommitMsgRequest) -> Result<CommitMsgOutcome> {
+    let file = &request.file;
+    let raw = read_message(file)?;
+    let report = lint::lint(&raw, request.cleanup, &request.config);
+    let shown = file.display().to_string();
+    let outcome = LintOutcome::from_messages(vec![MessageReport {
+        source: shown.clone(),
+        file: Some(shown.clone()),
+        commit: None,
+        author: None,
+        summary: None,
+        skipped: None,
+        report,
+    }]);
     let kept_at = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     let kept = kept_at.display().to_string();
+    if outcome.success {
+        return Ok(CommitMsgOutcome {
+            outcome,
+            message_file: shown,
+            retry: format!("git commit -e -F {}", shell_quote(&kept)),
+            retry_file: None,
+            kept_at: kept,
+        });
+    }
+    let cleaned = lint::clean(&raw, request.cleanup, &request.config.comment_char).text();
+    let saved = kept_at.with_file_name("EVOLV_REJECTED_MSG");
+    let retry_file = match std::fs::write(&saved, format!("{cleaned}\n")) {
+        Ok(()) => saved,
+        // A read-only place: the original file is the next best thing.
+        Err(_) => kept_at.clone(),
+    };
+    let retry = retry_command(request, &cleaned, &retry_file.display().to_string());
     Ok(CommitMsgOutcome {
         outcome,
-        message_file: file.display().to_string(),
-        retry: format!("git commit -e -F {}", shell_quote(&kept)),
+        message_file: shown,
+        retry,
+        retry_file: Some(retry_file.display().to_string()),
         kept_at: kept,
     })
+}
+
+/// The command that commits the saved message again, in the situation the
+/// rejected commit was made in. See: issue #17, item 5.
+fn retry_command(request: &CommitMsgRequest, message: &str, file: &str) -> String {
+    // A kept line starting with the comment character (`#42 fix login`
+    // from `-m`) would be stripped by the editor's cleanup: let git pick
+    // a comment character the message does not use.
+    let comment = match &request.config.comment_char {
+        CommentChar::Prefix(p) => p.clone(),
+        CommentChar::Auto => "#".into(),
+    };
+    let auto = message.lines().any(|l| l.starts_with(comment.as_str()))
+        || request.config.comment_char == CommentChar::Auto;
+    let git = if auto {
+        "git -c core.commentChar=auto"
+    } else {
+        "git"
+    };
+    let verbose = if request.verbose { " -v" } else { "" };
+    let file = shell_quote(file);
+    let commit = format!("{git} commit{verbose} -e -F {file}");
+    let amend = format!("{git} commit --amend{verbose} -e -F {file}");
+    match request.in_progress {
+        InProgress::Rebase => {
+            if nothing_staged(&request.work_dir) {
+                // A reword: the commit exists with its old message.
+                format!("{amend} && git rebase --continue")
+            } else {
+                format!("{commit} && git rebase --continue")
+            }
+        }
+        InProgress::CherryPick { sequence: true } => {
+            format!("{commit} && git cherry-pick --continue")
+        }
+        InProgress::Revert { sequence: true } => format!("{commit} && git revert --continue"),
+        _ if request.amend => amend,
+        _ => commit,
+    }
+}
+
+/// Whether the index matches HEAD (`git diff --cached --quiet`).
+fn nothing_staged(work_dir: &Path) -> bool {
+    std::process::Command::new("git")
+        .args(["diff", "--cached", "--quiet"])
+        .current_dir(work_dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// Quotes for sh when needed.

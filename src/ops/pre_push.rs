@@ -20,6 +20,8 @@ pub struct PrePushRequest {
     pub terminal: bool,
     /// `GIT_EVOLV_ALLOW_PUSH=1` is set.
     pub allow_env: bool,
+    /// The push is `git push --dry-run`: nothing will be sent, so nobody is asked.
+    pub dry_run: bool,
 }
 
 /// The verdicts of one push.
@@ -62,7 +64,14 @@ pub fn pre_push(git: &Git, request: &PrePushRequest) -> Result<PrePushOutcome> {
         .iter()
         .map(|l| ref_facts(git, l))
         .collect::<Result<Vec<_>>>()?;
-    let refs = policy::evaluate(&lines, &facts, &policy, request.terminal);
+    let mut refs = policy::evaluate(&lines, &facts, &policy, request.terminal || request.dry_run);
+    if request.dry_run {
+        for r in refs.iter_mut().filter(|r| r.verdict == Verdict::Confirm) {
+            r.verdict = Verdict::Allowed;
+            r.notes
+                .push("dry run: a real push would ask for confirmation".into());
+        }
+    }
     let refused = refs
         .iter()
         .any(|r| matches!(r.verdict, Verdict::Refused { .. }));

@@ -122,18 +122,14 @@ pub struct PushPolicy {
 
 impl PushPolicy {
     /// Builds the policy from `evolv.protectedBranches` values (each may hold
-    /// several globs separated by commas or spaces); empty → the defaults.
+    /// several globs separated by spaces, or commas outside braces); empty →
+    /// the defaults.
     pub fn new(
         values: &[String],
         push_to_protected: PushToProtected,
         allow_env: bool,
     ) -> Result<Self, String> {
-        let mut patterns: Vec<String> = values
-            .iter()
-            .flat_map(|v| v.split([',', ' ', '\t']))
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect();
+        let mut patterns: Vec<String> = values.iter().flat_map(|v| split_globs(v)).collect();
         if patterns.is_empty() {
             patterns = DEFAULT_PROTECTED.iter().map(|s| s.to_string()).collect();
         }
@@ -169,6 +165,33 @@ impl PushPolicy {
             }),
         }
     }
+}
+
+/// Splits one `evolv.protectedBranches` value into globs: at whitespace,
+/// and at commas outside `{…}` (so `{main,prod}` stays one glob, as the
+/// glob syntax means it). See: issue #17, item 8.
+fn split_globs(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0usize;
+    for c in value.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                cur.push(c);
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                cur.push(c);
+            }
+            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
+            c if c.is_whitespace() => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out.retain(|p| !p.is_empty());
+    out
 }
 
 /// The decision for one pushed ref.
@@ -229,7 +252,7 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
     if !line.is_deletion() && !line.creates() {
         if !facts.remote_known {
             notes.push(format!(
-                "the remote's {name} has commits you do not have: pull first (`git pull --rebase`)"
+                "the remote's {name} contains work that you do not have locally (fetch first): `git pull --rebase`"
             ));
         } else if let Some(behind) = facts.behind.filter(|b| *b > 0) {
             notes.push(format!(
@@ -246,13 +269,16 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
             suggestion: "protected branches are not deleted from a workstation; ask a maintainer, or change evolv.protectedBranches".into(),
         }
     } else if !line.creates() && !facts.remote_known {
+        // git's words for it: the plain push is "rejected (fetch first)";
+        // only a forced one would go through, and overwrite that work.
+        // See: issue #17, item 7.
         Verdict::Refused {
             reason: format!(
-                "force push to the protected {kind} {name}: the remote's {} is unknown here, so this push would overwrite commits you have not seen",
+                "the protected {kind} {name} on the remote ({}) contains work that you do not have locally (fetch first); git rejects a plain push, and a forced one would overwrite that work",
                 abbrev(&line.remote_oid)
             ),
             suggestion: format!(
-                "fetch and integrate first (`git pull --rebase`), or push to a feature branch and open a pull request into {name}"
+                "fetch and integrate first (`git pull --rebase`), then push again; or push to a feature branch and open a pull request into {name}"
             ),
         }
     } else if !line.creates() && !facts.fast_forward {
@@ -375,6 +401,11 @@ mod tests {
         let tags = PushPolicy::new(&["refs/tags/v*".into()], PushToProtected::Deny, false).unwrap();
         assert!(tags.is_protected("refs/tags/v1.0"));
         assert!(PushPolicy::new(&["[".into()], PushToProtected::Deny, false).is_err());
+        // Braces keep their commas (issue #17, item 8).
+        let p = PushPolicy::new(&["{main,prod}".into()], PushToProtected::Deny, false).unwrap();
+        assert!(p.is_protected("refs/heads/prod") && p.is_protected("refs/heads/main"));
+        assert!(!p.is_protected("refs/heads/topic"));
+        assert_eq!(p.patterns, ["{main,prod}"]);
     }
 
     #[test]
@@ -411,8 +442,9 @@ mod tests {
             behind: None,
         };
         let v = one(line(A, "refs/heads/main", B), unknown, &policy(), true);
+        // git's wording, not "force push" (issue #17, item 7).
         assert!(
-            matches!(v.verdict, Verdict::Refused { ref reason, .. } if reason.contains("unknown"))
+            matches!(v.verdict, Verdict::Refused { ref reason, .. } if reason.contains("fetch first") && !reason.starts_with("force push"))
         );
         // Force pushes to feature branches are fine.
         let v = one(line(A, "refs/heads/topic", B), nff, &policy(), false);

@@ -872,24 +872,39 @@ fn ask_without_a_terminal_fails_or_takes_the_default() {
     assert!(bad.stderr.contains("--default `maybe`"), "{}", bad.stderr);
 }
 
-/// The pre-push confirmation is `ask`'s code, on the terminal git runs in.
+/// `git push origin main` on a terminal, answering with `keys`.
+fn push_on_terminal(p: &Pushing, keys: &str, env: &[(&str, &str)]) -> (i32, String) {
+    let repo = &p.repo;
+    let mut cmd = sealed("git", repo.home());
+    cmd.args(["push", "origin", "main"])
+        .env("TERM", "xterm")
+        .current_dir(repo.path());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut s = Session::spawn(cmd).unwrap();
+    s.set_expect_timeout(Some(Duration::from_secs(20)));
+    let mut seen = String::new();
+    if !keys.is_empty() {
+        s.expect("Push directly to the protected branch main on origin? [y/N]")
+            .unwrap();
+        s.send(keys).unwrap();
+    }
+    let mut buf = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut s, &mut buf);
+    seen.push_str(&String::from_utf8_lossy(&buf));
+    (exit_code(&s), seen)
+}
+
+/// The pre-push confirmation is typed as people type: y/yes and Enter push,
+/// Enter alone or n cancels (issue #17, item 7).
 #[test]
 fn hooks_push_to_main_on_a_terminal_asks_and_defaults_to_no() {
     let p = Pushing::new();
     let repo = &p.repo;
     let tip = commit(repo, "a.txt", "a2\n", "fix: a");
-    for (keys, pushed) in [("\r", false), ("\x1b", false), ("\x1b[B\r", true)] {
-        let mut cmd = sealed("git", repo.home());
-        cmd.args(["push", "origin", "main"])
-            .env("TERM", "xterm")
-            .current_dir(repo.path());
-        let mut s = Session::spawn(cmd).unwrap();
-        s.set_expect_timeout(Some(Duration::from_secs(20)));
-        s.expect("Push directly to the protected branch main on origin?")
-            .unwrap();
-        s.expect("no — cancel the push (default)").unwrap();
-        s.send(keys).unwrap();
-        let code = exit_code(&s);
+    for (keys, pushed) in [("\r", false), ("n\r", false), ("y\r", true)] {
+        let (code, _) = push_on_terminal(&p, keys, &[]);
         assert_eq!(code == 0, pushed, "keys {keys:?}");
         let remote = p.remote_rev("refs/heads/main");
         assert_eq!(
@@ -898,6 +913,93 @@ fn hooks_push_to_main_on_a_terminal_asks_and_defaults_to_no() {
             "keys {keys:?}"
         );
     }
+    let tip = commit(repo, "a.txt", "a3\n", "fix: b");
+    let (code, _) = push_on_terminal(&p, "maybe\rYes\r", &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        p.remote_rev("refs/heads/main").as_deref(),
+        Some(tip.as_str())
+    );
+}
+
+/// Nobody at the terminal: GIT_TERMINAL_PROMPT=0 means no terminal, and an
+/// unanswered question times out as No (issue #17, item 7).
+#[test]
+fn hooks_push_prompt_honours_git_terminal_prompt_and_times_out() {
+    let p = Pushing::new();
+    let before = p.remote_rev("refs/heads/main");
+    commit(&p.repo, "a.txt", "a2\n", "fix: a");
+    let (code, out) = push_on_terminal(&p, "", &[("GIT_TERMINAL_PROMPT", "0")]);
+    assert_ne!(code, 0);
+    assert!(out.contains("GIT_TERMINAL_PROMPT=0"), "{out}");
+    assert!(!out.contains("[y/N]"), "{out}");
+    let (code, out) = push_on_terminal(&p, "", &[("GIT_EVOLV_PROMPT_TIMEOUT", "1")]);
+    assert_ne!(code, 0);
+    assert!(out.contains("no answer in 1 s"), "{out}");
+    assert_eq!(p.remote_rev("refs/heads/main"), before);
+}
+
+/// `git push --dry-run` sends nothing, so nobody is asked (issue #17, item 7).
+#[test]
+fn hooks_dry_run_push_is_not_asked_about() {
+    let p = Pushing::new();
+    let before = p.remote_rev("refs/heads/main");
+    commit(&p.repo, "a.txt", "a2\n", "fix: a");
+    for flag in ["--dry-run", "-n"] {
+        let run = push(&p.repo, &[flag, "origin", "main"]);
+        assert_eq!(run.code, 0, "{flag}: {}", run.stderr);
+        assert!(run.stderr.contains("dry run"), "{}", run.stderr);
+    }
+    assert_eq!(p.remote_rev("refs/heads/main"), before);
+    // A real push without a terminal is still refused.
+    assert_ne!(push(&p.repo, &["origin", "main"]).code, 0);
+}
+
+/// Someone else pushed: git says "fetch first", and so does the hook.
+#[test]
+fn hooks_unknown_remote_commit_is_fetch_first_not_a_force_push() {
+    let p = Pushing::new();
+    let other = tempfile::tempdir().unwrap();
+    let remote = p.remote.path().to_str().unwrap();
+    p.repo.git(&[
+        "clone",
+        "-q",
+        "-b",
+        "main",
+        remote,
+        other.path().to_str().unwrap(),
+    ]);
+    let o = |args: &[&str]| {
+        let mut full = vec!["-C", other.path().to_str().unwrap()];
+        full.extend_from_slice(args);
+        p.repo.git(&full)
+    };
+    std::fs::write(other.path().join("b.txt"), "b\n").unwrap();
+    o(&["add", "b.txt"]);
+    o(&[
+        "-c",
+        "user.name=O",
+        "-c",
+        "user.email=o@e.x",
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "feat: b",
+    ]);
+    o(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "push",
+        "-q",
+        "origin",
+        "main",
+    ]);
+    commit(&p.repo, "a.txt", "a2\n", "fix: a");
+    let run = push(&p.repo, &["--force", "origin", "main"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("fetch first"), "{}", run.stderr);
+    assert!(!run.stderr.contains("force push"), "{}", run.stderr);
 }
 
 #[test]

@@ -414,25 +414,32 @@ fn commit_msg_hook_rejects_and_keeps_the_message() {
         std::fs::read_to_string(&kept).unwrap().trim(),
         "Added the login page."
     );
-    let retry = format!(
-        "git commit -e -F {}",
-        kept.canonicalize().unwrap().display()
-    );
+    // The retry commits the message as the commit would have stored it,
+    // saved beside git's file (issue #17, item 5).
+    let saved = kept
+        .canonicalize()
+        .unwrap()
+        .with_file_name("EVOLV_REJECTED_MSG");
+    let retry = format!("git commit -e -F {}", saved.display());
     assert!(
         run.stderr.contains(&retry),
         "{}\nwanted: {retry}",
         run.stderr
     );
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        "Added the login page.\n"
+    );
 
     // The retry command works once the message is fixed.
-    std::fs::write(&kept, "feat: add the login page\n").unwrap();
+    std::fs::write(&saved, "feat: add the login page\n").unwrap();
     repo.git(&[
         "commit",
         "-q",
         "--allow-empty",
         "-e",
         "-F",
-        kept.to_str().unwrap(),
+        saved.to_str().unwrap(),
     ]);
     assert_eq!(
         repo.git(&["log", "-1", "--format=%s"]).trim(),
@@ -600,4 +607,69 @@ fn hook_commit_msg_directly_and_empty_messages() {
     let run = repo.evolv(&["hook", "commit-msg", "missing-file"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("missing-file"), "{}", run.stderr);
+}
+
+/// Did-you-mean only for near-miss types, never turning an ordinary first
+/// word into a type. See: issue #17, item 9.
+#[test]
+fn lint_suggests_a_type_only_for_near_misses() {
+    let repo = TestRepo::empty();
+    for (message, suggested) in [
+        ("still broken on mac", "<type>: still broken on mac"),
+        ("build fails on arm", "<type>: build fails on arm"),
+        ("fxi login crash", "fix: login crash"),
+    ] {
+        let run = repo.evolv(&["lint", message]);
+        assert_eq!(run.code, 1, "{message}");
+        assert!(
+            run.stdout
+                .contains(&format!("suggested header: {suggested}")),
+            "{message}: {}",
+            run.stdout
+        );
+    }
+    let run = repo.evolv(&["lint", "feet: add login"]);
+    assert!(
+        run.stdout.contains("did you mean `feat`?"),
+        "{}",
+        run.stdout
+    );
+    let run = repo.evolv(&["lint", "stlye: format"]);
+    assert!(
+        run.stdout.contains("did you mean `style`?"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// History is linted as stored, as `commitlint --from` reads it.
+/// See: issue #16, item 21.
+#[test]
+fn lint_range_takes_messages_as_stored() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "--no-verify",
+        "--cleanup=verbatim",
+        "-m",
+        "docs: fix gh-pages deploy ",
+    ]);
+    let run = repo.evolv(&["lint", "--range", "HEAD~1..HEAD"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("header-trim"), "{}", run.stdout);
+
+    let long = "x".repeat(120);
+    for first in [format!("x #12 {long}"), format!("a::b {long}")] {
+        let msg = format!("fix: y\n\n{first}\n");
+        repo.git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", &msg]);
+        let run = repo.evolv(&["lint", "--range", "HEAD~1..HEAD"]);
+        assert!(
+            run.stdout.contains("body-max-line-length")
+                && !run.stdout.contains("footer-max-line-length"),
+            "{first}: {}",
+            run.stdout
+        );
+    }
 }

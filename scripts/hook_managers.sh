@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Coexistence matrix of git-evolv's hooks with the hook managers people use,
+# installed for real from their registries: pre-commit (PyPI), husky and
+# lefthook (npm). For each manager: both install orders, the manager's
+# re-install, and the uninstall of either tool. After every step it checks
+# that each tool's commit-msg hook runs or not, as expected (the manager's
+# hook appends to a log; git-evolv's rejects a message that is not a
+# Conventional Commit), and that `git evolv hooks status` says so.
+#
+#   scripts/hook_managers.sh [path/to/git-evolv]
+#
+# A manager whose registry cannot be reached is reported as "skipped", never
+# passed. Exits 1 when a check fails. See issue #17.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+EVOLV=${1:-$ROOT/target/debug/git-evolv}
+[ -x "$EVOLV" ] || { echo "hook_managers: $EVOLV is not built" >&2; exit 2; }
+EVOLV=$(cd "$(dirname "$EVOLV")" && pwd)/$(basename "$EVOLV")
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/evolv-hook-managers.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+TOOLS=${HOOK_MANAGERS_TOOLS:-$WORK/tools}
+mkdir -p "$TOOLS"
+export HOME=$WORK/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$WORK/home/.gitconfig
+mkdir -p "$HOME"
+git config --global user.name T
+git config --global user.email t@e.x
+git config --global init.defaultBranch main
+export PRE_COMMIT_HOME=$TOOLS/pre-commit-cache NPM_CONFIG_UPDATE_NOTIFIER=false
+
+passed=0 failed=0 skipped=0
+ok() { passed=$((passed + 1)); echo "  ok: $*"; }
+bad() { failed=$((failed + 1)); echo "  FAILED: $*"; }
+skip() { skipped=$((skipped + 1)); echo "skipped: $*"; }
+
+# --- installing the managers from their registries -------------------------
+have_pre_commit=0 have_npm=0
+if [ -x "$TOOLS/venv/bin/pre-commit" ] ||
+  { python3 -m venv "$TOOLS/venv" >/dev/null 2>&1 &&
+    "$TOOLS/venv/bin/pip" install -q --disable-pip-version-check pre-commit >"$TOOLS/pip.log" 2>&1; }; then
+  have_pre_commit=1
+  PRE_COMMIT=$TOOLS/venv/bin/pre-commit
+  echo "pre-commit $("$PRE_COMMIT" --version | awk '{print $2}') from PyPI"
+fi
+if [ -x "$TOOLS/npm/node_modules/.bin/lefthook" ] ||
+  { command -v npm >/dev/null && mkdir -p "$TOOLS/npm" &&
+    (cd "$TOOLS/npm" && echo '{"name":"tools","private":true}' >package.json &&
+      npm install --no-audit --no-fund --silent husky lefthook >"$TOOLS/npm.log" 2>&1); }; then
+  have_npm=1
+  NODE_BIN=$TOOLS/npm/node_modules/.bin
+  # lefthook's npm package ships its binary in an optional dependency.
+  [ -x "$NODE_BIN/lefthook" ] && "$NODE_BIN/lefthook" version >/dev/null 2>&1 || have_npm=0
+  [ $have_npm = 1 ] && echo "husky $(node -p "require('$TOOLS/npm/node_modules/husky/package.json').version"), lefthook $("$NODE_BIN/lefthook" version) from npm"
+fi
+
+# --- one repository per scenario -------------------------------------------
+# Each manager's hook appends "<manager>" to $LOG.
+new_repo() { # manager
+  R=$WORK/repo-$RANDOM$RANDOM
+  export LOG=$R.log
+  git init -q "$R" && cd "$R" || exit 2
+  : >"$LOG"
+  case $1 in
+  pre-commit)
+    cat >.pre-commit-config.yaml <<'EOF'
+repos:
+- repo: local
+  hooks:
+  - id: log
+    name: log
+    entry: sh -c 'echo pre-commit >> "$LOG"'
+    language: system
+    stages: [commit-msg]
+    always_run: true
+    pass_filenames: false
+EOF
+    ;;
+  husky)
+    mkdir .husky && printf 'echo husky >> "$LOG"\n' >.husky/commit-msg
+    ;;
+  lefthook)
+    printf 'commit-msg:\n  commands:\n    log:\n      run: echo lefthook >> "$LOG"\n' >lefthook.yml
+    ;;
+  esac
+  git add -A && git commit -q --no-verify -m "chore: init"
+}
+
+mgr_install() {
+  case $1 in
+  pre-commit) "$PRE_COMMIT" install --hook-type commit-msg >/dev/null ;;
+  husky) "$NODE_BIN/husky" >/dev/null ;;
+  lefthook) "$NODE_BIN/lefthook" install >/dev/null 2>&1 ;;
+  esac
+}
+# Each manager's documented way to remove it.
+mgr_uninstall() {
+  case $1 in
+  pre-commit) "$PRE_COMMIT" uninstall --hook-type commit-msg >/dev/null ;;
+  husky) git config --unset core.hooksPath ;; # and `npm uninstall husky`
+  lefthook) "$NODE_BIN/lefthook" uninstall >/dev/null 2>&1 ;;
+  esac
+}
+evolv_install() {
+  if [ -n "$(git config core.hooksPath)" ]; then
+    "$EVOLV" hooks install --hooks-path >/dev/null
+  else
+    "$EVOLV" hooks install >/dev/null
+  fi
+}
+evolv_uninstall() { "$EVOLV" hooks uninstall >/dev/null; }
+
+# check STEP MANAGER EVOLV_RUNS(0/1) MANAGER_RUNS(0/1)
+check() {
+  local step=$1 m=$2 want_evolv=$3 want_mgr=$4 n out code status runs
+  n=$(wc -l <"$LOG")
+  out=$(git commit --allow-empty -m "not a conventional message" 2>&1)
+  code=$?
+  if [ $want_evolv = 1 ]; then
+    if [ $code -ne 0 ] && grep -q "commit message rejected" <<<"$out"; then ok "$m/$step: git-evolv's hook runs"
+    else bad "$m/$step: git-evolv's hook did not run (exit $code): $out"; fi
+  else
+    if [ $code -eq 0 ]; then ok "$m/$step: git-evolv's hook does not run"
+    else bad "$m/$step: a commit was refused though git-evolv should be gone (exit $code): $out"; fi
+    git reset -q --soft HEAD~1 2>/dev/null
+  fi
+  if [ $want_mgr = 1 ]; then
+    if [ "$(wc -l <"$LOG")" -gt "$n" ]; then ok "$m/$step: $m's hook runs"
+    else bad "$m/$step: $m's hook did not run"; fi
+  else
+    if [ "$(wc -l <"$LOG")" -eq "$n" ]; then ok "$m/$step: $m's hook does not run"
+    else bad "$m/$step: $m's hook still runs"; fi
+  fi
+  # A good message passes both.
+  n=$(wc -l <"$LOG")
+  if git commit -q --allow-empty -m "feat: step $step" >/dev/null 2>&1; then ok "$m/$step: a good message commits"
+  else bad "$m/$step: a good message was refused"; fi
+  status=$("$EVOLV" hooks status --json)
+  runs=$(python3 -c 'import json,sys; h=[h for h in json.load(sys.stdin)["hooks"] if h["name"]=="commit-msg"][0]; print(int(h.get("runs", -1)), h["state"])' <<<"$status")
+  if [ "${runs%% *}" = "$want_evolv" ]; then ok "$m/$step: status says ${runs#* } (runs=${runs%% *})"
+  else bad "$m/$step: status says ${runs#* } (runs=${runs%% *}), expected runs=$want_evolv"; fi
+}
+
+scenario() { # manager
+  local m=$1
+  echo "== $m: git-evolv first"
+  new_repo "$m"
+  evolv_install; check "evolv installed" "$m" 1 0
+  mgr_install "$m"
+  case $m in
+  husky) check "husky installed (core.hooksPath hides git-evolv)" "$m" 0 1 ;;
+  lefthook) check "lefthook installed (moved git-evolv to .old)" "$m" 0 1 ;;
+  *) check "$m installed" "$m" 1 1 ;;
+  esac
+  evolv_install; check "git-evolv installed again" "$m" 1 1
+  evolv_install; check "git-evolv installed a third time" "$m" 1 1
+  mgr_install "$m"
+  case $m in
+  pre-commit) check "$m re-installed" "$m" 1 1 ;;
+  *) check "$m re-installed (replaced git-evolv's hook)" "$m" 0 1
+     evolv_install; check "git-evolv installed after $m's re-install" "$m" 1 1 ;;
+  esac
+  evolv_uninstall; check "git-evolv uninstalled" "$m" 0 1
+  evolv_install; check "git-evolv installed back" "$m" 1 1
+  mgr_uninstall "$m"
+  case $m in
+  husky) check "husky uninstalled (git-evolv's default-folder hook runs again)" "$m" 1 0 ;;
+  *) check "$m uninstalled" "$m" 1 0 ;;
+  esac
+  evolv_uninstall; check "both uninstalled" "$m" 0 0
+
+  echo "== $m: $m first"
+  new_repo "$m"
+  mgr_install "$m"; check "$m installed" "$m" 0 1
+  evolv_install; check "git-evolv installed" "$m" 1 1
+  evolv_install; check "git-evolv installed again" "$m" 1 1
+  mgr_install "$m"
+  case $m in
+  pre-commit) check "$m re-installed" "$m" 1 1 ;;
+  *) check "$m re-installed (replaced git-evolv's hook)" "$m" 0 1
+     evolv_install; check "git-evolv installed after $m's re-install" "$m" 1 1 ;;
+  esac
+  mgr_uninstall "$m"
+  case $m in
+  husky) check "husky uninstalled (git-evolv's default-folder hook runs)" "$m" 1 0 ;;
+  *) check "$m uninstalled" "$m" 1 0 ;;
+  esac
+  mgr_install "$m"
+  evolv_install; check "both installed again" "$m" 1 1
+  evolv_uninstall; check "git-evolv uninstalled" "$m" 0 1
+}
+
+if [ $have_pre_commit = 1 ]; then scenario pre-commit; else skip "pre-commit: PyPI could not be reached (see $TOOLS/pip.log)"; fi
+if [ $have_npm = 1 ]; then
+  scenario husky
+  scenario lefthook
+else
+  skip "husky, lefthook: the npm registry could not be reached"
+fi
+
+echo "managers: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
