@@ -50,9 +50,10 @@ fn index(e: &Error) -> usize {
         Error::Cancelled { .. } => 37,
         Error::ConfirmationRequired { .. } => 38,
         Error::HooksFolderTracked { .. } => 39,
+        Error::InvalidRequest { .. } => 40,
     }
 }
-const VARIANTS: usize = 40;
+const VARIANTS: usize = 41;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -167,9 +168,11 @@ fn samples() -> Vec<Error> {
             "src/a.rs",
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
         ),
+        Error::invalid_field("pattern", "pattern is empty", "give a pattern"),
         Error::RefLocked {
             path: PathBuf::from(".git/refs/heads/main.lock"),
         },
+        Error::invalid_field("pattern", "pattern is empty", "give a pattern"),
         Error::EditsFailed {
             failures: vec![crate::edit::failure::EditFailure::new(
                 Some(0),

@@ -235,6 +235,9 @@ fn run_one(
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
+    // Every 50 ms: hand new output lines to a live listener (the review
+    // page, see live_output) and check for cancellation.
+    let mut follower = crate::live_output::Follower::new(command, &output);
     let mut was_cancelled = false;
     let (status, timed_out) = loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
@@ -248,10 +251,14 @@ fn run_one(
             Err(mpsc::RecvTimeoutError::Timeout) if signals::received().is_some() => {
                 break (None, false);
             }
-            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => continue,
+            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => {
+                follower.poll();
+                continue;
+            }
             Err(_) => break (None, true),
         }
     };
+    follower.finish();
     // Kill the whole group either way: after a timeout or a signal to stop
     // the command, after an exit to stop anything it left running in the
     // worktree. Then wait, so nothing of it outlives this apply.

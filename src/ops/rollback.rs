@@ -18,10 +18,13 @@ use crate::store::proposals;
 use crate::store::trailers;
 
 /// What to roll back, and optionally how.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RollbackRequest {
+    /// The applied proposal to undo.
     pub patch_id: String,
     /// Overrides the strategy recorded at apply time (default `git_revert`).
+    #[serde(default)]
     pub strategy: Option<RollbackStrategy>,
     /// `file_backup`: restore even when later commits changed those files.
     pub force: bool,
@@ -30,7 +33,6 @@ pub struct RollbackRequest {
 /// What the rollback did.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RollbackOutcome {
-    pub success: bool,
     pub patch_id: String,
     pub strategy: &'static str,
     /// The new commit; null for `manual`, which changes nothing.
@@ -112,7 +114,6 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     record.previous_head = Some(head.commit.to_string());
     record.plan = plan.clone();
     let mut outcome = RollbackOutcome {
-        success: true,
         patch_id: patch_id.to_string(),
         strategy: strategy.as_str(),
         commit: None,
