@@ -19,6 +19,7 @@ pub mod ops;
 pub mod plan;
 pub mod policy;
 pub mod prompt;
+pub mod signals;
 pub mod store;
 pub mod validate;
 pub mod validation_report;
