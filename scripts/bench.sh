@@ -107,3 +107,10 @@ for key, ours, theirs, target in rows:
     print(f"| {ours} | {theirs} | {fmt(e)} | {fmt(g)} | {e['mean']/g['mean']:.2f}× | {target} |")
 print(f"\nPeak RSS of `git evolv propose` on {nfiles} files: {rss_kb/1024:.1f} MiB (target < 100 MB)")
 PY
+
+# The scaling table of issue 14 (1 / 30 / 300 / 3,000 / 30,000 changed files,
+# wall time, instructions and peak RSS): BENCH_SCALE=0 skips it.
+if [ "${BENCH_SCALE:-1}" != 0 ]; then
+  echo
+  EVOLV=$EVOLV "$ROOT/scripts/bench_scale.sh"
+fi

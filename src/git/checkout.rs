@@ -100,7 +100,7 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
     }
     let parent = full.parent().expect("a repository path has a parent");
     fs::create_dir_all(parent).map_err(|e| Error::io("create directory", parent, e))?;
-    write_temp(repo, path, &full, id, mode)?;
+    write_temp(repo, path, &full, id, mode, false)?;
     place_staged(repo, path)
 }
 
@@ -133,12 +133,19 @@ pub fn stage_blob(
         fs::create_dir(&dir).map_err(|e| Error::io("create directory", &dir, e))?;
         created.push(dir);
     }
-    write_temp(repo, path, &full, id, mode)?;
+    write_temp(repo, path, &full, id, mode, true)?;
     Ok(true)
 }
 
 /// The temp file of `full`, holding blob `id` as git's checkout writes it.
-fn write_temp(repo: &Repository, path: &str, full: &Path, id: Oid, mode: u32) -> Result<()> {
+fn write_temp(
+    repo: &Repository,
+    path: &str,
+    full: &Path,
+    id: Oid,
+    mode: u32,
+    staged: bool,
+) -> Result<()> {
     let blob = repo.find_blob(id)?;
     let tmp = temp_sibling(full);
     let _ = fs::remove_file(&tmp);
@@ -161,8 +168,18 @@ fn write_temp(repo: &Repository, path: &str, full: &Path, id: Oid, mode: u32) ->
         .open(&tmp)
         .map_err(|e| Error::io("create", &tmp, e))?;
     // Flushed before the rename: after a power cut the path holds the old
-    // content or the whole new one, never an empty file.
-    if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_data()) {
+    // content or the whole new one, never an empty file. In batch mode
+    // (`durable::Flush`) the writeback only starts here and the landing
+    // flushes the file system once, after the last staged file.
+    let flush = |file: &fs::File| match super::durable::policy(repo) {
+        super::durable::Flush::Batch if staged => {
+            super::durable::start_writeback(file);
+            Ok(())
+        }
+        super::durable::Flush::Batch | super::durable::Flush::PerFile => file.sync_data(),
+        super::durable::Flush::Off => Ok(()),
+    };
+    if let Err(e) = file.write_all(bytes).and_then(|()| flush(&file)) {
         let _ = fs::remove_file(&tmp);
         return Err(Error::io("write", &tmp, e));
     }
@@ -173,6 +190,7 @@ fn write_temp(repo: &Repository, path: &str, full: &Path, id: Oid, mode: u32) ->
 pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
     check_path(workdir, path)?;
+    filters::attributes_changed(path);
     let full = workdir.join(path);
     let tmp = temp_sibling(&full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
@@ -198,6 +216,7 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 pub fn remove(repo: &Repository, path: &str) -> Result<()> {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
     check_path(workdir, path)?;
+    filters::attributes_changed(path);
     let full = workdir.join(path);
     match fs::symlink_metadata(&full) {
         Ok(meta) if meta.is_dir() => {

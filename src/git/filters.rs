@@ -4,16 +4,142 @@
 //! any of these could touch is converted by `git cat-file --filters`, the
 //! same code git's checkout runs; every other path is the blob itself.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use git2::{AttrCheckFlags, AttrValue, Oid, Repository};
 
 use crate::error::{Error, Result};
 
+/// What this process learnt about attribute sources, so a path in a
+/// repository without attributes costs no libgit2 attribute lookup (issue
+/// 14 item 1: about 12 per changed file, each re-stat'ing `.gitattributes`
+/// in every parent directory): whether any source outside the working tree
+/// exists, whether the index tracks any `.gitattributes`, and which
+/// working-tree directories hold one.
+struct Sources {
+    none_outside: bool,
+    none_indexed: bool,
+    dirs: HashMap<String, bool>,
+}
+
+/// Keyed by the git dir: a long-running front end (MCP) may serve several.
+static SOURCES: Mutex<Option<(std::path::PathBuf, Sources)>> = Mutex::new(None);
+
+/// Forgets what `Sources` learnt: a `.gitattributes` was written or removed.
+pub fn attributes_changed(path: &str) {
+    if path == ".gitattributes" || path.ends_with("/.gitattributes") {
+        *SOURCES.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+impl Sources {
+    fn new(repo: &Repository) -> Self {
+        let mut outside = vec![
+            repo.commondir().join("info/attributes"),
+            repo.path().join("info/attributes"),
+        ];
+        if std::env::var_os("GIT_ATTR_NOSYSTEM").is_none() {
+            outside.push("/etc/gitattributes".into());
+        }
+        match repo
+            .config()
+            .and_then(|c| c.get_path("core.attributesFile"))
+        {
+            Ok(p) => outside.push(p),
+            Err(_) => {
+                let xdg = std::env::var_os("XDG_CONFIG_HOME")
+                    .map(std::path::PathBuf::from)
+                    .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
+                if let Some(x) = xdg {
+                    outside.push(x.join("git/attributes"));
+                }
+            }
+        }
+        let none_indexed = super::index_cache::with_index(repo, |ix| {
+            !ix.entries
+                .iter()
+                .any(|e| e.path == b".gitattributes" || e.path.ends_with(b"/.gitattributes"))
+        })
+        .unwrap_or(false);
+        Sources {
+            none_outside: !outside.iter().any(|p| exists(p)),
+            none_indexed,
+            dirs: HashMap::new(),
+        }
+    }
+}
+
+/// Whether no attribute can apply to `path`: no source outside the working
+/// tree, none tracked, and no `.gitattributes` in any of its directories.
+/// `false` only means "ask libgit2".
+fn surely_unattributed(repo: &Repository, path: &str) -> bool {
+    let Some(workdir) = repo.workdir() else {
+        return false;
+    };
+    let mut guard = SOURCES.lock().unwrap_or_else(|e| e.into_inner());
+    if guard.as_ref().is_none_or(|(dir, _)| dir != repo.path()) {
+        *guard = Some((repo.path().to_path_buf(), Sources::new(repo)));
+    }
+    let Some((_, sources)) = guard.as_mut() else {
+        return false;
+    };
+    if !sources.none_outside || !sources.none_indexed {
+        return false;
+    }
+    let mut dir = String::new();
+    let mut parts = path.split('/').peekable();
+    while let Some(part) = parts.next() {
+        let has = *sources
+            .dirs
+            .entry(dir.clone())
+            .or_insert_with(|| exists(&workdir.join(&dir).join(".gitattributes")));
+        if has {
+            return false;
+        }
+        if parts.peek().is_none() {
+            break;
+        }
+        if !dir.is_empty() {
+            dir.push('/');
+        }
+        dir.push_str(part);
+    }
+    true
+}
+
+/// `core.autocrlf=true` and `core.eol=crlf`, read once per repository.
+fn eol_config(repo: &Repository) -> (bool, bool) {
+    static EOL: super::PerRepo<(bool, bool)> = super::PerRepo::new();
+    EOL.get(repo, || {
+        let Ok(config) = repo.config() else {
+            return (false, false);
+        };
+        let autocrlf = config
+            .get_string("core.autocrlf")
+            .is_ok_and(|v| v.eq_ignore_ascii_case("true"));
+        let eol_crlf = config
+            .get_string("core.eol")
+            .is_ok_and(|v| v.eq_ignore_ascii_case("crlf"));
+        (autocrlf, eol_crlf)
+    })
+}
+
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
 pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
+    let (autocrlf, eol_crlf) = eol_config(repo);
+    if surely_unattributed(repo, path) {
+        // No attribute: only `core.autocrlf=true` converts (`core.eol`
+        // applies to paths with `text` set).
+        return Ok(autocrlf);
+    }
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
         Ok(
@@ -37,13 +163,6 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
     if text.as_deref() == Some("false") || attr("crlf")?.as_deref() == Some("false") {
         return Ok(false);
     }
-    let config = repo.config()?;
-    let autocrlf = config
-        .get_string("core.autocrlf")
-        .is_ok_and(|v| v.eq_ignore_ascii_case("true"));
-    let eol_crlf = config
-        .get_string("core.eol")
-        .is_ok_and(|v| v.eq_ignore_ascii_case("crlf"));
     Ok(autocrlf || (eol_crlf && text.is_some()))
 }
 

@@ -16,6 +16,7 @@ mod index_format;
 pub mod index_write;
 pub mod mode;
 mod objects;
+mod pack_write;
 mod refs;
 mod repo;
 mod status;
@@ -30,3 +31,27 @@ pub use repo::{Head, head, open};
 pub use status::dirty_paths;
 pub use tree::{BlobEntry, file_mode, list_blobs};
 pub use tree_compare::changed_paths;
+
+/// A value read once per repository (its git dir) and process: git config
+/// that a command would otherwise read per file (issue 14 item 1). Keyed,
+/// because a long-running front end may serve several repositories.
+pub(crate) struct PerRepo<T: Copy>(std::sync::Mutex<Option<(std::path::PathBuf, T)>>);
+
+impl<T: Copy> PerRepo<T> {
+    pub(crate) const fn new() -> Self {
+        PerRepo(std::sync::Mutex::new(None))
+    }
+
+    /// The value for `repo`, computed by `init` the first time.
+    pub(crate) fn get(&self, repo: &git2::Repository, init: impl FnOnce() -> T) -> T {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*slot {
+            Some((dir, value)) if dir == repo.path() => *value,
+            _ => {
+                let value = init();
+                *slot = Some((repo.path().to_path_buf(), value));
+                value
+            }
+        }
+    }
+}

@@ -5,7 +5,6 @@
 //! `ref_locked`, never as a race that running the command again would win.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use git2::{ErrorCode, Oid, Repository};
@@ -112,10 +111,10 @@ fn patiently(
 }
 
 /// git's `core.filesRefLockTimeout` in milliseconds (default 100; -1 waits
-/// for ever), read once per process.
+/// for ever), read once per repository.
 fn lock_timeout(repo: &Repository) -> Duration {
-    static TIMEOUT: OnceLock<Duration> = OnceLock::new();
-    *TIMEOUT.get_or_init(|| {
+    static TIMEOUT: super::PerRepo<Duration> = super::PerRepo::new();
+    TIMEOUT.get(repo, || {
         let ms = crate::git::config::Config::for_git_dir(repo.path())
             .ok()
             .and_then(|c| {

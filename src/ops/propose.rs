@@ -14,12 +14,25 @@ use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 
 /// A regex (or literal) replacement over the files in scope.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ProposeRequest {
+    /// The regex to search for (Rust regex syntax), or the exact text when
+    /// `literal` is set. Must not be empty.
     pub pattern: String,
+    /// What each match becomes; `$1`, `${name}` refer to capture groups
+    /// unless `literal` is set.
+    #[serde(default)]
     pub replacement: String,
+    /// Globs relative to the top of the repository (`src/**`); empty means
+    /// every file.
+    #[serde(default)]
     pub scope: Vec<String>,
+    /// Search for `pattern` as written, not as a regex.
+    #[serde(default)]
     pub literal: bool,
+    /// The proposal's one-line summary; default: a description of the edit.
+    #[serde(default)]
     pub message: Option<String>,
 }
 
@@ -41,7 +54,6 @@ pub struct Statistics {
 /// What propose stored.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposeOutcome {
-    pub success: bool,
     pub patch_id: String,
     pub summary: String,
     pub affected_files: Vec<String>,
@@ -157,7 +169,6 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         .collect();
 
     Ok(ProposeOutcome {
-        success: true,
         patch_id,
         summary,
         affected_files,
@@ -231,29 +242,53 @@ fn scope_label(scope: &[String]) -> String {
     }
 }
 
-/// Reads and edits the files on one thread. libgit2 serialises pack reads
-/// on a process-wide mutex, so scan threads only contend: on 100k files one
-/// thread took 141 ms where two took 250 ms (see BENCHMARKS.md).
+/// Reads the files on this thread and edits them on another, so the scan
+/// uses two cores. libgit2 serialises pack reads on a process-wide mutex,
+/// so several reading threads only contend (on 100k files one thread took
+/// 141 ms where two took 250 ms, see BENCHMARKS.md); one reader feeding an
+/// editor keeps libgit2 on one thread and runs the regex beside it, as
+/// `git grep` runs its matchers beside the thread that reads the objects.
 fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Result<Scan> {
     let odb = repo.odb()?;
-    let mut scan = Scan {
-        changed: Vec::new(),
-        replacements: 0,
-        binary: 0,
-    };
-    for file in files {
-        let object = odb.read(file.oid)?;
-        match replacer.edit(object.data()) {
-            FileEdit::Binary => scan.binary += 1,
-            FileEdit::Unchanged { .. } => {}
-            FileEdit::Changed {
-                content,
-                replacements,
-            } => {
-                scan.replacements += replacements;
-                scan.changed.push((file.clone(), content));
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(256);
+        let editor = s.spawn(move || {
+            let mut scan = Scan {
+                changed: Vec::new(),
+                replacements: 0,
+                binary: 0,
+            };
+            for (i, data) in rx {
+                match replacer.edit(&data) {
+                    FileEdit::Binary => scan.binary += 1,
+                    FileEdit::Unchanged { .. } => {}
+                    FileEdit::Changed {
+                        content,
+                        replacements,
+                    } => {
+                        scan.replacements += replacements;
+                        scan.changed.push((files[i].clone(), content));
+                    }
+                }
+            }
+            scan
+        });
+        let mut read = Ok(());
+        for (i, file) in files.iter().enumerate() {
+            match odb.read(file.oid) {
+                Ok(object) => {
+                    if tx.send((i, object.data().to_vec())).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    read = Err(e.into());
+                    break;
+                }
             }
         }
-    }
-    Ok(scan)
+        drop(tx);
+        let scan = editor.join().expect("the editing thread panicked");
+        read.map(|()| scan)
+    })
 }

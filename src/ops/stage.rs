@@ -11,8 +11,8 @@ use git2::Repository;
 
 use super::journal::Journal;
 use crate::error::Result;
-use crate::git::checkout;
 use crate::git::index_write;
+use crate::git::{checkout, durable};
 
 /// The files written ahead of the compare-and-swap.
 #[derive(Debug, Default)]
@@ -49,6 +49,11 @@ impl Staged {
             if checkout::stage_blob(repo, &change.path, im.id, im.mode, &mut self.dirs)? {
                 self.paths.insert(change.path.clone());
             }
+        }
+        // Batch mode: the staged files' writebacks were started one by one;
+        // one flush waits for them all before the branch moves.
+        if !self.paths.is_empty() && durable::policy(repo) == durable::Flush::Batch {
+            durable::flush_filesystems(repo)?;
         }
         Ok(())
     }

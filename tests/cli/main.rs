@@ -23,6 +23,8 @@ mod mcp_tasks;
 mod plan;
 mod propose;
 mod rollback;
+mod scale;
 mod snapshots;
 mod typing;
 mod validation;
+mod web;

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The scaling table of issue 14: what git-evolv costs per changed file,
+against git doing the same job in the same run on the same repository.
+
+    scripts/bench_scale.py EVOLV REPO PATTERN REPLACEMENT SIZE=SCOPE...
+
+For each SIZE=SCOPE (the scope glob that selects SIZE files holding the
+pattern), with RUNS (env BENCH_RUNS, default 3) alternating runs, medians:
+
+- `git evolv apply ID` (no validation) against `git merge --ff-only P` of
+  the same proposal commit, `git reset --hard` before every run;
+- `git evolv propose --scope SCOPE` against `git grep -l PATTERN HEAD` plus
+  `git diff BASE P` over the same pathspec;
+- peak RSS (wait4's ru_maxrss) of propose and apply;
+- instructions (valgrind callgrind, all threads and child processes) of one
+  run each, for sizes up to BENCH_INSTR_MAX (default 3000; 0 skips them):
+  the machine is shared, so instruction ratios are the reliable figure.
+
+Prints a Markdown table for BENCHMARKS.md.
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+EVOLV, REPO, PATTERN, REPLACEMENT = sys.argv[1:5]
+SIZES = [a.split("=", 1) for a in sys.argv[5:]]
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+INSTR_MAX = int(os.environ.get("BENCH_INSTR_MAX", "3000"))
+
+
+def git(*args, check=True):
+    return subprocess.run(["git", "-C", REPO, *args], check=check, capture_output=True, text=True).stdout
+
+
+def run(cmd, shell=False):
+    """Wall seconds and peak RSS (KiB) of one command, output discarded."""
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=REPO, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {cmd}: {p.stderr.read().decode(errors='replace')}")
+    return elapsed, usage.ru_maxrss
+
+
+def instructions(cmd):
+    """Instructions of `cmd` and every process it starts (callgrind)."""
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={d}/cg.%p", *cmd],
+            cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        total = 0
+        for f in os.listdir(d):
+            with open(os.path.join(d, f), errors="replace") as fh:
+                for line in fh:
+                    m = re.match(r"(?:summary|totals):\s+(\d+)", line)
+                    if m:
+                        total += int(m.group(1))
+                        break
+        return total
+
+
+base = git("rev-parse", "HEAD").strip()
+
+
+def reset(pid=None):
+    git("reset", "-q", "--hard", base)
+    if pid:
+        git("update-ref", "-d", f"refs/evolv/applied/{pid}", check=False)
+
+
+rows = []
+for size, scope in SIZES:
+    reset()
+    out = subprocess.run([EVOLV, "-C", REPO, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, "--scope", scope],
+                         check=True, capture_output=True, text=True).stdout
+    pid = re.search(r'"patch_id": "([^"]+)"', out).group(1)
+    changed = int(re.search(r'"files_matched": (\d+)', out).group(1))
+    proposal = git("rev-parse", f"refs/evolv/proposals/{pid}").strip()
+    spec = f":(glob){scope}"
+    propose_cmd = [EVOLV, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, "--scope", scope]
+    grep_cmd = ["git", "grep", "-l", PATTERN, "HEAD", "--", spec]
+    diff_cmd = ["git", "diff", base, proposal, "--", spec]
+    t = {k: [] for k in ("apply", "merge", "propose", "grep", "diff")}
+    rss = {"apply": 0, "propose": 0, "merge": 0}
+    for _ in range(RUNS):
+        reset(pid)
+        s, r = run([EVOLV, "apply", pid])
+        t["apply"].append(s); rss["apply"] = max(rss["apply"], r)
+        reset(pid)
+        s, r = run(["git", "merge", "-q", "--ff-only", proposal])
+        t["merge"].append(s); rss["merge"] = max(rss["merge"], r)
+        reset(pid)
+        s, r = run(propose_cmd)
+        t["propose"].append(s); rss["propose"] = max(rss["propose"], r)
+        t["grep"].append(run(grep_cmd)[0])
+        t["diff"].append(run(diff_cmd)[0])
+    med = {k: statistics.median(v) for k, v in t.items()}
+    instr = None
+    if changed <= INSTR_MAX:
+        reset(pid)
+        ia = instructions([EVOLV, "apply", pid])
+        reset(pid)
+        im = instructions(["git", "merge", "-q", "--ff-only", proposal])
+        reset(pid)
+        ip = instructions(propose_cmd)
+        ig = instructions(grep_cmd) + instructions(diff_cmd)
+        instr = (ia, im, ip, ig)
+    reset(pid)
+    rows.append((changed, med, rss, instr))
+    print(f"{changed} files: apply {med['apply']:.3f}s merge {med['merge']:.3f}s propose {med['propose']:.3f}s "
+          f"grep {med['grep']:.3f}s diff {med['diff']:.3f}s instr {instr}", file=sys.stderr)
+
+print("| changed files | apply | `merge --ff-only` | ratio | propose | `grep -l` + `diff` | ratio "
+      "| apply instr. ratio | propose instr. ratio | peak RSS propose / apply / merge |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+for changed, m, rss, instr in rows:
+    gd = m["grep"] + m["diff"]
+    ir = f"{instr[0] / instr[1]:.2f}× ({instr[0] / 1e9:.2f} G / {instr[1] / 1e9:.2f} G)" if instr else "—"
+    ip = f"{instr[2] / instr[3]:.2f}× ({instr[2] / 1e9:.2f} G / {instr[3] / 1e9:.2f} G)" if instr else "—"
+    print(f"| {changed:,} | {m['apply']:.3f} s | {m['merge']:.3f} s | {m['apply'] / m['merge']:.2f}× "
+          f"| {m['propose']:.3f} s | {gd:.3f} s | {m['propose'] / gd:.2f}× | {ir} | {ip} "
+          f"| {rss['propose'] / 1024:.0f} / {rss['apply'] / 1024:.0f} / {rss['merge'] / 1024:.0f} MiB |")
