@@ -60,6 +60,7 @@ new_repo() { # manager
   R=$WORK/repo-$RANDOM$RANDOM
   export LOG=$R.log
   git init -q "$R" && cd "$R" || exit 2
+  git init -q --bare "$R.remote" && git remote add origin "$R.remote"
   : >"$LOG"
   case $1 in
   pre-commit)
@@ -74,13 +75,21 @@ repos:
     stages: [commit-msg]
     always_run: true
     pass_filenames: false
+  - id: log-push
+    name: log-push
+    entry: sh -c 'echo pre-commit-push >> "$LOG"'
+    language: system
+    stages: [pre-push]
+    always_run: true
+    pass_filenames: false
 EOF
     ;;
   husky)
     mkdir .husky && printf 'echo husky >> "$LOG"\n' >.husky/commit-msg
+    printf 'echo husky-push >> "$LOG"\n' >.husky/pre-push
     ;;
   lefthook)
-    printf 'commit-msg:\n  commands:\n    log:\n      run: echo lefthook >> "$LOG"\n' >lefthook.yml
+    printf 'commit-msg:\n  commands:\n    log:\n      run: echo lefthook >> "$LOG"\npre-push:\n  commands:\n    log:\n      run: echo lefthook-push >> "$LOG"\n' >lefthook.yml
     ;;
   esac
   git add -A && git commit -q --no-verify -m "chore: init"
@@ -88,7 +97,7 @@ EOF
 
 mgr_install() {
   case $1 in
-  pre-commit) "$PRE_COMMIT" install --hook-type commit-msg >/dev/null ;;
+  pre-commit) "$PRE_COMMIT" install --hook-type commit-msg --hook-type pre-push >/dev/null ;;
   husky) "$NODE_BIN/husky" >/dev/null ;;
   lefthook) "$NODE_BIN/lefthook" install >/dev/null 2>&1 ;;
   esac
@@ -96,7 +105,7 @@ mgr_install() {
 # Each manager's documented way to remove it.
 mgr_uninstall() {
   case $1 in
-  pre-commit) "$PRE_COMMIT" uninstall --hook-type commit-msg >/dev/null ;;
+  pre-commit) "$PRE_COMMIT" uninstall --hook-type commit-msg --hook-type pre-push >/dev/null ;;
   husky) git config --unset core.hooksPath ;; # and `npm uninstall husky`
   lefthook) "$NODE_BIN/lefthook" uninstall >/dev/null 2>&1 ;;
   esac
@@ -135,6 +144,17 @@ check() {
   n=$(wc -l <"$LOG")
   if git commit -q --allow-empty -m "feat: step $step" >/dev/null 2>&1; then ok "$m/$step: a good message commits"
   else bad "$m/$step: a good message was refused"; fi
+  # pre-push: a feature branch, which git-evolv lets through (and reports).
+  n=$(wc -l <"$LOG")
+  out=$(git push origin "HEAD:refs/heads/topic-$RANDOM$RANDOM" 2>&1)
+  code=$?
+  if [ $code -ne 0 ]; then bad "$m/$step: the push failed: $out"
+  elif [ $want_evolv = 1 ] && ! grep -q "git-evolv pre-push" <<<"$out"; then bad "$m/$step: git-evolv's pre-push did not run"
+  elif [ $want_evolv = 0 ] && grep -q "git-evolv pre-push" <<<"$out"; then bad "$m/$step: git-evolv's pre-push still runs"
+  else ok "$m/$step: git-evolv's pre-push runs=$want_evolv"; fi
+  if [ "$want_mgr" = 1 ] && [ "$(wc -l <"$LOG")" -gt "$n" ]; then ok "$m/$step: $m's pre-push runs"
+  elif [ "$want_mgr" = 0 ] && [ "$(wc -l <"$LOG")" -eq "$n" ]; then ok "$m/$step: $m's pre-push does not run"
+  else bad "$m/$step: $m's pre-push ran: $((1 - want_mgr)), expected $want_mgr"; fi
   status=$("$EVOLV" hooks status --json)
   runs=$(python3 -c 'import json,sys; h=[h for h in json.load(sys.stdin)["hooks"] if h["name"]=="commit-msg"][0]; print(int(h.get("runs", -1)), h["state"])' <<<"$status")
   if [ "${runs%% *}" = "$want_evolv" ]; then ok "$m/$step: status says ${runs#* } (runs=${runs%% *})"

@@ -19,6 +19,16 @@ pub enum Error {
     #[error("invalid input: {message}")]
     InvalidInput { message: String, hint: String },
 
+    /// A request field that is not valid. The message names the field as
+    /// the request spells it (`pattern`); front ends add their own spelling
+    /// (`--pattern`) to the hint.
+    #[error("invalid input: {message}")]
+    InvalidRequest {
+        field: &'static str,
+        message: String,
+        hint: String,
+    },
+
     #[error(
         "pattern '{pattern}' matched nothing in {files_scanned} file(s) in scope {scope}{detail}"
     )]
@@ -194,6 +204,7 @@ impl Error {
         match self {
             Error::PatchNotFound(_) => "patch_not_found",
             Error::InvalidInput { .. } => "invalid_input",
+            Error::InvalidRequest { .. } => "invalid_input",
             Error::NoMatch { .. } => "no_match",
             Error::NotARepository { .. } => "not_a_repository",
             Error::BareRepository { .. } => "bare_repository",
@@ -238,6 +249,7 @@ impl Error {
         match self {
             Error::PatchNotFound(_) => "run `git evolv list` to see the proposals".into(),
             Error::InvalidInput { hint, .. } => hint.clone(),
+            Error::InvalidRequest { hint, .. } => hint.clone(),
             Error::NoMatch { .. } => {
                 "check the pattern (it is a regex unless --literal) and the --scope globs (relative to the top of the repository, e.g. 'src/**')".into()
             }
@@ -361,6 +373,7 @@ may have crashed in this repository earlier: remove the file manually to continu
                 .unwrap_or(2),
             Error::PatchNotFound(_)
             | Error::InvalidInput { .. }
+            | Error::InvalidRequest { .. }
             | Error::NotARepository { .. }
             | Error::BareRepository { .. }
             | Error::UnsupportedRepository { .. }
@@ -429,6 +442,19 @@ may have crashed in this repository earlier: remove the file manually to continu
 
     pub(crate) fn invalid(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Error::InvalidInput {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// A bad request field: `field` as the request spells it.
+    pub fn invalid_field(
+        field: &'static str,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
+        Error::InvalidRequest {
+            field,
             message: message.into(),
             hint: hint.into(),
         }

@@ -45,9 +45,10 @@ fn index(e: &Error) -> usize {
         Error::Cancelled { .. } => 32,
         Error::ConfirmationRequired { .. } => 33,
         Error::HooksFolderTracked { .. } => 34,
+        Error::InvalidRequest { .. } => 35,
     }
 }
-const VARIANTS: usize = 35;
+const VARIANTS: usize = 36;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -159,9 +160,11 @@ fn samples() -> Vec<Error> {
             "src/a.rs",
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
         ),
+        Error::invalid_field("pattern", "pattern is empty", "give a pattern"),
         Error::RefLocked {
             path: PathBuf::from(".git/refs/heads/main.lock"),
         },
+        Error::invalid_field("pattern", "pattern is empty", "give a pattern"),
         Error::EditsFailed {
             failures: vec![crate::edit::failure::EditFailure::new(
                 Some(0),

@@ -13,6 +13,7 @@ pub mod error;
 pub mod git;
 pub mod hooks;
 pub mod lint;
+pub mod live_output;
 pub mod mcp;
 pub mod ops;
 pub mod plan;
@@ -22,6 +23,7 @@ pub mod store;
 pub mod validate;
 pub mod validation_report;
 pub mod validators;
+pub mod web;
 pub mod worktree;
 
 pub use error::{Error, Result};

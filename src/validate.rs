@@ -156,6 +156,9 @@ fn run_one(
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
+    // Every 50 ms: hand new output lines to a live listener (the review
+    // page, see live_output) and check for cancellation.
+    let mut follower = crate::live_output::Follower::new(command, &output);
     let mut was_cancelled = false;
     let (status, timed_out) = loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
@@ -165,10 +168,14 @@ fn run_one(
                 was_cancelled = true;
                 break (None, false);
             }
-            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => continue,
+            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => {
+                follower.poll();
+                continue;
+            }
             Err(_) => break (None, true),
         }
     };
+    follower.finish();
     // Kill the whole group either way: after a timeout to stop the command,
     // after an exit to stop anything it left running in the worktree.
     kill_group(pgid);

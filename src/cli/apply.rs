@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::Result;
-use crate::ops::apply::{self, ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::Session;
+use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
@@ -42,7 +42,7 @@ pub struct ApplyArgs {
 
 /// Returns the exit code: 0, or the failure's code when some proposals
 /// landed before one failed (the report says which).
-pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
+pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
     let req = ApplyRequest {
         patch_ids: args.patch_ids.clone(),
         validate: (!args.validate.is_empty()).then(|| args.validate.clone()),
@@ -53,8 +53,10 @@ pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
         batch: args.batch,
     };
     if args.background {
-        let started =
-            crate::ops::task::start(repo, &crate::ops::task::TaskRequest::from_apply(&req)?)?;
+        let started = crate::ops::task::start(
+            session.repo(),
+            &crate::ops::task::TaskRequest::from_apply(&req)?,
+        )?;
         if out.json {
             out.json_value(&started);
         } else {
@@ -67,16 +69,17 @@ pub fn run(repo: &Repository, args: &ApplyArgs, out: &Output) -> Result<u8> {
         }
         return Ok(0);
     }
-    let report = apply::apply(repo, &req)?;
+    let report = session.apply(&req)?;
     Ok(render_report(&report, args.patch_ids.len() == 1, out))
 }
 
 fn render_report(report: &ApplyReport, single: bool, out: &Output) -> u8 {
     if out.json {
         if single && report.error.is_none() {
-            out.json_value(&report.results[0]);
+            // One id, landed: the outcome itself, as before batches existed.
+            out.success_json(&report.results[0]);
         } else {
-            out.json_value(report);
+            out.json_value(&ReportJson::from(report));
         }
     } else {
         for o in &report.results {
@@ -100,10 +103,31 @@ fn render_report(report: &ApplyReport, single: bool, out: &Output) -> u8 {
     }
 }
 
+/// `--json` of an apply of several ids (or one that failed after others
+/// landed): the report with the envelope and the error body.
+#[derive(serde::Serialize)]
+struct ReportJson<'a> {
+    success: bool,
+    #[serde(flatten)]
+    report: &'a ApplyReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<crate::error::ErrorBody>,
+}
+
+impl<'a> From<&'a ApplyReport> for ReportJson<'a> {
+    fn from(report: &'a ApplyReport) -> Self {
+        ReportJson {
+            success: report.error.is_none(),
+            report,
+            error: report.error.as_ref().map(|e| e.to_body()),
+        }
+    }
+}
+
 /// Shared with the demo.
 pub fn render(o: &ApplyOutcome, out: &Output) {
     if out.json {
-        out.json_value(o);
+        out.success_json(o);
         return;
     }
     for d in &o.warnings {

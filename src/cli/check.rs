@@ -1,14 +1,15 @@
 //! `git evolv check`: uncommitted files, upstream, ahead and behind.
 
+use std::path::Path;
+
 use super::Output;
 use crate::error::Result;
-use crate::git::cli::Git;
-use crate::ops::check;
+use crate::ops::check::{self, CheckRequest};
 
-pub fn run(git: &Git, out: &Output) -> Result<()> {
-    let outcome = check::check(git)?;
+pub fn run(dir: &Path, out: &Output) -> Result<()> {
+    let outcome = check::run(dir, &CheckRequest {})?;
     if out.json {
-        out.json_value(&outcome);
+        out.success_json(&outcome);
         return Ok(());
     }
     let mut text = format!(

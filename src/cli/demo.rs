@@ -85,12 +85,20 @@ pub fn run(out: &Output) -> Result<()> {
     step("5. Everything is in the audit log", "git evolv log");
     let log = inspect::log(&repo, None)?;
     if out.json {
+        // Each step as its own command prints it, envelope included.
+        let step = |v: serde_json::Value| -> serde_json::Value {
+            let mut v = v;
+            if let Some(map) = v.as_object_mut() {
+                map.insert("success".into(), json!(true));
+            }
+            v
+        };
         out.json_value(&json!({
             "success": true,
-            "propose": proposed,
+            "propose": step(json!(proposed)),
             "show": shown,
-            "apply": applied,
-            "rollback": rolled_back,
+            "apply": step(json!(applied)),
+            "rollback": step(json!(rolled_back)),
             "log": log,
         }));
     } else {

@@ -1,11 +1,11 @@
 //! `git evolv drop` and `git evolv gc`.
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::Result;
-use crate::ops::drop;
+use crate::ops::Session;
+use crate::ops::drop::{DropRequest, GcRequest};
 
 #[derive(Debug, Args)]
 pub struct DropArgs {
@@ -29,22 +29,14 @@ pub struct GcArgs {
     pub worktrees: bool,
 }
 
-pub fn run(repo: &Repository, args: &DropArgs, out: &Output) -> Result<()> {
-    let ids = if args.all {
-        drop::all_ids(repo)?
-    } else {
-        args.patch_ids.clone()
-    };
-    let outcome = if args.all && ids.is_empty() {
-        drop::DropOutcome {
-            success: true,
-            dropped: Vec::new(),
-        }
-    } else {
-        drop::drop_stacked(repo, &ids, args.all_above)?
-    };
+pub fn run(session: &Session, args: &DropArgs, out: &Output) -> Result<()> {
+    let outcome = session.drop_proposals(&DropRequest {
+        patch_ids: args.patch_ids.clone(),
+        all: args.all,
+        all_above: args.all_above,
+    })?;
     if out.json {
-        out.json_value(&outcome);
+        out.success_json(&outcome);
     } else if outcome.dropped.is_empty() {
         out.status("No proposals to drop.");
     } else {
@@ -53,16 +45,13 @@ pub fn run(repo: &Repository, args: &DropArgs, out: &Output) -> Result<()> {
     Ok(())
 }
 
-pub fn gc(repo: &Repository, args: &GcArgs, out: &Output) -> Result<()> {
-    if args.older_than.is_none() && !args.worktrees {
-        return Err(crate::Error::invalid(
-            "gc needs something to do",
-            "pass --older-than DAYS to drop old proposals and/or --worktrees to remove validation worktrees",
-        ));
-    }
-    let outcome = drop::gc(repo, args.older_than, args.worktrees)?;
+pub fn gc(session: &Session, args: &GcArgs, out: &Output) -> Result<()> {
+    let outcome = session.gc(&GcRequest {
+        older_than_days: args.older_than,
+        worktrees: args.worktrees,
+    })?;
     if out.json {
-        out.json_value(&outcome);
+        out.success_json(&outcome);
     } else {
         out.line(&format!(
             "Dropped {} proposal(s), removed {} worktree(s).",

@@ -135,8 +135,6 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
     let prompt_off = terminal_prompt_disabled();
     let terminal = !prompt_off && prompt::open_terminal().is_some();
     let dry_run = invocation::push_is_dry_run();
-    let allow_env = std::env::var("GIT_EVOLV_ALLOW_PUSH")
-        .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
     let outcome = pre_push(
         &git,
         &PrePushRequest {
@@ -144,7 +142,6 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
             url: url.to_string(),
             stdin,
             terminal,
-            allow_env,
             dry_run,
         },
     )?;

@@ -3,10 +3,11 @@
 use clap::{Args, Subcommand};
 
 use super::Output;
-use crate::error::{Error, Result};
-use crate::git::cli::Git;
+use std::path::Path;
+
+use crate::error::Result;
 use crate::hooks::HookState;
-use crate::ops::hooks::{self, HooksOutcome};
+use crate::ops::hooks::{self, HooksAction, HooksOutcome, HooksRequest};
 
 #[derive(Debug, Args)]
 pub struct HooksArgs {
@@ -33,23 +34,25 @@ pub enum HooksCommand {
     Status,
 }
 
-pub fn run(git: &Git, args: &HooksArgs, out: &Output) -> Result<()> {
-    let (outcome, title) = match args.command {
+pub fn run(dir: &Path, args: &HooksArgs, out: &Output) -> Result<()> {
+    let (action, use_hooks_path, title) = match args.command {
         HooksCommand::Install { hooks_path } => {
-            let binary = std::env::current_exe()
-                .map_err(|e| Error::io("locate", "the git-evolv executable", e))?;
-            (
-                hooks::install(git, &binary, hooks_path)?,
-                "Installed hooks in",
-            )
+            (HooksAction::Install, hooks_path, "Installed hooks in")
         }
         HooksCommand::Uninstall { hooks_path } => {
-            (hooks::uninstall(git, hooks_path)?, "Uninstalled hooks from")
+            (HooksAction::Uninstall, hooks_path, "Uninstalled hooks from")
         }
-        HooksCommand::Status => (hooks::status(git)?, "Hooks in"),
+        HooksCommand::Status => (HooksAction::Status, false, "Hooks in"),
     };
+    let outcome = hooks::run(
+        dir,
+        &HooksRequest {
+            action,
+            use_hooks_path,
+        },
+    )?;
     if out.json {
-        out.json_value(&outcome);
+        out.success_json(&outcome);
     } else {
         out.data(render(&outcome, title).as_bytes());
     }

@@ -105,6 +105,32 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
         Some(w) => out.data(w.as_bytes()),
         None => out.diff(&outcome.diff_bytes),
     }
+    if !outcome.comments.is_empty() {
+        out.line(&render_comments(&outcome.comments));
+    }
+}
+
+/// The review comments under a proposal's diff: locator, quote, body.
+fn render_comments(comments: &[crate::store::comments::Comment]) -> String {
+    let mut text = format!("\n{} review comment(s):\n", comments.len());
+    for c in comments {
+        let l = &c.locator;
+        let side = match l.side {
+            crate::store::comments::Side::Old => "old",
+            crate::store::comments::Side::New => "new",
+        };
+        text.push_str(&format!(
+            "\n{}:{}:{}-{}:{} ({side}) by {}\n",
+            l.path, l.start_line, l.start_col, l.end_line, l.end_col, c.author
+        ));
+        for q in c.quote.lines() {
+            text.push_str(&format!("  > {q}\n"));
+        }
+        for b in c.body.lines() {
+            text.push_str(&format!("  {b}\n"));
+        }
+    }
+    text
 }
 
 pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {

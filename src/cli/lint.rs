@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use super::Output;
 use crate::error::{Error, Result};
 use crate::lint::{Finding, Severity};
-use crate::ops::lint::{self, LintOutcome, MessageReport, MessageSource};
+use crate::ops::lint::{self, LintOutcome, LintRequest, MessageReport, MessageSource};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -53,23 +53,23 @@ pub fn format(args: &LintArgs, out: &Output) -> LintFormat {
 }
 
 pub fn run(dir: &Path, args: &LintArgs, out: &Output) -> Result<u8> {
-    let repo = lint::discover(dir);
-    let config = lint::load_config(repo.as_ref())?;
-    let outcome = if let Some(range) = &args.range {
-        let repo = repo.ok_or_else(|| Error::NotARepository {
-            path: dir.to_path_buf(),
-        })?;
-        lint::lint_range(&repo, range, args.include_merges, &config)?
-    } else {
-        let source = match (&args.message, &args.file) {
-            (Some(text), _) => MessageSource::Text {
-                name: "<argument>".into(),
-                text: text.clone(),
-            },
-            (None, Some(path)) if path != Path::new("-") => MessageSource::File(path.clone()),
-            _ => stdin_source()?,
+    let stdin = args.range.is_none()
+        && (args.message.is_none() && args.file.as_deref().is_none_or(|f| f == Path::new("-")));
+    let outcome = if stdin {
+        let MessageSource::Text { text, .. } = stdin_source()? else {
+            unreachable!("stdin is text")
         };
-        lint::lint_message(&source, &config)?
+        lint::run_stdin(dir, &text)?
+    } else {
+        lint::run(
+            dir,
+            &LintRequest {
+                message: args.message.clone(),
+                file: args.file.clone(),
+                range: args.range.clone(),
+                include_merges: args.include_merges,
+            },
+        )?
     };
     match format(args, out) {
         LintFormat::Json => out.json_value(&outcome),

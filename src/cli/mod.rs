@@ -19,6 +19,7 @@ mod plan;
 mod propose;
 mod recover;
 mod rollback;
+mod serve;
 mod task;
 
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ use clap::{Parser, Subcommand};
 pub use output::{ColorChoice, Output};
 
 use crate::error::{Error, Result};
-use crate::git::cli::Git;
+use crate::ops::Session;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
 /// worktree, land it by fast-forward, undo it by revert.
@@ -91,6 +92,8 @@ pub enum Command {
     Mcp(mcp::McpArgs),
     /// Background tasks (`apply --background`): show, wait for, list, cancel.
     Task(task::TaskArgs),
+    /// Serve the review page on 127.0.0.1: proposals, live updates, comments, apply.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the arguments, runs the command and returns the exit code
@@ -100,7 +103,7 @@ pub fn run() -> ExitCode {
     let json = cli.json
         || matches!(&cli.command, Command::Lint(a) if a.format == Some(lint::LintFormat::Json));
     let out = Output::new(json, cli.color);
-    let result = dispatch(&cli, &out);
+    let result = dispatch(&cli, &out).map_err(with_flag_hint);
     // Output that never reached stdout (a full disk) is an error, whatever
     // the command said; a closed pipe (`| head`) is not.
     let result = match out.take_write_error() {
@@ -139,38 +142,40 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
     match &cli.command {
         Command::Lint(args) => return lint::run(&dir, args, out),
         Command::Hook(args) => return hook::run(&dir, args, out),
-        Command::Hooks(args) => return hooks::run(&Git::open(&dir)?, args, out).map(|()| 0),
-        Command::Check => return check::run(&Git::open(&dir)?, out).map(|()| 0),
+        Command::Hooks(args) => return hooks::run(&dir, args, out).map(|()| 0),
+        Command::Check => return check::run(&dir, out).map(|()| 0),
         Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
+        Command::Serve(args) => return serve::run(&dir, args, out).map(|()| 0),
         _ => {}
     }
-    let repo = crate::git::open(&dir)?;
     // Read-only and about the working tree as it is: no recovery first.
     if let Command::Glob(args) = &cli.command {
-        return glob::run(&repo, &dir, args, out).map(|()| 0);
+        let session = Session::open_without_recovery(&dir)?;
+        return glob::run(session.repo(), &dir, args, out).map(|()| 0);
     }
     if matches!(cli.command, Command::Recover) {
-        return recover::run(&repo, out).map(|()| 0);
+        let session = Session::open_without_recovery(&dir)?;
+        return recover::run(&session, out).map(|()| 0);
     }
-    recover::before_command(&repo, out)?;
-    let result = run_command(cli, &repo, out);
-    crate::ops::land::release_index(&repo);
-    result
+    let session = Session::open(&dir)?;
+    recover::report_automatic(&session, out);
+    run_command(cli, &session, out)
 }
 
 /// The command proper, once any interrupted landing is recovered.
-fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
+fn run_command(cli: &Cli, session: &Session, out: &Output) -> Result<u8> {
+    let repo = session.repo();
     match &cli.command {
         Command::Propose(args) => return propose::run(repo, args, out),
         Command::List => inspect::list(repo, out),
         Command::Show(args) => inspect::show(repo, args, out),
-        Command::Drop(args) => drop::run(repo, args, out),
-        Command::Apply(args) => return apply::run(repo, args, out),
+        Command::Drop(args) => drop::run(session, args, out),
+        Command::Apply(args) => return apply::run(session, args, out),
         Command::Task(args) => return task::run(repo, args, out),
         Command::Rollback(args) => rollback::run(repo, args, out),
         Command::Log(args) => inspect::log(repo, args, out),
         Command::Cat(args) => cat::run(repo, args, out),
-        Command::Gc(args) => drop::gc(repo, args, out),
+        Command::Gc(args) => drop::gc(session, args, out),
         Command::Demo
         | Command::Plan(_)
         | Command::Recover
@@ -180,9 +185,50 @@ fn run_command(cli: &Cli, repo: &git2::Repository, out: &Output) -> Result<u8> {
         | Command::Hooks(_)
         | Command::Mcp(_)
         | Command::Check
-        | Command::Glob(_) => unreachable!("handled above"),
+        | Command::Glob(_)
+        | Command::Serve(_) => unreachable!("handled above"),
     }
     .map(|()| 0)
+}
+
+/// Adds the command line's spelling of a request field to the hint of an
+/// error that names it (ops say `pattern`, people type `--pattern`).
+fn with_flag_hint(e: Error) -> Error {
+    let Error::InvalidRequest {
+        field,
+        message,
+        hint,
+    } = e
+    else {
+        return e;
+    };
+    let flag = match field {
+        "pattern" => "--pattern",
+        "replacement" => "--replacement",
+        "scope" => "--scope",
+        "literal" => "--literal",
+        "timeout_secs" => "--timeout",
+        "validate" => "--validate",
+        "plan" => "--plan",
+        "patch_ids" => "the PATCH_ID arguments",
+        "all" => "--all",
+        "older_than_days" => "--older-than DAYS and/or --worktrees",
+        "worktrees" => "--worktrees",
+        "range" => "--range",
+        "message" => "MESSAGE, --file or --range",
+        _ => {
+            return Error::InvalidRequest {
+                field,
+                message,
+                hint,
+            };
+        }
+    };
+    Error::InvalidRequest {
+        field,
+        hint: format!("{hint} (on the command line: {flag})"),
+        message,
+    }
 }
 
 #[cfg(test)]

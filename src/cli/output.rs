@@ -77,6 +77,21 @@ impl Output {
         }
     }
 
+    /// An outcome as `--json` prints it: `{"success": true, …its fields}`.
+    /// The envelope is the front end's; outcomes are plain data.
+    pub fn success_json<T: Serialize>(&self, outcome: &T) {
+        #[derive(Serialize)]
+        struct Envelope<'a, T> {
+            success: bool,
+            #[serde(flatten)]
+            outcome: &'a T,
+        }
+        self.json_value(&Envelope {
+            success: true,
+            outcome,
+        });
+    }
+
     /// Pretty-printed JSON on stdout.
     pub fn json_value<T: Serialize>(&self, value: &T) {
         let text = serde_json::to_string_pretty(value).expect("outcomes serialise");

@@ -318,7 +318,7 @@ fn render_edit(o: &EditOutcome, out: &Output) {
 /// Shared with the demo.
 pub fn render(o: &ProposeOutcome, out: &Output) {
     if out.json {
-        out.json_value(o);
+        out.success_json(o);
         return;
     }
     out.diff(&o.diff_bytes);

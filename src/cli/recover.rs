@@ -1,16 +1,15 @@
 //! `git evolv recover`: finish or undo an interrupted landing on demand
 //! (every other command does it first anyway).
 
-use git2::Repository;
-
 use super::Output;
 use crate::error::Result;
-use crate::ops::recover::{self, RecoverOutcome};
+use crate::ops::Session;
+use crate::ops::recover::{RecoverOutcome, RecoverRequest};
 
-pub fn run(repo: &Repository, out: &Output) -> Result<()> {
-    let outcome = recover::recover(repo)?;
+pub fn run(session: &Session, out: &Output) -> Result<()> {
+    let outcome = session.recover(&RecoverRequest {})?;
     if out.json {
-        out.json_value(&outcome);
+        out.success_json(&outcome);
     } else {
         out.line(&describe(&outcome));
         for d in &outcome.warnings {
@@ -31,11 +30,9 @@ pub fn describe(o: &RecoverOutcome) -> String {
     text
 }
 
-/// Recovers a pending landing before another command runs, telling the
-/// user on stderr.
-pub fn before_command(repo: &Repository, out: &Output) -> Result<()> {
-    if let Some(outcome) = recover::recover_pending(repo)? {
-        out.status(&format!("git-evolv: recovered: {}", describe(&outcome)));
+/// Tells the user on stderr what the session's automatic recovery did.
+pub fn report_automatic(session: &Session, out: &Output) {
+    if let Some(outcome) = session.recovered() {
+        out.status(&format!("git-evolv: recovered: {}", describe(outcome)));
     }
-    Ok(())
 }

@@ -42,7 +42,7 @@ pub fn run(repo: &Repository, args: &RollbackArgs, out: &Output) -> Result<()> {
 /// Shared with the demo.
 pub fn render(o: &RollbackOutcome, out: &Output) {
     if out.json {
-        out.json_value(o);
+        out.success_json(o);
         return;
     }
     for d in &o.warnings {

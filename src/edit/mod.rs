@@ -10,6 +10,8 @@ mod json_order;
 pub mod list;
 pub mod notebook;
 pub mod path;
+#[cfg(test)]
+mod proptests;
 pub mod range;
 pub mod replace;
 pub mod text;
@@ -53,9 +55,10 @@ impl Replacer {
     /// in the replacement expand to captures.
     pub fn new(pattern: &str, replacement: &str, literal: bool) -> Result<Self> {
         if pattern.is_empty() {
-            return Err(Error::invalid(
+            return Err(Error::invalid_field(
+                "pattern",
                 "the pattern is empty",
-                "pass a non-empty --pattern",
+                "give a non-empty pattern",
             ));
         }
         let source = if literal {
@@ -68,9 +71,10 @@ impl Replacer {
             .size_limit(64 << 20)
             .build()
             .map_err(|e| {
-                Error::invalid(
-                    format!("--pattern '{pattern}' is not a valid regex:\n{e}"),
-                    "fix the regex, or pass --literal to search for the text as written",
+                Error::invalid_field(
+                    "pattern",
+                    format!("pattern '{pattern}' is not a valid regex:\n{e}"),
+                    "fix the regex, or set literal to search for the text as written",
                 )
             })?;
         Ok(Replacer {

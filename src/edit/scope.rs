@@ -23,8 +23,9 @@ impl Scope {
         for raw in globs {
             let glob = normalise(raw);
             if glob.is_empty() {
-                return Err(Error::invalid(
-                    format!("--scope '{raw}' is empty"),
+                return Err(Error::invalid_field(
+                    "scope",
+                    format!("scope '{raw}' is empty"),
                     "pass a glob such as 'src/**' or '**/*.rs'",
                 ));
             }
@@ -35,8 +36,9 @@ impl Scope {
                     .backslash_escape(true)
                     .build()
                     .map_err(|e| {
-                        Error::invalid(
-                            format!("--scope '{raw}' is not a valid glob: {}", e.kind()),
+                        Error::invalid_field(
+                            "scope",
+                            format!("scope '{raw}' is not a valid glob: {}", e.kind()),
                             "globs use *, ?, [abc], {a,b} and ** for any depth, e.g. 'backend/**/*.go'",
                         )
                     })?;
@@ -44,8 +46,9 @@ impl Scope {
             }
         }
         let set = builder.build().map_err(|e| {
-            Error::invalid(
-                format!("--scope globs could not be compiled: {e}"),
+            Error::invalid_field(
+                "scope",
+                format!("the scope globs could not be compiled: {e}"),
                 "simplify the globs",
             )
         })?;

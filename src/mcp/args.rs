@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::edit::list::{CellMode, CellType, Edit, EditList};
 use crate::ops::apply::ApplyRequest;
+use crate::ops::cat::CatRequest;
 use crate::ops::plan::PlanSource;
 use crate::ops::propose::ProposeRequest;
 use crate::ops::rollback::RollbackRequest;
@@ -233,6 +234,36 @@ impl NotebookEditArgs {
                 keep_outputs: self.keep_outputs,
             }],
             ..EditList::default()
+        }
+    }
+}
+
+/// `read_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// Repository-relative path of the file.
+    pub path: String,
+    /// Read the file as this proposal would make it (default: HEAD).
+    pub patch_id: Option<String>,
+    /// First line to return (1-based; default 1).
+    #[schemars(range(min = 1))]
+    pub start_line: Option<usize>,
+    /// Last line to return, inclusive (default: the end of the file).
+    #[schemars(range(min = 1))]
+    pub end_line: Option<usize>,
+}
+
+impl ReadFileArgs {
+    pub fn request(&self) -> CatRequest {
+        let lines = match (self.start_line, self.end_line) {
+            (None, None) => None,
+            (a, b) => Some((a.unwrap_or(1), b.unwrap_or(usize::MAX))),
+        };
+        CatRequest {
+            patch_id: self.patch_id.clone().unwrap_or_else(|| "HEAD".into()),
+            path: self.path.clone(),
+            lines,
         }
     }
 }

@@ -7,13 +7,18 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ops::apply::{ApplyOutcome, ApplyReport};
+use crate::ops::cat::CatOutcome;
 use crate::ops::edit::EditOutcome;
+use crate::ops::glob::GlobOutcome;
 use crate::ops::inspect::ShowOutcome;
 use crate::ops::propose::ProposeOutcome;
 
 /// `propose_edit`: the CLI's `propose --json`, with the diff capped.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ProposeEditOutput {
+    /// Always true in a result (a failure is an error result); the envelope
+    /// the CLI's `--json` prints too (outcomes themselves are plain data).
+    pub success: bool,
     #[serde(flatten)]
     pub outcome: ProposeOutcome,
     /// `unified_diff` was cut at `max_diff_bytes` (at a line end); the
@@ -67,7 +72,7 @@ pub struct ApplyEditOutput {
 impl ApplyEditOutput {
     pub fn from_report(report: ApplyReport) -> Self {
         ApplyEditOutput {
-            success: report.success,
+            success: report.error.is_none(),
             dry_run: report.dry_run,
             batch: report.batch,
             results: report.results,
@@ -86,6 +91,30 @@ impl ApplyEditOutput {
             status: "running".into(),
         }
     }
+}
+
+/// `read_file`: the file (or its lines) with line numbers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadFileOutput {
+    #[serde(flatten)]
+    pub outcome: CatOutcome,
+    /// The lines as `cat -n` shows them: the number right-aligned in six
+    /// columns, a tab, the line.
+    pub numbered: String,
+    /// `content` and `numbered` were cut at 256 KiB (at a line end); ask
+    /// for a line range to read the rest.
+    pub truncated: bool,
+}
+
+/// `glob`: the files found, newest first, capped.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GlobOutput {
+    #[serde(flatten)]
+    pub outcome: GlobOutcome,
+    /// How many files matched in all.
+    pub total_files: usize,
+    /// `files` holds only the first 1000; narrow the pattern or `path`.
+    pub truncated: bool,
 }
 
 /// Cuts `text` to at most `max` bytes at a line end (or a character

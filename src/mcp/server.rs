@@ -23,7 +23,10 @@ use serde::de::DeserializeOwned;
 
 use super::args::*;
 use super::confirm::{self, Gate, Pending};
-use super::outputs::{ApplyEditOutput, EditToolOutput, ProposeEditOutput, ShowProposalOutput, cap};
+use super::outputs::{
+    ApplyEditOutput, EditToolOutput, GlobOutput, ProposeEditOutput, ReadFileOutput,
+    ShowProposalOutput, cap,
+};
 use super::schema::parse_args;
 use super::{safety, tools};
 use crate::edit::list::EditList;
@@ -33,6 +36,9 @@ use crate::ops;
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;
 const TASK_WAIT_MAX: u64 = 600;
+/// Caps of `read_file` and `glob` results.
+const MAX_READ_BYTES: usize = 256 * 1024;
+const MAX_GLOB_FILES: usize = 1000;
 /// How often a long call reports progress.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
@@ -219,6 +225,43 @@ impl Call<'_> {
                     .map(success)?
             }
             "task_output" => self.task_output().await?,
+            "read_file" => {
+                let args: ReadFileArgs = self.args()?;
+                if let Some(id) = &args.patch_id {
+                    safety::check_id("patch_id", id)?;
+                }
+                safety::check_path("path", &args.path)?;
+                let req = args.request();
+                let mut outcome = self
+                    .blocking(false, move |repo| ops::cat::cat(repo, &req))
+                    .await?;
+                let mut numbered =
+                    String::from_utf8_lossy(&ops::cat::numbered(&outcome)).into_owned();
+                let truncated =
+                    cap(&mut outcome.content, MAX_READ_BYTES) | cap(&mut numbered, MAX_READ_BYTES);
+                success(ReadFileOutput {
+                    outcome,
+                    numbered,
+                    truncated,
+                })
+            }
+            "glob" => {
+                let args: ops::glob::GlobRequest = self.args()?;
+                safety::check_path("pattern", &args.pattern)?;
+                if let Some(p) = &args.path {
+                    safety::check_path("path", p)?;
+                }
+                let mut outcome = self
+                    .blocking(false, move |repo| ops::glob::glob(repo, &args))
+                    .await?;
+                let total_files = outcome.files.len();
+                outcome.files.truncate(MAX_GLOB_FILES);
+                success(GlobOutput {
+                    outcome,
+                    total_files,
+                    truncated: total_files > MAX_GLOB_FILES,
+                })
+            }
             "task_list" => {
                 let _: NoArgs = self.args()?;
                 let dir = self.server.dir.clone();
@@ -305,6 +348,7 @@ impl Call<'_> {
         let diff_total_bytes = outcome.diff_bytes.len();
         let diff_truncated = cap(&mut outcome.unified_diff, max);
         Ok(success(ProposeEditOutput {
+            success: true,
             outcome,
             diff_truncated,
             diff_total_bytes,

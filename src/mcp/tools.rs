@@ -91,6 +91,22 @@ fn defs() -> Vec<Def> {
             output: output::<ShowProposalOutput>,
         },
         Def {
+            name: "read_file",
+            title: "Read a file at HEAD or in a proposal",
+            description: "Returns a file as it is at HEAD, or as a proposal (patch_id) would make it, with line numbers (cat -n layout) and its total line count, so locators for `edit` can be computed from what the edit will see. Optionally only lines start_line..end_line; capped at 256 KiB. Reads git objects only; changes nothing.",
+            effect: Effect::ReadOnly { idempotent: true },
+            input: input::<ReadFileArgs>,
+            output: output::<ReadFileOutput>,
+        },
+        Def {
+            name: "glob",
+            title: "Find files by glob",
+            description: "Lists the files of the working tree (honouring .gitignore; or, with tracked, the files at HEAD) whose repository-relative path matches the glob (`*` within a directory, `**` across), newest first, at most 1000. `path` narrows the search to a directory of the repository. Changes nothing.",
+            effect: Effect::ReadOnly { idempotent: true },
+            input: input::<crate::ops::glob::GlobRequest>,
+            output: output::<GlobOutput>,
+        },
+        Def {
             name: "drop_proposal",
             title: "Drop proposals",
             description: "Deletes the named proposals' refs under refs/evolv/proposals/ (every id is checked before any is dropped) and records the drop in the audit log. Never touches the working tree, the index or a branch; a landed proposal can still be rolled back.",

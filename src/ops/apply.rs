@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use super::plan::{self, PlanSource};
-use crate::error::{Error, ErrorBody, Result};
+use crate::error::{Error, Result};
 use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
@@ -27,30 +27,37 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 pub const PLAN_TRAILER: &str = trailers::PLAN;
 
 /// What to apply and how to check it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ApplyRequest {
     /// One or more proposal ids, in the order to apply them.
     pub patch_ids: Vec<String>,
-    /// Validation commands; `None` reads git config `evolv.validate`.
+    /// Validation commands, each run with `sh -c` in the validation
+    /// worktree; `None` reads git config `evolv.validate`.
+    #[serde(default)]
     pub validate: Option<Vec<String>>,
     /// Seconds for the whole apply; `None` reads `evolv.timeout`, else 30.
     /// With a plan, the smaller of this and the plan's limit applies.
+    #[serde(default)]
     pub timeout_secs: Option<u64>,
     /// A throwaway worktree instead of the warm one; `None` reads
     /// `evolv.worktree` (`fresh` or `warm`).
+    #[serde(default)]
     pub fresh_worktree: Option<bool>,
     /// The execution plan; `None` reads `evolv.plan`.
+    #[serde(default)]
     pub plan: Option<PlanSource>,
     /// Preview only, whatever the plan says.
+    #[serde(default)]
     pub dry_run: bool,
     /// Apply all ids as one batch, whatever the plan says.
+    #[serde(default)]
     pub batch: bool,
 }
 
 /// What one proposal's apply did (or, in a dry run, would do).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ApplyOutcome {
-    pub success: bool,
     pub patch_id: String,
     /// The landed commit N (in a dry run: the commit that would land).
     pub commit: String,
@@ -77,16 +84,15 @@ pub struct ApplyOutcome {
 /// The result of applying one or more proposals.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ApplyReport {
-    /// Every proposal landed (or would land, in a dry run).
-    pub success: bool,
     pub dry_run: bool,
     pub batch: bool,
     /// What landed, in order.
     pub results: Vec<ApplyOutcome>,
     /// The proposal that failed, when one did after others had landed.
     pub failed_patch_id: Option<String>,
-    #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
-    pub error_body: Option<ErrorBody>,
+    /// Why the apply stopped after `results` landed; `None` when every
+    /// proposal landed (or would land, in a dry run). Front ends render it
+    /// (`Error::to_body`).
     #[serde(skip)]
     pub error: Option<Error>,
 }
@@ -130,12 +136,10 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         proposals.chunks(1).collect()
     };
     let mut report = ApplyReport {
-        success: true,
         dry_run: settings.dry_run,
         batch: settings.batch,
         results: Vec::new(),
         failed_patch_id: None,
-        error_body: None,
         error: None,
     };
     for group in groups {
@@ -152,9 +156,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
                 if report.results.is_empty() {
                     return Err(e);
                 }
-                report.success = false;
                 report.failed_patch_id = Some(group[0].id.to_string());
-                report.error_body = Some(e.to_body());
                 report.error = Some(e);
                 break;
             }
@@ -198,9 +200,10 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
     let plan = plan::resolve(repo, &config, req.plan.as_ref())?;
     let requested = match req.timeout_secs {
         Some(0) => {
-            return Err(Error::invalid(
-                "--timeout 0: the timeout must be at least 1 second",
-                "pass --timeout with a positive number of seconds",
+            return Err(Error::invalid_field(
+                "timeout_secs",
+                "timeout_secs 0: the timeout must be at least 1 second",
+                "give a positive number of seconds",
             ));
         }
         Some(s) => Some(s),
@@ -439,7 +442,6 @@ fn conclude(
         ..
     } = built;
     let outcome = |step: &Step<'_>, audit_id: String, warnings: Vec<Deferred>| ApplyOutcome {
-        success: true,
         patch_id: step.proposal.id.to_string(),
         commit: step.commit.to_string(),
         previous_head: head.commit.to_string(),

@@ -21,7 +21,7 @@ pub struct CatRequest {
 }
 
 /// The file's content (or the lines asked for).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CatOutcome {
     pub patch_id: String,
     pub path: String,

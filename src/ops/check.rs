@@ -16,10 +16,14 @@ pub struct Upstream {
     pub behind: usize,
 }
 
+/// `check` takes no parameters.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {}
+
 /// What `git evolv check` reports.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CheckOutcome {
-    pub success: bool,
     /// The current branch's short name; `None` when HEAD is detached or unborn.
     pub branch: Option<String>,
     pub upstream: Option<Upstream>,
@@ -61,7 +65,6 @@ pub fn check(git: &Git) -> Result<CheckOutcome> {
         None => None,
     };
     Ok(CheckOutcome {
-        success: true,
         branch,
         upstream,
         uncommitted,
@@ -90,4 +93,9 @@ fn upstream_of(git: &Git, branch: &str) -> Result<Option<Upstream>> {
         ahead,
         behind,
     }))
+}
+
+/// `check` for front ends: opens the repository with git itself.
+pub fn run(dir: &std::path::Path, _req: &CheckRequest) -> Result<CheckOutcome> {
+    check(&Git::open(dir)?)
 }

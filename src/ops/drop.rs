@@ -9,10 +9,36 @@ use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::proposals;
 use crate::worktree;
 
+/// Which proposals to remove.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropRequest {
+    /// The proposals to remove; all are checked before any is removed.
+    #[serde(default)]
+    pub patch_ids: Vec<String>,
+    /// Remove every proposal instead (then `patch_ids` must be empty).
+    #[serde(default)]
+    pub all: bool,
+    /// Also remove the pending proposals stacked on the named ones.
+    #[serde(default)]
+    pub all_above: bool,
+}
+
+/// What `gc` should clean; at least one of the two.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GcRequest {
+    /// Drop proposals created more than this many days ago.
+    #[serde(default)]
+    pub older_than_days: Option<u64>,
+    /// Remove the idle warm validation worktrees.
+    #[serde(default)]
+    pub worktrees: bool,
+}
+
 /// Which proposals `drop` removed.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DropOutcome {
-    pub success: bool,
     pub dropped: Vec<String>,
 }
 
@@ -23,13 +49,36 @@ pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
     drop_stacked(repo, ids, false)
 }
 
+/// `drop`: the named proposals, or with `all` every one (none at all is
+/// then not an error).
+pub fn drop_proposals(repo: &Repository, req: &DropRequest) -> Result<DropOutcome> {
+    if req.all {
+        if !req.patch_ids.is_empty() {
+            return Err(Error::invalid_field(
+                "all",
+                "all removes every proposal, so patch_ids must be empty",
+                "give either patch_ids or all",
+            ));
+        }
+        let ids = all_ids(repo)?;
+        if ids.is_empty() {
+            return Ok(DropOutcome {
+                dropped: Vec::new(),
+            });
+        }
+        return drop_stacked(repo, &ids, req.all_above);
+    }
+    drop_stacked(repo, &req.patch_ids, req.all_above)
+}
+
 /// Like `drop`; a proposal with others stacked on it is refused unless
 /// `all_above`, which drops those too (#13).
 pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Result<DropOutcome> {
     if ids.is_empty() {
-        return Err(Error::invalid(
+        return Err(Error::invalid_field(
+            "patch_ids",
             "no patch id given",
-            "pass one or more ids (see `git evolv list`), or --all",
+            "give one or more ids (see `git evolv list`), or all",
         ));
     }
     for id in ids {
@@ -43,10 +92,7 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
             dropped.push(id.clone());
         }
     }
-    Ok(DropOutcome {
-        success: true,
-        dropped,
-    })
+    Ok(DropOutcome { dropped })
 }
 
 /// Every proposal id, for `drop --all`.
@@ -60,14 +106,21 @@ pub fn all_ids(repo: &Repository) -> Result<Vec<String>> {
 /// What `gc` removed.
 #[derive(Debug, Clone, Serialize)]
 pub struct GcOutcome {
-    pub success: bool,
     pub dropped: Vec<String>,
     pub removed_worktrees: Vec<String>,
 }
 
 /// Drops proposals older than `older_than_days` (if given) and removes the
 /// idle warm worktrees (if `worktrees`).
-pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> Result<GcOutcome> {
+pub fn gc(repo: &Repository, req: &GcRequest) -> Result<GcOutcome> {
+    let (older_than_days, worktrees) = (req.older_than_days, req.worktrees);
+    if older_than_days.is_none() && !worktrees {
+        return Err(Error::invalid_field(
+            "older_than_days",
+            "gc needs something to do",
+            "give older_than_days to drop old proposals and/or worktrees to remove validation worktrees",
+        ));
+    }
     let mut dropped = Vec::new();
     if let Some(days) = older_than_days {
         let cutoff = proposals::now_secs() - (days as i64) * 86_400;
@@ -100,7 +153,6 @@ pub fn gc(repo: &Repository, older_than_days: Option<u64>, worktrees: bool) -> R
         Vec::new()
     };
     Ok(GcOutcome {
-        success: true,
         dropped,
         removed_worktrees,
     })

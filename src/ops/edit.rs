@@ -109,6 +109,12 @@ impl EditOutcome {
 
 /// Runs the edit list and stores the proposal.
 pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
+    if req.edits.is_empty() {
+        return Err(Error::invalid(
+            "the edit list has no edits",
+            "give at least one edit (--edits FILE, --file …, --delete, --rename)",
+        ));
+    }
     let head = git::head(repo)?;
     let (base_commit, onto) = match &req.onto {
         Some(id) => {

@@ -29,7 +29,7 @@ pub struct GlobRequest {
 }
 
 /// One file found.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct GlobEntry {
     /// Relative to `path` when given, else to the top of the repository.
     pub path: String,
@@ -38,7 +38,7 @@ pub struct GlobEntry {
 }
 
 /// The files found, newest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct GlobOutcome {
     pub pattern: String,
     pub path: Option<String>,

@@ -20,10 +20,35 @@ pub struct HooksPath {
     pub origin: String,
 }
 
+/// What `hooks` should do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HooksAction {
+    /// Install the commit-msg and pre-push shims (idempotent).
+    Install,
+    /// Remove them, restoring chained hooks.
+    Uninstall,
+    /// Report each hook's state.
+    #[default]
+    Status,
+}
+
+/// A `hooks` request.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HooksRequest {
+    /// install, uninstall or status (the default).
+    #[serde(default)]
+    pub action: HooksAction,
+    /// Install into (or remove from) the folder `core.hooksPath` names
+    /// instead of refusing when it is set.
+    #[serde(default)]
+    pub use_hooks_path: bool,
+}
+
 /// The outcome of install, uninstall and status.
 #[derive(Debug, Clone, Serialize)]
 pub struct HooksOutcome {
-    pub success: bool,
     /// The folder acted on (or, for status, the folder git runs hooks from).
     pub hooks_dir: PathBuf,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -166,7 +191,6 @@ pub fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOu
         }
     }
     Ok(HooksOutcome {
-        success: true,
         hooks_dir: dir,
         hooks_path,
         hooks,
@@ -199,7 +223,6 @@ pub fn uninstall(git: &Git, _use_hooks_path: bool) -> Result<HooksOutcome> {
         }
     }
     Ok(HooksOutcome {
-        success: true,
         hooks_dir: dirs[0].clone(),
         hooks_path,
         hooks,
@@ -244,9 +267,23 @@ pub fn status(git: &Git) -> Result<HooksOutcome> {
         })
         .collect();
     Ok(HooksOutcome {
-        success: true,
         hooks_dir: active,
         hooks_path,
         hooks,
     })
+}
+
+/// `hooks` for front ends: opens the repository with git itself (SHA-256
+/// repositories work), installs shims calling this executable.
+pub fn run(dir: &Path, req: &HooksRequest) -> Result<HooksOutcome> {
+    let git = Git::open(dir)?;
+    match req.action {
+        HooksAction::Install => {
+            let binary = std::env::current_exe()
+                .map_err(|e| Error::io("locate", "the git-evolv executable", e))?;
+            install(&git, &binary, req.use_hooks_path)
+        }
+        HooksAction::Uninstall => uninstall(&git, req.use_hooks_path),
+        HooksAction::Status => status(&git),
+    }
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::git;
 use crate::store::audit::{self, AuditEntry};
+use crate::store::comments::Comment;
 use crate::store::proposals::{self, Proposal};
 
 /// A proposal's state relative to the current HEAD.
@@ -75,6 +76,8 @@ pub struct ShowOutcome {
     pub word_diff: Option<String>,
     #[serde(skip)]
     pub diff_bytes: Vec<u8>,
+    /// Review comments (from the review page), oldest first.
+    pub comments: Vec<Comment>,
 }
 
 /// `{"entries": [...]}`, newest first.
@@ -118,6 +121,28 @@ fn head_commit(repo: &Repository) -> Option<git2::Oid> {
     git::head(repo).ok().map(|h| h.commit)
 }
 
+/// `list` takes no parameters.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListRequest {}
+
+/// The proposal `show` prints.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowRequest {
+    /// The proposal to show.
+    pub patch_id: String,
+}
+
+/// How much of the audit log to read.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogRequest {
+    /// The newest `limit` records; `None` for all.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
 /// Every proposal with its status.
 pub fn list(repo: &Repository) -> Result<ListOutcome> {
     let head = head_commit(repo);
@@ -156,6 +181,7 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
         scope: p.meta.scope.clone(),
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,
+        comments: super::review::comments(repo, patch_id)?,
     })
 }
 

@@ -13,6 +13,24 @@ use crate::git::config::Config;
 use crate::hooks::invocation::InProgress;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
 
+/// What to lint: one message (text or file) or the commits of a range.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LintRequest {
+    /// The message text.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// A message file, cleaned as git cleans an edited message.
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    /// Every commit in `A..B`, oldest first (needs a repository).
+    #[serde(default)]
+    pub range: Option<String>,
+    /// With `range`, lint merge commits too (skipped by default).
+    #[serde(default)]
+    pub include_merges: bool,
+}
+
 /// Where a single message comes from.
 #[derive(Debug, Clone)]
 pub enum MessageSource {
@@ -142,6 +160,47 @@ pub fn lint_config(git_config: &Config) -> Result<LintConfig> {
     Ok(config)
 }
 
+/// `lint` for front ends: the message, the file or the range of `req`
+/// (exactly one), with the configuration of the repository around `dir`
+/// if there is one. A range needs a repository; a message does not.
+pub fn run(dir: &Path, req: &LintRequest) -> Result<LintOutcome> {
+    let repo = discover(dir);
+    let config = load_config(repo.as_ref())?;
+    match (&req.message, &req.file, &req.range) {
+        (None, None, Some(range)) => {
+            let repo = repo.ok_or_else(|| Error::NotARepository {
+                path: dir.to_path_buf(),
+            })?;
+            lint_range(&repo, range, req.include_merges, &config)
+        }
+        (Some(text), None, None) => lint_message(
+            &MessageSource::Text {
+                name: "<argument>".into(),
+                text: text.clone(),
+            },
+            &config,
+        ),
+        (None, Some(file), None) => lint_message(&MessageSource::File(file.clone()), &config),
+        _ => Err(Error::invalid_field(
+            "message",
+            "give exactly one of message, file and range",
+            "lint a message text, a message file, or the commits of a range A..B",
+        )),
+    }
+}
+
+/// `lint` of a message read from stdin (shown as `<stdin>` in reports).
+pub fn run_stdin(dir: &Path, text: &str) -> Result<LintOutcome> {
+    let config = load_config(discover(dir).as_ref())?;
+    lint_message(
+        &MessageSource::Text {
+            name: "<stdin>".into(),
+            text: text.to_string(),
+        },
+        &config,
+    )
+}
+
 /// Lints one message (argument, stdin or file), cleaned as git cleans an
 /// edited message. An empty message (nothing left after cleaning) is bad
 /// input here; the commit-msg hook lets it through, git aborts it itself.
@@ -205,15 +264,17 @@ pub fn lint_range(
 ) -> Result<LintOutcome> {
     let spec = repo.revparse(range).map_err(|e| bad_range(range, &e))?;
     if !spec.mode().contains(git2::RevparseMode::RANGE) {
-        return Err(Error::invalid(
-            format!("--range '{range}' is a single revision, not a range"),
-            "pass A..B, e.g. --range origin/main..HEAD (the commits on HEAD that origin/main lacks)",
+        return Err(Error::invalid_field(
+            "range",
+            format!("range '{range}' is a single revision, not a range"),
+            "give A..B, e.g. origin/main..HEAD (the commits on HEAD that origin/main lacks)",
         ));
     }
     let (Some(from), Some(to)) = (spec.from(), spec.to()) else {
-        return Err(Error::invalid(
-            format!("--range '{range}' has an empty side"),
-            "name both ends, e.g. --range origin/main..HEAD",
+        return Err(Error::invalid_field(
+            "range",
+            format!("range '{range}' has an empty side"),
+            "name both ends, e.g. origin/main..HEAD",
         ));
     };
     let mut walk = repo.revwalk()?;
@@ -268,8 +329,9 @@ fn oid_short(commit: &git2::Commit<'_>) -> String {
 }
 
 fn bad_range(range: &str, e: &git2::Error) -> Error {
-    Error::invalid(
-        format!("--range '{range}': {}", e.message()),
+    Error::invalid_field(
+        "range",
+        format!("range '{range}': {}", e.message()),
         "check both revisions exist (`git rev-parse A B`); in CI, fetch the base first \
          (actions/checkout with fetch-depth: 0, or `git fetch origin main`)",
     )

@@ -1,6 +1,9 @@
-//! One function per use case: a request in, an outcome (or an `Error`)
-//! out. The CLI and the MCP server call these and render the outcomes; no
-//! rule or default lives anywhere else.
+//! One function per use case: a request in (`Deserialize` + `JsonSchema`,
+//! so the MCP server and the review page take them as JSON), an outcome
+//! (plain data, `Serialize`) or an `Error` out. Front ends open a
+//! [`Session`] and call these; they render the outcomes (the `success`
+//! envelope is theirs) and add their own hints; no rule or default lives
+//! anywhere else.
 
 pub mod apply;
 pub mod cat;
@@ -18,7 +21,11 @@ pub mod plan;
 pub mod pre_push;
 pub mod propose;
 pub mod recover;
+pub mod review;
 pub mod rollback;
+pub mod session;
 pub mod stack;
 pub mod stage;
 pub mod task;
+
+pub use session::Session;

@@ -12,7 +12,8 @@ use crate::git::config::Config;
 use crate::plan::ExecutionPlan;
 
 /// A plan to load.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum PlanSource {
     /// A JSON file.
     File(PathBuf),

@@ -18,10 +18,16 @@ pub struct PrePushRequest {
     pub stdin: String,
     /// A terminal is available for a confirmation.
     pub terminal: bool,
-    /// `GIT_EVOLV_ALLOW_PUSH=1` is set.
-    pub allow_env: bool,
     /// The push is `git push --dry-run`: nothing will be sent, so nobody is asked.
     pub dry_run: bool,
+}
+
+/// The one-off override `GIT_EVOLV_ALLOW_PUSH=1` (or true/yes), read here
+/// so every front end honours it the same way.
+pub const ALLOW_PUSH_VAR: &str = "GIT_EVOLV_ALLOW_PUSH";
+
+fn allow_push_env() -> bool {
+    std::env::var(ALLOW_PUSH_VAR).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
 }
 
 /// The verdicts of one push.
@@ -48,7 +54,7 @@ pub fn pre_push(git: &Git, request: &PrePushRequest) -> Result<PrePushOutcome> {
             "run it as git's pre-push hook (installed by `git evolv hooks install`)",
         )
     })?;
-    let policy = read_policy(git, request.allow_env)?;
+    let policy = read_policy(git, allow_push_env())?;
     if lines.is_empty() {
         return Ok(PrePushOutcome {
             remote: request.remote.clone(),

@@ -14,12 +14,25 @@ use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 
 /// A regex (or literal) replacement over the files in scope.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ProposeRequest {
+    /// The regex to search for (Rust regex syntax), or the exact text when
+    /// `literal` is set. Must not be empty.
     pub pattern: String,
+    /// What each match becomes; `$1`, `${name}` refer to capture groups
+    /// unless `literal` is set.
+    #[serde(default)]
     pub replacement: String,
+    /// Globs relative to the top of the repository (`src/**`); empty means
+    /// every file.
+    #[serde(default)]
     pub scope: Vec<String>,
+    /// Search for `pattern` as written, not as a regex.
+    #[serde(default)]
     pub literal: bool,
+    /// The proposal's one-line summary; default: a description of the edit.
+    #[serde(default)]
     pub message: Option<String>,
 }
 
@@ -41,7 +54,6 @@ pub struct Statistics {
 /// What propose stored.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProposeOutcome {
-    pub success: bool,
     pub patch_id: String,
     pub summary: String,
     pub affected_files: Vec<String>,
@@ -157,7 +169,6 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         .collect();
 
     Ok(ProposeOutcome {
-        success: true,
         patch_id,
         summary,
         affected_files,

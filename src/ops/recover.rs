@@ -29,6 +29,11 @@ use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
 use crate::store::pending::{self, Deferred};
 
+/// `recover` takes no parameters.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecoverRequest {}
+
 /// What a recovery did with an interrupted landing.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -48,7 +53,6 @@ pub enum RecoveryAction {
 /// What recovery did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecoverOutcome {
-    pub success: bool,
     pub action: RecoveryAction,
     pub branch: Option<String>,
     /// H and N of the interrupted landing.
@@ -70,7 +74,6 @@ pub struct RecoverOutcome {
 impl RecoverOutcome {
     fn nothing() -> Self {
         RecoverOutcome {
-            success: true,
             action: RecoveryAction::Nothing,
             branch: None,
             from: None,
@@ -155,7 +158,6 @@ fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome
     index_write::load(repo)?;
     let current = repo.refname_to_id(&journal.branch).ok();
     let mut outcome = RecoverOutcome {
-        success: true,
         action: RecoveryAction::Nothing,
         branch: Some(journal.branch.clone()),
         from: Some(journal.old.to_string()),

@@ -18,17 +18,19 @@ use crate::store::proposals;
 use crate::store::trailers;
 
 /// What to roll back, and optionally how.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RollbackRequest {
+    /// The applied proposal to undo.
     pub patch_id: String,
     /// Overrides the strategy recorded at apply time (default `git_revert`).
+    #[serde(default)]
     pub strategy: Option<RollbackStrategy>,
 }
 
 /// What the rollback did.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RollbackOutcome {
-    pub success: bool,
     pub patch_id: String,
     pub strategy: &'static str,
     /// The new commit; null for `manual`, which changes nothing.
@@ -93,7 +95,6 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     record.previous_head = Some(head.commit.to_string());
     record.plan = plan.clone();
     let mut outcome = RollbackOutcome {
-        success: true,
         patch_id: patch_id.to_string(),
         strategy: strategy.as_str(),
         commit: None,

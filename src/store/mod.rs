@@ -2,6 +2,7 @@
 //! under `refs/evolv/`. Uses `git`; knows nothing of the CLI.
 
 pub mod audit;
+pub mod comments;
 pub mod pending;
 pub mod proposals;
 pub mod trailers;

@@ -10,6 +10,8 @@ const TOOLS: &[&str] = &[
     "propose_edit",
     "edit",
     "notebook_edit",
+    "read_file",
+    "glob",
     "apply_edit",
     "list_proposals",
     "show_proposal",
@@ -735,4 +737,65 @@ fn edit_lists_and_notebook_cells_are_proposed_with_structured_results() {
         "{words}"
     );
     repo.assert_fsck();
+}
+
+#[test]
+fn read_file_and_glob_read_the_repository_with_line_numbers_and_confined_paths() {
+    let repo = TestRepo::scenario();
+    std::os::unix::fs::symlink("/etc", repo.file("etc-link")).unwrap();
+    repo.commit_all("a symlink");
+    let mut mcp = Mcp::start(&repo);
+    let tools = mcp.tools();
+    let r = mcp.call_ok("read_file", json!({"path": "backend/user.go"}));
+    assert_matches_output_schema(&tools, "read_file", &r);
+    assert_eq!(r["total_lines"], 2);
+    assert_eq!(
+        r["numbered"],
+        "     1\tpackage main\n     2\tfunc getUserData() string { return \"user\" }\n"
+    );
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let r = mcp.call_ok(
+        "read_file",
+        json!({"path": "backend/user.go", "patch_id": id, "start_line": 2}),
+    );
+    assert_eq!(r["start_line"], 2);
+    assert!(
+        r["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("func fetchUserData()"),
+        "{r}"
+    );
+    for bad in ["/etc/passwd", "../outside", "etc-link/passwd"] {
+        let e = mcp.call_err("read_file", json!({"path": bad}));
+        assert_eq!(e["code"], "invalid_input", "{bad}: {e}");
+    }
+    let e = mcp.call_err("read_file", json!({"path": "a", "patch_id": "-x"}));
+    assert_eq!(e["code"], "invalid_input");
+    let e = mcp.call_err(
+        "read_file",
+        json!({"path": "backend/user.go", "patch_id": "patch_0_none"}),
+    );
+    assert_eq!(e["code"], "patch_not_found");
+
+    let g = mcp.call_ok("glob", json!({"pattern": "**/*.go"}));
+    assert_matches_output_schema(&tools, "glob", &g);
+    let mut paths: Vec<&str> = g["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    paths.sort();
+    assert_eq!(paths, ["backend/auth.go", "backend/user.go"]);
+    assert_eq!(g["truncated"], false);
+    let g = mcp.call_ok(
+        "glob",
+        json!({"pattern": "*.ts", "path": "frontend", "tracked": true}),
+    );
+    assert_eq!(g["files"][0]["path"], "api.ts");
+    let e = mcp.call_err("glob", json!({"pattern": "*", "path": "../"}));
+    assert_eq!(e["code"], "invalid_input");
+    let e = mcp.call_err("glob", json!({"pattern": "/etc/*"}));
+    assert_eq!(e["code"], "invalid_input");
 }

@@ -1,0 +1,36 @@
+//! The review page's word-level segments, computed in Rust: 5,000 changed
+//! line pairs numbered and word-diffed as `GET /api/proposals/{id}/file`
+//! does (issue 12: within 100 ms), and a pathological pair (one huge
+//! minified line) that the caps keep cheap.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use git_evolv::diff::hunks;
+use git_evolv::web::number;
+
+fn text(lines: usize, word: &str) -> String {
+    (0..lines)
+        .map(|i| format!("    let value_{i} = compute({word}, {i}); // line {i}\n"))
+        .collect()
+}
+
+fn benches(c: &mut Criterion) {
+    let (old, new) = (text(5_000, "alpha"), text(5_000, "beta"));
+    let structured = hunks::hunks(old.as_bytes(), new.as_bytes()).hunks;
+    let mut g = c.benchmark_group("web");
+    g.sample_size(10);
+    g.bench_function("word_segments_5000_line_pairs", |b| {
+        b.iter(|| number(black_box(structured.clone())))
+    });
+    let huge_old = format!("{}\n", "{\"k\":1,".repeat(50_000));
+    let huge_new = format!("{}\n", "{\"k\":2,".repeat(50_000));
+    let huge = hunks::hunks(huge_old.as_bytes(), huge_new.as_bytes()).hunks;
+    g.bench_function("word_segments_one_350kb_line", |b| {
+        b.iter(|| number(black_box(huge.clone())))
+    });
+    g.finish();
+}
+
+criterion_group!(web, benches);
+criterion_main!(web);

@@ -1,0 +1,132 @@
+//! Review comments: the one place that checks a new comment (the proposal
+//! exists, the locator names one of its files and a sane range) before
+//! `store::comments` writes it. The review page calls `comment`; `show`
+//! (CLI, MCP) reads them back through `comments`.
+
+use git2::Repository;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::store::comments::{self, Comment, Locator};
+use crate::store::proposals;
+
+/// Longest comment body accepted, in bytes.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+/// Longest quoted passage kept, in bytes.
+pub const MAX_QUOTE_BYTES: usize = 64 * 1024;
+
+/// A comment to add to a proposal.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommentRequest {
+    pub patch_id: String,
+    pub body: String,
+    pub locator: Locator,
+    /// The selected text, as shown.
+    #[serde(default)]
+    pub quote: String,
+}
+
+fn bad(message: String) -> Error {
+    Error::invalid(
+        message,
+        "a locator is {path, side: old|new, start_line, start_col, end_line, end_col}, lines and columns from 1, the end not before the start, the path one of the proposal's files",
+    )
+}
+
+fn check_locator(loc: &Locator, files: &[String]) -> Result<()> {
+    if !files.iter().any(|f| f == &loc.path) {
+        return Err(bad(format!(
+            "locator path '{}' is not a file of this proposal ({})",
+            loc.path,
+            files.join(", ")
+        )));
+    }
+    if loc.start_line == 0 || loc.end_line == 0 || loc.start_col == 0 || loc.end_col == 0 {
+        return Err(bad("locator lines and columns start at 1".into()));
+    }
+    if (loc.end_line, loc.end_col) < (loc.start_line, loc.start_col) {
+        return Err(bad(format!(
+            "locator ends ({}:{}) before it starts ({}:{})",
+            loc.end_line, loc.end_col, loc.start_line, loc.start_col
+        )));
+    }
+    Ok(())
+}
+
+/// Checks and stores a comment; returns it as stored (with id and author).
+pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
+    let proposal = proposals::load(repo, &req.patch_id)?;
+    let body = req.body.trim_end();
+    if body.trim().is_empty() {
+        return Err(Error::invalid(
+            "the comment is empty",
+            "write what should change",
+        ));
+    }
+    if body.len() > MAX_BODY_BYTES || req.quote.len() > MAX_QUOTE_BYTES {
+        return Err(Error::invalid(
+            format!(
+                "the comment ({} bytes) or its quote ({} bytes) is too long",
+                body.len(),
+                req.quote.len()
+            ),
+            format!(
+                "keep the comment under {MAX_BODY_BYTES} bytes and the quote under {MAX_QUOTE_BYTES}"
+            ),
+        ));
+    }
+    check_locator(&req.locator, &proposal.meta.affected_files)?;
+    comments::append(
+        repo,
+        Comment {
+            id: String::new(),
+            patch_id: proposal.id.to_string(),
+            author: String::new(),
+            created_at: proposals::now_secs(),
+            body: body.to_string(),
+            locator: req.locator.clone(),
+            quote: req.quote.clone(),
+        },
+    )
+}
+
+/// The comments of a proposal, oldest first.
+pub fn comments(repo: &Repository, patch_id: &str) -> Result<Vec<Comment>> {
+    comments::list(repo, patch_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::comments::Side;
+
+    fn loc(path: &str, a: (u32, u32), b: (u32, u32)) -> Locator {
+        Locator {
+            path: path.into(),
+            side: Side::Old,
+            start_line: a.0,
+            start_col: a.1,
+            end_line: b.0,
+            end_col: b.1,
+        }
+    }
+
+    #[test]
+    fn locators_outside_the_proposal_or_backwards_are_refused() {
+        let files = vec!["src/a.rs".to_string()];
+        assert!(check_locator(&loc("src/a.rs", (1, 1), (1, 1)), &files).is_ok());
+        assert!(check_locator(&loc("src/a.rs", (2, 5), (3, 1)), &files).is_ok());
+        for l in [
+            loc("src/b.rs", (1, 1), (1, 2)),
+            loc("src/a.rs", (0, 1), (1, 2)),
+            loc("src/a.rs", (1, 0), (1, 2)),
+            loc("src/a.rs", (3, 1), (2, 9)),
+            loc("src/a.rs", (3, 5), (3, 4)),
+        ] {
+            let e = check_locator(&l, &files).unwrap_err();
+            assert_eq!(e.code(), "invalid_input", "{l:?}");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! `Session`: what every front end (CLI, MCP server, review page) opens
+//! before calling a use case. It opens the repository, finishes or undoes
+//! a landing a killed process left behind, holds the repository handle,
+//! and releases what a command held (the parsed index) when dropped. No
+//! front end calls recovery or the index release itself.
+//!
+//! Threads: a `Session` is `Send` (move it into a blocking task) but not
+//! `Sync` (libgit2 repositories are not): async front ends open one per
+//! request on a blocking thread, e.g. `tokio::task::spawn_blocking(move ||
+//! Session::open(&dir)?.apply(&request))`. Opening is cheap: a discovery
+//! and a stat for a pending journal.
+
+use std::path::{Path, PathBuf};
+
+use git2::Repository;
+
+use super::apply::{self, ApplyReport, ApplyRequest};
+use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
+use super::inspect::{
+    self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
+};
+use super::propose::{self, ProposeOutcome, ProposeRequest};
+use super::recover::{self, RecoverOutcome, RecoverRequest};
+use super::rollback::{self, RollbackOutcome, RollbackRequest};
+use crate::error::Result;
+
+/// An open repository, recovered and ready for use cases.
+pub struct Session {
+    repo: Repository,
+    dir: PathBuf,
+    recovered: Option<RecoverOutcome>,
+}
+
+impl Session {
+    /// Opens the repository containing `dir` (bare repositories are
+    /// refused here, once) and recovers an interrupted landing first; what
+    /// the recovery did is in [`Session::recovered`].
+    pub fn open(dir: &Path) -> Result<Session> {
+        let mut session = Session::open_without_recovery(dir)?;
+        session.recovered = recover::recover_pending(&session.repo)?;
+        Ok(session)
+    }
+
+    /// Opens without the automatic recovery: for `recover` itself, and for
+    /// read-only views of the working tree as it is (`glob`).
+    pub fn open_without_recovery(dir: &Path) -> Result<Session> {
+        Ok(Session {
+            repo: crate::git::open(dir)?,
+            dir: dir.to_path_buf(),
+            recovered: None,
+        })
+    }
+
+    /// What the automatic recovery did when the session opened; `None`
+    /// when there was nothing to recover. Front ends tell the user.
+    pub fn recovered(&self) -> Option<&RecoverOutcome> {
+        self.recovered.as_ref()
+    }
+
+    /// The repository, for use cases that take it directly.
+    pub fn repo(&self) -> &Repository {
+        &self.repo
+    }
+
+    /// The directory the session was opened from (where relative paths
+    /// of a request are resolved).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Computes an edit and stores it as a proposal.
+    pub fn propose(&self, req: &ProposeRequest) -> Result<ProposeOutcome> {
+        propose::propose(&self.repo, req)
+    }
+
+    /// Validates and lands proposals. One shape whatever the number of ids:
+    /// what landed, and the error that stopped the rest (if any).
+    pub fn apply(&self, req: &ApplyRequest) -> Result<ApplyReport> {
+        apply::apply(&self.repo, req)
+    }
+
+    /// Undoes an applied proposal as a new commit.
+    pub fn rollback(&self, req: &RollbackRequest) -> Result<RollbackOutcome> {
+        rollback::rollback(&self.repo, req)
+    }
+
+    /// Every proposal with its status.
+    pub fn list(&self, _req: &ListRequest) -> Result<ListOutcome> {
+        inspect::list(&self.repo)
+    }
+
+    /// One proposal and its diff.
+    pub fn show(&self, req: &ShowRequest) -> Result<ShowOutcome> {
+        inspect::show(&self.repo, &req.patch_id)
+    }
+
+    /// The audit log, newest first.
+    pub fn log(&self, req: &LogRequest) -> Result<LogOutcome> {
+        inspect::log(&self.repo, req.limit)
+    }
+
+    /// Removes proposals (`drop`).
+    pub fn drop_proposals(&self, req: &DropRequest) -> Result<DropOutcome> {
+        drop::drop_proposals(&self.repo, req)
+    }
+
+    /// Drops old proposals and removes idle validation worktrees.
+    pub fn gc(&self, req: &GcRequest) -> Result<GcOutcome> {
+        drop::gc(&self.repo, req)
+    }
+
+    /// Finishes or undoes an interrupted landing, on demand.
+    pub fn recover(&self, _req: &RecoverRequest) -> Result<RecoverOutcome> {
+        recover::recover(&self.repo)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        super::land::release_index(&self.repo);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Session;
+
+    #[test]
+    fn a_session_can_move_to_another_thread() {
+        fn is_send<T: Send>() {}
+        is_send::<Session>();
+    }
+
+    /// Every request takes JSON and documents every field in its schema
+    /// (MCP clients and the review page see these descriptions).
+    #[test]
+    fn every_request_deserialises_and_documents_its_fields() {
+        use crate::ops::{apply, check, drop, hooks, inspect, lint, propose, recover, rollback};
+        fn check_schema<T: schemars::JsonSchema + serde::de::DeserializeOwned>(example: &str) {
+            let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap();
+            let name = std::any::type_name::<T>();
+            if let Some(props) = schema["properties"].as_object() {
+                for (field, prop) in props {
+                    assert!(
+                        prop["description"].as_str().is_some_and(|d| !d.is_empty()),
+                        "{name}.{field} has no description"
+                    );
+                }
+            }
+            serde_json::from_str::<T>(example).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(
+                serde_json::from_str::<T>(r#"{"no_such_field": 1}"#).is_err(),
+                "{name} accepts unknown fields"
+            );
+        }
+        check_schema::<propose::ProposeRequest>(r#"{"pattern": "a", "replacement": "b"}"#);
+        check_schema::<apply::ApplyRequest>(
+            r#"{"patch_ids": ["p"], "validate": ["true"], "plan": {"file": "plan.json"}}"#,
+        );
+        check_schema::<rollback::RollbackRequest>(r#"{"patch_id": "p"}"#);
+        check_schema::<inspect::ListRequest>("{}");
+        check_schema::<inspect::ShowRequest>(r#"{"patch_id": "p"}"#);
+        check_schema::<inspect::LogRequest>(r#"{"limit": 3}"#);
+        check_schema::<drop::DropRequest>(r#"{"all": true}"#);
+        check_schema::<drop::GcRequest>(r#"{"worktrees": true}"#);
+        check_schema::<recover::RecoverRequest>("{}");
+        check_schema::<check::CheckRequest>("{}");
+        check_schema::<hooks::HooksRequest>(r#"{"action": "install"}"#);
+        check_schema::<lint::LintRequest>(r#"{"message": "feat: x"}"#);
+    }
+
+    #[test]
+    fn a_bare_repository_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        git2::Repository::init_bare(dir.path()).unwrap();
+        let err = Session::open(dir.path()).err().expect("bare is refused");
+        assert_eq!(err.code(), "bare_repository");
+    }
+}

@@ -1,0 +1,158 @@
+//! The write side: comment, apply (with its validation output streamed
+//! line by line), drop and rollback. Each calls the same `ops` function as
+//! the CLI; the page asks for confirmation before it calls any of them.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::AppState;
+use super::api::{blocking, error_response};
+use crate::error::Error;
+use crate::ops::apply::{self, ApplyRequest};
+use crate::ops::review::{self, CommentRequest};
+use crate::ops::{drop as drop_op, rollback as rollback_op};
+use crate::store::comments::Locator;
+
+/// `POST /api/proposals/{id}/comments` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommentBody {
+    body: String,
+    locator: Locator,
+    #[serde(default)]
+    quote: String,
+}
+
+/// A JSON body that did not parse: 400 with the error shape of the API.
+fn parse<T: serde::de::DeserializeOwned>(bytes: &Bytes) -> Result<T, Box<Response>> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        Box::new(error_response(&Error::invalid(
+            format!("the request body is not valid: {e}"),
+            "send the JSON object the page sends",
+        )))
+    })
+}
+
+pub async fn comment(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    let b: CommentBody = match parse(&body) {
+        Ok(b) => b,
+        Err(r) => return *r,
+    };
+    let req = CommentRequest {
+        patch_id: id,
+        body: b.body,
+        locator: b.locator,
+        quote: b.quote,
+    };
+    let mut r = blocking(state, move |repo| review::comment(repo, &req)).await;
+    if r.status() == StatusCode::OK {
+        *r.status_mut() = StatusCode::CREATED;
+    }
+    r
+}
+
+/// An empty JSON object: actions take no options but must be JSON.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NoOptions {}
+
+pub async fn drop(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = parse::<NoOptions>(&body) {
+        return *r;
+    }
+    blocking(state, move |repo| drop_op::drop(repo, &[id])).await
+}
+
+pub async fn rollback(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = parse::<NoOptions>(&body) {
+        return *r;
+    }
+    blocking(state, move |repo| {
+        rollback_op::rollback(
+            repo,
+            &rollback_op::RollbackRequest {
+                patch_id: id,
+                strategy: None,
+            },
+        )
+    })
+    .await
+}
+
+fn ndjson(value: &serde_json::Value) -> Result<Bytes, Infallible> {
+    let mut line = value.to_string();
+    line.push('\n');
+    Ok(Bytes::from(line))
+}
+
+/// Streams newline-delimited JSON: `{"type":"line", …}` for each line of
+/// validation output as it is written, then `{"type":"result", "report"}`
+/// or `{"type":"error", "error": {code, message, hint, …}}`.
+pub async fn apply(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = parse::<NoOptions>(&body) {
+        return *r;
+    }
+    let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
+    tokio::task::spawn_blocking(move || {
+        let send = |tx: &mpsc::Sender<Result<Bytes, Infallible>>, v: serde_json::Value| {
+            let _ = tx.blocking_send(ndjson(&v));
+        };
+        let lines = tx.clone();
+        // Each line of validation output goes to the page as it is written.
+        let sink = move |command: &str, text: &str| {
+            send(
+                &lines,
+                serde_json::json!({"type": "line", "command": command, "text": text}),
+            );
+        };
+        let outcome = crate::live_output::with_sink(sink, || {
+            state.open().and_then(|repo| {
+                // A stacked proposal brings the pending ones below it
+                // (ops::apply decides, as for the CLI).
+                send(&tx, serde_json::json!({"type": "start", "patch_ids": [id]}));
+                let req = ApplyRequest {
+                    patch_ids: vec![id],
+                    ..ApplyRequest::default()
+                };
+                let report = apply::apply(&repo, &req);
+                crate::ops::land::release_index(&repo);
+                report
+            })
+        });
+        let last = match outcome {
+            Ok(report) => serde_json::json!({"type": "result", "report": report}),
+            Err(e) => serde_json::json!({"type": "error", "error": e.to_body()}),
+        };
+        send(&tx, last);
+    });
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(ReceiverStream::new(rx)),
+    )
+        .into_response()
+}

@@ -1,0 +1,157 @@
+//! The read side of the JSON API: the same `ops` outcomes the CLI renders,
+//! plus the per-file views the page draws. Work runs on blocking threads
+//! (libgit2 is synchronous).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use super::view::{self, FileView, Hunk};
+use crate::error::{Error, Result};
+use crate::ops::inspect::{self, ShowOutcome};
+use crate::store::proposals;
+
+/// The HTTP status of an error: the caller's mistake, a missing proposal,
+/// a "no" from the repository, or our failure.
+pub fn status(e: &Error) -> StatusCode {
+    match e.code() {
+        "patch_not_found" => StatusCode::NOT_FOUND,
+        "invalid_input" | "invalid_plan" => StatusCode::BAD_REQUEST,
+        _ if e.exit_code() == 1 => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// `{"success": false, "error": {code, message, hint, …}}`, as `--json` prints.
+pub fn error_response(e: &Error) -> Response {
+    (
+        status(e),
+        Json(serde_json::json!({ "success": false, "error": e.to_body() })),
+    )
+        .into_response()
+}
+
+/// Runs `work` with the repository on a blocking thread and answers JSON.
+pub async fn blocking<T, F>(state: Arc<AppState>, work: F) -> Response
+where
+    T: Serialize + Send + 'static,
+    F: FnOnce(&git2::Repository) -> Result<T> + Send + 'static,
+{
+    let result = tokio::task::spawn_blocking(move || {
+        let repo = state.open()?;
+        let out = work(&repo);
+        crate::ops::land::release_index(&repo);
+        out
+    })
+    .await;
+    match result {
+        Ok(Ok(value)) => Json(value).into_response(),
+        Ok(Err(e)) => error_response(&e),
+        Err(_) => error_response(&Error::Git {
+            message: "the request's worker thread failed".into(),
+        }),
+    }
+}
+
+/// `GET /api/proposals`: `list`'s outcome and where HEAD is.
+#[derive(Debug, Serialize)]
+pub struct ListView {
+    #[serde(flatten)]
+    pub list: inspect::ListOutcome,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+}
+
+pub async fn list(State(state): State<Arc<AppState>>) -> Response {
+    blocking(state, |repo| {
+        let head = crate::git::head(repo).ok();
+        Ok(ListView {
+            list: inspect::list(repo)?,
+            branch: head.as_ref().map(|h| h.display_name().to_string()),
+            head: head.map(|h| h.commit.to_string()),
+        })
+    })
+    .await
+}
+
+/// `GET /api/proposals/{id}`: `show`'s outcome (stack and comments
+/// included) and the file list.
+#[derive(Debug, Serialize)]
+pub struct ProposalView {
+    #[serde(flatten)]
+    pub show: ShowOutcome,
+    pub operation: String,
+    /// The stored metadata, whole: whatever the engine recorded (locators,
+    /// warnings, validator results) is shown.
+    pub metadata: serde_json::Value,
+    pub files: Vec<FileView>,
+    /// The branch HEAD is on (what apply lands on).
+    pub branch: Option<String>,
+}
+
+pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    blocking(state, move |repo| {
+        let show = inspect::show(repo, &id)?;
+        let p = proposals::load(repo, &id)?;
+        Ok(ProposalView {
+            operation: p.meta.edit.operation().to_string(),
+            metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
+            files: view::files(repo, &p)?,
+            branch: crate::git::head(repo)
+                .ok()
+                .map(|h| h.display_name().to_string()),
+            show,
+        })
+    })
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct FileQuery {
+    path: String,
+}
+
+/// `GET /api/proposals/{id}/file?path=…`: one file's hunks.
+#[derive(Debug, Serialize)]
+pub struct FileHunks {
+    pub path: String,
+    pub hunks: Vec<Hunk>,
+}
+
+pub async fn file(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(q): Query<FileQuery>,
+) -> Response {
+    blocking(state, move |repo| {
+        let p = proposals::load(repo, &id)?;
+        let hunks = view::hunks(repo, &p, &q.path)?.ok_or_else(|| {
+            Error::invalid(
+                format!("'{}' is not a file of {id}", q.path),
+                "pick a path from the proposal's file list",
+            )
+        })?;
+        Ok(FileHunks {
+            path: q.path,
+            hunks,
+        })
+    })
+    .await
+}
+
+pub async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        "404: no such page\n",
+    )
+        .into_response()
+}

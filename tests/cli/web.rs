@@ -1,0 +1,756 @@
+//! `git evolv serve`: the server's security rules and its JSON API, over
+//! plain TCP (no HTTP client crate), against the real binary and a real
+//! repository checked with git afterwards. The browser suite is in
+//! tests/e2e/web/.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{BIN, TestRepo, sealed};
+
+/// A running `git evolv serve`, stopped (SIGINT) on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    token: String,
+    cookie: String,
+}
+
+#[derive(Debug)]
+struct Resp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Resp {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.body))
+    }
+}
+
+fn dechunk(raw: &str) -> String {
+    let mut out = String::new();
+    let mut rest = raw;
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || tail.len() < n {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = tail[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// One HTTP/1.1 request on a fresh connection, read to its end.
+fn request(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    parse(&raw)
+}
+
+fn parse(raw: &str) -> Resp {
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw, ""));
+    let mut lines = head.lines();
+    let status = lines.next().unwrap()[9..12].parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    Resp {
+        status,
+        body: if chunked {
+            dechunk(body)
+        } else {
+            body.to_string()
+        },
+        headers,
+    }
+}
+
+impl Server {
+    fn start(repo: &TestRepo) -> Server {
+        Server::start_on(repo, 0)
+    }
+
+    fn start_on(repo: &TestRepo, port: u16) -> Server {
+        let mut cmd = sealed(BIN, repo.home());
+        cmd.args(["serve", "--no-open"])
+            .current_dir(repo.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if port != 0 {
+            cmd.args(["--port", &port.to_string()]);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().to_string();
+        let rest = url
+            .strip_prefix("http://127.0.0.1:")
+            .unwrap_or_else(|| panic!("unexpected URL {url:?}"));
+        let (port, token) = rest.split_once("/?token=").unwrap();
+        let port: u16 = port.parse().unwrap();
+        let login = request(port, "GET", &format!("/?token={token}"), &[], "");
+        let cookie = login
+            .header("set-cookie")
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string();
+        Server {
+            child,
+            port,
+            token: token.to_string(),
+            cookie,
+        }
+    }
+
+    fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn get(&self, path: &str) -> Resp {
+        request(self.port, "GET", path, &[("Cookie", &self.cookie)], "")
+    }
+
+    fn post(&self, path: &str, body: &str) -> Resp {
+        let origin = self.origin();
+        request(
+            self.port,
+            "POST",
+            path,
+            &[
+                ("Cookie", &self.cookie),
+                ("Origin", &origin),
+                ("Content-Type", "application/json"),
+            ],
+            body,
+        )
+    }
+
+    /// Sends SIGINT, as Ctrl-C does, and waits for the exit code.
+    fn interrupt(mut self) -> i32 {
+        signal(self.child.id(), "INT");
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "serve did not stop within 10 s of SIGINT"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn signal(pid: u32, name: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            signal(self.child.id(), "KILL");
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn repo_with_proposal() -> (TestRepo, String) {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    (repo, id)
+}
+
+#[test]
+fn it_listens_on_127_0_0_1_only_and_prints_a_url_with_a_token() {
+    let (repo, _) = repo_with_proposal();
+    let server = Server::start(&repo);
+    assert!(server.token.len() >= 32, "token {:?}", server.token);
+    // The kernel's table of listening sockets: ours is bound to 127.0.0.1.
+    let tcp = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    let port_hex = format!(":{:04X}", server.port);
+    let ours: Vec<&str> = tcp
+        .lines()
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3 && f[1].ends_with(&port_hex) && f[3] == "0A"
+        })
+        .collect();
+    assert_eq!(ours.len(), 1, "{tcp}");
+    assert!(
+        ours[0]
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .starts_with("0100007F:")
+    );
+    let tcp6 = std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    assert!(!tcp6.contains(&port_hex), "also listening on IPv6: {tcp6}");
+    assert_eq!(server.interrupt(), 0);
+}
+
+#[test]
+fn the_token_becomes_an_http_only_strict_cookie_and_leaves_the_url() {
+    let (repo, _) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let r = request(
+        server.port,
+        "GET",
+        &format!("/p/abc?token={}", server.token),
+        &[],
+        "",
+    );
+    assert_eq!(r.status, 303);
+    assert_eq!(r.header("location"), Some("/p/abc"));
+    let cookie = r.header("set-cookie").unwrap();
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    assert!(cookie.contains("SameSite=Strict"), "{cookie}");
+    assert!(
+        !cookie.contains(&server.token),
+        "the cookie is not the URL token"
+    );
+    let page = server.get("/");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("/assets/app.js"));
+}
+
+#[test]
+fn a_missing_or_wrong_token_is_401() {
+    let (repo, _) = repo_with_proposal();
+    let server = Server::start(&repo);
+    for path in ["/", "/api/proposals", "/assets/app.js", "/?token=wrong"] {
+        let r = request(server.port, "GET", path, &[], "");
+        assert_eq!(r.status, 401, "{path}: {r:?}");
+    }
+    let r = request(
+        server.port,
+        "GET",
+        "/api/proposals",
+        &[("Cookie", "evolv-session-1=nope")],
+        "",
+    );
+    assert_eq!(r.status, 401);
+}
+
+#[test]
+fn a_host_that_is_not_loopback_is_403_even_with_the_cookie() {
+    let (repo, _) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let port = server.port;
+    for host in [
+        format!("evil.example:{port}"),
+        format!("127.0.0.1.nip.io:{port}"),
+        "127.0.0.1:1".to_string(),
+    ] {
+        let r = request(
+            port,
+            "GET",
+            "/api/proposals",
+            &[("Host", &host), ("Cookie", &server.cookie)],
+            "",
+        );
+        assert_eq!(r.status, 403, "{host}");
+        let r = request(
+            port,
+            "GET",
+            &format!("/?token={}", server.token),
+            &[("Host", &host)],
+            "",
+        );
+        assert_eq!(r.status, 403, "token exchange via {host}");
+    }
+    let ok = request(
+        port,
+        "GET",
+        "/api/proposals",
+        &[
+            ("Host", &format!("localhost:{port}")),
+            ("Cookie", &server.cookie),
+        ],
+        "",
+    );
+    assert_eq!(ok.status, 200);
+}
+
+#[test]
+fn a_cross_origin_or_non_json_post_changes_nothing() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let path = format!("/api/proposals/{id}/drop");
+    let origin = server.origin();
+    let cases: Vec<(Vec<(&str, &str)>, u16)> = vec![
+        (
+            vec![
+                ("Cookie", &server.cookie),
+                ("Origin", "http://evil.example"),
+                ("Content-Type", "application/json"),
+            ],
+            403,
+        ),
+        (
+            vec![
+                ("Cookie", &server.cookie),
+                ("Content-Type", "application/json"),
+            ],
+            403,
+        ),
+        (
+            vec![
+                ("Cookie", &server.cookie),
+                ("Origin", "http://localhost:1"),
+                ("Content-Type", "application/json"),
+            ],
+            403,
+        ),
+        (
+            vec![
+                ("Cookie", &server.cookie),
+                ("Origin", &origin),
+                ("Content-Type", "text/plain"),
+            ],
+            415,
+        ),
+        (
+            vec![
+                ("Cookie", &server.cookie),
+                ("Origin", &origin),
+                ("Content-Type", "application/x-www-form-urlencoded"),
+            ],
+            415,
+        ),
+        (
+            vec![("Origin", &origin), ("Content-Type", "application/json")],
+            401,
+        ),
+    ];
+    for (headers, status) in cases {
+        let r = request(server.port, "POST", &path, &headers, "{}");
+        assert_eq!(r.status, status, "{headers:?}: {}", r.body);
+    }
+    assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_some());
+    // Changes are POSTs: another method is refused before any handler.
+    let r = request(
+        server.port,
+        "DELETE",
+        &path,
+        &[
+            ("Cookie", &server.cookie),
+            ("Origin", &origin),
+            ("Content-Type", "application/json"),
+        ],
+        "{}",
+    );
+    assert_eq!(r.status, 405);
+    let r = server.post(&path, "{}");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_none());
+}
+
+#[test]
+fn no_response_carries_a_cors_header_and_every_one_a_strict_csp() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let evil = [
+        ("Origin", "http://evil.example"),
+        ("Access-Control-Request-Method", "POST"),
+        ("Access-Control-Request-Headers", "content-type"),
+    ];
+    let mut responses = vec![
+        request(server.port, "OPTIONS", "/api/proposals", &evil, ""),
+        request(server.port, "GET", "/", &evil, ""),
+        server.get("/"),
+        server.get("/assets/app.js"),
+        server.get("/api/proposals"),
+        server.get(&format!("/api/proposals/{id}")),
+        server.get("/nope"),
+    ];
+    let mut with_cookie = evil.to_vec();
+    with_cookie.push(("Cookie", &server.cookie));
+    responses.push(request(
+        server.port,
+        "OPTIONS",
+        "/api/proposals",
+        &with_cookie,
+        "",
+    ));
+    for r in &responses {
+        assert!(
+            !r.headers
+                .iter()
+                .any(|(k, _)| k.starts_with("access-control-")),
+            "{r:?}"
+        );
+        let csp = r.header("content-security-policy").unwrap();
+        assert!(csp.contains("script-src 'self'") && csp.contains("default-src 'none'"));
+        assert!(!csp.contains("unsafe-inline"));
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    }
+    // The page itself has no inline script.
+    let page = server.get("/");
+    assert!(!page.body.contains("<script>"));
+    assert!(!page.body.contains(" on"), "no inline handlers");
+}
+
+/// Reads an event stream until `want` has been seen (or 10 s pass).
+fn read_events(stream: &mut TcpStream, want: impl Fn(&str) -> bool) -> String {
+    stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let started = Instant::now();
+    let mut text = String::new();
+    let mut buf = [0u8; 4096];
+    while started.elapsed() < Duration::from_secs(10) {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => text.push_str(&String::from_utf8_lossy(&buf[..n])),
+            Err(_) => {}
+        }
+        if want(&text) {
+            break;
+        }
+    }
+    text
+}
+
+fn open_events(server: &Server, origin: &str, last_id: Option<&str>) -> TcpStream {
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let mut req = format!(
+        "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nCookie: {}\r\nOrigin: {origin}\r\n",
+        server.port, server.cookie
+    );
+    if let Some(id) = last_id {
+        req.push_str(&format!("Last-Event-ID: {id}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    s
+}
+
+fn event_ids(text: &str, kind: &str) -> Vec<String> {
+    text.split("\n\n")
+        .filter(|b| b.contains(&format!("event: {kind}")))
+        .filter_map(|b| b.lines().find_map(|l| l.strip_prefix("id: ")))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_event_stream_needs_our_origin_and_reports_cli_changes_with_sequence_numbers() {
+    let (repo, _) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let mut evil = open_events(&server, "http://evil.example", None);
+    let refused = read_events(&mut evil, |t| t.contains("\r\n\r\n"));
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+
+    let mut s = open_events(&server, &server.origin(), None);
+    let hello = read_events(&mut s, |t| t.contains("event: reset"));
+    assert!(hello.starts_with("HTTP/1.1 200"), "{hello}");
+    assert!(hello.contains("text/event-stream"));
+    let reset_id = event_ids(&hello, "reset").pop().unwrap();
+
+    // Another process proposes and drops: both show up, numbered in order.
+    let id2 = repo.propose("auth", "authenticate", &[]);
+    let text = read_events(&mut s, |t| t.contains(&id2));
+    assert!(text.contains("\"kind\":\"proposal\""), "{text}");
+    assert!(text.contains("\"change\":\"created\""), "{text}");
+    repo.evolv(&["drop", &id2]).ok();
+    let text2 = read_events(&mut s, |t| t.contains("\"change\":\"deleted\""));
+    let all = format!("{text}{text2}");
+    let ids = event_ids(&all, "change");
+    let seqs: Vec<u64> = ids
+        .iter()
+        .map(|i| i.rsplit(':').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(seqs.len() >= 2, "{all}");
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+
+    // A reconnect with the id of the first change gets exactly the rest.
+    let mut again = open_events(&server, &server.origin(), Some(&ids[0]));
+    let replay = read_events(&mut again, |t| {
+        event_ids(t, "change").len() >= ids.len() - 1
+    });
+    assert_eq!(event_ids(&replay, "change"), ids[1..].to_vec(), "{replay}");
+    assert!(event_ids(&replay, "reset").is_empty());
+    // An id from another server instance gets a reset instead.
+    let mut other = open_events(&server, &server.origin(), Some("feedbeef:3"));
+    let r = read_events(&mut other, |t| t.contains("event: reset"));
+    assert!(r.contains("event: reset"), "{r}");
+    assert_ne!(reset_id, "");
+
+    // Ctrl-C with streams open still stops the server cleanly.
+    assert_eq!(server.interrupt(), 0);
+}
+
+#[test]
+fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let body = serde_json::json!({
+        "body": "Call it <b>fetchUser</b> instead",
+        "locator": {"path": "backend/user.go", "side": "new", "start_line": 2,
+                    "start_col": 6, "end_line": 2, "end_col": 19},
+        "quote": "fetchUserData"
+    });
+    let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
+    assert_eq!(r.status, 201, "{}", r.body);
+    let stored = r.json();
+    assert_eq!(stored["author"], "Test User <test@example.com>");
+
+    let bad = serde_json::json!({"body": "x", "locator": {"path": "nope.go", "side": "new",
+        "start_line": 1, "start_col": 1, "end_line": 1, "end_col": 2}});
+    let r = server.post(&format!("/api/proposals/{id}/comments"), &bad.to_string());
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], "invalid_input");
+    let r = server.post("/api/proposals/patch_0_missing/comments", &body.to_string());
+    assert_eq!(r.status, 404);
+
+    // In git, under git-evolv's own namespace.
+    assert!(repo.rev(&format!("refs/evolv/comments/{id}")).is_some());
+    let show = repo.evolv(&["show", "--json", &id]);
+    let comments = show.ok().json()["comments"].clone();
+    assert_eq!(comments.as_array().unwrap().len(), 1, "{comments}");
+    assert_eq!(comments[0]["locator"], body["locator"]);
+    assert_eq!(comments[0]["quote"], "fetchUserData");
+    assert_eq!(comments[0]["body"], "Call it <b>fetchUser</b> instead");
+    // The MCP server's show_proposal returns the same comments.
+    let mut mcp = crate::mcp_client::Mcp::start(&repo);
+    let shown = mcp.call_ok("show_proposal", serde_json::json!({"patch_id": id}));
+    assert_eq!(shown["comments"], comments, "{shown}");
+    drop(mcp);
+    let human = repo.evolv(&["show", &id]);
+    assert!(
+        human.ok().stdout.contains("backend/user.go:2:6-2:19 (new)"),
+        "{}",
+        human.stdout
+    );
+    assert!(human.stdout.contains("  > fetchUserData"));
+
+    // A new server (same port, so the page's cookie still works) sees it.
+    let port = server.port;
+    let cookie = server.cookie.clone();
+    assert_eq!(server.interrupt(), 0);
+    let again = Server::start_on(&repo, port);
+    assert_eq!(
+        again.cookie, cookie,
+        "the session cookie survives a restart"
+    );
+    let view = again.get(&format!("/api/proposals/{id}")).json();
+    assert_eq!(
+        view["comments"][0]["body"],
+        "Call it <b>fetchUser</b> instead"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn apply_streams_its_validation_then_lands_as_the_cli_does() {
+    let (repo, id) = repo_with_proposal();
+    repo.git(&[
+        "config",
+        "evolv.validate",
+        "echo checking one; echo checking two",
+    ]);
+    let server = Server::start(&repo);
+    let before = repo.head();
+    let r = server.post(&format!("/api/proposals/{id}/apply"), "{}");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("application/x-ndjson"));
+    let msgs: Vec<Value> = r
+        .body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(msgs[0]["type"], "start");
+    let lines: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m["type"] == "line")
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(lines, ["checking one", "checking two"]);
+    let last = msgs.last().unwrap();
+    assert_eq!(last["type"], "result", "{last}");
+    let landed = last["report"]["results"][0]["commit"].as_str().unwrap();
+    assert_eq!(repo.head(), landed);
+    assert_eq!(repo.rev("HEAD~1").unwrap(), before);
+    assert!(repo.read("backend/user.go").contains("fetchUserData"));
+    assert_eq!(repo.status(), "");
+
+    // Applying again is the CLI's error, with code, message and hint.
+    let again = server.post(&format!("/api/proposals/{id}/apply"), "{}");
+    let last: Value = serde_json::from_str(again.body.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "error");
+    assert_eq!(last["error"]["code"], "already_applied");
+    assert!(last["error"]["hint"].is_string());
+
+    let r = server.post(&format!("/api/proposals/{id}/rollback"), "{}");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(repo.read("backend/user.go").contains("getUserData"));
+    assert_eq!(repo.rev("HEAD~1").unwrap(), landed);
+    repo.assert_fsck();
+}
+
+#[test]
+fn the_proposal_view_gives_files_and_hunks_with_both_line_numbers() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let view = server.get(&format!("/api/proposals/{id}")).json();
+    let files = view["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        paths,
+        ["backend/auth.go", "backend/user.go", "frontend/api.ts"]
+    );
+    assert_eq!(view["operation"], "replace");
+    assert_eq!(view["stack"], serde_json::json!([id]));
+    let f = server
+        .get(&format!("/api/proposals/{id}/file?path=backend%2Fuser.go"))
+        .json();
+    let lines = &f["hunks"][0]["lines"];
+    assert_eq!(lines[1]["k"], "-");
+    assert_eq!(lines[1]["o"], 2);
+    assert_eq!(lines[1]["n"], Value::Null);
+    assert_eq!(lines[2]["k"], "+");
+    assert_eq!(lines[2]["n"], 2);
+    assert!(lines[2]["t"].as_str().unwrap().contains("fetchUserData"));
+    let r = server.get(&format!("/api/proposals/{id}/file?path=nope"));
+    assert_eq!(r.status, 400);
+    let r = server.get("/api/proposals/patch_0_missing");
+    assert_eq!(r.status, 404);
+    assert_eq!(r.json()["error"]["code"], "patch_not_found");
+}
+
+#[test]
+fn a_port_in_use_is_a_clear_error() {
+    let repo = TestRepo::scenario();
+    let first = Server::start(&repo);
+    let run = repo.evolv(&["serve", "--port", &first.port.to_string()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("is in use"), "{}", run.stderr);
+}
+
+#[test]
+fn validation_output_reaches_the_page_while_the_command_still_runs() {
+    let (repo, id) = repo_with_proposal();
+    // The command prints, then waits until the test has seen that line:
+    // without streaming, the line would arrive only after the timeout.
+    let go = repo.home().join("go");
+    repo.git(&[
+        "config",
+        "evolv.validate",
+        &format!(
+            "echo first; while [ ! -e '{}' ]; do sleep 0.05; done; echo second",
+            go.display()
+        ),
+    ]);
+    let server = Server::start(&repo);
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let body = "{}";
+    write!(
+        s,
+        "POST /api/proposals/{id}/apply HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {}\r\nOrigin: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        server.cookie,
+        server.origin(),
+        body.len(),
+        port = server.port
+    )
+    .unwrap();
+    let first = read_events(&mut s, |t| t.contains("\"text\":\"first\""));
+    assert!(first.contains("\"text\":\"first\""), "{first}");
+    assert!(!first.contains("\"type\":\"result\""), "{first}");
+    std::fs::write(&go, "").unwrap();
+    let rest = read_events(&mut s, |t| {
+        t.contains("\"type\":\"result\"") || t.contains("\"type\":\"error\"")
+    });
+    assert!(rest.contains("\"text\":\"second\""), "{rest}");
+    assert!(rest.contains("\"type\":\"result\""), "{rest}");
+    assert!(repo.read("backend/user.go").contains("fetchUserData"));
+}
+
+#[test]
+fn a_stack_is_shown_as_such_and_applied_as_one_batch() {
+    let (repo, below) = repo_with_proposal();
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--onto",
+        &below,
+        "--file",
+        "backend/auth.go",
+        "--old",
+        "func auth()",
+        "--new",
+        "func authenticate()",
+    ]);
+    let top = run.ok().json()["patch_id"].as_str().unwrap().to_string();
+    let server = Server::start(&repo);
+    let list = server.get("/api/proposals").json();
+    let entry = |id: &str| {
+        list["proposals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["patch_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(entry(&top)["onto"], below.as_str());
+    assert_eq!(entry(&below)["onto"], Value::Null);
+    let view = server.get(&format!("/api/proposals/{top}")).json();
+    assert_eq!(view["stack"], serde_json::json!([below, top]));
+    let under = server.get(&format!("/api/proposals/{below}")).json();
+    assert_eq!(under["stacked_above"], serde_json::json!([top]));
+
+    let before = repo.head();
+    let r = server.post(&format!("/api/proposals/{top}/apply"), "{}");
+    let last: Value = serde_json::from_str(r.body.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "result", "{}", r.body);
+    assert_eq!(last["report"]["batch"], true);
+    assert_eq!(repo.rev("HEAD~2").unwrap(), before);
+    let auth = repo.read("backend/auth.go");
+    assert!(
+        auth.contains("authenticate(") && auth.contains("fetchUserData"),
+        "{auth}"
+    );
+    assert_eq!(repo.status(), "");
+}

@@ -1,0 +1,137 @@
+// End-to-end: the review page in a real headless chromium. It never
+// sleeps: every wait is on an attribute the page sets when it has rendered
+// what an event changed (body[data-seq]) or an action finished.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { makeRepo, serve, browser, seq, waitForSeqAndSelector, root } from "./harness.mjs";
+
+const XSS = `<img src=x onerror="window.__xss=1">`;
+let repo, server, b;
+const dialogs = [];
+
+before(async () => {
+  repo = makeRepo({
+    "backend/user.go": "package main\n\nfunc getUserData() string {\n\treturn \"user\"\n}\n",
+    "backend/auth.go": "package main\n\nfunc auth() {\n\tuser := getUserData()\n\t_ = user\n}\n",
+    [`web/${XSS}.html`]: `<script>window.__xss = 1</script>\n<p>hello</p>\n`,
+  });
+  repo.git("config", "evolv.validate", "echo validating one; echo validating two");
+  server = await serve(repo);
+  b = await browser();
+  b.page.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss(); });
+  b.page.on("pageerror", (e) => { throw e; });
+});
+
+after(async () => {
+  if (b) await b.close();
+  if (server) assert.equal(await server.stop(), 0, "serve stops cleanly on SIGINT");
+  if (repo) repo.cleanup();
+});
+
+test("a CLI proposal appears live, is commented on, applied, and git agrees", async () => {
+  const { page } = b;
+  await page.goto(server.url);
+  // The token left the URL; the cookie is HttpOnly (invisible to script).
+  assert.equal(new URL(page.url()).search, "");
+  assert.equal(await page.evaluate(() => document.cookie), "");
+  await page.waitForSelector("body[data-connected='1'][data-handled]");
+  await page.waitForSelector("#empty");
+
+  const seen = await seq(page);
+  const out = repo.evolv("propose", "--json", "--pattern", "getUserData", "--replacement", "fetchUserData");
+  const id = JSON.parse(out).patch_id;
+  await waitForSeqAndSelector(page, seen, `tr[data-id="${id}"]`);
+  assert.equal(await page.getAttribute(`tr[data-id="${id}"]`, "data-status"), "pending");
+
+  await page.click(`tr[data-id="${id}"] a`);
+  assert.equal(new URL(page.url()).pathname, `/p/${id}`);
+  const file = `section.file[data-path="backend/user.go"]`;
+  await page.waitForSelector(`${file}[data-rendered='1']`);
+  const row = `${file} td.ln[data-side="new"][data-line="3"]`;
+  await page.hover(row);
+  await page.click(`${row} .add-comment`);
+  await page.fill("textarea.comment-text", "Name it fetchUser; <b>not bold</b>");
+  await page.click("button.save-comment");
+  await page.waitForSelector("#comments[data-count='1']");
+
+  // A selected passage becomes a locator with columns; "Copy as locator".
+  await page.evaluate((sel) => {
+    const cell = document.querySelector(sel).closest("tr").querySelector("td.code");
+    const word = cell.querySelector(".w") || cell;
+    const text = word.firstChild;
+    const start = text.textContent.indexOf("fetchUserData");
+    const range = document.createRange();
+    range.setStart(text, start);
+    range.setEnd(text, start + "fetchUserData".length);
+    window.getSelection().removeAllRanges();
+    window.getSelection().addRange(range);
+    document.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+  }, row);
+  await page.click("#selection-button");
+  const form = "tr.comment-row.form";
+  assert.equal(await page.textContent(`${form} .mono`), "backend/user.go:3:6-3:19 (new)");
+  await page.click(`${form} button.copy-locator`);
+  await page.waitForSelector("body[data-last-copied]");
+  assert.deepEqual(JSON.parse(await page.getAttribute("body", "data-last-copied")), {
+    path: "backend/user.go", side: "new", start_line: 3, start_col: 6, end_line: 3, end_col: 19,
+  });
+  await page.click(`${form} button:text("Cancel")`);
+
+  fs.mkdirSync(path.join(root, "docs/images"), { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(root, "docs/images/review-page.png") });
+
+  const shown = JSON.parse(repo.evolv("show", "--json", id));
+  assert.equal(shown.comments.length, 1);
+  assert.deepEqual(shown.comments[0].locator, {
+    path: "backend/user.go", side: "new", start_line: 3, start_col: 1, end_line: 3,
+    end_col: "func fetchUserData() string {".length + 1,
+  });
+  assert.equal(shown.comments[0].quote, "func fetchUserData() string {");
+  assert.equal(shown.comments[0].body, "Name it fetchUser; <b>not bold</b>");
+
+  const before = repo.git("rev-parse", "HEAD");
+  await page.click("#apply");
+  await page.click("#confirm-ok");
+  await page.waitForSelector("#apply-output:is([data-state='done'], [data-state='failed'])");
+  assert.equal(await page.getAttribute("#apply-output", "data-state"), "done",
+    await page.textContent("#apply-output"));
+  const lines = await page.$$eval("#apply-output .line", (els) => els.map((e) => e.textContent));
+  assert.deepEqual(lines, ["validating one", "validating two"]);
+  assert.equal(repo.git("rev-parse", "HEAD~1"), before);
+  assert.equal(repo.git("rev-parse", "HEAD"), repo.git("rev-parse", `refs/evolv/applied/${id}`));
+  assert.equal(repo.git("status", "--porcelain"), "");
+  assert.match(fs.readFileSync(path.join(repo.dir, "backend/user.go"), "utf8"), /fetchUserData/);
+  // The page learns the new status from the feed.
+  await page.waitForSelector("#proposal-head .badge[data-status='applied']");
+});
+
+test("HTML and script in names, messages, lines and comments stay text", async () => {
+  const { page } = b;
+  const out = repo.evolv("propose", "--json", "--literal", "--pattern", "hello",
+    "--replacement", `${XSS}<script>window.__xss=2</script>`, "--message", `${XSS} summary`,
+    "--scope", "web/**");
+  const id = JSON.parse(out).patch_id;
+  await page.goto(server.url.replace(/\/\?token=.*/, "/"));
+  await page.waitForSelector(`tr[data-id="${id}"]`);
+  assert.equal(await page.textContent(`tr[data-id="${id}"] td.summary`), `${XSS} summary`);
+  await page.goto(server.url.replace(/\/\?token=.*/, `/p/${id}`));
+  // The only file; its path is the payload.
+  const file = `section.file[data-index="0"]`;
+  await page.waitForSelector(`${file}[data-rendered='1']`);
+  assert.equal(await page.getAttribute(file, "data-path"), `web/${XSS}.html`);
+  assert.equal(await page.textContent(`${file} header .path`), `web/${XSS}.html`);
+  const row = `${file} td.ln[data-side="new"][data-line="2"]`;
+  await page.hover(row);
+  await page.click(`${row} .add-comment`);
+  await page.fill("textarea.comment-text", `${XSS}<script>window.__xss=3</script>`);
+  await page.click("button.save-comment");
+  await page.waitForSelector("#comments[data-count='1']");
+  const code = await page.$$eval(`${file} td.code`, (els) => els.map((e) => e.textContent).join("\n"));
+  assert.ok(code.includes(`${XSS}<script>window.__xss=2</script>`), code);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.$$eval("main img, main script", (els) => els.length), 0);
+  assert.deepEqual(dialogs, []);
+});
