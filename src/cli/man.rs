@@ -89,6 +89,7 @@ fn render(cmd: &Command, name: &str, sub: Option<&str>) -> Page {
     // Writing into a Vec cannot fail.
     let _ = man.render(&mut roff);
     roff.extend_from_slice(extra_sections(sub).as_bytes());
+    let roff = ascii_typography(&String::from_utf8_lossy(&roff)).into_bytes();
     Page {
         name: name.to_string(),
         roff,
@@ -156,6 +157,17 @@ fn table(readme: &str, anchor: &str, columns: usize) -> Vec<(Vec<String>, String
             })
         })
         .collect()
+}
+
+/// The help texts' typography as troff escapes every device has (`…` has
+/// none on the ascii device man uses in the C locale, and troff warns).
+fn ascii_typography(roff: &str) -> String {
+    roff.replace('…', "...")
+        .replace('→', "\\(->")
+        .replace('—', "\\(em")
+        .replace('–', "\\(en")
+        .replace(['“', '”'], "\"")
+        .replace(['‘', '’'], "'")
 }
 
 /// roff-escapes text: backslashes, and a leading `.` or `'`.
