@@ -85,9 +85,11 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
         return;
     }
     let p = &outcome.proposal;
+    let first = format!("patch {} ({})", p.patch_id, p.status);
+    let first = out.paint_commit(&first);
     out.line(&format!(
-        "patch {} ({})\nproposal commit {}, base {}\n\n    {}\n",
-        p.patch_id, p.status, p.commit, p.base, p.summary
+        "{first}\nproposal commit {}, base {}\n\n    {}\n",
+        p.commit, p.base, p.summary
     ));
     if outcome.stack.len() > 1 {
         out.line(&format!(
@@ -134,6 +136,10 @@ fn render_comments(comments: &[crate::store::comments::Comment]) -> String {
 }
 
 pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
+    if args.limit == Some(0) && !out.json {
+        // `git log -n 0` prints nothing: zero entries were asked for.
+        return Ok(());
+    }
     render_log(&inspect::log(repo, args.limit)?, out);
     Ok(())
 }
@@ -162,12 +168,23 @@ pub fn render_log(outcome: &LogOutcome, out: &Output) {
             .as_deref()
             .map(|c| format!(" -> {}", &c[..12.min(c.len())]))
             .unwrap_or_default();
+        // A dry run landed nothing; the log must not read like a landing.
+        let action = if r.dry_run {
+            format!("{} (dry run)", r.action)
+        } else {
+            r.action.to_string()
+        };
+        let commit = if r.dry_run && !commit.is_empty() {
+            format!(" (would land{})", commit.trim_start_matches(" ->"))
+        } else {
+            commit
+        };
         text.push_str(&format!(
             "{:<12}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
             // A journalled record has no audit id yet: `pending`.
             &e.id[..12.min(e.id.len())],
-            age(now - r.timestamp),
-            r.action,
+            age(now.saturating_sub(r.timestamp)),
+            action,
             r.patch_id
         ));
     }

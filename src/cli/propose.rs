@@ -29,6 +29,10 @@ pub struct ProposeArgs {
     /// One-line summary for the proposal commit.
     #[arg(long, short = 'm')]
     pub message: Option<String>,
+    /// Also edit files git does not treat as text: those with a filter
+    /// driver (git-lfs pointers are rewritten as text!), `binary` or `-text`.
+    #[arg(long)]
+    pub include_filtered: bool,
     #[command(flatten)]
     pub edits: EditArgs,
 }
@@ -231,6 +235,7 @@ impl ProposeArgs {
             scope: self.scope.clone(),
             literal: self.literal,
             message: self.message.clone(),
+            include_filtered: self.include_filtered,
         })
     }
 }
@@ -243,11 +248,13 @@ pub fn run(repo: &Repository, args: &ProposeArgs, out: &Output) -> Result<u8> {
                 "propose a regex over a scope, or an edit list, not both",
             ));
         }
-        let outcome = edit_op::edit(repo, &args.edits.list(args.message.clone())?)?;
+        let list = args.edits.list(args.message.clone())?;
+        let outcome = out.with_progress(|| edit_op::edit(repo, &list))?;
         render_edit(&outcome, out);
         return Ok(if outcome.success { 0 } else { 1 });
     }
-    let outcome = propose::propose(repo, &args.request()?)?;
+    let req = args.request()?;
+    let outcome = out.with_progress(|| propose::propose(repo, &req))?;
     render(&outcome, out);
     Ok(0)
 }
@@ -331,6 +338,9 @@ pub fn render(o: &ProposeOutcome, out: &Output) {
     } else {
         String::new()
     };
+    for skipped in &o.skipped {
+        out.status(&format!("skipped {}: {}", skipped.path, skipped.reason));
+    }
     out.status(&format!(
         "Proposed {}: {} file(s), {} replacement(s), +{} -{} lines ({} file(s) scanned{binary}).\nApply it with `git evolv apply {}`, discard it with `git evolv drop {}`.",
         o.patch_id, s.files_matched, s.total_changes, s.lines_added, s.lines_removed, s.files_scanned, o.patch_id, o.patch_id

@@ -15,6 +15,10 @@ use git2::{
 use crate::error::{Error, Result};
 use crate::validate::Budget;
 
+mod group;
+
+pub use group::{GroupRecord, is_alive as group_is_alive};
+
 /// How many warm worktrees concurrent applies may use before they queue.
 const WARM_SLOTS: usize = 8;
 const WARM_PREFIX: &str = "evolv-wt-";
@@ -35,6 +39,11 @@ impl ValidationWorktree {
         &self.path
     }
 
+    /// Where the process group of a command running here is recorded.
+    pub fn group_record(&self) -> GroupRecord {
+        GroupRecord::new(lock_path(&self.common_dir, &self.name))
+    }
+
     /// Force-checks out `commit` (detached): changed files are rewritten,
     /// untracked files removed, ignored files kept.
     ///
@@ -47,9 +56,77 @@ impl ValidationWorktree {
     /// drops untracked files and keeps ignored build outputs.
     pub fn checkout(&self, commit: Oid) -> Result<()> {
         let oid = commit.to_string();
-        crate::git::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
+        if crate::progress::active() {
+            checkout_reporting(&self.path, &oid)?;
+        } else {
+            crate::git::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
+        }
         crate::git::cli::run(&self.path, &["clean", "-q", "-f", "-d"])
     }
+}
+
+/// `git checkout -f --detach` with git's own progress (`--progress`),
+/// each `Updating files: n% (a/b)` line reported as the worktree's
+/// progress; the other lines make the error message if it fails.
+fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+
+    use crate::progress::{self, Task};
+    let mut cmd = Command::new("git");
+    cmd.args(["-c", "core.hooksPath=/dev/null", "checkout", "--progress"])
+        .args(["-f", "--detach", oid])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for var in crate::git::cli::REPO_VARS {
+        cmd.env_remove(var);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::io("run `git` (is it on PATH?) in", dir, e))?;
+    progress::start(Task::Worktree, dir.display().to_string(), None);
+    let mut messages = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let mut pending = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = err.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            pending.extend_from_slice(&buf[..n]);
+            // git ends progress updates with \r and messages with \n.
+            while let Some(at) = pending.iter().position(|b| *b == b'\r' || *b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=at).collect();
+                let line = String::from_utf8_lossy(&line);
+                match progress::parse_git_progress(&line) {
+                    Some((done, total)) => {
+                        progress::update(Task::Worktree, done, Some(total), None)
+                    }
+                    None if !line.trim().is_empty() => {
+                        messages.push_str(line.trim_end());
+                        messages.push('\n');
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    progress::finish(Task::Worktree);
+    let status = child
+        .wait()
+        .map_err(|e| Error::io("wait for `git checkout` in", dir, e))?;
+    if status.success() {
+        return Ok(());
+    }
+    Err(Error::Git {
+        message: format!(
+            "`git checkout -f --detach {oid}` in {} failed: {}",
+            dir.display(),
+            messages.trim()
+        ),
+    })
 }
 
 impl Drop for ValidationWorktree {
@@ -89,11 +166,14 @@ fn wait_for_lock(lock: &File, path: &Path, budget: Budget) -> Result<()> {
             Err(std::fs::TryLockError::WouldBlock) => {}
             Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
         }
+        // Ctrl-C while queued for a worktree ends the apply at once.
+        crate::validate::interrupted()?;
         if std::time::Instant::now() >= budget.deadline {
             return Err(Error::Timeout {
                 command: "waiting for a free validation worktree".into(),
                 seconds: budget.seconds,
                 reports: Vec::new(),
+                limit_source: budget.source,
             });
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -115,11 +195,21 @@ pub fn acquire(repo: &Repository, fresh: bool, budget: Budget) -> Result<Validat
     let mut held = None;
     for slot in 0..WARM_SLOTS {
         let name = format!("{WARM_PREFIX}{slot}");
-        let lock = open_lock(&lock_path(&common_dir, &name))?;
-        if lock.try_lock().is_ok() {
+        let path = lock_path(&common_dir, &name);
+        let lock = open_lock(&path)?;
+        // A group a killed apply left behind may still write in there.
+        if lock.try_lock().is_ok() && group::live_group(&path).is_none() {
             held = Some((name, lock));
             break;
         }
+    }
+    if held.is_none()
+        && (0..WARM_SLOTS).any(|slot| {
+            group::live_group(&lock_path(&common_dir, &format!("{WARM_PREFIX}{slot}"))).is_some()
+        })
+    {
+        // Busy or haunted everywhere: a throwaway worktree is safe.
+        return throwaway(repo, &common_dir);
     }
     let (name, lock) = match held {
         Some(h) => h,
