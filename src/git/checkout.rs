@@ -1,8 +1,11 @@
 //! Bringing single working-tree paths from one image to another. Files are
 //! written to a temp file in the same directory and renamed into place, so
-//! a reader (or a crash) never sees a torn file; the temp name is fixed so
-//! recovery can find and remove one a killed process left. Every path is
-//! checked by `confine` before anything is written.
+//! a reader (or a crash) never sees a torn file. The temp name carries this
+//! repository's random tag (`<git-dir>/evolv/temp-tag`), so no file of
+//! anyone else has it and recovery can still find one a killed process
+//! left; it is created with `O_EXCL`, and a file git-evolv did not create
+//! is never deleted (#16 item 19). Every path is checked by `confine`
+//! before anything is written.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -39,7 +42,7 @@ pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
 /// Whether the working tree holds exactly `image` at `path` (`None`: no
 /// file there; an empty directory counts as none).
 pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result<bool> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let full = workdir.join(path);
     let meta = match fs::symlink_metadata(&full) {
         Ok(m) => m,
@@ -81,7 +84,9 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
 /// Whether no file or symlink is at `path` (nothing, or a directory: the
 /// file a landing removes may since have become one).
 pub fn has_no_file(repo: &Repository, path: &str) -> bool {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let Ok(workdir) = crate::git::workdir(repo) else {
+        return true;
+    };
     fs::symlink_metadata(workdir.join(path)).map_or(true, |m| m.is_dir())
 }
 
@@ -92,7 +97,7 @@ fn is_empty_dir(dir: &Path) -> bool {
 /// Writes blob `id` with `mode` at `path`: temp file, then rename. An empty
 /// directory in the way is removed; anything else in the way is an error.
 pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     let full = workdir.join(path);
     if mode == MODE_GITLINK {
@@ -117,7 +122,7 @@ pub fn stage_blob(
     mode: u32,
     created: &mut Vec<PathBuf>,
 ) -> Result<bool> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     if mode == MODE_GITLINK || confine::blocked_prefix(workdir, path).is_some() {
         return Ok(false);
     }
@@ -147,7 +152,8 @@ fn write_temp(
     staged: bool,
 ) -> Result<()> {
     let blob = repo.find_blob(id)?;
-    let tmp = temp_sibling(full);
+    let tmp = temp_sibling(repo, full);
+    // Only ever our own leftover: the name carries the repository's tag.
     let _ = fs::remove_file(&tmp);
     if mode == MODE_SYMLINK {
         let target = std::ffi::OsStr::from_bytes(blob.content());
@@ -188,11 +194,11 @@ fn write_temp(
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
 pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     filters::attributes_changed(path);
     let full = workdir.join(path);
-    let tmp = temp_sibling(&full);
+    let tmp = temp_sibling(repo, &full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
         // Only an empty directory can be here: callers check first.
         fs::remove_dir(&full).map_err(|e| Error::io("remove directory", &full, e))?;
@@ -214,7 +220,7 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 /// Removes the file at `path` (an empty directory left by a gitlink too)
 /// and, like git, the directories that become empty.
 pub fn remove(repo: &Repository, path: &str) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     filters::attributes_changed(path);
     let full = workdir.join(path);
@@ -238,22 +244,60 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
 
 /// Removes the temp file a killed write may have left next to `path`.
 pub fn remove_temp(repo: &Repository, path: &str) {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let Ok(workdir) = crate::git::workdir(repo) else {
+        return;
+    };
     if check_path(workdir, path).is_ok() {
-        let _ = fs::remove_file(temp_sibling(&workdir.join(path)));
+        let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path)));
     }
 }
 
-fn temp_sibling(full: &Path) -> PathBuf {
+fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
+    let tag = temp_tag(repo);
     let name = full
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if name.len() > 200 {
+    if name.len() > 180 {
         // Keep within NAME_MAX (255): a long name gets a short, fixed alias.
         let id = Oid::hash_object(ObjectType::Blob, name.as_bytes())
             .map_or_else(|_| "long".to_string(), |o| o.to_string());
-        return full.with_file_name(format!(".evolv-{id}.tmp"));
+        return full.with_file_name(format!(".evolv-{id}.{tag}.tmp"));
     }
-    full.with_file_name(format!(".{name}.evolv-tmp"))
+    full.with_file_name(format!(".{name}.evolv-{tag}.tmp"))
+}
+
+/// This repository's temp-file tag: 16 hex digits made once, kept in
+/// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
+fn temp_tag(repo: &Repository) -> String {
+    let dir = repo.path().join("evolv");
+    let path = dir.join("temp-tag");
+    let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Ok(tag) = fs::read_to_string(&path)
+        && valid(tag.trim())
+    {
+        return tag.trim().to_string();
+    }
+    let seed = format!(
+        "{:?} {} {:?}",
+        std::time::SystemTime::now(),
+        std::process::id(),
+        repo.path()
+    );
+    let fresh = Oid::hash_object(ObjectType::Blob, seed.as_bytes()).map_or_else(
+        |_| "0123456789abcdef".to_string(),
+        |o| o.to_string()[..16].to_string(),
+    );
+    let _ = fs::create_dir_all(&dir);
+    // O_EXCL: of two racing first landings, one tag wins and both use it.
+    if let Ok(mut file) = OpenOptions::new().write(true).create_new(true).open(&path) {
+        let _ = file
+            .write_all(fresh.as_bytes())
+            .and_then(|()| file.sync_all());
+        return fresh;
+    }
+    match fs::read_to_string(&path) {
+        Ok(tag) if valid(tag.trim()) => tag.trim().to_string(),
+        _ => fresh,
+    }
 }

@@ -51,6 +51,16 @@ impl Session {
         })
     }
 
+    /// Opens a repository that may be bare, without recovery: for the
+    /// read-only views (`list`, `show`, `log`) of a server's repository.
+    pub fn open_read_only(dir: &Path) -> Result<Session> {
+        Ok(Session {
+            repo: crate::git::open_any(dir)?,
+            dir: dir.to_path_buf(),
+            recovered: None,
+        })
+    }
+
     /// What the automatic recovery did when the session opened; `None`
     /// when there was nothing to recover. Front ends tell the user.
     pub fn recovered(&self) -> Option<&RecoverOutcome> {
@@ -117,7 +127,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        super::land::release_index(&self.repo);
+        crate::landing::land::release_index(&self.repo);
     }
 }
 
@@ -174,6 +184,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         git2::Repository::init_bare(dir.path()).unwrap();
         let err = Session::open(dir.path()).err().expect("bare is refused");
+        assert_eq!(err.code(), "bare_repository");
+        // A library user handing in a bare repository of their own.
+        let bare = git2::Repository::open_bare(dir.path()).unwrap();
+        let err = crate::git::workdir(&bare).unwrap_err();
         assert_eq!(err.code(), "bare_repository");
     }
 }

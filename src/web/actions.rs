@@ -109,6 +109,8 @@ pub async fn rollback(
         s.rollback(&RollbackRequest {
             patch_id: id,
             strategy: None,
+            // A file_backup over later commits is refused (#16 item 14).
+            force: false,
         })
     })
     .await
