@@ -8,8 +8,11 @@
 #   scripts/bench_edits.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked -q
-EVOLV=$PWD/target/release/git-evolv
+# EVOLV=path/to/git-evolv measures that binary instead of a fresh release build.
+if [ -z "${EVOLV:-}" ]; then
+  cargo build --release --locked -q
+  EVOLV=$PWD/target/release/git-evolv
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/evolv-edits.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
