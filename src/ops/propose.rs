@@ -36,6 +36,7 @@ pub struct ProposeRequest {
     pub message: Option<String>,
     /// Edit files git does not treat as plain text too (a filter driver
     /// such as LFS, `binary`, `-text`); off by default (#16 item 3).
+    #[serde(default)]
     pub include_filtered: bool,
 }
 

@@ -27,6 +27,7 @@ pub struct RollbackRequest {
     #[serde(default)]
     pub strategy: Option<RollbackStrategy>,
     /// `file_backup`: restore even when later commits changed those files.
+    #[serde(default)]
     pub force: bool,
 }
 
