@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod ops;
 pub mod plan;
 pub mod policy;
+pub mod progress;
 pub mod prompt;
 pub mod signals;
 pub mod store;

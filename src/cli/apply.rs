@@ -69,7 +69,7 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         }
         return Ok(0);
     }
-    let report = session.apply(&req)?;
+    let report = out.with_progress(|| session.apply(&req))?;
     Ok(render_report(&report, args.patch_ids.len() == 1, out))
 }
 

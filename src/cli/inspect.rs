@@ -85,9 +85,11 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
         return;
     }
     let p = &outcome.proposal;
+    let first = format!("patch {} ({})", p.patch_id, p.status);
+    let first = out.paint_commit(&first);
     out.line(&format!(
-        "patch {} ({})\nproposal commit {}, base {}\n\n    {}\n",
-        p.patch_id, p.status, p.commit, p.base, p.summary
+        "{first}\nproposal commit {}, base {}\n\n    {}\n",
+        p.commit, p.base, p.summary
     ));
     if outcome.stack.len() > 1 {
         out.line(&format!(

@@ -6,6 +6,8 @@ mod apply;
 mod ask;
 mod cat;
 mod check;
+mod color;
+mod completions;
 mod demo;
 mod drop;
 mod glob;
@@ -13,9 +15,12 @@ mod hook;
 mod hooks;
 mod inspect;
 mod lint;
+mod man;
 mod mcp;
 mod output;
+mod pager;
 mod plan;
+mod progress;
 mod propose;
 mod recover;
 mod rollback;
@@ -35,7 +40,14 @@ use crate::ops::Session;
 /// git-evolv: propose an edit as a commit, validate it in an isolated
 /// worktree, land it by fast-forward, undo it by revert.
 #[derive(Debug, Parser)]
-#[command(name = "git-evolv", bin_name = "git evolv", version, about, long_about = None)]
+#[command(
+    name = "git-evolv",
+    bin_name = "git evolv",
+    version,
+    about,
+    long_about = None,
+    disable_help_subcommand = true
+)]
 pub struct Cli {
     /// Run as if git-evolv was started in PATH.
     #[arg(short = 'C', global = true, value_name = "PATH")]
@@ -43,9 +55,17 @@ pub struct Cli {
     /// Print machine-readable JSON on stdout.
     #[arg(long, global = true)]
     pub json: bool,
-    /// When to colour output: auto (a terminal and no NO_COLOR), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    /// When to colour output: auto (a terminal and no NO_COLOR), always,
+    /// never (default: git config color.evolv, color.diff, color.ui).
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+    /// Never page the output (default: page long output on a terminal as
+    /// git does: GIT_PAGER, pager.evolv, core.pager, PAGER, less).
+    #[arg(long, global = true)]
+    pub no_pager: bool,
+    /// No progress and no status messages on stderr (errors still show).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -88,6 +108,12 @@ pub enum Command {
     Glob(glob::GlobArgs),
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
     Ask(ask::AskArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Install the manual pages under PREFIX/share/man (default: next to this binary).
+    InstallMan(man::InstallManArgs),
+    /// Show the manual of git-evolv or of a subcommand.
+    Help(man::HelpArgs),
     /// Serve this repository to AI assistants: an MCP server over stdio.
     Mcp(mcp::McpArgs),
     /// Background tasks (`apply --background`): show, wait for, list, cancel.
@@ -96,30 +122,100 @@ pub enum Command {
     Serve(serve::ServeArgs),
 }
 
+impl Command {
+    /// The subcommand's name, as in `pager.evolv.<name>`.
+    fn name(&self) -> String {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let id = match self {
+            Command::Propose(_) => "propose",
+            Command::List => "list",
+            Command::Show(_) => "show",
+            Command::Drop(_) => "drop",
+            Command::Apply(_) => "apply",
+            Command::Rollback(_) => "rollback",
+            Command::Recover => "recover",
+            Command::Log(_) => "log",
+            Command::Cat(_) => "cat",
+            Command::Glob(_) => "glob",
+            Command::Gc(_) => "gc",
+            Command::Plan(_) => "plan",
+            Command::Demo => "demo",
+            Command::Lint(_) => "lint",
+            Command::Hooks(_) => "hooks",
+            Command::Hook(_) => "hook",
+            Command::Check => "check",
+            Command::Ask(_) => "ask",
+            Command::Completions(_) => "completions",
+            Command::InstallMan(_) => "install-man",
+            Command::Help(_) => "help",
+            Command::Mcp(_) => "mcp",
+            Command::Task(_) => "task",
+            Command::Serve(_) => "serve",
+        };
+        debug_assert!(cli.find_subcommand(id).is_some(), "{id}");
+        id.to_string()
+    }
+
+    /// Long output, paged on a terminal by default (as `git log`, `git show`).
+    fn pages_by_default(&self) -> bool {
+        match self {
+            Command::Propose(_) | Command::List | Command::Show(_) | Command::Log(_) => true,
+            Command::Lint(a) => a.range.is_some(),
+            _ => false,
+        }
+    }
+}
+
 /// Parses the arguments, runs the command and returns the exit code
 /// (0 success, 1 the answer is no, 2 bad input or error).
 pub fn run() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if man::long_help_from_args(&args) {
+        return ExitCode::SUCCESS;
+    }
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
     let json = cli.json
         || matches!(&cli.command, Command::Lint(a) if a.format == Some(lint::LintFormat::Json));
-    let out = Output::new(json, cli.color);
+    let name = cli.command.name();
+    let flags = output::Flags {
+        json,
+        color: cli.color,
+        quiet: cli.quiet,
+        no_pager: cli.no_pager,
+        subcommand: &name,
+        pages_by_default: cli.command.pages_by_default(),
+    };
+    let out = match output::config_lookup(cli.directory.as_deref(), &flags)
+        .and_then(|config| Output::configure(&flags, &config))
+    {
+        Ok(out) => out,
+        Err(e) => {
+            // A bad colour or pager setting: said plainly, as git does.
+            Output::new(json, ColorChoice::Never).error(&e);
+            return ExitCode::from(e.exit_code());
+        }
+    };
     let result = dispatch(&cli, &out).map_err(with_flag_hint);
     // Output that never reached stdout (a full disk) is an error, whatever
-    // the command said; a closed pipe (`| head`) is not.
+    // the command said; a closed pipe (`| head`, a pager quit early) is not.
     let result = match out.take_write_error() {
         Some(e) => Err(e),
         None => result,
     };
-    match result {
+    let code = match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             out.error(&e);
             ExitCode::from(e.exit_code())
         }
-    }
+    };
+    // Errors above went into the pager too; wait for it as git does.
+    pager::finish();
+    code
 }
 
 /// A command line clap refused: `--help` and `--version` print as clap
@@ -194,6 +290,9 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
     }
     match &cli.command {
         Command::Demo => return demo::run(out).map(|()| 0),
+        Command::Completions(args) => return completions::run(args, out).map(|()| 0),
+        Command::InstallMan(args) => return man::install(args, out).map(|()| 0),
+        Command::Help(args) => return man::help(args, out).map(|()| 0),
         Command::Plan(args) => return plan::run(args, out).map(|()| 0),
         Command::Ask(args) => return ask::run(args, out),
         Command::Propose(args) if propose::wants_schema(args) => {
@@ -260,6 +359,9 @@ fn run_command(cli: &Cli, session: &Session, out: &Output) -> Result<u8> {
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
+        | Command::Completions(_)
+        | Command::InstallMan(_)
+        | Command::Help(_)
         | Command::Mcp(_)
         | Command::Check
         | Command::Glob(_)

@@ -248,11 +248,13 @@ pub fn run(repo: &Repository, args: &ProposeArgs, out: &Output) -> Result<u8> {
                 "propose a regex over a scope, or an edit list, not both",
             ));
         }
-        let outcome = edit_op::edit(repo, &args.edits.list(args.message.clone())?)?;
+        let list = args.edits.list(args.message.clone())?;
+        let outcome = out.with_progress(|| edit_op::edit(repo, &list))?;
         render_edit(&outcome, out);
         return Ok(if outcome.success { 0 } else { 1 });
     }
-    let outcome = propose::propose(repo, &args.request()?)?;
+    let req = args.request()?;
+    let outcome = out.with_progress(|| propose::propose(repo, &req))?;
     render(&outcome, out);
     Ok(0)
 }

@@ -33,14 +33,12 @@ pub fn run(repo: &Repository, args: &RollbackArgs, out: &Output) -> Result<()> {
             )
         })?),
     };
-    let outcome = rollback::rollback(
-        repo,
-        &RollbackRequest {
-            patch_id: args.patch_id.clone(),
-            strategy,
-            force: args.force,
-        },
-    )?;
+    let req = RollbackRequest {
+        patch_id: args.patch_id.clone(),
+        strategy,
+        force: args.force,
+    };
+    let outcome = out.with_progress(|| rollback::rollback(repo, &req))?;
     render(&outcome, out);
     Ok(())
 }

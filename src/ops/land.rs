@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::git::checkout;
 use crate::git::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head};
+use crate::progress::{self, Task};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::pending::{self, Deferred, Pending, PendingRef};
 
@@ -594,7 +595,11 @@ pub(crate) fn roll_forward(
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
     let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
+    progress::start(Task::Land, "files", Some(total as u64));
     for (k, &i) in order.iter().enumerate() {
+        if k % 64 == 0 {
+            progress::update(Task::Land, k as u64, Some(total as u64), None);
+        }
         let change = &journal.changes[i];
         let path = change.path.as_str();
         let before = change.before.map(|im| (im.id, im.mode));
@@ -650,6 +655,7 @@ pub(crate) fn roll_forward(
             crashpoint!("after-last-file");
         }
     }
+    progress::finish(Task::Land);
     let new_index = index_write::build(repo, &entries)?;
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
     journal.write_unflushed(repo)?;

@@ -9,6 +9,7 @@ use crate::diff;
 use crate::edit::{FileEdit, Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry};
+use crate::progress::{self, Task};
 use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
@@ -368,8 +369,14 @@ fn scope_label(scope: &[String]) -> String {
 /// `git grep` runs its matchers beside the thread that reads the objects.
 fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Result<Scan> {
     let odb = repo.odb()?;
-    std::thread::scope(|s| {
+    // Progress is reported from this (the calling) thread: the sink is
+    // thread-local; the editor counts matches into `matched`.
+    let matched = std::sync::atomic::AtomicUsize::new(0);
+    let total = files.len() as u64;
+    progress::start(Task::Scan, "files", Some(total));
+    let result = std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(256);
+        let matched = &matched;
         let editor = s.spawn(move || {
             let mut scan = Scan {
                 changed: Vec::new(),
@@ -388,6 +395,7 @@ fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Re
                         scan.replacements += replacements;
                         scan.counts.push(replacements);
                         scan.changed.push((files[i].clone(), content));
+                        matched.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                 }
             }
@@ -395,6 +403,16 @@ fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Re
         });
         let mut read = Ok(());
         for (i, file) in files.iter().enumerate() {
+            // Every 256 files: cheap next to reading them, often enough to see.
+            if i % 256 == 0 {
+                let n = matched.load(std::sync::atomic::Ordering::Relaxed);
+                progress::update(
+                    Task::Scan,
+                    i as u64,
+                    Some(total),
+                    Some(format!("{n} matched")),
+                );
+            }
             match odb.read(file.oid) {
                 Ok(object) => {
                     if tx.send((i, object.data().to_vec())).is_err() {
@@ -410,5 +428,7 @@ fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Re
         drop(tx);
         let scan = editor.join().expect("the editing thread panicked");
         read.map(|()| scan)
-    })
+    });
+    progress::finish(Task::Scan);
+    result
 }

@@ -56,9 +56,77 @@ impl ValidationWorktree {
     /// drops untracked files and keeps ignored build outputs.
     pub fn checkout(&self, commit: Oid) -> Result<()> {
         let oid = commit.to_string();
-        crate::git::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
+        if crate::progress::active() {
+            checkout_reporting(&self.path, &oid)?;
+        } else {
+            crate::git::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
+        }
         crate::git::cli::run(&self.path, &["clean", "-q", "-f", "-d"])
     }
+}
+
+/// `git checkout -f --detach` with git's own progress (`--progress`),
+/// each `Updating files: n% (a/b)` line reported as the worktree's
+/// progress; the other lines make the error message if it fails.
+fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+
+    use crate::progress::{self, Task};
+    let mut cmd = Command::new("git");
+    cmd.args(["-c", "core.hooksPath=/dev/null", "checkout", "--progress"])
+        .args(["-f", "--detach", oid])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for var in crate::git::cli::REPO_VARS {
+        cmd.env_remove(var);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::io("run `git` (is it on PATH?) in", dir, e))?;
+    progress::start(Task::Worktree, dir.display().to_string(), None);
+    let mut messages = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let mut pending = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = err.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            pending.extend_from_slice(&buf[..n]);
+            // git ends progress updates with \r and messages with \n.
+            while let Some(at) = pending.iter().position(|b| *b == b'\r' || *b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=at).collect();
+                let line = String::from_utf8_lossy(&line);
+                match progress::parse_git_progress(&line) {
+                    Some((done, total)) => {
+                        progress::update(Task::Worktree, done, Some(total), None)
+                    }
+                    None if !line.trim().is_empty() => {
+                        messages.push_str(line.trim_end());
+                        messages.push('\n');
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    progress::finish(Task::Worktree);
+    let status = child
+        .wait()
+        .map_err(|e| Error::io("wait for `git checkout` in", dir, e))?;
+    if status.success() {
+        return Ok(());
+    }
+    Err(Error::Git {
+        message: format!(
+            "`git checkout -f --detach {oid}` in {} failed: {}",
+            dir.display(),
+            messages.trim()
+        ),
+    })
 }
 
 impl Drop for ValidationWorktree {

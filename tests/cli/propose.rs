@@ -152,8 +152,10 @@ fn colour_follows_the_flag_and_no_color() {
     let on_tty = |no_color: bool| {
         let mut cmd = sealed("script", repo.home());
         let line = format!("{} propose -p getUserData -r c", crate::common::BIN);
+        // GIT_PAGER=cat: on a terminal propose pages, as git would (issue 15).
         cmd.args(["-qec", &line, "/dev/null"])
-            .current_dir(repo.path());
+            .current_dir(repo.path())
+            .env("GIT_PAGER", "cat");
         if no_color {
             cmd.env("NO_COLOR", "1");
         }
