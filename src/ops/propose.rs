@@ -109,7 +109,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
     let base = repo.find_commit(head.commit)?;
     let base_tree = base.tree()?;
 
-    let files: Vec<BlobEntry> = git::list_blobs(repo, &base_tree)?
+    let files: Vec<BlobEntry> = blobs_in_scope(repo, &base_tree, &req.scope)?
         .into_iter()
         .filter(|f| scope.matches(&f.path))
         .collect();
@@ -359,6 +359,53 @@ fn scope_label(scope: &[String]) -> String {
     } else {
         format!("'{}'", scope.join("', '"))
     }
+}
+
+/// The files of `tree` that the scope globs could match: when every glob
+/// starts with a literal directory (`src/d000/**`), only those subtrees
+/// are walked, as `git grep` prunes its walk by pathspec; the globs
+/// themselves still decide (the caller filters).
+fn blobs_in_scope(
+    repo: &Repository,
+    tree: &git2::Tree<'_>,
+    globs: &[String],
+) -> Result<Vec<BlobEntry>> {
+    let mut prefixes: Vec<String> = Vec::new();
+    for glob in globs {
+        let g = glob.trim().trim_start_matches("./").trim_start_matches('/');
+        let literal = &g[..g.find(['*', '?', '[', '{', '\\']).unwrap_or(g.len())];
+        match literal.rfind('/') {
+            Some(end) if end > 0 => prefixes.push(literal[..end].to_string()),
+            _ => return git::list_blobs(repo, tree),
+        }
+    }
+    if prefixes.is_empty() {
+        return git::list_blobs(repo, tree);
+    }
+    prefixes.sort();
+    prefixes.dedup();
+    // A prefix inside another is walked with it.
+    let mut outer: Vec<String> = Vec::new();
+    for p in prefixes {
+        if !outer.iter().any(|o| p.starts_with(&format!("{o}/"))) {
+            outer.push(p);
+        }
+    }
+    let mut files = Vec::new();
+    for prefix in outer {
+        let Ok(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
+            continue;
+        };
+        if entry.kind() != Some(git2::ObjectType::Tree) {
+            continue;
+        }
+        let sub = repo.find_tree(entry.id())?;
+        files.extend(git::list_blobs(repo, &sub)?.into_iter().map(|mut f| {
+            f.path = format!("{prefix}/{}", f.path);
+            f
+        }));
+    }
+    Ok(files)
 }
 
 /// Reads the files on this thread and edits them on another, so the scan
