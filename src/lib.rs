@@ -12,6 +12,7 @@ pub mod edit;
 pub mod error;
 pub mod git;
 pub mod hooks;
+pub mod landing;
 pub mod lint;
 pub mod live_output;
 pub mod mcp;

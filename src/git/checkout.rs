@@ -42,7 +42,7 @@ pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
 /// Whether the working tree holds exactly `image` at `path` (`None`: no
 /// file there; an empty directory counts as none).
 pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result<bool> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let full = workdir.join(path);
     let meta = match fs::symlink_metadata(&full) {
         Ok(m) => m,
@@ -84,7 +84,9 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
 /// Whether no file or symlink is at `path` (nothing, or a directory: the
 /// file a landing removes may since have become one).
 pub fn has_no_file(repo: &Repository, path: &str) -> bool {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let Ok(workdir) = crate::git::workdir(repo) else {
+        return true;
+    };
     fs::symlink_metadata(workdir.join(path)).map_or(true, |m| m.is_dir())
 }
 
@@ -95,7 +97,7 @@ fn is_empty_dir(dir: &Path) -> bool {
 /// Writes blob `id` with `mode` at `path`: temp file, then rename. An empty
 /// directory in the way is removed; anything else in the way is an error.
 pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     let full = workdir.join(path);
     if mode == MODE_GITLINK {
@@ -120,7 +122,7 @@ pub fn stage_blob(
     mode: u32,
     created: &mut Vec<PathBuf>,
 ) -> Result<bool> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     if mode == MODE_GITLINK || confine::blocked_prefix(workdir, path).is_some() {
         return Ok(false);
     }
@@ -192,7 +194,7 @@ fn write_temp(
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
 pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     filters::attributes_changed(path);
     let full = workdir.join(path);
@@ -218,7 +220,7 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 /// Removes the file at `path` (an empty directory left by a gitlink too)
 /// and, like git, the directories that become empty.
 pub fn remove(repo: &Repository, path: &str) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     filters::attributes_changed(path);
     let full = workdir.join(path);
@@ -242,7 +244,9 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
 
 /// Removes the temp file a killed write may have left next to `path`.
 pub fn remove_temp(repo: &Repository, path: &str) {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let Ok(workdir) = crate::git::workdir(repo) else {
+        return;
+    };
     if check_path(workdir, path).is_ok() {
         let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path)));
     }

@@ -242,7 +242,7 @@ pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>
     if !converts(repo, path)? {
         return Ok(None);
     }
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         .arg("cat-file")
         .arg("--filters")
@@ -274,7 +274,7 @@ pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>
 /// clean filters and attributes applied as they are now): the file holds a
 /// blob, for git, exactly when this is its id.
 pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         .args(["hash-object", "--"])
         .arg(path)
@@ -298,7 +298,7 @@ pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
 /// git's clean filters (`git diff`), for paths `converts` says git
 /// transforms: libgit2 would compare a smudged file with the raw blob.
 pub fn worktree_matches_index(repo: &Repository, path: &str) -> Result<bool> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         // Read-only: a landing may hold index.lock while it asks.
         .args(["--no-optional-locks", "diff", "--quiet", "--"])

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// Has git rewrite a split index as a plain one. Needs `index.lock` free:
 /// git takes it for the rewrite.
 pub fn unsplit(repo: &Repository) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let lock = repo.path().join("index.lock");
     if lock.exists() {
         return Err(Error::IndexLocked { path: lock });
@@ -23,9 +23,8 @@ pub fn unsplit(repo: &Repository) -> Result<()> {
 
 /// The refusal of a sparse index.
 pub fn sparse_refusal(repo: &Repository) -> Error {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
     Error::UnsupportedRepository {
-        path: workdir.to_path_buf(),
+        path: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         what: "has a sparse index (index.sparse)",
         hint: "keep the sparse checkout but store a full index with `git sparse-checkout reapply --no-sparse-index`, then run git-evolv again",
     }

@@ -38,7 +38,7 @@ pub fn sparse_paths<'a>(
     repo: &Repository,
     paths: impl Iterator<Item = &'a str>,
 ) -> Result<std::collections::HashSet<String>> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     index_cache::with_index(repo, |index| {
         paths
             .filter(|p| {
@@ -219,7 +219,7 @@ pub fn load(repo: &Repository) -> Result<()> {
 /// it to a file under `<git-dir>/evolv/` and returns its path (a landing
 /// flushes it with everything else before its journal goes).
 pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let (mut index, read_mtime) = index_cache::take(repo)?;
     let mut changes = Vec::with_capacity(entries.len());
     for (p, entry) in entries {

@@ -44,6 +44,15 @@ pub fn open_any(dir: &Path) -> Result<Repository> {
     Ok(repo)
 }
 
+/// The working tree of `repo`. `open` refuses bare repositories once; a
+/// library user who hands in a bare `Repository` of their own gets this
+/// error instead of a panic.
+pub fn workdir(repo: &Repository) -> Result<&Path> {
+    repo.workdir().ok_or_else(|| Error::BareRepository {
+        path: repo.path().to_path_buf(),
+    })
+}
+
 /// The config reader's own error for the repository at `dir`, if it has one.
 fn config_error(dir: &Path) -> Option<Error> {
     let git_dir = crate::git::config::discover_git_dir(dir)?;

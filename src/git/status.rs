@@ -41,7 +41,7 @@ fn dirty_in(
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<Vec<String>> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let index_mtime = fs::metadata(repo.path().join("index"))
         .ok()
         .map(|m| m.mtime());

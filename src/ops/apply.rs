@@ -6,11 +6,11 @@
 use git2::{Commit, MergeOptions, Oid, Repository, Tree};
 use serde::Serialize;
 
-use super::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use super::plan::{self, PlanSource};
 use crate::error::{Error, Result};
 use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
+use crate::landing::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;

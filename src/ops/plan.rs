@@ -81,7 +81,7 @@ pub fn resolve(
     let Some(configured) = config.plan_path() else {
         return Ok(None);
     };
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let path = if configured.is_absolute() {
         configured
     } else {

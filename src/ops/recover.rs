@@ -18,13 +18,13 @@ use std::fs;
 use git2::{Oid, Repository};
 use serde::Serialize;
 
-use super::journal::{Journal, Kind};
-use super::land::{
-    finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
-};
 use crate::error::{Error, Result};
 use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};
+use crate::landing::journal::{Journal, Kind};
+use crate::landing::land::{
+    finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
+};
 use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
 use crate::store::pending::{self, Deferred};
@@ -268,7 +268,7 @@ fn restore_index(repo: &Repository, journal: &mut Journal) -> Result<()> {
 /// Returns those paths (none after a kill).
 fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<String>> {
     let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
-    let mut order: Vec<&super::journal::Change> = journal
+    let mut order: Vec<&crate::landing::journal::Change> = journal
         .changes
         .iter()
         .filter(|c| !sparse.contains(&c.path))

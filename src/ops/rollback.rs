@@ -8,9 +8,9 @@ use std::path::Path;
 use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
-use super::land;
 use crate::error::{Error, Result};
 use crate::git;
+use crate::landing::land;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;

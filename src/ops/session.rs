@@ -127,7 +127,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        super::land::release_index(&self.repo);
+        crate::landing::land::release_index(&self.repo);
     }
 }
 
@@ -184,6 +184,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         git2::Repository::init_bare(dir.path()).unwrap();
         let err = Session::open(dir.path()).err().expect("bare is refused");
+        assert_eq!(err.code(), "bare_repository");
+        // A library user handing in a bare repository of their own.
+        let bare = git2::Repository::open_bare(dir.path()).unwrap();
+        let err = crate::git::workdir(&bare).unwrap_err();
         assert_eq!(err.code(), "bare_repository");
     }
 }

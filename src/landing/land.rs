@@ -415,7 +415,7 @@ pub(crate) fn stale_entries(
 /// Every changed path must be one git-evolv may write, and no leading
 /// component of one N writes may be a symlink or file the landing keeps.
 fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     for change in changed {
         if let Some(reason) = git::confine::refusal(&change.path) {
             return Err(Error::UnsafePath {
@@ -580,7 +580,7 @@ pub(crate) fn roll_forward(
     let no_staged = HashSet::new();
     let staged = fresh.unwrap_or(&no_staged);
     let fresh = fresh.is_some();
-    let workdir = repo.workdir().expect("open() refuses bare repositories");
+    let workdir = crate::git::workdir(repo)?;
     let mut done = Done::default();
     // Removals first (so a file can replace a directory and back), then
     // N's `.gitattributes` files (git converts every other file under N's

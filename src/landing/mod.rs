@@ -1,0 +1,11 @@
+//! The crash-safe landing, apart from the use cases that call it: the
+//! protocol (locks, compare-and-swap of the branch, the working-tree and
+//! index update, roll forward and back, the retry policy) in `land`, the
+//! journal that lets the next command finish or undo a killed landing in
+//! `journal`, and the staging of a landing's files in `stage`. `ops`
+//! (apply, rollback, recover) calls it; it knows nothing of requests or
+//! front ends. See RELIABILITY.md for the guarantees.
+
+pub mod journal;
+pub mod land;
+pub mod stage;
