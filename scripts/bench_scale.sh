@@ -30,7 +30,7 @@ git -C "$REPO" checkout -q -f main && git -C "$REPO" gc -q
 echo "generated repository: $(git -C "$REPO" ls-files | wc -l) files, getUserData in every one" >&2
 echo "### Generated repository, 30,000 files"
 python3 scripts/bench_scale.py "$EVOLV" "$REPO" getUserData fetchUserData \
-  '1=src/d000/e0/f000000.go' '30=src/d000/e0/f0000[0-2]?.go' '300=src/d000/e[0-2]/**' \
+  '1=src/d000/e00/f000000.go' '30=src/d000/e00/f0000[0-2]?.go' '300=src/d000/e0[0-2]/**' \
   '3000=src/d00[0-2]/**' '30000=src/**'
 
 if [ "${BENCH_REAL:-1}" != 0 ]; then

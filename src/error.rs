@@ -58,10 +58,15 @@ pub enum Error {
     #[error("no git identity configured: {detail}")]
     MissingIdentity { detail: String },
 
-    #[error("patch '{patch_id}' conflicts with the current HEAD in: {}", paths.join(", "))]
+    #[error("{} of patch '{patch_id}' conflicts with {against} in: {}", if *operation == "rollback" { "the rollback" } else { "the replay" }, paths.join(", "))]
     Conflict {
         patch_id: String,
         paths: Vec<String>,
+        /// What it conflicts with: "the current HEAD", or the patch before
+        /// it in a batch.
+        against: String,
+        /// `apply` or `rollback`: the hint differs.
+        operation: &'static str,
     },
 
     #[error("uncommitted changes in file(s) the patch changes: {}", paths.join(", "))]
@@ -96,6 +101,8 @@ pub enum Error {
         command: String,
         seconds: u64,
         reports: Vec<CommandReport>,
+        /// What set the limit, so the hint names the right knob.
+        limit_source: crate::validate::TimeoutSource,
     },
 
     #[error("patch '{patch_id}' is already applied as commit {commit}")]
@@ -106,7 +113,9 @@ pub enum Error {
     )]
     NothingToApply { patch_id: String },
 
-    #[error("patch '{patch_id}' has not been applied, so there is nothing to roll back")]
+    #[error(
+        "patch '{patch_id}' is not applied on the current branch (no landing of it is reachable from HEAD), so there is nothing to roll back"
+    )]
     NotApplied { patch_id: String },
 
     #[error("{what} moved from {expected} while git-evolv was working; nothing was changed")]
@@ -165,6 +174,28 @@ pub enum Error {
 
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
+
+    #[error(
+        "HEAD moved from {expected} to {actual} while git-evolv was working; nothing was changed"
+    )]
+    BranchSwitched { expected: String, actual: String },
+
+    #[error("{message}")]
+    OperationInProgress { message: String, hint: String },
+
+    #[error("later commits changed files that the file_backup rollback of '{patch_id}' would restore: {}", commits.join("; "))]
+    LaterChanges {
+        patch_id: String,
+        commits: Vec<String>,
+    },
+
+    #[error("commit.gpgSign is set, and git could not sign the commit: {detail}")]
+    SigningFailed { detail: String },
+
+    #[error(
+        "interrupted by {name} while a validation command ran; its process group was killed and nothing was landed"
+    )]
+    Signalled { signal: i32, name: &'static str },
 
     /// One or more edits of an edit list failed (#13); nothing was stored.
     #[error("{}", edits_message(failures))]
@@ -232,6 +263,11 @@ impl Error {
             Error::RefLocked { .. } => "ref_locked",
             Error::Interrupted { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
+            Error::SigningFailed { .. } => "signing_failed",
+            Error::BranchSwitched { .. } => "branch_switched",
+            Error::LaterChanges { .. } => "later_changes",
+            Error::OperationInProgress { .. } => "operation_in_progress",
+            Error::Signalled { .. } => "interrupted",
             Error::Cancelled { .. } => "cancelled",
             Error::ConfirmationRequired { .. } => "confirmation_required",
             Error::EditsFailed { failures } => match failures.as_slice() {
@@ -264,11 +300,14 @@ impl Error {
             Error::MissingIdentity { .. } => {
                 "set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com`".into()
             }
+            Error::Conflict { operation: "rollback", .. } => {
+                "nothing was touched; undo it by hand with `git revert <commit>` and resolve the conflicts, or roll back with --strategy file_backup".into()
+            }
             Error::Conflict { .. } => {
-                "drop the proposal and propose the edit again against the current HEAD".into()
+                "nothing was touched; drop the proposal and propose the edit again against the current HEAD".into()
             }
             Error::DirtyWorktree { .. } => {
-                "commit or stash the changes to those files (`git stash push -- <file>`), then apply again".into()
+                "nothing was touched; commit or stash the changes to those files (`git stash push -- <file>`), then run the command again".into()
             }
             Error::InvalidPlan { .. } => {
                 "see `git evolv plan schema` for the format; check a plan with `git evolv plan check FILE`".into()
@@ -282,9 +321,7 @@ impl Error {
             Error::ValidationFailed { .. } => {
                 "nothing was landed; fix the patch or the code and apply again".into()
             }
-            Error::Timeout { .. } => {
-                "nothing was landed; raise --timeout (or git config evolv.timeout) or speed up the command".into()
-            }
+            Error::Timeout { limit_source, .. } => limit_source.hint().into(),
             Error::AlreadyApplied { .. } => {
                 "roll it back first with `git evolv rollback <id>` if you want to apply it again".into()
             }
@@ -329,6 +366,18 @@ may have crashed in this repository earlier: remove the file manually to continu
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
+            Error::SigningFailed { .. } => {
+                "nothing was changed; fix the signing setup (`gpg.format`, `user.signingKey`; try `git commit --allow-empty -S -m test`), or land unsigned with `git -c commit.gpgSign=false evolv …`".into()
+            }
+            Error::Signalled { .. } => "run the command again when you want it to land".into(),
+            Error::BranchSwitched { expected, .. } => format!(
+                "nothing landed on either branch; switch back with `git switch {}` and run the command again, or run it on the branch you are on now",
+                expected.trim_start_matches("refs/heads/")
+            ),
+            Error::OperationInProgress { hint, .. } => hint.clone(),
+            Error::LaterChanges { patch_id, .. } => format!(
+                "nothing was changed; roll back with `git evolv rollback {patch_id} --strategy git_revert` to keep the later changes, or pass --force to restore the files and undo those commits' changes to them"
+            ),
             Error::EditsFailed { failures } => match failures.as_slice() {
                 [one] => one.hint.clone(),
                 _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
@@ -352,6 +401,8 @@ may have crashed in this repository earlier: remove the file manually to continu
     pub fn exit_code(&self) -> u8 {
         // Exhaustive on purpose: a new variant must choose its exit code.
         match self {
+            // As a shell reports a process ended by a signal: 130, 143, 129.
+            Error::Signalled { signal, .. } => u8::try_from(128 + signal).unwrap_or(2),
             Error::NoMatch { .. }
             | Error::Conflict { .. }
             | Error::DirtyWorktree { .. }
@@ -362,6 +413,9 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::NotApplied { .. }
             | Error::NothingToApply { .. }
             | Error::ConcurrentUpdate { .. }
+            | Error::BranchSwitched { .. }
+            | Error::LaterChanges { .. }
+            | Error::OperationInProgress { .. }
             | Error::Cancelled { .. }
             | Error::ConfirmationRequired { .. }
             | Error::IndexLocked { .. } => 1,
@@ -390,6 +444,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::RefLocked { .. }
             | Error::Interrupted { .. }
             | Error::UnsafePath { .. }
+            | Error::SigningFailed { .. }
             | Error::Git { .. }
             | Error::GitLibrary { .. }
             | Error::Io { .. } => 2,

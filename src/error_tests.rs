@@ -42,13 +42,18 @@ fn index(e: &Error) -> usize {
         Error::Io { .. } => 29,
         Error::RefLocked { .. } => 30,
         Error::EditsFailed { .. } => 31,
-        Error::Cancelled { .. } => 32,
-        Error::ConfirmationRequired { .. } => 33,
-        Error::HooksFolderTracked { .. } => 34,
-        Error::InvalidRequest { .. } => 35,
+        Error::BranchSwitched { .. } => 32,
+        Error::OperationInProgress { .. } => 33,
+        Error::LaterChanges { .. } => 34,
+        Error::SigningFailed { .. } => 35,
+        Error::Signalled { .. } => 36,
+        Error::Cancelled { .. } => 37,
+        Error::ConfirmationRequired { .. } => 38,
+        Error::HooksFolderTracked { .. } => 39,
+        Error::InvalidRequest { .. } => 40,
     }
 }
-const VARIANTS: usize = 36;
+const VARIANTS: usize = 41;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -76,6 +81,8 @@ fn samples() -> Vec<Error> {
         Error::Conflict {
             patch_id: s("p"),
             paths: vec![s("a")],
+            against: s("the current HEAD"),
+            operation: "apply",
         },
         Error::DirtyWorktree {
             paths: vec![s("a")],
@@ -103,6 +110,7 @@ fn samples() -> Vec<Error> {
             command: s("sleep 9"),
             seconds: 1,
             reports: Vec::new(),
+            limit_source: crate::validate::TimeoutSource::Plan,
         },
         Error::AlreadyApplied {
             patch_id: s("p"),
@@ -174,6 +182,25 @@ fn samples() -> Vec<Error> {
                 "check the text",
             )],
         },
+        Error::BranchSwitched {
+            expected: s("main"),
+            actual: s("other"),
+        },
+        Error::OperationInProgress {
+            message: s("a rebase is in progress"),
+            hint: s("git rebase --abort"),
+        },
+        Error::LaterChanges {
+            patch_id: s("p"),
+            commits: vec![s("abc x (f)")],
+        },
+        Error::SigningFailed {
+            detail: s("gpg failed"),
+        },
+        Error::Signalled {
+            signal: libc::SIGTERM,
+            name: "SIGTERM",
+        },
         Error::Cancelled {
             what: s("the apply was cancelled by the client during `make test`"),
         },
@@ -197,7 +224,8 @@ fn every_variant_has_a_code_an_exit_code_and_a_hint() {
                 .all(|c| c.is_ascii_lowercase() || c == '_'),
             "{e:?}"
         );
-        assert!(matches!(e.exit_code(), 1 | 2), "{e:?}");
+        // 128 + the signal for an interrupted apply, as a shell reports it.
+        assert!(matches!(e.exit_code(), 1 | 2 | 129..=143), "{e:?}");
         assert!(!body.hint.trim().is_empty(), "{e:?}");
         assert!(!body.message.trim().is_empty(), "{e:?}");
     }

@@ -20,6 +20,7 @@ pub mod plan;
 pub mod policy;
 pub mod progress;
 pub mod prompt;
+pub mod signals;
 pub mod store;
 pub mod validate;
 pub mod validation_report;

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::progress::{self, Task};
+use crate::signals;
+use crate::worktree::GroupRecord;
 
 /// How much of a command's output is kept for the report.
 const TAIL_BYTES: u64 = 4096;
@@ -20,6 +22,34 @@ const TAIL_BYTES: u64 = 4096;
 // The report types are plain data in their own module, so `error.rs` can
 // carry them without importing this runner (and through it `git::cli`).
 pub use crate::validation_report::{CommandReport, Stage};
+
+/// What set an apply's time budget; the timeout's hint names the knob
+/// that can raise it (`--timeout` cannot raise a plan's limit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeoutSource {
+    #[default]
+    Default,
+    Flag,
+    Config,
+    Plan,
+}
+
+impl TimeoutSource {
+    /// How to give the apply more time.
+    pub fn hint(self) -> &'static str {
+        match self {
+            TimeoutSource::Plan => {
+                "nothing was landed; the plan's limits.timeout_seconds stopped it (at most 300, and --timeout can only shorten it): raise it in the plan, or speed up the command"
+            }
+            TimeoutSource::Config => {
+                "nothing was landed; raise git config evolv.timeout (or pass a larger --timeout), or speed up the command"
+            }
+            TimeoutSource::Flag | TimeoutSource::Default => {
+                "nothing was landed; raise --timeout (or git config evolv.timeout) or speed up the command"
+            }
+        }
+    }
+}
 
 /// How often a running command's wait looks at the cancellation flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
@@ -61,15 +91,23 @@ fn cancelled_error(step: &str) -> Error {
 pub struct Budget {
     pub deadline: Instant,
     pub seconds: u64,
+    pub source: TimeoutSource,
 }
 
 impl Budget {
     /// `seconds` from now.
     pub fn starting_now(seconds: u64) -> Self {
         Budget {
-            deadline: Instant::now() + Duration::from_secs(seconds),
+            deadline: deadline_after(seconds),
             seconds,
+            source: TimeoutSource::Default,
         }
+    }
+
+    /// The same budget, set by `source`.
+    pub fn limited_by(mut self, source: TimeoutSource) -> Self {
+        self.source = source;
+        self
     }
 
     /// `Timeout` if the budget is spent, naming the step that was next.
@@ -82,24 +120,46 @@ impl Budget {
                 command: step.to_string(),
                 seconds: self.seconds,
                 reports: reports.to_vec(),
+                limit_source: self.source,
             });
         }
         Ok(())
     }
 }
 
+/// `seconds` from now, or as far ahead as the clock can count when that
+/// overflows (`--timeout 9223372036854775807` means "no limit", not a
+/// panic: #16 item 16).
+pub fn deadline_after(seconds: u64) -> Instant {
+    let now = Instant::now();
+    [seconds, u64::from(u32::MAX), 86_400 * 365]
+        .into_iter()
+        .find_map(|s| now.checked_add(Duration::from_secs(s)))
+        .unwrap_or(now)
+}
+
 /// Runs `commands` in order in `dir` within `budget`, appending to
 /// `reports`. Stops at the first failure: `ValidationFailed` or `Timeout`,
 /// carrying every report so far.
+///
+/// `record`, when given, holds the process group of the running command
+/// (the worktree's lock file), so a later apply does not reuse the
+/// worktree while a group left by a killed git-evolv still runs. SIGINT,
+/// SIGTERM and SIGHUP kill the group, wait for it, and end the run with
+/// `Signalled` (nothing lands).
 pub fn run_all(
     commands: &[String],
     stage: Stage,
     dir: &Path,
     budget: Budget,
     reports: &mut Vec<CommandReport>,
+    record: Option<&GroupRecord>,
 ) -> Result<()> {
+    let _deferred = signals::Deferred::begin();
     for command in commands {
-        let (report, was_cancelled) = run_one(command, stage, dir, budget.deadline)?;
+        interrupted()?;
+        let (report, was_cancelled) = run_one(command, stage, dir, budget.deadline, record)?;
+        interrupted()?;
         let (timed_out, code) = (report.timed_out, report.exit_code);
         reports.push(report);
         if was_cancelled {
@@ -110,6 +170,7 @@ pub fn run_all(
                 command: command.clone(),
                 seconds: budget.seconds,
                 reports: reports.clone(),
+                limit_source: budget.source,
             });
         }
         if code != 0 {
@@ -123,12 +184,27 @@ pub fn run_all(
     Ok(())
 }
 
+/// `Signalled` once SIGINT, SIGTERM or SIGHUP was received.
+pub fn interrupted() -> Result<()> {
+    match signals::received() {
+        Some(signal) => Err(Error::Signalled {
+            signal,
+            name: signals::name(signal),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// How often a waiting apply looks for a received signal.
+const SIGNAL_POLL: Duration = CANCEL_POLL;
+
 /// Runs one command; the flag says it was killed by a cancellation.
 fn run_one(
     command: &str,
     stage: Stage,
     dir: &Path,
     deadline: Instant,
+    record: Option<&GroupRecord>,
 ) -> Result<(CommandReport, bool)> {
     let started = Instant::now();
     let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
@@ -153,6 +229,9 @@ fn run_one(
         .spawn()
         .map_err(|e| Error::io("run `sh -c` for validation in", dir, e))?;
     let pgid = child.id();
+    if let Some(record) = record {
+        record.set(Some(pgid));
+    }
     let (tx, rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
@@ -169,10 +248,14 @@ fn run_one(
     let mut was_cancelled = false;
     let (status, timed_out) = loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(remaining.min(CANCEL_POLL)) {
+        match rx.recv_timeout(remaining.min(SIGNAL_POLL)) {
             Ok(status) => break (Some(status), false),
             Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
                 was_cancelled = true;
+                break (None, false);
+            }
+            // A signal: stop waiting; the group is killed below.
+            Err(mpsc::RecvTimeoutError::Timeout) if signals::received().is_some() => {
                 break (None, false);
             }
             Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => {
@@ -190,8 +273,9 @@ fn run_one(
         progress::finish(Task::Validate);
     }
     follower.finish();
-    // Kill the whole group either way: after a timeout to stop the command,
-    // after an exit to stop anything it left running in the worktree.
+    // Kill the whole group either way: after a timeout or a signal to stop
+    // the command, after an exit to stop anything it left running in the
+    // worktree. Then wait, so nothing of it outlives this apply.
     kill_group(pgid);
     let status = match status {
         Some(s) => s,
@@ -200,6 +284,11 @@ fn run_one(
             .unwrap_or_else(|_| Err(std::io::Error::other("waiter thread vanished"))),
     };
     let _ = waiter.join();
+    wait_group_gone(pgid);
+    if let Some(record) = record {
+        record.set(None);
+    }
+    interrupted()?;
     let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
     let exit_code = if timed_out || was_cancelled {
         -1
@@ -231,6 +320,10 @@ fn last_line(file: &File) -> Option<String> {
         .map(|l| l.trim_end().to_string())
 }
 
+/// The last `TAIL_BYTES` bytes of the output, whatever its line lengths
+/// (a 5 KiB last line used to leave nothing: #16 item 12). When earlier
+/// output was cut, the tail starts on a character boundary after a marker
+/// line saying how many bytes were left out.
 fn tail(file: &mut File) -> String {
     let len = file.seek(SeekFrom::End(0)).unwrap_or(0);
     let start = len.saturating_sub(TAIL_BYTES);
@@ -238,11 +331,34 @@ fn tail(file: &mut File) -> String {
     if file.seek(SeekFrom::Start(start)).is_ok() {
         let _ = file.read_to_end(&mut buf);
     }
-    let text = String::from_utf8_lossy(&buf);
-    // Start at a line boundary when the tail cut a line.
-    match (start > 0, text.find('\n')) {
-        (true, Some(i)) => text[i + 1..].to_string(),
-        _ => text.into_owned(),
+    if start == 0 {
+        return String::from_utf8_lossy(&buf).into_owned();
+    }
+    // Do not begin inside a UTF-8 character (at most 3 continuation bytes).
+    let skip = buf
+        .iter()
+        .take(3)
+        .take_while(|b| **b & 0xC0 == 0x80)
+        .count();
+    let cut = start + skip as u64;
+    format!(
+        "{}{}",
+        cut_marker(cut),
+        String::from_utf8_lossy(&buf[skip..])
+    )
+}
+
+/// The line that opens a tail whose first `cut` bytes were left out.
+pub fn cut_marker(cut: u64) -> String {
+    format!("[git-evolv: {cut} earlier byte(s) of output cut]\n")
+}
+
+/// Waits (up to 5 s) until no process of group `pgid` is left: SIGKILL is
+/// delivered asynchronously, and a member still exiting could write.
+fn wait_group_gone(pgid: u32) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while crate::worktree::group_is_alive(pgid) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -267,9 +383,10 @@ mod tests {
         let budget = Budget {
             deadline: Instant::now() + timeout,
             seconds: timeout.as_secs(),
+            source: TimeoutSource::Flag,
         };
         let mut reports = Vec::new();
-        super::run_all(commands, Stage::Validate, dir, budget, &mut reports).map(|()| reports)
+        super::run_all(commands, Stage::Validate, dir, budget, &mut reports, None).map(|()| reports)
     }
 
     #[test]
@@ -310,7 +427,29 @@ mod tests {
     fn the_tail_keeps_the_end_of_long_output() {
         let d = dir();
         let reports = run_all(&["seq 1 5000".into()], d.path(), Duration::from_secs(10)).unwrap();
-        assert!(reports[0].output_tail.ends_with("4999\n5000\n"));
-        assert!(reports[0].output_tail.len() <= TAIL_BYTES as usize);
+        let tail = &reports[0].output_tail;
+        assert!(tail.ends_with("4999\n5000\n"));
+        assert!(tail.starts_with("[git-evolv: "), "{tail:.80}");
+        let marker = tail.lines().next().unwrap().len() + 1;
+        assert_eq!(tail.len() - marker, TAIL_BYTES as usize);
+    }
+
+    // See: issue 16 item 12.
+    #[test]
+    fn a_last_line_longer_than_the_tail_is_kept_and_the_cut_marked() {
+        let d = dir();
+        let cmd = "printf 'first\\n'; head -c 6000 /dev/zero | tr '\\0' x".to_string();
+        let reports = run_all(&[cmd], d.path(), Duration::from_secs(10)).unwrap();
+        let tail = &reports[0].output_tail;
+        assert!(
+            tail.starts_with(&cut_marker(6006 - TAIL_BYTES)),
+            "{tail:.80}"
+        );
+        assert!(tail.ends_with(&"x".repeat(TAIL_BYTES as usize)));
+        let short = run_all(&["echo hi".into()], d.path(), Duration::from_secs(10)).unwrap();
+        assert_eq!(
+            short[0].output_tail, "hi\n",
+            "no marker when nothing was cut"
+        );
     }
 }

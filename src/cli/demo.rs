@@ -76,6 +76,7 @@ pub fn run(out: &Output) -> Result<()> {
         &rollback::RollbackRequest {
             patch_id: id.clone(),
             strategy: None,
+            force: false,
         },
     )?;
     if !out.json {

@@ -136,6 +136,10 @@ fn render_comments(comments: &[crate::store::comments::Comment]) -> String {
 }
 
 pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
+    if args.limit == Some(0) && !out.json {
+        // `git log -n 0` prints nothing: zero entries were asked for.
+        return Ok(());
+    }
     render_log(&inspect::log(repo, args.limit)?, out);
     Ok(())
 }
@@ -164,12 +168,23 @@ pub fn render_log(outcome: &LogOutcome, out: &Output) {
             .as_deref()
             .map(|c| format!(" -> {}", &c[..12.min(c.len())]))
             .unwrap_or_default();
+        // A dry run landed nothing; the log must not read like a landing.
+        let action = if r.dry_run {
+            format!("{} (dry run)", r.action)
+        } else {
+            r.action.to_string()
+        };
+        let commit = if r.dry_run && !commit.is_empty() {
+            format!(" (would land{})", commit.trim_start_matches(" ->"))
+        } else {
+            commit
+        };
         text.push_str(&format!(
             "{:<12}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
             // A journalled record has no audit id yet: `pending`.
             &e.id[..12.min(e.id.len())],
-            age(now - r.timestamp),
-            r.action,
+            age(now.saturating_sub(r.timestamp)),
+            action,
             r.patch_id
         ));
     }

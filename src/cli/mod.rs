@@ -174,7 +174,10 @@ pub fn run() -> ExitCode {
     if man::long_help_from_args(&args) {
         return ExitCode::SUCCESS;
     }
-    let cli = Cli::parse_from(args);
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let json = cli.json
         || matches!(&cli.command, Command::Lint(a) if a.format == Some(lint::LintFormat::Json));
     let name = cli.command.name();
@@ -215,9 +218,76 @@ pub fn run() -> ExitCode {
     code
 }
 
+/// A command line clap refused: `--help` and `--version` print as clap
+/// prints them; a real usage error is the JSON error object under `--json`
+/// (a script parses stdout either way), and a pattern or replacement that
+/// starts with `-` gets the `--pattern=…` tip (#16 item 20).
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = args.iter().take_while(|a| a.as_str() != "--");
+    let json = options
+        .clone()
+        .any(|a| a == "--json" || a == "--format=json");
+    let mut hint = "run `git evolv <command> --help` for the usage".to_string();
+    if let Some(tip) = dash_value_tip(&args) {
+        hint = tip;
+    }
+    let message = e.render().to_string();
+    let message = message
+        .trim_start_matches("error: ")
+        .split("\n\nFor more information")
+        .next()
+        .unwrap_or_default()
+        .trim_end()
+        .to_string();
+    let error = Error::invalid(message, hint);
+    Output::new(json, ColorChoice::Never).error(&error);
+    ExitCode::from(2)
+}
+
+/// `-p '--old-flag'`: clap reads the value as an option. The way out is
+/// the `=` form, which clap never splits.
+fn dash_value_tip(args: &[String]) -> Option<String> {
+    let names = [
+        ("-p", "--pattern"),
+        ("--pattern", "--pattern"),
+        ("-r", "--replacement"),
+        ("--replacement", "--replacement"),
+        ("-m", "--message"),
+        ("--message", "--message"),
+        ("-s", "--scope"),
+        ("--scope", "--scope"),
+    ];
+    args.windows(2).find_map(|pair| {
+        let (flag, long) = names.iter().find(|(short, _)| *short == pair[0])?;
+        let value = &pair[1];
+        (value.starts_with('-') && value.len() > 1).then(|| {
+            format!(
+                "a value that starts with '-' is read as an option after {flag}: write {long}='{value}'"
+            )
+        })
+    })
+}
+
 /// Runs the command; `Ok` carries the exit code of a command that rendered
 /// its own outcome (an apply that landed some proposals, then failed).
 fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
+    if let Some(dir) = &cli.directory {
+        // As `git -C DIR` does: change into DIR first, so every relative
+        // path argument (`--plan plan.json`, `lint --file msg`) is read
+        // from there, and a missing DIR is named (#16 items 13 and 20).
+        std::env::set_current_dir(dir).map_err(|e| Error::io("cannot change to", dir, e))?;
+    }
     match &cli.command {
         Command::Demo => return demo::run(out).map(|()| 0),
         Command::Completions(args) => return completions::run(args, out).map(|()| 0),
@@ -231,10 +301,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         }
         _ => {}
     }
-    let dir = match &cli.directory {
-        Some(d) => d.clone(),
-        None => std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?,
-    };
+    let dir = std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?;
     // These open the repository themselves: lint works outside one (a
     // message from an argument or stdin) and stays fast on the hook path;
     // hooks and check go through git itself (SHA-256 repositories, `git -c`).
@@ -246,6 +313,16 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
         Command::Serve(args) => return serve::run(&dir, args, out).map(|()| 0),
         _ => {}
+    }
+    if matches!(
+        cli.command,
+        Command::List | Command::Show(_) | Command::Log(_)
+    ) && crate::git::open_any(&dir)?.is_bare()
+    {
+        // Proposals pushed to a server can be listed there (#16 item 20);
+        // nothing lands in a bare repository, so nothing to recover.
+        let session = Session::open_read_only(&dir)?;
+        return run_command(cli, &session, out);
     }
     // Read-only and about the working tree as it is: no recovery first.
     if let Command::Glob(args) = &cli.command {

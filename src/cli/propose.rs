@@ -29,6 +29,10 @@ pub struct ProposeArgs {
     /// One-line summary for the proposal commit.
     #[arg(long, short = 'm')]
     pub message: Option<String>,
+    /// Also edit files git does not treat as text: those with a filter
+    /// driver (git-lfs pointers are rewritten as text!), `binary` or `-text`.
+    #[arg(long)]
+    pub include_filtered: bool,
     #[command(flatten)]
     pub edits: EditArgs,
 }
@@ -231,6 +235,7 @@ impl ProposeArgs {
             scope: self.scope.clone(),
             literal: self.literal,
             message: self.message.clone(),
+            include_filtered: self.include_filtered,
         })
     }
 }
@@ -333,6 +338,9 @@ pub fn render(o: &ProposeOutcome, out: &Output) {
     } else {
         String::new()
     };
+    for skipped in &o.skipped {
+        out.status(&format!("skipped {}: {}", skipped.path, skipped.reason));
+    }
     out.status(&format!(
         "Proposed {}: {} file(s), {} replacement(s), +{} -{} lines ({} file(s) scanned{binary}).\nApply it with `git evolv apply {}`, discard it with `git evolv drop {}`.",
         o.patch_id, s.files_matched, s.total_changes, s.lines_added, s.lines_removed, s.files_scanned, o.patch_id, o.patch_id

@@ -16,6 +16,11 @@ pub struct RollbackArgs {
     /// it was applied under, else git_revert).
     #[arg(long, value_name = "STRATEGY")]
     pub strategy: Option<String>,
+    /// With file_backup: restore the files even though later commits
+    /// changed them too (their changes to those files are undone; the
+    /// outcome lists them).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(repo: &Repository, args: &RollbackArgs, out: &Output) -> Result<()> {
@@ -31,6 +36,7 @@ pub fn run(repo: &Repository, args: &RollbackArgs, out: &Output) -> Result<()> {
     let req = RollbackRequest {
         patch_id: args.patch_id.clone(),
         strategy,
+        force: args.force,
     };
     let outcome = out.with_progress(|| rollback::rollback(repo, &req))?;
     render(&outcome, out);
@@ -42,6 +48,9 @@ pub fn render(o: &RollbackOutcome, out: &Output) {
     if out.json {
         out.success_json(o);
         return;
+    }
+    for undone in &o.undone_commits {
+        out.status(&format!("undone too (--force): {undone}"));
     }
     for d in &o.warnings {
         out.deferred(d);

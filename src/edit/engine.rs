@@ -560,30 +560,19 @@ fn regex_edit(
     let invalid =
         |e: crate::Error| EditFailure::invalid(Some(i), path, format!("edits[{i}].pattern: {e}"));
     let replacer = Replacer::new(pattern, replacement, false).map_err(invalid)?;
-    let out = if max_count == 0 {
-        match replacer.edit(content) {
-            FileEdit::Changed { content, .. } => Some(content),
-            FileEdit::Unchanged { matches } => {
-                return Err(unchanged(i, path, pattern, matches));
-            }
-            FileEdit::Binary => None,
-        }
+    // One engine for every regex edit, a limit included (#16 item 9: the
+    // anchors, empty matches and group checks are the engine's).
+    let limit = if max_count == 0 {
+        usize::MAX
     } else {
-        // The engine replaces every match; a limit needs the regex itself,
-        // built the same way (multi-line).
-        let re = regex::bytes::RegexBuilder::new(pattern)
-            .multi_line(true)
-            .size_limit(64 << 20)
-            .build()
-            .map_err(|e| EditFailure::invalid(Some(i), path, format!("edits[{i}].pattern: {e}")))?;
-        let matches = re.find_iter(content).take(max_count).count();
-        let out = re
-            .replacen(content, max_count, replacement.as_bytes())
-            .into_owned();
-        if out == content {
+        max_count
+    };
+    let out = match replacer.edit_at_most(content, limit) {
+        FileEdit::Changed { content, .. } => Some(content),
+        FileEdit::Unchanged { matches } => {
             return Err(unchanged(i, path, pattern, matches));
         }
-        Some(out)
+        FileEdit::Binary => None,
     };
     out.ok_or_else(|| {
         EditFailure::new(

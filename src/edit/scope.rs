@@ -13,8 +13,10 @@ pub struct Scope {
 
 impl Scope {
     /// Compiles the globs. `*` stays inside one path component and `**`
-    /// crosses them; a glob naming a directory (`src`, `src/`) covers
-    /// everything under it; a leading `./` or `/` is ignored.
+    /// crosses them; a glob that names a directory (a plain path such as
+    /// `src` or `src/api`, or any glob ending in `/`) covers everything
+    /// under it, as a git pathspec does; a leading `./` or `/` is ignored.
+    /// `*` and `*.txt` match at the top level only (#16 item 18).
     pub fn new(globs: &[String]) -> Result<Self> {
         if globs.is_empty() {
             return Ok(Scope { set: None });
@@ -29,7 +31,10 @@ impl Scope {
                     "pass a glob such as 'src/**' or '**/*.rs'",
                 ));
             }
-            let variants = [glob.clone(), format!("{}/**", glob.trim_end_matches("/**"))];
+            let mut variants = vec![glob.clone()];
+            if names_directory(raw, &glob) {
+                variants.push(format!("{}/**", glob.trim_end_matches("/**")));
+            }
             for variant in variants {
                 let compiled = GlobBuilder::new(&variant)
                     .literal_separator(true)
@@ -61,10 +66,22 @@ impl Scope {
     }
 }
 
+/// Whether a scope glob names a directory, so that everything under it is
+/// in scope: written with a trailing `/`, or a plain path with no glob
+/// metacharacter (`src`, `backend/api`). `*`, `*.txt` or `src/*.rs` name
+/// files and stay as written.
+fn names_directory(raw: &str, glob: &str) -> bool {
+    raw.trim().ends_with('/') || !glob.contains(['*', '?', '[', '{', '\\'])
+}
+
 fn normalise(glob: &str) -> String {
     let mut g = glob.trim();
     while let Some(rest) = g.strip_prefix("./") {
         g = rest;
+    }
+    // `.` (or `./`) is the top of the repository, as in a git pathspec.
+    if g == "." || g.is_empty() && glob.trim().starts_with("./") {
+        return "**".to_string();
     }
     g.trim_start_matches('/').trim_end_matches('/').to_string()
 }
@@ -98,6 +115,24 @@ mod tests {
         for g in ["backend", "backend/", "./backend"] {
             assert!(scope(&[g]).matches("backend/x/y.go"), "{g}");
         }
+        for g in [".", "./"] {
+            assert!(scope(&[g]).matches("any/where.rs"), "{g}");
+        }
+    }
+
+    // See: issue 16 item 18.
+    #[test]
+    fn star_globs_stay_at_the_top_level() {
+        let s = scope(&["*"]);
+        assert!(s.matches("README.md"));
+        assert!(!s.matches("src/lib.rs"));
+        let s = scope(&["*.txt"]);
+        assert!(s.matches("a.txt") && !s.matches("d/a.txt"));
+        let s = scope(&["src/*"]);
+        assert!(s.matches("src/a.rs") && !s.matches("src/x/a.rs"));
+        // A glob written with a trailing slash names directories.
+        assert!(scope(&["sr?/"]).matches("src/x/y.rs"));
+        assert!(scope(&["backend/api"]).matches("backend/api/v1/x.go"));
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Bringing single working-tree paths from one image to another. Files are
 //! written to a temp file in the same directory and renamed into place, so
-//! a reader (or a crash) never sees a torn file; the temp name is fixed so
-//! recovery can find and remove one a killed process left. Every path is
-//! checked by `confine` before anything is written.
+//! a reader (or a crash) never sees a torn file. The temp name carries this
+//! repository's random tag (`<git-dir>/evolv/temp-tag`), so no file of
+//! anyone else has it and recovery can still find one a killed process
+//! left; it is created with `O_EXCL`, and a file git-evolv did not create
+//! is never deleted (#16 item 19). Every path is checked by `confine`
+//! before anything is written.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -147,7 +150,8 @@ fn write_temp(
     staged: bool,
 ) -> Result<()> {
     let blob = repo.find_blob(id)?;
-    let tmp = temp_sibling(full);
+    let tmp = temp_sibling(repo, full);
+    // Only ever our own leftover: the name carries the repository's tag.
     let _ = fs::remove_file(&tmp);
     if mode == MODE_SYMLINK {
         let target = std::ffi::OsStr::from_bytes(blob.content());
@@ -192,7 +196,7 @@ pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
     check_path(workdir, path)?;
     filters::attributes_changed(path);
     let full = workdir.join(path);
-    let tmp = temp_sibling(&full);
+    let tmp = temp_sibling(repo, &full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
         // Only an empty directory can be here: callers check first.
         fs::remove_dir(&full).map_err(|e| Error::io("remove directory", &full, e))?;
@@ -240,20 +244,56 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
 pub fn remove_temp(repo: &Repository, path: &str) {
     let workdir = repo.workdir().expect("open() refuses bare repositories");
     if check_path(workdir, path).is_ok() {
-        let _ = fs::remove_file(temp_sibling(&workdir.join(path)));
+        let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path)));
     }
 }
 
-fn temp_sibling(full: &Path) -> PathBuf {
+fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
+    let tag = temp_tag(repo);
     let name = full
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if name.len() > 200 {
+    if name.len() > 180 {
         // Keep within NAME_MAX (255): a long name gets a short, fixed alias.
         let id = Oid::hash_object(ObjectType::Blob, name.as_bytes())
             .map_or_else(|_| "long".to_string(), |o| o.to_string());
-        return full.with_file_name(format!(".evolv-{id}.tmp"));
+        return full.with_file_name(format!(".evolv-{id}.{tag}.tmp"));
     }
-    full.with_file_name(format!(".{name}.evolv-tmp"))
+    full.with_file_name(format!(".{name}.evolv-{tag}.tmp"))
+}
+
+/// This repository's temp-file tag: 16 hex digits made once, kept in
+/// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
+fn temp_tag(repo: &Repository) -> String {
+    let dir = repo.path().join("evolv");
+    let path = dir.join("temp-tag");
+    let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Ok(tag) = fs::read_to_string(&path)
+        && valid(tag.trim())
+    {
+        return tag.trim().to_string();
+    }
+    let seed = format!(
+        "{:?} {} {:?}",
+        std::time::SystemTime::now(),
+        std::process::id(),
+        repo.path()
+    );
+    let fresh = Oid::hash_object(ObjectType::Blob, seed.as_bytes()).map_or_else(
+        |_| "0123456789abcdef".to_string(),
+        |o| o.to_string()[..16].to_string(),
+    );
+    let _ = fs::create_dir_all(&dir);
+    // O_EXCL: of two racing first landings, one tag wins and both use it.
+    if let Ok(mut file) = OpenOptions::new().write(true).create_new(true).open(&path) {
+        let _ = file
+            .write_all(fresh.as_bytes())
+            .and_then(|()| file.sync_all());
+        return fresh;
+    }
+    match fs::read_to_string(&path) {
+        Ok(tag) if valid(tag.trim()) => tag.trim().to_string(),
+        _ => fresh,
+    }
 }

@@ -1,6 +1,7 @@
 //! Which repository paths git-evolv may write in the working tree. A pure
 //! check of the path's spelling (no `..`, no absolute or drive paths, no
-//! `.git` under any alias, no empty components, NUL or backslashes) and an
+//! `.git` under any alias, no empty components or NUL; a backslash only
+//! where it separates directories, on Windows, as git decides) and an
 //! I/O check that no leading component is a symlink. Everything that writes
 //! the working tree asks here first; nothing here writes.
 
@@ -15,8 +16,11 @@ pub fn refusal(path: &str) -> Option<&'static str> {
     if path.contains('\0') {
         return Some("the path contains NUL");
     }
-    if path.contains('\\') {
-        return Some("the path contains a backslash");
+    // git's verify_path: on Linux and macOS `a\b` is one file name, which
+    // git checks out; only on Windows is `\` a directory separator (#16
+    // item 8). Either way `.git` behind a backslash is refused below.
+    if cfg!(windows) && path.contains('\\') {
+        return Some("the path contains a backslash, a directory separator on Windows");
     }
     if path.starts_with('/') {
         return Some("the path is absolute");
@@ -24,6 +28,9 @@ pub fn refusal(path: &str) -> Option<&'static str> {
     let bytes = path.as_bytes();
     if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
         return Some("the path starts with a drive letter");
+    }
+    if path.split(['/', '\\']).any(is_git_alias) {
+        return Some("the path names a .git directory");
     }
     for component in path.split('/') {
         match component {
@@ -86,6 +93,9 @@ mod tests {
             "x.git",
             "dir/..foo",
             "...",
+            // See: issue 16 item 8: one file name on Linux, as git sees it.
+            "a\\b",
+            "dir/win\\style.txt",
         ] {
             assert_eq!(refusal(ok), None, "{ok}");
         }
@@ -113,8 +123,7 @@ mod tests {
             ".git. .",
             "git~1/config",
             "GIT~1",
-            "a\\b",
-            "..\\x",
+            "a\\.git\\config",
             "a\0b",
             ".git::$INDEX_ALLOCATION/x",
         ] {

@@ -166,6 +166,76 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
     Ok(autocrlf || (eol_crlf && text.is_some()))
 }
 
+/// Why git does not treat each of `paths` as plain text, from their
+/// attributes as `git check-attr` reads them (one call for all; libgit2
+/// would have to load the index, which it cannot in a split or sparse
+/// index): a `filter` driver (git-lfs keeps a pointer in the blob),
+/// `binary`, or `-text`. Paths that are ordinary text are absent. Used by
+/// propose, which must not edit such a file as text (#16 item 3).
+pub fn not_text(
+    repo: &Repository,
+    paths: &[&str],
+) -> Result<std::collections::HashMap<String, String>> {
+    use std::io::Write;
+    let mut out = std::collections::HashMap::new();
+    if paths.is_empty() {
+        return Ok(out);
+    }
+    let dir = repo.workdir().unwrap_or_else(|| repo.path());
+    let mut child = Command::new("git")
+        .args(["check-attr", "-z", "--stdin", "filter", "binary", "text"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::io("run `git check-attr` (is git on PATH?) in", dir, e))?;
+    let mut input = Vec::new();
+    for path in paths {
+        input.extend_from_slice(path.as_bytes());
+        input.push(0);
+    }
+    let stdin = child.stdin.take();
+    // Written from a thread: git answers while it reads, and a large
+    // answer must not block against a large question.
+    let writer = std::thread::spawn(move || {
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(&input);
+        }
+    });
+    let result = child
+        .wait_with_output()
+        .map_err(|e| Error::io("wait for `git check-attr` in", dir, e))?;
+    let _ = writer.join();
+    if !result.status.success() {
+        return Err(Error::Git {
+            message: format!(
+                "`git check-attr` failed: {}",
+                String::from_utf8_lossy(&result.stderr).trim()
+            ),
+        });
+    }
+    let fields: Vec<&[u8]> = result.stdout.split(|b| *b == 0).collect();
+    for triple in fields.chunks_exact(3) {
+        let path = String::from_utf8_lossy(triple[0]).into_owned();
+        let value = String::from_utf8_lossy(triple[2]);
+        let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
+            ("filter", "unspecified" | "unset") => None,
+            ("filter", "set") => Some("its attributes give it a filter driver".to_string()),
+            ("filter", driver) => Some(format!(
+                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
+            )),
+            ("binary", "set") => Some("its attributes mark it `binary`".to_string()),
+            ("text", "unset") => Some("its attributes mark it `-text`".to_string()),
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            out.entry(path).or_insert(reason);
+        }
+    }
+    Ok(out)
+}
+
 /// What git's checkout would write at `path` for blob `id`, when git
 /// converts that path; `None` when the blob's own bytes are what it writes.
 pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {

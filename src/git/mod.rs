@@ -4,6 +4,7 @@
 
 pub mod checkout;
 pub mod cli;
+pub mod commit;
 pub mod config;
 pub mod confine;
 mod diff;
@@ -27,8 +28,8 @@ pub use diff::{ChangedPath, conflict_paths, line_stats, patch_text};
 pub use identity::{author, committer};
 pub use objects::write_blobs;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
-pub use repo::{Head, head, open};
-pub use status::dirty_paths;
+pub use repo::{Head, head, open, open_any};
+pub use status::{dirty_paths, ensure_no_operation_in_progress};
 pub use tree::{BlobEntry, file_mode, list_blobs};
 pub use tree_compare::changed_paths;
 

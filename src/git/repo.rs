@@ -9,6 +9,19 @@ use crate::error::{Context, Error, Result};
 /// Opens the repository containing `dir` (git's own discovery rules,
 /// `GIT_DIR` included) and refuses bare repositories.
 pub fn open(dir: &Path) -> Result<Repository> {
+    let repo = open_any(dir)?;
+    if repo.is_bare() || repo.workdir().is_none() {
+        return Err(Error::BareRepository {
+            path: repo.path().to_path_buf(),
+        });
+    }
+    Ok(repo)
+}
+
+/// Opens the repository containing `dir`, bare or not: for the read-only
+/// views (`list`, `show`, `log`), which work where proposals were pushed
+/// to a server (#16 item 20).
+pub fn open_any(dir: &Path) -> Result<Repository> {
     // Like git, trust the object store on read (`git fsck` is what verifies
     // hashes); libgit2 re-hashing every blob costs propose 15% on big trees.
     git2::opts::strict_hash_verification(false);
@@ -28,16 +41,6 @@ pub fn open(dir: &Path) -> Result<Repository> {
         }
         _ => unsupported(dir, &e).unwrap_or_else(|| Error::from(e)),
     })?;
-    if repo.is_bare() {
-        return Err(Error::BareRepository {
-            path: repo.path().to_path_buf(),
-        });
-    }
-    if repo.workdir().is_none() {
-        return Err(Error::BareRepository {
-            path: repo.path().to_path_buf(),
-        });
-    }
     Ok(repo)
 }
 

@@ -67,7 +67,12 @@ fn dirty_in(
         }
         let clean = match quick_verdict(repo, index, head_tree, path, file.as_ref(), index_mtime) {
             Some(verdict) => verdict,
-            None => confirmed_clean(repo, path)?,
+            None => match index.get(path.as_bytes(), 0).filter(|e| is_flagged(e)) {
+                Some(entry) if file.is_some() => flagged_file_is_clean(repo, path, entry)?,
+                // A flagged entry whose file is gone: a deletion git hides.
+                Some(_) => false,
+                None => confirmed_clean(repo, path)?,
+            },
         };
         if !clean {
             dirty.push(path.to_string());
@@ -101,9 +106,14 @@ fn quick_verdict(
     if staged {
         return Some(false);
     }
-    if file.is_none() && super::index_write::skips_worktree(entry) {
+    let skip_worktree = super::index_write::skips_worktree(entry);
+    if file.is_none() && skip_worktree {
         // Outside a sparse checkout: git keeps no file there, nothing to lose.
         return Some(true);
+    }
+    if skip_worktree || entry.flags & ASSUME_UNCHANGED != 0 {
+        // git's diff believes the flag; the file itself must be read.
+        return None;
     }
     let file = file?;
     if file_matches_entry(file, entry, index_mtime) {
@@ -118,6 +128,14 @@ fn quick_verdict(
         }
     }
     None
+}
+
+/// `CE_VALID`, set by `git update-index --assume-unchanged`.
+const ASSUME_UNCHANGED: u16 = 0x8000;
+
+/// An entry git's diff does not compare with its file.
+fn is_flagged(entry: &Entry) -> bool {
+    entry.flags & ASSUME_UNCHANGED != 0 || super::index_write::skips_worktree(entry)
 }
 
 /// git's stat check: same size, mtime, ctime, inode and mode, and not
@@ -176,4 +194,50 @@ fn only_removed_files_inside(dir: &Path, rel: &str, removed: &HashSet<&str>) -> 
         }
     }
     true
+}
+
+/// Refuses while a merge, rebase, cherry-pick, revert, bisect or `git am`
+/// is in progress: the branch and index belong to that operation, and a
+/// landing in the middle of it would be folded into (or lost by) its
+/// `--continue` / `--abort` (#16 item 6). Worded as git words it.
+pub fn ensure_no_operation_in_progress(repo: &Repository) -> Result<()> {
+    use git2::RepositoryState as S;
+    let (message, way_out) = match repo.state() {
+        S::Clean => return Ok(()),
+        S::Merge => (
+            "You have not concluded your merge (MERGE_HEAD exists).",
+            "conclude it with `git commit` or abort it with `git merge --abort`",
+        ),
+        S::Revert | S::RevertSequence => (
+            "a revert is in progress",
+            "finish it with `git revert --continue` or abort it with `git revert --abort`",
+        ),
+        S::CherryPick | S::CherryPickSequence => (
+            "a cherry-pick is in progress",
+            "finish it with `git cherry-pick --continue` or abort it with `git cherry-pick --abort`",
+        ),
+        S::Bisect => ("a bisect is in progress", "end it with `git bisect reset`"),
+        S::Rebase | S::RebaseInteractive | S::RebaseMerge => (
+            "a rebase is in progress",
+            "finish it with `git rebase --continue` or abort it with `git rebase --abort`",
+        ),
+        S::ApplyMailbox | S::ApplyMailboxOrRebase => (
+            "a `git am` session is in progress",
+            "finish it with `git am --continue` or abort it with `git am --abort`",
+        ),
+    };
+    Err(crate::error::Error::OperationInProgress {
+        message: format!("{message} git-evolv lands nothing until it is over"),
+        hint: format!("{way_out}, then run the command again; nothing was changed"),
+    })
+}
+
+/// Whether the working-tree file of a flagged index entry (assume-unchanged
+/// or skip-worktree, with a file on disk) still holds the entry's blob,
+/// read through git's clean filters (`git hash-object`). git's own diff
+/// trusts the flag and reports such a file clean whatever it holds, so the
+/// file itself is read, as `git merge --ff-only` and `git revert` do
+/// before they refuse to overwrite it (#16 item 1).
+fn flagged_file_is_clean(repo: &Repository, path: &str, entry: &Entry) -> Result<bool> {
+    Ok(super::filters::cleaned_id(repo, path)? == entry.oid())
 }

@@ -49,6 +49,8 @@ impl ProposeEditArgs {
             scope: self.scope.clone(),
             literal: self.literal,
             message: self.message.clone(),
+            // TODO(mcp): expose `include_filtered` (#16 item 3) as a tool argument.
+            include_filtered: false,
         }
     }
 }
@@ -150,6 +152,8 @@ impl RollbackArgs {
         RollbackRequest {
             patch_id: self.patch_id.clone(),
             strategy: self.strategy,
+            // TODO(mcp): expose `force` (file_backup over later commits, #16 item 14).
+            force: false,
         }
     }
 }

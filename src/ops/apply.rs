@@ -16,7 +16,7 @@ use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
 use crate::store::trailers;
-use crate::validate::{self, Budget, CommandReport, Stage};
+use crate::validate::{self, Budget, CommandReport, Stage, TimeoutSource};
 use crate::worktree;
 
 /// The time budget of an apply when neither a plan, `--timeout` nor
@@ -101,6 +101,8 @@ struct Settings {
     plan: Option<ExecutionPlan>,
     commands: Vec<String>,
     timeout_secs: u64,
+    /// What set `timeout_secs`, for the timeout's hint.
+    timeout_source: TimeoutSource,
     fresh: bool,
     dry_run: bool,
     batch: bool,
@@ -130,6 +132,11 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
     }
     let mut settings = settings(repo, req)?;
     settings.batch |= stacked;
+    git::ensure_no_operation_in_progress(repo)?;
+    // The branch this command applies to: a retry after a lost race, or
+    // the next proposal of several, never lands on a branch switched to
+    // meanwhile (#16 item 2).
+    let start = git::head(repo)?;
     let groups: Vec<&[Proposal]> = if settings.batch {
         vec![&proposals[..]]
     } else {
@@ -143,7 +150,9 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         error: None,
     };
     for group in groups {
-        match land::retrying(settings.dry_run, || apply_group(repo, group, &settings)) {
+        match land::retrying(settings.dry_run, || {
+            apply_group(repo, group, &settings, &start)
+        }) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
                 for p in group {
@@ -210,10 +219,10 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
         None => None,
     };
     // A plan can only tighten the bound, never loosen it.
-    let timeout_secs = match (&plan, requested) {
-        (Some(p), Some(s)) => s.min(p.limits.timeout_seconds as u64),
-        (Some(p), None) => p.limits.timeout_seconds as u64,
-        (None, Some(s)) => s,
+    let (timeout_secs, timeout_source) = match (&plan, requested) {
+        (Some(p), Some(s)) if s < p.limits.timeout_seconds as u64 => (s, TimeoutSource::Flag),
+        (Some(p), _) => (p.limits.timeout_seconds as u64, TimeoutSource::Plan),
+        (None, Some(s)) => (s, TimeoutSource::Flag),
         (None, None) => configured_timeout(&config)?,
     };
     let mut commands = validation_commands(&config, req);
@@ -225,6 +234,7 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
         plan,
         commands,
         timeout_secs,
+        timeout_source,
     })
 }
 
@@ -232,7 +242,11 @@ fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
 struct Step<'p> {
     proposal: &'p Proposal,
     commit: Oid,
+    /// The commit's parent: the head, or the step before it in a batch.
+    parent: Oid,
     changed: Vec<ChangedPath>,
+    /// This commit's own lines added and removed (#16 item 11).
+    lines: (usize, usize),
 }
 
 impl Step<'_> {
@@ -249,8 +263,6 @@ struct Built<'p, 'r> {
     new: Oid,
     new_tree: Tree<'r>,
     changed: Vec<ChangedPath>,
-    lines_added: usize,
-    lines_removed: usize,
 }
 
 /// Applies `proposals` as one unit: replayed in order onto the head,
@@ -268,10 +280,14 @@ fn apply_group(
     repo: &Repository,
     proposals: &[Proposal],
     s: &Settings,
+    start: &Head,
 ) -> Result<Vec<ApplyOutcome>> {
-    let budget = Budget::starting_now(s.timeout_secs);
+    let budget = Budget::starting_now(s.timeout_secs).limited_by(s.timeout_source);
+    land::ensure_on_branch(repo, start)?;
     for p in proposals {
-        if let Some(landed) = proposals::applied_commit(repo, &p.id) {
+        // Applied means still on the branch: a landing `git reset` took
+        // away can be applied again (#16 item 6).
+        if let Some(landed) = super::rollback::landed_commit(repo, &p.id) {
             return Err(Error::AlreadyApplied {
                 patch_id: p.id.to_string(),
                 commit: landed.to_string(),
@@ -318,6 +334,9 @@ fn apply_group(
         return conclude(repo, s, built, None, worktree_path, reports);
     }
     let turn = land::take_turn(repo)?;
+    // Switched to another branch while the validation ran: never replay
+    // onto that one (#16 item 2).
+    land::ensure_on_branch(repo, start)?;
     if git::head(repo)? == built.head {
         return conclude(repo, s, built, Some(turn), worktree_path, reports);
     }
@@ -369,32 +388,44 @@ fn build<'p, 'r>(
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
 
-    let mut steps = Vec::new();
+    let mut steps: Vec<Step<'_>> = Vec::new();
     let mut tip = head_commit.clone();
     crate::crashpoint!("before-objects");
     for p in proposals {
         let tip_tree = tip.tree()?;
-        let tree = replay(repo, p, &tip, &tip_tree)?;
+        let against = match steps.last() {
+            None => "the current HEAD".to_string(),
+            Some(prev) => format!(
+                "the current HEAD plus patch '{}' before it in the batch",
+                prev.proposal.id
+            ),
+        };
+        let tree = replay(repo, p, &tip, &tip_tree, against)?;
         if tree.id() == tip_tree.id() {
             return Err(Error::NothingToApply {
                 patch_id: p.id.to_string(),
             });
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
+        let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+        let lines = git::line_stats(repo, &tip_tree, &tree, &paths)?;
         let author = repo.find_commit(p.commit)?.author().to_owned();
-        let oid = repo.commit(
-            None,
+        let oid = git::commit::create(
+            repo,
             &author,
             committer,
             &message(p, s.plan.as_ref()),
             &tree,
             &[&tip],
         )?;
+        let parent = tip.id();
         tip = repo.find_commit(oid)?;
         steps.push(Step {
             proposal: p,
             commit: oid,
+            parent,
             changed,
+            lines,
         });
     }
     crate::crashpoint!("after-objects");
@@ -406,7 +437,10 @@ fn build<'p, 'r>(
         _ => git::changed_paths(repo, &head_tree, &new_tree)?,
     };
     let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
-    let (lines_added, lines_removed) = git::line_stats(repo, &head_tree, &new_tree, &paths)?;
+    let (lines_added, lines_removed) = match &steps[..] {
+        [only] => only.lines,
+        _ => git::line_stats(repo, &head_tree, &new_tree, &paths)?,
+    };
     if let Some(plan) = &s.plan {
         check_limits(plan, changed.len(), lines_added + lines_removed)?;
     }
@@ -417,8 +451,6 @@ fn build<'p, 'r>(
         new,
         new_tree,
         changed,
-        lines_added,
-        lines_removed,
     })
 }
 
@@ -437,14 +469,13 @@ fn conclude(
         steps,
         new,
         changed,
-        lines_added,
-        lines_removed,
         ..
     } = built;
     let outcome = |step: &Step<'_>, audit_id: String, warnings: Vec<Deferred>| ApplyOutcome {
         patch_id: step.proposal.id.to_string(),
         commit: step.commit.to_string(),
-        previous_head: head.commit.to_string(),
+        // Its real parent: in a batch, the commit of the patch before it.
+        previous_head: step.parent.to_string(),
         branch: head.display_name().to_string(),
         modified_files: step.paths(),
         worktree_path: worktree_path.clone(),
@@ -452,8 +483,8 @@ fn conclude(
         validation: reports.clone(),
         dry_run: s.dry_run,
         batch: s.batch,
-        lines_added,
-        lines_removed,
+        lines_added: step.lines.0,
+        lines_removed: step.lines.1,
         plan: s.plan.clone(),
         warnings,
     };
@@ -461,7 +492,7 @@ fn conclude(
         let mut r = AuditRecord::new(AuditAction::Apply, &step.proposal.id, true);
         r.branch = Some(head.ref_name().to_string());
         r.commit = Some(step.commit.to_string());
-        r.previous_head = Some(head.commit.to_string());
+        r.previous_head = Some(step.parent.to_string());
         r.files = step.paths();
         r.plan = s.plan.clone();
         r.dry_run = s.dry_run;
@@ -560,19 +591,34 @@ fn validate_in_worktree(
     }
     let mut reports = Vec::new();
     budget.check("the validation worktree", &reports)?;
+    // Signals wait for a step to end (a checkout git runs in the worktree
+    // must not outlive us either), then end the apply with nothing landed.
+    let _deferred = crate::signals::Deferred::begin();
     let wt = worktree::acquire(repo, s.fresh, budget)?;
+    validate::interrupted()?;
+    let record = wt.group_record();
     if !pre.is_empty() {
-        wt.checkout(head)?;
-        validate::run_all(pre, Stage::PreCondition, wt.path(), budget, &mut reports)?;
+        wt.checkout(head).map_err(signalled_or)?;
+        validate::interrupted()?;
+        validate::run_all(
+            pre,
+            Stage::PreCondition,
+            wt.path(),
+            budget,
+            &mut reports,
+            Some(&record),
+        )?;
     }
     budget.check("the checkout of the new commit", &reports)?;
-    wt.checkout(new)?;
+    wt.checkout(new).map_err(signalled_or)?;
+    validate::interrupted()?;
     validate::run_all(
         &s.commands,
         Stage::Validate,
         wt.path(),
         budget,
         &mut reports,
+        Some(&record),
     )?;
     validate::run_all(
         post,
@@ -580,8 +626,15 @@ fn validate_in_worktree(
         wt.path(),
         budget,
         &mut reports,
+        Some(&record),
     )?;
     Ok((Some(wt.path().display().to_string()), reports))
+}
+
+/// A git command killed by the user's Ctrl-C fails; what the user sees is
+/// the interruption, not git's error.
+fn signalled_or(e: Error) -> Error {
+    validate::interrupted().err().unwrap_or(e)
 }
 
 /// A step after the branch moved failed: undo by the plan's strategy.
@@ -619,7 +672,7 @@ fn undo_after_move(
         let new_commit = repo.find_commit(new)?;
         let msg = match strategy {
             RollbackStrategy::FileBackup => format!(
-                "Restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
+                "revert: restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
                 ids.join(", "),
                 head.commit
             ),
@@ -628,7 +681,7 @@ fn undo_after_move(
                 new_commit.summary().unwrap_or_default()
             ),
         };
-        let undo = repo.commit(None, &sig, &sig, &msg, &old_tree, &[&new_commit])?;
+        let undo = git::commit::create(repo, &sig, &sig, &msg, &old_tree, &[&new_commit])?;
         landing.retarget(repo, undo)?;
         Ok(format!(
             "the branch was moved on to {undo} ({}), which restores {}",
@@ -651,6 +704,7 @@ fn replay<'r>(
     proposal: &Proposal,
     tip: &Commit<'_>,
     tip_tree: &Tree<'_>,
+    against: String,
 ) -> Result<Tree<'r>> {
     let p = repo.find_commit(proposal.commit)?;
     if tip.id() == proposal.base {
@@ -664,6 +718,8 @@ fn replay<'r>(
         return Err(Error::Conflict {
             patch_id: proposal.id.to_string(),
             paths: git::conflict_paths(&index)?,
+            against,
+            operation: "apply",
         });
     }
     Ok(repo.find_tree(index.write_tree_to(repo)?)?)
@@ -676,8 +732,11 @@ fn validation_commands(config: &Config, req: &ApplyRequest) -> Vec<String> {
     }
 }
 
-fn configured_timeout(config: &Config) -> Result<u64> {
-    Ok(config.timeout_secs()?.unwrap_or(DEFAULT_TIMEOUT_SECS))
+fn configured_timeout(config: &Config) -> Result<(u64, TimeoutSource)> {
+    Ok(match config.timeout_secs()? {
+        Some(s) => (s, TimeoutSource::Config),
+        None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
+    })
 }
 
 fn fresh_worktree(config: &Config, req: &ApplyRequest) -> Result<bool> {

@@ -43,8 +43,9 @@ pub struct DropOutcome {
 }
 
 /// Removes the named proposals; all ids are checked before any is dropped.
-/// The `applied` marker of a landed proposal stays, so it can still be
-/// rolled back.
+/// A dropped proposal leaves nothing under `refs/evolv`: its `applied` and
+/// `backup` markers go too (#16 item 20); what it landed stays in history,
+/// where `git revert` can still undo it.
 pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
     drop_stacked(repo, ids, false)
 }
@@ -87,6 +88,8 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
     let ids = &super::stack::drop_set(repo, ids, all_above)?;
     let mut dropped = Vec::new();
     for id in ids {
+        git::delete_ref(repo, &proposals::applied_ref(id))?;
+        git::delete_ref(repo, &proposals::backup_ref(id))?;
         if git::delete_ref(repo, &proposals::proposal_ref(id))? {
             audit::log(repo, &AuditRecord::new(AuditAction::Drop, id, true))?;
             dropped.push(id.clone());
@@ -123,7 +126,11 @@ pub fn gc(repo: &Repository, req: &GcRequest) -> Result<GcOutcome> {
     }
     let mut dropped = Vec::new();
     if let Some(days) = older_than_days {
-        let cutoff = proposals::now_secs() - (days as i64) * 86_400;
+        // Saturating: `--older-than 99999999999999` means "none", not a panic.
+        let age = i64::try_from(days)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(86_400);
+        let cutoff = proposals::now_secs().saturating_sub(age);
         let old: Vec<String> = proposals::list(repo)?
             .into_iter()
             .filter(|p| p.meta.created_at < cutoff)

@@ -269,12 +269,14 @@ fn summary(req: &EditRequest, files: &[FileChange]) -> String {
                 ChangeKind::Rename => "rename",
             };
             match &one.from {
-                Some(from) => format!("evolv: {verb} {from} to {}", one.path),
-                None => format!("evolv: {verb} {}", one.path),
+                // Conventional Commit headers, as every commit git-evolv
+                // lands (#16 item 17).
+                Some(from) => format!("refactor: {verb} {from} to {}", one.path),
+                None => format!("refactor: {verb} {}", one.path),
             }
         }
         _ => format!(
-            "evolv: {} edit(s) in {} file(s)",
+            "refactor: {} edit(s) in {} file(s)",
             req.edits.len(),
             files.len()
         ),

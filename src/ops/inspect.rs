@@ -92,7 +92,7 @@ fn summarise(
     head: Option<git2::Oid>,
     now: i64,
 ) -> ProposalSummary {
-    let applied = proposals::applied_commit(repo, &p.id);
+    let applied = super::rollback::landed_commit(repo, &p.id);
     let status = if applied.is_some() {
         ProposalStatus::Applied
     } else if head == Some(p.base) {

@@ -149,6 +149,34 @@ fn ensure_clean(
     Err(Error::DirtyWorktree { paths: dirty })
 }
 
+/// Refuses, with nothing changed, when HEAD no longer names the branch the
+/// landing was built (and validated) for: the user switched branches
+/// meanwhile (`git switch` needs `index.lock`, which the landing holds from
+/// here on). Landing on the old branch would write its files into the
+/// other branch's checkout (#16 item 2).
+///
+/// A detached HEAD has no branch name to compare: it counts as switched
+/// when it now points at a commit that is not `head`'s commit or a
+/// descendant of it (a `git checkout <other>`, not another landing).
+pub fn ensure_on_branch(repo: &Repository, head: &Head) -> Result<()> {
+    let now = git::head(repo)?;
+    let moved_away = now.branch.is_none()
+        && head.branch.is_none()
+        && now.commit != head.commit
+        && !repo.graph_descendant_of(now.commit, head.commit)?;
+    if now.branch == head.branch && !moved_away {
+        return Ok(());
+    }
+    let describe = |h: &Head| match &h.branch {
+        Some(_) => h.display_name().to_string(),
+        None => format!("HEAD (detached at {})", &h.commit.to_string()[..12]),
+    };
+    Err(Error::BranchSwitched {
+        expected: describe(head),
+        actual: describe(&now),
+    })
+}
+
 /// An injected failure, for tests of what happens after the branch moved.
 pub fn failpoint(name: &str) -> Result<()> {
     if std::env::var("GIT_EVOLV_TEST_FAILPOINT").as_deref() == Ok(name) {
@@ -299,7 +327,8 @@ pub fn move_branch_in_turn(
     // Checked again under both locks, as git does: a validation may have
     // run for minutes, and now no `git add` can change the index under us.
     let mut staged = Staged::default();
-    let moved = index_write::load(repo)
+    let moved = ensure_on_branch(repo, head)
+        .and_then(|()| index_write::load(repo))
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
         .and_then(|()| staged.stage(repo, &journal))
         .and_then(|()| swap_branch(repo, &journal));

@@ -35,6 +35,10 @@ pub struct ProposeRequest {
     /// The proposal's one-line summary; default: a description of the edit.
     #[serde(default)]
     pub message: Option<String>,
+    /// Edit files git does not treat as plain text too (a filter driver
+    /// such as LFS, `binary`, `-text`); off by default (#16 item 3).
+    #[serde(default)]
+    pub include_filtered: bool,
 }
 
 /// Counts reported with every proposal.
@@ -48,6 +52,12 @@ pub struct Statistics {
     pub total_changes: usize,
     /// Binary files in scope that were skipped.
     pub binary_skipped: usize,
+    /// Files the pattern matched that were left alone because git does not
+    /// treat them as text: a `filter` driver (LFS), `binary` or `-text`.
+    pub filtered_skipped: usize,
+    /// Files the pattern matched whose path git-evolv cannot land here (a
+    /// name that is not UTF-8; a backslash on Windows).
+    pub path_skipped: usize,
     pub lines_added: usize,
     pub lines_removed: usize,
 }
@@ -61,6 +71,8 @@ pub struct ProposeOutcome {
     /// The diff as text (invalid UTF-8 replaced); `diff_bytes` is exact.
     pub unified_diff: String,
     pub statistics: Statistics,
+    /// Every matched file that was left out, and why.
+    pub skipped: Vec<SkippedFile>,
     /// The proposal commit P and its parent, the base B.
     pub commit: String,
     pub base: String,
@@ -72,9 +84,18 @@ pub struct ProposeOutcome {
     pub diff_bytes: Vec<u8>,
 }
 
+/// A file the pattern matched that the proposal leaves alone.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: String,
+}
+
 struct Scan {
     changed: Vec<(BlobEntry, Vec<u8>)>,
     replacements: usize,
+    /// Replacements per entry of `changed`.
+    counts: Vec<usize>,
     binary: usize,
 }
 
@@ -88,21 +109,30 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
     let base = repo.find_commit(head.commit)?;
     let base_tree = base.tree()?;
 
-    let files: Vec<BlobEntry> = git::list_blobs(&base_tree)?
+    let files: Vec<BlobEntry> = blobs_in_scope(repo, &base_tree, &req.scope)?
         .into_iter()
         .filter(|f| scope.matches(&f.path))
         .collect();
-    let scan = scan_files(repo, &files, &replacer)?;
+    let mut scan = scan_files(repo, &files, &replacer)?;
+    let skipped = skip_unlandable(repo, &mut scan, req.include_filtered)?;
+    let filtered_skipped = skipped.iter().filter(|s| s.0).count();
+    let skipped: Vec<SkippedFile> = skipped.into_iter().map(|s| s.1).collect();
     if scan.changed.is_empty() {
+        let mut detail = String::new();
+        if scan.binary > 0 {
+            detail.push_str(&format!(" ({} binary file(s) skipped)", scan.binary));
+        }
+        for s in &skipped {
+            detail.push_str(&format!(
+                "; {} matched but was skipped: {}",
+                s.path, s.reason
+            ));
+        }
         return Err(Error::NoMatch {
             pattern: req.pattern.clone(),
             scope: scope_label(&req.scope),
             files_scanned: files.len(),
-            detail: if scan.binary > 0 {
-                format!(" ({} binary file(s) skipped)", scan.binary)
-            } else {
-                String::new()
-            },
+            detail,
         });
     }
 
@@ -122,6 +152,8 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         files_matched: affected_files.len(),
         total_changes: scan.replacements,
         binary_skipped: scan.binary,
+        filtered_skipped,
+        path_skipped: skipped.len() - filtered_skipped,
         lines_added,
         lines_removed,
     };
@@ -131,7 +163,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         .as_deref()
         .map(|m| m.lines().next().unwrap_or_default().trim().to_string())
         .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| default_summary(req));
+        .unwrap_or_else(|| default_summary(repo, req));
     let meta = ProposalMeta {
         edit: EditMeta::Replace {
             pattern: req.pattern.clone(),
@@ -175,6 +207,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
         affected_files,
         unified_diff: String::from_utf8_lossy(&patch).into_owned(),
         statistics,
+        skipped,
         commit: commit.to_string(),
         base: head.commit.to_string(),
         warnings,
@@ -195,7 +228,8 @@ pub(crate) fn store_proposal(
 ) -> Result<(String, Oid)> {
     let nonce = nonce();
     let message = proposals::message(summary, meta, &nonce);
-    let commit = repo.commit(None, author, committer, &message, tree, &[base])?;
+    // Signed when commit.gpgSign asks, as git signs every commit it makes.
+    let commit = git::commit::create(repo, author, committer, &message, tree, &[base])?;
     for extra in (0..=32).step_by(4) {
         let id = proposals::make_id(meta.created_at, commit, extra);
         let reflog = format!("evolv: propose {id}");
@@ -215,7 +249,12 @@ fn nonce() -> String {
     crate::clock::unique()
 }
 
-fn default_summary(req: &ProposeRequest) -> String {
+/// The default summary, which the landed commit's message starts with: a
+/// Conventional Commit header (`refactor: replace 'a' with 'b' in src/**`)
+/// so git-evolv's own commits pass its own lint (#16 item 17). Git config
+/// `evolv.summaryTemplate` changes it: `{pattern}`, `{replacement}` and
+/// `{scope}` (` in a, b`, or nothing) are filled in.
+fn default_summary(repo: &Repository, req: &ProposeRequest) -> String {
     let short = |s: &str| {
         let s = s.replace('\n', "\\n");
         if s.chars().count() > 40 {
@@ -224,15 +263,94 @@ fn default_summary(req: &ProposeRequest) -> String {
             s
         }
     };
-    let mut summary = format!(
-        "evolv: replace '{}' with '{}'",
-        short(&req.pattern),
-        short(&req.replacement)
-    );
-    if !req.scope.is_empty() {
-        summary.push_str(&format!(" in {}", req.scope.join(", ")));
+    let template = repo
+        .config()
+        .and_then(|c| c.get_string("evolv.summaryTemplate"))
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_SUMMARY_TEMPLATE.to_string());
+    let scope = if req.scope.is_empty() {
+        String::new()
+    } else {
+        format!(" in {}", req.scope.join(", "))
+    };
+    let summary = template
+        .replace("{pattern}", &short(&req.pattern))
+        .replace("{replacement}", &short(&req.replacement))
+        .replace("{scope}", &scope);
+    let summary = summary.lines().next().unwrap_or_default().trim_end();
+    // commitlint's header-max-length is 100.
+    if summary.chars().count() > 100 {
+        format!("{}…", summary.chars().take(99).collect::<String>())
+    } else {
+        summary.to_string()
     }
-    summary
+}
+
+/// What `evolv.summaryTemplate` defaults to.
+pub const DEFAULT_SUMMARY_TEMPLATE: &str =
+    "refactor: replace '{pattern}' with '{replacement}'{scope}";
+
+/// Takes out of `scan` every changed file the landing cannot or must not
+/// write: a path `confine` refuses on this platform (a name that is not
+/// UTF-8 cannot be named exactly yet), and, unless `include_filtered`, a
+/// file whose attributes give it a filter driver (LFS pointers), `binary`
+/// or `-text`: git does not treat it as text, so neither does the edit.
+/// Returns them, `true` for the filtered ones.
+fn skip_unlandable(
+    repo: &Repository,
+    scan: &mut Scan,
+    include_filtered: bool,
+) -> Result<Vec<(bool, SkippedFile)>> {
+    let mut skipped = Vec::new();
+    let mut kept = Vec::with_capacity(scan.changed.len());
+    let not_text = if include_filtered {
+        Default::default()
+    } else {
+        let paths: Vec<&str> = scan
+            .changed
+            .iter()
+            .filter(|(e, _)| e.utf8)
+            .map(|(e, _)| e.path.as_str())
+            .collect();
+        git::filters::not_text(repo, &paths)?
+    };
+    let counts = std::mem::take(&mut scan.counts);
+    for ((entry, content), count) in std::mem::take(&mut scan.changed).into_iter().zip(counts) {
+        let reason = if !entry.utf8 {
+            Some((
+                false,
+                "its name is not valid UTF-8, which git-evolv cannot land yet".to_string(),
+            ))
+        } else if let Some(why) = crate::git::confine::refusal(&entry.path) {
+            Some((false, format!("{why}, so it cannot be written here")))
+        } else {
+            not_text.get(&entry.path).map(|why| {
+                (
+                    true,
+                    format!("{why}; pass --include-filtered to edit it anyway"),
+                )
+            })
+        };
+        match reason {
+            Some((filtered, reason)) => {
+                scan.replacements -= count;
+                skipped.push((
+                    filtered,
+                    SkippedFile {
+                        path: entry.path.clone(),
+                        reason,
+                    },
+                ));
+            }
+            None => {
+                scan.counts.push(count);
+                kept.push((entry, content));
+            }
+        }
+    }
+    scan.changed = kept;
+    Ok(skipped)
 }
 
 fn scope_label(scope: &[String]) -> String {
@@ -241,6 +359,53 @@ fn scope_label(scope: &[String]) -> String {
     } else {
         format!("'{}'", scope.join("', '"))
     }
+}
+
+/// The files of `tree` that the scope globs could match: when every glob
+/// starts with a literal directory (`src/d000/**`), only those subtrees
+/// are walked, as `git grep` prunes its walk by pathspec; the globs
+/// themselves still decide (the caller filters).
+fn blobs_in_scope(
+    repo: &Repository,
+    tree: &git2::Tree<'_>,
+    globs: &[String],
+) -> Result<Vec<BlobEntry>> {
+    let mut prefixes: Vec<String> = Vec::new();
+    for glob in globs {
+        let g = glob.trim().trim_start_matches("./").trim_start_matches('/');
+        let literal = &g[..g.find(['*', '?', '[', '{', '\\']).unwrap_or(g.len())];
+        match literal.rfind('/') {
+            Some(end) if end > 0 => prefixes.push(literal[..end].to_string()),
+            _ => return git::list_blobs(repo, tree),
+        }
+    }
+    if prefixes.is_empty() {
+        return git::list_blobs(repo, tree);
+    }
+    prefixes.sort();
+    prefixes.dedup();
+    // A prefix inside another is walked with it.
+    let mut outer: Vec<String> = Vec::new();
+    for p in prefixes {
+        if !outer.iter().any(|o| p.starts_with(&format!("{o}/"))) {
+            outer.push(p);
+        }
+    }
+    let mut files = Vec::new();
+    for prefix in outer {
+        let Ok(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
+            continue;
+        };
+        if entry.kind() != Some(git2::ObjectType::Tree) {
+            continue;
+        }
+        let sub = repo.find_tree(entry.id())?;
+        files.extend(git::list_blobs(repo, &sub)?.into_iter().map(|mut f| {
+            f.path = format!("{prefix}/{}", f.path);
+            f
+        }));
+    }
+    Ok(files)
 }
 
 /// Reads the files on this thread and edits them on another, so the scan
@@ -263,6 +428,7 @@ fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Re
             let mut scan = Scan {
                 changed: Vec::new(),
                 replacements: 0,
+                counts: Vec::new(),
                 binary: 0,
             };
             for (i, data) in rx {
@@ -274,6 +440,7 @@ fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Re
                         replacements,
                     } => {
                         scan.replacements += replacements;
+                        scan.counts.push(replacements);
                         scan.changed.push((files[i].clone(), content));
                         matched.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }

@@ -26,6 +26,9 @@ pub struct RollbackRequest {
     /// Overrides the strategy recorded at apply time (default `git_revert`).
     #[serde(default)]
     pub strategy: Option<RollbackStrategy>,
+    /// `file_backup`: restore even when later commits changed those files.
+    #[serde(default)]
+    pub force: bool,
 }
 
 /// What the rollback did.
@@ -47,6 +50,9 @@ pub struct RollbackOutcome {
     pub warnings: Vec<Deferred>,
     /// For `manual`: the plan's steps to run by hand.
     pub commands: Vec<String>,
+    /// `file_backup --force`: later commits whose changes to the restored
+    /// files were undone too (`<commit> <summary>`).
+    pub undone_commits: Vec<String>,
 }
 
 /// Undoes the landed commit of `req.patch_id`.
@@ -55,9 +61,12 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
     if !proposals::is_valid_id(patch_id) {
         return Err(Error::PatchNotFound(patch_id.to_string()));
     }
-    let Some(landed) = proposals::applied_commit(repo, patch_id) else {
+    git::ensure_no_operation_in_progress(repo)?;
+    let Some(landed) = landed_commit(repo, patch_id) else {
         return Err(
-            if git::ref_exists(repo, &proposals::proposal_ref(patch_id)) {
+            if git::ref_exists(repo, &proposals::proposal_ref(patch_id))
+                || proposals::applied_commit(repo, patch_id).is_some()
+            {
                 Error::NotApplied {
                     patch_id: patch_id.to_string(),
                 }
@@ -74,11 +83,22 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
     })
 }
 
+/// The commit proposal `id` landed, when it is still on the branch: its
+/// `refs/evolv/applied/<id>` marker names a commit reachable from HEAD.
+/// A landing that `git reset` (or a branch switch) took off the branch is
+/// not applied there, and list, apply and rollback all say so (#16 item 6).
+pub fn landed_commit(repo: &Repository, id: &str) -> Option<Oid> {
+    let landed = proposals::applied_commit(repo, id)?;
+    let head = git::head(repo).ok()?.commit;
+    let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
+    reachable.then_some(landed)
+}
+
 /// The plan recorded in a landed commit's message, if any.
 fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     let msg = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-    let json = trailers::find(&msg, trailers::PLAN)?;
-    serde_json::from_str(json).ok()
+    let json = trailers::find_folded(&msg, trailers::PLAN)?;
+    serde_json::from_str(&json).ok()
 }
 
 fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<RollbackOutcome> {
@@ -105,6 +125,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         audit_log_id: String::new(),
         warnings: Vec::new(),
         commands: Vec::new(),
+        undone_commits: Vec::new(),
     };
     if strategy == RollbackStrategy::Manual {
         outcome.commands = plan.map(|p| p.rollback.commands).unwrap_or_default();
@@ -119,6 +140,14 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     let head_tree = head_commit.tree()?;
     let (tree, message) = match strategy {
         RollbackStrategy::FileBackup => {
+            let later = later_changes(repo, &landed_commit, head.commit)?;
+            if !later.is_empty() && !req.force {
+                return Err(Error::LaterChanges {
+                    patch_id: patch_id.to_string(),
+                    commits: later,
+                });
+            }
+            outcome.undone_commits = later;
             restore_from_backup(repo, patch_id, &landed_commit, &head_tree)?
         }
         _ => revert(repo, patch_id, &landed_commit, &head_commit)?,
@@ -133,7 +162,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
-    let new = repo.commit(None, &author, &committer, &message, &tree, &[&head_commit])?;
+    let new = git::commit::create(repo, &author, &committer, &message, &tree, &[&head_commit])?;
     crate::crashpoint!("after-objects");
 
     outcome.modified_files = changed.iter().map(|c| c.path.clone()).collect();
@@ -151,6 +180,45 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     Ok(outcome)
 }
 
+/// The commits after `landed` up to `head` (first-parent and merged ones
+/// alike) that changed any file `landed` changed: a `file_backup` restore
+/// would silently undo their changes to those files (#16 item 14). Each as
+/// `<short id> <summary> (<paths>)`, oldest first.
+fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
+    let files: std::collections::HashSet<String> =
+        git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?
+            .into_iter()
+            .map(|c| c.path)
+            .collect();
+    let mut walk = repo.revwalk()?;
+    walk.push(head)?;
+    walk.hide(landed.id())?;
+    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::REVERSE)?;
+    let mut out = Vec::new();
+    for oid in walk {
+        let commit = repo.find_commit(oid?)?;
+        let tree = commit.tree()?;
+        let mut touched: Vec<String> = Vec::new();
+        for parent in commit.parents() {
+            for change in git::changed_paths(repo, &parent.tree()?, &tree)? {
+                if files.contains(&change.path) && !touched.contains(&change.path) {
+                    touched.push(change.path);
+                }
+            }
+        }
+        if !touched.is_empty() {
+            let id = commit.id().to_string();
+            out.push(format!(
+                "{} {} ({})",
+                &id[..12],
+                commit.summary().unwrap_or_default(),
+                touched.join(", ")
+            ));
+        }
+    }
+    Ok(out)
+}
+
 /// `git_revert`: the inverse of the landed commit, three-way onto the head.
 fn revert<'r>(
     repo: &'r Repository,
@@ -163,6 +231,8 @@ fn revert<'r>(
         return Err(Error::Conflict {
             patch_id: patch_id.to_string(),
             paths: git::conflict_paths(&index)?,
+            against: "the current HEAD".into(),
+            operation: "rollback",
         });
     }
     let tree = repo.find_tree(index.write_tree_to(repo)?)?;
@@ -204,7 +274,7 @@ fn restore_from_backup<'r>(
     let tree = repo.find_tree(update.create_updated(repo, head_tree)?)?;
     let files: Vec<&str> = landed_changes.iter().map(|c| c.path.as_str()).collect();
     let message = trailers::rollback_message(
-        &format!("Restore files changed by {patch_id}"),
+        &format!("revert: restore files changed by {patch_id}"),
         &format!("Restores {} from {}.", files.join(", "), backup.id()),
         patch_id,
     );

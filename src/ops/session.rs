@@ -51,6 +51,16 @@ impl Session {
         })
     }
 
+    /// Opens a repository that may be bare, without recovery: for the
+    /// read-only views (`list`, `show`, `log`) of a server's repository.
+    pub fn open_read_only(dir: &Path) -> Result<Session> {
+        Ok(Session {
+            repo: crate::git::open_any(dir)?,
+            dir: dir.to_path_buf(),
+            recovered: None,
+        })
+    }
+
     /// What the automatic recovery did when the session opened; `None`
     /// when there was nothing to recover. Front ends tell the user.
     pub fn recovered(&self) -> Option<&RecoverOutcome> {

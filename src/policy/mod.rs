@@ -152,9 +152,18 @@ impl PushPolicy {
 
     /// Whether a remote ref is protected: the globs are matched against the
     /// full ref and, for branches, the short name (`main`, `release/1.x`).
+    ///
+    /// The setting protects branches: a tag or any other ref is protected
+    /// only by a glob that spells its full name (`refs/tags/v*`), so `*`
+    /// does not block tag pushes (#16 item 18).
     pub fn is_protected(&self, remote_ref: &str) -> bool {
-        let short = remote_ref.strip_prefix("refs/heads/");
-        self.protected.is_match(remote_ref) || short.is_some_and(|s| self.protected.is_match(s))
+        match remote_ref.strip_prefix("refs/heads/") {
+            Some(short) => self.protected.is_match(remote_ref) || self.protected.is_match(short),
+            None => self.patterns.iter().any(|p| {
+                p.starts_with("refs/")
+                    && Glob::new(p).is_ok_and(|g| g.compile_matcher().is_match(remote_ref))
+            }),
+        }
     }
 }
 
@@ -385,6 +394,12 @@ mod tests {
         assert!(policy().is_protected("refs/heads/main"));
         assert!(policy().is_protected("refs/heads/master"));
         assert!(!policy().is_protected("refs/tags/main"));
+        // See: issue 16 item 18: `*` protects branches, not tags.
+        let all = PushPolicy::new(&["*".into()], PushToProtected::Deny, false).unwrap();
+        assert!(all.is_protected("refs/heads/any/thing"));
+        assert!(!all.is_protected("refs/tags/v1.0"));
+        let tags = PushPolicy::new(&["refs/tags/v*".into()], PushToProtected::Deny, false).unwrap();
+        assert!(tags.is_protected("refs/tags/v1.0"));
         assert!(PushPolicy::new(&["[".into()], PushToProtected::Deny, false).is_err());
         // Braces keep their commas (issue #17, item 8).
         let p = PushPolicy::new(&["{main,prod}".into()], PushToProtected::Deny, false).unwrap();

@@ -22,9 +22,38 @@ pub fn proposal_message(summary: &str, metadata_json: &str, nonce: &str) -> Stri
 pub fn landed_message(summary: &str, patch_id: &str, plan_json: Option<&str>) -> String {
     let mut msg = format!("{summary}\n\n{PATCH}{patch_id}\n");
     if let Some(plan) = plan_json {
-        msg.push_str(&format!("{PLAN}{plan}\n"));
+        msg.push_str(&fold(PLAN, plan));
     }
     msg
+}
+
+/// A trailer folded into lines of at most 100 characters, as git's trailer
+/// continuation lines (a leading space) allow, so a landed commit passes
+/// commitlint's footer-max-line-length (#16 item 17). `find_folded` joins
+/// the continuation lines back without their first space.
+fn fold(key: &str, value: &str) -> String {
+    const WIDTH: usize = 99;
+    let chars: Vec<char> = value.chars().collect();
+    let first = WIDTH.saturating_sub(key.chars().count()).max(1);
+    let mut out = String::from(key);
+    out.extend(chars.iter().take(first));
+    out.push('\n');
+    for chunk in chars.get(first..).unwrap_or_default().chunks(WIDTH - 1) {
+        out.push(' ');
+        out.extend(chunk);
+        out.push('\n');
+    }
+    out
+}
+
+/// The value of a trailer written by `fold` (a one-line one too).
+pub fn find_folded(message: &str, key: &str) -> Option<String> {
+    let mut lines = message.lines().skip_while(|l| !l.starts_with(key));
+    let mut value = lines.next()?.strip_prefix(key)?.to_string();
+    for line in lines.take_while(|l| l.starts_with(' ')) {
+        value.push_str(&line[1..]);
+    }
+    Some(value)
 }
 
 /// A rollback commit's message: `subject`, blank line, `body`, then the
@@ -50,7 +79,11 @@ mod tests {
         assert_eq!(find(&m, NONCE), Some("n1"));
         let m = landed_message("Replace a", "patch_1_ab", Some("{}"));
         assert_eq!(find(&m, PATCH), Some("patch_1_ab"));
-        assert_eq!(find(&m, PLAN), Some("{}"));
+        assert_eq!(find_folded(&m, PLAN).as_deref(), Some("{}"));
+        let long = format!("{{\"k\":\"{}\"}}", "v".repeat(300));
+        let m = landed_message("s", "p", Some(&long));
+        assert!(m.lines().all(|l| l.chars().count() <= 100), "{m}");
+        assert_eq!(find_folded(&m, PLAN), Some(long));
         assert_eq!(find(&landed_message("s", "p", None), PLAN), None);
         let m = rollback_message("Revert \"x\"", "This reverts commit c.", "patch_1_ab");
         assert_eq!(

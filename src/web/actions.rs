@@ -93,6 +93,8 @@ pub async fn rollback(
             &rollback_op::RollbackRequest {
                 patch_id: id,
                 strategy: None,
+                // A file_backup over later commits is refused (#16 item 14).
+                force: false,
             },
         )
     })

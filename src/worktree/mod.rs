@@ -15,6 +15,10 @@ use git2::{
 use crate::error::{Error, Result};
 use crate::validate::Budget;
 
+mod group;
+
+pub use group::{GroupRecord, is_alive as group_is_alive};
+
 /// How many warm worktrees concurrent applies may use before they queue.
 const WARM_SLOTS: usize = 8;
 const WARM_PREFIX: &str = "evolv-wt-";
@@ -33,6 +37,11 @@ impl ValidationWorktree {
     /// The worktree's directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the process group of a command running here is recorded.
+    pub fn group_record(&self) -> GroupRecord {
+        GroupRecord::new(lock_path(&self.common_dir, &self.name))
     }
 
     /// Force-checks out `commit` (detached): changed files are rewritten,
@@ -157,11 +166,14 @@ fn wait_for_lock(lock: &File, path: &Path, budget: Budget) -> Result<()> {
             Err(std::fs::TryLockError::WouldBlock) => {}
             Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
         }
+        // Ctrl-C while queued for a worktree ends the apply at once.
+        crate::validate::interrupted()?;
         if std::time::Instant::now() >= budget.deadline {
             return Err(Error::Timeout {
                 command: "waiting for a free validation worktree".into(),
                 seconds: budget.seconds,
                 reports: Vec::new(),
+                limit_source: budget.source,
             });
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -183,11 +195,21 @@ pub fn acquire(repo: &Repository, fresh: bool, budget: Budget) -> Result<Validat
     let mut held = None;
     for slot in 0..WARM_SLOTS {
         let name = format!("{WARM_PREFIX}{slot}");
-        let lock = open_lock(&lock_path(&common_dir, &name))?;
-        if lock.try_lock().is_ok() {
+        let path = lock_path(&common_dir, &name);
+        let lock = open_lock(&path)?;
+        // A group a killed apply left behind may still write in there.
+        if lock.try_lock().is_ok() && group::live_group(&path).is_none() {
             held = Some((name, lock));
             break;
         }
+    }
+    if held.is_none()
+        && (0..WARM_SLOTS).any(|slot| {
+            group::live_group(&lock_path(&common_dir, &format!("{WARM_PREFIX}{slot}"))).is_some()
+        })
+    {
+        // Busy or haunted everywhere: a throwaway worktree is safe.
+        return throwaway(repo, &common_dir);
     }
     let (name, lock) = match held {
         Some(h) => h,

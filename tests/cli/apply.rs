@@ -36,7 +36,7 @@ fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
     assert_eq!(repo.rev(&format!("refs/evolv/applied/{id}")).unwrap(), new);
     assert_eq!(
         repo.git(&["log", "-1", "--format=%s"]).trim(),
-        "evolv: replace 'getUserData' with 'fetchUserData' in backend/**"
+        "refactor: replace 'getUserData' with 'fetchUserData' in backend/**"
     );
     repo.assert_fsck();
 }

@@ -87,7 +87,19 @@ fn landed_files_are_byte_identical_to_what_git_checks_out() {
         all.extend_from_slice(args);
         origin.evolv(&all)
     };
+    // A filter driver and -text are skipped by default (#16 item 3); this
+    // test is about landing them as git would, so it opts in.
     let run = evolv(&["propose", "--json", "-p", "old", "-r", "new"]);
+    assert_eq!(run.json()["statistics"]["filtered_skipped"], 2);
+    let run = evolv(&[
+        "propose",
+        "--json",
+        "-p",
+        "old",
+        "-r",
+        "new",
+        "--include-filtered",
+    ]);
     run.ok();
     let id = run.json()["patch_id"].as_str().unwrap().to_string();
     let run = evolv(&["apply", "--json", &id]);

@@ -576,7 +576,7 @@ fn a_failure_after_the_branch_moved_is_undone_by_the_plans_strategy() {
     let failpoint = [("GIT_EVOLV_TEST_FAILPOINT", "after-branch-move")];
     for (strategy, subject) in [
         ("git_revert", "Revert \""),
-        ("file_backup", "Restore files changed by"),
+        ("file_backup", "revert: restore files changed by"),
     ] {
         let repo = TestRepo::scenario();
         let h = repo.head();

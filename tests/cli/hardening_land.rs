@@ -1,0 +1,294 @@
+//! Issue 16 (hardening), the landing: flagged index entries, branch
+//! switches, reachability, operations in progress, batches, file_backup
+//! over later commits, signals. Real binary, real git; each test checks
+//! HEAD, refs, `git status` and `git fsck`, and fails before its fix.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+
+fn json_code(run: &Run) -> String {
+    error_code(run)
+}
+
+// See: issue 16 item 1.
+#[test]
+fn local_edits_under_assume_unchanged_or_skip_worktree_are_refused_by_apply_and_rollback() {
+    for flag in ["--assume-unchanged", "--skip-worktree"] {
+        let repo = TestRepo::with_files(&[("s.ini", "tok\nconf=1\n")]);
+        let id = repo.propose("tok", "TOK", &[]);
+        repo.git(&["update-index", flag, "s.ini"]);
+        repo.write("s.ini", "tok\nconf=LOCAL\n");
+        let head = repo.head();
+        let run = repo.evolv(&["apply", "--json", &id]);
+        assert_eq!(json_code(&run), "dirty_worktree", "{flag}");
+        assert_eq!(repo.read("s.ini"), "tok\nconf=LOCAL\n", "{flag}");
+        assert_eq!(repo.head(), head);
+
+        // Clean again: the apply lands; then a flagged local edit stops the rollback.
+        repo.write("s.ini", "tok\nconf=1\n");
+        repo.evolv(&["apply", &id]).ok();
+        repo.git(&["update-index", flag, "s.ini"]);
+        repo.write("s.ini", "TOK\nconf=LOCAL2\n");
+        let landed = repo.head();
+        let run = repo.evolv(&["rollback", "--json", &id]);
+        assert_eq!(json_code(&run), "dirty_worktree", "{flag}");
+        assert_eq!(repo.read("s.ini"), "TOK\nconf=LOCAL2\n");
+        assert_eq!(repo.head(), landed);
+        repo.assert_fsck();
+    }
+}
+
+// See: issue 16 item 2.
+#[test]
+fn a_branch_switch_during_a_validated_apply_lands_nothing_anywhere() {
+    let repo = TestRepo::with_files(&[("f", "old\n")]);
+    let id = repo.propose("old", "new", &[]);
+    let main = repo.head();
+    let child = sealed(BIN, repo.home())
+        .args(["apply", "--json", &id, "--validate", "sleep 2"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    repo.git(&["switch", "-q", "-c", "other"]);
+    let run = Run::from(child.wait_with_output().unwrap());
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(json_code(&run), "branch_switched");
+    assert_eq!(
+        repo.rev("refs/heads/main").unwrap(),
+        main,
+        "main did not move"
+    );
+    assert_eq!(
+        repo.rev("refs/heads/other").unwrap(),
+        main,
+        "other did not move"
+    );
+    assert_eq!(repo.status(), "", "nothing staged on the other branch");
+    assert_eq!(repo.read("f"), "old\n");
+    assert!(repo.rev(&format!("refs/evolv/applied/{id}")).is_none());
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 6.
+#[test]
+fn applied_means_reachable_and_list_apply_and_rollback_agree() {
+    let repo = TestRepo::with_files(&[("f", "old\n")]);
+    let id = repo.propose("old", "new", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    let list = repo.evolv(&["list", "--json"]);
+    assert_ne!(list.json()["proposals"][0]["status"], "applied");
+    let rollback = repo.evolv(&["rollback", "--json", &id]);
+    assert_eq!(json_code(&rollback), "not_applied");
+    let run = repo.evolv(&["apply", "--json", &id]);
+    run.ok();
+    assert_eq!(repo.read("f"), "new\n");
+    let list = repo.evolv(&["list", "--json"]);
+    assert_eq!(list.json()["proposals"][0]["status"], "applied");
+    assert_eq!(
+        json_code(&repo.evolv(&["apply", "--json", &id])),
+        "already_applied"
+    );
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 6.
+#[test]
+fn apply_and_rollback_refuse_while_a_merge_is_in_progress() {
+    let repo = TestRepo::with_files(&[("f", "old\n"), ("g", "base\n")]);
+    let id = repo.propose("old", "new", &[]);
+    repo.git(&["switch", "-q", "-c", "side"]);
+    repo.write("g", "side\n");
+    repo.commit_all("side");
+    repo.git(&["switch", "-q", "main"]);
+    repo.write("g", "main\n");
+    repo.commit_all("main");
+    let merge = repo.git_run(&["merge", "-q", "side"]);
+    assert_ne!(merge.code, 0, "the merge conflicts");
+    let head = repo.head();
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(json_code(&run), "operation_in_progress");
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("MERGE_HEAD")
+    );
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("f"), "old\n");
+    repo.git(&["merge", "--abort"]);
+    repo.evolv(&["apply", &id]).ok();
+    repo.git(&["switch", "-q", "-c", "r2", "HEAD~1"]);
+    repo.git(&["switch", "-q", "main"]);
+    let cherry = repo.git_run(&["cherry-pick", "side"]);
+    assert_ne!(cherry.code, 0);
+    let run = repo.evolv(&["rollback", "--json", &id]);
+    assert_eq!(json_code(&run), "operation_in_progress");
+}
+
+// See: issue 16 item 11.
+#[test]
+fn batch_results_carry_each_commits_own_numbers_and_parent() {
+    let repo = TestRepo::with_files(&[("a", "1\n"), ("b", "2\n2\n"), ("c", "3\n3\n3\n")]);
+    let ids: Vec<String> = [("1", "a"), ("2", "b"), ("3", "c")]
+        .iter()
+        .map(|(p, f)| repo.propose(p, "x", &["--scope", f]))
+        .collect();
+    let head = repo.head();
+    let mut args = vec!["apply", "--json", "--batch"];
+    args.extend(ids.iter().map(String::as_str));
+    let run = repo.evolv(&args);
+    run.ok();
+    let results = run.json()["results"].as_array().unwrap().clone();
+    let mut parent = head;
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(r["lines_added"], i + 1, "{r}");
+        assert_eq!(r["lines_removed"], i + 1, "{r}");
+        assert_eq!(r["previous_head"], parent.as_str());
+        let commit = r["commit"].as_str().unwrap().to_string();
+        assert_eq!(repo.rev(&format!("{commit}^")).unwrap(), parent);
+        parent = commit;
+    }
+    let log = repo.evolv(&["log", "--json", "-n", "3"]);
+    let entries = log.json()["entries"].as_array().unwrap().clone();
+    for e in &entries {
+        let commit = e["commit"].as_str().unwrap();
+        let prev = e["previous_head"].as_str().unwrap();
+        assert_eq!(repo.rev(&format!("{commit}^")).unwrap(), prev);
+    }
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 14.
+#[test]
+fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them() {
+    let repo = TestRepo::with_files(&[("f", "a\nb\n")]);
+    let id = repo.propose("a", "A", &[]);
+    std::fs::write(
+        repo.home().join("plan.json"),
+        r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
+    )
+    .unwrap();
+    let plan = repo.home().join("plan.json");
+    repo.evolv(&["apply", &id, "--plan", plan.to_str().unwrap()])
+        .ok();
+    let id2 = repo.propose("b", "B", &[]);
+    repo.evolv(&["apply", &id2]).ok();
+    let head = repo.head();
+    let run = repo.evolv(&["rollback", "--json", &id]);
+    assert_eq!(json_code(&run), "later_changes");
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains(&head[..12]), "{message}");
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("f"), "A\nB\n");
+    let run = repo.evolv(&["rollback", "--json", "--force", &id]);
+    run.ok();
+    let undone = run.json()["undone_commits"].as_array().unwrap().clone();
+    assert_eq!(undone.len(), 1);
+    assert!(undone[0].as_str().unwrap().starts_with(&head[..12]));
+    assert_eq!(repo.read("f"), "a\nb\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 4.
+#[test]
+fn sigterm_kills_the_validation_group_and_lands_nothing() {
+    let repo = TestRepo::with_files(&[("f", "old\n")]);
+    let id = repo.propose("old", "new", &[]);
+    let head = repo.head();
+    let child = sealed(BIN, repo.home())
+        .args([
+            "apply",
+            "--json",
+            &id,
+            "--validate",
+            "sleep 2; echo BROKEN > status.txt",
+        ])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let pid = child.id().to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    let run = Run::from(child.wait_with_output().unwrap());
+    assert_eq!(run.code, 143, "{}{}", run.stdout, run.stderr);
+    assert_eq!(json_code(&run), "interrupted");
+    std::thread::sleep(Duration::from_millis(1800));
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("f"), "old\n");
+    let run = repo.evolv(&["apply", &id, "--validate", "test ! -e status.txt"]);
+    run.ok();
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 4: a worktree whose previous user's group may be alive.
+#[test]
+fn a_worktree_whose_group_outlived_a_killed_apply_is_not_reused() {
+    let repo = TestRepo::with_files(&[("f", "old\n")]);
+    let id = repo.propose("old", "new", &[]);
+    let mut child = sealed(BIN, repo.home())
+        .args([
+            "apply",
+            &id,
+            "--validate",
+            "sleep 3; echo BROKEN > status.txt",
+        ])
+        .current_dir(repo.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    child.kill().unwrap(); // SIGKILL: no handler runs, the group lives on
+    let _ = child.wait();
+    let run = repo.evolv(&[
+        "apply",
+        "--json",
+        &id,
+        "--validate",
+        "sleep 3; test ! -e status.txt",
+    ]);
+    run.ok();
+    assert_eq!(repo.read("f"), "new\n");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 2, its sibling on a detached HEAD: checking out
+// another commit meanwhile is a switch too (another landing is not).
+#[test]
+fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
+    let repo = TestRepo::with_files(&[("f", "old\n"), ("g", "1\n")]);
+    repo.write("g", "2\n");
+    let second = repo.commit_all("second");
+    repo.git(&["checkout", "-q", "--detach", "HEAD"]);
+    let id = repo.propose("old", "new", &[]);
+    let child = sealed(BIN, repo.home())
+        .args(["apply", "--json", &id, "--validate", "sleep 2"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    repo.git(&["checkout", "-q", "--detach", "HEAD~1"]);
+    let run = Run::from(child.wait_with_output().unwrap());
+    assert_eq!(json_code(&run), "branch_switched", "{}", run.stdout);
+    assert_eq!(
+        repo.rev("HEAD~0").unwrap(),
+        repo.rev(&format!("{second}~1")).unwrap()
+    );
+    assert_eq!(repo.read("f"), "old\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}

@@ -1,0 +1,235 @@
+//! Issue 16 (hardening): files that are not text to git, odd bytes in
+//! paths, temp files, git-evolv's own commit messages and signatures,
+//! messages that name the right operation.
+
+use std::os::unix::ffi::OsStrExt;
+
+use crate::common::{TestRepo, error_code};
+
+// See: issue 16 item 3.
+#[test]
+fn filtered_binary_and_non_text_files_are_skipped_counted_and_listed() {
+    let repo = TestRepo::with_files(&[
+        (
+            ".gitattributes",
+            "*.png filter=lfs diff=lfs merge=lfs -text\n*.bin binary\n*.dat -text\n",
+        ),
+        (
+            "img.png",
+            "version https://git-lfs.github.com/spec/v1\noid sha256:tok\nsize 3\n",
+        ),
+        ("a.bin", "tok\n"),
+        ("a.dat", "tok\n"),
+        ("a.txt", "tok\n"),
+    ]);
+    let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["affected_files"], serde_json::json!(["a.txt"]));
+    assert_eq!(v["statistics"]["filtered_skipped"], 3);
+    let skipped: Vec<&str> = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["a.bin", "a.dat", "img.png"]);
+    assert!(!v["unified_diff"].as_str().unwrap().contains("Binary"));
+
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "-p",
+        "tok",
+        "-r",
+        "TOK",
+        "--include-filtered",
+    ]);
+    run.ok();
+    assert_eq!(run.json()["statistics"]["files_matched"], 4);
+
+    let only = repo.evolv(&[
+        "propose", "--json", "-p", "tok", "-r", "X", "--scope", "*.png",
+    ]);
+    assert_eq!(error_code(&only), "no_match");
+    let message = only.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("img.png") && message.contains("filter"),
+        "{message}"
+    );
+}
+
+// See: issue 16 item 7.
+#[test]
+fn non_utf8_names_do_not_break_propose_and_are_counted() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    let dir = repo.path().join(std::ffi::OsStr::from_bytes(b"d\xffir"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("x.txt"), "tok\n").unwrap();
+    std::fs::write(
+        repo.path()
+            .join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt")),
+        "tok\n",
+    )
+    .unwrap();
+    repo.commit_all("odd names");
+    let run = repo.evolv(&[
+        "propose", "--json", "-p", "tok", "-r", "TOK", "--scope", "a.txt",
+    ]);
+    run.ok();
+    let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["affected_files"], serde_json::json!(["a.txt"]));
+    assert_eq!(v["statistics"]["files_scanned"], 3);
+    assert_eq!(v["statistics"]["path_skipped"], 2);
+    let id = v["patch_id"].as_str().unwrap().to_string();
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read("a.txt"), "TOK\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 8.
+#[test]
+fn a_backslash_in_a_file_name_lands_on_linux() {
+    let repo = TestRepo::with_files(&[("a\\b.txt", "tok\n"), ("c.txt", "tok\n")]);
+    let id = repo.propose("tok", "TOK", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read("a\\b.txt"), "TOK\n");
+    assert_eq!(repo.read("c.txt"), "TOK\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 19.
+#[test]
+fn an_untracked_file_named_like_a_temp_file_survives_apply() {
+    let repo = TestRepo::with_files(&[("f", "tok\n")]);
+    repo.write(".f.evolv-tmp", "mine\n");
+    repo.write(".gitignore", ".f.evolv-tmp\n.gitignore\n");
+    let id = repo.propose("tok", "TOK", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read(".f.evolv-tmp"), "mine\n");
+    let id = repo.propose("TOK", "tok", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read(".f.evolv-tmp"), "mine\n");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 17.
+#[test]
+fn own_commits_are_conventional_and_pass_evolv_lint() {
+    let repo = TestRepo::with_files(&[("src/f", "a\n"), ("g", "x\n")]);
+    let start = repo.head();
+    let id = repo.propose("a", "b", &["--scope", "src/**"]);
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "refactor: replace 'a' with 'b' in src/**"
+    );
+    std::fs::write(
+        repo.home().join("plan.json"),
+        r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
+    )
+    .unwrap();
+    let id2 = repo.propose("x", "y", &[]);
+    let plan = repo.home().join("plan.json");
+    repo.evolv(&["apply", &id2, "--plan", plan.to_str().unwrap()])
+        .ok();
+    repo.evolv(&["rollback", &id2]).ok();
+    repo.evolv(&["rollback", &id]).ok();
+    let range = format!("{start}..HEAD");
+    let lint = repo.evolv(&["lint", "--range", &range]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
+
+    repo.git(&[
+        "config",
+        "evolv.summaryTemplate",
+        "chore(edit): {pattern} -> {replacement}",
+    ]);
+    let id3 = repo.propose("x", "z", &[]);
+    repo.evolv(&["apply", &id3]).ok();
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "chore(edit): x -> z"
+    );
+}
+
+// See: issue 16 item 17.
+#[test]
+fn commit_gpgsign_signs_as_git_does_or_refuses_with_nothing_changed() {
+    let repo = TestRepo::with_files(&[("f", "a\n")]);
+    let key = repo.home().join("key");
+    let keygen = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "t", "-f"])
+        .arg(&key)
+        .status();
+    if !keygen.is_ok_and(|s| s.success()) {
+        panic!("ssh-keygen is needed for this test");
+    }
+    repo.git(&["config", "gpg.format", "ssh"]);
+    repo.git(&["config", "user.signingKey", key.to_str().unwrap()]);
+    repo.git(&["config", "commit.gpgSign", "true"]);
+    let id = repo.propose("a", "b", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    let raw = repo.git(&["cat-file", "commit", "HEAD"]);
+    assert!(
+        raw.contains("gpgsig -----BEGIN SSH SIGNATURE-----"),
+        "{raw}"
+    );
+    repo.evolv(&["rollback", &id]).ok();
+    assert!(repo.git(&["cat-file", "commit", "HEAD"]).contains("gpgsig"));
+
+    let id2 = repo.propose("a", "c", &[]);
+    let stored = repo.git(&["cat-file", "commit", &format!("refs/evolv/proposals/{id2}")]);
+    assert!(stored.contains("gpgsig"), "proposals are signed too");
+    repo.git(&["config", "user.signingKey", "/nonexistent/key"]);
+    let head = repo.head();
+    let refused = repo.evolv(&["propose", "--json", "-p", "a", "-r", "d"]);
+    assert_eq!(error_code(&refused), "signing_failed");
+    let run = repo.evolv(&["apply", "--json", &id2]);
+    assert_eq!(error_code(&run), "signing_failed");
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("f"), "a\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 15.
+#[test]
+fn messages_name_the_operation_that_failed() {
+    let repo = TestRepo::with_files(&[("f", "a\n")]);
+    let id = repo.propose("a", "b", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    repo.write("f", "c\n");
+    repo.commit_all("change f");
+    let run = repo.evolv(&["rollback", "--json", &id]);
+    assert_eq!(error_code(&run), "conflict");
+    let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
+    assert!(!hint.contains("propose the edit again"), "{hint}");
+    assert!(hint.contains("git revert"), "{hint}");
+
+    let id2 = repo.propose("c", "d", &[]);
+    std::fs::write(
+        repo.home().join("plan.json"),
+        r#"{"dry_run": false, "rollback": {"strategy": "git_revert"}, "limits": {"timeout_seconds": 1}}"#,
+    )
+    .unwrap();
+    let plan = repo.home().join("plan.json");
+    let run = repo.evolv(&[
+        "apply",
+        "--json",
+        &id2,
+        "--plan",
+        plan.to_str().unwrap(),
+        "--validate",
+        "sleep 3",
+    ]);
+    assert_eq!(error_code(&run), "timeout");
+    let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
+    assert!(hint.contains("timeout_seconds"), "{hint}");
+}
