@@ -159,7 +159,14 @@ pub async fn apply(
             })
         });
         let last = match outcome {
-            Ok(report) => serde_json::json!({"type": "result", "report": report}),
+            // Some proposals may have landed before one failed: the page
+            // shows what landed and the error that stopped the rest.
+            Ok(report) => match &report.error {
+                None => serde_json::json!({"type": "result", "report": report}),
+                Some(e) => {
+                    serde_json::json!({"type": "error", "error": e.to_body(), "report": report})
+                }
+            },
             Err(e) => serde_json::json!({"type": "error", "error": e.to_body()}),
         };
         send(&tx, last);

@@ -692,7 +692,7 @@ async function confirmApply(data) {
     final = { type: "error", error: { code: e.code, message: e.message, hint: e.hint } };
     onApplyMessage(out, final);
   }
-  out.dataset.state = final && final.type === "result" && final.report.success ? "done" : "failed";
+  out.dataset.state = final && final.type === "result" ? "done" : "failed";
   document.querySelectorAll("#proposal-actions button").forEach((b) => { b.disabled = false; });
 }
 
