@@ -120,10 +120,11 @@ pub enum Gate {
 }
 
 fn mode(repo: &Repository) -> Result<Mode> {
-    let config = repo.config()?;
-    match config.get_string(CONFIRM_KEY) {
-        Err(_) => Ok(Mode::Auto),
-        Ok(raw) => match raw.trim().to_ascii_lowercase().as_str() {
+    // Through the one config adapter, so `git -c` and includes count too.
+    let config = crate::git::config::Config::for_git_dir(repo.path())?;
+    match config.string(CONFIRM_KEY).map(str::to_string) {
+        None => Ok(Mode::Auto),
+        Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
             "auto" | "" => Ok(Mode::Auto),
             "always" => Ok(Mode::Always),
             "never" => Ok(Mode::Never),
@@ -142,14 +143,7 @@ fn protected_branch(repo: &Repository) -> Result<Option<(String, String)>> {
     let Some(branch) = head.branch else {
         return Ok(None);
     };
-    let mut values = Vec::new();
-    if let Ok(entries) = repo.config()?.multivar("evolv.protectedBranches", None) {
-        entries.for_each(|e| {
-            if let Some(v) = e.value() {
-                values.push(v.to_string());
-            }
-        })?;
-    }
+    let values = crate::git::config::Config::for_git_dir(repo.path())?.protected_branches();
     let policy = PushPolicy::new(&values, PushToProtected::default(), false).map_err(|m| {
         Error::invalid(
             m,

@@ -79,19 +79,9 @@ pub fn check_plan(repo: &Repository, plan: Option<&Value>) -> Result<()> {
 }
 
 fn allowed(repo: &Repository) -> Result<bool> {
-    let config = repo.config()?;
-    match config.get_string(ALLOW_PLAN_COMMANDS) {
-        Err(_) => Ok(false),
-        Ok(raw) => match raw.trim().to_ascii_lowercase().as_str() {
-            "true" | "yes" | "on" | "1" => Ok(true),
-            "false" | "no" | "off" | "0" | "" => Ok(false),
-            _ => Err(Error::InvalidConfig {
-                key: ALLOW_PLAN_COMMANDS.into(),
-                value: raw,
-                expected: "true or false".into(),
-            }),
-        },
-    }
+    // Through the one config adapter, so `git -c` and includes count too.
+    let config = crate::git::config::Config::for_git_dir(repo.path())?;
+    Ok(config.bool(ALLOW_PLAN_COMMANDS)?.unwrap_or(false))
 }
 
 #[cfg(test)]

@@ -33,8 +33,15 @@ impl Mcp {
     }
 
     pub fn spawn_args(repo: &TestRepo, args: &[&str]) -> Self {
+        Self::spawn_env(repo, args, &[])
+    }
+
+    /// Starts the server with extra environment (`git -c` reaches an
+    /// external command as GIT_CONFIG_COUNT/KEY/VALUE or PARAMETERS).
+    pub fn spawn_env(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = sealed(BIN, repo.home())
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(repo.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -68,7 +75,11 @@ impl Mcp {
 
     /// Starts and initialises a 2025-11-25 session with `capabilities`.
     pub fn start_with(repo: &TestRepo, capabilities: Value) -> Self {
-        let mut mcp = Self::spawn(repo);
+        Self::initialize(Self::spawn(repo), capabilities)
+    }
+
+    /// Initialises a 2025-11-25 session on a spawned server.
+    pub fn initialize(mut mcp: Self, capabilities: Value) -> Self {
         let init = mcp.request(
             "initialize",
             json!({

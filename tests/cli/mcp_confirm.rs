@@ -82,6 +82,28 @@ fn unprotected_branches_and_clients_that_cannot_be_asked_are_not_blocked() {
     assert_eq!(repo.head(), head);
 }
 
+/// `git -c evolv.mcp.confirm=always evolv mcp`: git hands the setting to
+/// the server in its environment, and the server must see it (libgit2's
+/// config does not).
+#[test]
+fn confirm_and_protected_branches_follow_git_dash_c() {
+    let repo = TestRepo::scenario();
+    let env = [
+        ("GIT_CONFIG_COUNT", "2"),
+        ("GIT_CONFIG_KEY_0", "evolv.mcp.confirm"),
+        ("GIT_CONFIG_VALUE_0", "always"),
+        ("GIT_CONFIG_KEY_1", "evolv.protectedBranches"),
+        ("GIT_CONFIG_VALUE_1", "feature"),
+    ];
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let mut plain = Mcp::initialize(Mcp::spawn_env(&repo, &["mcp"], &env), json!({}));
+    let head = repo.head();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let e = plain.call_err("apply_edit", json!({"patch_id": id}));
+    assert_eq!(e["code"], "confirmation_required", "{e}");
+    assert_eq!(repo.head(), head);
+}
+
 fn meta(elicitation: bool) -> Value {
     let caps = if elicitation {
         json!({"elicitation": {"form": {}}})
