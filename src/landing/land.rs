@@ -222,7 +222,7 @@ fn jitter(attempt: u32) -> std::time::Duration {
 
 /// Serialises landings (and recoveries) in one working tree. An `flock`, so
 /// the kernel releases it when the holder dies: it can never go stale.
-pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
+pub(super) fn landing_lock(repo: &Repository) -> Result<File> {
     let (file, path) = open_landing_lock(repo)?;
     file.lock().map_err(|e| Error::io("lock", &path, e))?;
     Ok(file)
@@ -230,7 +230,7 @@ pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
 
 /// The landing lock if nobody holds it; `None` while a live process is
 /// landing (or recovering).
-pub(crate) fn try_landing_lock(repo: &Repository) -> Result<Option<File>> {
+pub(super) fn try_landing_lock(repo: &Repository) -> Result<Option<File>> {
     let (file, path) = open_landing_lock(repo)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(file)),
@@ -362,7 +362,7 @@ pub fn move_branch_in_turn(
 /// at N then also sees N's index, and one that read H commits nothing (its
 /// own compare-and-swap fails, or it finds our lock). If the branch had
 /// moved meanwhile, the old index is put back.
-pub(crate) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
+pub(super) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
     let early = index_write::build(repo, &stale_entries(journal, |c| c.after))?;
     let replaced = index_write::install_early(repo, &early)?;
     crashpoint!("after-early-index");
@@ -392,7 +392,7 @@ pub(crate) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
 
 /// The index entries one side of the journal implies for its paths
 /// (`side` picks the pre- or post-image), without stat data.
-pub(crate) fn stale_entries(
+pub(super) fn stale_entries(
     journal: &Journal,
     side: impl Fn(&Change) -> Option<Image>,
 ) -> Vec<(String, Entry)> {
@@ -556,7 +556,7 @@ pub fn land(
 
 /// What `roll_forward` did.
 #[derive(Debug, Default)]
-pub(crate) struct Done {
+pub(super) struct Done {
     /// Paths written or removed.
     pub written: Vec<String>,
     /// Paths left alone: they hold neither the pre- nor the post-image (a
@@ -571,7 +571,7 @@ pub(crate) struct Done {
 /// that just moved the branch): the paths were just checked to hold their
 /// pre-images, so no file is re-read, and the staged ones are renamed into
 /// place. `None`: recovery, which classifies every file afresh.
-pub(crate) fn roll_forward(
+pub(super) fn roll_forward(
     repo: &Repository,
     journal: &mut Journal,
     lock: IndexLock,
@@ -679,7 +679,7 @@ pub(crate) fn roll_forward(
 }
 
 /// What `finish_bookkeeping` did.
-pub(crate) struct Bookkeeping {
+pub(super) struct Bookkeeping {
     pub audit_ids: Vec<Option<Oid>>,
     pub deferred: Option<Deferred>,
     /// Not even the pending journal could be written: the landing journal
@@ -694,7 +694,7 @@ pub(crate) struct Bookkeeping {
 /// cannot be done now (a foreign `<ref>.lock`, a writer that keeps winning
 /// the audit ref) is journalled in `store::pending`, with every step after
 /// it, for the next command to complete (issue 16 item 5).
-pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bool) -> Bookkeeping {
+pub(super) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bool) -> Bookkeeping {
     let mut left = Pending {
         reflog: journal.reflog.clone(),
         ..Pending::default()

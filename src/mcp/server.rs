@@ -527,7 +527,7 @@ fn with_repo<T>(dir: &Path, f: impl FnOnce(&Repository) -> Result<T>) -> Result<
         log::line(&format!("git-evolv: recovered: {}", outcome.message));
     }
     let result = f(&repo);
-    ops::land::release_index(&repo);
+    crate::landing::land::release_index(&repo);
     result
 }
 
