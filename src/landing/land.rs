@@ -79,21 +79,6 @@ pub fn release_index(repo: &Repository) {
     index_write::release(repo);
 }
 
-/// `ensure_clean` for a caller that does not hold the landing lock (the
-/// early check before validation): waits for a landing in flight, whose
-/// half-written files would otherwise look like uncommitted work.
-pub fn check_clean(
-    repo: &Repository,
-    head: &Head,
-    head_tree: &Tree<'_>,
-    new_tree: &Tree<'_>,
-    changed: &[ChangedPath],
-) -> Result<()> {
-    let _flock = landing_lock(repo)?;
-    index_write::load(repo)?;
-    ensure_clean(repo, head, head_tree, new_tree, changed)
-}
-
 /// This process's turn to land (issue 14 item 4): the landing lock, taken
 /// before the replay onto the branch head and held until the landing is
 /// complete, so git-evolv's writers queue for the branch instead of racing
@@ -112,23 +97,31 @@ pub fn take_turn(repo: &Repository) -> Result<Turn> {
     })
 }
 
-/// `check_clean` for the holder of a turn.
-pub fn check_clean_in_turn(
-    _turn: &Turn,
+/// Fails when any of `changed` holds uncommitted work (see
+/// `ensure_clean`). The check runs in a turn, since a landing in flight
+/// would otherwise show its half-written files as uncommitted work: the
+/// caller's, or (`None`, the early check before a validation) one taken
+/// just for the check, waiting for a landing in flight.
+pub fn check_clean(
     repo: &Repository,
+    turn: Option<&Turn>,
     head: &Head,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
-    index_write::load(repo)?;
+    let _own = match turn {
+        Some(_) => None,
+        None => Some(take_turn(repo)?),
+    };
     ensure_clean(repo, head, head_tree, new_tree, changed)
 }
 
 /// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work
 /// relative to `head` — or with `ConcurrentUpdate` when HEAD is no longer
 /// `head` (another landing moved it, so its files only look dirty to us;
-/// a retry replays onto the new head).
+/// a retry replays onto the new head). Reads the index first (or reuses
+/// this process's parse of it).
 fn ensure_clean(
     repo: &Repository,
     head: &Head,
@@ -136,6 +129,7 @@ fn ensure_clean(
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
+    index_write::load(repo)?;
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
         return Ok(());
@@ -328,7 +322,6 @@ pub fn move_branch_in_turn(
     // run for minutes, and now no `git add` can change the index under us.
     let mut staged = Staged::default();
     let moved = ensure_on_branch(repo, head)
-        .and_then(|()| index_write::load(repo))
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
         .and_then(|()| staged.stage(repo, &journal))
         .and_then(|()| swap_branch(repo, &journal));

@@ -158,7 +158,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::check_clean(repo, &head, &head_tree, &tree, &changed)?;
+    land::check_clean(repo, None, &head, &head_tree, &tree, &changed)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
