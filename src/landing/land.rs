@@ -282,35 +282,11 @@ pub fn move_branch_in_turn(
     reflog: &str,
     epilogue: Epilogue,
 ) -> Result<Landing> {
-    let flock = turn.flock;
-    if Journal::exists(repo) {
-        return Err(Error::Interrupted {
-            detail: format!(
-                "its journal {} is still there",
-                super::journal::path(repo).display()
-            ),
-        });
-    }
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
-    ensure_confined(repo, &new_tree, changed)?;
-    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
-    let mut journal = Journal::new(
-        Kind::Land,
-        head.ref_name(),
-        head.commit,
-        new,
-        &head_tree,
-        &new_tree,
-        &paths,
-        reflog,
-    );
-    journal.refs = epilogue.refs;
-    journal.audit = epilogue.audit;
-    // N's objects are on disk before a journal (or a ref) names them.
-    git::durable::flush_filesystems(repo)?;
-    journal.write(repo)?;
-    crashpoint!("after-journal");
+    let journal = write_journal(
+        repo, head, new, &head_tree, &new_tree, changed, reflog, epilogue,
+    )?;
     let index_lock = match IndexLock::acquire(repo, &journal.nonce) {
         Ok(lock) => lock,
         Err(e) => {
@@ -339,11 +315,54 @@ pub fn move_branch_in_turn(
         return Err(e);
     }
     Ok(Landing {
-        _flock: flock,
+        _flock: turn.flock,
         journal: RefCell::new(journal),
         index_lock: RefCell::new(Some(index_lock)),
         staged: staged.paths,
     })
+}
+
+/// Step 3: refuses while an interrupted landing's journal is left, checks
+/// the paths are confined, and writes the journal of the move from `head`
+/// to `new` (after flushing N's objects, which it names).
+#[allow(clippy::too_many_arguments)]
+fn write_journal(
+    repo: &Repository,
+    head: &Head,
+    new: Oid,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Journal> {
+    if Journal::exists(repo) {
+        return Err(Error::Interrupted {
+            detail: format!(
+                "its journal {} is still there",
+                super::journal::path(repo).display()
+            ),
+        });
+    }
+    ensure_confined(repo, new_tree, changed)?;
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let mut journal = Journal::new(
+        Kind::Land,
+        head.ref_name(),
+        head.commit,
+        new,
+        head_tree,
+        new_tree,
+        &paths,
+        reflog,
+    );
+    journal.refs = epilogue.refs;
+    journal.audit = epilogue.audit;
+    // N's objects are on disk before a journal (or a ref) names them.
+    git::durable::flush_filesystems(repo)?;
+    journal.write(repo)?;
+    crashpoint!("after-journal");
+    Ok(journal)
 }
 
 /// Moves `journal.branch` from `journal.old` to `journal.new` by
@@ -571,73 +590,24 @@ pub(super) fn roll_forward(
     fresh: Option<&HashSet<String>>,
 ) -> Result<Done> {
     let no_staged = HashSet::new();
-    let staged = fresh.unwrap_or(&no_staged);
-    let fresh = fresh.is_some();
-    let workdir = crate::git::workdir(repo)?;
-    let mut done = Done::default();
-    // Removals first (so a file can replace a directory and back), then
-    // N's `.gitattributes` files (git converts every other file under N's
-    // attributes), then the other writes, parents before children.
-    let mut order: Vec<usize> = (0..journal.changes.len()).collect();
-    let key = |i: usize| {
-        let c = &journal.changes[i];
-        let attributes = c.path == ".gitattributes" || c.path.ends_with("/.gitattributes");
-        (c.after.is_some(), !attributes, c.path.as_str())
+    let pass = Pass {
+        workdir: crate::git::workdir(repo)?,
+        staged: fresh.unwrap_or(&no_staged),
+        fresh: fresh.is_some(),
+        sparse: index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?,
     };
-    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+    let mut done = Done::default();
+    let order = landing_order(journal);
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
-    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
     progress::start(Task::Land, "files", Some(total as u64));
     for (k, &i) in order.iter().enumerate() {
         if k % 64 == 0 {
             progress::update(Task::Land, k as u64, Some(total as u64), None);
         }
         let change = &journal.changes[i];
-        let path = change.path.as_str();
-        let before = change.before.map(|im| (im.id, im.mode));
-        let after = change.after.map(|im| (im.id, im.mode));
-        let is_staged = staged.contains(path);
-        if !is_staged {
-            checkout::remove_temp(repo, path);
-        }
-        let entry = match after {
-            // Outside the sparse checkout: the entry changes, no file does.
-            _ if sparse.contains(path) => match after {
-                Some((id, mode)) => Entry::Stale { id, mode },
-                None => Entry::Absent,
-            },
-            None => {
-                let present = fresh || !checkout::has_no_file(repo, path);
-                if present && (fresh || checkout::holds(repo, path, before)?) {
-                    checkout::remove(repo, path)?;
-                    done.written.push(path.to_string());
-                } else if present {
-                    done.skipped.push(path.to_string());
-                }
-                Entry::Absent
-            }
-            Some((id, mode)) => {
-                if !fresh && checkout::holds(repo, path, after)? {
-                    Entry::Clean { id, mode }
-                } else if fresh
-                    || (checkout::holds(repo, path, before)?
-                        && git::confine::blocked_prefix(workdir, path).is_none())
-                {
-                    if is_staged {
-                        checkout::place_staged(repo, path)?;
-                    } else {
-                        checkout::write_blob(repo, path, id, mode)?;
-                    }
-                    done.written.push(path.to_string());
-                    Entry::Clean { id, mode }
-                } else {
-                    done.skipped.push(path.to_string());
-                    Entry::Stale { id, mode }
-                }
-            }
-        };
-        entries.push((path.to_string(), entry));
+        let entry = pass.bring_forward(repo, change, &mut done)?;
+        entries.push((change.path.clone(), entry));
         if k == 0 {
             crashpoint!("after-first-file");
         }
@@ -649,7 +619,106 @@ pub(super) fn roll_forward(
         }
     }
     progress::finish(Task::Land);
-    let new_index = index_write::build(repo, &entries)?;
+    finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
+    Ok(done)
+}
+
+/// The order a landing writes its paths in: removals first (so a file can
+/// replace a directory and back), then N's `.gitattributes` files (git
+/// converts every other file under N's attributes), then the other
+/// writes, parents before children. Indices into `journal.changes`.
+fn landing_order(journal: &Journal) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..journal.changes.len()).collect();
+    let key = |i: usize| {
+        let c = &journal.changes[i];
+        let attributes = c.path == ".gitattributes" || c.path.ends_with("/.gitattributes");
+        (c.after.is_some(), !attributes, c.path.as_str())
+    };
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+    order
+}
+
+/// What one `roll_forward` knows about all its paths.
+struct Pass<'a> {
+    workdir: &'a Path,
+    /// Paths whose new content already waits in their temp file.
+    staged: &'a HashSet<String>,
+    /// The landing that just moved the branch (see `roll_forward`).
+    fresh: bool,
+    /// Paths outside the sparse checkout: the entry changes, no file does.
+    sparse: HashSet<String>,
+}
+
+impl Pass<'_> {
+    /// Brings one path to its post-image (or leaves it, recorded as
+    /// skipped, when it holds the user's own content) and returns its new
+    /// index entry.
+    fn bring_forward(&self, repo: &Repository, change: &Change, done: &mut Done) -> Result<Entry> {
+        let path = change.path.as_str();
+        let before = change.before.map(|im| (im.id, im.mode));
+        let is_staged = self.staged.contains(path);
+        if !is_staged {
+            checkout::remove_temp(repo, path);
+        }
+        let Some((id, mode)) = change.after.map(|im| (im.id, im.mode)) else {
+            if !self.sparse.contains(path) {
+                self.remove(repo, path, before, done)?;
+            }
+            return Ok(Entry::Absent);
+        };
+        if self.sparse.contains(path) {
+            return Ok(Entry::Stale { id, mode });
+        }
+        if !self.fresh && checkout::holds(repo, path, Some((id, mode)))? {
+            return Ok(Entry::Clean { id, mode });
+        }
+        let ours = self.fresh
+            || (checkout::holds(repo, path, before)?
+                && git::confine::blocked_prefix(self.workdir, path).is_none());
+        if !ours {
+            done.skipped.push(path.to_string());
+            return Ok(Entry::Stale { id, mode });
+        }
+        if is_staged {
+            checkout::place_staged(repo, path)?;
+        } else {
+            checkout::write_blob(repo, path, id, mode)?;
+        }
+        done.written.push(path.to_string());
+        Ok(Entry::Clean { id, mode })
+    }
+
+    /// Removes a path N deletes, if it still holds its pre-image.
+    fn remove(
+        &self,
+        repo: &Repository,
+        path: &str,
+        before: Option<(Oid, u32)>,
+        done: &mut Done,
+    ) -> Result<()> {
+        let present = self.fresh || !checkout::has_no_file(repo, path);
+        if present && (self.fresh || checkout::holds(repo, path, before)?) {
+            checkout::remove(repo, path)?;
+            done.written.push(path.to_string());
+        } else if present {
+            done.skipped.push(path.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// The end of step 5 and step 6: builds the new index from `entries`, does
+/// the bookkeeping, flushes, renames the index into place and drops the
+/// journal (unless its bookkeeping must be done again).
+fn finish_index(
+    repo: &Repository,
+    journal: &mut Journal,
+    lock: IndexLock,
+    entries: &[(String, Entry)],
+    fresh: bool,
+    done: &mut Done,
+) -> Result<()> {
+    let new_index = index_write::build(repo, entries)?;
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
     journal.write_unflushed(repo)?;
     // The bookkeeping and the flush happen while git's writers are still
@@ -668,7 +737,7 @@ pub(super) fn roll_forward(
         Journal::delete(repo)?;
     }
     index_write::clean_leftovers(repo);
-    Ok(done)
+    Ok(())
 }
 
 /// What `finish_bookkeeping` did.
@@ -693,6 +762,33 @@ pub(super) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bo
         ..Pending::default()
     };
     let mut cause: Option<(&'static str, Error)> = None;
+    set_refs(repo, journal, &mut left, &mut cause);
+    crashpoint!("before-audit");
+    let ids = append_audit(repo, journal, fresh, &mut left, &mut cause);
+    let mut journal_kept = false;
+    let deferred = cause.map(|(what, cause)| match pending::write(repo, &left) {
+        Ok(file) => Deferred::new(what, &cause, &file),
+        Err(e) => {
+            journal_kept = true;
+            Deferred::new(what, &cause, &super::journal::path(repo)).with_note(&e)
+        }
+    });
+    crashpoint!("after-audit");
+    Bookkeeping {
+        audit_ids: ids,
+        deferred,
+        journal_kept,
+    }
+}
+
+/// Sets or deletes the journal's bookkeeping refs; those that fail go to
+/// `left`, the first failure to `cause`.
+fn set_refs(
+    repo: &Repository,
+    journal: &Journal,
+    left: &mut Pending,
+    cause: &mut Option<(&'static str, Error)>,
+) {
     for update in &journal.refs {
         let done = match &update.target {
             Some(target) => Oid::from_str(target).map_err(Error::from).and_then(|oid| {
@@ -708,7 +804,18 @@ pub(super) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bo
             });
         }
     }
-    crashpoint!("before-audit");
+}
+
+/// Appends the journal's audit records not already in the recent log
+/// (unless `fresh`); once one cannot be appended, it and the rest go to
+/// `left`, in order. Returns each record's audit id (`None`: waiting).
+fn append_audit(
+    repo: &Repository,
+    journal: &Journal,
+    fresh: bool,
+    left: &mut Pending,
+    cause: &mut Option<(&'static str, Error)>,
+) -> Vec<Option<Oid>> {
     let recent = if fresh || journal.audit.is_empty() {
         Vec::new()
     } else {
@@ -741,18 +848,5 @@ pub(super) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bo
         left.audit.push(record.clone());
         ids.push(None);
     }
-    let mut journal_kept = false;
-    let deferred = cause.map(|(what, cause)| match pending::write(repo, &left) {
-        Ok(file) => Deferred::new(what, &cause, &file),
-        Err(e) => {
-            journal_kept = true;
-            Deferred::new(what, &cause, &super::journal::path(repo)).with_note(&e)
-        }
-    });
-    crashpoint!("after-audit");
-    Bookkeeping {
-        audit_ids: ids,
-        deferred,
-        journal_kept,
-    }
+    ids
 }
