@@ -110,9 +110,10 @@ impl EditOutcome {
 /// Runs the edit list and stores the proposal.
 pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
     if req.edits.is_empty() {
-        return Err(Error::invalid(
+        return Err(Error::invalid_field(
+            "edits",
             "the edit list has no edits",
-            "give at least one edit (--edits FILE, --file …, --delete, --rename)",
+            "give at least one edit",
         ));
     }
     let head = git::head(repo)?;

@@ -89,13 +89,14 @@ pub fn drop_set(repo: &Repository, ids: &[String], all_above: bool) -> Result<Ve
             continue;
         }
         if !all_above {
-            return Err(Error::invalid(
+            return Err(Error::invalid_field(
+                "all_above",
                 format!(
                     "proposal '{id}' has {} proposal(s) stacked on it: {}",
                     missing.len(),
                     missing.join(", ")
                 ),
-                "drop them too with --all-above, or drop only the top of the stack",
+                "drop them too with all_above, or drop only the top of the stack",
             ));
         }
         for m in missing {
