@@ -26,12 +26,13 @@ use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::path::Path;
 
-use git2::{Oid, Repository, Tree};
+use git2::{Oid, Tree};
 
 use super::journal::{Change, Image, Journal, Kind, RefUpdate};
 use super::stage::Staged;
 use crate::crashpoint;
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::checkout;
 use crate::git::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head};
@@ -69,13 +70,13 @@ impl Epilogue {
 /// Reads the repository's index once for the whole command (see
 /// `git::index_cache`) before anything else would: attribute lookups, the
 /// dirty checks and the new index share that parse.
-pub fn prepare_index(repo: &Repository) -> Result<()> {
+pub fn prepare_index(repo: &Repo) -> Result<()> {
     index_write::load(repo)
 }
 
 /// Drops this process's parse of the index and its temp files (the CLI
 /// calls this when a command ends; a landing drops them itself).
-pub fn release_index(repo: &Repository) {
+pub fn release_index(repo: &Repo) {
     index_write::release(repo);
 }
 
@@ -91,7 +92,7 @@ pub struct Turn {
 }
 
 /// Waits for this process's turn to land.
-pub fn take_turn(repo: &Repository) -> Result<Turn> {
+pub fn take_turn(repo: &Repo) -> Result<Turn> {
     Ok(Turn {
         flock: landing_lock(repo)?,
     })
@@ -103,7 +104,7 @@ pub fn take_turn(repo: &Repository) -> Result<Turn> {
 /// caller's, or (`None`, the early check before a validation) one taken
 /// just for the check, waiting for a landing in flight.
 pub fn check_clean(
-    repo: &Repository,
+    repo: &Repo,
     turn: Option<&Turn>,
     head: &Head,
     head_tree: &Tree<'_>,
@@ -123,7 +124,7 @@ pub fn check_clean(
 /// a retry replays onto the new head). Reads the index first (or reuses
 /// this process's parse of it).
 fn ensure_clean(
-    repo: &Repository,
+    repo: &Repo,
     head: &Head,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
@@ -152,7 +153,7 @@ fn ensure_clean(
 /// A detached HEAD has no branch name to compare: it counts as switched
 /// when it now points at a commit that is not `head`'s commit or a
 /// descendant of it (a `git checkout <other>`, not another landing).
-pub fn ensure_on_branch(repo: &Repository, head: &Head) -> Result<()> {
+pub fn ensure_on_branch(repo: &Repo, head: &Head) -> Result<()> {
     let now = git::head(repo)?;
     let moved_away = now.branch.is_none()
         && head.branch.is_none()
@@ -216,7 +217,7 @@ fn jitter(attempt: u32) -> std::time::Duration {
 
 /// Serialises landings (and recoveries) in one working tree. An `flock`, so
 /// the kernel releases it when the holder dies: it can never go stale.
-pub(super) fn landing_lock(repo: &Repository) -> Result<File> {
+pub(super) fn landing_lock(repo: &Repo) -> Result<File> {
     let (file, path) = open_landing_lock(repo)?;
     file.lock().map_err(|e| Error::io("lock", &path, e))?;
     Ok(file)
@@ -224,7 +225,7 @@ pub(super) fn landing_lock(repo: &Repository) -> Result<File> {
 
 /// The landing lock if nobody holds it; `None` while a live process is
 /// landing (or recovering).
-pub(super) fn try_landing_lock(repo: &Repository) -> Result<Option<File>> {
+pub(super) fn try_landing_lock(repo: &Repo) -> Result<Option<File>> {
     let (file, path) = open_landing_lock(repo)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(file)),
@@ -233,7 +234,7 @@ pub(super) fn try_landing_lock(repo: &Repository) -> Result<Option<File>> {
     }
 }
 
-fn open_landing_lock(repo: &Repository) -> Result<(File, std::path::PathBuf)> {
+fn open_landing_lock(repo: &Repo) -> Result<(File, std::path::PathBuf)> {
     let dir = repo.path().join("evolv");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     let path = dir.join("landing.lock");
@@ -261,7 +262,7 @@ pub struct Landing {
 /// `head.commit`) once `changed` is known to hold no uncommitted work.
 /// Nothing is touched on failure.
 pub fn move_branch(
-    repo: &Repository,
+    repo: &Repo,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
@@ -274,7 +275,7 @@ pub fn move_branch(
 
 /// `move_branch` for the holder of a turn, which the landing keeps.
 pub fn move_branch_in_turn(
-    repo: &Repository,
+    repo: &Repo,
     turn: Turn,
     head: &Head,
     new: Oid,
@@ -327,7 +328,7 @@ pub fn move_branch_in_turn(
 /// to `new` (after flushing N's objects, which it names).
 #[allow(clippy::too_many_arguments)]
 fn write_journal(
-    repo: &Repository,
+    repo: &Repo,
     head: &Head,
     new: Oid,
     head_tree: &Tree<'_>,
@@ -374,7 +375,7 @@ fn write_journal(
 /// at N then also sees N's index, and one that read H commits nothing (its
 /// own compare-and-swap fails, or it finds our lock). If the branch had
 /// moved meanwhile, the old index is put back.
-pub(super) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
+pub(super) fn swap_branch(repo: &Repo, journal: &Journal) -> Result<()> {
     let early = index_write::build(repo, &stale_entries(journal, |c| c.after))?;
     let replaced = index_write::install_early(repo, &early)?;
     crashpoint!("after-early-index");
@@ -426,7 +427,7 @@ pub(super) fn stale_entries(
 
 /// Every changed path must be one git-evolv may write, and no leading
 /// component of one N writes may be a symlink or file the landing keeps.
-fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
+fn ensure_confined(repo: &Repo, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     for change in changed {
         if let Some(reason) = git::confine::refusal(&change.path) {
@@ -478,7 +479,7 @@ impl Landing {
     /// Steps 5 and 6: files, index, bookkeeping refs, audit. Bookkeeping
     /// that cannot be done now is journalled, never a failure (issue 16
     /// item 5): the branch has moved, and the landing is finished.
-    pub fn finish(&self, repo: &Repository) -> Result<Finished> {
+    pub fn finish(&self, repo: &Repo) -> Result<Finished> {
         let mut journal = self.journal.borrow_mut();
         let lock = match self.index_lock.borrow_mut().take() {
             Some(lock) => lock,
@@ -494,7 +495,7 @@ impl Landing {
     /// Brings the working tree and index to N but drops the bookkeeping
     /// (the landing failed, and is audited as such): for a plan whose
     /// rollback is manual, whose steps expect the checkout to match N.
-    pub fn settle(&self, repo: &Repository) -> Result<()> {
+    pub fn settle(&self, repo: &Repo) -> Result<()> {
         let mut journal = self.journal.borrow_mut();
         journal.refs.clear();
         journal.audit.clear();
@@ -510,7 +511,7 @@ impl Landing {
     /// Undoes the landing after a failure: journals the move from N to
     /// `undo` (whose tree restores H's content of the changed paths), moves
     /// the branch and brings the working tree and index along.
-    pub fn retarget(&self, repo: &Repository, undo: Oid) -> Result<()> {
+    pub fn retarget(&self, repo: &Repo, undo: Oid) -> Result<()> {
         let mut journal = self.journal.borrow_mut();
         let landed = journal.new;
         let old_tree = repo.find_commit(landed)?.tree()?;
@@ -552,7 +553,7 @@ impl Landing {
 /// Returns the audit ids of `epilogue.audit`. A failure after the branch
 /// moved leaves the journal for `git evolv recover`.
 pub fn land(
-    repo: &Repository,
+    repo: &Repo,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
@@ -584,7 +585,7 @@ pub(super) struct Done {
 /// pre-images, so no file is re-read, and the staged ones are renamed into
 /// place. `None`: recovery, which classifies every file afresh.
 pub(super) fn roll_forward(
-    repo: &Repository,
+    repo: &Repo,
     journal: &mut Journal,
     lock: IndexLock,
     fresh: Option<&HashSet<String>>,
@@ -653,7 +654,7 @@ impl Pass<'_> {
     /// Brings one path to its post-image (or leaves it, recorded as
     /// skipped, when it holds the user's own content) and returns its new
     /// index entry.
-    fn bring_forward(&self, repo: &Repository, change: &Change, done: &mut Done) -> Result<Entry> {
+    fn bring_forward(&self, repo: &Repo, change: &Change, done: &mut Done) -> Result<Entry> {
         let path = change.path.as_str();
         let before = change.before.map(|im| (im.id, im.mode));
         let is_staged = self.staged.contains(path);
@@ -691,7 +692,7 @@ impl Pass<'_> {
     /// Removes a path N deletes, if it still holds its pre-image.
     fn remove(
         &self,
-        repo: &Repository,
+        repo: &Repo,
         path: &str,
         before: Option<(Oid, u32)>,
         done: &mut Done,
@@ -711,7 +712,7 @@ impl Pass<'_> {
 /// the bookkeeping, flushes, renames the index into place and drops the
 /// journal (unless its bookkeeping must be done again).
 fn finish_index(
-    repo: &Repository,
+    repo: &Repo,
     journal: &mut Journal,
     lock: IndexLock,
     entries: &[(String, Entry)],
@@ -756,7 +757,7 @@ pub(super) struct Bookkeeping {
 /// cannot be done now (a foreign `<ref>.lock`, a writer that keeps winning
 /// the audit ref) is journalled in `store::pending`, with every step after
 /// it, for the next command to complete (issue 16 item 5).
-pub(super) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bool) -> Bookkeeping {
+pub(super) fn finish_bookkeeping(repo: &Repo, journal: &Journal, fresh: bool) -> Bookkeeping {
     let mut left = Pending {
         reflog: journal.reflog.clone(),
         ..Pending::default()
@@ -784,7 +785,7 @@ pub(super) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bo
 /// Sets or deletes the journal's bookkeeping refs; those that fail go to
 /// `left`, the first failure to `cause`.
 fn set_refs(
-    repo: &Repository,
+    repo: &Repo,
     journal: &Journal,
     left: &mut Pending,
     cause: &mut Option<(&'static str, Error)>,
@@ -810,7 +811,7 @@ fn set_refs(
 /// (unless `fresh`); once one cannot be appended, it and the rest go to
 /// `left`, in order. Returns each record's audit id (`None`: waiting).
 fn append_audit(
-    repo: &Repository,
+    repo: &Repo,
     journal: &Journal,
     fresh: bool,
     left: &mut Pending,

@@ -15,7 +15,7 @@
 
 use std::fs;
 
-use git2::{Oid, Repository};
+use git2::Oid;
 use serde::Serialize;
 
 use super::journal::{Change, Journal, Kind};
@@ -23,6 +23,7 @@ use super::land::{
     finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
 };
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};
 use crate::store::AUDIT_REF;
@@ -87,7 +88,7 @@ impl RecoverOutcome {
 /// landing (it holds the landing lock; this does not wait for it, and
 /// never reports its landing as recovered). `None` when there is nothing
 /// to do (a stat) or the landing is live.
-pub fn if_idle(repo: &Repository) -> Result<Option<RecoverOutcome>> {
+pub fn if_idle(repo: &Repo) -> Result<Option<RecoverOutcome>> {
     if !Journal::exists(repo) {
         return Ok(None);
     }
@@ -100,13 +101,13 @@ pub fn if_idle(repo: &Repository) -> Result<Option<RecoverOutcome>> {
 
 /// Recovers the landing whose journal is left, waiting for a landing in
 /// progress (a dead one's flock is already gone).
-pub fn waiting(repo: &Repository) -> Result<RecoverOutcome> {
+pub fn waiting(repo: &Repo) -> Result<RecoverOutcome> {
     let flock = landing_lock(repo)?;
     recover_locked(repo, &flock)
 }
 
 /// `recover` for a caller holding the landing lock.
-fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome> {
+fn recover_locked(repo: &Repo, _flock: &fs::File) -> Result<RecoverOutcome> {
     let Some(mut journal) = Journal::read(repo)? else {
         index_write::clean_leftovers(repo);
         return Ok(RecoverOutcome::nothing());
@@ -153,7 +154,7 @@ fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome
 /// Whether the journal's branch is the one checked out here: files are
 /// only written for the ref HEAD is on (if the user switched branches
 /// since, this working tree is no longer the landing's).
-fn checked_out(repo: &Repository, journal: &Journal) -> bool {
+fn checked_out(repo: &Repo, journal: &Journal) -> bool {
     match repo.head() {
         Ok(h) if repo.head_detached().unwrap_or(false) => {
             journal.branch == "HEAD" && h.target().is_some()
@@ -166,7 +167,7 @@ fn checked_out(repo: &Repository, journal: &Journal) -> bool {
 /// The branch never moved: puts back what the landing had changed (the
 /// index, and files a power cut may have kept) and drops the journal.
 fn roll_back(
-    repo: &Repository,
+    repo: &Repo,
     journal: &mut Journal,
     mut outcome: RecoverOutcome,
 ) -> Result<RecoverOutcome> {
@@ -193,7 +194,7 @@ fn roll_back(
 }
 
 fn forward(
-    repo: &Repository,
+    repo: &Repo,
     journal: &mut Journal,
     mut outcome: RecoverOutcome,
     lock: IndexLock,
@@ -220,7 +221,7 @@ fn forward(
 /// With the branch still at H, puts H's entries back into the index for the
 /// journal's paths if the landing had already installed its early index
 /// (see `land::swap_branch`); no file was written yet.
-fn restore_index(repo: &Repository, journal: &mut Journal) -> Result<()> {
+fn restore_index(repo: &Repo, journal: &mut Journal) -> Result<()> {
     let entries = stale_entries(journal, |c| c.before);
     if index_write::holds(repo, &entries)? {
         return Ok(());
@@ -238,7 +239,7 @@ fn restore_index(repo: &Repository, journal: &mut Journal) -> Result<()> {
 /// rename but lost the ref update before it (the landing flushes both only
 /// at its end): a path holding N's content, and not H's, gets H's back.
 /// Returns those paths (none after a kill).
-fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<String>> {
+fn restore_files(repo: &Repo, journal: &Journal) -> Result<Vec<String>> {
     let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
     let mut order: Vec<&Change> = journal
         .changes
@@ -268,7 +269,7 @@ fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<String>> {
 
 /// The branch is neither at H nor at N: no file is touched.
 fn abandon(
-    repo: &Repository,
+    repo: &Repo,
     journal: &Journal,
     current: Option<Oid>,
     mut outcome: RecoverOutcome,
@@ -302,7 +303,7 @@ fn abandon(
 
 /// Removes `index.lock` if git-evolv created it for this journal; a lock
 /// anyone else created stays, and is git's `IndexLocked` error.
-fn release_our_lock(repo: &Repository, journal: &Journal) -> Result<()> {
+fn release_our_lock(repo: &Repo, journal: &Journal) -> Result<()> {
     let path = index_write::lock_path(repo);
     if !path.exists() {
         return Ok(());
@@ -319,7 +320,7 @@ fn release_our_lock(repo: &Repository, journal: &Journal) -> Result<()> {
 /// (holding their journalled target, or nothing for a delete) and the audit
 /// ref (holding an audit commit of one of the journalled records). Any
 /// other content is someone else's lock and stays.
-fn release_ref_locks(repo: &Repository, journal: &Journal) -> Result<()> {
+fn release_ref_locks(repo: &Repo, journal: &Journal) -> Result<()> {
     let mut candidates: Vec<(&str, Vec<String>)> = vec![(
         journal.branch.as_str(),
         vec![journal.old.to_string(), journal.new.to_string()],
@@ -379,7 +380,7 @@ fn stale_empty_lock(lock: &std::path::Path, started_ns: u64) -> bool {
 }
 
 /// Whether `content` names an audit commit of one of the journal's records.
-fn is_journalled_audit_commit(repo: &Repository, journal: &Journal, content: &str) -> bool {
+fn is_journalled_audit_commit(repo: &Repo, journal: &Journal, content: &str) -> bool {
     Oid::from_str(content)
         .ok()
         .and_then(|oid| repo.find_commit(oid).ok())
@@ -394,7 +395,7 @@ fn is_journalled_audit_commit(repo: &Repository, journal: &Journal, content: &st
 
 /// Where libgit2 locks ref `name`: per-worktree `HEAD` in the git dir,
 /// everything else in the common dir.
-fn ref_lock_path(repo: &Repository, name: &str) -> std::path::PathBuf {
+fn ref_lock_path(repo: &Repo, name: &str) -> std::path::PathBuf {
     let base = if name == "HEAD" {
         repo.path()
     } else {

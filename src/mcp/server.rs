@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use git2::Repository;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
     CustomResult, ErrorCode, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
@@ -280,7 +279,7 @@ impl Call<'_> {
     async fn blocking<T, F>(&self, long: bool, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Repository) -> Result<T> + Send + 'static,
+        F: FnOnce(&crate::git::Repo) -> Result<T> + Send + 'static,
     {
         let dir = self.server.dir.clone();
         if !long {
@@ -521,7 +520,7 @@ impl Call<'_> {
 /// Opens the repository as every front end does: recover an interrupted
 /// landing first, release the index cache after.
 // TODO(refactor): replace with ops::Session once it lands.
-fn with_repo<T>(dir: &Path, f: impl FnOnce(&Repository) -> Result<T>) -> Result<T> {
+fn with_repo<T>(dir: &Path, f: impl FnOnce(&crate::git::Repo) -> Result<T>) -> Result<T> {
     let repo = crate::git::open(dir)?;
     if let Some(outcome) = ops::recover::recover_pending(&repo)? {
         log::line(&format!("git-evolv: recovered: {}", outcome.message));

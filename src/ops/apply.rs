@@ -3,11 +3,12 @@
 //! fast-forward. One or several proposals; several either one after another
 //! (stopping at the first failure) or as a batch (all or nothing).
 
-use git2::{Commit, MergeOptions, Oid, Repository, Tree};
+use git2::{Commit, MergeOptions, Oid, Tree};
 use serde::Serialize;
 
 use super::plan::{self, PlanSource};
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
 use crate::landing::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
@@ -111,7 +112,7 @@ struct Settings {
 /// Applies the requested proposals. A failure before anything landed is an
 /// `Err`; a failure after earlier proposals landed is reported in the
 /// `ApplyReport` beside what landed. Every failure is audited.
-pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
+pub fn apply(repo: &Repo, req: &ApplyRequest) -> Result<ApplyReport> {
     let (proposals, stacked) = load_proposals(repo, &req.patch_ids)?;
     let mut settings = settings(repo, req)?;
     settings.batch |= stacked;
@@ -154,7 +155,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
 /// The proposals `ids` name, in order, with the pending ones below a
 /// stacked proposal (#13); `true` when stacking added any (they land as
 /// one batch).
-fn load_proposals(repo: &Repository, ids: &[String]) -> Result<(Vec<Proposal>, bool)> {
+fn load_proposals(repo: &Repo, ids: &[String]) -> Result<(Vec<Proposal>, bool)> {
     if ids.is_empty() {
         return Err(Error::invalid(
             "no patch id given",
@@ -177,7 +178,7 @@ fn load_proposals(repo: &Repository, ids: &[String]) -> Result<(Vec<Proposal>, b
 
 /// Audits the failure `e` of each proposal of `group` (best effort: the
 /// failure itself is what the caller reports).
-fn audit_failure(repo: &Repository, group: &[Proposal], s: &Settings, e: &Error) {
+fn audit_failure(repo: &Repo, group: &[Proposal], s: &Settings, e: &Error) {
     for p in group {
         let mut record = AuditRecord::failure(AuditAction::Apply, &p.id, e);
         record.plan = s.plan.clone();
@@ -200,7 +201,7 @@ pub struct ApplyPreview {
 }
 
 /// The commands and mode an apply of `req` would run with.
-pub fn preview(repo: &Repository, req: &ApplyRequest) -> Result<ApplyPreview> {
+pub fn preview(repo: &Repo, req: &ApplyRequest) -> Result<ApplyPreview> {
     let s = settings(repo, req)?;
     let mut commands = Vec::new();
     if let Some(p) = &s.plan {
@@ -217,7 +218,7 @@ pub fn preview(repo: &Repository, req: &ApplyRequest) -> Result<ApplyPreview> {
     })
 }
 
-fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
+fn settings(repo: &Repo, req: &ApplyRequest) -> Result<Settings> {
     let config = Config::for_git_dir(repo.path())?;
     let plan = plan::resolve(repo, &config, req.plan.as_ref())?;
     let requested = match req.timeout_secs {
@@ -290,7 +291,7 @@ struct Built<'p, 'r> {
 /// is identical to the validated tree in every file the proposals touch.
 /// Otherwise the apply starts over and validates again.
 fn apply_group(
-    repo: &Repository,
+    repo: &Repo,
     proposals: &[Proposal],
     s: &Settings,
     start: &Head,
@@ -308,7 +309,7 @@ fn apply_group(
 
 /// Applied means still on the branch: a landing `git reset` took away can
 /// be applied again (#16 item 6).
-fn refuse_applied(repo: &Repository, proposals: &[Proposal]) -> Result<()> {
+fn refuse_applied(repo: &Repo, proposals: &[Proposal]) -> Result<()> {
     for p in proposals {
         if let Some(landed) = super::rollback::landed_commit(repo, &p.id) {
             return Err(Error::AlreadyApplied {
@@ -323,7 +324,7 @@ fn refuse_applied(repo: &Repository, proposals: &[Proposal]) -> Result<()> {
 /// Nothing to validate: replays and lands in one turn (a dry run takes
 /// none, and only checks).
 fn land_unvalidated(
-    repo: &Repository,
+    repo: &Repo,
     proposals: &[Proposal],
     s: &Settings,
     committer: &git2::Signature<'_>,
@@ -343,7 +344,7 @@ fn land_unvalidated(
 /// file the proposals touch; anything else is a `ConcurrentUpdate`, which
 /// the caller retries with a new validation).
 fn land_validated(
-    repo: &Repository,
+    repo: &Repo,
     proposals: &[Proposal],
     s: &Settings,
     start: &Head,
@@ -380,7 +381,7 @@ fn land_validated(
 
 /// The paths `built` changes hold no uncommitted work (see
 /// `land::check_clean`).
-fn check_clean(repo: &Repository, turn: Option<&land::Turn>, built: &Built<'_, '_>) -> Result<()> {
+fn check_clean(repo: &Repo, turn: Option<&land::Turn>, built: &Built<'_, '_>) -> Result<()> {
     land::check_clean(
         repo,
         turn,
@@ -415,7 +416,7 @@ fn same_in_touched_files(proposals: &[Proposal], a: &Tree<'_>, b: &Tree<'_>) -> 
 /// Replays `proposals` onto the branch head as it is now and checks the
 /// result against the plan's limits.
 fn build<'p, 'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     proposals: &'p [Proposal],
     s: &Settings,
     committer: &git2::Signature<'_>,
@@ -456,7 +457,7 @@ fn build<'p, 'r>(
 /// Replays `proposals` one after another onto `tip`, each one's commit the
 /// next one's parent; returns the steps and the last commit.
 fn replay_all<'p, 'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     proposals: &'p [Proposal],
     s: &Settings,
     committer: &git2::Signature<'_>,
@@ -506,7 +507,7 @@ struct Validated {
 /// Lands `built` (or, in a dry run, records what would land) and reports
 /// each proposal's outcome.
 fn conclude(
-    repo: &Repository,
+    repo: &Repo,
     s: &Settings,
     built: Built<'_, '_>,
     turn: Option<land::Turn>,
@@ -543,7 +544,7 @@ fn conclude(
 /// landing; a failure after the branch moved is undone by the plan's
 /// strategy.
 fn land_built(
-    repo: &Repository,
+    repo: &Repo,
     s: &Settings,
     built: Built<'_, '_>,
     turn: land::Turn,
@@ -658,7 +659,7 @@ fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> 
 /// Runs the plan's pre-conditions at the head, then the validation commands
 /// and the plan's expected outcomes at the new commit, in one worktree.
 fn validate_in_worktree(
-    repo: &Repository,
+    repo: &Repo,
     s: &Settings,
     head: Oid,
     new: Oid,
@@ -727,7 +728,7 @@ fn signalled_or(e: Error) -> Error {
 /// content on top (they differ in its message); `manual` leaves the branch
 /// and names the plan's steps.
 fn undo_after_move(
-    repo: &Repository,
+    repo: &Repo,
     s: &Settings,
     head: &Head,
     new: Oid,
@@ -770,7 +771,7 @@ fn undo_after_move(
 /// The commit on top of `new` that restores `head`'s content, its message
 /// by `strategy` (`file_backup` or `git_revert`).
 fn undo_commit(
-    repo: &Repository,
+    repo: &Repo,
     strategy: RollbackStrategy,
     head: &Head,
     new: Oid,
@@ -797,7 +798,7 @@ fn undo_commit(
 /// The tree a proposal gets on `tip`: P's tree when `tip` is P's base, else
 /// a three-way merge of base → tip and base → P.
 fn replay<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     proposal: &Proposal,
     tip: &Commit<'_>,
     tip_tree: &Tree<'_>,

@@ -3,9 +3,8 @@
 //! runs it first (a stat when there is nothing to do); `git evolv recover`
 //! runs it on demand. The work itself is `landing::recover`.
 
-use git2::Repository;
-
 use crate::error::Result;
+use crate::git::Repo;
 use crate::landing::recover as landing;
 use crate::store::pending::{self, Deferred};
 
@@ -23,7 +22,7 @@ pub struct RecoverRequest {}
 /// never reports its landing as recovered). Bookkeeping that is still
 /// blocked stays journalled, silently: the command that journalled it said
 /// so, and `git evolv recover` says so.
-pub fn recover_pending(repo: &Repository) -> Result<Option<RecoverOutcome>> {
+pub fn recover_pending(repo: &Repo) -> Result<Option<RecoverOutcome>> {
     let mut outcome = landing::if_idle(repo)?;
     let completed = pending::complete(repo)?;
     if completed.files > 0 {
@@ -35,7 +34,7 @@ pub fn recover_pending(repo: &Repository) -> Result<Option<RecoverOutcome>> {
 
 /// `git evolv recover`: finishes or undoes an interrupted landing (waiting
 /// for one in progress) and completes journalled bookkeeping.
-pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
+pub fn recover(repo: &Repo) -> Result<RecoverOutcome> {
     let mut outcome = landing::waiting(repo)?;
     let completed = pending::complete(repo)?;
     note_completed(&mut outcome, &completed);

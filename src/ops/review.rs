@@ -3,11 +3,11 @@
 //! `store::comments` writes it. The review page calls `comment`; `show`
 //! (CLI, MCP) reads them back through `comments`.
 
-use git2::Repository;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::store::comments::{self, Comment, Locator};
 use crate::store::proposals;
 
@@ -56,7 +56,7 @@ fn check_locator(loc: &Locator, files: &[String]) -> Result<()> {
 }
 
 /// Checks and stores a comment; returns it as stored (with id and author).
-pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
+pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
     let proposal = proposals::load(repo, &req.patch_id)?;
     let body = req.body.trim_end();
     if body.trim().is_empty() {
@@ -93,7 +93,7 @@ pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
 }
 
 /// The comments of a proposal, oldest first.
-pub fn comments(repo: &Repository, patch_id: &str) -> Result<Vec<Comment>> {
+pub fn comments(repo: &Repo, patch_id: &str) -> Result<Vec<Comment>> {
     comments::list(repo, patch_id)
 }
 
