@@ -13,8 +13,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid, Repository};
+use git2::{ObjectType, Oid};
 
+use super::Repo;
 use super::{confine, filters};
 use crate::error::{Error, Result};
 
@@ -41,7 +42,7 @@ pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
 
 /// Whether the working tree holds exactly `image` at `path` (`None`: no
 /// file there; an empty directory counts as none).
-pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result<bool> {
+pub fn holds(repo: &Repo, path: &str, image: Option<(Oid, u32)>) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
     let full = workdir.join(path);
     let meta = match fs::symlink_metadata(&full) {
@@ -83,7 +84,7 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
 
 /// Whether no file or symlink is at `path` (nothing, or a directory: the
 /// file a landing removes may since have become one).
-pub fn has_no_file(repo: &Repository, path: &str) -> bool {
+pub fn has_no_file(repo: &Repo, path: &str) -> bool {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return true;
     };
@@ -96,7 +97,7 @@ fn is_empty_dir(dir: &Path) -> bool {
 
 /// Writes blob `id` with `mode` at `path`: temp file, then rename. An empty
 /// directory in the way is removed; anything else in the way is an error.
-pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<()> {
+pub fn write_blob(repo: &Repo, path: &str, id: Oid, mode: u32) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     let full = workdir.join(path);
@@ -116,7 +117,7 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
 /// gitlink, or when a leading component is a file the landing removes
 /// first: `write_blob` writes those once the way is clear.
 pub fn stage_blob(
-    repo: &Repository,
+    repo: &Repo,
     path: &str,
     id: Oid,
     mode: u32,
@@ -144,7 +145,7 @@ pub fn stage_blob(
 
 /// The temp file of `full`, holding blob `id` as git's checkout writes it.
 fn write_temp(
-    repo: &Repository,
+    repo: &Repo,
     path: &str,
     full: &Path,
     id: Oid,
@@ -193,10 +194,10 @@ fn write_temp(
 }
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
-pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
+pub fn place_staged(repo: &Repo, path: &str) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
+    filters::attributes_changed(repo, path);
     let full = workdir.join(path);
     let tmp = temp_sibling(repo, &full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
@@ -219,10 +220,10 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 
 /// Removes the file at `path` (an empty directory left by a gitlink too)
 /// and, like git, the directories that become empty.
-pub fn remove(repo: &Repository, path: &str) -> Result<()> {
+pub fn remove(repo: &Repo, path: &str) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
+    filters::attributes_changed(repo, path);
     let full = workdir.join(path);
     match fs::symlink_metadata(&full) {
         Ok(meta) if meta.is_dir() => {
@@ -243,7 +244,7 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
 }
 
 /// Removes the temp file a killed write may have left next to `path`.
-pub fn remove_temp(repo: &Repository, path: &str) {
+pub fn remove_temp(repo: &Repo, path: &str) {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return;
     };
@@ -252,7 +253,7 @@ pub fn remove_temp(repo: &Repository, path: &str) {
     }
 }
 
-fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
+fn temp_sibling(repo: &Repo, full: &Path) -> PathBuf {
     let tag = temp_tag(repo);
     let name = full
         .file_name()
@@ -269,7 +270,7 @@ fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
 
 /// This repository's temp-file tag: 16 hex digits made once, kept in
 /// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
-fn temp_tag(repo: &Repository) -> String {
+fn temp_tag(repo: &Repo) -> String {
     let dir = repo.path().join("evolv");
     let path = dir.join("temp-tag");
     let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());

@@ -4,120 +4,25 @@
 //! any of these could touch is converted by `git cat-file --filters`, the
 //! same code git's checkout runs; every other path is the blob itself.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 
-use git2::{AttrCheckFlags, AttrValue, Oid, Repository};
+use git2::{AttrCheckFlags, AttrValue, Oid};
 
+use super::Repo;
 use crate::error::{Error, Result};
 
-/// What this process learnt about attribute sources, so a path in a
-/// repository without attributes costs no libgit2 attribute lookup (issue
-/// 14 item 1: about 12 per changed file, each re-stat'ing `.gitattributes`
-/// in every parent directory): whether any source outside the working tree
-/// exists, whether the index tracks any `.gitattributes`, and which
-/// working-tree directories hold one.
-struct Sources {
-    none_outside: bool,
-    none_indexed: bool,
-    dirs: HashMap<String, bool>,
-}
-
-/// Keyed by the git dir: a long-running front end (MCP) may serve several.
-static SOURCES: Mutex<Option<(std::path::PathBuf, Sources)>> = Mutex::new(None);
-
-/// Forgets what `Sources` learnt: a `.gitattributes` was written or removed.
-pub fn attributes_changed(path: &str) {
+/// Forgets what the handle learnt about attribute sources: a
+/// `.gitattributes` was written or removed.
+pub fn attributes_changed(repo: &Repo, path: &str) {
     if path == ".gitattributes" || path.ends_with("/.gitattributes") {
-        *SOURCES.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        repo.forget_attribute_sources();
     }
-}
-
-fn exists(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok()
-}
-
-impl Sources {
-    fn new(repo: &Repository) -> Self {
-        let mut outside = vec![
-            repo.commondir().join("info/attributes"),
-            repo.path().join("info/attributes"),
-        ];
-        if std::env::var_os("GIT_ATTR_NOSYSTEM").is_none() {
-            outside.push("/etc/gitattributes".into());
-        }
-        match repo
-            .config()
-            .and_then(|c| c.get_path("core.attributesFile"))
-        {
-            Ok(p) => outside.push(p),
-            Err(_) => {
-                let xdg = std::env::var_os("XDG_CONFIG_HOME")
-                    .map(std::path::PathBuf::from)
-                    .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
-                if let Some(x) = xdg {
-                    outside.push(x.join("git/attributes"));
-                }
-            }
-        }
-        let none_indexed = super::index_cache::with_index(repo, |ix| {
-            !ix.entries
-                .iter()
-                .any(|e| e.path == b".gitattributes" || e.path.ends_with(b"/.gitattributes"))
-        })
-        .unwrap_or(false);
-        Sources {
-            none_outside: !outside.iter().any(|p| exists(p)),
-            none_indexed,
-            dirs: HashMap::new(),
-        }
-    }
-}
-
-/// Whether no attribute can apply to `path`: no source outside the working
-/// tree, none tracked, and no `.gitattributes` in any of its directories.
-/// `false` only means "ask libgit2".
-fn surely_unattributed(repo: &Repository, path: &str) -> bool {
-    let Some(workdir) = repo.workdir() else {
-        return false;
-    };
-    let mut guard = SOURCES.lock().unwrap_or_else(|e| e.into_inner());
-    if guard.as_ref().is_none_or(|(dir, _)| dir != repo.path()) {
-        *guard = Some((repo.path().to_path_buf(), Sources::new(repo)));
-    }
-    let Some((_, sources)) = guard.as_mut() else {
-        return false;
-    };
-    if !sources.none_outside || !sources.none_indexed {
-        return false;
-    }
-    let mut dir = String::new();
-    let mut parts = path.split('/').peekable();
-    while let Some(part) = parts.next() {
-        let has = *sources
-            .dirs
-            .entry(dir.clone())
-            .or_insert_with(|| exists(&workdir.join(&dir).join(".gitattributes")));
-        if has {
-            return false;
-        }
-        if parts.peek().is_none() {
-            break;
-        }
-        if !dir.is_empty() {
-            dir.push('/');
-        }
-        dir.push_str(part);
-    }
-    true
 }
 
 /// `core.autocrlf=true` and `core.eol=crlf`, read once per repository.
-fn eol_config(repo: &Repository) -> (bool, bool) {
-    static EOL: super::PerRepo<(bool, bool)> = super::PerRepo::new();
-    EOL.get(repo, || {
+fn eol_config(repo: &Repo) -> (bool, bool) {
+    repo.eol(|| {
         let Ok(config) = repo.config() else {
             return (false, false);
         };
@@ -133,9 +38,9 @@ fn eol_config(repo: &Repository) -> (bool, bool) {
 
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
-pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
+pub fn converts(repo: &Repo, path: &str) -> Result<bool> {
     let (autocrlf, eol_crlf) = eol_config(repo);
-    if surely_unattributed(repo, path) {
+    if repo.surely_unattributed(path) {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`
         // applies to paths with `text` set).
         return Ok(autocrlf);
@@ -172,10 +77,7 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
 /// index): a `filter` driver (git-lfs keeps a pointer in the blob),
 /// `binary`, or `-text`. Paths that are ordinary text are absent. Used by
 /// propose, which must not edit such a file as text (#16 item 3).
-pub fn not_text(
-    repo: &Repository,
-    paths: &[&str],
-) -> Result<std::collections::HashMap<String, String>> {
+pub fn not_text(repo: &Repo, paths: &[&str]) -> Result<std::collections::HashMap<String, String>> {
     use std::io::Write;
     let mut out = std::collections::HashMap::new();
     if paths.is_empty() {
@@ -238,7 +140,7 @@ pub fn not_text(
 
 /// What git's checkout would write at `path` for blob `id`, when git
 /// converts that path; `None` when the blob's own bytes are what it writes.
-pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {
+pub fn smudged(repo: &Repo, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {
     if !converts(repo, path)? {
         return Ok(None);
     }
@@ -273,7 +175,7 @@ pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>
 /// The blob id git would record for the file at `path` (`git hash-object`,
 /// clean filters and attributes applied as they are now): the file holds a
 /// blob, for git, exactly when this is its id.
-pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
+pub fn cleaned_id(repo: &Repo, path: &str) -> Result<Oid> {
     let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         .args(["hash-object", "--"])
@@ -297,7 +199,7 @@ pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
 /// Whether the file at `path` is what the index records, compared through
 /// git's clean filters (`git diff`), for paths `converts` says git
 /// transforms: libgit2 would compare a smudged file with the raw blob.
-pub fn worktree_matches_index(repo: &Repository, path: &str) -> Result<bool> {
+pub fn worktree_matches_index(repo: &Repo, path: &str) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         // Read-only: a landing may hold index.lock while it asks.

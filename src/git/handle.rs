@@ -3,11 +3,15 @@
 //! one opens it) and what a command learns about the repository once and
 //! reuses. Not `Sync` (libgit2 repositories are not); one per session.
 
+use std::cell::{OnceCell, RefCell};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
+use super::attr_sources::{self, Sources};
+use super::index_cache::Snapshot;
+use super::index_file::IndexFile;
 use crate::error::{Error, Result};
 
 /// An open repository. Derefs to the libgit2 `Repository` for the
@@ -15,6 +19,12 @@ use crate::error::{Error, Result};
 pub struct Repo {
     repo: Repository,
     workdir: Option<PathBuf>,
+    /// The parsed index, reloaded when the file changes (`index_cache`).
+    index: RefCell<Snapshot>,
+    /// What attribute lookups may skip (`attr_sources`), learnt once.
+    attributes: RefCell<Option<Sources>>,
+    /// `core.autocrlf=true` and `core.eol=crlf`, read once.
+    eol: OnceCell<(bool, bool)>,
 }
 
 impl Repo {
@@ -31,7 +41,13 @@ impl Repo {
             true => None,
             false => repo.workdir().map(Path::to_path_buf),
         };
-        Repo { repo, workdir }
+        Repo {
+            repo,
+            workdir,
+            index: RefCell::default(),
+            attributes: RefCell::default(),
+            eol: OnceCell::new(),
+        }
     }
 
     /// The libgit2 repository.
@@ -53,6 +69,66 @@ impl Repo {
     pub fn git(&self) -> Result<super::cli::Git> {
         let dir = self.workdir.as_deref().unwrap_or(self.repo.path());
         super::cli::Git::open(dir)
+    }
+}
+
+/// The parsed index (see `index_cache`).
+impl Repo {
+    /// Reads the index, or keeps the parse while the file is unchanged.
+    pub(crate) fn load_index(&self) -> Result<()> {
+        self.index.borrow_mut().load(&self.repo)
+    }
+
+    /// Runs `f` on the current index.
+    pub(crate) fn with_index<T>(&self, f: impl FnOnce(&IndexFile) -> T) -> Result<T> {
+        // Not borrowed while `f` runs, which may read the index itself.
+        let current = self.index.borrow_mut().current(&self.repo)?;
+        Ok(f(&current))
+    }
+
+    /// Takes the current index out to change it, with the mtime (seconds)
+    /// of the file it was read from.
+    pub(crate) fn take_index(&self) -> Result<(IndexFile, Option<i64>)> {
+        self.index.borrow_mut().take(&self.repo)
+    }
+
+    /// Keeps `file` as the parse of the index just written at `written`.
+    pub(crate) fn put_index(&self, file: IndexFile, written: &Path) -> Result<()> {
+        self.index.borrow_mut().put(&self.repo, file, written)
+    }
+
+    /// Drops the parse of the index.
+    pub(crate) fn forget_index(&self) {
+        self.index.borrow_mut().forget();
+    }
+}
+
+/// What attribute lookups and conversions learn once per handle.
+impl Repo {
+    /// Whether no attribute can apply to `path` (see `attr_sources`).
+    pub(crate) fn surely_unattributed(&self, path: &str) -> bool {
+        let Some(workdir) = self.workdir.as_deref() else {
+            return false;
+        };
+        if self.attributes.borrow().is_none() {
+            let none_indexed = self.with_index(attr_sources::none_indexed).unwrap_or(false);
+            *self.attributes.borrow_mut() = Some(Sources::new(&self.repo, none_indexed));
+        }
+        let mut sources = self.attributes.borrow_mut();
+        sources
+            .as_mut()
+            .is_some_and(|s| s.surely_unattributed(workdir, path))
+    }
+
+    /// Forgets the attribute sources: a `.gitattributes` was written or
+    /// removed.
+    pub(crate) fn forget_attribute_sources(&self) {
+        *self.attributes.borrow_mut() = None;
+    }
+
+    /// `core.autocrlf=true` and `core.eol=crlf`, computed by `init` once.
+    pub(crate) fn eol(&self, init: impl FnOnce() -> (bool, bool)) -> (bool, bool) {
+        *self.eol.get_or_init(init)
     }
 }
 

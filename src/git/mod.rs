@@ -2,6 +2,7 @@
 //! diffs, compare-and-swap ref updates) and, in `cli`, the git command line.
 //! Knows nothing of proposals.
 
+mod attr_sources;
 pub mod checkout;
 pub mod cli;
 pub mod commit;
