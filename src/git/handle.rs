@@ -148,3 +148,85 @@ impl std::fmt::Debug for Repo {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::Repo;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn blob_of(repo: &Repo, path: &str) -> Option<git2::Oid> {
+        repo.with_index(|ix| ix.get(path.as_bytes(), 0).map(|e| e.oid()))
+            .unwrap()
+    }
+
+    /// The handle keeps its parse while the index file is the same, and
+    /// reads it again when git changes it: a new file (another inode), or
+    /// the same inode, size and mtime with other bytes (the checksum).
+    #[test]
+    fn the_index_is_read_again_when_its_identity_or_checksum_changes() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let index = d.join(".git/index");
+        git(d, &["init", "-q"]);
+        std::fs::write(d.join("a.txt"), "aaaa\n").unwrap();
+        git(d, &["add", "a.txt"]);
+        git(d, &["commit", "-qm", "a"]);
+        std::fs::write(d.join("a.txt"), "bbbb\n").unwrap();
+        git(d, &["add", "a.txt"]);
+        let b_bytes = std::fs::read(&index).unwrap();
+
+        let repo = crate::git::open(d).unwrap();
+        let b = blob_of(&repo, "a.txt").unwrap();
+        // git writes a new file (another inode): read again.
+        std::fs::write(d.join("a.txt"), "cccc\n").unwrap();
+        git(d, &["add", "a.txt"]);
+        let c = blob_of(&repo, "a.txt").unwrap();
+        assert_ne!(b, c);
+
+        // B's bytes written over C's in place: same inode, same size, and
+        // the mtime put back, so only the trailing checksum tells.
+        let meta = std::fs::metadata(&index).unwrap();
+        assert_eq!(meta.len(), b_bytes.len() as u64);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&index)
+            .unwrap();
+        (&file).write_all(&b_bytes).unwrap();
+        file.set_modified(meta.modified().unwrap()).unwrap();
+        drop(file);
+        assert_eq!(blob_of(&repo, "a.txt"), Some(b));
+
+        // Another handle has a snapshot of its own (nothing process-wide).
+        let other = crate::git::open(d).unwrap();
+        assert_eq!(blob_of(&other, "a.txt"), Some(b));
+    }
+
+    #[test]
+    fn a_bare_repository_is_refused_once_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        git2::Repository::init_bare(dir.path()).unwrap();
+        let err = crate::git::open(dir.path()).unwrap_err();
+        assert_eq!(err.code(), "bare_repository");
+        let any = crate::git::open_any(dir.path()).unwrap();
+        assert_eq!(any.work_tree().unwrap_err().code(), "bare_repository");
+        let raw = git2::Repository::open_bare(dir.path()).unwrap();
+        assert_eq!(Repo::new(raw).unwrap_err().code(), "bare_repository");
+    }
+}

@@ -59,3 +59,6 @@ impl<T: Copy> PerRepo<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod import_cycles_test;
