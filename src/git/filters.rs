@@ -78,11 +78,35 @@ pub fn converts(repo: &Repo, path: &str) -> Result<bool> {
 /// `binary`, or `-text`. Paths that are ordinary text are absent. Used by
 /// propose, which must not edit such a file as text (#16 item 3).
 pub fn not_text(repo: &Repo, paths: &[&str]) -> Result<std::collections::HashMap<String, String>> {
-    use std::io::Write;
     let mut out = std::collections::HashMap::new();
     if paths.is_empty() {
         return Ok(out);
     }
+    let stdout = check_attr(repo, paths)?;
+    let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();
+    for triple in fields.chunks_exact(3) {
+        let path = String::from_utf8_lossy(triple[0]).into_owned();
+        let value = String::from_utf8_lossy(triple[2]);
+        let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
+            ("filter", "unspecified" | "unset") => None,
+            ("filter", "set") => Some("its attributes give it a filter driver".to_string()),
+            ("filter", driver) => Some(format!(
+                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
+            )),
+            ("binary", "set") => Some("its attributes mark it `binary`".to_string()),
+            ("text", "unset") => Some("its attributes mark it `-text`".to_string()),
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            out.entry(path).or_insert(reason);
+        }
+    }
+    Ok(out)
+}
+
+/// `git check-attr -z --stdin filter binary text` for `paths`: its output.
+fn check_attr(repo: &Repo, paths: &[&str]) -> Result<Vec<u8>> {
+    use std::io::Write;
     let dir = repo.workdir().unwrap_or_else(|| repo.path());
     let mut child = Command::new("git")
         .args(["check-attr", "-z", "--stdin", "filter", "binary", "text"])
@@ -117,25 +141,7 @@ pub fn not_text(repo: &Repo, paths: &[&str]) -> Result<std::collections::HashMap
             ),
         });
     }
-    let fields: Vec<&[u8]> = result.stdout.split(|b| *b == 0).collect();
-    for triple in fields.chunks_exact(3) {
-        let path = String::from_utf8_lossy(triple[0]).into_owned();
-        let value = String::from_utf8_lossy(triple[2]);
-        let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
-            ("filter", "unspecified" | "unset") => None,
-            ("filter", "set") => Some("its attributes give it a filter driver".to_string()),
-            ("filter", driver) => Some(format!(
-                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
-            )),
-            ("binary", "set") => Some("its attributes mark it `binary`".to_string()),
-            ("text", "unset") => Some("its attributes mark it `-text`".to_string()),
-            _ => None,
-        };
-        if let Some(reason) = reason {
-            out.entry(path).or_insert(reason);
-        }
-    }
-    Ok(out)
+    Ok(result.stdout)
 }
 
 /// What git's checkout would write at `path` for blob `id`, when git

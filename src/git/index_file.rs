@@ -190,6 +190,42 @@ fn read_extensions(
     Ok(extensions)
 }
 
+/// Appends entry `e` in `version`'s layout (version 4: its path
+/// prefix-compressed against `previous`).
+fn write_entry(out: &mut Vec<u8>, e: &Entry, version: u32, previous: &[u8]) {
+    let start = out.len();
+    for v in [
+        e.ctime.0, e.ctime.1, e.mtime.0, e.mtime.1, e.dev, e.ino, e.mode, e.uid, e.gid, e.size,
+    ] {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+    out.extend_from_slice(&e.id);
+    let name_len = e.path.len().min(usize::from(NAME_MASK)) as u16;
+    let mut flags = e.flags | name_len;
+    if e.flags_extended != 0 {
+        flags |= FLAG_EXTENDED;
+    }
+    out.extend_from_slice(&flags.to_be_bytes());
+    if e.flags_extended != 0 {
+        out.extend_from_slice(&e.flags_extended.to_be_bytes());
+    }
+    if version == 4 {
+        let common = previous
+            .iter()
+            .zip(&e.path)
+            .take_while(|(a, b)| a == b)
+            .count();
+        write_varint(out, previous.len() - common);
+        out.extend_from_slice(&e.path[common..]);
+        out.push(0);
+    } else {
+        out.extend_from_slice(&e.path);
+        let len = out.len() - start;
+        let padded = (len + 8) & !7;
+        out.resize(start + padded, 0);
+    }
+}
+
 fn corrupt(what: &str) -> Unreadable {
     Unreadable::Corrupt(what.to_string())
 }
@@ -380,39 +416,8 @@ impl IndexFile {
         out.extend_from_slice(&(self.entries.len() as u32).to_be_bytes());
         let mut previous: &[u8] = &[];
         for e in &self.entries {
-            let start = out.len();
-            for v in [
-                e.ctime.0, e.ctime.1, e.mtime.0, e.mtime.1, e.dev, e.ino, e.mode, e.uid, e.gid,
-                e.size,
-            ] {
-                out.extend_from_slice(&v.to_be_bytes());
-            }
-            out.extend_from_slice(&e.id);
-            let name_len = e.path.len().min(usize::from(NAME_MASK)) as u16;
-            let mut flags = e.flags | name_len;
-            if e.flags_extended != 0 {
-                flags |= FLAG_EXTENDED;
-            }
-            out.extend_from_slice(&flags.to_be_bytes());
-            if e.flags_extended != 0 {
-                out.extend_from_slice(&e.flags_extended.to_be_bytes());
-            }
-            if version == 4 {
-                let common = previous
-                    .iter()
-                    .zip(&e.path)
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                write_varint(&mut out, previous.len() - common);
-                out.extend_from_slice(&e.path[common..]);
-                out.push(0);
-                previous = &e.path;
-            } else {
-                out.extend_from_slice(&e.path);
-                let len = out.len() - start;
-                let padded = (len + 8) & !7;
-                out.resize(start + padded, 0);
-            }
+            write_entry(&mut out, e, version, previous);
+            previous = &e.path;
         }
         for ext in &self.extensions {
             let (sig, data) = match ext {
