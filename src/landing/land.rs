@@ -655,6 +655,7 @@ pub(crate) fn roll_forward(
             crashpoint!("after-last-file");
         }
     }
+    progress::update(Task::Land, total as u64, Some(total as u64), None);
     progress::finish(Task::Land);
     let new_index = index_write::build(repo, &entries)?;
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
