@@ -567,7 +567,7 @@ pub fn land(
 /// `land` for the holder of a turn (rollback takes its turn before it reads
 /// the head, so it queues behind concurrent landings instead of racing).
 pub fn land_in_turn(
-    repo: &Repository,
+    repo: &Repo,
     turn: Turn,
     head: &Head,
     new: Oid,
@@ -634,6 +634,7 @@ pub(super) fn roll_forward(
             crashpoint!("after-last-file");
         }
     }
+    progress::update(Task::Land, total as u64, Some(total as u64), None);
     progress::finish(Task::Land);
     finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
     Ok(done)
