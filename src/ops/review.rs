@@ -1,7 +1,8 @@
 //! Review comments: the one place that checks a new comment (the proposal
 //! exists, the locator names one of its files and a sane range) before
 //! `store::comments` writes it. The review page calls `comment`; `show`
-//! (CLI, MCP) reads them back through `comments`.
+//! (CLI, MCP) reads them back through `comments`, and the per-file
+//! results an edit list recorded through `file_results`.
 
 use git2::Repository;
 use schemars::JsonSchema;
@@ -9,7 +10,9 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::store::comments::{self, Comment, Locator};
-use crate::store::proposals;
+use crate::store::file_records::{self, FileResult};
+use crate::store::proposals::{self, EditMeta, ProposalMeta};
+use crate::validators::ValidatorReport;
 
 /// Longest comment body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -95,6 +98,24 @@ pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
 /// The comments of a proposal, oldest first.
 pub fn comments(repo: &Repository, patch_id: &str) -> Result<Vec<Comment>> {
     comments::list(repo, patch_id)
+}
+
+/// Per changed file of an edit proposal: what the list did there and the
+/// validators that checked it, as recorded at propose time (#12 item 2).
+/// Empty for a replace, which records no per-file results.
+pub fn file_results(meta: &ProposalMeta) -> Vec<FileResult> {
+    match &meta.edit {
+        EditMeta::Edits { files, validators } => file_records::per_file(files, validators),
+        EditMeta::Replace { .. } | EditMeta::Other => Vec::new(),
+    }
+}
+
+/// Every validator that ran when the proposal was made.
+pub fn validators(meta: &ProposalMeta) -> &[ValidatorReport] {
+    match &meta.edit {
+        EditMeta::Edits { validators, .. } => validators,
+        EditMeta::Replace { .. } | EditMeta::Other => &[],
+    }
 }
 
 #[cfg(test)]

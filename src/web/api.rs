@@ -81,10 +81,12 @@ pub struct ProposalView {
     #[serde(flatten)]
     pub show: ShowOutcome,
     pub operation: String,
-    /// The stored metadata, whole: whatever the engine recorded (locators,
-    /// warnings, validator results) is shown.
+    /// The stored metadata, whole: whatever the engine recorded is shown
+    /// (the per-file results are also in `files`, by path).
     pub metadata: serde_json::Value,
-    pub files: Vec<FileView>,
+    /// The changed files as the diff has them (`files` holds what an edit
+    /// list recorded per file: operation, locator, warnings, validators).
+    pub diff_files: Vec<FileView>,
     /// The branch HEAD is on (what apply lands on).
     pub branch: Option<String>,
 }
@@ -99,7 +101,7 @@ pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
         Ok(ProposalView {
             operation: p.meta.edit.operation().to_string(),
             metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
-            files: view::files(repo, &p)?,
+            diff_files: view::files(repo, &p)?,
             branch: crate::git::head(repo)
                 .ok()
                 .map(|h| h.display_name().to_string()),

@@ -635,7 +635,7 @@ fn the_proposal_view_gives_files_and_hunks_with_both_line_numbers() {
     let (repo, id) = repo_with_proposal();
     let server = Server::start(&repo);
     let view = server.get(&format!("/api/proposals/{id}")).json();
-    let files = view["files"].as_array().unwrap();
+    let files = view["diff_files"].as_array().unwrap();
     let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(
         paths,
@@ -658,6 +658,91 @@ fn the_proposal_view_gives_files_and_hunks_with_both_line_numbers() {
     let r = server.get("/api/proposals/patch_0_missing");
     assert_eq!(r.status, 404);
     assert_eq!(r.json()["error"]["code"], "patch_not_found");
+}
+
+/// Issue 12 item 2: "validator results per file". An edit list stored
+/// with `--check warn` keeps what each validator said about each file;
+/// `show --json` (CLI and the page's API alike) gives it back per file.
+#[test]
+fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
+    let repo = TestRepo::with_files(&[
+        ("c.json", "{\"a\": 1}\n"),
+        ("x.py", "x = 1\n"),
+        ("notes.txt", "keep\n"),
+    ]);
+    repo.git(&["config", "evolv.validator.py.glob", "*.py"]);
+    // Output with markup: it must reach the page as text (the browser
+    // suite checks the rendering).
+    repo.git(&[
+        "config",
+        "evolv.validator.py.command",
+        "echo '<b>py</b> says no to' {files}; exit 3",
+    ]);
+    let edits = r#"{"edits": [
+        {"op": "replace", "path": "c.json", "old": "1}", "new": "1"},
+        {"op": "replace", "path": "x.py", "old": "1", "new": "2"},
+        {"op": "replace", "path": "notes.txt", "old": "keep", "new": "kept"}
+    ]}"#;
+    repo.write("edits.json", edits);
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--check",
+        "warn",
+        "--edits",
+        "edits.json",
+    ]);
+    run.ok();
+    let id = run.json()["patch_id"].as_str().unwrap().to_string();
+    let proposed = run.json()["files"].clone();
+
+    let show = repo.evolv(&["show", "--json", &id]);
+    show.ok();
+    let shown = show.json();
+    let server = Server::start(&repo);
+    let view = server.get(&format!("/api/proposals/{id}")).json();
+    for v in [&shown, &view] {
+        let files = v["files"].as_array().unwrap();
+        let by_path = |p: &str| files.iter().find(|f| f["path"] == p).unwrap().clone();
+        let json = by_path("c.json");
+        assert_eq!(json["operation_type"], "modify");
+        assert_eq!(json["validators"][0]["name"], "json");
+        assert_eq!(json["validators"][0]["passed"], false);
+        let py = by_path("x.py");
+        assert_eq!(py["validators"][0]["name"], "py");
+        assert_eq!(py["validators"][0]["exit_code"], 3);
+        assert!(
+            py["validators"][0]["output"]
+                .as_str()
+                .unwrap()
+                .contains("<b>py</b> says no to x.py"),
+            "{py}"
+        );
+        assert_eq!(by_path("notes.txt")["validators"], serde_json::json!([]));
+        // What propose reported is what was stored: same locators.
+        for f in proposed.as_array().unwrap() {
+            let stored = by_path(f["path"].as_str().unwrap());
+            assert_eq!(stored["locator"], f["locator"], "{}", f["path"]);
+            assert_eq!(stored["validators"], f["validators"], "{}", f["path"]);
+        }
+        assert_eq!(v["validators"].as_array().unwrap().len(), 2);
+    }
+    assert_eq!(view["diff_files"].as_array().unwrap().len(), 3);
+    // People see it too, under the diff.
+    let human = repo.evolv(&["show", &id]);
+    human.ok();
+    assert!(
+        human.stdout.contains("validator json FAILED")
+            && human
+                .stdout
+                .contains("validator py FAILED: <b>py</b> says no to x.py"),
+        "{}",
+        human.stdout
+    );
+    // A replace records none: the field is there, empty.
+    let other = repo.propose("keep", "held", &[]);
+    let shown = repo.evolv(&["show", "--json", &other]).json();
+    assert_eq!(shown["files"], serde_json::json!([]));
 }
 
 #[test]

@@ -135,3 +135,34 @@ test("HTML and script in names, messages, lines and comments stay text", async (
   assert.equal(await page.$$eval("main img, main script", (els) => els.length), 0);
   assert.deepEqual(dialogs, []);
 });
+
+test("validator results are shown per file, their output as text", async () => {
+  const { page } = b;
+  repo.git("config", "evolv.validator.gate.glob", "backend/*.go");
+  repo.git("config", "evolv.validator.gate.command",
+    `echo '${XSS}<script>window.__xss=4</script>' {files}; exit 2`);
+  const list = path.join(repo.home, "edits.json");
+  fs.writeFileSync(list, JSON.stringify({ edits: [
+    { op: "replace", path: "backend/auth.go", old: "_ = user", new: "_ = user // checked" },
+    { op: "replace", path: "web/" + XSS + ".html", old: "<p>hello</p>", new: "<p>bye</p>" },
+  ] }));
+  const out = repo.evolv("propose", "--json", "--check", "warn", "--edits", list);
+  repo.git("config", "--unset", "evolv.validator.gate.glob");
+  repo.git("config", "--unset", "evolv.validator.gate.command");
+  const id = JSON.parse(out).patch_id;
+  await page.goto(server.url.replace(/\/\?token=.*/, `/p/${id}`));
+  const go = `section.file[data-path="backend/auth.go"]`;
+  const gate = `${go} .results details.validator[data-name="gate"][data-passed="0"]`;
+  await page.waitForSelector(gate);
+  assert.match(await page.textContent(`${gate} summary`), /^✗ gate \(.*\) failed, exit 2$/);
+  assert.equal((await page.textContent(`${gate} pre.output`)).trim(),
+    `${XSS}<script>window.__xss=4</script> backend/auth.go`);
+  assert.equal(await page.textContent(`${go} .results .locator`), "backend/auth.go:5:1-5:21 (new)");
+  // The HTML file was not matched by the glob: no validator under it.
+  const counts = await page.$$eval("section.file", (secs) => secs.map((s) =>
+    [s.dataset.path, s.querySelector(".results").dataset.validators]));
+  assert.deepEqual(counts, [["backend/auth.go", "1"], [`web/${XSS}.html`, "0"]]);
+  assert.match(await page.textContent("#metadata"), /gate FAILED/);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.$$eval("main img, main script", (els) => els.length), 0);
+});
