@@ -745,6 +745,35 @@ fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
     assert_eq!(shown["files"], serde_json::json!([]));
 }
 
+/// Issue 10 for the web front end: every request opens an `ops::Session`,
+/// so a landing a killed CLI left half done is finished before the page
+/// is answered, as the next CLI command would.
+#[test]
+fn the_page_finishes_a_landing_a_killed_command_left_behind() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let run = repo.evolv_env(&["apply", &id], &[("GIT_EVOLV_CRASHPOINT", "after-cas")]);
+    assert_eq!(run.code, -1, "apply was not killed: {}", run.stderr);
+    let journal = repo.path().join(".git/evolv/journal");
+    assert!(journal.exists(), "the killed landing left its journal");
+    let list = server.get("/api/proposals");
+    assert!(!journal.exists(), "the request finished the landing");
+    assert_eq!(list.status, 200);
+    let p = &list.json()["proposals"][0];
+    assert_eq!(
+        (p["patch_id"].as_str(), p["status"].as_str()),
+        (Some(id.as_str()), Some("applied"))
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD"]),
+        repo.git(&["rev-parse", &format!("refs/evolv/applied/{id}")])
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let again = repo.evolv(&["recover", "--json"]);
+    assert_eq!(again.json()["action"], "nothing", "{}", again.stdout);
+    repo.assert_fsck();
+}
+
 #[test]
 fn a_port_in_use_is_a_clear_error() {
     let repo = TestRepo::scenario();

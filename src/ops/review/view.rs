@@ -212,7 +212,7 @@ pub fn number(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
 }
 
 /// `[start, end)` character ranges within a line.
-type Marks = Vec<[u32; 2]>;
+pub type Marks = Vec<[u32; 2]>;
 
 /// Pairs each run of removed lines with the added run after it, line by
 /// line, and marks the changed words of each pair.
