@@ -583,6 +583,43 @@ fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
     repo.assert_fsck();
 }
 
+/// Issue 12 item 4: "`git push` of the namespace shares them". Pushed
+/// to a bare remote and fetched into another clone, the proposal and its
+/// comments read back there.
+#[test]
+fn comments_travel_with_a_push_of_the_namespace() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let body = serde_json::json!({
+        "body": "shared with the team",
+        "locator": {"path": "backend/auth.go", "side": "old", "start_line": 2,
+                    "start_col": 1, "end_line": 2, "end_col": 5},
+        "quote": "func"
+    });
+    let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
+    assert_eq!(r.status, 201, "{}", r.body);
+    let remote = tempfile::tempdir().unwrap();
+    let url = remote.path().to_str().unwrap();
+    repo.git(&["init", "-q", "--bare", url]);
+    repo.git(&["push", "-q", url, "main", "refs/evolv/*:refs/evolv/*"]);
+
+    let other = TestRepo::empty();
+    other.git(&[
+        "fetch",
+        "-q",
+        url,
+        "refs/heads/main:refs/remotes/origin/main",
+        "refs/evolv/*:refs/evolv/*",
+    ]);
+    other.git(&["checkout", "-q", "-B", "main", "origin/main"]);
+    let shown = other.evolv(&["show", "--json", &id]);
+    let v = shown.ok().json();
+    assert_eq!(v["status"], "pending");
+    assert_eq!(v["comments"][0]["body"], "shared with the team");
+    assert_eq!(v["comments"][0]["locator"], body["locator"]);
+    other.assert_fsck();
+}
+
 #[test]
 fn apply_streams_its_validation_then_lands_as_the_cli_does() {
     let (repo, id) = repo_with_proposal();

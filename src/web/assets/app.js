@@ -906,8 +906,15 @@ function jumpHunk(dir) {
   sections().forEach((s, j) => s.classList.toggle("current", j === state.current));
 }
 
+// Keys go to text fields and dialogs as typed; a focused checkbox (just
+// clicked "Viewed") or button does not swallow them.
+function typingIn(el) {
+  if (el.closest("textarea, select, dialog, [contenteditable]")) return true;
+  return el.matches("input") && !["checkbox", "radio", "button", "submit"].includes(el.type);
+}
+
 document.addEventListener("keydown", (ev) => {
-  if (ev.target.closest("input, textarea, dialog") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (typingIn(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const v = state.view;
   const inProposal = v && v.kind === "proposal";
   const cur = sections()[state.current];
