@@ -136,7 +136,7 @@ pub struct Detail {
 }
 
 /// The operation, metadata and changed files of proposal `patch_id`.
-pub fn detail(repo: &Repository, patch_id: &str) -> Result<Detail> {
+pub fn detail(repo: &Repo, patch_id: &str) -> Result<Detail> {
     let p = proposals::load(repo, patch_id)?;
     Ok(Detail {
         operation: p.meta.edit.operation().to_string(),
@@ -147,7 +147,7 @@ pub fn detail(repo: &Repository, patch_id: &str) -> Result<Detail> {
 
 /// One file's hunks, numbered on both sides with word marks; a path that
 /// is not one of the proposal's files is `invalid_input`.
-pub fn file_hunks(repo: &Repository, patch_id: &str, path: &str) -> Result<Vec<Hunk>> {
+pub fn file_hunks(repo: &Repo, patch_id: &str, path: &str) -> Result<Vec<Hunk>> {
     let p = proposals::load(repo, patch_id)?;
     view::hunks(repo, &p, path)?.ok_or_else(|| {
         Error::invalid(
@@ -159,7 +159,7 @@ pub fn file_hunks(repo: &Repository, patch_id: &str, path: &str) -> Result<Vec<H
 
 /// The branch HEAD is on (its short name, or `HEAD (detached)`) and
 /// its commit: where apply lands. `None` on an unborn branch.
-pub fn head(repo: &Repository) -> Option<(String, String)> {
+pub fn head(repo: &Repo) -> Option<(String, String)> {
     let head = crate::git::head(repo).ok()?;
     Some((head.display_name().to_string(), head.commit.to_string()))
 }
