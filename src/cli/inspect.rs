@@ -107,9 +107,51 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
         Some(w) => out.data(w.as_bytes()),
         None => out.diff(&outcome.diff_bytes),
     }
+    if !outcome.files.is_empty() {
+        out.line(&render_file_results(&outcome.files));
+    }
     if !outcome.comments.is_empty() {
         out.line(&render_comments(&outcome.comments));
     }
+}
+
+/// Per file of an edit list: the operation, where, its warnings and what
+/// each validator said when it was proposed (a failure with its first
+/// line of output).
+fn render_file_results(files: &[crate::store::file_records::FileResult]) -> String {
+    let mut text = String::from(
+        "
+per file, as proposed:
+",
+    );
+    for f in files {
+        let r = &f.record;
+        let at = r.locator.as_ref().map_or(String::new(), |l| {
+            format!(
+                " {}:{}-{}:{}",
+                l.start_line, l.start_col, l.end_line, l.end_col
+            )
+        });
+        let from = r
+            .from_path
+            .as_ref()
+            .map_or(String::new(), |p| format!(" from {p}"));
+        text.push_str(&format!("  {} ({}{from}){at}\n", r.path, r.operation_type));
+        for w in &r.warnings {
+            text.push_str(&format!("    warning: {w}\n"));
+        }
+        for v in &f.validators {
+            let verdict = if v.passed { "passed" } else { "FAILED" };
+            let first = v.output.lines().find(|l| !l.trim().is_empty());
+            match (v.passed, first) {
+                (false, Some(line)) => {
+                    text.push_str(&format!("    validator {} {verdict}: {line}\n", v.name))
+                }
+                _ => text.push_str(&format!("    validator {} {verdict}\n", v.name)),
+            }
+        }
+    }
+    text
 }
 
 /// The review comments under a proposal's diff: locator, quote, body.

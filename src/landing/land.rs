@@ -560,7 +560,22 @@ pub fn land(
     reflog: &str,
     epilogue: Epilogue,
 ) -> Result<Finished> {
-    let landing = move_branch(repo, head, new, changed, reflog, epilogue)?;
+    let turn = take_turn(repo)?;
+    land_in_turn(repo, turn, head, new, changed, reflog, epilogue)
+}
+
+/// `land` for the holder of a turn (rollback takes its turn before it reads
+/// the head, so it queues behind concurrent landings instead of racing).
+pub fn land_in_turn(
+    repo: &Repo,
+    turn: Turn,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Finished> {
+    let landing = move_branch_in_turn(repo, turn, head, new, changed, reflog, epilogue)?;
     landing.finish(repo).map_err(|cause| Error::LandingFailed {
         cause: Box::new(cause),
         recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),
@@ -619,6 +634,7 @@ pub(super) fn roll_forward(
             crashpoint!("after-last-file");
         }
     }
+    progress::update(Task::Land, total as u64, Some(total as u64), None);
     progress::finish(Task::Land);
     finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
     Ok(done)

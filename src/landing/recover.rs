@@ -68,6 +68,18 @@ pub struct RecoverOutcome {
 }
 
 impl RecoverOutcome {
+    /// One line for people: what `git evolv recover` prints, and what
+    /// every front end says (after `git-evolv: recovered: `) when its
+    /// session recovered a landing first.
+    pub fn describe(&self) -> String {
+        let mut text = self.message.clone();
+        if !self.restored.is_empty() {
+            text.push_str(&format!(" (restored: {})", self.restored.join(", ")));
+        }
+        text.push('.');
+        text
+    }
+
     /// Nothing was pending.
     pub fn nothing() -> Self {
         RecoverOutcome {

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::git;
 use crate::git::Repo;
 use crate::store::audit::{self, AuditAction, AuditRecord};
+use crate::store::file_records::{FileRecord, Span};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
 
@@ -238,7 +239,10 @@ fn store(
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     let meta = ProposalMeta {
-        edit: EditMeta::Edits {},
+        edit: EditMeta::Edits {
+            files: o.files.iter().map(file_record).collect(),
+            validators: o.validators.clone(),
+        },
         scope: Vec::new(),
         created_at: proposals::now_secs(),
         files_scanned: o.statistics.edits,
@@ -250,6 +254,29 @@ fn store(
         onto: o.onto.clone(),
     };
     super::propose::store_proposal(repo, &o.summary, &meta, (&author, &committer), tree, base)
+}
+
+/// What is kept of a file's result with the proposal (the diff and the
+/// excerpt are the commit's; #12 item 2).
+fn file_record(f: &FileResult) -> FileRecord {
+    FileRecord {
+        path: f.path.clone(),
+        operation_type: match f.operation_type {
+            ChangeKind::Create => "create",
+            ChangeKind::Modify => "modify",
+            ChangeKind::Delete => "delete",
+            ChangeKind::Rename => "rename",
+        }
+        .to_string(),
+        from_path: f.from_path.clone(),
+        locator: f.locator.as_ref().map(|l| Span {
+            start_line: l.start_line,
+            start_col: l.start_col,
+            end_line: l.end_line,
+            end_col: l.end_col,
+        }),
+        warnings: f.warnings.clone(),
+    }
 }
 
 fn summary(req: &EditRequest, files: &[FileChange]) -> String {

@@ -7,7 +7,9 @@ use crate::git;
 use crate::git::Repo;
 use crate::store::audit::{self, AuditEntry};
 use crate::store::comments::Comment;
+use crate::store::file_records::FileResult;
 use crate::store::proposals::{self, Proposal};
+use crate::validators::ValidatorReport;
 
 /// A proposal's state relative to the current HEAD.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
@@ -78,6 +80,12 @@ pub struct ShowOutcome {
     pub diff_bytes: Vec<u8>,
     /// Review comments (from the review page), oldest first.
     pub comments: Vec<Comment>,
+    /// Per changed file of an edit list (`propose --edits`): operation
+    /// type, locator, warnings and the validators that checked it, as
+    /// recorded at propose time. Empty for a replace, which records none.
+    pub files: Vec<FileResult>,
+    /// Every validator that ran at propose time (each names its files).
+    pub validators: Vec<ValidatorReport>,
 }
 
 /// `{"entries": [...]}`, newest first.
@@ -177,6 +185,8 @@ pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,
         comments: super::review::comments(repo, patch_id)?,
+        files: super::review::file_results(&p.meta),
+        validators: super::review::validators(&p.meta).to_vec(),
     })
 }
 

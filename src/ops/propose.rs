@@ -471,6 +471,11 @@ fn scan_files(repo: &Repo, files: &[BlobEntry], replacer: &Replacer) -> Result<S
         }
         drop(tx);
         let scan = editor.join().expect("the editing thread panicked");
+        if read.is_ok() {
+            // The last count is the total, so a listener sees the scan end.
+            let n = scan.changed.len();
+            progress::update(Task::Scan, total, Some(total), Some(format!("{n} matched")));
+        }
         read.map(|()| scan)
     });
     progress::finish(Task::Scan);

@@ -63,6 +63,10 @@ pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
         return Err(Error::PatchNotFound(patch_id.to_string()));
     }
     git::ensure_no_operation_in_progress(repo)?;
+    // Its turn first, before the head is read: a rollback queues behind
+    // concurrent landings like an apply (issue 14 item 4) instead of
+    // replaying onto a head that moves under it and failing.
+    let turn = land::take_turn(repo)?;
     let Some(landed) = landed_commit(repo, patch_id) else {
         return Err(
             if git::ref_exists(repo, &proposals::proposal_ref(patch_id))
@@ -76,7 +80,7 @@ pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
             },
         );
     };
-    undo(repo, req, landed).inspect_err(|e| {
+    undo(repo, turn, req, landed).inspect_err(|e| {
         let _ = audit::log(
             repo,
             &AuditRecord::failure(AuditAction::Rollback, patch_id, e),
@@ -102,7 +106,12 @@ fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     serde_json::from_str(&json).ok()
 }
 
-fn undo(repo: &Repo, req: &RollbackRequest, landed: Oid) -> Result<RollbackOutcome> {
+fn undo(
+    repo: &Repo,
+    turn: land::Turn,
+    req: &RollbackRequest,
+    landed: Oid,
+) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     let head = git::head(repo)?;
     let landed_commit = repo.find_commit(landed)?;
@@ -159,7 +168,7 @@ fn undo(repo: &Repo, req: &RollbackRequest, landed: Oid) -> Result<RollbackOutco
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::check_clean(repo, None, &head, &head_tree, &tree, &changed)?;
+    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
@@ -175,7 +184,7 @@ fn undo(repo: &Repo, req: &RollbackRequest, landed: Oid) -> Result<RollbackOutco
     epilogue.delete(proposals::backup_ref(patch_id));
     epilogue.audit.push(record);
     let reflog = format!("evolv: rollback {patch_id}");
-    let finished = land::land(repo, &head, new, &changed, &reflog, epilogue)?;
+    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
     outcome.audit_log_id = finished.audit_id(0);
     outcome.warnings.extend(finished.deferred);
     Ok(outcome)
