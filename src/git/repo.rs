@@ -41,13 +41,11 @@ pub fn open_any(dir: &Path) -> Result<Repo> {
     Ok(Repo::new_any(repo))
 }
 
-/// The working tree of `repo`. `open` refuses bare repositories once; a
-/// library user who hands in a bare `Repository` of their own gets this
-/// error instead of a panic.
-pub fn workdir(repo: &Repository) -> Result<&Path> {
-    repo.workdir().ok_or_else(|| Error::BareRepository {
-        path: repo.path().to_path_buf(),
-    })
+/// The working tree of `repo` (`Repo::work_tree`). `open` refuses bare
+/// repositories once; a handle opened with `open_any` gets this error
+/// instead of a panic.
+pub fn workdir(repo: &Repo) -> Result<&Path> {
+    repo.work_tree()
 }
 
 /// The config reader's own error for the repository at `dir`, if it has one.

@@ -186,7 +186,7 @@ mod tests {
         assert_eq!(err.code(), "bare_repository");
         // A library user handing in a bare repository of their own.
         let bare = git2::Repository::open_bare(dir.path()).unwrap();
-        let err = crate::git::workdir(&bare).unwrap_err();
+        let err = crate::git::workdir(&crate::git::Repo::new_any(bare)).unwrap_err();
         assert_eq!(err.code(), "bare_repository");
     }
 }
