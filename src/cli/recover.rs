@@ -24,7 +24,8 @@ pub fn run(session: &Session, out: &Output) -> Result<()> {
 pub fn describe(o: &RecoverOutcome) -> String {
     let mut text = o.message.clone();
     if !o.restored.is_empty() {
-        text.push_str(&format!(" (restored: {})", o.restored.join(", ")));
+        let shown = crate::git::path::shown(&o.restored, o.restored_bytes.as_deref());
+        text.push_str(&format!(" (restored: {})", shown.join(", ")));
     }
     text.push('.');
     text

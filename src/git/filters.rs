@@ -11,6 +11,8 @@ use std::sync::Mutex;
 
 use git2::{AttrCheckFlags, AttrValue, Oid, Repository};
 
+use super::RepoPath;
+use super::path::fs_path;
 use crate::error::{Error, Result};
 
 /// What this process learnt about attribute sources, so a path in a
@@ -22,15 +24,15 @@ use crate::error::{Error, Result};
 struct Sources {
     none_outside: bool,
     none_indexed: bool,
-    dirs: HashMap<String, bool>,
+    dirs: HashMap<Vec<u8>, bool>,
 }
 
 /// Keyed by the git dir: a long-running front end (MCP) may serve several.
 static SOURCES: Mutex<Option<(std::path::PathBuf, Sources)>> = Mutex::new(None);
 
 /// Forgets what `Sources` learnt: a `.gitattributes` was written or removed.
-pub fn attributes_changed(path: &str) {
-    if path == ".gitattributes" || path.ends_with("/.gitattributes") {
+pub fn attributes_changed(path: &RepoPath) {
+    if path.is_gitattributes() {
         *SOURCES.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
@@ -79,7 +81,7 @@ impl Sources {
 /// Whether no attribute can apply to `path`: no source outside the working
 /// tree, none tracked, and no `.gitattributes` in any of its directories.
 /// `false` only means "ask libgit2".
-fn surely_unattributed(repo: &Repository, path: &str) -> bool {
+fn surely_unattributed(repo: &Repository, path: &RepoPath) -> bool {
     let Some(workdir) = repo.workdir() else {
         return false;
     };
@@ -93,13 +95,13 @@ fn surely_unattributed(repo: &Repository, path: &str) -> bool {
     if !sources.none_outside || !sources.none_indexed {
         return false;
     }
-    let mut dir = String::new();
-    let mut parts = path.split('/').peekable();
+    let mut dir: Vec<u8> = Vec::new();
+    let mut parts = path.as_bytes().split(|&b| b == b'/').peekable();
     while let Some(part) = parts.next() {
         let has = *sources
             .dirs
             .entry(dir.clone())
-            .or_insert_with(|| exists(&workdir.join(&dir).join(".gitattributes")));
+            .or_insert_with(|| exists(&workdir.join(fs_path(&dir)).join(".gitattributes")));
         if has {
             return false;
         }
@@ -107,9 +109,9 @@ fn surely_unattributed(repo: &Repository, path: &str) -> bool {
             break;
         }
         if !dir.is_empty() {
-            dir.push('/');
+            dir.push(b'/');
         }
-        dir.push_str(part);
+        dir.extend_from_slice(part);
     }
     true
 }
@@ -133,7 +135,7 @@ fn eol_config(repo: &Repository) -> (bool, bool) {
 
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
-pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
+pub fn converts(repo: &Repository, path: &RepoPath) -> Result<bool> {
     let (autocrlf, eol_crlf) = eol_config(repo);
     if surely_unattributed(repo, path) {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`
@@ -143,7 +145,7 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
         Ok(
-            match AttrValue::from_string(repo.get_attr(Path::new(path), name, flags)?) {
+            match AttrValue::from_string(repo.get_attr(path.fs(), name, flags)?) {
                 AttrValue::True => Some("true".into()),
                 AttrValue::False => Some("false".into()),
                 AttrValue::String(s) => Some(s.to_string()),
@@ -174,8 +176,8 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
 /// propose, which must not edit such a file as text (#16 item 3).
 pub fn not_text(
     repo: &Repository,
-    paths: &[&str],
-) -> Result<std::collections::HashMap<String, String>> {
+    paths: &[&RepoPath],
+) -> Result<std::collections::HashMap<RepoPath, String>> {
     use std::io::Write;
     let mut out = std::collections::HashMap::new();
     if paths.is_empty() {
@@ -217,7 +219,7 @@ pub fn not_text(
     }
     let fields: Vec<&[u8]> = result.stdout.split(|b| *b == 0).collect();
     for triple in fields.chunks_exact(3) {
-        let path = String::from_utf8_lossy(triple[0]).into_owned();
+        let path = RepoPath::from(triple[0]);
         let value = String::from_utf8_lossy(triple[2]);
         let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
             ("filter", "unspecified" | "unset") => None,
@@ -238,15 +240,17 @@ pub fn not_text(
 
 /// What git's checkout would write at `path` for blob `id`, when git
 /// converts that path; `None` when the blob's own bytes are what it writes.
-pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {
+pub fn smudged(repo: &Repository, path: &RepoPath, id: Oid) -> Result<Option<Vec<u8>>> {
     if !converts(repo, path)? {
         return Ok(None);
     }
     let workdir = crate::git::workdir(repo)?;
+    let mut path_arg = std::ffi::OsString::from("--path=");
+    path_arg.push(path.fs().as_os_str());
     let out = Command::new("git")
         .arg("cat-file")
         .arg("--filters")
-        .arg(format!("--path={path}"))
+        .arg(path_arg)
         .arg(id.to_string())
         .current_dir(workdir)
         .stdin(Stdio::null())
@@ -273,11 +277,11 @@ pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>
 /// The blob id git would record for the file at `path` (`git hash-object`,
 /// clean filters and attributes applied as they are now): the file holds a
 /// blob, for git, exactly when this is its id.
-pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
+pub fn cleaned_id(repo: &Repository, path: &RepoPath) -> Result<Oid> {
     let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         .args(["hash-object", "--"])
-        .arg(path)
+        .arg(path.fs())
         .current_dir(workdir)
         .stdin(Stdio::null())
         .output()
@@ -297,12 +301,14 @@ pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
 /// Whether the file at `path` is what the index records, compared through
 /// git's clean filters (`git diff`), for paths `converts` says git
 /// transforms: libgit2 would compare a smudged file with the raw blob.
-pub fn worktree_matches_index(repo: &Repository, path: &str) -> Result<bool> {
+pub fn worktree_matches_index(repo: &Repository, path: &RepoPath) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
+    let mut spec = std::ffi::OsString::from(":(literal)");
+    spec.push(path.fs().as_os_str());
     let out = Command::new("git")
         // Read-only: a landing may hold index.lock while it asks.
         .args(["--no-optional-locks", "diff", "--quiet", "--"])
-        .arg(format!(":(literal){path}"))
+        .arg(spec)
         .current_dir(workdir)
         .stdin(Stdio::null())
         .output()

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository};
 
+use super::RepoPath;
 use super::index_cache;
 use super::index_file;
 use crate::error::{Error, Result};
@@ -36,16 +37,16 @@ pub fn skips_worktree(entry: &index_file::Entry) -> bool {
 /// (keeping the bit) and writes no file, as `git checkout` does.
 pub fn sparse_paths<'a>(
     repo: &Repository,
-    paths: impl Iterator<Item = &'a str>,
-) -> Result<std::collections::HashSet<String>> {
+    paths: impl Iterator<Item = &'a RepoPath>,
+) -> Result<std::collections::HashSet<RepoPath>> {
     let workdir = crate::git::workdir(repo)?;
     index_cache::with_index(repo, |index| {
         paths
             .filter(|p| {
                 index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
-                    && fs::symlink_metadata(workdir.join(p)).is_err()
+                    && fs::symlink_metadata(workdir.join(p.fs())).is_err()
             })
-            .map(str::to_string)
+            .cloned()
             .collect()
     })
 }
@@ -218,7 +219,7 @@ pub fn load(repo: &Repository) -> Result<()> {
 /// Builds the new index (the current one with `entries` applied), writes
 /// it to a file under `<git-dir>/evolv/` and returns its path (a landing
 /// flushes it with everything else before its journal goes).
-pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
+pub fn build(repo: &Repository, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
     let workdir = crate::git::workdir(repo)?;
     let (mut index, read_mtime) = index_cache::take(repo)?;
     let mut changes = Vec::with_capacity(entries.len());
@@ -232,7 +233,7 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
                 let meta = if mode == MODE_GITLINK {
                     None
                 } else {
-                    let full = workdir.join(p);
+                    let full = workdir.join(p.fs());
                     Some(fs::symlink_metadata(&full).map_err(|e| Error::io("stat", &full, e))?)
                 };
                 (id, mode, meta)
@@ -244,7 +245,7 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
         // landing writes no file there.
         let sparse = matches!(entry, Entry::Stale { .. })
             && index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
-            && fs::symlink_metadata(workdir.join(p)).is_err();
+            && fs::symlink_metadata(workdir.join(p.fs())).is_err();
         if sparse {
             new.flags_extended |= SKIP_WORKTREE;
         }
@@ -267,7 +268,12 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
     Ok(path)
 }
 
-fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> index_file::Entry {
+fn index_entry(
+    path: &RepoPath,
+    id: Oid,
+    mode: u32,
+    stat: Option<&fs::Metadata>,
+) -> index_file::Entry {
     let time = |s: i64, ns: i64| (s as u32, ns as u32);
     let (ctime, mtime, dev, ino, uid, gid, size) = match stat {
         Some(m) => (
@@ -361,7 +367,7 @@ impl Replaced {
 
 /// Whether the index holds exactly `entries` at stage 0 (and no conflict
 /// stages) for their paths: ids and modes, stat data aside.
-pub fn holds(repo: &Repository, entries: &[(String, Entry)]) -> Result<bool> {
+pub fn holds(repo: &Repository, entries: &[(RepoPath, Entry)]) -> Result<bool> {
     index_cache::with_index(repo, |index| {
         entries.iter().all(|(p, entry)| {
             let path = p.as_bytes();

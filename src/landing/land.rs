@@ -24,7 +24,6 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
-use std::path::Path;
 
 use git2::{Oid, Repository, Tree};
 
@@ -34,7 +33,7 @@ use crate::crashpoint;
 use crate::error::{Error, Result};
 use crate::git::checkout;
 use crate::git::index_write::{self, Entry, IndexLock};
-use crate::git::{self, ChangedPath, Head};
+use crate::git::{self, ChangedPath, Head, RepoPath};
 use crate::progress::{self, Task};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::pending::{self, Deferred, Pending, PendingRef};
@@ -146,7 +145,9 @@ fn ensure_clean(
             expected: head.commit.to_string(),
         });
     }
-    Err(Error::DirtyWorktree { paths: dirty })
+    Err(Error::DirtyWorktree {
+        paths: dirty.iter().map(ToString::to_string).collect(),
+    })
 }
 
 /// Refuses, with nothing changed, when HEAD no longer names the branch the
@@ -260,7 +261,7 @@ pub struct Landing {
     journal: RefCell<Journal>,
     index_lock: RefCell<Option<IndexLock>>,
     /// Paths whose new content already waits in their temp file.
-    staged: HashSet<String>,
+    staged: HashSet<RepoPath>,
 }
 
 /// Steps 2 to 4 of the protocol: moves `head` to `new` (a descendant of
@@ -300,7 +301,7 @@ pub fn move_branch_in_turn(
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
     ensure_confined(repo, &new_tree, changed)?;
-    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
     let mut journal = Journal::new(
         Kind::Land,
         head.ref_name(),
@@ -395,7 +396,7 @@ pub(crate) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
 pub(crate) fn stale_entries(
     journal: &Journal,
     side: impl Fn(&Change) -> Option<Image>,
-) -> Vec<(String, Entry)> {
+) -> Vec<(RepoPath, Entry)> {
     journal
         .changes
         .iter()
@@ -419,22 +420,22 @@ fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPat
     for change in changed {
         if let Some(reason) = git::confine::refusal(&change.path) {
             return Err(Error::UnsafePath {
-                path: change.path.clone(),
+                path: change.path.to_string(),
                 reason: reason.to_string(),
             });
         }
-        if new_tree.get_path(Path::new(&change.path)).is_err() {
+        if new_tree.get_path(change.path.fs()).is_err() {
             continue;
         }
         if let Some(prefix) = git::confine::blocked_prefix(workdir, &change.path) {
             // A file this landing replaces by a directory is no obstacle.
             let removed = changed.iter().any(|c| c.path == prefix)
                 && new_tree
-                    .get_path(Path::new(&prefix))
+                    .get_path(prefix.fs())
                     .map_or(true, |e| e.kind() == Some(git2::ObjectType::Tree));
             if !removed {
                 return Err(Error::UnsafePath {
-                    path: change.path.clone(),
+                    path: change.path.to_string(),
                     reason: format!("'{prefix}' is a symlink or file in the working tree"),
                 });
             }
@@ -503,7 +504,7 @@ impl Landing {
         let landed = journal.new;
         let old_tree = repo.find_commit(landed)?.tree()?;
         let new_tree = repo.find_commit(undo)?.tree()?;
-        let paths: Vec<String> = journal.changes.iter().map(|c| c.path.clone()).collect();
+        let paths: Vec<RepoPath> = journal.changes.iter().map(|c| c.path.clone()).collect();
         let reflog = "evolv: undo failed landing";
         let mut next = Journal::new(
             Kind::Undo,
@@ -558,10 +559,10 @@ pub fn land(
 #[derive(Debug, Default)]
 pub(crate) struct Done {
     /// Paths written or removed.
-    pub written: Vec<String>,
+    pub written: Vec<RepoPath>,
     /// Paths left alone: they hold neither the pre- nor the post-image (a
     /// user's edit), or something of the user's is in their way.
-    pub skipped: Vec<String>,
+    pub skipped: Vec<RepoPath>,
     pub audit_ids: Vec<Option<Oid>>,
     /// Bookkeeping journalled for later (see `finish_bookkeeping`).
     pub deferred: Option<Deferred>,
@@ -575,7 +576,7 @@ pub(crate) fn roll_forward(
     repo: &Repository,
     journal: &mut Journal,
     lock: IndexLock,
-    fresh: Option<&HashSet<String>>,
+    fresh: Option<&HashSet<RepoPath>>,
 ) -> Result<Done> {
     let no_staged = HashSet::new();
     let staged = fresh.unwrap_or(&no_staged);
@@ -588,20 +589,23 @@ pub(crate) fn roll_forward(
     let mut order: Vec<usize> = (0..journal.changes.len()).collect();
     let key = |i: usize| {
         let c = &journal.changes[i];
-        let attributes = c.path == ".gitattributes" || c.path.ends_with("/.gitattributes");
-        (c.after.is_some(), !attributes, c.path.as_str())
+        (
+            c.after.is_some(),
+            !c.path.is_gitattributes(),
+            c.path.as_bytes(),
+        )
     };
     order.sort_by(|&a, &b| key(a).cmp(&key(b)));
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
-    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
+    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| &c.path))?;
     progress::start(Task::Land, "files", Some(total as u64));
     for (k, &i) in order.iter().enumerate() {
         if k % 64 == 0 {
             progress::update(Task::Land, k as u64, Some(total as u64), None);
         }
         let change = &journal.changes[i];
-        let path = change.path.as_str();
+        let path = &change.path;
         let before = change.before.map(|im| (im.id, im.mode));
         let after = change.after.map(|im| (im.id, im.mode));
         let is_staged = staged.contains(path);
@@ -618,9 +622,9 @@ pub(crate) fn roll_forward(
                 let present = fresh || !checkout::has_no_file(repo, path);
                 if present && (fresh || checkout::holds(repo, path, before)?) {
                     checkout::remove(repo, path)?;
-                    done.written.push(path.to_string());
+                    done.written.push(path.clone());
                 } else if present {
-                    done.skipped.push(path.to_string());
+                    done.skipped.push(path.clone());
                 }
                 Entry::Absent
             }
@@ -636,15 +640,15 @@ pub(crate) fn roll_forward(
                     } else {
                         checkout::write_blob(repo, path, id, mode)?;
                     }
-                    done.written.push(path.to_string());
+                    done.written.push(path.clone());
                     Entry::Clean { id, mode }
                 } else {
-                    done.skipped.push(path.to_string());
+                    done.skipped.push(path.clone());
                     Entry::Stale { id, mode }
                 }
             }
         };
-        entries.push((path.to_string(), entry));
+        entries.push((path.clone(), entry));
         if k == 0 {
             crashpoint!("after-first-file");
         }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::plan::{self, PlanSource};
 use crate::error::{Error, Result};
 use crate::git::config::{Config, WorktreeMode};
-use crate::git::{self, ChangedPath, Head};
+use crate::git::{self, ChangedPath, Head, RepoPath};
 use crate::landing::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditAction, AuditRecord};
@@ -64,7 +64,14 @@ pub struct ApplyOutcome {
     /// The branch head N was built on.
     pub previous_head: String,
     pub branch: String,
+    /// The changed paths as text (a name that is not UTF-8 lossily, with
+    /// U+FFFD); see `modified_files_bytes`.
     pub modified_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `modified_files`, its exact bytes in hex, or null when the text is
+    /// exact (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_files_bytes: Option<Vec<Option<String>>>,
     /// The validation worktree, or null when nothing was validated.
     pub worktree_path: Option<String>,
     pub audit_log_id: String,
@@ -250,7 +257,7 @@ struct Step<'p> {
 }
 
 impl Step<'_> {
-    fn paths(&self) -> Vec<String> {
+    fn paths(&self) -> Vec<RepoPath> {
         self.changed.iter().map(|c| c.path.clone()).collect()
     }
 }
@@ -407,7 +414,7 @@ fn build<'p, 'r>(
             });
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
-        let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+        let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
         let lines = git::line_stats(repo, &tip_tree, &tree, &paths)?;
         let author = repo.find_commit(p.commit)?.author().to_owned();
         let oid = git::commit::create(
@@ -436,7 +443,7 @@ fn build<'p, 'r>(
         [only] => only.changed.clone(),
         _ => git::changed_paths(repo, &head_tree, &new_tree)?,
     };
-    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
     let (lines_added, lines_removed) = match &steps[..] {
         [only] => only.lines,
         _ => git::line_stats(repo, &head_tree, &new_tree, &paths)?,
@@ -477,7 +484,8 @@ fn conclude(
         // Its real parent: in a batch, the commit of the patch before it.
         previous_head: step.parent.to_string(),
         branch: head.display_name().to_string(),
-        modified_files: step.paths(),
+        modified_files: git::path::lossy_list(&step.paths()),
+        modified_files_bytes: git::path::bytes_column(&step.paths()),
         worktree_path: worktree_path.clone(),
         audit_log_id: audit_id,
         validation: reports.clone(),
@@ -493,7 +501,7 @@ fn conclude(
         r.branch = Some(head.ref_name().to_string());
         r.commit = Some(step.commit.to_string());
         r.previous_head = Some(step.parent.to_string());
-        r.files = step.paths();
+        r.set_files(&step.paths());
         r.plan = s.plan.clone();
         r.dry_run = s.dry_run;
         r.batch = s.batch;

@@ -245,6 +245,8 @@ fn store(
         lines_added: o.statistics.lines_added,
         lines_removed: o.statistics.lines_removed,
         affected_files: o.affected_files.clone(),
+        // Edit lists name their files as text (UTF-8 only).
+        affected_files_bytes: None,
         onto: o.onto.clone(),
     };
     super::propose::store_proposal(repo, &o.summary, &meta, (&author, &committer), tree, base)

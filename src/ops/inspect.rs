@@ -163,7 +163,7 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
         repo,
         &base_tree,
         &commit.tree()?,
-        Some(&p.meta.affected_files),
+        Some(&p.meta.affected_paths()),
     )?;
     let mut stack: Vec<String> = super::stack::below(repo, &p)?
         .into_iter()

@@ -19,8 +19,8 @@ use git2::{Oid, Repository};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};
+use crate::git::{self, RepoPath, checkout};
 use crate::landing::journal::{Journal, Kind};
 use crate::landing::land::{
     finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
@@ -62,9 +62,16 @@ pub struct RecoverOutcome {
     pub head: Option<String>,
     /// Paths brought to N by this recovery.
     pub restored: Vec<String>,
+    /// Only when some name in `restored` is not UTF-8: per entry, its exact
+    /// bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored_bytes: Option<Vec<Option<String>>>,
     /// Paths left alone because they hold the user's own content; check
     /// them with `git status` / `git diff`.
     pub skipped: Vec<String>,
+    /// As `restored_bytes`, for `skipped`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped_bytes: Option<Vec<Option<String>>>,
     pub message: String,
     /// Bookkeeping that still waits (a foreign lock), journalled.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -72,6 +79,16 @@ pub struct RecoverOutcome {
 }
 
 impl RecoverOutcome {
+    fn set_restored(&mut self, paths: &[RepoPath]) {
+        self.restored = git::path::lossy_list(paths);
+        self.restored_bytes = git::path::bytes_column(paths);
+    }
+
+    fn set_skipped(&mut self, paths: &[RepoPath]) {
+        self.skipped = git::path::lossy_list(paths);
+        self.skipped_bytes = git::path::bytes_column(paths);
+    }
+
     fn nothing() -> Self {
         RecoverOutcome {
             action: RecoveryAction::Nothing,
@@ -80,7 +97,9 @@ impl RecoverOutcome {
             to: None,
             head: None,
             restored: Vec::new(),
+            restored_bytes: None,
             skipped: Vec::new(),
+            skipped_bytes: None,
             message: "no interrupted landing to recover".into(),
             warnings: Vec::new(),
         }
@@ -164,7 +183,9 @@ fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome
         to: Some(journal.new.to_string()),
         head: current.map(|c| c.to_string()),
         restored: Vec::new(),
+        restored_bytes: None,
         skipped: Vec::new(),
+        skipped_bytes: None,
         message: String::new(),
         warnings: Vec::new(),
     };
@@ -192,7 +213,8 @@ fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome
     }
     if rolls_back {
         release_our_lock(repo, &journal)?;
-        outcome.restored = restore_files(repo, &journal)?;
+        let restored = restore_files(repo, &journal)?;
+        outcome.set_restored(&restored);
         restore_index(repo, &mut journal)?;
         for change in &journal.changes {
             checkout::remove_temp(repo, &change.path);
@@ -204,10 +226,10 @@ fn recover_locked(repo: &Repository, _flock: &fs::File) -> Result<RecoverOutcome
             "the landing of {} was interrupted before {} moved; {}",
             short(new),
             journal.branch,
-            if outcome.restored.is_empty() {
+            if restored.is_empty() {
                 "nothing was changed".to_string()
             } else {
-                format!("put back its old content: {}", outcome.restored.join(", "))
+                format!("put back its old content: {}", names(&restored))
             }
         );
         return Ok(outcome);
@@ -228,18 +250,18 @@ fn forward(
 ) -> Result<RecoverOutcome> {
     let done = roll_forward(repo, journal, lock, None)?;
     outcome.action = RecoveryAction::RolledForward;
-    outcome.restored = done.written;
-    outcome.skipped = done.skipped;
+    outcome.set_restored(&done.written);
+    outcome.set_skipped(&done.skipped);
     outcome.warnings.extend(done.deferred);
     outcome.message = format!(
         "completed the interrupted landing of {} on {}",
         short(journal.new),
         journal.branch
     );
-    if !outcome.skipped.is_empty() {
+    if !done.skipped.is_empty() {
         outcome.message.push_str(&format!(
             "; left alone (they hold your own changes): {}",
-            outcome.skipped.join(", ")
+            names(&done.skipped)
         ));
     }
     Ok(outcome)
@@ -266,8 +288,8 @@ fn restore_index(repo: &Repository, journal: &mut Journal) -> Result<()> {
 /// rename but lost the ref update before it (the landing flushes both only
 /// at its end): a path holding N's content, and not H's, gets H's back.
 /// Returns those paths (none after a kill).
-fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<String>> {
-    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
+fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<RepoPath>> {
+    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| &c.path))?;
     let mut order: Vec<&crate::landing::journal::Change> = journal
         .changes
         .iter()
@@ -275,10 +297,10 @@ fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<String>> {
         .collect();
     // Paths H lacks are removed first, then H's files written, parents
     // before children.
-    order.sort_by_key(|c| (c.before.is_some(), c.path.as_str()));
+    order.sort_by_key(|c| (c.before.is_some(), c.path.as_bytes()));
     let mut restored = Vec::new();
     for change in order {
-        let path = change.path.as_str();
+        let path = &change.path;
         let before = change.before.map(|im| (im.id, im.mode));
         let after = change.after.map(|im| (im.id, im.mode));
         checkout::remove_temp(repo, path);
@@ -289,7 +311,7 @@ fn restore_files(repo: &Repository, journal: &Journal) -> Result<Vec<String>> {
             Some((id, mode)) => checkout::write_blob(repo, path, id, mode)?,
             None => checkout::remove(repo, path)?,
         }
-        restored.push(path.to_string());
+        restored.push(path.clone());
     }
     Ok(restored)
 }
@@ -312,7 +334,8 @@ fn abandon(
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);
     outcome.action = RecoveryAction::Abandoned;
-    outcome.skipped = journal.changes.iter().map(|c| c.path.clone()).collect();
+    let skipped: Vec<RepoPath> = journal.changes.iter().map(|c| c.path.clone()).collect();
+    outcome.set_skipped(&skipped);
     outcome.message = format!(
         "{} is at {} (not the old head, or no longer checked out) since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",
         journal.branch,
@@ -323,9 +346,18 @@ fn abandon(
         } else {
             ""
         },
-        outcome.skipped.join(", ")
+        names(&skipped)
     );
     Ok(outcome)
+}
+
+/// Paths as a person reads them, quoted as git quotes them.
+fn names(paths: &[RepoPath]) -> String {
+    paths
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Removes `index.lock` if git-evolv created it for this journal; a lock

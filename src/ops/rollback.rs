@@ -3,8 +3,6 @@
 //! the changed files from the pre-apply commit, or — for `manual` — nothing
 //! but the plan's steps. Same care for the working tree as apply.
 
-use std::path::Path;
-
 use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
@@ -42,7 +40,12 @@ pub struct RollbackOutcome {
     pub reverted: String,
     pub previous_head: String,
     pub branch: String,
+    /// The changed paths as text; see `modified_files_bytes`.
     pub modified_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `modified_files`, its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_files_bytes: Option<Vec<Option<String>>>,
     pub audit_log_id: String,
     /// Bookkeeping that had to wait (a foreign lock): journalled, completed
     /// by the next command; the rollback itself is complete.
@@ -122,6 +125,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         previous_head: head.commit.to_string(),
         branch: head.display_name().to_string(),
         modified_files: Vec::new(),
+        modified_files_bytes: None,
         audit_log_id: String::new(),
         warnings: Vec::new(),
         commands: Vec::new(),
@@ -165,10 +169,12 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     let new = git::commit::create(repo, &author, &committer, &message, &tree, &[&head_commit])?;
     crate::crashpoint!("after-objects");
 
-    outcome.modified_files = changed.iter().map(|c| c.path.clone()).collect();
+    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    outcome.modified_files = git::path::lossy_list(&paths);
+    outcome.modified_files_bytes = git::path::bytes_column(&paths);
     outcome.commit = Some(new.to_string());
     record.commit = Some(new.to_string());
-    record.files = outcome.modified_files.clone();
+    record.set_files(&paths);
     let mut epilogue = land::Epilogue::default();
     epilogue.delete(proposals::applied_ref(patch_id));
     epilogue.delete(proposals::backup_ref(patch_id));
@@ -185,7 +191,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
 /// would silently undo their changes to those files (#16 item 14). Each as
 /// `<short id> <summary> (<paths>)`, oldest first.
 fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
-    let files: std::collections::HashSet<String> =
+    let files: std::collections::HashSet<git::RepoPath> =
         git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?
             .into_iter()
             .map(|c| c.path)
@@ -198,7 +204,7 @@ fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Ve
     for oid in walk {
         let commit = repo.find_commit(oid?)?;
         let tree = commit.tree()?;
-        let mut touched: Vec<String> = Vec::new();
+        let mut touched: Vec<git::RepoPath> = Vec::new();
         for parent in commit.parents() {
             for change in git::changed_paths(repo, &parent.tree()?, &tree)? {
                 if files.contains(&change.path) && !touched.contains(&change.path) {
@@ -212,7 +218,11 @@ fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Ve
                 "{} {} ({})",
                 &id[..12],
                 commit.summary().unwrap_or_default(),
-                touched.join(", ")
+                touched
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
     }
@@ -262,17 +272,22 @@ fn restore_from_backup<'r>(
     let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
     let mut update = TreeUpdateBuilder::new();
     for change in &landed_changes {
-        match backup_tree.get_path(Path::new(&change.path)) {
+        match backup_tree.get_path(change.path.fs()) {
             Ok(entry) => {
-                update.upsert(&change.path, entry.id(), git::file_mode(entry.filemode()));
+                update.upsert(
+                    change.path.as_bytes(),
+                    entry.id(),
+                    git::file_mode(entry.filemode()),
+                );
             }
             Err(_) => {
-                update.remove(&change.path);
+                update.remove(change.path.as_bytes());
             }
         }
     }
     let tree = repo.find_tree(update.create_updated(repo, head_tree)?)?;
-    let files: Vec<&str> = landed_changes.iter().map(|c| c.path.as_str()).collect();
+    // Named as `git log` would quote them (the message is text).
+    let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
     let message = trailers::rollback_message(
         &format!("revert: restore files changed by {patch_id}"),
         &format!("Restores {} from {}.", files.join(", "), backup.id()),

@@ -80,15 +80,23 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
         "propose", "--json", "-p", "tok", "-r", "TOK", "--scope", "a.txt",
     ]);
     run.ok();
+    assert_eq!(run.json()["affected_files"], serde_json::json!(["a.txt"]));
+    // Globs match the name's bytes, as `git ls-files 'caf?.txt'` does.
+    let run = repo.evolv(&[
+        "propose", "--json", "-p", "tok", "-r", "TOK", "--scope", "caf?.txt",
+    ]);
+    run.ok();
+    assert_eq!(run.json()["affected_files_bytes"][0], "636166e92e747874");
     let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
     run.ok();
     let v = run.json();
-    assert_eq!(v["affected_files"], serde_json::json!(["a.txt"]));
     assert_eq!(v["statistics"]["files_scanned"], 3);
-    assert_eq!(v["statistics"]["path_skipped"], 2);
+    assert_eq!(v["statistics"]["files_matched"], 3);
+    assert_eq!(v["statistics"]["path_skipped"], 0);
     let id = v["patch_id"].as_str().unwrap().to_string();
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("a.txt"), "TOK\n");
+    assert_eq!(std::fs::read(dir.join("x.txt")).unwrap(), b"TOK\n");
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
