@@ -91,7 +91,8 @@ pub fn conflict_paths(index: &git2::Index) -> Result<Vec<String>> {
         .conflicts()?
         .flatten()
         .filter_map(|c| c.our.or(c.their).or(c.ancestor))
-        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        // Named as git names them (quoted when not plain UTF-8).
+        .map(|e| RepoPath::from(&e.path[..]).to_string())
         .collect();
     paths.sort();
     paths.dedup();

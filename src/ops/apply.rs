@@ -370,15 +370,14 @@ fn validates(s: &Settings) -> bool {
 /// Whether two trees hold the same entry at every path the proposals
 /// change (the validated tree and a replay of the same proposals).
 fn same_in_touched_files(proposals: &[Proposal], a: &Tree<'_>, b: &Tree<'_>) -> bool {
-    let entry = |t: &Tree<'_>, path: &str| {
-        t.get_path(std::path::Path::new(path))
-            .ok()
-            .map(|e| (e.id(), e.filemode()))
-    };
+    let entry =
+        |t: &Tree<'_>, path: &RepoPath| t.get_path(path.fs()).ok().map(|e| (e.id(), e.filemode()));
+    // Exact paths: a lossy name would be absent from both trees, and so
+    // compare equal whatever they hold (#16 item 7).
     proposals
         .iter()
-        .flat_map(|p| p.meta.affected_files.iter())
-        .all(|path| entry(a, path) == entry(b, path))
+        .flat_map(|p| p.meta.affected_paths())
+        .all(|path| entry(a, &path) == entry(b, &path))
 }
 
 /// Replays `proposals` onto the branch head as it is now and checks the

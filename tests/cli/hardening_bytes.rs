@@ -251,3 +251,43 @@ fn a_backslash_name_lands_rolls_back_and_is_quoted_as_git_quotes_it() {
     assert_eq!(repo.read("dir/a\\b"), "tok\n");
     assert_clean(&repo);
 }
+
+// See: issue 16 item 7. A validated apply whose branch moved meanwhile
+// lands without validating again only if the replay holds what was
+// validated in every file the proposal touches; a name compared by its
+// lossy form is in neither tree, and so compared equal whatever it held.
+#[test]
+fn a_replay_that_changes_a_file_whose_name_is_not_utf8_is_validated_again() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    write(&repo, LATIN1, "tok\n1\n2\n3\n4\nend\n");
+    repo.commit_all("odd name");
+    let id = repo.propose("tok", "TOK", &[]);
+    let count = repo.home().join("validations");
+    let validate = format!("echo run >> '{}'; sleep 2", count.display());
+    let apply = crate::common::sealed(crate::common::BIN, repo.home())
+        .args(["apply", &id, "--validate", &validate])
+        .current_dir(repo.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !count.exists() {
+        assert!(t0.elapsed().as_secs() < 60, "the validation never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A change to the same file, far from the proposal's line: the replay
+    // merges cleanly, and differs from what was validated.
+    write(&repo, LATIN1, "tok\n1\n2\n3\n4\nend, edited\n");
+    repo.commit_all("edit the odd file");
+    let out = apply.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(bytes(&repo, LATIN1), b"TOK\n1\n2\n3\n4\nend, edited\n");
+    let runs = std::fs::read_to_string(&count).unwrap();
+    assert_eq!(runs.lines().count(), 2, "validated once only: {runs}");
+    assert_clean(&repo);
+}
