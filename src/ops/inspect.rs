@@ -43,6 +43,10 @@ pub struct ProposalSummary {
     pub lines_added: usize,
     pub lines_removed: usize,
     pub affected_files: Vec<String>,
+    /// Only when some name is not UTF-8: per entry of `affected_files`,
+    /// its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affected_files_bytes: Option<Vec<Option<String>>>,
     pub commit: String,
     pub base: String,
     /// The landed commit, when applied.
@@ -110,6 +114,7 @@ fn summarise(
         lines_added: p.meta.lines_added,
         lines_removed: p.meta.lines_removed,
         affected_files: p.meta.affected_files.clone(),
+        affected_files_bytes: p.meta.affected_files_bytes.clone(),
         commit: p.commit.to_string(),
         base: p.base.to_string(),
         applied_commit: applied.map(|o| o.to_string()),

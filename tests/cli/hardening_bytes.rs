@@ -123,7 +123,9 @@ fn names_that_are_not_utf8_are_proposed_applied_and_rolled_back_by_revert() {
     );
 
     let list = repo.evolv(&["list", "--json"]);
-    assert_eq!(list.json()["proposals"][0]["status"], "applied");
+    let listed = &list.json()["proposals"][0];
+    assert_eq!(listed["status"], "applied");
+    assert_eq!(listed["affected_files_bytes"][2], "64ff69722f782e747874");
     let rollback = repo.evolv(&["rollback", &id, "--json"]);
     rollback.ok();
     let r = rollback.json();
