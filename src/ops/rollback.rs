@@ -90,11 +90,44 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
 /// `refs/evolv/applied/<id>` marker names a commit reachable from HEAD.
 /// A landing that `git reset` (or a branch switch) took off the branch is
 /// not applied there, and list, apply and rollback all say so (#16 item 6).
+///
+/// The marker names the last landing only: the same proposal applied on a
+/// second branch (another worktree) moves it there. So when the marker
+/// exists but is not on this branch, the branch's own history since the
+/// proposal's base decides: the newest commit there whose trailer names
+/// `id` is its landing (`Evolv-Patch`) or its rollback (`Evolv-Rollback`).
 pub fn landed_commit(repo: &Repository, id: &str) -> Option<Oid> {
     let landed = proposals::applied_commit(repo, id)?;
     let head = git::head(repo).ok()?.commit;
     let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
-    reachable.then_some(landed)
+    if reachable {
+        return Some(landed);
+    }
+    landed_in_history(repo, id, head)
+}
+
+/// The newest landing of `id` in `head`'s history since the proposal's
+/// base, unless a newer rollback of it is there too.
+fn landed_in_history(repo: &Repository, id: &str, head: Oid) -> Option<Oid> {
+    let base = proposals::load(repo, id).ok()?.base;
+    let mut walk = repo.revwalk().ok()?;
+    walk.push(head).ok()?;
+    walk.hide(base).ok()?;
+    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)
+        .ok()?;
+    for oid in walk.flatten() {
+        let Ok(commit) = repo.find_commit(oid) else {
+            continue;
+        };
+        let message = String::from_utf8_lossy(commit.message_bytes());
+        if trailers::find(&message, trailers::ROLLBACK).map(str::trim) == Some(id) {
+            return None;
+        }
+        if trailers::find(&message, trailers::PATCH).map(str::trim) == Some(id) {
+            return Some(oid);
+        }
+    }
+    None
 }
 
 /// The plan recorded in a landed commit's message, if any.
@@ -176,8 +209,12 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     record.commit = Some(new.to_string());
     record.set_files(&paths);
     let mut epilogue = land::Epilogue::default();
-    epilogue.delete(proposals::applied_ref(patch_id));
-    epilogue.delete(proposals::backup_ref(patch_id));
+    // The markers name the last landing; one on another branch stays
+    // applied there (see `landed_commit`).
+    if proposals::applied_commit(repo, patch_id) == Some(landed) {
+        epilogue.delete(proposals::applied_ref(patch_id));
+        epilogue.delete(proposals::backup_ref(patch_id));
+    }
     epilogue.audit.push(record);
     let reflog = format!("evolv: rollback {patch_id}");
     let finished = land::land(repo, &head, new, &changed, &reflog, epilogue)?;
@@ -264,9 +301,12 @@ fn restore_from_backup<'r>(
     landed: &Commit<'_>,
     head_tree: &Tree<'_>,
 ) -> Result<(Tree<'r>, String)> {
+    // The backup ref belongs to the landing the applied marker names; a
+    // landing on another branch has its own parent.
+    let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
     let backup = match repo.refname_to_id(&proposals::backup_ref(patch_id)) {
-        Ok(oid) => repo.find_commit(oid)?,
-        Err(_) => landed.parent(0)?,
+        Ok(oid) if marked => repo.find_commit(oid)?,
+        _ => landed.parent(0)?,
     };
     let backup_tree = backup.tree()?;
     let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;

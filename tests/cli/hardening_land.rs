@@ -292,3 +292,59 @@ fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+// See: issue 16 item 6 (a sibling found in the adversarial pass): the
+// same proposal applied on two branches (here from a linked worktree).
+// The applied marker names the last landing only; on the other branch the
+// landing is still in its history, so it is still applied there: list
+// says so, apply refuses, and rollback undoes that branch's own landing
+// (from its own parent) and leaves the other branch's marker alone.
+#[test]
+fn a_proposal_applied_on_two_branches_stays_applied_on_each() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n"), ("b.txt", "x\n")]);
+    let id = repo.propose("tok", "TOK", &[]);
+    let feat = repo.home().join("feat");
+    let feat_s = feat.to_str().unwrap();
+    repo.git(&["worktree", "add", "-q", "-b", "feat", feat_s]);
+    let in_feat = |args: &[&str]| {
+        Run::from(
+            sealed(BIN, repo.home())
+                .args(args)
+                .current_dir(&feat)
+                .output()
+                .unwrap(),
+        )
+    };
+    in_feat(&["apply", &id]).ok();
+    // main moves first, so its landing is a commit of its own.
+    repo.write("b.txt", "y\n");
+    repo.commit_all("main moves");
+    repo.evolv(&["apply", &id]).ok();
+    // feat's own history has its landing.
+    let listed = in_feat(&["list", "--json"]);
+    assert_eq!(listed.json()["proposals"][0]["status"], "applied");
+    let again = in_feat(&["apply", &id, "--json"]);
+    assert_eq!(json_code(&again), "already_applied", "{}", again.stdout);
+    let feat_landing = repo.git(&["rev-parse", "feat"]).trim().to_string();
+    let main_landing = repo.head();
+    let back = in_feat(&["rollback", &id, "--strategy", "file_backup", "--json"]);
+    back.ok();
+    assert_eq!(back.json()["reverted"], feat_landing.as_str());
+    assert_eq!(
+        std::fs::read_to_string(feat.join("a.txt")).unwrap(),
+        "tok\n"
+    );
+    let listed = in_feat(&["list", "--json"]);
+    assert_eq!(listed.json()["proposals"][0]["status"], "base-moved");
+    // main's landing and its marker are untouched.
+    assert_eq!(
+        repo.rev(&format!("refs/evolv/applied/{id}")).as_deref(),
+        Some(main_landing.as_str())
+    );
+    let listed = repo.evolv(&["list", "--json"]);
+    assert_eq!(listed.json()["proposals"][0]["status"], "applied");
+    repo.evolv(&["rollback", &id]).ok();
+    assert_eq!(repo.read("a.txt"), "tok\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
