@@ -134,7 +134,8 @@ pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
     let base_tree = base_commit.tree()?;
     let base = read_base(repo, &base_tree, &req.edits)?;
     let mut new_id = cell_ids();
-    let result = engine::run(req, &base, &mut new_id);
+    let mut result = engine::run(req, &base, &mut new_id);
+    crate::edit::filtered::refuse_text_edits(repo, req, &mut result)?;
 
     let mut failures = result.failures;
     if onto.is_none() {

@@ -241,3 +241,51 @@ fn messages_name_the_operation_that_failed() {
     let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
     assert!(hint.contains("timeout_seconds"), "{hint}");
 }
+
+// See: issue 16 item 3, for edit lists (a sibling found in the
+// adversarial pass): a text edit of an LFS pointer (or a `binary` /
+// `-text` file) named in `propose --edits` was stored, rewriting the
+// pointer. It is refused (`binary_file`), as plain propose skips it;
+// `write` of the whole file stays allowed.
+#[test]
+fn edit_lists_do_not_edit_files_git_does_not_treat_as_text() {
+    let repo = TestRepo::with_files(&[
+        (
+            ".gitattributes",
+            "*.png filter=lfs diff=lfs merge=lfs -text\nb.dat binary\n",
+        ),
+        (
+            "p.png",
+            "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 3\n",
+        ),
+        ("b.dat", "abc\n"),
+        ("a.txt", "abc\n"),
+    ]);
+    let list = repo.home().join("edits.json");
+    let run_list = |json: &str| {
+        std::fs::write(&list, json).unwrap();
+        repo.evolv(&["propose", "--json", "--edits", list.to_str().unwrap()])
+    };
+    for path in ["p.png", "b.dat"] {
+        let run = run_list(&format!(
+            r#"{{"edits": [{{"op": "regex", "path": "{path}", "pattern": "abc", "replacement": "xyz"}},
+                          {{"op": "replace", "path": "a.txt", "old": "abc", "new": "xyz"}}]}}"#
+        ));
+        assert_eq!(run.code, 1, "{path}: {}", run.stdout);
+        let v = run.json();
+        assert_eq!(v["error"]["failures"][0]["code"], "binary_file", "{path}");
+        assert_eq!(v["error"]["failures"][0]["index"], 0, "{path}");
+    }
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
+    // keep_going stores the rest and reports the refused edit.
+    let run = run_list(
+        r#"{"keep_going": true, "edits": [
+            {"op": "replace", "path": "p.png", "old": "abc", "new": "xyz"},
+            {"op": "replace", "path": "a.txt", "old": "abc", "new": "xyz"}]}"#,
+    );
+    run.ok();
+    assert_eq!(run.json()["affected_files"], serde_json::json!(["a.txt"]));
+    // A whole-file write is the user's explicit content.
+    let run = run_list(r#"{"edits": [{"op": "write", "path": "b.dat", "content": "new\n"}]}"#);
+    run.ok();
+}
