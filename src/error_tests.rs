@@ -51,9 +51,10 @@ fn index(e: &Error) -> usize {
         Error::ConfirmationRequired { .. } => 38,
         Error::HooksFolderTracked { .. } => 39,
         Error::InvalidRequest { .. } => 40,
+        Error::UnreadableJournal { .. } => 41,
     }
 }
-const VARIANTS: usize = 41;
+const VARIANTS: usize = 42;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -152,6 +153,10 @@ fn samples() -> Vec<Error> {
         Error::IndexLocked { path: p() },
         Error::Interrupted {
             detail: s("journal"),
+        },
+        Error::UnreadableJournal {
+            path: p(),
+            detail: s("expected value at line 1 column 1"),
         },
         Error::UnsafePath {
             path: s("../x"),

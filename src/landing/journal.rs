@@ -192,9 +192,18 @@ impl Journal {
         };
         parse(&bytes)
             .map(Some)
-            .map_err(|detail| Error::Interrupted {
-                detail: format!("the journal {} is unreadable: {detail}", path.display()),
-            })
+            .map_err(|detail| Error::UnreadableJournal { path, detail })
+    }
+
+    /// Moves an unreadable journal out of the way, to
+    /// `journal.unreadable.<ns>` beside it (kept for whoever wants to read
+    /// it), and returns where.
+    pub fn set_aside(repo: &Repository) -> Result<PathBuf> {
+        let from = path(repo);
+        let to = from.with_file_name(format!("journal.unreadable.{}", now_ns()));
+        fs::rename(&from, &to).map_err(|e| Error::io("set aside", &from, e))?;
+        sync_dir(from.parent().expect("the journal has a directory"));
+        Ok(to)
     }
 
     /// Whether a journal is pending (one stat, for every command's start).

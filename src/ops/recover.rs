@@ -136,7 +136,10 @@ pub fn recover_pending(repo: &Repository) -> Result<Option<RecoverOutcome>> {
 pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
     // Waits for a landing in progress; a dead one's flock is already gone.
     let flock = landing_lock(repo)?;
-    let mut outcome = recover_locked(repo, &flock)?;
+    let mut outcome = match recover_locked(repo, &flock) {
+        Err(Error::UnreadableJournal { path, detail }) => set_aside(repo, &path, &detail)?,
+        other => other?,
+    };
     drop(flock);
     let completed = pending::complete(repo)?;
     note_completed(&mut outcome, &completed);
@@ -146,6 +149,22 @@ pub fn recover(repo: &Repository) -> Result<RecoverOutcome> {
             .warnings
             .push(Deferred::new("journalled bookkeeping", e, &file));
     }
+    Ok(outcome)
+}
+
+/// `recover` of a journal nobody can read: what its landing did is
+/// unknown, so no file is touched; the journal is set aside so that
+/// git-evolv can land again, and the user is told what to check.
+fn set_aside(repo: &Repository, path: &std::path::Path, detail: &str) -> Result<RecoverOutcome> {
+    let kept = Journal::set_aside(repo)?;
+    let mut outcome = RecoverOutcome::nothing();
+    outcome.action = RecoveryAction::Abandoned;
+    outcome.head = git::head(repo).ok().map(|h| h.commit.to_string());
+    outcome.message = format!(
+        "the journal {} was unreadable ({detail}), so what its landing did is unknown; no file was touched, the journal is kept as {}; check `git status` and `git log -1`: the branch is at the old head or at the landed commit, and files the landing had not finished show as changes",
+        path.display(),
+        kept.display()
+    );
     Ok(outcome)
 }
 

@@ -348,3 +348,50 @@ fn a_proposal_applied_on_two_branches_stays_applied_on_each() {
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+// See: issue 16 item 5's class (a message that sends the user in a
+// circle), found in the adversarial pass: an unreadable journal made
+// every command, `recover` included, say "run `git evolv recover`".
+// `recover` now sets it aside, touching no file, and says what to check.
+#[test]
+fn an_unreadable_journal_is_set_aside_by_recover_and_nothing_is_touched() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    let id = repo.propose("tok", "TOK", &[]);
+    let head = repo.head();
+    let journal = repo.path().join(".git/evolv/journal");
+    std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
+    std::fs::write(&journal, "{\"version\": 1, \"kind\": \"la").unwrap();
+    let run = repo.evolv(&["apply", &id, "--json"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(json_code(&run), "interrupted_landing");
+    let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
+    assert!(hint.contains("sets the journal aside"), "{hint}");
+    let rec = repo.evolv(&["recover", "--json"]);
+    rec.ok();
+    let v = rec.json();
+    assert_eq!(v["action"], "abandoned");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("journal.unreadable."),
+        "{v}"
+    );
+    assert!(!journal.exists());
+    let kept: Vec<_> = std::fs::read_dir(journal.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("journal.unreadable.")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("a.txt"), "tok\n");
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read("a.txt"), "TOK\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
