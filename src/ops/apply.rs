@@ -349,7 +349,11 @@ fn apply_group(
     }
     // The branch moved while the validation ran: replay onto its new head.
     let replayed = build(repo, proposals, s, &committer)?;
-    if same_in_touched_files(proposals, &built.new_tree, &replayed.new_tree) {
+    // Only a branch that moved forward keeps what was validated: one that
+    // was rewound or rewritten (`git reset`) meanwhile removed history the
+    // validation ran on, so the apply validates again (#16 item 2 sibling).
+    let forward = repo.graph_descendant_of(replayed.head.commit, built.head.commit)?;
+    if forward && same_in_touched_files(proposals, &built.new_tree, &replayed.new_tree) {
         return conclude(repo, s, replayed, Some(turn), worktree_path, reports);
     }
     drop(turn);

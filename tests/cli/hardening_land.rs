@@ -395,3 +395,40 @@ fn an_unreadable_journal_is_set_aside_by_recover_and_nothing_is_touched() {
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+// See: issue 16 item 2's class (the branch changing under a validated
+// apply), found in the adversarial pass: `git reset --hard HEAD~1` during
+// the validation rewound the branch, and the apply landed onto the
+// rewound head without validating again, although the validation had run
+// on history (here the file `b`) that is no longer there.
+#[test]
+fn a_branch_rewound_during_validation_is_validated_again() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    repo.write("b", "needed by the validation\n");
+    repo.commit_all("add b");
+    let id = repo.propose("tok", "TOK", &[]);
+    let count = repo.home().join("validations");
+    let validate = format!("echo run >> '{}'; sleep 2; test -f b", count.display());
+    let apply = sealed(BIN, repo.home())
+        .args(["apply", &id, "--validate", &validate, "--json"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !count.exists() {
+        assert!(t0.elapsed().as_secs() < 60, "the validation never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    let rewound = repo.head();
+    let run = Run::from(apply.wait_with_output().unwrap());
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(json_code(&run), "validation_failed");
+    let runs = std::fs::read_to_string(&count).unwrap();
+    assert_eq!(runs.lines().count(), 2, "{runs}");
+    assert_eq!(repo.head(), rewound);
+    assert_eq!(repo.read("a.txt"), "tok\n");
+    assert_eq!(repo.status(), "");
+}
