@@ -116,19 +116,23 @@ fn surely_unattributed(repo: &Repository, path: &RepoPath) -> bool {
     true
 }
 
-/// `core.autocrlf=true` and `core.eol=crlf`, read once per repository.
+/// `core.autocrlf=true` and `core.eol=crlf`, read once per repository
+/// through the config adapter, so `git -c core.autocrlf=true evolv apply`
+/// writes what `git -c core.autocrlf=true checkout` writes (libgit2 does
+/// not see `git -c`).
 fn eol_config(repo: &Repository) -> (bool, bool) {
     static EOL: super::PerRepo<(bool, bool)> = super::PerRepo::new();
     EOL.get(repo, || {
-        let Ok(config) = repo.config() else {
+        let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
             return (false, false);
         };
         let autocrlf = config
-            .get_string("core.autocrlf")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("true"));
+            .string("core.autocrlf")
+            .and_then(super::config::parse_bool)
+            == Some(true);
         let eol_crlf = config
-            .get_string("core.eol")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("crlf"));
+            .string("core.eol")
+            .is_some_and(|v| v.eq_ignore_ascii_case("crlf"));
         (autocrlf, eol_crlf)
     })
 }

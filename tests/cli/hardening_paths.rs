@@ -289,3 +289,21 @@ fn edit_lists_do_not_edit_files_git_does_not_treat_as_text() {
     let run = run_list(r#"{"edits": [{"op": "write", "path": "b.dat", "content": "new\n"}]}"#);
     run.ok();
 }
+
+// See: issue 16 (`git -c`), found in the adversarial pass: the landing
+// read `core.autocrlf` through libgit2, which does not see `git -c`, so
+// `git -c core.autocrlf=true evolv apply` wrote LF where
+// `git -c core.autocrlf=true checkout` writes CRLF.
+#[test]
+fn git_dash_c_core_autocrlf_lands_what_git_checkout_writes() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\nx\n")]);
+    let id = repo.propose("tok", "TOK", &[]);
+    repo.git_evolv(&["core.autocrlf=true"], &["apply", &id])
+        .ok();
+    let landed = std::fs::read(repo.file("a.txt")).unwrap();
+    std::fs::remove_file(repo.file("a.txt")).unwrap();
+    repo.git(&["-c", "core.autocrlf=true", "checkout", "--", "a.txt"]);
+    assert_eq!(landed, std::fs::read(repo.file("a.txt")).unwrap());
+    assert_eq!(landed, b"TOK\r\nx\r\n");
+    assert_eq!(repo.git(&["-c", "core.autocrlf=true", "status", "--short"]), "");
+}
