@@ -299,10 +299,10 @@ fn default_summary(repo: &Repository, req: &ProposeRequest) -> String {
             s
         }
     };
-    let template = repo
-        .config()
-        .and_then(|c| c.get_string("evolv.summaryTemplate"))
+    // The config adapter sees `git -c` too, as git would.
+    let template = crate::git::config::Config::for_git_dir(repo.path())
         .ok()
+        .and_then(|c| c.string("evolv.summaryTemplate").map(str::to_string))
         .filter(|t| !t.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_SUMMARY_TEMPLATE.to_string());
     let scope = if req.scope.is_empty() {

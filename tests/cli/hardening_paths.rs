@@ -305,5 +305,35 @@ fn git_dash_c_core_autocrlf_lands_what_git_checkout_writes() {
     repo.git(&["-c", "core.autocrlf=true", "checkout", "--", "a.txt"]);
     assert_eq!(landed, std::fs::read(repo.file("a.txt")).unwrap());
     assert_eq!(landed, b"TOK\r\nx\r\n");
-    assert_eq!(repo.git(&["-c", "core.autocrlf=true", "status", "--short"]), "");
+    assert_eq!(
+        repo.git(&["-c", "core.autocrlf=true", "status", "--short"]),
+        ""
+    );
+}
+
+// See: issue 16 (`git -c`), found in the adversarial pass, siblings of
+// #10's `git -c evolv.validate=false`: a validator or a summary template
+// set with `git -c` was read through libgit2, which does not see it, so
+// the validator was silently skipped and the template ignored.
+#[test]
+fn git_dash_c_validators_and_summary_templates_are_honoured() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    let list = repo.home().join("edits.json");
+    std::fs::write(
+        &list,
+        r#"{"edits": [{"op": "replace", "path": "a.txt", "old": "tok", "new": "TOK"}]}"#,
+    )
+    .unwrap();
+    let run = repo.git_evolv(
+        &["evolv.validator.never.command=false"],
+        &["propose", "--json", "--edits", list.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
+    let run = repo.git_evolv(
+        &["evolv.summaryTemplate=fix: {pattern} to {replacement}"],
+        &["propose", "--json", "-p", "tok", "-r", "TOK"],
+    );
+    run.ok();
+    assert_eq!(run.json()["summary"], "fix: tok to TOK");
 }
