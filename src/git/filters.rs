@@ -50,12 +50,13 @@ impl Sources {
         if std::env::var_os("GIT_ATTR_NOSYSTEM").is_none() {
             outside.push("/etc/gitattributes".into());
         }
-        match repo
-            .config()
-            .and_then(|c| c.get_path("core.attributesFile"))
-        {
-            Ok(p) => outside.push(p),
-            Err(_) => {
+        // Through the config adapter: `git -c core.attributesFile=…` too.
+        let configured = super::config::Config::for_git_dir(repo.path())
+            .ok()
+            .and_then(|c| c.path("core.attributesFile"));
+        match configured {
+            Some(p) => outside.push(p),
+            None => {
                 let xdg = std::env::var_os("XDG_CONFIG_HOME")
                     .map(std::path::PathBuf::from)
                     .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
@@ -116,6 +117,13 @@ fn surely_unattributed(repo: &Repository, path: &RepoPath) -> bool {
     true
 }
 
+/// Whether git handed this process settings of its own (`git -c`), which
+/// git subprocesses inherit and libgit2 does not read.
+fn command_line_config() -> bool {
+    std::env::var_os("GIT_CONFIG_PARAMETERS").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("GIT_CONFIG_COUNT").is_some_and(|v| v != "0" && !v.is_empty())
+}
+
 /// `core.autocrlf=true` and `core.eol=crlf`, read once per repository
 /// through the config adapter, so `git -c core.autocrlf=true evolv apply`
 /// writes what `git -c core.autocrlf=true checkout` writes (libgit2 does
@@ -140,6 +148,11 @@ fn eol_config(repo: &Repository) -> (bool, bool) {
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
 pub fn converts(repo: &Repository, path: &RepoPath) -> Result<bool> {
+    if command_line_config() {
+        // `git -c` settings (core.attributesFile, filter drivers, …) that
+        // libgit2's attribute lookup cannot see: let git decide.
+        return Ok(true);
+    }
     let (autocrlf, eol_crlf) = eol_config(repo);
     if surely_unattributed(repo, path) {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`

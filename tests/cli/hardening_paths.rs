@@ -309,6 +309,15 @@ fn git_dash_c_core_autocrlf_lands_what_git_checkout_writes() {
         repo.git(&["-c", "core.autocrlf=true", "status", "--short"]),
         ""
     );
+    // An attributes file given with `git -c`, which libgit2's attribute
+    // lookup does not see either.
+    let attrs = repo.home().join("attributes");
+    std::fs::write(&attrs, "*.txt text eol=crlf\n").unwrap();
+    let setting = format!("core.attributesFile={}", attrs.display());
+    let id = repo.propose("TOK", "tok", &[]);
+    repo.git_evolv(&[&setting], &["apply", &id]).ok();
+    assert_eq!(std::fs::read(repo.file("a.txt")).unwrap(), b"tok\r\nx\r\n");
+    assert_eq!(repo.git(&["-c", &setting, "status", "--short"]), "");
 }
 
 // See: issue 16 (`git -c`), found in the adversarial pass, siblings of
