@@ -9,11 +9,11 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use git2::{Oid, Repository, Tree};
+use git2::{Oid, Tree};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::git::RepoPath;
+use crate::git::{Repo, RepoPath};
 use crate::store::audit::AuditRecord;
 
 /// The journal format; a reader refuses newer ones. Version 2 is version 1
@@ -140,17 +140,17 @@ impl Journal {
     }
 
     /// Writes the journal: temp file, fsync, rename, fsync of the directory.
-    pub fn write(&self, repo: &Repository) -> Result<()> {
+    pub fn write(&self, repo: &Repo) -> Result<()> {
         self.write_with(repo, true)
     }
 
     /// `write` without flushing to disk: whole after a kill (the page cache
     /// survives it), possibly the previous journal after a power cut.
-    pub fn write_unflushed(&self, repo: &Repository) -> Result<()> {
+    pub fn write_unflushed(&self, repo: &Repo) -> Result<()> {
         self.write_with(repo, false)
     }
 
-    fn write_with(&self, repo: &Repository, flush: bool) -> Result<()> {
+    fn write_with(&self, repo: &Repo, flush: bool) -> Result<()> {
         let path = path(repo);
         let dir = path.parent().expect("the journal has a directory");
         fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
@@ -168,7 +168,7 @@ impl Journal {
     }
 
     /// Deletes the journal: the landing is complete (or undone).
-    pub fn delete(repo: &Repository) -> Result<()> {
+    pub fn delete(repo: &Repo) -> Result<()> {
         let path = path(repo);
         match fs::remove_file(&path) {
             Ok(()) => {
@@ -182,7 +182,7 @@ impl Journal {
 
     /// The pending journal, if any. A half-written temp file is no journal
     /// (the rename never happened) and is removed.
-    pub fn read(repo: &Repository) -> Result<Option<Journal>> {
+    pub fn read(repo: &Repo) -> Result<Option<Journal>> {
         let _ = fs::remove_file(tmp_path(repo));
         let path = path(repo);
         let bytes = match fs::read(&path) {
@@ -198,7 +198,7 @@ impl Journal {
     /// Moves an unreadable journal out of the way, to
     /// `journal.unreadable.<ns>` beside it (kept for whoever wants to read
     /// it), and returns where.
-    pub fn set_aside(repo: &Repository) -> Result<PathBuf> {
+    pub fn set_aside(repo: &Repo) -> Result<PathBuf> {
         let from = path(repo);
         let to = from.with_file_name(format!("journal.unreadable.{}", now_ns()));
         fs::rename(&from, &to).map_err(|e| Error::io("set aside", &from, e))?;
@@ -207,7 +207,7 @@ impl Journal {
     }
 
     /// Whether a journal is pending (one stat, for every command's start).
-    pub fn exists(repo: &Repository) -> bool {
+    pub fn exists(repo: &Repo) -> bool {
         path(repo).exists()
     }
 }
@@ -230,11 +230,11 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Journal, String> {
 }
 
 /// `<git-dir>/evolv/journal`.
-pub fn path(repo: &Repository) -> PathBuf {
+pub fn path(repo: &Repo) -> PathBuf {
     repo.path().join("evolv").join("journal")
 }
 
-fn tmp_path(repo: &Repository) -> PathBuf {
+fn tmp_path(repo: &Repo) -> PathBuf {
     repo.path().join("evolv").join("journal.tmp")
 }
 

@@ -3,11 +3,12 @@
 //! the changed files from the pre-apply commit, or — for `manual` — nothing
 //! but the plan's steps. Same care for the working tree as apply.
 
-use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
+use git2::{Commit, Oid, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
+use crate::git::Repo;
 use crate::landing::land;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditAction, AuditRecord};
@@ -59,12 +60,16 @@ pub struct RollbackOutcome {
 }
 
 /// Undoes the landed commit of `req.patch_id`.
-pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutcome> {
+pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     if !proposals::is_valid_id(patch_id) {
         return Err(Error::PatchNotFound(patch_id.to_string()));
     }
     git::ensure_no_operation_in_progress(repo)?;
+    // Its turn first, before the head is read: a rollback queues behind
+    // concurrent landings like an apply (issue 14 item 4) instead of
+    // replaying onto a head that moves under it and failing.
+    let turn = land::take_turn(repo)?;
     let Some(landed) = landed_commit(repo, patch_id) else {
         return Err(
             if git::ref_exists(repo, &proposals::proposal_ref(patch_id))
@@ -78,7 +83,7 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
             },
         );
     };
-    undo(repo, req, landed).inspect_err(|e| {
+    undo(repo, turn, req, landed).inspect_err(|e| {
         let _ = audit::log(
             repo,
             &AuditRecord::failure(AuditAction::Rollback, patch_id, e),
@@ -96,7 +101,7 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
 /// exists but is not on this branch, the branch's own history since the
 /// proposal's base decides: the newest commit there whose trailer names
 /// `id` is its landing (`Evolv-Patch`) or its rollback (`Evolv-Rollback`).
-pub fn landed_commit(repo: &Repository, id: &str) -> Option<Oid> {
+pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
     let landed = proposals::applied_commit(repo, id)?;
     let head = git::head(repo).ok()?.commit;
     let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
@@ -108,7 +113,7 @@ pub fn landed_commit(repo: &Repository, id: &str) -> Option<Oid> {
 
 /// The newest landing of `id` in `head`'s history since the proposal's
 /// base, unless a newer rollback of it is there too.
-fn landed_in_history(repo: &Repository, id: &str, head: Oid) -> Option<Oid> {
+fn landed_in_history(repo: &Repo, id: &str, head: Oid) -> Option<Oid> {
     let base = proposals::load(repo, id).ok()?.base;
     let mut walk = repo.revwalk().ok()?;
     walk.push(head).ok()?;
@@ -137,7 +142,12 @@ fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     serde_json::from_str(&json).ok()
 }
 
-fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<RollbackOutcome> {
+fn undo(
+    repo: &Repo,
+    turn: land::Turn,
+    req: &RollbackRequest,
+    landed: Oid,
+) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     let head = git::head(repo)?;
     let landed_commit = repo.find_commit(landed)?;
@@ -195,7 +205,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::check_clean(repo, &head, &head_tree, &tree, &changed)?;
+    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
@@ -217,7 +227,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     }
     epilogue.audit.push(record);
     let reflog = format!("evolv: rollback {patch_id}");
-    let finished = land::land(repo, &head, new, &changed, &reflog, epilogue)?;
+    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
     outcome.audit_log_id = finished.audit_id(0);
     outcome.warnings.extend(finished.deferred);
     Ok(outcome)
@@ -227,7 +237,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
 /// alike) that changed any file `landed` changed: a `file_backup` restore
 /// would silently undo their changes to those files (#16 item 14). Each as
 /// `<short id> <summary> (<paths>)`, oldest first.
-fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
+fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
     let files: std::collections::HashSet<git::RepoPath> =
         git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?
             .into_iter()
@@ -268,7 +278,7 @@ fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Ve
 
 /// `git_revert`: the inverse of the landed commit, three-way onto the head.
 fn revert<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     patch_id: &str,
     landed: &Commit<'_>,
     head: &Commit<'_>,
@@ -296,7 +306,7 @@ fn revert<'r>(
 /// else the landed commit's parent). Later edits to those files are undone
 /// too; that is what a file backup means.
 fn restore_from_backup<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     patch_id: &str,
     landed: &Commit<'_>,
     head_tree: &Tree<'_>,
