@@ -130,6 +130,16 @@ fn ensure_clean(
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
+    // A path git-evolv must not write (a hostile proposal's `.git/config`)
+    // is that, not "uncommitted changes" in it: say so first.
+    for change in changed {
+        if let Some(reason) = git::confine::refusal(&change.path) {
+            return Err(Error::UnsafePath {
+                path: change.path.to_string(),
+                reason: reason.to_string(),
+            });
+        }
+    }
     index_write::load(repo)?;
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {

@@ -432,3 +432,34 @@ fn a_branch_rewound_during_validation_is_validated_again() {
     assert_eq!(repo.read("a.txt"), "tok\n");
     assert_eq!(repo.status(), "");
 }
+
+// See: issue 16 item 15's class (messages that name the wrong cause),
+// found in the adversarial pass: a fetched proposal whose tree writes
+// `.git/config` was refused as "uncommitted changes in .git/config" with
+// a `git stash` hint. Nothing was written, but the cause is the path.
+#[test]
+fn a_proposal_writing_into_dot_git_is_refused_as_an_unsafe_path() {
+    use crate::crash::{git_env, store_proposal};
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    let h = repo.head();
+    let blob = git_env(&repo, &["hash-object", "-w", "--stdin"], &[], b"evil\n");
+    let inner = git_env(
+        &repo,
+        &["mktree"],
+        &[],
+        format!("100644 blob {blob}\tconfig\n").as_bytes(),
+    );
+    let a = repo.git(&["rev-parse", "HEAD:a.txt"]).trim().to_string();
+    let tree = git_env(
+        &repo,
+        &["mktree"],
+        &[],
+        format!("040000 tree {inner}\t.git\n100644 blob {a}\ta.txt\n").as_bytes(),
+    );
+    store_proposal(&repo, &h, &tree, "patch_3_badbad00");
+    let config = std::fs::read(repo.file(".git/config")).unwrap();
+    let run = repo.evolv(&["apply", "--json", "patch_3_badbad00"]);
+    assert_eq!(json_code(&run), "unsafe_path", "{}", run.stdout);
+    assert_eq!(std::fs::read(repo.file(".git/config")).unwrap(), config);
+    assert_eq!(repo.head(), h);
+}
