@@ -325,7 +325,7 @@ function fileSection(f, i) {
     dataset: { index: String(i), path: f.path, rendered: "0" } });
   const viewed = h("input", { type: "checkbox", class: "viewed", checked: isViewed(f),
     onchange: (ev) => setViewed(f, sec, ev.target.checked) });
-  sec.append(
+  fill(sec,
     h("header", {},
       h("button", { type: "button", class: "toggle", "aria-label": "collapse or expand",
         onclick: () => toggleFile(sec) }, collapsed ? "▸" : "▾"),
