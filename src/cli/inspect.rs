@@ -1,10 +1,10 @@
 //! `git evolv list`, `show` and `log`.
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::Result;
+use crate::git::Repo;
 use crate::ops::inspect::{self, LogOutcome, ProposalSummary, ShowOutcome};
 
 #[derive(Debug, Args)]
@@ -33,7 +33,7 @@ fn age(seconds: i64) -> String {
     }
 }
 
-pub fn list(repo: &Repository, out: &Output) -> Result<()> {
+pub fn list(repo: &Repo, out: &Output) -> Result<()> {
     let outcome = inspect::list(repo)?;
     if out.json {
         out.json_value(&outcome);
@@ -69,7 +69,7 @@ fn row(p: &ProposalSummary) -> String {
     )
 }
 
-pub fn show(repo: &Repository, args: &ShowArgs, out: &Output) -> Result<()> {
+pub fn show(repo: &Repo, args: &ShowArgs, out: &Output) -> Result<()> {
     let mut outcome = inspect::show(repo, &args.patch_id)?;
     if args.word_diff {
         outcome.word_diff = Some(crate::diff::word::word_diff(&outcome.diff_bytes));
@@ -177,7 +177,7 @@ fn render_comments(comments: &[crate::store::comments::Comment]) -> String {
     text
 }
 
-pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
+pub fn log(repo: &Repo, args: &LogArgs, out: &Output) -> Result<()> {
     if args.limit == Some(0) && !out.json {
         // `git log -n 0` prints nothing: zero entries were asked for.
         return Ok(());

@@ -1,10 +1,10 @@
 //! list, show and log: read-only views of proposals and the audit log.
 
-use git2::Repository;
 use serde::Serialize;
 
 use crate::error::Result;
 use crate::git;
+use crate::git::Repo;
 use crate::store::audit::{self, AuditEntry};
 use crate::store::comments::Comment;
 use crate::store::file_records::FileResult;
@@ -94,12 +94,7 @@ pub struct LogOutcome {
     pub entries: Vec<AuditEntry>,
 }
 
-fn summarise(
-    repo: &Repository,
-    p: &Proposal,
-    head: Option<git2::Oid>,
-    now: i64,
-) -> ProposalSummary {
+fn summarise(repo: &Repo, p: &Proposal, head: Option<git2::Oid>, now: i64) -> ProposalSummary {
     let applied = super::rollback::landed_commit(repo, &p.id);
     let status = if applied.is_some() {
         ProposalStatus::Applied
@@ -125,7 +120,7 @@ fn summarise(
     }
 }
 
-fn head_commit(repo: &Repository) -> Option<git2::Oid> {
+fn head_commit(repo: &Repo) -> Option<git2::Oid> {
     git::head(repo).ok().map(|h| h.commit)
 }
 
@@ -152,7 +147,7 @@ pub struct LogRequest {
 }
 
 /// Every proposal with its status.
-pub fn list(repo: &Repository) -> Result<ListOutcome> {
+pub fn list(repo: &Repo) -> Result<ListOutcome> {
     let head = head_commit(repo);
     let now = proposals::now_secs();
     let proposals = proposals::list(repo)?
@@ -163,7 +158,7 @@ pub fn list(repo: &Repository) -> Result<ListOutcome> {
 }
 
 /// One proposal and its diff against its base.
-pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
+pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
     let p = proposals::load(repo, patch_id)?;
     let commit = repo.find_commit(p.commit)?;
     let base_tree = repo.find_commit(p.base)?.tree()?;
@@ -196,7 +191,7 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
 }
 
 /// The audit log, newest first.
-pub fn log(repo: &Repository, limit: Option<usize>) -> Result<LogOutcome> {
+pub fn log(repo: &Repo, limit: Option<usize>) -> Result<LogOutcome> {
     Ok(LogOutcome {
         entries: audit::read_all(repo, limit)?,
     })

@@ -8,11 +8,11 @@
 
 mod view;
 
-use git2::Repository;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::store::comments::{self, Comment, Locator};
 use crate::store::file_records::{self, FileResult};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
@@ -65,7 +65,7 @@ fn check_locator(loc: &Locator, files: &[String]) -> Result<()> {
 }
 
 /// Checks and stores a comment; returns it as stored (with id and author).
-pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
+pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
     let proposal = proposals::load(repo, &req.patch_id)?;
     let body = req.body.trim_end();
     if body.trim().is_empty() {
@@ -102,7 +102,7 @@ pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
 }
 
 /// The comments of a proposal, oldest first.
-pub fn comments(repo: &Repository, patch_id: &str) -> Result<Vec<Comment>> {
+pub fn comments(repo: &Repo, patch_id: &str) -> Result<Vec<Comment>> {
     comments::list(repo, patch_id)
 }
 
@@ -136,7 +136,7 @@ pub struct Detail {
 }
 
 /// The operation, metadata and changed files of proposal `patch_id`.
-pub fn detail(repo: &Repository, patch_id: &str) -> Result<Detail> {
+pub fn detail(repo: &Repo, patch_id: &str) -> Result<Detail> {
     let p = proposals::load(repo, patch_id)?;
     Ok(Detail {
         operation: p.meta.edit.operation().to_string(),
@@ -147,7 +147,7 @@ pub fn detail(repo: &Repository, patch_id: &str) -> Result<Detail> {
 
 /// One file's hunks, numbered on both sides with word marks; a path that
 /// is not one of the proposal's files is `invalid_input`.
-pub fn file_hunks(repo: &Repository, patch_id: &str, path: &str) -> Result<Vec<Hunk>> {
+pub fn file_hunks(repo: &Repo, patch_id: &str, path: &str) -> Result<Vec<Hunk>> {
     let p = proposals::load(repo, patch_id)?;
     view::hunks(repo, &p, path)?.ok_or_else(|| {
         Error::invalid(
@@ -159,7 +159,7 @@ pub fn file_hunks(repo: &Repository, patch_id: &str, path: &str) -> Result<Vec<H
 
 /// The branch HEAD is on (its short name, or `HEAD (detached)`) and
 /// its commit: where apply lands. `None` on an unborn branch.
-pub fn head(repo: &Repository) -> Option<(String, String)> {
+pub fn head(repo: &Repo) -> Option<(String, String)> {
     let head = crate::git::head(repo).ok()?;
     Some((head.display_name().to_string(), head.commit.to_string()))
 }
