@@ -395,6 +395,8 @@ fn with_flag_hint(e: Error) -> Error {
         "worktrees" => "--worktrees",
         "range" => "--range",
         "message" => "MESSAGE, --file or --range",
+        "lines" => "--lines A:B",
+        "path" => "--path",
         _ => {
             return Error::InvalidRequest {
                 field,

@@ -73,8 +73,9 @@ pub fn cat(repo: &Repository, req: &CatRequest) -> Result<CatOutcome> {
         None => (usize::from(total > 0), total, all.to_vec()),
         Some((a, b)) => {
             if a == 0 || b < a {
-                return Err(Error::invalid(
-                    format!("--lines {a}:{b} is not a range of lines"),
+                return Err(Error::invalid_field(
+                    "lines",
+                    format!("lines {a}:{b} is not a range of lines"),
                     "give A:B with 1 <= A <= B",
                 ));
             }

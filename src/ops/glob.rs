@@ -68,8 +68,9 @@ pub fn glob(repo: &Repository, req: &GlobRequest) -> Result<GlobOutcome> {
         None | Some("") | Some(".") => None,
         Some(p) => {
             crate::edit::path::check_path(p).map_err(|why| {
-                Error::invalid(
-                    format!("--path {why}"),
+                Error::invalid_field(
+                    "path",
+                    format!("path {why}"),
                     "give a directory inside the repository",
                 )
             })?;
@@ -87,9 +88,10 @@ pub fn glob(repo: &Repository, req: &GlobRequest) -> Result<GlobOutcome> {
             None => root.to_path_buf(),
         };
         if !base.is_dir() {
-            return Err(Error::invalid(
+            return Err(Error::invalid_field(
+                "path",
                 format!(
-                    "--path {} is not a directory of the working tree",
+                    "path {} is not a directory of the working tree",
                     dir.unwrap_or_default()
                 ),
                 "give a directory relative to the top of the repository",
