@@ -401,7 +401,7 @@ fn with_flag_hint(e: Error) -> Error {
         "message" => "MESSAGE, --file or --range",
         "all_above" => "--all-above",
         "path" => "--path",
-        "lines" => "--lines A:B",
+        "lines" => "--lines",
         "edits" => "--edits FILE, --file …, --delete, --rename",
         "strategy" => "--strategy",
         _ => {
