@@ -11,13 +11,15 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
+use super::RepoPath;
 use super::index_file::IndexFile;
+use super::path::fs_path;
 
 /// See the module.
 pub struct Sources {
     none_outside: bool,
     none_indexed: bool,
-    dirs: HashMap<String, bool>,
+    dirs: HashMap<Vec<u8>, bool>,
 }
 
 fn exists(path: &Path) -> bool {
@@ -43,12 +45,13 @@ impl Sources {
         if std::env::var_os("GIT_ATTR_NOSYSTEM").is_none() {
             outside.push("/etc/gitattributes".into());
         }
-        match repo
-            .config()
-            .and_then(|c| c.get_path("core.attributesFile"))
-        {
-            Ok(p) => outside.push(p),
-            Err(_) => {
+        // Through the config adapter: `git -c core.attributesFile=…` too.
+        let configured = super::config::Config::for_git_dir(repo.path())
+            .ok()
+            .and_then(|c| c.path("core.attributesFile"));
+        match configured {
+            Some(p) => outside.push(p),
+            None => {
                 let xdg = std::env::var_os("XDG_CONFIG_HOME")
                     .map(PathBuf::from)
                     .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
@@ -68,17 +71,17 @@ impl Sources {
     /// source outside the working tree, none tracked, and no
     /// `.gitattributes` in any of its directories. `false` only means "ask
     /// libgit2".
-    pub fn surely_unattributed(&mut self, workdir: &Path, path: &str) -> bool {
+    pub fn surely_unattributed(&mut self, workdir: &Path, path: &RepoPath) -> bool {
         if !self.none_outside || !self.none_indexed {
             return false;
         }
-        let mut dir = String::new();
-        let mut parts = path.split('/').peekable();
+        let mut dir: Vec<u8> = Vec::new();
+        let mut parts = path.as_bytes().split(|&b| b == b'/').peekable();
         while let Some(part) = parts.next() {
             let has = *self
                 .dirs
                 .entry(dir.clone())
-                .or_insert_with(|| exists(&workdir.join(&dir).join(".gitattributes")));
+                .or_insert_with(|| exists(&workdir.join(fs_path(&dir)).join(".gitattributes")));
             if has {
                 return false;
             }
@@ -86,9 +89,9 @@ impl Sources {
                 break;
             }
             if !dir.is_empty() {
-                dir.push('/');
+                dir.push(b'/');
             }
-            dir.push_str(part);
+            dir.extend_from_slice(part);
         }
         true
     }

@@ -4,41 +4,56 @@
 //! any of these could touch is converted by `git cat-file --filters`, the
 //! same code git's checkout runs; every other path is the blob itself.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use git2::{AttrCheckFlags, AttrValue, Oid};
 
-use super::Repo;
+use super::{Repo, RepoPath};
 use crate::error::{Error, Result};
 
 /// Forgets what the handle learnt about attribute sources: a
 /// `.gitattributes` was written or removed.
-pub fn attributes_changed(repo: &Repo, path: &str) {
-    if path == ".gitattributes" || path.ends_with("/.gitattributes") {
+pub fn attributes_changed(repo: &Repo, path: &RepoPath) {
+    if path.is_gitattributes() {
         repo.forget_attribute_sources();
     }
 }
 
-/// `core.autocrlf=true` and `core.eol=crlf`, read once per repository.
+/// Whether git handed this process settings of its own (`git -c`), which
+/// git subprocesses inherit and libgit2 does not read.
+fn command_line_config() -> bool {
+    std::env::var_os("GIT_CONFIG_PARAMETERS").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("GIT_CONFIG_COUNT").is_some_and(|v| v != "0" && !v.is_empty())
+}
+
+/// `core.autocrlf=true` and `core.eol=crlf`, read once per repository
+/// through the config adapter, so `git -c core.autocrlf=true evolv apply`
+/// writes what `git -c core.autocrlf=true checkout` writes (libgit2 does
+/// not see `git -c`).
 fn eol_config(repo: &Repo) -> (bool, bool) {
     repo.eol(|| {
-        let Ok(config) = repo.config() else {
+        let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
             return (false, false);
         };
         let autocrlf = config
-            .get_string("core.autocrlf")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("true"));
+            .string("core.autocrlf")
+            .and_then(super::config::parse_bool)
+            == Some(true);
         let eol_crlf = config
-            .get_string("core.eol")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("crlf"));
+            .string("core.eol")
+            .is_some_and(|v| v.eq_ignore_ascii_case("crlf"));
         (autocrlf, eol_crlf)
     })
 }
 
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
-pub fn converts(repo: &Repo, path: &str) -> Result<bool> {
+pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
+    if command_line_config() {
+        // `git -c` settings (core.attributesFile, filter drivers, …) that
+        // libgit2's attribute lookup cannot see: let git decide.
+        return Ok(true);
+    }
     let (autocrlf, eol_crlf) = eol_config(repo);
     if repo.surely_unattributed(path) {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`
@@ -48,7 +63,7 @@ pub fn converts(repo: &Repo, path: &str) -> Result<bool> {
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
         Ok(
-            match AttrValue::from_string(repo.get_attr(Path::new(path), name, flags)?) {
+            match AttrValue::from_string(repo.get_attr(path.fs(), name, flags)?) {
                 AttrValue::True => Some("true".into()),
                 AttrValue::False => Some("false".into()),
                 AttrValue::String(s) => Some(s.to_string()),
@@ -77,7 +92,10 @@ pub fn converts(repo: &Repo, path: &str) -> Result<bool> {
 /// index): a `filter` driver (git-lfs keeps a pointer in the blob),
 /// `binary`, or `-text`. Paths that are ordinary text are absent. Used by
 /// propose, which must not edit such a file as text (#16 item 3).
-pub fn not_text(repo: &Repo, paths: &[&str]) -> Result<std::collections::HashMap<String, String>> {
+pub fn not_text(
+    repo: &Repo,
+    paths: &[&RepoPath],
+) -> Result<std::collections::HashMap<RepoPath, String>> {
     let mut out = std::collections::HashMap::new();
     if paths.is_empty() {
         return Ok(out);
@@ -85,7 +103,7 @@ pub fn not_text(repo: &Repo, paths: &[&str]) -> Result<std::collections::HashMap
     let stdout = check_attr(repo, paths)?;
     let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();
     for triple in fields.chunks_exact(3) {
-        let path = String::from_utf8_lossy(triple[0]).into_owned();
+        let path = RepoPath::from(triple[0]);
         let value = String::from_utf8_lossy(triple[2]);
         let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
             ("filter", "unspecified" | "unset") => None,
@@ -105,7 +123,7 @@ pub fn not_text(repo: &Repo, paths: &[&str]) -> Result<std::collections::HashMap
 }
 
 /// `git check-attr -z --stdin filter binary text` for `paths`: its output.
-fn check_attr(repo: &Repo, paths: &[&str]) -> Result<Vec<u8>> {
+fn check_attr(repo: &Repo, paths: &[&RepoPath]) -> Result<Vec<u8>> {
     use std::io::Write;
     let dir = repo.workdir().unwrap_or_else(|| repo.path());
     let mut child = Command::new("git")
@@ -146,15 +164,17 @@ fn check_attr(repo: &Repo, paths: &[&str]) -> Result<Vec<u8>> {
 
 /// What git's checkout would write at `path` for blob `id`, when git
 /// converts that path; `None` when the blob's own bytes are what it writes.
-pub fn smudged(repo: &Repo, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {
+pub fn smudged(repo: &Repo, path: &RepoPath, id: Oid) -> Result<Option<Vec<u8>>> {
     if !converts(repo, path)? {
         return Ok(None);
     }
     let workdir = crate::git::workdir(repo)?;
+    let mut path_arg = std::ffi::OsString::from("--path=");
+    path_arg.push(path.fs().as_os_str());
     let out = Command::new("git")
         .arg("cat-file")
         .arg("--filters")
-        .arg(format!("--path={path}"))
+        .arg(path_arg)
         .arg(id.to_string())
         .current_dir(workdir)
         .stdin(Stdio::null())
@@ -181,11 +201,11 @@ pub fn smudged(repo: &Repo, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {
 /// The blob id git would record for the file at `path` (`git hash-object`,
 /// clean filters and attributes applied as they are now): the file holds a
 /// blob, for git, exactly when this is its id.
-pub fn cleaned_id(repo: &Repo, path: &str) -> Result<Oid> {
+pub fn cleaned_id(repo: &Repo, path: &RepoPath) -> Result<Oid> {
     let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         .args(["hash-object", "--"])
-        .arg(path)
+        .arg(path.fs())
         .current_dir(workdir)
         .stdin(Stdio::null())
         .output()
@@ -205,12 +225,14 @@ pub fn cleaned_id(repo: &Repo, path: &str) -> Result<Oid> {
 /// Whether the file at `path` is what the index records, compared through
 /// git's clean filters (`git diff`), for paths `converts` says git
 /// transforms: libgit2 would compare a smudged file with the raw blob.
-pub fn worktree_matches_index(repo: &Repo, path: &str) -> Result<bool> {
+pub fn worktree_matches_index(repo: &Repo, path: &RepoPath) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
+    let mut spec = std::ffi::OsString::from(":(literal)");
+    spec.push(path.fs().as_os_str());
     let out = Command::new("git")
         // Read-only: a landing may hold index.lock while it asks.
         .args(["--no-optional-locks", "diff", "--quiet", "--"])
-        .arg(format!(":(literal){path}"))
+        .arg(spec)
         .current_dir(workdir)
         .stdin(Stdio::null())
         .output()

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
+use super::RepoPath;
 use super::attr_sources::{self, Sources};
 use super::index_cache::Snapshot;
 use super::index_file::IndexFile;
@@ -106,7 +107,7 @@ impl Repo {
 /// What attribute lookups and conversions learn once per handle.
 impl Repo {
     /// Whether no attribute can apply to `path` (see `attr_sources`).
-    pub(crate) fn surely_unattributed(&self, path: &str) -> bool {
+    pub(crate) fn surely_unattributed(&self, path: &RepoPath) -> bool {
         let Some(workdir) = self.workdir.as_deref() else {
             return false;
         };

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use git2::Oid;
 
-use super::Repo;
 use super::index_file;
+use super::{Repo, RepoPath};
 use crate::error::{Error, Result};
 
 const MODE_GITLINK: u32 = super::mode::GITLINK;
@@ -36,16 +36,16 @@ pub fn skips_worktree(entry: &index_file::Entry) -> bool {
 /// (keeping the bit) and writes no file, as `git checkout` does.
 pub fn sparse_paths<'a>(
     repo: &Repo,
-    paths: impl Iterator<Item = &'a str>,
-) -> Result<std::collections::HashSet<String>> {
+    paths: impl Iterator<Item = &'a RepoPath>,
+) -> Result<std::collections::HashSet<RepoPath>> {
     let workdir = crate::git::workdir(repo)?;
     repo.with_index(|index| {
         paths
             .filter(|p| {
                 index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
-                    && fs::symlink_metadata(workdir.join(p)).is_err()
+                    && fs::symlink_metadata(workdir.join(p.fs())).is_err()
             })
-            .map(str::to_string)
+            .cloned()
             .collect()
     })
 }
@@ -215,7 +215,7 @@ pub fn load(repo: &Repo) -> Result<()> {
 /// Builds the new index (the current one with `entries` applied), writes
 /// it to a file under `<git-dir>/evolv/` and returns its path (a landing
 /// flushes it with everything else before its journal goes).
-pub fn build(repo: &Repo, entries: &[(String, Entry)]) -> Result<PathBuf> {
+pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
     let workdir = crate::git::workdir(repo)?;
     let (mut index, read_mtime) = repo.take_index()?;
     let mut changes = Vec::with_capacity(entries.len());
@@ -229,7 +229,7 @@ pub fn build(repo: &Repo, entries: &[(String, Entry)]) -> Result<PathBuf> {
                 let meta = if mode == MODE_GITLINK {
                     None
                 } else {
-                    let full = workdir.join(p);
+                    let full = workdir.join(p.fs());
                     Some(fs::symlink_metadata(&full).map_err(|e| Error::io("stat", &full, e))?)
                 };
                 (id, mode, meta)
@@ -241,7 +241,7 @@ pub fn build(repo: &Repo, entries: &[(String, Entry)]) -> Result<PathBuf> {
         // landing writes no file there.
         let sparse = matches!(entry, Entry::Stale { .. })
             && index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
-            && fs::symlink_metadata(workdir.join(p)).is_err();
+            && fs::symlink_metadata(workdir.join(p.fs())).is_err();
         if sparse {
             new.flags_extended |= SKIP_WORKTREE;
         }
@@ -264,7 +264,12 @@ pub fn build(repo: &Repo, entries: &[(String, Entry)]) -> Result<PathBuf> {
     Ok(path)
 }
 
-fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> index_file::Entry {
+fn index_entry(
+    path: &RepoPath,
+    id: Oid,
+    mode: u32,
+    stat: Option<&fs::Metadata>,
+) -> index_file::Entry {
     let time = |s: i64, ns: i64| (s as u32, ns as u32);
     let (ctime, mtime, dev, ino, uid, gid, size) = match stat {
         Some(m) => (
@@ -358,7 +363,7 @@ impl Replaced {
 
 /// Whether the index holds exactly `entries` at stage 0 (and no conflict
 /// stages) for their paths: ids and modes, stat data aside.
-pub fn holds(repo: &Repo, entries: &[(String, Entry)]) -> Result<bool> {
+pub fn holds(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<bool> {
     repo.with_index(|index| {
         entries.iter().all(|(p, entry)| {
             let path = p.as_bytes();
