@@ -6,22 +6,16 @@
 //! stay allowed. Asks `git check-attr` once, for the files text edits
 //! changed only.
 
-use git2::Repository;
-
 use crate::edit::engine::EngineOutcome;
 use crate::edit::failure::{EditCode, EditFailure};
 use crate::edit::list::{Edit, EditList};
 use crate::error::Result;
-use crate::git::{self, RepoPath};
+use crate::git::{self, Repo, RepoPath};
 
 /// Moves every file a text edit changed that git does not treat as text
 /// from `result.files` to `result.failures` (one `binary_file` failure per
 /// such edit), so nothing of it is stored.
-pub fn refuse_text_edits(
-    repo: &Repository,
-    req: &EditList,
-    result: &mut EngineOutcome,
-) -> Result<()> {
+pub fn refuse_text_edits(repo: &Repo, req: &EditList, result: &mut EngineOutcome) -> Result<()> {
     let is_text_edit = |i: &usize| {
         !matches!(
             req.edits.get(*i),

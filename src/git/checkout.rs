@@ -13,9 +13,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid, Repository};
+use git2::{ObjectType, Oid};
 
-use super::{RepoPath, confine, filters};
+use super::{Repo, RepoPath, confine, filters};
 use crate::error::{Error, Result};
 
 const MODE_SYMLINK: u32 = super::mode::SYMLINK;
@@ -41,7 +41,7 @@ pub fn check_path(workdir: &Path, path: &RepoPath) -> Result<()> {
 
 /// Whether the working tree holds exactly `image` at `path` (`None`: no
 /// file there; an empty directory counts as none).
-pub fn holds(repo: &Repository, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<bool> {
+pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
     let full = workdir.join(path.fs());
     let meta = match fs::symlink_metadata(&full) {
@@ -83,7 +83,7 @@ pub fn holds(repo: &Repository, path: &RepoPath, image: Option<(Oid, u32)>) -> R
 
 /// Whether no file or symlink is at `path` (nothing, or a directory: the
 /// file a landing removes may since have become one).
-pub fn has_no_file(repo: &Repository, path: &RepoPath) -> bool {
+pub fn has_no_file(repo: &Repo, path: &RepoPath) -> bool {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return true;
     };
@@ -96,7 +96,7 @@ fn is_empty_dir(dir: &Path) -> bool {
 
 /// Writes blob `id` with `mode` at `path`: temp file, then rename. An empty
 /// directory in the way is removed; anything else in the way is an error.
-pub fn write_blob(repo: &Repository, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+pub fn write_blob(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
     let full = workdir.join(path.fs());
@@ -116,7 +116,7 @@ pub fn write_blob(repo: &Repository, path: &RepoPath, id: Oid, mode: u32) -> Res
 /// gitlink, or when a leading component is a file the landing removes
 /// first: `write_blob` writes those once the way is clear.
 pub fn stage_blob(
-    repo: &Repository,
+    repo: &Repo,
     path: &RepoPath,
     id: Oid,
     mode: u32,
@@ -144,7 +144,7 @@ pub fn stage_blob(
 
 /// The temp file of `full`, holding blob `id` as git's checkout writes it.
 fn write_temp(
-    repo: &Repository,
+    repo: &Repo,
     path: &RepoPath,
     full: &Path,
     id: Oid,
@@ -193,10 +193,10 @@ fn write_temp(
 }
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
-pub fn place_staged(repo: &Repository, path: &RepoPath) -> Result<()> {
+pub fn place_staged(repo: &Repo, path: &RepoPath) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
+    filters::attributes_changed(repo, path);
     let full = workdir.join(path.fs());
     let tmp = temp_sibling(repo, &full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
@@ -219,10 +219,10 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 
 /// Removes the file at `path` (an empty directory left by a gitlink too)
 /// and, like git, the directories that become empty.
-pub fn remove(repo: &Repository, path: &RepoPath) -> Result<()> {
+pub fn remove(repo: &Repo, path: &RepoPath) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
+    filters::attributes_changed(repo, path);
     let full = workdir.join(path.fs());
     match fs::symlink_metadata(&full) {
         Ok(meta) if meta.is_dir() => {
@@ -243,7 +243,7 @@ pub fn remove(repo: &Repository, path: &RepoPath) -> Result<()> {
 }
 
 /// Removes the temp file a killed write may have left next to `path`.
-pub fn remove_temp(repo: &Repository, path: &RepoPath) {
+pub fn remove_temp(repo: &Repo, path: &RepoPath) {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return;
     };
@@ -252,7 +252,7 @@ pub fn remove_temp(repo: &Repository, path: &RepoPath) {
     }
 }
 
-fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
+fn temp_sibling(repo: &Repo, full: &Path) -> PathBuf {
     let tag = temp_tag(repo);
     // The name's bytes, not a lossy copy: two names that differ only in
     // bytes that are not UTF-8 must not share a temp file.
@@ -272,7 +272,7 @@ fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
 
 /// This repository's temp-file tag: 16 hex digits made once, kept in
 /// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
-fn temp_tag(repo: &Repository) -> String {
+fn temp_tag(repo: &Repo) -> String {
     let dir = repo.path().join("evolv");
     let path = dir.join("temp-tag");
     let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());

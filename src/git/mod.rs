@@ -2,6 +2,7 @@
 //! diffs, compare-and-swap ref updates) and, in `cli`, the git command line.
 //! Knows nothing of proposals.
 
+mod attr_sources;
 pub mod checkout;
 pub mod cli;
 pub mod commit;
@@ -60,3 +61,6 @@ impl<T: Copy> PerRepo<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod import_cycles_test;

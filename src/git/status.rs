@@ -13,8 +13,9 @@ use std::fs::{self, Metadata};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use git2::{Delta, ObjectType, Oid, Repository, Tree};
+use git2::{Delta, ObjectType, Oid, Tree};
 
+use super::Repo;
 use super::index_file::{Entry, IndexFile};
 use super::{ChangedPath, RepoPath, mode};
 use crate::error::Result;
@@ -24,18 +25,16 @@ use crate::error::Result;
 /// anything in the way of a directory the new tree needs. `head_tree` is the
 /// tree of the commit the landing starts from.
 pub fn dirty_paths(
-    repo: &Repository,
+    repo: &Repo,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<Vec<RepoPath>> {
-    super::index_cache::with_index(repo, |index| {
-        dirty_in(repo, index, head_tree, new_tree, changed)
-    })?
+    repo.with_index(|index| dirty_in(repo, index, head_tree, new_tree, changed))?
 }
 
 fn dirty_in(
-    repo: &Repository,
+    repo: &Repo,
     index: &IndexFile,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
@@ -84,7 +83,7 @@ fn dirty_in(
 
 /// `Some(clean)` when the index and stat data decide; `None` to ask git.
 fn quick_verdict(
-    repo: &Repository,
+    repo: &Repo,
     index: &IndexFile,
     head_tree: &Tree<'_>,
     path: &RepoPath,
@@ -164,7 +163,7 @@ fn mode_matches(file: &Metadata, entry: &Entry) -> bool {
 
 /// Whether the file of a tracked path still matches its index entry, as
 /// git itself decides (`git diff`: filters, `core.fileMode`, symlinks).
-fn confirmed_clean(repo: &Repository, path: &RepoPath) -> Result<bool> {
+fn confirmed_clean(repo: &Repo, path: &RepoPath) -> Result<bool> {
     super::filters::worktree_matches_index(repo, path)
 }
 
@@ -199,7 +198,7 @@ fn only_removed_files_inside(dir: &Path, rel: &RepoPath, removed: &HashSet<&[u8]
 /// is in progress: the branch and index belong to that operation, and a
 /// landing in the middle of it would be folded into (or lost by) its
 /// `--continue` / `--abort` (#16 item 6). Worded as git words it.
-pub fn ensure_no_operation_in_progress(repo: &Repository) -> Result<()> {
+pub fn ensure_no_operation_in_progress(repo: &Repo) -> Result<()> {
     use git2::RepositoryState as S;
     let (message, way_out) = match repo.state() {
         S::Clean => return Ok(()),
@@ -237,6 +236,6 @@ pub fn ensure_no_operation_in_progress(repo: &Repository) -> Result<()> {
 /// trusts the flag and reports such a file clean whatever it holds, so the
 /// file itself is read, as `git merge --ff-only` and `git revert` do
 /// before they refuse to overwrite it (#16 item 1).
-fn flagged_file_is_clean(repo: &Repository, path: &RepoPath, entry: &Entry) -> Result<bool> {
+fn flagged_file_is_clean(repo: &Repo, path: &RepoPath, entry: &Entry) -> Result<bool> {
     Ok(super::filters::cleaned_id(repo, path)? == entry.oid())
 }

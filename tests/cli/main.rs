@@ -10,6 +10,7 @@ mod crash;
 mod edits;
 mod edits_props;
 mod filters;
+mod fuzz_seeds;
 mod hardening_bytes;
 mod hardening_cli;
 mod hardening_land;
