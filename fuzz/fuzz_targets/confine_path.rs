@@ -6,13 +6,17 @@ use git_evolv::git::confine;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let path = String::from_utf8_lossy(data);
-    if confine::refusal(&path).is_none() {
-        assert!(!path.starts_with('/'));
-        for part in path.split('/') {
-            assert!(!part.is_empty() && part != "." && part != "..");
-            let lower = part.trim_end_matches(['.', ' ']).to_ascii_lowercase();
-            assert!(lower != ".git" && lower != "git~1", "{path:?}");
+    // Paths are bytes (#16 item 7): any byte string is a candidate.
+    if confine::refusal(data).is_none() {
+        assert!(!data.starts_with(b"/"));
+        for part in data.split(|&b| b == b'/') {
+            assert!(!part.is_empty() && part != b"." && part != b"..");
+            let end = part
+                .iter()
+                .rposition(|&b| b != b'.' && b != b' ')
+                .map_or(0, |i| i + 1);
+            let lower = part[..end].to_ascii_lowercase();
+            assert!(lower != b".git" && lower != b"git~1", "{data:?}");
         }
     }
 });

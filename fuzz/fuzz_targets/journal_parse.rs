@@ -4,7 +4,7 @@
 #![no_main]
 
 use git_evolv::git::confine;
-use git_evolv::ops::journal;
+use git_evolv::landing::journal;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -96,6 +96,12 @@ fn names_that_are_not_utf8_are_proposed_applied_and_rolled_back_by_revert() {
         "{}",
         show.stdout
     );
+    // The review page's file list has every file (it diffs by exact path).
+    let server = crate::web::Server::start(&repo);
+    let page = server.get(&format!("/api/proposals/{id}")).json();
+    let files = page["diff_files"].as_array().map_or(0, Vec::len);
+    assert_eq!(files, 3, "{page}");
+    drop(server);
 
     let apply = repo.evolv(&["apply", &id]);
     apply.ok();

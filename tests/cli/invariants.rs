@@ -228,6 +228,7 @@ impl World {
                 repo.git_run(&["merge-base", "--is-ancestor", c, "HEAD"])
                     .code
                     == 0
+                    || landed_in_history(repo, id)
             });
             assert_eq!(
                 p["status"] == "applied",
@@ -238,6 +239,23 @@ impl World {
         }
         repo.assert_fsck();
     }
+}
+
+/// Whether HEAD's history since the proposal's base holds a landing of
+/// `id` not undone by a later git-evolv rollback (the marker names the last
+/// landing only, which a branch switch may have put on the other branch).
+fn landed_in_history(repo: &TestRepo, id: &str) -> bool {
+    let range = format!("refs/evolv/proposals/{id}^..HEAD");
+    let log = repo.git(&["log", "--date-order", "--format=%B%x00", &range]);
+    for message in log.split('\0') {
+        if message.contains(&format!("Evolv-Rollback: {id}")) {
+            return false;
+        }
+        if message.contains(&format!("Evolv-Patch: {id}")) {
+            return true;
+        }
+    }
+    false
 }
 
 proptest! {

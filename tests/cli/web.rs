@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use crate::common::{BIN, TestRepo, sealed};
 
-/// A running `git evolv serve`, stopped (SIGINT) on drop.
-struct Server {
+/// A running `git evolv serve`, stopped (SIGINT) on drop (also used by
+/// `hardening_bytes`).
+pub(crate) struct Server {
     child: Child,
     port: u16,
     token: String,
@@ -21,7 +22,7 @@ struct Server {
 }
 
 #[derive(Debug)]
-struct Resp {
+pub(crate) struct Resp {
     status: u16,
     headers: Vec<(String, String)>,
     body: String,
@@ -35,7 +36,7 @@ impl Resp {
             .map(|(_, v)| v.as_str())
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.body))
     }
@@ -98,7 +99,7 @@ fn parse(raw: &str) -> Resp {
 }
 
 impl Server {
-    fn start(repo: &TestRepo) -> Server {
+    pub(crate) fn start(repo: &TestRepo) -> Server {
         Server::start_on(repo, 0)
     }
 
@@ -142,7 +143,7 @@ impl Server {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn get(&self, path: &str) -> Resp {
+    pub(crate) fn get(&self, path: &str) -> Resp {
         request(self.port, "GET", path, &[("Cookie", &self.cookie)], "")
     }
 

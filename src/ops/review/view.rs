@@ -56,17 +56,22 @@ pub struct Line {
     pub w: Option<Marks>,
 }
 
-fn options(paths: &[String]) -> DiffOptions {
+fn options(paths: &[crate::git::RepoPath]) -> DiffOptions {
     let mut o = DiffOptions::new();
     o.context_lines(3);
     o.disable_pathspec_match(true);
     for p in paths {
-        o.pathspec(p);
+        o.pathspec(p.as_bytes());
     }
     o
 }
 
-fn diff<'r>(repo: &'r Repo, p: &Proposal, paths: &[String]) -> Result<git2::Diff<'r>> {
+/// `paths` are exact (bytes): a name that is not UTF-8 is diffed too.
+fn diff<'r>(
+    repo: &'r Repo,
+    p: &Proposal,
+    paths: &[crate::git::RepoPath],
+) -> Result<git2::Diff<'r>> {
     let old = repo.find_commit(p.base)?.tree()?;
     let new = repo.find_commit(p.commit)?.tree()?;
     let mut opts = options(paths);
@@ -99,7 +104,7 @@ fn is_generated(repo: &Repo, path: &str) -> bool {
 
 /// The proposal's changed files, in diff order.
 pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
-    let diff = diff(repo, p, &p.meta.affected_files)?;
+    let diff = diff(repo, p, &p.meta.affected_paths())?;
     let mut out = Vec::new();
     for i in 0..diff.deltas().len() {
         let delta = diff.get_delta(i).expect("index in range");
@@ -159,7 +164,7 @@ fn blob(repo: &Repo, oid: &str) -> Result<Vec<u8>> {
 pub fn hunks(repo: &Repo, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>> {
     // The tree diff (renames found) names the file's blobs; only this
     // file's text is diffed, not every file's as `files` does.
-    let diff = diff(repo, p, &p.meta.affected_files)?;
+    let diff = diff(repo, p, &p.meta.affected_paths())?;
     let found = (0..diff.deltas().len()).find(|&i| {
         let delta = diff.get_delta(i).expect("index in range");
         let shown = delta.new_file().path().or(delta.old_file().path());
