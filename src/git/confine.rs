@@ -5,6 +5,8 @@
 //! I/O check that no leading component is a symlink. Everything that writes
 //! the working tree asks here first; nothing here writes.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
@@ -57,20 +59,71 @@ fn is_git_alias(component: &str) -> bool {
     trimmed.eq_ignore_ascii_case(".git") || trimmed.eq_ignore_ascii_case("git~1")
 }
 
+thread_local! {
+    /// Directories (repository-relative) found to be real directories
+    /// while a `KnownDirs` guard is alive, with every directory above
+    /// them: a landing checks each path's leading components several
+    /// times (confinement, the dirty check, staging, placing), and a
+    /// 3,000-file landing would otherwise stat the same directories tens of
+    /// thousands of times (issue 14 item 1).
+    static KNOWN_DIRS: RefCell<Option<HashSet<String>>> = const { RefCell::new(None) };
+}
+
+/// While alive, `blocked_prefix` remembers the directories it verified on
+/// this thread (the landing holds git-evolv's lock and `index.lock`, and
+/// removes directories only through `forget_known_dirs`). Dropped, it
+/// forgets them: the next command stats afresh.
+pub struct KnownDirs(());
+
+/// Starts remembering verified directories (see `KnownDirs`).
+pub fn remember_dirs() -> KnownDirs {
+    KNOWN_DIRS.with(|k| *k.borrow_mut() = Some(HashSet::new()));
+    KnownDirs(())
+}
+
+impl Drop for KnownDirs {
+    fn drop(&mut self) {
+        KNOWN_DIRS.with(|k| *k.borrow_mut() = None);
+    }
+}
+
+/// Forgets the verified directories: one was removed (or may have been).
+pub fn forget_known_dirs() {
+    KNOWN_DIRS.with(|k| {
+        if let Some(set) = k.borrow_mut().as_mut() {
+            set.clear();
+        }
+    });
+}
+
 /// The first leading component of `path` that is a symlink (or some other
 /// non-directory) in `workdir`, which would make a write leave the tree or
 /// land somewhere else. Missing components are fine: they get created.
 pub fn blocked_prefix(workdir: &Path, path: &str) -> Option<String> {
-    let components: Vec<&str> = path.split('/').collect();
-    let mut prefix = String::new();
-    for part in &components[..components.len().saturating_sub(1)] {
-        if !prefix.is_empty() {
-            prefix.push('/');
+    let parent = path.rfind('/').map_or("", |i| &path[..i]);
+    if parent.is_empty()
+        || KNOWN_DIRS.with(|k| k.borrow().as_ref().is_some_and(|s| s.contains(parent)))
+    {
+        return None;
+    }
+    let mut end = 0;
+    while end < parent.len() {
+        end = parent[end + 1..]
+            .find('/')
+            .map_or(parent.len(), |i| end + 1 + i);
+        let prefix = &parent[..end];
+        if KNOWN_DIRS.with(|k| k.borrow().as_ref().is_some_and(|s| s.contains(prefix))) {
+            continue;
         }
-        prefix.push_str(part);
-        match fs::symlink_metadata(workdir.join(&prefix)) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => return Some(prefix),
+        match fs::symlink_metadata(workdir.join(prefix)) {
+            Ok(meta) if meta.is_dir() => {
+                KNOWN_DIRS.with(|k| {
+                    if let Some(set) = k.borrow_mut().as_mut() {
+                        set.insert(prefix.to_string());
+                    }
+                });
+            }
+            Ok(_) => return Some(prefix.to_string()),
             Err(_) => return None,
         }
     }
@@ -142,5 +195,21 @@ mod tests {
         assert_eq!(blocked_prefix(dir.path(), "link"), None, "the leaf itself");
         assert_eq!(blocked_prefix(dir.path(), "link/x"), Some("link".into()));
         assert_eq!(blocked_prefix(dir.path(), "file/x"), Some("file".into()));
+        fs::create_dir_all(dir.path().join("real/deep/er")).unwrap();
+        let known = remember_dirs();
+        assert_eq!(blocked_prefix(dir.path(), "real/deep/er/x"), None);
+        assert_eq!(blocked_prefix(dir.path(), "real/deep/er/y"), None);
+        assert_eq!(blocked_prefix(dir.path(), "real/file"), None);
+        assert_eq!(blocked_prefix(dir.path(), "file/y"), Some("file".into()));
+        // Replaced behind its back: only a forgotten cache sees it.
+        fs::remove_dir_all(dir.path().join("real/deep")).unwrap();
+        std::os::unix::fs::symlink("/tmp", dir.path().join("real/deep")).unwrap();
+        forget_known_dirs();
+        assert_eq!(
+            blocked_prefix(dir.path(), "real/deep/er/x"),
+            Some("real/deep".into())
+        );
+        drop(known);
+        assert_eq!(blocked_prefix(dir.path(), "link/x"), Some("link".into()));
     }
 }

@@ -32,6 +32,7 @@ static SOURCES: Mutex<Option<(std::path::PathBuf, Sources)>> = Mutex::new(None);
 pub fn attributes_changed(path: &str) {
     if path == ".gitattributes" || path.ends_with("/.gitattributes") {
         *SOURCES.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
 
@@ -79,7 +80,7 @@ impl Sources {
 /// Whether no attribute can apply to `path`: no source outside the working
 /// tree, none tracked, and no `.gitattributes` in any of its directories.
 /// `false` only means "ask libgit2".
-fn surely_unattributed(repo: &Repository, path: &str) -> bool {
+pub(crate) fn surely_unattributed(repo: &Repository, path: &str) -> bool {
     let Some(workdir) = repo.workdir() else {
         return false;
     };
@@ -131,6 +132,94 @@ fn eol_config(repo: &Repository) -> (bool, bool) {
     })
 }
 
+/// The attributes `converts` reads, in `git check-attr` order.
+const CONVERSION_ATTRS: [&str; 6] = [
+    "filter",
+    "ident",
+    "working-tree-encoding",
+    "eol",
+    "text",
+    "crlf",
+];
+
+/// Answers of `converts` found by `prime`, for one repository: a landing
+/// of thousands of files asks for each, and a repository with attributes
+/// would otherwise cost six libgit2 lookups per path.
+static PRIMED: Mutex<Option<(std::path::PathBuf, HashMap<String, bool>)>> = Mutex::new(None);
+
+/// Reads the conversion attributes of every path of `paths` that may have
+/// any, with one `git check-attr --stdin` (issue 14 item 1), so that
+/// `converts` answers them without a lookup. A repository without
+/// attribute files costs nothing here. Forgotten when a `.gitattributes`
+/// is written (`attributes_changed`) or the next `prime`.
+pub fn prime<'a>(repo: &Repository, paths: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let asked: Vec<&str> = paths
+        .into_iter()
+        .filter(|p| !surely_unattributed(repo, p))
+        .collect();
+    let mut answers = HashMap::with_capacity(asked.len());
+    if !asked.is_empty() {
+        let (autocrlf, eol_crlf) = eol_config(repo);
+        let attrs = check_attr(repo, &asked, &CONVERSION_ATTRS)?;
+        for path in asked {
+            let values = attrs.get(path);
+            let get = |name: &str| values.and_then(|v| v.get(name)).cloned();
+            answers.insert(path.to_string(), decide(autocrlf, eol_crlf, get));
+        }
+    }
+    *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) = Some((repo.path().to_path_buf(), answers));
+    Ok(())
+}
+
+fn primed(repo: &Repository, path: &str) -> Option<bool> {
+    let guard = PRIMED.lock().unwrap_or_else(|e| e.into_inner());
+    match &*guard {
+        Some((dir, answers)) if dir == repo.path() => answers.get(path).copied(),
+        _ => None,
+    }
+}
+
+/// Whether git converts a path whose attribute `name` has the value
+/// `attr(name)` (`None`: unspecified; "true"/"false": set/unset).
+fn decide(autocrlf: bool, eol_crlf: bool, attr: impl Fn(&str) -> Option<String>) -> bool {
+    let valued = |v: &Option<String>| v.as_deref().is_some_and(|v| v != "false");
+    if valued(&attr("filter")) || valued(&attr("ident")) {
+        return true;
+    }
+    if valued(&attr("working-tree-encoding")) || attr("eol").as_deref() == Some("crlf") {
+        return true;
+    }
+    let text = attr("text");
+    if text.as_deref() == Some("false") || attr("crlf").as_deref() == Some("false") {
+        return false;
+    }
+    autocrlf || (eol_crlf && text.is_some())
+}
+
+/// `git check-attr -z --stdin ATTRS…` for `paths`: each path's specified
+/// attributes ("true" for set, "false" for unset, else the value).
+fn check_attr(
+    repo: &Repository,
+    paths: &[&str],
+    attrs: &[&str],
+) -> Result<HashMap<String, HashMap<String, String>>> {
+    let stdout = run_check_attr(repo, paths, attrs)?;
+    let mut out: HashMap<String, HashMap<String, String>> = HashMap::new();
+    let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();
+    for triple in fields.chunks_exact(3) {
+        let value = match triple[2] {
+            b"unspecified" => continue,
+            b"set" => "true".to_string(),
+            b"unset" => "false".to_string(),
+            v => String::from_utf8_lossy(v).into_owned(),
+        };
+        out.entry(String::from_utf8_lossy(triple[0]).into_owned())
+            .or_default()
+            .insert(String::from_utf8_lossy(triple[1]).into_owned(), value);
+    }
+    Ok(out)
+}
+
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
 pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
@@ -139,6 +228,9 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`
         // applies to paths with `text` set).
         return Ok(autocrlf);
+    }
+    if let Some(answer) = primed(repo, path) {
+        return Ok(answer);
     }
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
@@ -152,18 +244,13 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
             },
         )
     };
-    let valued = |v: &Option<String>| v.as_deref().is_some_and(|v| v != "false");
-    if valued(&attr("filter")?) || valued(&attr("ident")?) {
-        return Ok(true);
+    let mut values = HashMap::new();
+    for name in CONVERSION_ATTRS {
+        if let Some(v) = attr(name)? {
+            values.insert(name, v);
+        }
     }
-    if valued(&attr("working-tree-encoding")?) || attr("eol")?.as_deref() == Some("crlf") {
-        return Ok(true);
-    }
-    let text = attr("text")?;
-    if text.as_deref() == Some("false") || attr("crlf")?.as_deref() == Some("false") {
-        return Ok(false);
-    }
-    Ok(autocrlf || (eol_crlf && text.is_some()))
+    Ok(decide(autocrlf, eol_crlf, |name| values.get(name).cloned()))
 }
 
 /// Why git does not treat each of `paths` as plain text, from their
@@ -176,14 +263,39 @@ pub fn not_text(
     repo: &Repository,
     paths: &[&str],
 ) -> Result<std::collections::HashMap<String, String>> {
-    use std::io::Write;
     let mut out = std::collections::HashMap::new();
     if paths.is_empty() {
         return Ok(out);
     }
+    let stdout = run_check_attr(repo, paths, &["filter", "binary", "text"])?;
+    let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();
+    for triple in fields.chunks_exact(3) {
+        let path = String::from_utf8_lossy(triple[0]).into_owned();
+        let value = String::from_utf8_lossy(triple[2]);
+        let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
+            ("filter", "unspecified" | "unset") => None,
+            ("filter", "set") => Some("its attributes give it a filter driver".to_string()),
+            ("filter", driver) => Some(format!(
+                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
+            )),
+            ("binary", "set") => Some("its attributes mark it `binary`".to_string()),
+            ("text", "unset") => Some("its attributes mark it `-text`".to_string()),
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            out.entry(path).or_insert(reason);
+        }
+    }
+    Ok(out)
+}
+
+/// The raw `-z` answer of `git check-attr --stdin ATTRS…` for `paths`.
+fn run_check_attr(repo: &Repository, paths: &[&str], attrs: &[&str]) -> Result<Vec<u8>> {
+    use std::io::Write;
     let dir = repo.workdir().unwrap_or_else(|| repo.path());
     let mut child = Command::new("git")
-        .args(["check-attr", "-z", "--stdin", "filter", "binary", "text"])
+        .args(["check-attr", "-z", "--stdin"])
+        .args(attrs)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -215,25 +327,7 @@ pub fn not_text(
             ),
         });
     }
-    let fields: Vec<&[u8]> = result.stdout.split(|b| *b == 0).collect();
-    for triple in fields.chunks_exact(3) {
-        let path = String::from_utf8_lossy(triple[0]).into_owned();
-        let value = String::from_utf8_lossy(triple[2]);
-        let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
-            ("filter", "unspecified" | "unset") => None,
-            ("filter", "set") => Some("its attributes give it a filter driver".to_string()),
-            ("filter", driver) => Some(format!(
-                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
-            )),
-            ("binary", "set") => Some("its attributes mark it `binary`".to_string()),
-            ("text", "unset") => Some("its attributes mark it `-text`".to_string()),
-            _ => None,
-        };
-        if let Some(reason) = reason {
-            out.entry(path).or_insert(reason);
-        }
-    }
-    Ok(out)
+    Ok(result.stdout)
 }
 
 /// What git's checkout would write at `path` for blob `id`, when git

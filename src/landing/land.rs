@@ -256,6 +256,7 @@ fn open_landing_lock(repo: &Repository) -> Result<(File, std::path::PathBuf)> {
 /// still to be brought along. Holds the landing lock (and `index.lock`)
 /// until dropped; dropped unfinished, it leaves the journal for `recover`.
 pub struct Landing {
+    _known_dirs: git::confine::KnownDirs,
     _flock: File,
     journal: RefCell<Journal>,
     index_lock: RefCell<Option<IndexLock>>,
@@ -289,6 +290,9 @@ pub fn move_branch_in_turn(
     epilogue: Epilogue,
 ) -> Result<Landing> {
     let flock = turn.flock;
+    // Each directory above the changed paths is verified once for the
+    // whole landing, not once per path and step.
+    let known_dirs = git::confine::remember_dirs();
     if Journal::exists(repo) {
         return Err(Error::Interrupted {
             detail: format!(
@@ -346,6 +350,7 @@ pub fn move_branch_in_turn(
         return Err(e);
     }
     Ok(Landing {
+        _known_dirs: known_dirs,
         _flock: flock,
         journal: RefCell::new(journal),
         index_lock: RefCell::new(Some(index_lock)),
