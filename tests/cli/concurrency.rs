@@ -163,15 +163,14 @@ fn rollbacks_queue_with_concurrent_applies_and_none_fails() {
         EACH,
         "{reverts}"
     );
-    for i in 0..2 * EACH {
+    for (i, id) in ids.iter().enumerate() {
         let want = if i < EACH { "value" } else { "changed" };
         assert_eq!(
             repo.read(&format!("w{i}/file.txt")),
             format!("{want} {i}\n")
         );
         assert_eq!(
-            repo.rev(&format!("refs/evolv/applied/{}", ids[i]))
-                .is_some(),
+            repo.rev(&format!("refs/evolv/applied/{id}")).is_some(),
             i >= EACH
         );
     }
