@@ -23,6 +23,8 @@ struct Sources {
     none_outside: bool,
     none_indexed: bool,
     dirs: HashMap<String, bool>,
+    /// Directories with no attribute file in them or above them.
+    clear_dirs: std::collections::HashSet<String>,
 }
 
 /// Keyed by the git dir: a long-running front end (MCP) may serve several.
@@ -73,6 +75,7 @@ impl Sources {
             none_outside: !outside.iter().any(|p| exists(p)),
             none_indexed,
             dirs: HashMap::new(),
+            clear_dirs: std::collections::HashSet::new(),
         }
     }
 }
@@ -94,6 +97,12 @@ pub(crate) fn surely_unattributed(repo: &Repository, path: &str) -> bool {
     if !sources.none_outside || !sources.none_indexed {
         return false;
     }
+    // Every directory above `path` already known to hold no attribute
+    // file: one lookup instead of one per component.
+    let parent = path.rfind('/').map_or("", |i| &path[..i]);
+    if sources.clear_dirs.contains(parent) {
+        return true;
+    }
     let mut dir = String::new();
     let mut parts = path.split('/').peekable();
     while let Some(part) = parts.next() {
@@ -105,6 +114,7 @@ pub(crate) fn surely_unattributed(repo: &Repository, path: &str) -> bool {
             return false;
         }
         if parts.peek().is_none() {
+            sources.clear_dirs.insert(dir);
             break;
         }
         if !dir.is_empty() {
