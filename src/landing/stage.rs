@@ -7,10 +7,9 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use git2::Repository;
-
 use super::journal::Journal;
 use crate::error::Result;
+use crate::git::Repo;
 use crate::git::index_write;
 use crate::git::{checkout, durable, filters};
 
@@ -29,7 +28,7 @@ impl Staged {
     /// changes a `.gitattributes` (files are converted under N's
     /// attributes, which are in place only during the landing); paths below
     /// a file the landing removes are left to the landing as well.
-    pub fn stage(&mut self, repo: &Repository, journal: &Journal) -> Result<()> {
+    pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
         let attributes = journal
             .changes
             .iter()
@@ -73,7 +72,7 @@ impl Staged {
 
     /// Removes the temp files and new directories of a landing that did
     /// not happen (or whose staging failed half-way).
-    pub fn discard(&self, repo: &Repository) {
+    pub fn discard(&self, repo: &Repo) {
         for path in &self.paths {
             checkout::remove_temp(repo, path);
         }
@@ -89,7 +88,7 @@ struct Written {
 }
 
 /// Writes the temp files one after another.
-fn write_in_turn(repo: &Repository, jobs: &[(&str, git2::Oid, u32)]) -> Written {
+fn write_in_turn(repo: &git2::Repository, jobs: &[(&str, git2::Oid, u32)]) -> Written {
     let mut out = Written::default();
     for &(path, id, mode) in jobs {
         if let Err(e) = checkout::write_staged(repo, path, id, mode) {
@@ -108,7 +107,7 @@ fn write_in_turn(repo: &Repository, jobs: &[(&str, git2::Oid, u32)]) -> Written 
 /// `checkout.workers`: blob inflation, conversion and the file system's
 /// per-file work overlap.
 fn write_in_parallel(
-    repo: &Repository,
+    repo: &git2::Repository,
     jobs: &[(&str, git2::Oid, u32)],
     workers: usize,
 ) -> Written {
@@ -122,7 +121,7 @@ fn write_in_parallel(
             .map(|_| {
                 scope.spawn(|| {
                     let mut out = Written::default();
-                    let own = match Repository::open(&git_dir).and_then(|r| {
+                    let own = match git2::Repository::open(&git_dir).and_then(|r| {
                         // The same working tree, however the caller found it.
                         if let Some(w) = &workdir {
                             r.set_workdir(w, false)?;

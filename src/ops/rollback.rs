@@ -5,11 +5,12 @@
 
 use std::path::Path;
 
-use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
+use git2::{Commit, Oid, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
+use crate::git::Repo;
 use crate::landing::land;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditAction, AuditRecord};
@@ -56,7 +57,7 @@ pub struct RollbackOutcome {
 }
 
 /// Undoes the landed commit of `req.patch_id`.
-pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutcome> {
+pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     if !proposals::is_valid_id(patch_id) {
         return Err(Error::PatchNotFound(patch_id.to_string()));
@@ -91,7 +92,7 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
 /// `refs/evolv/applied/<id>` marker names a commit reachable from HEAD.
 /// A landing that `git reset` (or a branch switch) took off the branch is
 /// not applied there, and list, apply and rollback all say so (#16 item 6).
-pub fn landed_commit(repo: &Repository, id: &str) -> Option<Oid> {
+pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
     let landed = proposals::applied_commit(repo, id)?;
     let head = git::head(repo).ok()?.commit;
     let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
@@ -106,7 +107,7 @@ fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
 }
 
 fn undo(
-    repo: &Repository,
+    repo: &Repo,
     turn: land::Turn,
     req: &RollbackRequest,
     landed: Oid,
@@ -167,7 +168,7 @@ fn undo(
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::check_clean_in_turn(&turn, repo, &head, &head_tree, &tree, &changed)?;
+    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
@@ -193,7 +194,7 @@ fn undo(
 /// alike) that changed any file `landed` changed: a `file_backup` restore
 /// would silently undo their changes to those files (#16 item 14). Each as
 /// `<short id> <summary> (<paths>)`, oldest first.
-fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
+fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
     let files: std::collections::HashSet<String> =
         git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?
             .into_iter()
@@ -230,7 +231,7 @@ fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Ve
 
 /// `git_revert`: the inverse of the landed commit, three-way onto the head.
 fn revert<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     patch_id: &str,
     landed: &Commit<'_>,
     head: &Commit<'_>,
@@ -258,7 +259,7 @@ fn revert<'r>(
 /// else the landed commit's parent). Later edits to those files are undone
 /// too; that is what a file backup means.
 fn restore_from_backup<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     patch_id: &str,
     landed: &Commit<'_>,
     head_tree: &Tree<'_>,
