@@ -13,9 +13,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid, Repository};
+use git2::{ObjectType, Oid};
 
-use super::{confine, filters};
+use super::{Repo, RepoPath, confine, filters};
 use crate::error::{Error, Result};
 
 const MODE_SYMLINK: u32 = super::mode::SYMLINK;
@@ -23,7 +23,7 @@ const MODE_EXECUTABLE: u32 = super::mode::EXECUTABLE;
 const MODE_GITLINK: u32 = super::mode::GITLINK;
 
 /// Refuses a path git-evolv must not write (see `confine`).
-pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
+pub fn check_path(workdir: &Path, path: &RepoPath) -> Result<()> {
     if let Some(reason) = confine::refusal(path) {
         return Err(Error::UnsafePath {
             path: path.to_string(),
@@ -41,9 +41,9 @@ pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
 
 /// Whether the working tree holds exactly `image` at `path` (`None`: no
 /// file there; an empty directory counts as none).
-pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result<bool> {
+pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
-    let full = workdir.join(path);
+    let full = workdir.join(path.fs());
     let meta = match fs::symlink_metadata(&full) {
         Ok(m) => m,
         Err(_) => return Ok(image.is_none()),
@@ -83,11 +83,11 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
 
 /// Whether no file or symlink is at `path` (nothing, or a directory: the
 /// file a landing removes may since have become one).
-pub fn has_no_file(repo: &Repository, path: &str) -> bool {
+pub fn has_no_file(repo: &Repo, path: &RepoPath) -> bool {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return true;
     };
-    fs::symlink_metadata(workdir.join(path)).map_or(true, |m| m.is_dir())
+    fs::symlink_metadata(workdir.join(path.fs())).map_or(true, |m| m.is_dir())
 }
 
 fn is_empty_dir(dir: &Path) -> bool {
@@ -96,10 +96,10 @@ fn is_empty_dir(dir: &Path) -> bool {
 
 /// Writes blob `id` with `mode` at `path`: temp file, then rename. An empty
 /// directory in the way is removed; anything else in the way is an error.
-pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<()> {
+pub fn write_blob(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    let full = workdir.join(path);
+    let full = workdir.join(path.fs());
     if mode == MODE_GITLINK {
         return fs::create_dir_all(&full).map_err(|e| Error::io("create", &full, e));
     }
@@ -116,8 +116,8 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
 /// gitlink, or when a leading component is a file the landing removes
 /// first: `write_blob` writes those once the way is clear.
 pub fn stage_blob(
-    repo: &Repository,
-    path: &str,
+    repo: &Repo,
+    path: &RepoPath,
     id: Oid,
     mode: u32,
     created: &mut Vec<PathBuf>,
@@ -132,8 +132,8 @@ pub fn stage_blob(
 /// The first half of `stage_blob`, on the landing's thread: whether `path`
 /// is staged at all, and its missing parent directories created.
 pub fn prepare_stage(
-    repo: &Repository,
-    path: &str,
+    repo: &Repo,
+    path: &RepoPath,
     mode: u32,
     created: &mut Vec<PathBuf>,
 ) -> Result<bool> {
@@ -141,16 +141,15 @@ pub fn prepare_stage(
     if mode == MODE_GITLINK || confine::blocked_prefix(workdir, path).is_some() {
         return Ok(false);
     }
-    let Some(parent) = path.rfind('/').map(|i| workdir.join(&path[..i])) else {
-        return Ok(true);
-    };
+    let full = workdir.join(path.fs());
+    let parent = full.parent().expect("a repository path has a parent");
     // Most parents exist: one stat, and none for a directory this
     // landing already created.
-    if created.last() == Some(&parent) || parent.is_dir() {
+    if parent == workdir || created.last().is_some_and(|d| d == parent) || parent.is_dir() {
         return Ok(true);
     }
     let mut missing = Vec::new();
-    let mut dir = parent.as_path();
+    let mut dir = parent;
     while !dir.exists() && dir != workdir {
         missing.push(dir.to_path_buf());
         dir = dir.parent().expect("inside the working tree");
@@ -163,10 +162,9 @@ pub fn prepare_stage(
 }
 
 /// The second half of `stage_blob`: the temp file of `path` (whose parent
-/// exists) written and its flush started. Any thread, with its own
-/// `Repository`.
-pub fn write_staged(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<()> {
-    let full = crate::git::workdir(repo)?.join(path);
+/// exists) written and its flush started. Any thread, with its own `Repo`.
+pub fn write_staged(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+    let full = crate::git::workdir(repo)?.join(path.fs());
     write_temp(repo, path, &full, id, mode, true)
 }
 
@@ -175,7 +173,7 @@ pub fn write_staged(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result
 /// once): a value below 1 means one per core, and unlike git the default
 /// is one per core (at most 8), since a codemod writes thousands of small
 /// files; below the threshold (default 100) one thread writes them all.
-pub fn workers(repo: &Repository, files: usize) -> usize {
+pub fn workers(repo: &Repo, files: usize) -> usize {
     static SETTINGS: super::PerRepo<(i64, usize)> = super::PerRepo::new();
     let (workers, threshold) = SETTINGS.get(repo, || {
         let config = super::config::Config::for_git_dir(repo.path()).ok();
@@ -202,8 +200,8 @@ pub fn workers(repo: &Repository, files: usize) -> usize {
 
 /// The temp file of `full`, holding blob `id` as git's checkout writes it.
 fn write_temp(
-    repo: &Repository,
-    path: &str,
+    repo: &Repo,
+    path: &RepoPath,
     full: &Path,
     id: Oid,
     mode: u32,
@@ -251,11 +249,11 @@ fn write_temp(
 }
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
-pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
+pub fn place_staged(repo: &Repo, path: &RepoPath) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
-    let full = workdir.join(path);
+    filters::attributes_changed(repo, path);
+    let full = workdir.join(path.fs());
     let tmp = temp_sibling(repo, &full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
         // Only an empty directory can be here: callers check first.
@@ -278,11 +276,11 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 
 /// Removes the file at `path` (an empty directory left by a gitlink too)
 /// and, like git, the directories that become empty.
-pub fn remove(repo: &Repository, path: &str) -> Result<()> {
+pub fn remove(repo: &Repo, path: &RepoPath) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
-    let full = workdir.join(path);
+    filters::attributes_changed(repo, path);
+    let full = workdir.join(path.fs());
     match fs::symlink_metadata(&full) {
         Ok(meta) if meta.is_dir() => {
             // A gitlink's directory: leave a populated one alone.
@@ -304,33 +302,36 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
 }
 
 /// Removes the temp file a killed write may have left next to `path`.
-pub fn remove_temp(repo: &Repository, path: &str) {
+pub fn remove_temp(repo: &Repo, path: &RepoPath) {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return;
     };
     if check_path(workdir, path).is_ok() {
-        let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path)));
+        let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path.fs())));
     }
 }
 
-fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
+fn temp_sibling(repo: &Repo, full: &Path) -> PathBuf {
     let tag = temp_tag(repo);
-    let name = full
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    // The name's bytes, not a lossy copy: two names that differ only in
+    // bytes that are not UTF-8 must not share a temp file.
+    let name = full.file_name().map(|n| n.as_bytes()).unwrap_or_default();
     if name.len() > 180 {
         // Keep within NAME_MAX (255): a long name gets a short, fixed alias.
-        let id = Oid::hash_object(ObjectType::Blob, name.as_bytes())
+        let id = Oid::hash_object(ObjectType::Blob, name)
             .map_or_else(|_| "long".to_string(), |o| o.to_string());
         return full.with_file_name(format!(".evolv-{id}.{tag}.tmp"));
     }
-    full.with_file_name(format!(".{name}.evolv-{tag}.tmp"))
+    let mut temp = Vec::with_capacity(name.len() + 32);
+    temp.push(b'.');
+    temp.extend_from_slice(name);
+    temp.extend_from_slice(format!(".evolv-{tag}.tmp").as_bytes());
+    full.with_file_name(std::ffi::OsStr::from_bytes(&temp))
 }
 
 /// This repository's temp-file tag: 16 hex digits made once, kept in
 /// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
-fn temp_tag(repo: &Repository) -> String {
+fn temp_tag(repo: &Repo) -> String {
     // Read once per repository and process, not once per file.
     static TAG: super::PerRepo<[u8; 16]> = super::PerRepo::new();
     let tag = TAG.get(repo, || {
@@ -341,7 +342,7 @@ fn temp_tag(repo: &Repository) -> String {
     String::from_utf8_lossy(&tag).into_owned()
 }
 
-fn read_or_make_temp_tag(repo: &Repository) -> String {
+fn read_or_make_temp_tag(repo: &Repo) -> String {
     let dir = repo.path().join("evolv");
     let path = dir.join("temp-tag");
     let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());

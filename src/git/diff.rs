@@ -2,12 +2,13 @@
 
 use git2::{Delta, Diff, DiffFormat, DiffOptions, Repository, Tree};
 
+use super::RepoPath;
 use crate::error::Result;
 
 /// A path whose entry differs between two trees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedPath {
-    pub path: String,
+    pub path: RepoPath,
     pub status: Delta,
 }
 
@@ -15,7 +16,7 @@ fn tree_diff<'r>(
     repo: &'r Repository,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    only: Option<&[String]>,
+    only: Option<&[impl AsRef<[u8]>]>,
 ) -> Result<Diff<'r>> {
     let mut opts = DiffOptions::new();
     opts.context_lines(3).show_binary(true);
@@ -23,7 +24,7 @@ fn tree_diff<'r>(
         // Exact paths: libgit2 then skips the rest of a large tree.
         opts.disable_pathspec_match(true);
         for p in paths {
-            opts.pathspec(p);
+            opts.pathspec(p.as_ref());
         }
     }
     Ok(repo.diff_tree_to_tree(Some(old), Some(new), Some(&mut opts))?)
@@ -31,12 +32,13 @@ fn tree_diff<'r>(
 
 /// The unified diff `old → new` exactly as `git diff` prints it
 /// (`diff --git`, `index`, `---`/`+++`, hunks with 3 lines of context),
-/// limited to `only` when the caller knows which paths differ.
+/// limited to `only` when the caller knows which paths differ (exact
+/// paths, as bytes: names that are not UTF-8 included).
 pub fn patch_text(
     repo: &Repository,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    only: Option<&[String]>,
+    only: Option<&[impl AsRef<[u8]>]>,
 ) -> Result<Vec<u8>> {
     let handle = without_index(repo)?;
     let (old, new) = (handle.find_tree(old.id())?, handle.find_tree(new.id())?);
@@ -67,10 +69,10 @@ fn without_index(repo: &Repository) -> Result<Repository> {
 /// Lines added and removed between two trees, counted from the patch of
 /// `paths`, the paths that differ (a whole-tree diff walks every entry).
 pub fn line_stats(
-    repo: &Repository,
+    repo: &super::Repo,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    paths: &[String],
+    paths: &[RepoPath],
 ) -> Result<(usize, usize)> {
     let mut rest = Vec::new();
     let (mut added, mut removed) = (0, 0);
@@ -98,15 +100,15 @@ pub fn line_stats(
 /// parent directory, twice per path (14 `readlink`s and 20 stats per file
 /// of a codemod; issue 14 item 1). `None`: ask the tree diff.
 fn blob_line_stats(
-    repo: &Repository,
+    repo: &super::Repo,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    path: &str,
+    path: &RepoPath,
 ) -> Result<Option<(usize, usize)>> {
-    if !super::filters::surely_unattributed(repo, path) {
+    if !repo.surely_unattributed(path) {
         return Ok(None);
     }
-    let entry = |t: &Tree<'_>| t.get_path(std::path::Path::new(path)).ok();
+    let entry = |t: &Tree<'_>| t.get_path(path.fs()).ok();
     let (a, b) = (entry(old), entry(new));
     let is_link = |e: &git2::TreeEntry<'_>| e.filemode() == super::mode::SYMLINK as i32;
     let blobs = [&a, &b].iter().all(|e| {
@@ -137,7 +139,8 @@ pub fn conflict_paths(index: &git2::Index) -> Result<Vec<String>> {
         .conflicts()?
         .flatten()
         .filter_map(|c| c.our.or(c.their).or(c.ancestor))
-        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        // Named as git names them (quoted when not plain UTF-8).
+        .map(|e| RepoPath::from(&e.path[..]).to_string())
         .collect();
     paths.sort();
     paths.dedup();

@@ -11,13 +11,13 @@ use super::journal::Journal;
 use crate::error::Result;
 use crate::git::Repo;
 use crate::git::index_write;
-use crate::git::{checkout, durable, filters};
+use crate::git::{RepoPath, checkout, durable, filters};
 
 /// The files written ahead of the compare-and-swap.
 #[derive(Debug, Default)]
 pub struct Staged {
     /// Paths whose new content waits in their temp file.
-    pub paths: HashSet<String>,
+    pub paths: HashSet<RepoPath>,
     /// Directories created for them, outermost first.
     dirs: Vec<PathBuf>,
 }
@@ -29,14 +29,11 @@ impl Staged {
     /// attributes, which are in place only during the landing); paths below
     /// a file the landing removes are left to the landing as well.
     pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
-        let attributes = journal
-            .changes
-            .iter()
-            .any(|c| c.path == ".gitattributes" || c.path.ends_with("/.gitattributes"));
+        let attributes = journal.changes.iter().any(|c| c.path.is_gitattributes());
         if attributes {
             return Ok(());
         }
-        let paths = journal.changes.iter().map(|c| c.path.as_str());
+        let paths = journal.changes.iter().map(|c| &c.path);
         let sparse = index_write::sparse_paths(repo, paths)?;
         let mut jobs = Vec::new();
         for change in &journal.changes {
@@ -47,7 +44,7 @@ impl Staged {
                 continue;
             }
             if checkout::prepare_stage(repo, &change.path, im.mode, &mut self.dirs)? {
-                jobs.push((change.path.as_str(), im.id, im.mode));
+                jobs.push((&change.path, im.id, im.mode));
             }
         }
         // One attribute pass for all of them (none without attribute files).
@@ -83,19 +80,19 @@ impl Staged {
 /// What a writer staged, and the error that stopped it.
 #[derive(Default)]
 struct Written {
-    paths: Vec<String>,
+    paths: Vec<RepoPath>,
     error: Option<crate::error::Error>,
 }
 
 /// Writes the temp files one after another.
-fn write_in_turn(repo: &git2::Repository, jobs: &[(&str, git2::Oid, u32)]) -> Written {
+fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)]) -> Written {
     let mut out = Written::default();
     for &(path, id, mode) in jobs {
         if let Err(e) = checkout::write_staged(repo, path, id, mode) {
             out.error = Some(e);
             break;
         }
-        out.paths.push(path.to_string());
+        out.paths.push(path.clone());
     }
     out
 }
@@ -106,11 +103,7 @@ fn write_in_turn(repo: &git2::Repository, jobs: &[(&str, git2::Oid, u32)]) -> Wr
 /// writer. Like git's
 /// `checkout.workers`: blob inflation, conversion and the file system's
 /// per-file work overlap.
-fn write_in_parallel(
-    repo: &git2::Repository,
-    jobs: &[(&str, git2::Oid, u32)],
-    workers: usize,
-) -> Written {
+fn write_in_parallel(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)], workers: usize) -> Written {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
@@ -121,17 +114,21 @@ fn write_in_parallel(
             .map(|_| {
                 scope.spawn(|| {
                     let mut out = Written::default();
-                    let own = match git2::Repository::open(&git_dir).and_then(|r| {
-                        // The same working tree, however the caller found it.
-                        if let Some(w) = &workdir {
-                            r.set_workdir(w, false)?;
-                        }
-                        Ok(r)
-                    }) {
+                    let own = match git2::Repository::open(&git_dir)
+                        .and_then(|r| {
+                            // The same working tree, however the caller found it.
+                            if let Some(w) = &workdir {
+                                r.set_workdir(w, false)?;
+                            }
+                            Ok(r)
+                        })
+                        .map_err(crate::error::Error::from)
+                        .and_then(Repo::new)
+                    {
                         Ok(r) => r,
                         Err(e) => {
                             failed.store(true, Ordering::Relaxed);
-                            out.error = Some(e.into());
+                            out.error = Some(e);
                             return out;
                         }
                     };
@@ -145,7 +142,7 @@ fn write_in_parallel(
                             out.error = Some(e);
                             break;
                         }
-                        out.paths.push(path.to_string());
+                        out.paths.push(path.clone());
                     }
                     out
                 })
