@@ -19,10 +19,12 @@ cd "$(dirname "$0")/.."
 P=${1:-16}
 K=${2:-25}
 ROUNDS=${3:-1}
-cargo build --release --quiet --locked
+# EVOLV_BIN=path runs an already built binary (a copy, so a rebuild meanwhile
+# does not change it under a long run).
+[ -n "${EVOLV_BIN:-}" ] || cargo build --release --quiet --locked
 WORK=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
-cp target/release/git-evolv "$WORK/git-evolv"
+cp "${EVOLV_BIN:-target/release/git-evolv}" "$WORK/git-evolv"
 BIN=$WORK/git-evolv
 export HOME=$WORK GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$WORK/.gitconfig TZ=UTC LC_ALL=C
 git config --global user.name "Concurrency"

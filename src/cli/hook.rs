@@ -45,6 +45,58 @@ pub enum HookCommand {
     },
 }
 
+/// The hook git runs when the binary is installed as one (a link named
+/// `commit-msg` or `pre-push`, or pre-commit's `<name>.legacy` after it
+/// moved ours aside), with git's arguments; `None` for any other name
+/// (`git-evolv`, `git evolv …`). Wrong arguments are an error, not a
+/// guess.
+pub fn installed_as(args: &[std::ffi::OsString]) -> Option<Result<HookArgs>> {
+    let name = Path::new(args.first()?).file_name()?.to_str()?;
+    let name = name
+        .strip_suffix(crate::hooks::LEGACY_SUFFIX)
+        .unwrap_or(name);
+    let rest = &args[1..];
+    let lossy = |s: &std::ffi::OsString| s.to_string_lossy().into_owned();
+    let hook = match (name, rest) {
+        ("commit-msg", [file]) => HookCommand::CommitMsg {
+            file: PathBuf::from(file),
+        },
+        ("pre-push", [remote, url]) => HookCommand::PrePush {
+            remote: lossy(remote),
+            url: lossy(url),
+        },
+        ("commit-msg" | "pre-push", _) => {
+            return Some(Err(Error::InvalidInput {
+                message: format!(
+                    "git-evolv was run as the {name} hook with {} argument(s), not git's",
+                    rest.len()
+                ),
+                hint: format!(
+                    "git runs hooks as `{name} …`; by hand, run `git evolv hook {name} …`"
+                ),
+            }));
+        }
+        _ => return None,
+    };
+    Some(Ok(HookArgs { hook }))
+}
+
+/// The shim's re-entry guard (`GIT_EVOLV_HOOK_ACTIVE`, see `hooks/`):
+/// another hook manager running our hook again from inside the hook it
+/// chains; the outer run does the work.
+pub fn reentered(args: &HookArgs) -> bool {
+    let name = match args.hook {
+        HookCommand::CommitMsg { .. } => "commit-msg",
+        HookCommand::PrePush { .. } => "pre-push",
+    };
+    let (Ok(active), Ok(pwd)) = (std::env::var("GIT_EVOLV_HOOK_ACTIVE"), std::env::var("PWD"))
+    else {
+        return false;
+    };
+    // As the shim matches it: `*":$hook@$PWD:"*`.
+    format!(":{active}:").contains(&format!(":{name}@{pwd}:"))
+}
+
 /// Runs a hook; the exit code is what git sees (non-zero stops it).
 pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
     match &args.hook {

@@ -172,6 +172,9 @@ impl Command {
 /// (0 success, 1 the answer is no, 2 bad input or error).
 pub fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(hook) = hook::installed_as(&args) {
+        return run_installed_hook(hook);
+    }
     if man::long_help_from_args(&args) {
         return ExitCode::SUCCESS;
     }
@@ -217,6 +220,44 @@ pub fn run() -> ExitCode {
     // Errors above went into the pager too; wait for it as git does.
     pager::finish();
     code
+}
+
+/// git ran the binary itself as a hook (`hooks install` links it under
+/// the hook's name when nothing is chained; issue 14 item 5): straight to
+/// the hook, without the command-line parser, as `git-evolv hook <name>`
+/// would run it.
+fn run_installed_hook(hook: Result<hook::HookArgs>) -> ExitCode {
+    let flags = output::Flags {
+        json: false,
+        color: None,
+        quiet: false,
+        no_pager: true,
+        subcommand: "hook",
+        pages_by_default: false,
+    };
+    let out = match output::config_lookup(None, &flags)
+        .and_then(|config| Output::configure(&flags, &config))
+    {
+        Ok(out) => out,
+        Err(e) => {
+            Output::new(false, ColorChoice::Never).error(&e);
+            return ExitCode::from(e.exit_code());
+        }
+    };
+    let result = hook.and_then(|args| {
+        if hook::reentered(&args) {
+            return Ok(0);
+        }
+        let dir = std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?;
+        hook::run(&dir, &args, &out)
+    });
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            out.error(&e);
+            ExitCode::from(e.exit_code())
+        }
+    }
 }
 
 /// A command line clap refused: `--help` and `--version` print as clap

@@ -122,12 +122,32 @@ pub fn stage_blob(
     mode: u32,
     created: &mut Vec<PathBuf>,
 ) -> Result<bool> {
+    if !prepare_stage(repo, path, mode, created)? {
+        return Ok(false);
+    }
+    write_staged(repo, path, id, mode)?;
+    Ok(true)
+}
+
+/// The first half of `stage_blob`, on the landing's thread: whether `path`
+/// is staged at all, and its missing parent directories created.
+pub fn prepare_stage(
+    repo: &Repo,
+    path: &RepoPath,
+    mode: u32,
+    created: &mut Vec<PathBuf>,
+) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
     if mode == MODE_GITLINK || confine::blocked_prefix(workdir, path).is_some() {
         return Ok(false);
     }
     let full = workdir.join(path.fs());
     let parent = full.parent().expect("a repository path has a parent");
+    // Most parents exist: one stat, and none for a directory this
+    // landing already created.
+    if parent == workdir || created.last().is_some_and(|d| d == parent) || parent.is_dir() {
+        return Ok(true);
+    }
     let mut missing = Vec::new();
     let mut dir = parent;
     while !dir.exists() && dir != workdir {
@@ -138,8 +158,44 @@ pub fn stage_blob(
         fs::create_dir(&dir).map_err(|e| Error::io("create directory", &dir, e))?;
         created.push(dir);
     }
-    write_temp(repo, path, &full, id, mode, true)?;
     Ok(true)
+}
+
+/// The second half of `stage_blob`: the temp file of `path` (whose parent
+/// exists) written and its flush started. Any thread, with its own `Repo`.
+pub fn write_staged(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+    let full = crate::git::workdir(repo)?.join(path.fs());
+    write_temp(repo, path, &full, id, mode, true)
+}
+
+/// How many threads write a landing's `files` files, as git's
+/// `checkout.workers` and `checkout.thresholdForParallelism` say (read
+/// once): a value below 1 means one per core, and unlike git the default
+/// is one per core (at most 8), since a codemod writes thousands of small
+/// files; below the threshold (default 100) one thread writes them all.
+pub fn workers(repo: &Repo, files: usize) -> usize {
+    static SETTINGS: super::PerRepo<(i64, usize)> = super::PerRepo::new();
+    let (workers, threshold) = SETTINGS.get(repo, || {
+        let config = super::config::Config::for_git_dir(repo.path()).ok();
+        let int = |key: &str| {
+            config
+                .as_ref()
+                .and_then(|c| c.string(key))
+                .and_then(|v| v.trim().parse::<i64>().ok())
+        };
+        let threshold = int("checkout.thresholdForParallelism").unwrap_or(100);
+        (
+            int("checkout.workers").unwrap_or(0),
+            threshold.max(0) as usize,
+        )
+    });
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let wanted = if workers < 1 { cores } else { workers as usize };
+    if files < threshold.max(2) {
+        1
+    } else {
+        wanted.min(files)
+    }
 }
 
 /// The temp file of `full`, holding blob `id` as git's checkout writes it.
@@ -201,6 +257,7 @@ pub fn place_staged(repo: &Repo, path: &RepoPath) -> Result<()> {
     let tmp = temp_sibling(repo, &full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
         // Only an empty directory can be here: callers check first.
+        confine::forget_known_dirs();
         fs::remove_dir(&full).map_err(|e| Error::io("remove directory", &full, e))?;
     }
     fs::rename(&tmp, &full).map_err(|e| {
@@ -232,6 +289,8 @@ pub fn remove(repo: &Repo, path: &RepoPath) -> Result<()> {
         Ok(_) => fs::remove_file(&full).map_err(|e| Error::io("remove", &full, e))?,
         Err(_) => {}
     }
+    // Directories emptied below are removed: they are no longer known.
+    confine::forget_known_dirs();
     let mut dir = full.parent();
     while let Some(d) = dir {
         if d == workdir || fs::remove_dir(d).is_err() {
@@ -273,6 +332,17 @@ fn temp_sibling(repo: &Repo, full: &Path) -> PathBuf {
 /// This repository's temp-file tag: 16 hex digits made once, kept in
 /// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
 fn temp_tag(repo: &Repo) -> String {
+    // Read once per repository and process, not once per file.
+    static TAG: super::PerRepo<[u8; 16]> = super::PerRepo::new();
+    let tag = TAG.get(repo, || {
+        let mut out = [b'0'; 16];
+        out.copy_from_slice(&read_or_make_temp_tag(repo).as_bytes()[..16]);
+        out
+    });
+    String::from_utf8_lossy(&tag).into_owned()
+}
+
+fn read_or_make_temp_tag(repo: &Repo) -> String {
     let dir = repo.path().join("evolv");
     let path = dir.join("temp-tag");
     let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());

@@ -5,6 +5,8 @@
 //! I/O check that no leading component is a symlink. Everything that writes
 //! the working tree asks here first; nothing here writes.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
@@ -64,19 +66,72 @@ fn is_git_alias(component: &[u8]) -> bool {
     trimmed.eq_ignore_ascii_case(b".git") || trimmed.eq_ignore_ascii_case(b"git~1")
 }
 
+thread_local! {
+    /// Directories (repository-relative) found to be real directories
+    /// while a `KnownDirs` guard is alive: a landing checks each path's
+    /// leading components several times (confinement, the dirty check,
+    /// staging, placing), and a 3,000-file landing would otherwise stat the
+    /// same directories tens of thousands of times (issue 14 item 1).
+    static KNOWN_DIRS: RefCell<Option<HashSet<Vec<u8>>>> = const { RefCell::new(None) };
+}
+
+/// While alive, `blocked_prefix` remembers the directories it verified on
+/// this thread (the landing holds git-evolv's lock and `index.lock`, and
+/// removes directories only through `forget_known_dirs`). Dropped, it
+/// forgets them: the next command stats afresh.
+pub struct KnownDirs(());
+
+/// Starts remembering verified directories (see `KnownDirs`).
+pub fn remember_dirs() -> KnownDirs {
+    KNOWN_DIRS.with(|k| *k.borrow_mut() = Some(HashSet::new()));
+    KnownDirs(())
+}
+
+impl Drop for KnownDirs {
+    fn drop(&mut self) {
+        KNOWN_DIRS.with(|k| *k.borrow_mut() = None);
+    }
+}
+
+/// Forgets the verified directories: one was removed (or may have been).
+pub fn forget_known_dirs() {
+    KNOWN_DIRS.with(|k| {
+        if let Some(set) = k.borrow_mut().as_mut() {
+            set.clear();
+        }
+    });
+}
+
+fn known(prefix: &[u8]) -> bool {
+    KNOWN_DIRS.with(|k| k.borrow().as_ref().is_some_and(|s| s.contains(prefix)))
+}
+
 /// The first leading component of `path` that is a symlink (or some other
 /// non-directory) in `workdir`, which would make a write leave the tree or
 /// land somewhere else. Missing components are fine: they get created.
 pub fn blocked_prefix(workdir: &Path, path: impl AsRef<[u8]>) -> Option<RepoPath> {
     let path = path.as_ref();
+    let parent = path
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(&path[..0], |i| &path[..i]);
+    if parent.is_empty() || known(parent) {
+        return None;
+    }
     let mut end = 0;
     while let Some(slash) = path[end..].iter().position(|&b| b == b'/') {
         end += slash;
         let prefix = &path[..end];
-        match fs::symlink_metadata(workdir.join(fs_path(prefix))) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => return Some(RepoPath::from(prefix)),
-            Err(_) => return None,
+        if !known(prefix) {
+            match fs::symlink_metadata(workdir.join(fs_path(prefix))) {
+                Ok(meta) if meta.is_dir() => KNOWN_DIRS.with(|k| {
+                    if let Some(set) = k.borrow_mut().as_mut() {
+                        set.insert(prefix.to_vec());
+                    }
+                }),
+                Ok(_) => return Some(RepoPath::from(prefix)),
+                Err(_) => return None,
+            }
         }
         end += 1;
     }

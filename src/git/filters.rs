@@ -4,7 +4,9 @@
 //! any of these could touch is converted by `git cat-file --filters`, the
 //! same code git's checkout runs; every other path is the blob itself.
 
+use std::collections::HashMap;
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use git2::{AttrCheckFlags, AttrValue, Oid};
 
@@ -16,6 +18,7 @@ use crate::error::{Error, Result};
 pub fn attributes_changed(repo: &Repo, path: &RepoPath) {
     if path.is_gitattributes() {
         repo.forget_attribute_sources();
+        *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
 
@@ -46,6 +49,84 @@ fn eol_config(repo: &Repo) -> (bool, bool) {
     })
 }
 
+/// The attributes `converts` reads.
+const CONVERSION_ATTRS: [&str; 6] = [
+    "filter",
+    "ident",
+    "working-tree-encoding",
+    "eol",
+    "text",
+    "crlf",
+];
+
+/// Answers of `converts` found by `prime`, for one repository (its git
+/// dir): a landing of thousands of files asks for each, and a repository
+/// with attributes would otherwise cost six libgit2 lookups per path.
+type Primed = (std::path::PathBuf, HashMap<Vec<u8>, bool>);
+static PRIMED: Mutex<Option<Primed>> = Mutex::new(None);
+
+/// Reads the conversion attributes of every path of `paths` that may have
+/// any with one `git check-attr --stdin` (issue 14 item 1), so `converts`
+/// answers them without a lookup. Costs nothing without attribute files;
+/// replaced by the next `prime`, dropped when a `.gitattributes` changes.
+pub fn prime<'a>(repo: &Repo, paths: impl IntoIterator<Item = &'a RepoPath>) -> Result<()> {
+    let asked: Vec<&RepoPath> = paths
+        .into_iter()
+        .filter(|p| !repo.surely_unattributed(p))
+        .collect();
+    let mut answers = HashMap::with_capacity(asked.len());
+    if !asked.is_empty() && !command_line_config() {
+        let (autocrlf, eol_crlf) = eol_config(repo);
+        let stdout = check_attr(repo, &asked, &CONVERSION_ATTRS)?;
+        let mut values: HashMap<Vec<u8>, HashMap<String, String>> = HashMap::new();
+        let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();
+        for triple in fields.chunks_exact(3) {
+            let value = match triple[2] {
+                b"unspecified" => continue,
+                b"set" => "true".to_string(),
+                b"unset" => "false".to_string(),
+                v => String::from_utf8_lossy(v).into_owned(),
+            };
+            values
+                .entry(triple[0].to_vec())
+                .or_default()
+                .insert(String::from_utf8_lossy(triple[1]).into_owned(), value);
+        }
+        for path in asked {
+            let v = values.get(path.as_bytes());
+            let get = |name: &str| v.and_then(|v| v.get(name)).cloned();
+            answers.insert(path.as_bytes().to_vec(), decide(autocrlf, eol_crlf, get));
+        }
+    }
+    *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) = Some((repo.path().to_path_buf(), answers));
+    Ok(())
+}
+
+fn primed(repo: &Repo, path: &RepoPath) -> Option<bool> {
+    let guard = PRIMED.lock().unwrap_or_else(|e| e.into_inner());
+    match &*guard {
+        Some((dir, answers)) if dir == repo.path() => answers.get(path.as_bytes()).copied(),
+        _ => None,
+    }
+}
+
+/// Whether git converts a path whose attribute `name` has the value
+/// `attr(name)` (`None`: unspecified; "true"/"false": set/unset).
+fn decide(autocrlf: bool, eol_crlf: bool, attr: impl Fn(&str) -> Option<String>) -> bool {
+    let valued = |v: &Option<String>| v.as_deref().is_some_and(|v| v != "false");
+    if valued(&attr("filter")) || valued(&attr("ident")) {
+        return true;
+    }
+    if valued(&attr("working-tree-encoding")) || attr("eol").as_deref() == Some("crlf") {
+        return true;
+    }
+    let text = attr("text");
+    if text.as_deref() == Some("false") || attr("crlf").as_deref() == Some("false") {
+        return false;
+    }
+    autocrlf || (eol_crlf && text.is_some())
+}
+
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
 pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
@@ -59,6 +140,9 @@ pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`
         // applies to paths with `text` set).
         return Ok(autocrlf);
+    }
+    if let Some(answer) = primed(repo, path) {
+        return Ok(answer);
     }
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
@@ -100,7 +184,7 @@ pub fn not_text(
     if paths.is_empty() {
         return Ok(out);
     }
-    let stdout = check_attr(repo, paths)?;
+    let stdout = check_attr(repo, paths, &["filter", "binary", "text"])?;
     let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();
     for triple in fields.chunks_exact(3) {
         let path = RepoPath::from(triple[0]);
@@ -122,12 +206,13 @@ pub fn not_text(
     Ok(out)
 }
 
-/// `git check-attr -z --stdin filter binary text` for `paths`: its output.
-fn check_attr(repo: &Repo, paths: &[&RepoPath]) -> Result<Vec<u8>> {
+/// `git check-attr -z --stdin ATTRS…` for `paths`: its output.
+fn check_attr(repo: &Repo, paths: &[&RepoPath], attrs: &[&str]) -> Result<Vec<u8>> {
     use std::io::Write;
     let dir = repo.workdir().unwrap_or_else(|| repo.path());
     let mut child = Command::new("git")
-        .args(["check-attr", "-z", "--stdin", "filter", "binary", "text"])
+        .args(["check-attr", "-z", "--stdin"])
+        .args(attrs)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -9,15 +9,28 @@ use serde::Serialize;
 pub const MARKER: &str = "# git-evolv managed hook";
 
 /// pre-commit's hook identifiers (`install_uninstall.py`: CURRENT_HASH and
-/// PRIOR_HASHES); pre-commit calls a file its own when it holds one.
-const PRE_COMMIT_IDS: [&str; 6] = [
-    "138fd403232d2ddd5efb44317e38bf03",
-    "4d9958c90bc262f47553e2c073f14cfe",
-    "d8ee923c46731b42cd95cc869add4062",
-    "49fd668cb42069aa1b6048464be5d395",
-    "79f09a650522a87b0da915d0d983b2de",
-    "e358c9dae00eac5d06b38dfdb1e33a8c",
+/// PRIOR_HASHES), reversed (see `unreversed`); pre-commit calls a file its
+/// own when it holds one.
+const PRE_COMMIT_IDS_REVERSED: [&str; 6] = [
+    "30fb83e71344bfe5ddd2d232304df831",
+    "efc41f370c2e35574f262cb09c8599d4",
+    "2604dda968cc59dc24b13764c329ee8d",
+    "593d5eb4648406b1aa96024bc866df94",
+    "ed2b389d0d519ad0b78a225056a90f97",
+    "c8a33e1bdfd83b60d5cae00ead9c853e",
 ];
+
+/// lefthook's fingerprint, reversed for the same reason.
+const LEFTHOOK_REVERSED: &str = "KOOHTFEL";
+
+/// A marker kept reversed in the binary: pre-commit and lefthook decide
+/// that a hook file is theirs by finding these bytes in it, and `hooks
+/// install` links the binary itself as a hook. Were the bytes there
+/// as-is, `pre-commit install` would take our link for its own script and
+/// write its script through it, over the binary (and lefthook likewise).
+fn unreversed(reversed: &str) -> String {
+    reversed.chars().rev().collect()
+}
 
 /// Who wrote a hook file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -41,9 +54,12 @@ impl Kind {
     pub fn of(text: &str) -> Kind {
         if is_ours(text) {
             Kind::Ours
-        } else if PRE_COMMIT_IDS.iter().any(|id| text.contains(id)) {
+        } else if PRE_COMMIT_IDS_REVERSED
+            .iter()
+            .any(|id| text.contains(&unreversed(id)))
+        {
             Kind::PreCommit
-        } else if text.contains("LEFTHOOK") {
+        } else if text.contains(&unreversed(LEFTHOOK_REVERSED)) {
             // lefthook's own test (`hookContentFingerprint`).
             Kind::Lefthook
         } else if text.contains("/h\"") && text.contains("dirname") && text.len() < 200

@@ -143,17 +143,47 @@ impl Files {
 }
 
 /// Reads a hook file; `None` when absent (a dangling symlink counts as
-/// present but foreign).
+/// present but foreign). Our link to the binary (see `link_text`) reads as
+/// its description, never as the binary's bytes.
 fn read_hook(path: &Path) -> Option<String> {
     let meta = fs::symlink_metadata(path).ok()?;
     if meta.is_dir() {
         return Some(String::new());
+    }
+    if meta.file_type().is_symlink()
+        && let Ok(target) = fs::read_link(path)
+        && is_our_binary(&target)
+    {
+        return Some(link_text(&target));
     }
     Some(
         fs::read(path)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default(),
     )
+}
+
+/// Whether a symlink target names git-evolv's binary (`git-evolv`, or a
+/// build of it such as `git-evolv-1.2`): the link is ours.
+fn is_our_binary(target: &Path) -> bool {
+    target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "git-evolv" || n.starts_with("git-evolv-"))
+}
+
+/// How our link to the binary reads to the functions that sort hook files
+/// by their text: marked as ours, with the binary it runs recorded.
+fn link_text(target: &Path) -> String {
+    format!(
+        "{MARKER}: a link to the binary\nrecorded={}\n",
+        sh_quote(&target.to_string_lossy())
+    )
+}
+
+/// Whether `path` is a symlink (our link to the binary).
+fn is_link(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 fn recorded_binary(text: &str) -> Option<String> {
@@ -187,6 +217,10 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
         Some((Kind::Ours, text)) => {
             s.binary = recorded_binary(text);
             s.runs = is_executable(&s.path);
+            if is_link(&s.path) {
+                let link = s.path.clone();
+                check_link(&link, &mut s);
+            }
             if let Some((kind, _)) = &f.chained {
                 s.state = HookState::Chained;
                 s.manager = kind.manager();
@@ -202,6 +236,9 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
             s.manager = Some("pre-commit");
             s.binary = f.legacy.as_ref().and_then(|(_, t)| recorded_binary(t));
             s.runs = is_executable(&shim);
+            if is_link(&shim) {
+                check_link(&shim, &mut s);
+            }
             if !s.runs {
                 s.notes.push(format!(
                     "{} is not executable, so pre-commit skips it: run `git evolv hooks install`",
@@ -248,6 +285,22 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
         }
     }
     s
+}
+
+/// Our link to the binary runs when the binary is still there: git skips
+/// a hook it cannot execute without a word, so a moved or deleted binary
+/// is said here (`git evolv hooks install` from its new place links it
+/// again). An upgrade in place keeps working: the link names the path.
+fn check_link(link: &Path, s: &mut HookStatus) {
+    s.runs = is_executable_by_anyone(link);
+    if !s.runs {
+        s.notes.push(format!(
+            "{} links to {}, which is gone or not executable: git skips the hook without a word; \
+             run `git evolv hooks install` with the git-evolv you use now",
+            link.display(),
+            s.binary.as_deref().unwrap_or("the binary")
+        ));
+    }
 }
 
 /// Checks that the chained hook will run, and says why not.
@@ -304,6 +357,8 @@ pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Resu
                 fs::rename(&chained, &main).map_err(|e| Error::io("restore", &chained, e))?;
                 write_executable(&legacy, &shim)?;
                 "repaired: pre-commit's hook is back in place and runs git-evolv's"
+            } else if f.chained.is_none() {
+                link_if_changed(&main, binary, f.main.as_ref().map(|(_, t)| t.as_str()))?
             } else {
                 write_if_changed(&main, &shim, f.main.as_ref().map(|(_, t)| t.as_str()))?
             }
@@ -358,7 +413,7 @@ pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Resu
             let had_aside = Files::kind(&f.old) == Some(Kind::Ours)
                 || Files::kind(&f.legacy) == Some(Kind::Ours);
             remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
-            write_executable(&main, &shim)?;
+            link_binary(&main, binary)?;
             if had_aside { "moved back" } else { "written" }
         }
     };
@@ -459,6 +514,34 @@ fn write_if_changed(path: &Path, shim: &str, current: Option<&str>) -> Result<&'
         Ok("unchanged")
     } else {
         write_executable(path, shim)?;
+        Ok("updated")
+    }
+}
+
+/// Installs the binary itself as hook `link` (issue 14 item 5): git runs
+/// it directly, and it dispatches on the name git runs it by, so a commit
+/// pays for no shell. Used when nothing is chained; chaining needs the
+/// shim. A symlink, so an upgrade in place is picked up; a temp link
+/// renamed over the hook, so git never sees none.
+fn link_binary(link: &Path, binary: &Path) -> Result<()> {
+    let dir = link.parent().expect("hook paths have a folder");
+    let tmp = dir.join(format!(
+        ".git-evolv-hook-{}-{}",
+        std::process::id(),
+        crate::clock::unique_u64()
+    ));
+    std::os::unix::fs::symlink(binary, &tmp).map_err(|e| Error::io("create a link at", &tmp, e))?;
+    fs::rename(&tmp, link).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::io("write", link, e)
+    })
+}
+
+fn link_if_changed(link: &Path, binary: &Path, current: Option<&str>) -> Result<&'static str> {
+    if is_link(link) && current == Some(link_text(binary).as_str()) {
+        Ok("unchanged")
+    } else {
+        link_binary(link, binary)?;
         Ok("updated")
     }
 }

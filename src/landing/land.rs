@@ -263,6 +263,7 @@ fn open_landing_lock(repo: &Repo) -> Result<(File, std::path::PathBuf)> {
 /// still to be brought along. Holds the landing lock (and `index.lock`)
 /// until dropped; dropped unfinished, it leaves the journal for `recover`.
 pub struct Landing {
+    _known_dirs: git::confine::KnownDirs,
     _flock: File,
     journal: RefCell<Journal>,
     index_lock: RefCell<Option<IndexLock>>,
@@ -295,6 +296,9 @@ pub fn move_branch_in_turn(
     reflog: &str,
     epilogue: Epilogue,
 ) -> Result<Landing> {
+    // Each directory above the changed paths is verified once for the
+    // whole landing, not once per path and step.
+    let known_dirs = git::confine::remember_dirs();
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
     let journal = write_journal(
@@ -328,6 +332,7 @@ pub fn move_branch_in_turn(
         return Err(e);
     }
     Ok(Landing {
+        _known_dirs: known_dirs,
         _flock: turn.flock,
         journal: RefCell::new(journal),
         index_lock: RefCell::new(Some(index_lock)),

@@ -11,7 +11,7 @@ use super::journal::Journal;
 use crate::error::Result;
 use crate::git::Repo;
 use crate::git::index_write;
-use crate::git::{RepoPath, checkout, durable};
+use crate::git::{RepoPath, checkout, durable, filters};
 
 /// The files written ahead of the compare-and-swap.
 #[derive(Debug, Default)]
@@ -35,6 +35,7 @@ impl Staged {
         }
         let paths = journal.changes.iter().map(|c| &c.path);
         let sparse = index_write::sparse_paths(repo, paths)?;
+        let mut jobs = Vec::new();
         for change in &journal.changes {
             let Some(im) = change.after else {
                 continue;
@@ -42,9 +43,21 @@ impl Staged {
             if sparse.contains(&change.path) {
                 continue;
             }
-            if checkout::stage_blob(repo, &change.path, im.id, im.mode, &mut self.dirs)? {
-                self.paths.insert(change.path.clone());
+            if checkout::prepare_stage(repo, &change.path, im.mode, &mut self.dirs)? {
+                jobs.push((&change.path, im.id, im.mode));
             }
+        }
+        // One attribute pass for all of them (none without attribute files).
+        filters::prime(repo, jobs.iter().map(|j| j.0))?;
+        let workers = checkout::workers(repo, jobs.len());
+        let written = if workers > 1 {
+            write_in_parallel(repo, &jobs, workers)
+        } else {
+            write_in_turn(repo, &jobs)
+        };
+        self.paths.extend(written.paths);
+        if let Some(e) = written.error {
+            return Err(e);
         }
         // Batch mode: the staged files' writebacks were started one by one;
         // one flush waits for them all before the branch moves.
@@ -55,11 +68,97 @@ impl Staged {
     }
 
     /// Removes the temp files and new directories of a landing that did
-    /// not happen.
+    /// not happen (or whose staging failed half-way).
     pub fn discard(&self, repo: &Repo) {
         for path in &self.paths {
             checkout::remove_temp(repo, path);
         }
         checkout::remove_created_dirs(&self.dirs);
     }
+}
+
+/// What a writer staged, and the error that stopped it.
+#[derive(Default)]
+struct Written {
+    paths: Vec<RepoPath>,
+    error: Option<crate::error::Error>,
+}
+
+/// Writes the temp files one after another.
+fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)]) -> Written {
+    let mut out = Written::default();
+    for &(path, id, mode) in jobs {
+        if let Err(e) = checkout::write_staged(repo, path, id, mode) {
+            out.error = Some(e);
+            break;
+        }
+        out.paths.push(path.clone());
+    }
+    out
+}
+
+/// Writes the temp files from `workers` threads, each with its own handle
+/// on the repository (libgit2 handles are not shared between threads),
+/// each taking the next path as it is done; the first error stops every
+/// writer. Like git's
+/// `checkout.workers`: blob inflation, conversion and the file system's
+/// per-file work overlap.
+fn write_in_parallel(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)], workers: usize) -> Written {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let git_dir = repo.path().to_path_buf();
+    let workdir = repo.workdir().map(std::path::Path::to_path_buf);
+    let results: Vec<Written> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Written::default();
+                    let own = match git2::Repository::open(&git_dir)
+                        .and_then(|r| {
+                            // The same working tree, however the caller found it.
+                            if let Some(w) = &workdir {
+                                r.set_workdir(w, false)?;
+                            }
+                            Ok(r)
+                        })
+                        .map_err(crate::error::Error::from)
+                        .and_then(Repo::new)
+                    {
+                        Ok(r) => r,
+                        Err(e) => {
+                            failed.store(true, Ordering::Relaxed);
+                            out.error = Some(e);
+                            return out;
+                        }
+                    };
+                    while !failed.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(path, id, mode)) = jobs.get(i) else {
+                            break;
+                        };
+                        if let Err(e) = checkout::write_staged(&own, path, id, mode) {
+                            failed.store(true, Ordering::Relaxed);
+                            out.error = Some(e);
+                            break;
+                        }
+                        out.paths.push(path.clone());
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut all = Written::default();
+    for w in results {
+        all.paths.extend(w.paths);
+        if all.error.is_none() {
+            all.error = w.error;
+        }
+    }
+    all
 }

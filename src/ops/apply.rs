@@ -491,8 +491,19 @@ fn replay_all<'p, 'r>(
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
         let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
-        let lines = git::line_stats(repo, &tip_tree, &tree, &paths)?;
-        let author = repo.find_commit(p.commit)?.author().to_owned();
+        let proposed = repo.find_commit(p.commit)?;
+        // The replay is the proposal itself (the usual case: the branch has
+        // not moved since propose): its line counts are the ones propose
+        // took from the very same two trees, no second diff.
+        let exact = proposed.tree_id() == tree.id()
+            && proposed.parent_count() == 1
+            && proposed.parent(0)?.tree_id() == tip_tree.id();
+        let lines = if exact {
+            (p.meta.lines_added, p.meta.lines_removed)
+        } else {
+            git::line_stats(repo, &tip_tree, &tree, &paths)?
+        };
+        let author = proposed.author().to_owned();
         let message = message(p, s.plan.as_ref());
         let oid = git::commit::create(repo, &author, committer, &message, &tree, &[&tip])?;
         let parent = tip.id();

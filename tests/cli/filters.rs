@@ -275,3 +275,96 @@ fn a_landing_killed_after_changing_gitattributes_is_completed_as_git_would() {
     let landed = origin.git(&["-C", ours.to_str().unwrap(), "rev-parse", "HEAD"]);
     assert_twins_alike(&origin, &ours, &theirs, landed.trim());
 }
+
+/// A codemod of many files under attributes (issue 14 item 1): the
+/// landing reads every path's attributes in one `git check-attr` pass and
+/// writes the files from several threads (`checkout.workers`), and still
+/// writes exactly what git's fast-forward writes, byte for byte.
+#[test]
+fn a_many_file_landing_under_attributes_writes_what_git_writes() {
+    let exts = ["txt", "id", "dat", "bat"];
+    let files: Vec<(String, String)> = (0..160)
+        .map(|i| {
+            let ext = exts[i % exts.len()];
+            // `$Id$` only where `ident` is set: the upper filter's clean
+            // side would lower-case it.
+            let id = if ext == "id" { "$Id$\n" } else { "" };
+            (
+                format!("d{}/f{i}.{ext}", i % 5),
+                format!("{id}old {i}\nkeep\n"),
+            )
+        })
+        .collect();
+    let mut all: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    all.push((
+        ".gitattributes",
+        "*.id ident\n*.dat filter=upper\n*.bat eol=crlf\n",
+    ));
+    let origin = TestRepo::with_files(&all);
+    let twins: Vec<PathBuf> = ["evolv", "git"]
+        .iter()
+        .map(|name| {
+            let dir = origin.home().join(name);
+            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
+            configure(&origin, &dir);
+            origin.git(&[
+                "-C",
+                dir.to_str().unwrap(),
+                "config",
+                "checkout.workers",
+                "4",
+            ]);
+            for (path, _) in &files {
+                std::fs::remove_file(dir.join(path)).unwrap();
+            }
+            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
+            dir
+        })
+        .collect();
+    let (ours, theirs) = (&twins[0], &twins[1]);
+    assert_eq!(snapshot(ours), snapshot(theirs), "the twins start alike");
+    let evolv = |args: &[&str]| {
+        let mut all = vec!["-C", ours.to_str().unwrap()];
+        all.extend_from_slice(args);
+        origin.evolv(&all)
+    };
+    let run = evolv(&[
+        "propose",
+        "--json",
+        "-p",
+        "old",
+        "-r",
+        "new",
+        "--include-filtered",
+    ]);
+    run.ok();
+    let id = run.json()["patch_id"].as_str().unwrap().to_string();
+    let run = evolv(&["apply", "--json", &id]);
+    run.ok();
+    assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 160);
+    let landed = run.json()["commit"].as_str().unwrap().to_string();
+    let git_in = |dir: &Path, args: &[&str]| {
+        let mut all = vec!["-C", dir.to_str().unwrap()];
+        all.extend_from_slice(args);
+        origin.git(&all)
+    };
+    git_in(theirs, &["fetch", "-q", ours.to_str().unwrap(), &landed]);
+    git_in(theirs, &["merge", "-q", "--ff-only", &landed]);
+    assert_eq!(
+        snapshot(ours),
+        snapshot(theirs),
+        "git-evolv wrote what git writes"
+    );
+    for dir in [ours, theirs] {
+        assert_eq!(git_in(dir, &["status", "--porcelain"]), "", "{dir:?}");
+    }
+    let leftovers: Vec<_> = snapshot(ours)
+        .into_iter()
+        .filter(|(p, _)| p.contains(".evolv-"))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
