@@ -39,13 +39,13 @@ impl TimeoutSource {
     pub fn hint(self) -> &'static str {
         match self {
             TimeoutSource::Plan => {
-                "nothing was landed; the plan's limits.timeout_seconds stopped it (at most 300, and --timeout can only shorten it): raise it in the plan, or speed up the command"
+                "nothing was landed; the plan's limits.timeout_seconds stopped it (at most 300, and timeout_secs can only shorten it): raise it in the plan, or speed up the command"
             }
             TimeoutSource::Config => {
-                "nothing was landed; raise git config evolv.timeout (or pass a larger --timeout), or speed up the command"
+                "nothing was landed; raise git config evolv.timeout (or give a larger timeout_secs), or speed up the command"
             }
             TimeoutSource::Flag | TimeoutSource::Default => {
-                "nothing was landed; raise --timeout (or git config evolv.timeout) or speed up the command"
+                "nothing was landed; raise timeout_secs (or git config evolv.timeout) or speed up the command"
             }
         }
     }

@@ -10,6 +10,7 @@ pub mod confine;
 mod diff;
 pub mod durable;
 pub mod filters;
+mod handle;
 mod identity;
 mod index_cache;
 pub mod index_file;
@@ -25,6 +26,7 @@ mod tree;
 mod tree_compare;
 
 pub use diff::{ChangedPath, conflict_paths, line_stats, patch_text};
+pub use handle::Repo;
 pub use identity::{author, committer};
 pub use objects::write_blobs;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};

@@ -6,12 +6,12 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use git2::Repository;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 
 /// What to list.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -62,7 +62,7 @@ fn matcher(pattern: &str) -> Result<GlobMatcher> {
 }
 
 /// Lists the matching files.
-pub fn glob(repo: &Repository, req: &GlobRequest) -> Result<GlobOutcome> {
+pub fn glob(repo: &Repo, req: &GlobRequest) -> Result<GlobOutcome> {
     let m = matcher(&req.pattern)?;
     let dir = match req.path.as_deref().map(|p| p.trim_end_matches('/')) {
         None | Some("") | Some(".") => None,
@@ -229,7 +229,7 @@ mod mtime {
     }
 }
 
-fn tracked(repo: &Repository, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEntry>> {
+fn tracked(repo: &Repo, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEntry>> {
     let head = crate::git::head(repo)?;
     let tree = repo.find_commit(head.commit)?.tree()?;
     let tree = match dir {

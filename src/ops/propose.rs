@@ -2,12 +2,13 @@
 //! commit under `refs/evolv/proposals/<id>`, return its diff. Never touches
 //! the working tree, the index or HEAD.
 
-use git2::{Oid, Repository, build::TreeUpdateBuilder};
+use git2::{Oid, build::TreeUpdateBuilder};
 use serde::Serialize;
 
 use crate::diff;
 use crate::edit::{FileEdit, Replacer, Scope};
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::{self, BlobEntry};
 use crate::progress::{self, Task};
 use crate::store::audit::{self, AuditAction, AuditRecord};
@@ -100,7 +101,7 @@ struct Scan {
 }
 
 /// Runs the edit and stores the proposal.
-pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome> {
+pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
     let scope = Scope::new(&req.scope)?;
     let head = git::head(repo)?;
@@ -219,7 +220,7 @@ pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome
 /// proposals in the same second get different ids because the id comes
 /// from P's hash and P's message carries a per-call nonce.
 pub(crate) fn store_proposal(
-    repo: &Repository,
+    repo: &Repo,
     summary: &str,
     meta: &ProposalMeta,
     (author, committer): (&git2::Signature<'_>, &git2::Signature<'_>),
@@ -254,7 +255,7 @@ fn nonce() -> String {
 /// so git-evolv's own commits pass its own lint (#16 item 17). Git config
 /// `evolv.summaryTemplate` changes it: `{pattern}`, `{replacement}` and
 /// `{scope}` (` in a, b`, or nothing) are filled in.
-fn default_summary(repo: &Repository, req: &ProposeRequest) -> String {
+fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
     let short = |s: &str| {
         let s = s.replace('\n', "\\n");
         if s.chars().count() > 40 {
@@ -298,7 +299,7 @@ pub const DEFAULT_SUMMARY_TEMPLATE: &str =
 /// or `-text`: git does not treat it as text, so neither does the edit.
 /// Returns them, `true` for the filtered ones.
 fn skip_unlandable(
-    repo: &Repository,
+    repo: &Repo,
     scan: &mut Scan,
     include_filtered: bool,
 ) -> Result<Vec<(bool, SkippedFile)>> {
@@ -365,11 +366,7 @@ fn scope_label(scope: &[String]) -> String {
 /// starts with a literal directory (`src/d000/**`), only those subtrees
 /// are walked, as `git grep` prunes its walk by pathspec; the globs
 /// themselves still decide (the caller filters).
-fn blobs_in_scope(
-    repo: &Repository,
-    tree: &git2::Tree<'_>,
-    globs: &[String],
-) -> Result<Vec<BlobEntry>> {
+fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Result<Vec<BlobEntry>> {
     let mut prefixes: Vec<String> = Vec::new();
     for glob in globs {
         let g = glob.trim().trim_start_matches("./").trim_start_matches('/');
@@ -414,7 +411,7 @@ fn blobs_in_scope(
 /// 141 ms where two took 250 ms, see BENCHMARKS.md); one reader feeding an
 /// editor keeps libgit2 on one thread and runs the regex beside it, as
 /// `git grep` runs its matchers beside the thread that reads the objects.
-fn scan_files(repo: &Repository, files: &[BlobEntry], replacer: &Replacer) -> Result<Scan> {
+fn scan_files(repo: &Repo, files: &[BlobEntry], replacer: &Replacer) -> Result<Scan> {
     let odb = repo.odb()?;
     // Progress is reported from this (the calling) thread: the sink is
     // thread-local; the editor counts matches into `matched`.

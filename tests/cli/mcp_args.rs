@@ -176,7 +176,7 @@ fn read_file_and_glob_refuse_bad_ranges_and_paths_with_the_cli_message() {
     );
     assert_eq!(
         want["hint"],
-        "give A:B with 1 <= A <= B (on the command line: --lines A:B)"
+        "give A:B with 1 <= A <= B (on the command line: --lines)"
     );
 
     // A file where a directory belongs (a missing one is the CLI's own
