@@ -79,7 +79,7 @@ fn edit_benches(c: &mut Criterion) {
 
 /// A repository of `n` small files in the layout of scripts/gen_repo.py
 /// (`src/dNNN/eNN/fNNNNNN.go`), written by `git fast-import`.
-fn repo_of(n: usize) -> (tempfile::TempDir, git2::Repository) {
+fn repo_of(n: usize) -> (tempfile::TempDir, git_evolv::git::Repo) {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().expect("temp dir");
@@ -101,7 +101,13 @@ fn repo_of(n: usize) -> (tempfile::TempDir, git2::Repository) {
             "// module {i}\npackage m{}\n\nfunc f{i}() int {{ return {i} }}\n",
             i / 1000
         );
-        write!(stream, "blob\nmark :{}\ndata {}\n{body}\n", i + 1, body.len()).unwrap();
+        write!(
+            stream,
+            "blob\nmark :{}\ndata {}\n{body}\n",
+            i + 1,
+            body.len()
+        )
+        .unwrap();
     }
     stream.extend_from_slice(
         b"commit refs/heads/main\ncommitter Bench <b@e> 1700000000 +0000\ndata 9\ngenerated\n",
@@ -128,7 +134,7 @@ fn repo_of(n: usize) -> (tempfile::TempDir, git2::Repository) {
     git(&["gc", "-q"]);
     git(&["config", "user.name", "Bench"]);
     git(&["config", "user.email", "bench@example.com"]);
-    let repo = git2::Repository::open(dir.path()).expect("opens");
+    let repo = git_evolv::git::open(dir.path()).expect("opens");
     (dir, repo)
 }
 
