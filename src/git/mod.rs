@@ -2,6 +2,7 @@
 //! diffs, compare-and-swap ref updates) and, in `cli`, the git command line.
 //! Knows nothing of proposals.
 
+mod attr_sources;
 pub mod checkout;
 pub mod cli;
 pub mod commit;
@@ -19,6 +20,7 @@ pub mod index_write;
 pub mod mode;
 mod objects;
 mod pack_write;
+pub mod path;
 mod refs;
 mod repo;
 mod status;
@@ -29,6 +31,7 @@ pub use diff::{ChangedPath, conflict_paths, line_stats, patch_text};
 pub use handle::Repo;
 pub use identity::{author, committer};
 pub use objects::write_blobs;
+pub use path::RepoPath;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
 pub use repo::{Head, head, open, open_any, workdir};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};
@@ -58,3 +61,6 @@ impl<T: Copy> PerRepo<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod import_cycles_test;

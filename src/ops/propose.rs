@@ -56,8 +56,9 @@ pub struct Statistics {
     /// Files the pattern matched that were left alone because git does not
     /// treat them as text: a `filter` driver (LFS), `binary` or `-text`.
     pub filtered_skipped: usize,
-    /// Files the pattern matched whose path git-evolv cannot land here (a
-    /// name that is not UTF-8; a backslash on Windows).
+    /// Files the pattern matched whose path git-evolv cannot land on this
+    /// platform (a backslash on Windows, where it separates directories).
+    /// Names that are not UTF-8 land like any other (#16 item 7).
     pub path_skipped: usize,
     pub lines_added: usize,
     pub lines_removed: usize,
@@ -68,7 +69,14 @@ pub struct Statistics {
 pub struct ProposeOutcome {
     pub patch_id: String,
     pub summary: String,
+    /// The changed paths as text (a name that is not UTF-8 lossily, with
+    /// U+FFFD); see `affected_files_bytes`.
     pub affected_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `affected_files`, its exact bytes in hex, or null when the text is
+    /// exact (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affected_files_bytes: Option<Vec<Option<String>>>,
     /// The diff as text (invalid UTF-8 replaced); `diff_bytes` is exact.
     pub unified_diff: String,
     pub statistics: Statistics,
@@ -88,8 +96,31 @@ pub struct ProposeOutcome {
 /// A file the pattern matched that the proposal leaves alone.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct SkippedFile {
+    /// The path as text (lossy when it is not UTF-8).
     pub path: String,
+    /// The path's exact bytes in hex, only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
     pub reason: String,
+}
+
+impl SkippedFile {
+    fn new(path: &git::RepoPath, reason: String) -> Self {
+        SkippedFile {
+            path: path.lossy().into_owned(),
+            path_bytes: path.hex_if_not_utf8(),
+            reason,
+        }
+    }
+
+    /// The path quoted as git quotes it, for people.
+    pub fn shown(&self) -> String {
+        git::path::shown(
+            std::slice::from_ref(&self.path),
+            Some(std::slice::from_ref(&self.path_bytes)),
+        )
+        .remove(0)
+    }
 }
 
 struct Scan {
@@ -112,7 +143,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
 
     let files: Vec<BlobEntry> = blobs_in_scope(repo, &base_tree, &req.scope)?
         .into_iter()
-        .filter(|f| scope.matches(&f.path))
+        .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
         .collect();
     let mut scan = scan_files(repo, &files, &replacer)?;
     let skipped = skip_unlandable(repo, &mut scan, req.include_filtered)?;
@@ -126,7 +157,8 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         for s in &skipped {
             detail.push_str(&format!(
                 "; {} matched but was skipped: {}",
-                s.path, s.reason
+                s.shown(),
+                s.reason
             ));
         }
         return Err(Error::NoMatch {
@@ -140,12 +172,14 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let contents: Vec<&[u8]> = scan.changed.iter().map(|(_, c)| c.as_slice()).collect();
     let oids = git::write_blobs(repo, &contents)?;
     let mut update = TreeUpdateBuilder::new();
-    for ((entry, _), oid) in scan.changed.iter().zip(&oids) {
-        update.upsert(&entry.path, *oid, git::file_mode(entry.mode));
+    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|(e, _)| e.repo_path()).collect();
+    for (path, (oid, (entry, _))) in paths.iter().zip(oids.iter().zip(&scan.changed)) {
+        update.upsert(path.as_bytes(), *oid, git::file_mode(entry.mode));
     }
     let new_tree = repo.find_tree(update.create_updated(repo, &base_tree)?)?;
-    let affected_files: Vec<String> = scan.changed.iter().map(|(e, _)| e.path.clone()).collect();
-    let patch = git::patch_text(repo, &base_tree, &new_tree, Some(&affected_files))?;
+    let affected_files = git::path::lossy_list(&paths);
+    let affected_files_bytes = git::path::bytes_column(&paths);
+    let patch = git::patch_text(repo, &base_tree, &new_tree, Some(&paths))?;
     let (lines_added, lines_removed) = diff::line_counts(&patch);
 
     let statistics = Statistics {
@@ -179,6 +213,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         lines_added,
         lines_removed,
         affected_files: affected_files.clone(),
+        affected_files_bytes: affected_files_bytes.clone(),
         onto: None,
     };
 
@@ -194,7 +229,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
-    record.files = affected_files.clone();
+    record.set_files(&paths);
     // The proposal is stored: its record can wait, the command cannot fail.
     let warnings = audit::log(repo, &record)?
         .deferred()
@@ -206,6 +241,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         patch_id,
         summary,
         affected_files,
+        affected_files_bytes,
         unified_diff: String::from_utf8_lossy(&patch).into_owned(),
         statistics,
         skipped,
@@ -264,10 +300,10 @@ fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
             s
         }
     };
-    let template = repo
-        .config()
-        .and_then(|c| c.get_string("evolv.summaryTemplate"))
+    // The config adapter sees `git -c` too, as git would.
+    let template = crate::git::config::Config::for_git_dir(repo.path())
         .ok()
+        .and_then(|c| c.string("evolv.summaryTemplate").map(str::to_string))
         .filter(|t| !t.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_SUMMARY_TEMPLATE.to_string());
     let scope = if req.scope.is_empty() {
@@ -293,11 +329,12 @@ pub const DEFAULT_SUMMARY_TEMPLATE: &str =
     "refactor: replace '{pattern}' with '{replacement}'{scope}";
 
 /// Takes out of `scan` every changed file the landing cannot or must not
-/// write: a path `confine` refuses on this platform (a name that is not
-/// UTF-8 cannot be named exactly yet), and, unless `include_filtered`, a
-/// file whose attributes give it a filter driver (LFS pointers), `binary`
-/// or `-text`: git does not treat it as text, so neither does the edit.
-/// Returns them, `true` for the filtered ones.
+/// write: a path `confine` refuses on this platform (a backslash on
+/// Windows; and there a name that is not UTF-8, which its paths cannot
+/// carry), and, unless `include_filtered`, a file whose attributes give it
+/// a filter driver (LFS pointers), `binary` or `-text`: git does not treat
+/// it as text, so neither does the edit. Returns them, `true` for the
+/// filtered ones.
 fn skip_unlandable(
     repo: &Repo,
     scan: &mut Scan,
@@ -305,28 +342,24 @@ fn skip_unlandable(
 ) -> Result<Vec<(bool, SkippedFile)>> {
     let mut skipped = Vec::new();
     let mut kept = Vec::with_capacity(scan.changed.len());
+    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|(e, _)| e.repo_path()).collect();
     let not_text = if include_filtered {
         Default::default()
     } else {
-        let paths: Vec<&str> = scan
-            .changed
-            .iter()
-            .filter(|(e, _)| e.utf8)
-            .map(|(e, _)| e.path.as_str())
-            .collect();
-        git::filters::not_text(repo, &paths)?
+        git::filters::not_text(repo, &paths.iter().collect::<Vec<_>>())?
     };
     let counts = std::mem::take(&mut scan.counts);
-    for ((entry, content), count) in std::mem::take(&mut scan.changed).into_iter().zip(counts) {
-        let reason = if !entry.utf8 {
+    let changed = std::mem::take(&mut scan.changed);
+    for (((entry, content), count), path) in changed.into_iter().zip(counts).zip(paths) {
+        let reason = if cfg!(not(unix)) && entry.raw.is_some() {
             Some((
                 false,
-                "its name is not valid UTF-8, which git-evolv cannot land yet".to_string(),
+                "its name is not valid UTF-8, which this platform's paths cannot carry".to_string(),
             ))
-        } else if let Some(why) = crate::git::confine::refusal(&entry.path) {
+        } else if let Some(why) = crate::git::confine::refusal(&path) {
             Some((false, format!("{why}, so it cannot be written here")))
         } else {
-            not_text.get(&entry.path).map(|why| {
+            not_text.get(&path).map(|why| {
                 (
                     true,
                     format!("{why}; pass --include-filtered to edit it anyway"),
@@ -336,13 +369,7 @@ fn skip_unlandable(
         match reason {
             Some((filtered, reason)) => {
                 scan.replacements -= count;
-                skipped.push((
-                    filtered,
-                    SkippedFile {
-                        path: entry.path.clone(),
-                        reason,
-                    },
-                ));
+                skipped.push((filtered, SkippedFile::new(&path, reason)));
             }
             None => {
                 scan.counts.push(count);
@@ -397,10 +424,11 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
             continue;
         }
         let sub = repo.find_tree(entry.id())?;
-        files.extend(git::list_blobs(repo, &sub)?.into_iter().map(|mut f| {
-            f.path = format!("{prefix}/{}", f.path);
-            f
-        }));
+        files.extend(
+            git::list_blobs(repo, &sub)?
+                .into_iter()
+                .map(|f| f.prefixed(&prefix)),
+        );
     }
     Ok(files)
 }
