@@ -79,7 +79,7 @@ impl Sources {
 /// Whether no attribute can apply to `path`: no source outside the working
 /// tree, none tracked, and no `.gitattributes` in any of its directories.
 /// `false` only means "ask libgit2".
-fn surely_unattributed(repo: &Repository, path: &str) -> bool {
+pub(crate) fn surely_unattributed(repo: &Repository, path: &str) -> bool {
     let Some(workdir) = repo.workdir() else {
         return false;
     };

@@ -345,13 +345,14 @@ impl Call<'_> {
         let mut outcome = self
             .blocking(true, move |repo| ops::propose::propose(repo, &req))
             .await?;
-        let diff_total_bytes = outcome.diff_bytes.len();
-        let diff_truncated = cap(&mut outcome.unified_diff, max);
+        // The outcome carries the diff's first JSON_DIFF_MAX bytes; the
+        // cap is taken from the whole diff, which it keeps.
+        let (head, cut) = outcome.diff.head(max)?;
+        outcome.unified_diff = String::from_utf8_lossy(&head).into_owned();
+        outcome.diff_truncated = cap(&mut outcome.unified_diff, max) || cut;
         Ok(success(ProposeEditOutput {
             success: true,
             outcome,
-            diff_truncated,
-            diff_total_bytes,
         }))
     }
 
