@@ -99,7 +99,8 @@ fn rebuild(
         } else {
             (entry.filemode_raw(), entry.id())
         };
-        raw.extend_from_slice(format!("{mode:o} ").as_bytes());
+        push_octal(&mut raw, mode);
+        raw.push(b' ');
         raw.extend_from_slice(name);
         raw.push(0);
         raw.extend_from_slice(oid.as_bytes());
@@ -119,6 +120,22 @@ fn rebuild(
         raw: Some((ObjectType::Tree, raw)),
     });
     Ok(oid)
+}
+
+/// `mode` in octal, as git writes it in a tree (no leading zero).
+fn push_octal(out: &mut Vec<u8>, mode: i32) {
+    let mut digits = [0u8; 12];
+    let mut n = mode as u32;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n & 7) as u8;
+        n >>= 3;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 #[cfg(test)]
