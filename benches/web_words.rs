@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use git_evolv::diff::hunks;
-use git_evolv::web::number;
+use git_evolv::ops::review::number;
 
 fn text(lines: usize, word: &str) -> String {
     (0..lines)

@@ -29,6 +29,12 @@ pub enum Error {
         hint: String,
     },
 
+    /// An error a front end added its own hint to (the CLI names its flags
+    /// where the hint names request fields): the inner error's code,
+    /// message, causes and exit code, with the fuller hint.
+    #[error(transparent)]
+    Hinted(Box<Hinted>),
+
     #[error(
         "pattern '{pattern}' matched nothing in {files_scanned} file(s) in scope {scope}{detail}"
     )]
@@ -229,6 +235,26 @@ pub enum Error {
 /// Result alias used throughout the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// See [`Error::Hinted`].
+#[derive(Debug)]
+pub struct Hinted {
+    pub error: Error,
+    /// The whole hint: the error's own, then the front end's.
+    pub hint: String,
+}
+
+impl std::fmt::Display for Hinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Hinted {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
+}
+
 impl Error {
     /// The stable machine-readable code of this error.
     pub fn code(&self) -> &'static str {
@@ -236,6 +262,7 @@ impl Error {
             Error::PatchNotFound(_) => "patch_not_found",
             Error::InvalidInput { .. } => "invalid_input",
             Error::InvalidRequest { .. } => "invalid_input",
+            Error::Hinted(h) => h.error.code(),
             Error::NoMatch { .. } => "no_match",
             Error::NotARepository { .. } => "not_a_repository",
             Error::BareRepository { .. } => "bare_repository",
@@ -286,8 +313,9 @@ impl Error {
             Error::PatchNotFound(_) => "run `git evolv list` to see the proposals".into(),
             Error::InvalidInput { hint, .. } => hint.clone(),
             Error::InvalidRequest { hint, .. } => hint.clone(),
+            Error::Hinted(h) => h.hint.clone(),
             Error::NoMatch { .. } => {
-                "check the pattern (it is a regex unless --literal) and the --scope globs (relative to the top of the repository, e.g. 'src/**')".into()
+                "check the pattern (a regex unless literal is set) and the scope globs (relative to the top of the repository, e.g. 'src/**')".into()
             }
             Error::NotARepository { .. } => {
                 "run git-evolv inside a git repository, or pass -C <path>".into()
@@ -301,7 +329,7 @@ impl Error {
                 "set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com`".into()
             }
             Error::Conflict { operation: "rollback", .. } => {
-                "nothing was touched; undo it by hand with `git revert <commit>` and resolve the conflicts, or roll back with --strategy file_backup".into()
+                "nothing was touched; undo it by hand with `git revert <commit>` and resolve the conflicts, or roll back with strategy file_backup".into()
             }
             Error::Conflict { .. } => {
                 "nothing was touched; drop the proposal and propose the edit again against the current HEAD".into()
@@ -313,7 +341,7 @@ impl Error {
                 "see `git evolv plan schema` for the format; check a plan with `git evolv plan check FILE`".into()
             }
             Error::ConstraintViolation { .. } => {
-                "nothing was touched; split the patch (narrow --scope) or raise the limit in the plan".into()
+                "nothing was touched; split the patch (narrow its scope) or raise the limit in the plan".into()
             }
             Error::LandingFailed { .. } => {
                 "run `git evolv recover` to finish or undo the interrupted landing; nothing of yours was overwritten".into()
@@ -403,6 +431,7 @@ may have crashed in this repository earlier: remove the file manually to continu
         match self {
             // As a shell reports a process ended by a signal: 130, 143, 129.
             Error::Signalled { signal, .. } => u8::try_from(128 + signal).unwrap_or(2),
+            Error::Hinted(h) => h.error.exit_code(),
             Error::NoMatch { .. }
             | Error::Conflict { .. }
             | Error::DirtyWorktree { .. }
@@ -467,6 +496,12 @@ may have crashed in this repository earlier: remove the file manually to continu
 
     /// The serialisable form used by `--json` and the MCP server.
     pub fn to_body(&self) -> ErrorBody {
+        if let Error::Hinted(h) = self {
+            return ErrorBody {
+                hint: h.hint.clone(),
+                ..h.error.to_body()
+            };
+        }
         let issues = match self {
             Error::InvalidPlan { issues, .. } => Some(issues.clone()),
             _ => None,
@@ -500,6 +535,13 @@ may have crashed in this repository earlier: remove the file manually to continu
             message: message.into(),
             hint: hint.into(),
         }
+    }
+
+    /// `self` with `extra` added to its hint (a front end's own spelling
+    /// of what the hint names).
+    pub fn with_hint(self, extra: &str) -> Self {
+        let hint = format!("{} {extra}", self.hint());
+        Error::Hinted(Box::new(Hinted { error: self, hint }))
     }
 
     /// A bad request field: `field` as the request spells it.

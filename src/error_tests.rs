@@ -51,15 +51,17 @@ fn index(e: &Error) -> usize {
         Error::ConfirmationRequired { .. } => 38,
         Error::HooksFolderTracked { .. } => 39,
         Error::InvalidRequest { .. } => 40,
+        Error::Hinted(_) => 41,
     }
 }
-const VARIANTS: usize = 41;
+const VARIANTS: usize = 42;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
     let s = |t: &str| t.to_string();
     vec![
         Error::PatchNotFound(s("patch_1_ab")),
+        Error::PatchNotFound(s("patch_1_ab")).with_hint("(a front end's hint)"),
         Error::invalid("pattern is empty", "give a pattern"),
         Error::NoMatch {
             pattern: s("x"),
@@ -260,4 +262,24 @@ fn adapter_errors_say_what_they_were_doing() {
         std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
     );
     assert_eq!(io.full_message(), "read 'src/a.rs': no such file");
+}
+
+#[test]
+fn a_front_end_hint_keeps_the_code_the_message_and_the_causes() {
+    let io = || {
+        Error::io(
+            "read",
+            "src/a.rs",
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        )
+    };
+    let hinted = io().with_hint("(on the command line: --x)");
+    assert_eq!(hinted.code(), io().code());
+    assert_eq!(hinted.exit_code(), io().exit_code());
+    assert_eq!(hinted.to_string(), io().to_string());
+    assert_eq!(hinted.full_message(), io().full_message());
+    let hint = format!("{} (on the command line: --x)", io().hint());
+    assert_eq!(hinted.hint(), hint);
+    assert_eq!(hinted.to_body().hint, hint);
+    assert_eq!(hinted.to_body().message, io().to_body().message);
 }

@@ -21,8 +21,10 @@ pub enum Task {
     Scan,
     /// apply: the validation worktree checked out (`done` of `total` files).
     Worktree,
-    /// apply: a validation command running (`done` = elapsed milliseconds,
-    /// `detail` = its last line of output).
+    /// apply: a validation command running (`label` = the command, `done` =
+    /// lines of output so far, `detail` = its last line; an `Update` comes
+    /// at every poll, 20 a second, even when the count did not move, and a
+    /// `Line` for each line as it is written).
     Validate,
     /// apply, rollback, recover: files written by a landing.
     Land,
@@ -44,6 +46,13 @@ pub enum Event {
         done: u64,
         total: Option<u64>,
         detail: Option<String>,
+    },
+    /// One line of output of `task`'s command (`label`), as it was written:
+    /// without its line ending, invalid UTF-8 replaced.
+    Line {
+        task: Task,
+        label: String,
+        line: String,
     },
     /// `task` is over (whatever the outcome).
     Finish { task: Task },
@@ -124,6 +133,105 @@ pub fn finish(task: Task) {
     }
 }
 
+/// Follows the output file of a running command (`Task::Validate`): each
+/// [`poll`](LineFollower::poll) reports the complete lines written since
+/// the last one as `Line` events, then an `Update` with the line count and
+/// the last line. Reads at an offset of its own (`pread`), so the writer's
+/// position is untouched. Does nothing without a sink.
+pub struct LineFollower<'a> {
+    task: Task,
+    label: &'a str,
+    file: &'a std::fs::File,
+    offset: u64,
+    partial: Vec<u8>,
+    lines: u64,
+    last: Option<String>,
+}
+
+/// A line longer than this is reported in pieces, so a command that never
+/// writes a newline cannot grow the buffer without bound.
+const MAX_LINE: usize = 64 * 1024;
+
+impl<'a> LineFollower<'a> {
+    pub fn new(task: Task, label: &'a str, file: &'a std::fs::File) -> Self {
+        LineFollower {
+            task,
+            label,
+            file,
+            offset: 0,
+            partial: Vec::new(),
+            lines: 0,
+            last: None,
+        }
+    }
+
+    /// Reports the lines written since the last poll, then the count.
+    pub fn poll(&mut self) {
+        if !active() {
+            return;
+        }
+        self.read_new();
+        while let Some(i) = self.partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=i).collect();
+            self.emit(&line[..line.len() - 1]);
+        }
+        if self.partial.len() > MAX_LINE {
+            let piece = std::mem::take(&mut self.partial);
+            self.emit(&piece);
+        }
+        // A progress line rewritten with \r (cargo, git) is the freshest
+        // news even before its newline comes.
+        let detail = last_segment(&self.partial).or_else(|| self.last.clone());
+        update(self.task, self.lines, None, detail);
+    }
+
+    /// Reports what is left (a last line without its newline too) and the
+    /// final count; returns the number of lines.
+    pub fn finish(mut self) -> u64 {
+        self.poll();
+        if !self.partial.is_empty() && active() {
+            let rest = std::mem::take(&mut self.partial);
+            self.emit(&rest);
+            update(self.task, self.lines, None, self.last.clone());
+        }
+        self.lines
+    }
+
+    fn read_new(&mut self) {
+        use std::os::unix::fs::FileExt;
+        let mut buf = [0u8; 16 * 1024];
+        while let Ok(n) = self.file.read_at(&mut buf, self.offset) {
+            if n == 0 {
+                break;
+            }
+            self.offset += n as u64;
+            self.partial.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    fn emit(&mut self, line: &[u8]) {
+        let text = String::from_utf8_lossy(line);
+        let text = text.strip_suffix('\r').unwrap_or(&text).to_string();
+        self.lines += 1;
+        if let Some(seg) = last_segment(text.as_bytes()) {
+            self.last = Some(seg);
+        }
+        report(Event::Line {
+            task: self.task,
+            label: self.label.to_string(),
+            line: text,
+        });
+    }
+}
+
+/// The last non-blank `\r`-separated piece of `bytes`, trimmed at the end.
+fn last_segment(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    text.split(['\n', '\r'])
+        .rfind(|l| !l.trim().is_empty())
+        .map(|l| l.trim_end().to_string())
+}
+
 /// git's own progress line (`Updating files:  45% (450/1000)`, as
 /// `git checkout --progress` writes it): the done and total counts.
 pub fn parse_git_progress(line: &str) -> Option<(u64, u64)> {
@@ -165,6 +273,46 @@ mod tests {
                 total: Some(2),
                 detail: None
             }]
+        );
+    }
+
+    #[test]
+    fn a_follower_reports_each_line_as_written_and_counts_them() {
+        use std::io::Write;
+        let mut file = tempfile::tempfile().unwrap();
+        let reader = file.try_clone().unwrap();
+        let seen = Rc::new(Record(RefCell::new(Vec::new())));
+        let lines = scoped(seen.clone(), || {
+            let mut f = LineFollower::new(Task::Validate, "make", &reader);
+            file.write_all(b"one\r\ntw").unwrap();
+            f.poll();
+            file.write_all(b"o\n\xffthree 10%\rthree 90%").unwrap();
+            f.poll();
+            f.finish()
+        });
+        assert_eq!(lines, 3);
+        let events = seen.0.borrow();
+        let text: Vec<String> = events
+            .iter()
+            .map(|e| match e {
+                Event::Line { label, line, .. } => format!("{label}: {line}"),
+                Event::Update { done, detail, .. } => {
+                    format!("{done} {}", detail.as_deref().unwrap_or("-"))
+                }
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            text,
+            [
+                "make: one",
+                "1 tw",
+                "make: two",
+                "2 three 90%",
+                "2 three 90%",
+                "make: \u{fffd}three 10%\rthree 90%",
+                "3 three 90%",
+            ]
         );
     }
 

@@ -39,13 +39,13 @@ impl TimeoutSource {
     pub fn hint(self) -> &'static str {
         match self {
             TimeoutSource::Plan => {
-                "nothing was landed; the plan's limits.timeout_seconds stopped it (at most 300, and --timeout can only shorten it): raise it in the plan, or speed up the command"
+                "nothing was landed; the plan's limits.timeout_seconds stopped it (at most 300, and timeout_secs can only shorten it): raise it in the plan, or speed up the command"
             }
             TimeoutSource::Config => {
-                "nothing was landed; raise git config evolv.timeout (or pass a larger --timeout), or speed up the command"
+                "nothing was landed; raise git config evolv.timeout (or give a larger timeout_secs), or speed up the command"
             }
             TimeoutSource::Flag | TimeoutSource::Default => {
-                "nothing was landed; raise --timeout (or git config evolv.timeout) or speed up the command"
+                "nothing was landed; raise timeout_secs (or git config evolv.timeout) or speed up the command"
             }
         }
     }
@@ -236,12 +236,11 @@ fn run_one(
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
     });
-    // With a progress scope, report the elapsed time and the last output
-    // line at each poll (issue 15); the polls are the cancellation's own.
-    let reporting = progress::active();
-    if reporting {
-        progress::start(Task::Validate, command, None);
-    }
+    // With a progress scope, report each output line, their count and the
+    // last one at each poll (issue 15, #11 item 6); the polls are the
+    // cancellation's own.
+    progress::start(Task::Validate, command, None);
+    let mut lines = progress::LineFollower::new(Task::Validate, command, &output);
     // Every 50 ms: hand new output lines to a live listener (the review
     // page, see live_output) and check for cancellation.
     let mut follower = crate::live_output::Follower::new(command, &output);
@@ -259,19 +258,15 @@ fn run_one(
                 break (None, false);
             }
             Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => {
-                if reporting {
-                    let elapsed = started.elapsed().as_millis() as u64;
-                    progress::update(Task::Validate, elapsed, None, last_line(&output));
-                }
+                lines.poll();
                 follower.poll();
                 continue;
             }
             Err(_) => break (None, true),
         }
     };
-    if reporting {
-        progress::finish(Task::Validate);
-    }
+    lines.finish();
+    progress::finish(Task::Validate);
     follower.finish();
     // Kill the whole group either way: after a timeout or a signal to stop
     // the command, after an exit to stop anything it left running in the
@@ -304,20 +299,6 @@ fn run_one(
         timed_out,
     };
     Ok((report, was_cancelled))
-}
-
-/// The last non-empty line written so far, read without moving the file
-/// offset the command writes at (`pread`).
-fn last_line(file: &File) -> Option<String> {
-    use std::os::unix::fs::FileExt;
-    let len = file.metadata().ok()?.len();
-    let start = len.saturating_sub(512);
-    let mut buf = vec![0; (len - start) as usize];
-    let n = file.read_at(&mut buf, start).ok()?;
-    let text = String::from_utf8_lossy(&buf[..n]);
-    text.split(['\n', '\r'])
-        .rfind(|l| !l.trim().is_empty())
-        .map(|l| l.trim_end().to_string())
 }
 
 /// The last `TAIL_BYTES` bytes of the output, whatever its line lengths

@@ -1,10 +1,10 @@
 //! `git evolv cat ID PATH [--lines A:B] [-n]`.
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::ops::cat::{self, CatRequest};
 
 #[derive(Debug, Args)]
@@ -35,7 +35,7 @@ fn parse_lines(spec: &str) -> Result<(usize, usize)> {
     ))
 }
 
-pub fn run(repo: &Repository, args: &CatArgs, out: &Output) -> Result<()> {
+pub fn run(repo: &Repo, args: &CatArgs, out: &Output) -> Result<()> {
     let req = CatRequest {
         patch_id: args.patch_id.clone(),
         path: args.path.clone(),

@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::ops::glob::{self, GlobRequest};
 
 #[derive(Debug, Args)]
@@ -23,7 +23,7 @@ pub struct GlobArgs {
 
 /// `dir` (relative to the current directory) as a path from the top of
 /// the repository.
-fn from_top(repo: &Repository, cwd: &Path, dir: &str) -> Result<String> {
+fn from_top(repo: &Repo, cwd: &Path, dir: &str) -> Result<String> {
     let root = repo.workdir().ok_or_else(|| Error::BareRepository {
         path: repo.path().to_path_buf(),
     })?;
@@ -41,7 +41,7 @@ fn from_top(repo: &Repository, cwd: &Path, dir: &str) -> Result<String> {
     Ok(rel.to_string_lossy().replace('\\', "/"))
 }
 
-pub fn run(repo: &Repository, cwd: &Path, args: &GlobArgs, out: &Output) -> Result<()> {
+pub fn run(repo: &Repo, cwd: &Path, args: &GlobArgs, out: &Output) -> Result<()> {
     let path = args
         .path
         .as_deref()

@@ -1,10 +1,10 @@
 //! `git evolv list`, `show` and `log`.
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::Result;
+use crate::git::Repo;
 use crate::ops::inspect::{self, LogOutcome, ProposalSummary, ShowOutcome};
 
 #[derive(Debug, Args)]
@@ -33,7 +33,7 @@ fn age(seconds: i64) -> String {
     }
 }
 
-pub fn list(repo: &Repository, out: &Output) -> Result<()> {
+pub fn list(repo: &Repo, out: &Output) -> Result<()> {
     let outcome = inspect::list(repo)?;
     if out.json {
         out.json_value(&outcome);
@@ -69,7 +69,7 @@ fn row(p: &ProposalSummary) -> String {
     )
 }
 
-pub fn show(repo: &Repository, args: &ShowArgs, out: &Output) -> Result<()> {
+pub fn show(repo: &Repo, args: &ShowArgs, out: &Output) -> Result<()> {
     let mut outcome = inspect::show(repo, &args.patch_id)?;
     if args.word_diff {
         outcome.word_diff = Some(crate::diff::word::word_diff(&outcome.diff_bytes));
@@ -107,9 +107,51 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
         Some(w) => out.data(w.as_bytes()),
         None => out.diff(&outcome.diff_bytes),
     }
+    if !outcome.files.is_empty() {
+        out.line(&render_file_results(&outcome.files));
+    }
     if !outcome.comments.is_empty() {
         out.line(&render_comments(&outcome.comments));
     }
+}
+
+/// Per file of an edit list: the operation, where, its warnings and what
+/// each validator said when it was proposed (a failure with its first
+/// line of output).
+fn render_file_results(files: &[crate::store::file_records::FileResult]) -> String {
+    let mut text = String::from(
+        "
+per file, as proposed:
+",
+    );
+    for f in files {
+        let r = &f.record;
+        let at = r.locator.as_ref().map_or(String::new(), |l| {
+            format!(
+                " {}:{}-{}:{}",
+                l.start_line, l.start_col, l.end_line, l.end_col
+            )
+        });
+        let from = r
+            .from_path
+            .as_ref()
+            .map_or(String::new(), |p| format!(" from {p}"));
+        text.push_str(&format!("  {} ({}{from}){at}\n", r.path, r.operation_type));
+        for w in &r.warnings {
+            text.push_str(&format!("    warning: {w}\n"));
+        }
+        for v in &f.validators {
+            let verdict = if v.passed { "passed" } else { "FAILED" };
+            let first = v.output.lines().find(|l| !l.trim().is_empty());
+            match (v.passed, first) {
+                (false, Some(line)) => {
+                    text.push_str(&format!("    validator {} {verdict}: {line}\n", v.name))
+                }
+                _ => text.push_str(&format!("    validator {} {verdict}\n", v.name)),
+            }
+        }
+    }
+    text
 }
 
 /// The review comments under a proposal's diff: locator, quote, body.
@@ -135,7 +177,7 @@ fn render_comments(comments: &[crate::store::comments::Comment]) -> String {
     text
 }
 
-pub fn log(repo: &Repository, args: &LogArgs, out: &Output) -> Result<()> {
+pub fn log(repo: &Repo, args: &LogArgs, out: &Output) -> Result<()> {
     if args.limit == Some(0) && !out.json {
         // `git log -n 0` prints nothing: zero entries were asked for.
         return Ok(());

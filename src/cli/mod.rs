@@ -35,6 +35,7 @@ use clap::{Parser, Subcommand};
 pub use output::{ColorChoice, Output};
 
 use crate::error::{Error, Result};
+
 use crate::ops::Session;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
@@ -379,7 +380,10 @@ fn with_flag_hint(e: Error) -> Error {
         hint,
     } = e
     else {
-        return e;
+        return match variant_flags(&e) {
+            Some(flags) => e.with_hint(&format!("(on the command line: {flags})")),
+            None => e,
+        };
     };
     let flag = match field {
         "pattern" => "--pattern",
@@ -395,6 +399,11 @@ fn with_flag_hint(e: Error) -> Error {
         "worktrees" => "--worktrees",
         "range" => "--range",
         "message" => "MESSAGE, --file or --range",
+        "all_above" => "--all-above",
+        "path" => "--path",
+        "lines" => "--lines",
+        "edits" => "--edits FILE, --file …, --delete, --rename",
+        "strategy" => "--strategy",
         _ => {
             return Error::InvalidRequest {
                 field,
@@ -410,6 +419,20 @@ fn with_flag_hint(e: Error) -> Error {
     }
 }
 
+/// The flags for the request fields an error's own hint names.
+fn variant_flags(e: &Error) -> Option<&'static str> {
+    match e {
+        Error::NoMatch { .. } => Some("--literal, --scope"),
+        Error::Conflict {
+            operation: "rollback",
+            ..
+        } => Some("--strategy file_backup"),
+        Error::ConstraintViolation { .. } => Some("--scope"),
+        Error::Timeout { .. } => Some("--timeout"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -417,5 +440,33 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    /// ops name request fields (what MCP and the web page show); the CLI
+    /// adds its flags, keeping the code and the message (#10 item 2).
+    #[test]
+    fn ops_errors_name_fields_and_the_cli_adds_its_flags() {
+        use crate::error::Error;
+        let field = Error::invalid_field("lines", "lines 3:2 is not a range of lines", "give A:B");
+        assert!(!field.hint().contains("--"));
+        let cli = super::with_flag_hint(field);
+        assert_eq!(cli.hint(), "give A:B (on the command line: --lines)");
+        assert_eq!(cli.code(), "invalid_input");
+        let conflict = Error::Conflict {
+            patch_id: "patch_1_ab".into(),
+            paths: vec!["a.txt".into()],
+            against: "the current HEAD".into(),
+            operation: "rollback",
+        };
+        assert!(!conflict.hint().contains("--"), "{}", conflict.hint());
+        let message = conflict.to_string();
+        let cli = super::with_flag_hint(conflict);
+        assert!(
+            cli.hint()
+                .ends_with("(on the command line: --strategy file_backup)")
+        );
+        assert_eq!((cli.code(), cli.exit_code()), ("conflict", 1));
+        assert_eq!(cli.to_string(), message);
+        assert_eq!(cli.to_body().paths, Some(vec!["a.txt".to_string()]));
     }
 }

@@ -103,6 +103,8 @@ impl ProgressSink for Bars {
                 detail,
             } => self.update(*task, *done, *total, detail.as_deref()),
             Event::Finish { task } => self.finish(*task),
+            // The bar shows the last line, from `Update`.
+            Event::Line { .. } => {}
         }
     }
 }

@@ -4,11 +4,11 @@
 use std::io::Read;
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::edit::list::{CheckMode, Edit, EditList, Locator};
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::ops::edit::{self as edit_op, EditOutcome};
 use crate::ops::propose::{self, ProposeOutcome, ProposeRequest};
 
@@ -240,7 +240,7 @@ impl ProposeArgs {
     }
 }
 
-pub fn run(repo: &Repository, args: &ProposeArgs, out: &Output) -> Result<u8> {
+pub fn run(repo: &Repo, args: &ProposeArgs, out: &Output) -> Result<u8> {
     if args.edits.any() || args.edits.onto.is_some() {
         if args.pattern.is_some() {
             return Err(Error::invalid(

@@ -19,15 +19,9 @@ pub fn run(session: &Session, out: &Output) -> Result<()> {
     Ok(())
 }
 
-/// One line for people; also what other commands print on stderr when
-/// they recovered a landing before doing their own work.
+/// One line for people (see `RecoverOutcome::describe`).
 pub fn describe(o: &RecoverOutcome) -> String {
-    let mut text = o.message.clone();
-    if !o.restored.is_empty() {
-        text.push_str(&format!(" (restored: {})", o.restored.join(", ")));
-    }
-    text.push('.');
-    text
+    o.describe()
 }
 
 /// Tells the user on stderr what the session's automatic recovery did.

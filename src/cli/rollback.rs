@@ -1,10 +1,10 @@
 //! `git evolv rollback`.
 
 use clap::Args;
-use git2::Repository;
 
 use super::Output;
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::ops::rollback::{self, RollbackOutcome, RollbackRequest};
 use crate::plan::RollbackStrategy;
 
@@ -23,7 +23,7 @@ pub struct RollbackArgs {
     pub force: bool,
 }
 
-pub fn run(repo: &Repository, args: &RollbackArgs, out: &Output) -> Result<()> {
+pub fn run(repo: &Repo, args: &RollbackArgs, out: &Output) -> Result<()> {
     let strategy = match &args.strategy {
         None => None,
         Some(name) => Some(RollbackStrategy::from_name(name).ok_or_else(|| {

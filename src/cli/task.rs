@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use git2::Repository;
 
 use super::Output;
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::ops::task::{self, TaskOutcome, TaskStatus};
 
 #[derive(Debug, Args)]
@@ -43,7 +43,7 @@ pub enum TaskCommand {
 /// The exit code: 0 when the task succeeded (or is still running and no
 /// wait was asked for), 1 when it failed, timed out or was cancelled, or
 /// is still running after --wait.
-pub fn run(repo: &Repository, args: &TaskArgs, out: &Output) -> Result<u8> {
+pub fn run(repo: &Repo, args: &TaskArgs, out: &Output) -> Result<u8> {
     match &args.command {
         Some(TaskCommand::List) => {
             let outcome = task::list(repo)?;

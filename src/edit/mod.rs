@@ -187,13 +187,14 @@ fn check_group_references(regex: &Regex, pattern: &str, replacement: &str) -> Re
             let mut known: Vec<String> = (0..groups).map(|n| format!("${n}")).collect();
             known.extend(names.iter().map(|n| format!("${{{n}}}")));
             format!(
-                "the pattern has the groups {}; write `$$` for a literal `$`, or pass --literal",
+                "the pattern has the groups {}; write `$$` for a literal `$`, or set literal",
                 known.join(", ")
             )
         };
-        return Err(Error::invalid(
+        return Err(Error::invalid_field(
+            "replacement",
             format!(
-                "--replacement refers to group '{reference}', which --pattern '{pattern}' does not have"
+                "replacement refers to group '{reference}', which pattern '{pattern}' does not have"
             ),
             hint,
         ));

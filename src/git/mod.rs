@@ -10,6 +10,7 @@ pub mod confine;
 mod diff;
 pub mod durable;
 pub mod filters;
+mod handle;
 mod identity;
 mod index_cache;
 pub mod index_file;
@@ -25,6 +26,7 @@ mod tree;
 mod tree_compare;
 
 pub use diff::{ChangedPath, FilePatcher, conflict_paths, line_stats, patch_text, write_patch};
+pub use handle::Repo;
 pub use identity::{author, committer};
 pub use objects::{
     FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, updated_trees, write_objects,

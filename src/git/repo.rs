@@ -4,24 +4,21 @@ use std::path::Path;
 
 use git2::{ErrorCode, Oid, Repository};
 
+use super::Repo;
 use crate::error::{Context, Error, Result};
 
 /// Opens the repository containing `dir` (git's own discovery rules,
 /// `GIT_DIR` included) and refuses bare repositories.
-pub fn open(dir: &Path) -> Result<Repository> {
+pub fn open(dir: &Path) -> Result<Repo> {
     let repo = open_any(dir)?;
-    if repo.is_bare() || repo.workdir().is_none() {
-        return Err(Error::BareRepository {
-            path: repo.path().to_path_buf(),
-        });
-    }
+    repo.work_tree()?;
     Ok(repo)
 }
 
 /// Opens the repository containing `dir`, bare or not: for the read-only
 /// views (`list`, `show`, `log`), which work where proposals were pushed
 /// to a server (#16 item 20).
-pub fn open_any(dir: &Path) -> Result<Repository> {
+pub fn open_any(dir: &Path) -> Result<Repo> {
     // Like git, trust the object store on read (`git fsck` is what verifies
     // hashes); libgit2 re-hashing every blob costs propose 15% on big trees.
     git2::opts::strict_hash_verification(false);
@@ -41,7 +38,7 @@ pub fn open_any(dir: &Path) -> Result<Repository> {
         }
         _ => unsupported(dir, &e).unwrap_or_else(|| Error::from(e)),
     })?;
-    Ok(repo)
+    Ok(Repo::new_any(repo))
 }
 
 /// The working tree of `repo`. `open` refuses bare repositories once; a

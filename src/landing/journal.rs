@@ -9,10 +9,11 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use git2::{Oid, Repository, Tree};
+use git2::{Oid, Tree};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::store::audit::AuditRecord;
 
 /// The journal format; a reader refuses newer ones.
@@ -129,17 +130,17 @@ impl Journal {
     }
 
     /// Writes the journal: temp file, fsync, rename, fsync of the directory.
-    pub fn write(&self, repo: &Repository) -> Result<()> {
+    pub fn write(&self, repo: &Repo) -> Result<()> {
         self.write_with(repo, true)
     }
 
     /// `write` without flushing to disk: whole after a kill (the page cache
     /// survives it), possibly the previous journal after a power cut.
-    pub fn write_unflushed(&self, repo: &Repository) -> Result<()> {
+    pub fn write_unflushed(&self, repo: &Repo) -> Result<()> {
         self.write_with(repo, false)
     }
 
-    fn write_with(&self, repo: &Repository, flush: bool) -> Result<()> {
+    fn write_with(&self, repo: &Repo, flush: bool) -> Result<()> {
         let path = path(repo);
         let dir = path.parent().expect("the journal has a directory");
         fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
@@ -157,7 +158,7 @@ impl Journal {
     }
 
     /// Deletes the journal: the landing is complete (or undone).
-    pub fn delete(repo: &Repository) -> Result<()> {
+    pub fn delete(repo: &Repo) -> Result<()> {
         let path = path(repo);
         match fs::remove_file(&path) {
             Ok(()) => {
@@ -171,7 +172,7 @@ impl Journal {
 
     /// The pending journal, if any. A half-written temp file is no journal
     /// (the rename never happened) and is removed.
-    pub fn read(repo: &Repository) -> Result<Option<Journal>> {
+    pub fn read(repo: &Repo) -> Result<Option<Journal>> {
         let _ = fs::remove_file(tmp_path(repo));
         let path = path(repo);
         let bytes = match fs::read(&path) {
@@ -187,7 +188,7 @@ impl Journal {
     }
 
     /// Whether a journal is pending (one stat, for every command's start).
-    pub fn exists(repo: &Repository) -> bool {
+    pub fn exists(repo: &Repo) -> bool {
         path(repo).exists()
     }
 }
@@ -210,11 +211,11 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Journal, String> {
 }
 
 /// `<git-dir>/evolv/journal`.
-pub fn path(repo: &Repository) -> PathBuf {
+pub fn path(repo: &Repo) -> PathBuf {
     repo.path().join("evolv").join("journal")
 }
 
-fn tmp_path(repo: &Repository) -> PathBuf {
+fn tmp_path(repo: &Repo) -> PathBuf {
     repo.path().join("evolv").join("journal.tmp")
 }
 

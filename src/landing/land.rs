@@ -26,12 +26,13 @@ use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::path::Path;
 
-use git2::{Oid, Repository, Tree};
+use git2::{Oid, Tree};
 
 use super::journal::{Change, Image, Journal, Kind, RefUpdate};
 use super::stage::Staged;
 use crate::crashpoint;
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::checkout;
 use crate::git::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head};
@@ -69,29 +70,14 @@ impl Epilogue {
 /// Reads the repository's index once for the whole command (see
 /// `git::index_cache`) before anything else would: attribute lookups, the
 /// dirty checks and the new index share that parse.
-pub fn prepare_index(repo: &Repository) -> Result<()> {
+pub fn prepare_index(repo: &Repo) -> Result<()> {
     index_write::load(repo)
 }
 
 /// Drops this process's parse of the index and its temp files (the CLI
 /// calls this when a command ends; a landing drops them itself).
-pub fn release_index(repo: &Repository) {
+pub fn release_index(repo: &Repo) {
     index_write::release(repo);
-}
-
-/// `ensure_clean` for a caller that does not hold the landing lock (the
-/// early check before validation): waits for a landing in flight, whose
-/// half-written files would otherwise look like uncommitted work.
-pub fn check_clean(
-    repo: &Repository,
-    head: &Head,
-    head_tree: &Tree<'_>,
-    new_tree: &Tree<'_>,
-    changed: &[ChangedPath],
-) -> Result<()> {
-    let _flock = landing_lock(repo)?;
-    index_write::load(repo)?;
-    ensure_clean(repo, head, head_tree, new_tree, changed)
 }
 
 /// This process's turn to land (issue 14 item 4): the landing lock, taken
@@ -106,36 +92,45 @@ pub struct Turn {
 }
 
 /// Waits for this process's turn to land.
-pub fn take_turn(repo: &Repository) -> Result<Turn> {
+pub fn take_turn(repo: &Repo) -> Result<Turn> {
     Ok(Turn {
         flock: landing_lock(repo)?,
     })
 }
 
-/// `check_clean` for the holder of a turn.
-pub fn check_clean_in_turn(
-    _turn: &Turn,
-    repo: &Repository,
+/// Fails when any of `changed` holds uncommitted work (see
+/// `ensure_clean`). The check runs in a turn, since a landing in flight
+/// would otherwise show its half-written files as uncommitted work: the
+/// caller's, or (`None`, the early check before a validation) one taken
+/// just for the check, waiting for a landing in flight.
+pub fn check_clean(
+    repo: &Repo,
+    turn: Option<&Turn>,
     head: &Head,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
-    index_write::load(repo)?;
+    let _own = match turn {
+        Some(_) => None,
+        None => Some(take_turn(repo)?),
+    };
     ensure_clean(repo, head, head_tree, new_tree, changed)
 }
 
 /// Fails with `DirtyWorktree` when any of `changed` holds uncommitted work
 /// relative to `head` — or with `ConcurrentUpdate` when HEAD is no longer
 /// `head` (another landing moved it, so its files only look dirty to us;
-/// a retry replays onto the new head).
+/// a retry replays onto the new head). Reads the index first (or reuses
+/// this process's parse of it).
 fn ensure_clean(
-    repo: &Repository,
+    repo: &Repo,
     head: &Head,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
+    index_write::load(repo)?;
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
         return Ok(());
@@ -158,7 +153,7 @@ fn ensure_clean(
 /// A detached HEAD has no branch name to compare: it counts as switched
 /// when it now points at a commit that is not `head`'s commit or a
 /// descendant of it (a `git checkout <other>`, not another landing).
-pub fn ensure_on_branch(repo: &Repository, head: &Head) -> Result<()> {
+pub fn ensure_on_branch(repo: &Repo, head: &Head) -> Result<()> {
     let now = git::head(repo)?;
     let moved_away = now.branch.is_none()
         && head.branch.is_none()
@@ -222,7 +217,7 @@ fn jitter(attempt: u32) -> std::time::Duration {
 
 /// Serialises landings (and recoveries) in one working tree. An `flock`, so
 /// the kernel releases it when the holder dies: it can never go stale.
-pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
+pub(super) fn landing_lock(repo: &Repo) -> Result<File> {
     let (file, path) = open_landing_lock(repo)?;
     file.lock().map_err(|e| Error::io("lock", &path, e))?;
     Ok(file)
@@ -230,7 +225,7 @@ pub(crate) fn landing_lock(repo: &Repository) -> Result<File> {
 
 /// The landing lock if nobody holds it; `None` while a live process is
 /// landing (or recovering).
-pub(crate) fn try_landing_lock(repo: &Repository) -> Result<Option<File>> {
+pub(super) fn try_landing_lock(repo: &Repo) -> Result<Option<File>> {
     let (file, path) = open_landing_lock(repo)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(file)),
@@ -239,7 +234,7 @@ pub(crate) fn try_landing_lock(repo: &Repository) -> Result<Option<File>> {
     }
 }
 
-fn open_landing_lock(repo: &Repository) -> Result<(File, std::path::PathBuf)> {
+fn open_landing_lock(repo: &Repo) -> Result<(File, std::path::PathBuf)> {
     let dir = repo.path().join("evolv");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     let path = dir.join("landing.lock");
@@ -267,7 +262,7 @@ pub struct Landing {
 /// `head.commit`) once `changed` is known to hold no uncommitted work.
 /// Nothing is touched on failure.
 pub fn move_branch(
-    repo: &Repository,
+    repo: &Repo,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
@@ -280,7 +275,7 @@ pub fn move_branch(
 
 /// `move_branch` for the holder of a turn, which the landing keeps.
 pub fn move_branch_in_turn(
-    repo: &Repository,
+    repo: &Repo,
     turn: Turn,
     head: &Head,
     new: Oid,
@@ -288,35 +283,11 @@ pub fn move_branch_in_turn(
     reflog: &str,
     epilogue: Epilogue,
 ) -> Result<Landing> {
-    let flock = turn.flock;
-    if Journal::exists(repo) {
-        return Err(Error::Interrupted {
-            detail: format!(
-                "its journal {} is still there",
-                super::journal::path(repo).display()
-            ),
-        });
-    }
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
-    ensure_confined(repo, &new_tree, changed)?;
-    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
-    let mut journal = Journal::new(
-        Kind::Land,
-        head.ref_name(),
-        head.commit,
-        new,
-        &head_tree,
-        &new_tree,
-        &paths,
-        reflog,
-    );
-    journal.refs = epilogue.refs;
-    journal.audit = epilogue.audit;
-    // N's objects are on disk before a journal (or a ref) names them.
-    git::durable::flush_filesystems(repo)?;
-    journal.write(repo)?;
-    crashpoint!("after-journal");
+    let journal = write_journal(
+        repo, head, new, &head_tree, &new_tree, changed, reflog, epilogue,
+    )?;
     let index_lock = match IndexLock::acquire(repo, &journal.nonce) {
         Ok(lock) => lock,
         Err(e) => {
@@ -328,7 +299,6 @@ pub fn move_branch_in_turn(
     // run for minutes, and now no `git add` can change the index under us.
     let mut staged = Staged::default();
     let moved = ensure_on_branch(repo, head)
-        .and_then(|()| index_write::load(repo))
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
         .and_then(|()| staged.stage(repo, &journal))
         .and_then(|()| swap_branch(repo, &journal));
@@ -346,11 +316,54 @@ pub fn move_branch_in_turn(
         return Err(e);
     }
     Ok(Landing {
-        _flock: flock,
+        _flock: turn.flock,
         journal: RefCell::new(journal),
         index_lock: RefCell::new(Some(index_lock)),
         staged: staged.paths,
     })
+}
+
+/// Step 3: refuses while an interrupted landing's journal is left, checks
+/// the paths are confined, and writes the journal of the move from `head`
+/// to `new` (after flushing N's objects, which it names).
+#[allow(clippy::too_many_arguments)]
+fn write_journal(
+    repo: &Repo,
+    head: &Head,
+    new: Oid,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Journal> {
+    if Journal::exists(repo) {
+        return Err(Error::Interrupted {
+            detail: format!(
+                "its journal {} is still there",
+                super::journal::path(repo).display()
+            ),
+        });
+    }
+    ensure_confined(repo, new_tree, changed)?;
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let mut journal = Journal::new(
+        Kind::Land,
+        head.ref_name(),
+        head.commit,
+        new,
+        head_tree,
+        new_tree,
+        &paths,
+        reflog,
+    );
+    journal.refs = epilogue.refs;
+    journal.audit = epilogue.audit;
+    // N's objects are on disk before a journal (or a ref) names them.
+    git::durable::flush_filesystems(repo)?;
+    journal.write(repo)?;
+    crashpoint!("after-journal");
+    Ok(journal)
 }
 
 /// Moves `journal.branch` from `journal.old` to `journal.new` by
@@ -362,7 +375,7 @@ pub fn move_branch_in_turn(
 /// at N then also sees N's index, and one that read H commits nothing (its
 /// own compare-and-swap fails, or it finds our lock). If the branch had
 /// moved meanwhile, the old index is put back.
-pub(crate) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
+pub(super) fn swap_branch(repo: &Repo, journal: &Journal) -> Result<()> {
     let early = index_write::build(repo, &stale_entries(journal, |c| c.after))?;
     let replaced = index_write::install_early(repo, &early)?;
     crashpoint!("after-early-index");
@@ -392,7 +405,7 @@ pub(crate) fn swap_branch(repo: &Repository, journal: &Journal) -> Result<()> {
 
 /// The index entries one side of the journal implies for its paths
 /// (`side` picks the pre- or post-image), without stat data.
-pub(crate) fn stale_entries(
+pub(super) fn stale_entries(
     journal: &Journal,
     side: impl Fn(&Change) -> Option<Image>,
 ) -> Vec<(String, Entry)> {
@@ -414,7 +427,7 @@ pub(crate) fn stale_entries(
 
 /// Every changed path must be one git-evolv may write, and no leading
 /// component of one N writes may be a symlink or file the landing keeps.
-fn ensure_confined(repo: &Repository, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
+fn ensure_confined(repo: &Repo, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     for change in changed {
         if let Some(reason) = git::confine::refusal(&change.path) {
@@ -466,7 +479,7 @@ impl Landing {
     /// Steps 5 and 6: files, index, bookkeeping refs, audit. Bookkeeping
     /// that cannot be done now is journalled, never a failure (issue 16
     /// item 5): the branch has moved, and the landing is finished.
-    pub fn finish(&self, repo: &Repository) -> Result<Finished> {
+    pub fn finish(&self, repo: &Repo) -> Result<Finished> {
         let mut journal = self.journal.borrow_mut();
         let lock = match self.index_lock.borrow_mut().take() {
             Some(lock) => lock,
@@ -482,7 +495,7 @@ impl Landing {
     /// Brings the working tree and index to N but drops the bookkeeping
     /// (the landing failed, and is audited as such): for a plan whose
     /// rollback is manual, whose steps expect the checkout to match N.
-    pub fn settle(&self, repo: &Repository) -> Result<()> {
+    pub fn settle(&self, repo: &Repo) -> Result<()> {
         let mut journal = self.journal.borrow_mut();
         journal.refs.clear();
         journal.audit.clear();
@@ -498,7 +511,7 @@ impl Landing {
     /// Undoes the landing after a failure: journals the move from N to
     /// `undo` (whose tree restores H's content of the changed paths), moves
     /// the branch and brings the working tree and index along.
-    pub fn retarget(&self, repo: &Repository, undo: Oid) -> Result<()> {
+    pub fn retarget(&self, repo: &Repo, undo: Oid) -> Result<()> {
         let mut journal = self.journal.borrow_mut();
         let landed = journal.new;
         let old_tree = repo.find_commit(landed)?.tree()?;
@@ -540,14 +553,29 @@ impl Landing {
 /// Returns the audit ids of `epilogue.audit`. A failure after the branch
 /// moved leaves the journal for `git evolv recover`.
 pub fn land(
-    repo: &Repository,
+    repo: &Repo,
     head: &Head,
     new: Oid,
     changed: &[ChangedPath],
     reflog: &str,
     epilogue: Epilogue,
 ) -> Result<Finished> {
-    let landing = move_branch(repo, head, new, changed, reflog, epilogue)?;
+    let turn = take_turn(repo)?;
+    land_in_turn(repo, turn, head, new, changed, reflog, epilogue)
+}
+
+/// `land` for the holder of a turn (rollback takes its turn before it reads
+/// the head, so it queues behind concurrent landings instead of racing).
+pub fn land_in_turn(
+    repo: &Repo,
+    turn: Turn,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Finished> {
+    let landing = move_branch_in_turn(repo, turn, head, new, changed, reflog, epilogue)?;
     landing.finish(repo).map_err(|cause| Error::LandingFailed {
         cause: Box::new(cause),
         recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),
@@ -556,7 +584,7 @@ pub fn land(
 
 /// What `roll_forward` did.
 #[derive(Debug, Default)]
-pub(crate) struct Done {
+pub(super) struct Done {
     /// Paths written or removed.
     pub written: Vec<String>,
     /// Paths left alone: they hold neither the pre- nor the post-image (a
@@ -571,80 +599,31 @@ pub(crate) struct Done {
 /// that just moved the branch): the paths were just checked to hold their
 /// pre-images, so no file is re-read, and the staged ones are renamed into
 /// place. `None`: recovery, which classifies every file afresh.
-pub(crate) fn roll_forward(
-    repo: &Repository,
+pub(super) fn roll_forward(
+    repo: &Repo,
     journal: &mut Journal,
     lock: IndexLock,
     fresh: Option<&HashSet<String>>,
 ) -> Result<Done> {
     let no_staged = HashSet::new();
-    let staged = fresh.unwrap_or(&no_staged);
-    let fresh = fresh.is_some();
-    let workdir = crate::git::workdir(repo)?;
-    let mut done = Done::default();
-    // Removals first (so a file can replace a directory and back), then
-    // N's `.gitattributes` files (git converts every other file under N's
-    // attributes), then the other writes, parents before children.
-    let mut order: Vec<usize> = (0..journal.changes.len()).collect();
-    let key = |i: usize| {
-        let c = &journal.changes[i];
-        let attributes = c.path == ".gitattributes" || c.path.ends_with("/.gitattributes");
-        (c.after.is_some(), !attributes, c.path.as_str())
+    let pass = Pass {
+        workdir: crate::git::workdir(repo)?,
+        staged: fresh.unwrap_or(&no_staged),
+        fresh: fresh.is_some(),
+        sparse: index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?,
     };
-    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+    let mut done = Done::default();
+    let order = landing_order(journal);
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
-    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
     progress::start(Task::Land, "files", Some(total as u64));
     for (k, &i) in order.iter().enumerate() {
         if k % 64 == 0 {
             progress::update(Task::Land, k as u64, Some(total as u64), None);
         }
         let change = &journal.changes[i];
-        let path = change.path.as_str();
-        let before = change.before.map(|im| (im.id, im.mode));
-        let after = change.after.map(|im| (im.id, im.mode));
-        let is_staged = staged.contains(path);
-        if !is_staged {
-            checkout::remove_temp(repo, path);
-        }
-        let entry = match after {
-            // Outside the sparse checkout: the entry changes, no file does.
-            _ if sparse.contains(path) => match after {
-                Some((id, mode)) => Entry::Stale { id, mode },
-                None => Entry::Absent,
-            },
-            None => {
-                let present = fresh || !checkout::has_no_file(repo, path);
-                if present && (fresh || checkout::holds(repo, path, before)?) {
-                    checkout::remove(repo, path)?;
-                    done.written.push(path.to_string());
-                } else if present {
-                    done.skipped.push(path.to_string());
-                }
-                Entry::Absent
-            }
-            Some((id, mode)) => {
-                if !fresh && checkout::holds(repo, path, after)? {
-                    Entry::Clean { id, mode }
-                } else if fresh
-                    || (checkout::holds(repo, path, before)?
-                        && git::confine::blocked_prefix(workdir, path).is_none())
-                {
-                    if is_staged {
-                        checkout::place_staged(repo, path)?;
-                    } else {
-                        checkout::write_blob(repo, path, id, mode)?;
-                    }
-                    done.written.push(path.to_string());
-                    Entry::Clean { id, mode }
-                } else {
-                    done.skipped.push(path.to_string());
-                    Entry::Stale { id, mode }
-                }
-            }
-        };
-        entries.push((path.to_string(), entry));
+        let entry = pass.bring_forward(repo, change, &mut done)?;
+        entries.push((change.path.clone(), entry));
         if k == 0 {
             crashpoint!("after-first-file");
         }
@@ -655,8 +634,108 @@ pub(crate) fn roll_forward(
             crashpoint!("after-last-file");
         }
     }
+    progress::update(Task::Land, total as u64, Some(total as u64), None);
     progress::finish(Task::Land);
-    let new_index = index_write::build(repo, &entries)?;
+    finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
+    Ok(done)
+}
+
+/// The order a landing writes its paths in: removals first (so a file can
+/// replace a directory and back), then N's `.gitattributes` files (git
+/// converts every other file under N's attributes), then the other
+/// writes, parents before children. Indices into `journal.changes`.
+fn landing_order(journal: &Journal) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..journal.changes.len()).collect();
+    let key = |i: usize| {
+        let c = &journal.changes[i];
+        let attributes = c.path == ".gitattributes" || c.path.ends_with("/.gitattributes");
+        (c.after.is_some(), !attributes, c.path.as_str())
+    };
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+    order
+}
+
+/// What one `roll_forward` knows about all its paths.
+struct Pass<'a> {
+    workdir: &'a Path,
+    /// Paths whose new content already waits in their temp file.
+    staged: &'a HashSet<String>,
+    /// The landing that just moved the branch (see `roll_forward`).
+    fresh: bool,
+    /// Paths outside the sparse checkout: the entry changes, no file does.
+    sparse: HashSet<String>,
+}
+
+impl Pass<'_> {
+    /// Brings one path to its post-image (or leaves it, recorded as
+    /// skipped, when it holds the user's own content) and returns its new
+    /// index entry.
+    fn bring_forward(&self, repo: &Repo, change: &Change, done: &mut Done) -> Result<Entry> {
+        let path = change.path.as_str();
+        let before = change.before.map(|im| (im.id, im.mode));
+        let is_staged = self.staged.contains(path);
+        if !is_staged {
+            checkout::remove_temp(repo, path);
+        }
+        let Some((id, mode)) = change.after.map(|im| (im.id, im.mode)) else {
+            if !self.sparse.contains(path) {
+                self.remove(repo, path, before, done)?;
+            }
+            return Ok(Entry::Absent);
+        };
+        if self.sparse.contains(path) {
+            return Ok(Entry::Stale { id, mode });
+        }
+        if !self.fresh && checkout::holds(repo, path, Some((id, mode)))? {
+            return Ok(Entry::Clean { id, mode });
+        }
+        let ours = self.fresh
+            || (checkout::holds(repo, path, before)?
+                && git::confine::blocked_prefix(self.workdir, path).is_none());
+        if !ours {
+            done.skipped.push(path.to_string());
+            return Ok(Entry::Stale { id, mode });
+        }
+        if is_staged {
+            checkout::place_staged(repo, path)?;
+        } else {
+            checkout::write_blob(repo, path, id, mode)?;
+        }
+        done.written.push(path.to_string());
+        Ok(Entry::Clean { id, mode })
+    }
+
+    /// Removes a path N deletes, if it still holds its pre-image.
+    fn remove(
+        &self,
+        repo: &Repo,
+        path: &str,
+        before: Option<(Oid, u32)>,
+        done: &mut Done,
+    ) -> Result<()> {
+        let present = self.fresh || !checkout::has_no_file(repo, path);
+        if present && (self.fresh || checkout::holds(repo, path, before)?) {
+            checkout::remove(repo, path)?;
+            done.written.push(path.to_string());
+        } else if present {
+            done.skipped.push(path.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// The end of step 5 and step 6: builds the new index from `entries`, does
+/// the bookkeeping, flushes, renames the index into place and drops the
+/// journal (unless its bookkeeping must be done again).
+fn finish_index(
+    repo: &Repo,
+    journal: &mut Journal,
+    lock: IndexLock,
+    entries: &[(String, Entry)],
+    fresh: bool,
+    done: &mut Done,
+) -> Result<()> {
+    let new_index = index_write::build(repo, entries)?;
     journal.index_checksum = Some(index_write::trailing_checksum(&new_index)?);
     journal.write_unflushed(repo)?;
     // The bookkeeping and the flush happen while git's writers are still
@@ -675,11 +754,11 @@ pub(crate) fn roll_forward(
         Journal::delete(repo)?;
     }
     index_write::clean_leftovers(repo);
-    Ok(done)
+    Ok(())
 }
 
 /// What `finish_bookkeeping` did.
-pub(crate) struct Bookkeeping {
+pub(super) struct Bookkeeping {
     pub audit_ids: Vec<Option<Oid>>,
     pub deferred: Option<Deferred>,
     /// Not even the pending journal could be written: the landing journal
@@ -694,12 +773,39 @@ pub(crate) struct Bookkeeping {
 /// cannot be done now (a foreign `<ref>.lock`, a writer that keeps winning
 /// the audit ref) is journalled in `store::pending`, with every step after
 /// it, for the next command to complete (issue 16 item 5).
-pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bool) -> Bookkeeping {
+pub(super) fn finish_bookkeeping(repo: &Repo, journal: &Journal, fresh: bool) -> Bookkeeping {
     let mut left = Pending {
         reflog: journal.reflog.clone(),
         ..Pending::default()
     };
     let mut cause: Option<(&'static str, Error)> = None;
+    set_refs(repo, journal, &mut left, &mut cause);
+    crashpoint!("before-audit");
+    let ids = append_audit(repo, journal, fresh, &mut left, &mut cause);
+    let mut journal_kept = false;
+    let deferred = cause.map(|(what, cause)| match pending::write(repo, &left) {
+        Ok(file) => Deferred::new(what, &cause, &file),
+        Err(e) => {
+            journal_kept = true;
+            Deferred::new(what, &cause, &super::journal::path(repo)).with_note(&e)
+        }
+    });
+    crashpoint!("after-audit");
+    Bookkeeping {
+        audit_ids: ids,
+        deferred,
+        journal_kept,
+    }
+}
+
+/// Sets or deletes the journal's bookkeeping refs; those that fail go to
+/// `left`, the first failure to `cause`.
+fn set_refs(
+    repo: &Repo,
+    journal: &Journal,
+    left: &mut Pending,
+    cause: &mut Option<(&'static str, Error)>,
+) {
     for update in &journal.refs {
         let done = match &update.target {
             Some(target) => Oid::from_str(target).map_err(Error::from).and_then(|oid| {
@@ -715,7 +821,18 @@ pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bo
             });
         }
     }
-    crashpoint!("before-audit");
+}
+
+/// Appends the journal's audit records not already in the recent log
+/// (unless `fresh`); once one cannot be appended, it and the rest go to
+/// `left`, in order. Returns each record's audit id (`None`: waiting).
+fn append_audit(
+    repo: &Repo,
+    journal: &Journal,
+    fresh: bool,
+    left: &mut Pending,
+    cause: &mut Option<(&'static str, Error)>,
+) -> Vec<Option<Oid>> {
     let recent = if fresh || journal.audit.is_empty() {
         Vec::new()
     } else {
@@ -748,18 +865,5 @@ pub(crate) fn finish_bookkeeping(repo: &Repository, journal: &Journal, fresh: bo
         left.audit.push(record.clone());
         ids.push(None);
     }
-    let mut journal_kept = false;
-    let deferred = cause.map(|(what, cause)| match pending::write(repo, &left) {
-        Ok(file) => Deferred::new(what, &cause, &file),
-        Err(e) => {
-            journal_kept = true;
-            Deferred::new(what, &cause, &super::journal::path(repo)).with_note(&e)
-        }
-    });
-    crashpoint!("after-audit");
-    Bookkeeping {
-        audit_ids: ids,
-        deferred,
-        journal_kept,
-    }
+    ids
 }

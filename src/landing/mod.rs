@@ -8,4 +8,5 @@
 
 pub mod journal;
 pub mod land;
+pub mod recover;
 pub mod stage;

@@ -7,10 +7,9 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use git2::Repository;
-
 use super::journal::Journal;
 use crate::error::Result;
+use crate::git::Repo;
 use crate::git::index_write;
 use crate::git::{checkout, durable};
 
@@ -29,7 +28,7 @@ impl Staged {
     /// changes a `.gitattributes` (files are converted under N's
     /// attributes, which are in place only during the landing); paths below
     /// a file the landing removes are left to the landing as well.
-    pub fn stage(&mut self, repo: &Repository, journal: &Journal) -> Result<()> {
+    pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
         let attributes = journal
             .changes
             .iter()
@@ -60,7 +59,7 @@ impl Staged {
 
     /// Removes the temp files and new directories of a landing that did
     /// not happen.
-    pub fn discard(&self, repo: &Repository) {
+    pub fn discard(&self, repo: &Repo) {
         for path in &self.paths {
             checkout::remove_temp(repo, path);
         }

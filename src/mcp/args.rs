@@ -8,6 +8,7 @@ use serde::Deserialize;
 use crate::edit::list::{CellMode, CellType, Edit, EditList};
 use crate::ops::apply::ApplyRequest;
 use crate::ops::cat::CatRequest;
+use crate::ops::drop::DropRequest;
 use crate::ops::plan::PlanSource;
 use crate::ops::propose::ProposeRequest;
 use crate::ops::rollback::RollbackRequest;
@@ -35,6 +36,13 @@ pub struct ProposeEditArgs {
     pub literal: bool,
     /// One-line summary stored with the proposal.
     pub message: Option<String>,
+    /// Also edit files git does not treat as plain text: those with a
+    /// filter driver (git-lfs pointers would be rewritten as text!),
+    /// `binary` or `-text` in .gitattributes. Off by default: such files
+    /// are skipped and counted in `statistics.filtered_skipped`. As `git
+    /// evolv propose --include-filtered`.
+    #[serde(default)]
+    pub include_filtered: bool,
     /// Cap on `unified_diff` in bytes (default 65536); the full diff stays
     /// available through `show_proposal` and `git show`.
     #[schemars(range(min = 1))]
@@ -49,8 +57,7 @@ impl ProposeEditArgs {
             scope: self.scope.clone(),
             literal: self.literal,
             message: self.message.clone(),
-            // TODO(mcp): expose `include_filtered` (#16 item 3) as a tool argument.
-            include_filtered: false,
+            include_filtered: self.include_filtered,
         }
     }
 }
@@ -125,13 +132,22 @@ pub struct DropProposalArgs {
     pub patch_id: Option<String>,
     /// Several proposals to drop (every id is checked before any is dropped).
     pub patch_ids: Option<Vec<String>>,
+    /// Also drop the pending proposals stacked on these (a proposal with
+    /// others on top is refused without it), as `git evolv drop
+    /// --all-above`.
+    #[serde(default)]
+    pub all_above: bool,
 }
 
 impl DropProposalArgs {
-    pub fn ids(&self) -> Vec<String> {
+    pub fn request(&self) -> DropRequest {
         let mut ids: Vec<String> = self.patch_id.iter().cloned().collect();
         ids.extend(self.patch_ids.iter().flatten().cloned());
-        ids
+        DropRequest {
+            patch_ids: ids,
+            all: false,
+            all_above: self.all_above,
+        }
     }
 }
 
@@ -145,6 +161,13 @@ pub struct RollbackArgs {
     /// pre-apply commit) or manual (change nothing, list the plan's steps);
     /// default: the strategy of the plan it was applied under, else git_revert.
     pub strategy: Option<RollbackStrategy>,
+    /// With file_backup: restore the files even though later commits
+    /// changed them too; those commits' changes to the files are undone
+    /// and listed in `undone_commits`. Without it such a rollback is
+    /// refused (`later_changes`) and nothing changes. As `git evolv
+    /// rollback --force`.
+    #[serde(default)]
+    pub force: bool,
 }
 
 impl RollbackArgs {
@@ -152,8 +175,7 @@ impl RollbackArgs {
         RollbackRequest {
             patch_id: self.patch_id.clone(),
             strategy: self.strategy,
-            // TODO(mcp): expose `force` (file_backup over later commits, #16 item 14).
-            force: false,
+            force: self.force,
         }
     }
 }

@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use git2::Repository;
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult,
@@ -26,6 +25,7 @@ use rmcp::service::{ElicitationMode, RequestContext};
 
 use crate::error::{Error, Result};
 use crate::git;
+use crate::git::Repo;
 use crate::ops::apply::{self, ApplyRequest};
 use crate::policy::{PushPolicy, PushToProtected};
 use crate::store::proposals;
@@ -119,7 +119,7 @@ pub enum Gate {
     Ask(CallToolResponse),
 }
 
-fn mode(repo: &Repository) -> Result<Mode> {
+fn mode(repo: &Repo) -> Result<Mode> {
     // Through the one config adapter, so `git -c` and includes count too.
     let config = crate::git::config::Config::for_git_dir(repo.path())?;
     match config.string(CONFIRM_KEY).map(str::to_string) {
@@ -138,7 +138,7 @@ fn mode(repo: &Repository) -> Result<Mode> {
 }
 
 /// The protected branch HEAD is on, if it is one.
-fn protected_branch(repo: &Repository) -> Result<Option<(String, String)>> {
+fn protected_branch(repo: &Repo) -> Result<Option<(String, String)>> {
     let head = git::head(repo)?;
     let Some(branch) = head.branch else {
         return Ok(None);
@@ -159,7 +159,7 @@ fn protected_branch(repo: &Repository) -> Result<Option<(String, String)>> {
 
 /// What an apply would be asked about; `None` when no question is due (not
 /// a protected branch, a dry run, or `evolv.mcp.confirm never`).
-pub fn apply_summary(repo: &Repository, req: &ApplyRequest) -> Result<Option<Summary>> {
+pub fn apply_summary(repo: &Repo, req: &ApplyRequest) -> Result<Option<Summary>> {
     let mode = mode(repo)?;
     let Some((branch, head)) = protected_branch(repo)? else {
         return Ok(None);
@@ -201,7 +201,7 @@ pub fn apply_summary(repo: &Repository, req: &ApplyRequest) -> Result<Option<Sum
 }
 
 /// What a rollback would be asked about.
-pub fn rollback_summary(repo: &Repository, id: &str) -> Result<Option<Summary>> {
+pub fn rollback_summary(repo: &Repo, id: &str) -> Result<Option<Summary>> {
     let mode = mode(repo)?;
     let Some((branch, head)) = protected_branch(repo)? else {
         return Ok(None);

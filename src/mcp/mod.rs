@@ -10,6 +10,7 @@
 mod args;
 mod confirm;
 mod outputs;
+mod progress;
 mod safety;
 mod schema;
 mod server;

@@ -8,18 +8,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use git2::Repository;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
-    CustomResult, ErrorCode, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ResultType, Tool,
+    CustomResult, ErrorCode, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ResultType,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::rc::Rc;
 
 use super::args::*;
 use super::confirm::{self, Gate, Pending};
@@ -27,11 +27,12 @@ use super::outputs::{
     ApplyEditOutput, EditToolOutput, GlobOutput, ProposeEditOutput, ReadFileOutput,
     ShowProposalOutput, cap,
 };
+use super::progress::Notifier;
 use super::schema::parse_args;
 use super::{safety, tools};
 use crate::edit::list::EditList;
 use crate::error::{Error, Result};
-use crate::ops;
+use crate::ops::{self, Session};
 
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;
@@ -39,8 +40,6 @@ const TASK_WAIT_MAX: u64 = 600;
 /// Caps of `read_file` and `glob` results.
 const MAX_READ_BYTES: usize = 256 * 1024;
 const MAX_GLOB_FILES: usize = 1000;
-/// How often a long call reports progress.
-const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 /// The server of one repository, fixed at start.
 #[derive(Clone)]
@@ -180,26 +179,26 @@ impl Call<'_> {
             }
             "list_proposals" => {
                 let _: NoArgs = self.args()?;
-                self.blocking(false, ops::inspect::list)
+                self.blocking(false, |s| s.list(&ops::inspect::ListRequest {}))
                     .await
                     .map(success)?
             }
             "show_proposal" => self.show_proposal().await?,
             "drop_proposal" => {
                 let args: DropProposalArgs = self.args()?;
-                let ids = args.ids();
-                for id in &ids {
+                let req = args.request();
+                for id in &req.patch_ids {
                     safety::check_id("patch_ids", id)?;
                 }
-                self.blocking(false, move |repo| ops::drop::drop(repo, &ids))
+                self.blocking(false, move |s| s.drop_proposals(&req))
                     .await
                     .map(success)?
             }
             "rollback" => return self.rollback().await,
             "lint_commit" => {
                 let args: LintCommitArgs = self.args()?;
-                self.blocking(false, move |repo| {
-                    let config = ops::lint::load_config(Some(repo))?;
+                self.blocking(false, move |s| {
+                    let config = ops::lint::load_config(Some(s.repo()))?;
                     ops::lint::lint_message(
                         &ops::lint::MessageSource::Text {
                             name: "<message>".into(),
@@ -220,9 +219,11 @@ impl Call<'_> {
             }
             "audit_log" => {
                 let args: AuditLogArgs = self.args()?;
-                self.blocking(false, move |repo| ops::inspect::log(repo, args.limit))
-                    .await
-                    .map(success)?
+                self.blocking(false, move |s| {
+                    s.log(&ops::inspect::LogRequest { limit: args.limit })
+                })
+                .await
+                .map(success)?
             }
             "task_output" => self.task_output().await?,
             "read_file" => {
@@ -233,7 +234,7 @@ impl Call<'_> {
                 safety::check_path("path", &args.path)?;
                 let req = args.request();
                 let mut outcome = self
-                    .blocking(false, move |repo| ops::cat::cat(repo, &req))
+                    .blocking(false, move |s| ops::cat::cat(s.repo(), &req))
                     .await?;
                 let mut numbered =
                     String::from_utf8_lossy(&ops::cat::numbered(&outcome)).into_owned();
@@ -251,9 +252,12 @@ impl Call<'_> {
                 if let Some(p) = &args.path {
                     safety::check_path("path", p)?;
                 }
-                let mut outcome = self
-                    .blocking(false, move |repo| ops::glob::glob(repo, &args))
-                    .await?;
+                let dir = self.server.dir.clone();
+                // The working tree as it is: no recovery first (as the CLI).
+                let mut outcome = run_blocking(move || {
+                    ops::glob::glob(Session::open_without_recovery(&dir)?.repo(), &args)
+                })
+                .await?;
                 let total_files = outcome.files.len();
                 outcome.files.truncate(MAX_GLOB_FILES);
                 success(GlobOutput {
@@ -274,17 +278,18 @@ impl Call<'_> {
         Ok(result.into())
     }
 
-    /// Runs `f` on a blocking thread with the repository opened as the CLI
-    /// opens it. With `long`, the call reports progress (when the request
+    /// Runs `f` on a blocking thread in a session opened as the CLI opens
+    /// it (an interrupted landing recovered first, the index released
+    /// after). With `long`, the call reports progress (when the request
     /// carries a token) and a cancellation stops it.
     async fn blocking<T, F>(&self, long: bool, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Repository) -> Result<T> + Send + 'static,
+        F: FnOnce(&Session) -> Result<T> + Send + 'static,
     {
         let dir = self.server.dir.clone();
         if !long {
-            return run_blocking(move || with_repo(&dir, f)).await;
+            return run_blocking(move || with_session(&dir, f)).await;
         }
         let flag = Arc::new(AtomicBool::new(false));
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
@@ -298,41 +303,39 @@ impl Call<'_> {
                 _ = done_rx => {}
             }
         });
-        let progress = self.start_progress();
-        let result =
-            run_blocking(move || crate::validate::with_cancel(flag, || with_repo(&dir, f))).await;
+        let (notifier, sender) = self.progress_notifier().unzip();
+        let result = run_blocking(move || {
+            crate::validate::with_cancel(flag, || {
+                with_session(&dir, |session| match notifier {
+                    Some(n) => crate::progress::scoped(Rc::new(n), || f(session)),
+                    None => f(session),
+                })
+            })
+        })
+        .await;
         let _ = done_tx.send(());
-        if let Some(p) = progress {
-            p.abort();
+        // Every notification goes out before the result (the sink, and
+        // with it the channel's sender, is gone once the call returned).
+        if let Some(sender) = sender {
+            let _ = sender.await;
         }
         result
     }
 
-    /// Sends a progress notification now and every half second while the
-    /// call runs, if the request carries a progress token.
-    fn start_progress(&self) -> Option<tokio::task::JoinHandle<()>> {
+    /// With a progress token in the request: the progress sink of the call
+    /// and the task that sends its notifications, in order.
+    fn progress_notifier(&self) -> Option<(Notifier, tokio::task::JoinHandle<()>)> {
         let token = self.context.meta.get_progress_token()?;
         let peer = self.context.peer.clone();
-        let what = self.name.clone();
-        let started = Instant::now();
-        Some(tokio::spawn(async move {
-            let mut step = 0u32;
-            loop {
-                let elapsed = started.elapsed().as_secs_f64();
-                let message = if step == 0 {
-                    format!("{what}: started")
-                } else {
-                    format!("{what}: running ({elapsed:.1} s)")
-                };
-                let param = ProgressNotificationParam::new(token.clone(), f64::from(step))
-                    .with_message(message);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let sender = tokio::spawn(async move {
+            while let Some(param) = rx.recv().await {
                 if peer.notify_progress(param).await.is_err() {
                     return;
                 }
-                step += 1;
-                tokio::time::sleep(PROGRESS_EVERY).await;
             }
-        }))
+        });
+        Some((Notifier::new(token, tx), sender))
     }
 
     async fn propose_edit(&self) -> Result<CallToolResult> {
@@ -342,9 +345,7 @@ impl Call<'_> {
         }
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let req = args.request();
-        let mut outcome = self
-            .blocking(true, move |repo| ops::propose::propose(repo, &req))
-            .await?;
+        let mut outcome = self.blocking(true, move |s| s.propose(&req)).await?;
         // The outcome carries the diff's first JSON_DIFF_MAX bytes; the
         // cap is taken from the whole diff, which it keeps.
         let (head, cut) = outcome.diff.head(max)?;
@@ -364,7 +365,7 @@ impl Call<'_> {
         // Paths are checked by the edit engine over the base tree (no
         // absolute path, no `..`, no `.git`, no symlinked parent).
         let mut outcome = self
-            .blocking(true, move |repo| ops::edit::edit(repo, &list))
+            .blocking(true, move |s| ops::edit::edit(s.repo(), &list))
             .await?;
         let diff_total_bytes = outcome.diff_bytes.len();
         let diff_truncated = cap(&mut outcome.unified_diff, DEFAULT_MAX_DIFF_BYTES);
@@ -381,7 +382,9 @@ impl Call<'_> {
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let id = args.patch_id.clone();
         let mut outcome = self
-            .blocking(false, move |repo| ops::inspect::show(repo, &id))
+            .blocking(false, move |s| {
+                s.show(&ops::inspect::ShowRequest { patch_id: id })
+            })
             .await?;
         let diff_total_bytes = outcome.diff_bytes.len();
         let mut diff_truncated = cap(&mut outcome.unified_diff, max);
@@ -422,13 +425,15 @@ impl Call<'_> {
         {
             let plan = args.execution_plan.clone();
             let dir = self.server.dir.clone();
-            run_blocking(move || with_repo(&dir, |repo| safety::check_plan(repo, plan.as_ref())))
-                .await?;
+            run_blocking(move || {
+                with_session(&dir, |s| safety::check_plan(s.repo(), plan.as_ref()))
+            })
+            .await?;
         }
         // Ask before anything that lands on a protected branch.
         let summary = {
             let req = req.clone();
-            self.blocking(false, move |repo| confirm::apply_summary(repo, &req))
+            self.blocking(false, move |s| confirm::apply_summary(s.repo(), &req))
                 .await?
         };
         if let Gate::Ask(response) = self.gate(summary).await? {
@@ -437,15 +442,13 @@ impl Call<'_> {
         if args.run_in_background {
             let dry_run = req.dry_run;
             let started = self
-                .blocking(false, move |repo| {
-                    ops::task::start(repo, &ops::task::TaskRequest::from_apply(&req)?)
+                .blocking(false, move |s| {
+                    ops::task::start(s.repo(), &ops::task::TaskRequest::from_apply(&req)?)
                 })
                 .await?;
             return Ok(success(ApplyEditOutput::started(started.task_id, dry_run)).into());
         }
-        let report = self
-            .blocking(true, move |repo| ops::apply::apply(repo, &req))
-            .await?;
+        let report = self.blocking(true, move |s| s.apply(&req)).await?;
         if let Some(e) = &report.error {
             // Some proposals landed, then one failed: an error result that
             // still says what landed.
@@ -465,16 +468,14 @@ impl Call<'_> {
         safety::check_id("patch_id", &args.patch_id)?;
         let summary = {
             let id = args.patch_id.clone();
-            self.blocking(false, move |repo| confirm::rollback_summary(repo, &id))
+            self.blocking(false, move |s| confirm::rollback_summary(s.repo(), &id))
                 .await?
         };
         if let Gate::Ask(response) = self.gate(summary).await? {
             return Ok(response);
         }
         let req = args.request();
-        let outcome = self
-            .blocking(true, move |repo| ops::rollback::rollback(repo, &req))
-            .await?;
+        let outcome = self.blocking(true, move |s| s.rollback(&req)).await?;
         Ok(success(outcome).into())
     }
 
@@ -519,17 +520,15 @@ impl Call<'_> {
     }
 }
 
-/// Opens the repository as every front end does: recover an interrupted
-/// landing first, release the index cache after.
-// TODO(refactor): replace with ops::Session once it lands.
-fn with_repo<T>(dir: &Path, f: impl FnOnce(&Repository) -> Result<T>) -> Result<T> {
-    let repo = crate::git::open(dir)?;
-    if let Some(outcome) = ops::recover::recover_pending(&repo)? {
-        log::line(&format!("git-evolv: recovered: {}", outcome.message));
+/// Runs `f` in a session of the server's repository, as every front end
+/// does; what the session's automatic recovery did goes to stderr in the
+/// CLI's words.
+fn with_session<T>(dir: &Path, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
+    let session = Session::open(dir)?;
+    if let Some(outcome) = session.recovered() {
+        log::line(&format!("git-evolv: recovered: {}", outcome.describe()));
     }
-    let result = f(&repo);
-    ops::land::release_index(&repo);
-    result
+    f(&session)
 }
 
 async fn run_blocking<T: Send + 'static>(

@@ -42,7 +42,7 @@ fn defs() -> Vec<Def> {
         Def {
             name: "propose_edit",
             title: "Propose an edit",
-            description: "Runs a regex (or literal) replacement over the files tracked at HEAD that match `scope`, stores the result as a proposal commit under refs/evolv/proposals/<patch_id>, and returns its unified diff (capped at max_diff_bytes, with full statistics). A pattern that matches nothing is the error `no_match`. Apply it with apply_edit.",
+            description: "Runs a regex (or literal) replacement over the files tracked at HEAD that match `scope`, stores the result as a proposal commit under refs/evolv/proposals/<patch_id>, and returns its unified diff (capped at max_diff_bytes, with full statistics). Files git does not treat as text (a filter driver such as LFS, `binary`, `-text`) are skipped and counted unless include_filtered. A pattern that matches nothing is the error `no_match`. Apply it with apply_edit.",
             effect: Effect::ReadOnly { idempotent: false },
             input: input::<ProposeEditArgs>,
             output: output::<ProposeEditOutput>,
@@ -109,7 +109,7 @@ fn defs() -> Vec<Def> {
         Def {
             name: "drop_proposal",
             title: "Drop proposals",
-            description: "Deletes the named proposals' refs under refs/evolv/proposals/ (every id is checked before any is dropped) and records the drop in the audit log. Never touches the working tree, the index or a branch; a landed proposal can still be rolled back.",
+            description: "Deletes the named proposals' refs under refs/evolv/proposals/ (every id is checked before any is dropped; a proposal with others stacked on it needs all_above, which drops those too) and records the drop in the audit log. Never touches the working tree, the index or a branch; a landed proposal can still be rolled back.",
             effect: Effect::Writes {
                 destructive: true,
                 idempotent: true,
@@ -120,7 +120,7 @@ fn defs() -> Vec<Def> {
         Def {
             name: "rollback",
             title: "Roll back an applied proposal",
-            description: "Undoes what apply_edit landed with a new commit on the current branch (git_revert: a revert commit; file_backup: the changed files restored from before the apply; manual: changes nothing and returns the plan's steps). Updates only those files in the working tree and index, and refuses if they have uncommitted changes. On a protected branch the user is asked to confirm when the client supports it.",
+            description: "Undoes what apply_edit landed with a new commit on the current branch (git_revert: a revert commit; file_backup: the changed files restored from before the apply; manual: changes nothing and returns the plan's steps). A file_backup rollback over later commits that changed the same files is refused (`later_changes`) unless force, which undoes those commits' changes to them too. Updates only those files in the working tree and index, and refuses if they have uncommitted changes. On a protected branch the user is asked to confirm when the client supports it.",
             effect: Effect::Writes {
                 destructive: true,
                 idempotent: false,

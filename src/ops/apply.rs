@@ -3,11 +3,12 @@
 //! fast-forward. One or several proposals; several either one after another
 //! (stopping at the first failure) or as a batch (all or nothing).
 
-use git2::{Commit, MergeOptions, Oid, Repository, Tree};
+use git2::{Commit, MergeOptions, Oid, Tree};
 use serde::Serialize;
 
 use super::plan::{self, PlanSource};
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::config::{Config, WorktreeMode};
 use crate::git::{self, ChangedPath, Head};
 use crate::landing::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
@@ -111,25 +112,8 @@ struct Settings {
 /// Applies the requested proposals. A failure before anything landed is an
 /// `Err`; a failure after earlier proposals landed is reported in the
 /// `ApplyReport` beside what landed. Every failure is audited.
-pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
-    if req.patch_ids.is_empty() {
-        return Err(Error::invalid(
-            "no patch id given",
-            "pass one or more ids from `git evolv list`",
-        ));
-    }
-    let mut proposals = Vec::new();
-    // A stacked proposal brings the pending ones below it, as one batch (#13).
-    let (ids, stacked) = super::stack::expand(repo, &req.patch_ids)?;
-    for id in &ids {
-        if proposals.iter().any(|p: &Proposal| &p.id == id) {
-            return Err(Error::invalid(
-                format!("patch '{id}' is named twice"),
-                "name each proposal once",
-            ));
-        }
-        proposals.push(proposals::load(repo, id)?);
-    }
+pub fn apply(repo: &Repo, req: &ApplyRequest) -> Result<ApplyReport> {
+    let (proposals, stacked) = load_proposals(repo, &req.patch_ids)?;
     let mut settings = settings(repo, req)?;
     settings.batch |= stacked;
     git::ensure_no_operation_in_progress(repo)?;
@@ -155,13 +139,7 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         }) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
-                for p in group {
-                    let mut record = AuditRecord::failure(AuditAction::Apply, &p.id, &e);
-                    record.plan = settings.plan.clone();
-                    record.dry_run = settings.dry_run;
-                    record.batch = settings.batch;
-                    let _ = audit::log(repo, &record);
-                }
+                audit_failure(repo, group, &settings, &e);
                 if report.results.is_empty() {
                     return Err(e);
                 }
@@ -172,6 +150,42 @@ pub fn apply(repo: &Repository, req: &ApplyRequest) -> Result<ApplyReport> {
         }
     }
     Ok(report)
+}
+
+/// The proposals `ids` name, in order, with the pending ones below a
+/// stacked proposal (#13); `true` when stacking added any (they land as
+/// one batch).
+fn load_proposals(repo: &Repo, ids: &[String]) -> Result<(Vec<Proposal>, bool)> {
+    if ids.is_empty() {
+        return Err(Error::invalid(
+            "no patch id given",
+            "pass one or more ids from `git evolv list`",
+        ));
+    }
+    let (ids, stacked) = super::stack::expand(repo, ids)?;
+    let mut proposals: Vec<Proposal> = Vec::new();
+    for id in &ids {
+        if proposals.iter().any(|p| &p.id == id) {
+            return Err(Error::invalid(
+                format!("patch '{id}' is named twice"),
+                "name each proposal once",
+            ));
+        }
+        proposals.push(proposals::load(repo, id)?);
+    }
+    Ok((proposals, stacked))
+}
+
+/// Audits the failure `e` of each proposal of `group` (best effort: the
+/// failure itself is what the caller reports).
+fn audit_failure(repo: &Repo, group: &[Proposal], s: &Settings, e: &Error) {
+    for p in group {
+        let mut record = AuditRecord::failure(AuditAction::Apply, &p.id, e);
+        record.plan = s.plan.clone();
+        record.dry_run = s.dry_run;
+        record.batch = s.batch;
+        let _ = audit::log(repo, &record);
+    }
 }
 
 /// What an apply of `req` would run, computed without running anything:
@@ -187,7 +201,7 @@ pub struct ApplyPreview {
 }
 
 /// The commands and mode an apply of `req` would run with.
-pub fn preview(repo: &Repository, req: &ApplyRequest) -> Result<ApplyPreview> {
+pub fn preview(repo: &Repo, req: &ApplyRequest) -> Result<ApplyPreview> {
     let s = settings(repo, req)?;
     let mut commands = Vec::new();
     if let Some(p) = &s.plan {
@@ -204,7 +218,7 @@ pub fn preview(repo: &Repository, req: &ApplyRequest) -> Result<ApplyPreview> {
     })
 }
 
-fn settings(repo: &Repository, req: &ApplyRequest) -> Result<Settings> {
+fn settings(repo: &Repo, req: &ApplyRequest) -> Result<Settings> {
     let config = Config::for_git_dir(repo.path())?;
     let plan = plan::resolve(repo, &config, req.plan.as_ref())?;
     let requested = match req.timeout_secs {
@@ -277,16 +291,26 @@ struct Built<'p, 'r> {
 /// is identical to the validated tree in every file the proposals touch.
 /// Otherwise the apply starts over and validates again.
 fn apply_group(
-    repo: &Repository,
+    repo: &Repo,
     proposals: &[Proposal],
     s: &Settings,
     start: &Head,
 ) -> Result<Vec<ApplyOutcome>> {
     let budget = Budget::starting_now(s.timeout_secs).limited_by(s.timeout_source);
     land::ensure_on_branch(repo, start)?;
+    refuse_applied(repo, proposals)?;
+    let committer = git::committer(repo)?;
+    if validates(s) {
+        land_validated(repo, proposals, s, start, &committer, budget)
+    } else {
+        land_unvalidated(repo, proposals, s, &committer)
+    }
+}
+
+/// Applied means still on the branch: a landing `git reset` took away can
+/// be applied again (#16 item 6).
+fn refuse_applied(repo: &Repo, proposals: &[Proposal]) -> Result<()> {
     for p in proposals {
-        // Applied means still on the branch: a landing `git reset` took
-        // away can be applied again (#16 item 6).
         if let Some(landed) = super::rollback::landed_commit(repo, &p.id) {
             return Err(Error::AlreadyApplied {
                 patch_id: p.id.to_string(),
@@ -294,39 +318,41 @@ fn apply_group(
             });
         }
     }
-    let committer = git::committer(repo)?;
-    if !validates(s) {
-        if s.dry_run {
-            let built = build(repo, proposals, s, &committer)?;
-            land::check_clean(
-                repo,
-                &built.head,
-                &built.head_tree,
-                &built.new_tree,
-                &built.changed,
-            )?;
-            return conclude(repo, s, built, None, None, Vec::new());
-        }
-        let turn = land::take_turn(repo)?;
-        let built = build(repo, proposals, s, &committer)?;
-        land::check_clean_in_turn(
-            &turn,
-            repo,
-            &built.head,
-            &built.head_tree,
-            &built.new_tree,
-            &built.changed,
-        )?;
-        return conclude(repo, s, built, Some(turn), None, Vec::new());
-    }
-    let built = build(repo, proposals, s, &committer)?;
-    land::check_clean(
-        repo,
-        &built.head,
-        &built.head_tree,
-        &built.new_tree,
-        &built.changed,
-    )?;
+    Ok(())
+}
+
+/// Nothing to validate: replays and lands in one turn (a dry run takes
+/// none, and only checks).
+fn land_unvalidated(
+    repo: &Repo,
+    proposals: &[Proposal],
+    s: &Settings,
+    committer: &git2::Signature<'_>,
+) -> Result<Vec<ApplyOutcome>> {
+    let turn = if s.dry_run {
+        None
+    } else {
+        Some(land::take_turn(repo)?)
+    };
+    let built = build(repo, proposals, s, committer)?;
+    check_clean(repo, turn.as_ref(), &built)?;
+    conclude(repo, s, built, turn, None, Vec::new())
+}
+
+/// Replays and validates outside the turn, then lands in it what was
+/// validated (or a replay onto a moved branch identical to it in every
+/// file the proposals touch; anything else is a `ConcurrentUpdate`, which
+/// the caller retries with a new validation).
+fn land_validated(
+    repo: &Repo,
+    proposals: &[Proposal],
+    s: &Settings,
+    start: &Head,
+    committer: &git2::Signature<'_>,
+    budget: Budget,
+) -> Result<Vec<ApplyOutcome>> {
+    let built = build(repo, proposals, s, committer)?;
+    check_clean(repo, None, &built)?;
     let (worktree_path, reports) =
         validate_in_worktree(repo, s, built.head.commit, built.new, budget)?;
     budget.check("the landing", &reports)?;
@@ -341,7 +367,7 @@ fn apply_group(
         return conclude(repo, s, built, Some(turn), worktree_path, reports);
     }
     // The branch moved while the validation ran: replay onto its new head.
-    let replayed = build(repo, proposals, s, &committer)?;
+    let replayed = build(repo, proposals, s, committer)?;
     if same_in_touched_files(proposals, &built.new_tree, &replayed.new_tree) {
         return conclude(repo, s, replayed, Some(turn), worktree_path, reports);
     }
@@ -351,6 +377,19 @@ fn apply_group(
         what: built.head.ref_name().to_string(),
         expected: built.head.commit.to_string(),
     })
+}
+
+/// The paths `built` changes hold no uncommitted work (see
+/// `land::check_clean`).
+fn check_clean(repo: &Repo, turn: Option<&land::Turn>, built: &Built<'_, '_>) -> Result<()> {
+    land::check_clean(
+        repo,
+        turn,
+        &built.head,
+        &built.head_tree,
+        &built.new_tree,
+        &built.changed,
+    )
 }
 
 fn validates(s: &Settings) -> bool {
@@ -377,7 +416,7 @@ fn same_in_touched_files(proposals: &[Proposal], a: &Tree<'_>, b: &Tree<'_>) -> 
 /// Replays `proposals` onto the branch head as it is now and checks the
 /// result against the plan's limits.
 fn build<'p, 'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     proposals: &'p [Proposal],
     s: &Settings,
     committer: &git2::Signature<'_>,
@@ -387,10 +426,44 @@ fn build<'p, 'r>(
     land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
-
-    let mut steps: Vec<Step<'_>> = Vec::new();
-    let mut tip = head_commit.clone();
     crate::crashpoint!("before-objects");
+    let (steps, tip) = replay_all(repo, proposals, s, committer, head_commit)?;
+    crate::crashpoint!("after-objects");
+    let new = tip.id();
+    let new_tree = tip.tree()?;
+    // One step's changes are the whole landing's: no second tree walk.
+    let (changed, (added, removed)) = match &steps[..] {
+        [only] => (only.changed.clone(), only.lines),
+        _ => {
+            let changed = git::changed_paths(repo, &head_tree, &new_tree)?;
+            let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+            let lines = git::line_stats(repo, &head_tree, &new_tree, &paths)?;
+            (changed, lines)
+        }
+    };
+    if let Some(plan) = &s.plan {
+        check_limits(plan, changed.len(), added + removed)?;
+    }
+    Ok(Built {
+        head,
+        head_tree,
+        steps,
+        new,
+        new_tree,
+        changed,
+    })
+}
+
+/// Replays `proposals` one after another onto `tip`, each one's commit the
+/// next one's parent; returns the steps and the last commit.
+fn replay_all<'p, 'r>(
+    repo: &'r Repo,
+    proposals: &'p [Proposal],
+    s: &Settings,
+    committer: &git2::Signature<'_>,
+    mut tip: Commit<'r>,
+) -> Result<(Vec<Step<'p>>, Commit<'r>)> {
+    let mut steps: Vec<Step<'_>> = Vec::new();
     for p in proposals {
         let tip_tree = tip.tree()?;
         let against = match steps.last() {
@@ -410,14 +483,8 @@ fn build<'p, 'r>(
         let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
         let lines = git::line_stats(repo, &tip_tree, &tree, &paths)?;
         let author = repo.find_commit(p.commit)?.author().to_owned();
-        let oid = git::commit::create(
-            repo,
-            &author,
-            committer,
-            &message(p, s.plan.as_ref()),
-            &tree,
-            &[&tip],
-        )?;
+        let message = message(p, s.plan.as_ref());
+        let oid = git::commit::create(repo, &author, committer, &message, &tree, &[&tip])?;
         let parent = tip.id();
         tip = repo.find_commit(oid)?;
         steps.push(Step {
@@ -428,41 +495,60 @@ fn build<'p, 'r>(
             lines,
         });
     }
-    crate::crashpoint!("after-objects");
-    let new = tip.id();
-    let new_tree = tip.tree()?;
-    // One step's changes are the whole landing's: no second tree walk.
-    let changed = match &steps[..] {
-        [only] => only.changed.clone(),
-        _ => git::changed_paths(repo, &head_tree, &new_tree)?,
-    };
-    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
-    let (lines_added, lines_removed) = match &steps[..] {
-        [only] => only.lines,
-        _ => git::line_stats(repo, &head_tree, &new_tree, &paths)?,
-    };
-    if let Some(plan) = &s.plan {
-        check_limits(plan, changed.len(), lines_added + lines_removed)?;
-    }
-    Ok(Built {
-        head,
-        head_tree,
-        steps,
-        new,
-        new_tree,
-        changed,
-    })
+    Ok((steps, tip))
+}
+
+/// What a validation produced, for the outcomes.
+struct Validated {
+    worktree_path: Option<String>,
+    reports: Vec<CommandReport>,
 }
 
 /// Lands `built` (or, in a dry run, records what would land) and reports
 /// each proposal's outcome.
 fn conclude(
-    repo: &Repository,
+    repo: &Repo,
     s: &Settings,
     built: Built<'_, '_>,
     turn: Option<land::Turn>,
     worktree_path: Option<String>,
     reports: Vec<CommandReport>,
+) -> Result<Vec<ApplyOutcome>> {
+    let validated = Validated {
+        worktree_path,
+        reports,
+    };
+    match turn.filter(|_| !s.dry_run) {
+        Some(turn) => land_built(repo, s, built, turn, &validated),
+        None => built
+            .steps
+            .iter()
+            .map(|step| {
+                let logged = audit::log(repo, &record(s, &built.head, step))?;
+                let warnings = logged.deferred().cloned().into_iter().collect();
+                Ok(outcome(
+                    s,
+                    &built.head,
+                    step,
+                    &validated,
+                    logged.id(),
+                    warnings,
+                ))
+            })
+            .collect(),
+    }
+}
+
+/// Moves the branch to `built.new` in `turn`, with the bookkeeping
+/// journalled alongside (so recovery finishes it), and finishes the
+/// landing; a failure after the branch moved is undone by the plan's
+/// strategy.
+fn land_built(
+    repo: &Repo,
+    s: &Settings,
+    built: Built<'_, '_>,
+    turn: land::Turn,
+    validated: &Validated,
 ) -> Result<Vec<ApplyOutcome>> {
     let Built {
         head,
@@ -471,52 +557,8 @@ fn conclude(
         changed,
         ..
     } = built;
-    let outcome = |step: &Step<'_>, audit_id: String, warnings: Vec<Deferred>| ApplyOutcome {
-        patch_id: step.proposal.id.to_string(),
-        commit: step.commit.to_string(),
-        // Its real parent: in a batch, the commit of the patch before it.
-        previous_head: step.parent.to_string(),
-        branch: head.display_name().to_string(),
-        modified_files: step.paths(),
-        worktree_path: worktree_path.clone(),
-        audit_log_id: audit_id,
-        validation: reports.clone(),
-        dry_run: s.dry_run,
-        batch: s.batch,
-        lines_added: step.lines.0,
-        lines_removed: step.lines.1,
-        plan: s.plan.clone(),
-        warnings,
-    };
-    let record = |step: &Step<'_>| {
-        let mut r = AuditRecord::new(AuditAction::Apply, &step.proposal.id, true);
-        r.branch = Some(head.ref_name().to_string());
-        r.commit = Some(step.commit.to_string());
-        r.previous_head = Some(step.parent.to_string());
-        r.files = step.paths();
-        r.plan = s.plan.clone();
-        r.dry_run = s.dry_run;
-        r.batch = s.batch;
-        r
-    };
-
-    let Some(turn) = turn.filter(|_| !s.dry_run) else {
-        return steps
-            .iter()
-            .map(|step| {
-                let logged = audit::log(repo, &record(step))?;
-                Ok(outcome(
-                    step,
-                    logged.id(),
-                    logged.deferred().cloned().into_iter().collect(),
-                ))
-            })
-            .collect();
-    };
-
     let ids: Vec<&str> = steps.iter().map(|st| st.proposal.id.as_str()).collect();
     let reflog = format!("evolv: apply {}", ids.join(" "));
-    // The bookkeeping is journalled with the landing, so recovery finishes it.
     let mut epilogue = Epilogue::default();
     for step in &steps {
         let id = &step.proposal.id;
@@ -527,7 +569,7 @@ fn conclude(
         {
             epilogue.set(proposals::backup_ref(id), head.commit);
         }
-        epilogue.audit.push(record(step));
+        epilogue.audit.push(record(s, &head, step));
     }
     let landing = land::move_branch_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
     let finish = || -> Result<Vec<ApplyOutcome>> {
@@ -537,10 +579,54 @@ fn conclude(
         Ok(steps
             .iter()
             .enumerate()
-            .map(|(i, step)| outcome(step, finished.audit_id(i), warnings.clone()))
+            .map(|(i, step)| {
+                let id = finished.audit_id(i);
+                outcome(s, &head, step, validated, id, warnings.clone())
+            })
             .collect())
     };
     finish().map_err(|cause| undo_after_move(repo, s, &head, new, &landing, &ids, cause))
+}
+
+/// One proposal's outcome.
+fn outcome(
+    s: &Settings,
+    head: &Head,
+    step: &Step<'_>,
+    validated: &Validated,
+    audit_id: String,
+    warnings: Vec<Deferred>,
+) -> ApplyOutcome {
+    ApplyOutcome {
+        patch_id: step.proposal.id.to_string(),
+        commit: step.commit.to_string(),
+        // Its real parent: in a batch, the commit of the patch before it.
+        previous_head: step.parent.to_string(),
+        branch: head.display_name().to_string(),
+        modified_files: step.paths(),
+        worktree_path: validated.worktree_path.clone(),
+        audit_log_id: audit_id,
+        validation: validated.reports.clone(),
+        dry_run: s.dry_run,
+        batch: s.batch,
+        lines_added: step.lines.0,
+        lines_removed: step.lines.1,
+        plan: s.plan.clone(),
+        warnings,
+    }
+}
+
+/// One proposal's audit record of a successful apply.
+fn record(s: &Settings, head: &Head, step: &Step<'_>) -> AuditRecord {
+    let mut r = AuditRecord::new(AuditAction::Apply, &step.proposal.id, true);
+    r.branch = Some(head.ref_name().to_string());
+    r.commit = Some(step.commit.to_string());
+    r.previous_head = Some(step.parent.to_string());
+    r.files = step.paths();
+    r.plan = s.plan.clone();
+    r.dry_run = s.dry_run;
+    r.batch = s.batch;
+    r
 }
 
 /// A landed commit's message: the proposal's summary and trailers naming
@@ -573,7 +659,7 @@ fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> 
 /// Runs the plan's pre-conditions at the head, then the validation commands
 /// and the plan's expected outcomes at the new commit, in one worktree.
 fn validate_in_worktree(
-    repo: &Repository,
+    repo: &Repo,
     s: &Settings,
     head: Oid,
     new: Oid,
@@ -641,9 +727,8 @@ fn signalled_or(e: Error) -> Error {
 /// `git_revert` and `file_backup` both put a commit restoring the old head's
 /// content on top (they differ in its message); `manual` leaves the branch
 /// and names the plan's steps.
-#[allow(clippy::too_many_arguments)]
 fn undo_after_move(
-    repo: &Repository,
+    repo: &Repo,
     s: &Settings,
     head: &Head,
     new: Oid,
@@ -667,21 +752,7 @@ fn undo_after_move(
                 "the branch stays at {new}; the plan's rollback is manual: {steps}"
             ));
         }
-        let sig = git::committer(repo)?;
-        let old_tree = repo.find_commit(head.commit)?.tree()?;
-        let new_commit = repo.find_commit(new)?;
-        let msg = match strategy {
-            RollbackStrategy::FileBackup => format!(
-                "revert: restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
-                ids.join(", "),
-                head.commit
-            ),
-            _ => format!(
-                "Revert \"{}\"\n\nThis reverts commit {new}: the landing failed: {cause}\n",
-                new_commit.summary().unwrap_or_default()
-            ),
-        };
-        let undo = git::commit::create(repo, &sig, &sig, &msg, &old_tree, &[&new_commit])?;
+        let undo = undo_commit(repo, strategy, head, new, ids, &cause)?;
         landing.retarget(repo, undo)?;
         Ok(format!(
             "the branch was moved on to {undo} ({}), which restores {}",
@@ -697,10 +768,37 @@ fn undo_after_move(
     }
 }
 
+/// The commit on top of `new` that restores `head`'s content, its message
+/// by `strategy` (`file_backup` or `git_revert`).
+fn undo_commit(
+    repo: &Repo,
+    strategy: RollbackStrategy,
+    head: &Head,
+    new: Oid,
+    ids: &[&str],
+    cause: &Error,
+) -> Result<Oid> {
+    let sig = git::committer(repo)?;
+    let old_tree = repo.find_commit(head.commit)?.tree()?;
+    let new_commit = repo.find_commit(new)?;
+    let msg = match strategy {
+        RollbackStrategy::FileBackup => format!(
+            "revert: restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
+            ids.join(", "),
+            head.commit
+        ),
+        _ => format!(
+            "Revert \"{}\"\n\nThis reverts commit {new}: the landing failed: {cause}\n",
+            new_commit.summary().unwrap_or_default()
+        ),
+    };
+    git::commit::create(repo, &sig, &sig, &msg, &old_tree, &[&new_commit])
+}
+
 /// The tree a proposal gets on `tip`: P's tree when `tip` is P's base, else
 /// a three-way merge of base → tip and base → P.
 fn replay<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     proposal: &Proposal,
     tip: &Commit<'_>,
     tip_tree: &Tree<'_>,

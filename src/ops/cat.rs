@@ -1,10 +1,10 @@
 //! cat: a file as it is in a proposal's tree (or HEAD's), so locators can
 //! be computed from what the proposal will contain.
 
-use git2::Repository;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::store::proposals;
 
 /// Which file of which tree, and which lines.
@@ -39,7 +39,7 @@ pub struct CatOutcome {
 }
 
 /// Reads `path` from the proposal's tree.
-pub fn cat(repo: &Repository, req: &CatRequest) -> Result<CatOutcome> {
+pub fn cat(repo: &Repo, req: &CatRequest) -> Result<CatOutcome> {
     let commit = if req.patch_id == "HEAD" {
         crate::git::head(repo)?.commit
     } else {
@@ -73,8 +73,9 @@ pub fn cat(repo: &Repository, req: &CatRequest) -> Result<CatOutcome> {
         None => (usize::from(total > 0), total, all.to_vec()),
         Some((a, b)) => {
             if a == 0 || b < a {
-                return Err(Error::invalid(
-                    format!("--lines {a}:{b} is not a range of lines"),
+                return Err(Error::invalid_field(
+                    "lines",
+                    format!("lines {a}:{b} is not a range of lines"),
                     "give A:B with 1 <= A <= B",
                 ));
             }

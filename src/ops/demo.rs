@@ -6,6 +6,7 @@ use std::path::Path;
 use git2::{Repository, RepositoryInitOptions};
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 
 /// The demo's files: path, content, executable.
 pub const DEMO_FILES: &[(&str, &str, bool)] = &[
@@ -36,7 +37,7 @@ pub const DEMO_VALIDATION: &str = "./check.sh";
 
 /// Creates a repository in `dir` holding the demo files in one commit, with
 /// a repository-local identity so the demo needs no global git config.
-pub fn create_repo(dir: &Path) -> Result<Repository> {
+pub fn create_repo(dir: &Path) -> Result<Repo> {
     let mut opts = RepositoryInitOptions::new();
     opts.initial_head("main");
     let repo = Repository::init_opts(dir, &opts)?;
@@ -63,5 +64,5 @@ pub fn create_repo(dir: &Path) -> Result<Repository> {
     let sig = crate::clock::signature("git-evolv demo", "demo@git-evolv.invalid")?;
     repo.commit(Some("HEAD"), &sig, &sig, "Initial commit", &tree, &[])?;
     drop(tree);
-    Ok(repo)
+    Repo::new(repo)
 }

@@ -1,10 +1,10 @@
 //! drop and gc: remove proposals (on request only) and warm worktrees.
 
-use git2::Repository;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
+use crate::git::Repo;
 use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::proposals;
 use crate::worktree;
@@ -46,13 +46,13 @@ pub struct DropOutcome {
 /// A dropped proposal leaves nothing under `refs/evolv`: its `applied` and
 /// `backup` markers go too (#16 item 20); what it landed stays in history,
 /// where `git revert` can still undo it.
-pub fn drop(repo: &Repository, ids: &[String]) -> Result<DropOutcome> {
+pub fn drop(repo: &Repo, ids: &[String]) -> Result<DropOutcome> {
     drop_stacked(repo, ids, false)
 }
 
 /// `drop`: the named proposals, or with `all` every one (none at all is
 /// then not an error).
-pub fn drop_proposals(repo: &Repository, req: &DropRequest) -> Result<DropOutcome> {
+pub fn drop_proposals(repo: &Repo, req: &DropRequest) -> Result<DropOutcome> {
     if req.all {
         if !req.patch_ids.is_empty() {
             return Err(Error::invalid_field(
@@ -74,7 +74,7 @@ pub fn drop_proposals(repo: &Repository, req: &DropRequest) -> Result<DropOutcom
 
 /// Like `drop`; a proposal with others stacked on it is refused unless
 /// `all_above`, which drops those too (#13).
-pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Result<DropOutcome> {
+pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<DropOutcome> {
     if ids.is_empty() {
         return Err(Error::invalid_field(
             "patch_ids",
@@ -99,7 +99,7 @@ pub fn drop_stacked(repo: &Repository, ids: &[String], all_above: bool) -> Resul
 }
 
 /// Every proposal id, for `drop --all`.
-pub fn all_ids(repo: &Repository) -> Result<Vec<String>> {
+pub fn all_ids(repo: &Repo) -> Result<Vec<String>> {
     Ok(proposals::list(repo)?
         .into_iter()
         .map(|p| p.id.into())
@@ -115,7 +115,7 @@ pub struct GcOutcome {
 
 /// Drops proposals older than `older_than_days` (if given) and removes the
 /// idle warm worktrees (if `worktrees`).
-pub fn gc(repo: &Repository, req: &GcRequest) -> Result<GcOutcome> {
+pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
     let (older_than_days, worktrees) = (req.older_than_days, req.worktrees);
     if older_than_days.is_none() && !worktrees {
         return Err(Error::invalid_field(

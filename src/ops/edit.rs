@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use git2::{ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder};
+use git2::{ObjectType, Oid, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
 use crate::diff::hunks::{self, DiffBody};
@@ -16,7 +16,9 @@ use crate::edit::list::{CheckMode, Edit, EditList};
 use crate::edit::text::excerpt;
 use crate::error::{Error, Result};
 use crate::git;
+use crate::git::Repo;
 use crate::store::audit::{self, AuditAction, AuditRecord};
+use crate::store::file_records::{FileRecord, Span};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
 
@@ -108,11 +110,12 @@ impl EditOutcome {
 }
 
 /// Runs the edit list and stores the proposal.
-pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
+pub fn edit(repo: &Repo, req: &EditRequest) -> Result<EditOutcome> {
     if req.edits.is_empty() {
-        return Err(Error::invalid(
+        return Err(Error::invalid_field(
+            "edits",
             "the edit list has no edits",
-            "give at least one edit (--edits FILE, --file …, --delete, --rename)",
+            "give at least one edit",
         ));
     }
     let head = git::head(repo)?;
@@ -228,7 +231,7 @@ pub fn edit(repo: &Repository, req: &EditRequest) -> Result<EditOutcome> {
 /// Stores the proposal: metadata as `propose` writes it (operation
 /// "edits"), the parent the base (HEAD or the proposal below in a stack).
 fn store(
-    repo: &Repository,
+    repo: &Repo,
     o: &EditOutcome,
     tree: &Tree<'_>,
     base: &git2::Commit<'_>,
@@ -236,7 +239,10 @@ fn store(
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     let meta = ProposalMeta {
-        edit: EditMeta::Edits {},
+        edit: EditMeta::Edits {
+            files: o.files.iter().map(file_record).collect(),
+            validators: o.validators.clone(),
+        },
         scope: Vec::new(),
         created_at: proposals::now_secs(),
         files_scanned: o.statistics.edits,
@@ -248,6 +254,29 @@ fn store(
         onto: o.onto.clone(),
     };
     super::propose::store_proposal(repo, &o.summary, &meta, (&author, &committer), tree, base)
+}
+
+/// What is kept of a file's result with the proposal (the diff and the
+/// excerpt are the commit's; #12 item 2).
+fn file_record(f: &FileResult) -> FileRecord {
+    FileRecord {
+        path: f.path.clone(),
+        operation_type: match f.operation_type {
+            ChangeKind::Create => "create",
+            ChangeKind::Modify => "modify",
+            ChangeKind::Delete => "delete",
+            ChangeKind::Rename => "rename",
+        }
+        .to_string(),
+        from_path: f.from_path.clone(),
+        locator: f.locator.as_ref().map(|l| Span {
+            start_line: l.start_line,
+            start_col: l.start_col,
+            end_line: l.end_line,
+            end_col: l.end_col,
+        }),
+        warnings: f.warnings.clone(),
+    }
 }
 
 fn summary(req: &EditRequest, files: &[FileChange]) -> String {
@@ -285,11 +314,7 @@ fn summary(req: &EditRequest, files: &[FileChange]) -> String {
 
 /// The base entry of every path the list names (and rename targets):
 /// each looked up by path, its ancestors checked for symlinks and files.
-fn read_base(
-    repo: &Repository,
-    tree: &Tree<'_>,
-    edits: &[Edit],
-) -> Result<BTreeMap<String, BaseEntry>> {
+fn read_base(repo: &Repo, tree: &Tree<'_>, edits: &[Edit]) -> Result<BTreeMap<String, BaseEntry>> {
     let mut out = BTreeMap::new();
     let mut paths: Vec<&str> = Vec::new();
     for e in edits {
@@ -307,7 +332,7 @@ fn read_base(
     Ok(out)
 }
 
-fn base_entry(repo: &Repository, tree: &Tree<'_>, path: &str) -> Result<BaseEntry> {
+fn base_entry(repo: &Repo, tree: &Tree<'_>, path: &str) -> Result<BaseEntry> {
     let mut prefix = String::new();
     let parts: Vec<&str> = path.split('/').collect();
     for part in &parts[..parts.len() - 1] {
@@ -353,7 +378,7 @@ fn base_entry(repo: &Repository, tree: &Tree<'_>, path: &str) -> Result<BaseEntr
 
 /// Upserts and removes only the changed paths: libgit2 rewrites their
 /// ancestors and nothing else.
-fn build_tree<'r>(repo: &'r Repository, base: &Tree<'_>, files: &[FileChange]) -> Result<Tree<'r>> {
+fn build_tree<'r>(repo: &'r Repo, base: &Tree<'_>, files: &[FileChange]) -> Result<Tree<'r>> {
     let mut update = TreeUpdateBuilder::new();
     for f in files {
         if let Some(from) = &f.from {
@@ -457,7 +482,7 @@ fn locate(diff: &DiffBody, new: &[u8]) -> (Option<ResultLocator>, Option<String>
 
 /// Content failures on files with uncommitted changes get a hint that the
 /// edit was computed against HEAD, not the working tree.
-fn explain_working_tree(repo: &Repository, failures: &mut [EditFailure]) {
+fn explain_working_tree(repo: &Repo, failures: &mut [EditFailure]) {
     for f in failures.iter_mut() {
         if matches!(f.code, EditCode::InvalidInput | EditCode::ValidationFailed) {
             continue;

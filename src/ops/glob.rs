@@ -6,12 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use git2::Repository;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 
 /// What to list.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -62,14 +62,15 @@ fn matcher(pattern: &str) -> Result<GlobMatcher> {
 }
 
 /// Lists the matching files.
-pub fn glob(repo: &Repository, req: &GlobRequest) -> Result<GlobOutcome> {
+pub fn glob(repo: &Repo, req: &GlobRequest) -> Result<GlobOutcome> {
     let m = matcher(&req.pattern)?;
     let dir = match req.path.as_deref().map(|p| p.trim_end_matches('/')) {
         None | Some("") | Some(".") => None,
         Some(p) => {
             crate::edit::path::check_path(p).map_err(|why| {
-                Error::invalid(
-                    format!("--path {why}"),
+                Error::invalid_field(
+                    "path",
+                    format!("path {why}"),
                     "give a directory inside the repository",
                 )
             })?;
@@ -87,9 +88,10 @@ pub fn glob(repo: &Repository, req: &GlobRequest) -> Result<GlobOutcome> {
             None => root.to_path_buf(),
         };
         if !base.is_dir() {
-            return Err(Error::invalid(
+            return Err(Error::invalid_field(
+                "path",
                 format!(
-                    "--path {} is not a directory of the working tree",
+                    "path {} is not a directory of the working tree",
                     dir.unwrap_or_default()
                 ),
                 "give a directory relative to the top of the repository",
@@ -168,7 +170,7 @@ fn slash(p: &Path) -> String {
     s.to_string_lossy().replace('\\', "/")
 }
 
-fn tracked(repo: &Repository, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEntry>> {
+fn tracked(repo: &Repo, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEntry>> {
     let head = crate::git::head(repo)?;
     let tree = repo.find_commit(head.commit)?.tree()?;
     let tree = match dir {

@@ -1,13 +1,15 @@
 //! list, show and log: read-only views of proposals and the audit log.
 
-use git2::Repository;
 use serde::Serialize;
 
 use crate::error::Result;
 use crate::git;
+use crate::git::Repo;
 use crate::store::audit::{self, AuditEntry};
 use crate::store::comments::Comment;
+use crate::store::file_records::FileResult;
 use crate::store::proposals::{self, Proposal};
+use crate::validators::ValidatorReport;
 
 /// A proposal's state relative to the current HEAD.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
@@ -78,6 +80,12 @@ pub struct ShowOutcome {
     pub diff_bytes: Vec<u8>,
     /// Review comments (from the review page), oldest first.
     pub comments: Vec<Comment>,
+    /// Per changed file of an edit list (`propose --edits`): operation
+    /// type, locator, warnings and the validators that checked it, as
+    /// recorded at propose time. Empty for a replace, which records none.
+    pub files: Vec<FileResult>,
+    /// Every validator that ran at propose time (each names its files).
+    pub validators: Vec<ValidatorReport>,
 }
 
 /// `{"entries": [...]}`, newest first.
@@ -86,12 +94,7 @@ pub struct LogOutcome {
     pub entries: Vec<AuditEntry>,
 }
 
-fn summarise(
-    repo: &Repository,
-    p: &Proposal,
-    head: Option<git2::Oid>,
-    now: i64,
-) -> ProposalSummary {
+fn summarise(repo: &Repo, p: &Proposal, head: Option<git2::Oid>, now: i64) -> ProposalSummary {
     let applied = super::rollback::landed_commit(repo, &p.id);
     let status = if applied.is_some() {
         ProposalStatus::Applied
@@ -117,7 +120,7 @@ fn summarise(
     }
 }
 
-fn head_commit(repo: &Repository) -> Option<git2::Oid> {
+fn head_commit(repo: &Repo) -> Option<git2::Oid> {
     git::head(repo).ok().map(|h| h.commit)
 }
 
@@ -144,7 +147,7 @@ pub struct LogRequest {
 }
 
 /// Every proposal with its status.
-pub fn list(repo: &Repository) -> Result<ListOutcome> {
+pub fn list(repo: &Repo) -> Result<ListOutcome> {
     let head = head_commit(repo);
     let now = proposals::now_secs();
     let proposals = proposals::list(repo)?
@@ -155,7 +158,7 @@ pub fn list(repo: &Repository) -> Result<ListOutcome> {
 }
 
 /// One proposal and its diff against its base.
-pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
+pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
     let p = proposals::load(repo, patch_id)?;
     let commit = repo.find_commit(p.commit)?;
     let base_tree = repo.find_commit(p.base)?.tree()?;
@@ -182,11 +185,13 @@ pub fn show(repo: &Repository, patch_id: &str) -> Result<ShowOutcome> {
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,
         comments: super::review::comments(repo, patch_id)?,
+        files: super::review::file_results(&p.meta),
+        validators: super::review::validators(&p.meta).to_vec(),
     })
 }
 
 /// The audit log, newest first.
-pub fn log(repo: &Repository, limit: Option<usize>) -> Result<LogOutcome> {
+pub fn log(repo: &Repo, limit: Option<usize>) -> Result<LogOutcome> {
     Ok(LogOutcome {
         entries: audit::read_all(repo, limit)?,
     })

@@ -9,6 +9,7 @@ use git2::{Repository, Sort};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::config::Config;
 use crate::hooks::invocation::InProgress;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
@@ -101,11 +102,13 @@ impl LintOutcome {
 
 /// The repository around `dir`, if any (lint of a message works outside
 /// one). Honours `GIT_DIR`, which git sets for some hooks.
-pub fn discover(dir: &Path) -> Option<Repository> {
-    if std::env::var_os("GIT_DIR").is_some() {
-        return Repository::open_from_env().ok();
-    }
-    Repository::discover(dir).ok()
+pub fn discover(dir: &Path) -> Option<Repo> {
+    let repo = if std::env::var_os("GIT_DIR").is_some() {
+        Repository::open_from_env()
+    } else {
+        Repository::discover(dir)
+    };
+    repo.ok().map(Repo::new_any)
 }
 
 /// The lint settings from git config (`evolv.commit.*`, `core.commentChar`),
@@ -165,7 +168,7 @@ pub fn lint_config(git_config: &Config) -> Result<LintConfig> {
 /// if there is one. A range needs a repository; a message does not.
 pub fn run(dir: &Path, req: &LintRequest) -> Result<LintOutcome> {
     let repo = discover(dir);
-    let config = load_config(repo.as_ref())?;
+    let config = load_config(repo.as_deref())?;
     match (&req.message, &req.file, &req.range) {
         (None, None, Some(range)) => {
             let repo = repo.ok_or_else(|| Error::NotARepository {
@@ -191,7 +194,7 @@ pub fn run(dir: &Path, req: &LintRequest) -> Result<LintOutcome> {
 
 /// `lint` of a message read from stdin (shown as `<stdin>` in reports).
 pub fn run_stdin(dir: &Path, text: &str) -> Result<LintOutcome> {
-    let config = load_config(discover(dir).as_ref())?;
+    let config = load_config(discover(dir).as_deref())?;
     lint_message(
         &MessageSource::Text {
             name: "<stdin>".into(),
@@ -257,7 +260,7 @@ fn read_message(path: &Path) -> Result<String> {
 /// commits are skipped unless `include_merges`; so are authors matching
 /// `evolv.commit.ignoreAuthors`.
 pub fn lint_range(
-    repo: &Repository,
+    repo: &Repo,
     range: &str,
     include_merges: bool,
     config: &LintConfig,

@@ -26,7 +26,3 @@ pub mod stack;
 pub mod task;
 
 pub use session::Session;
-
-// The landing engine lives in `crate::landing`; these paths stay so code
-// written against `ops::land` keeps building.
-pub use crate::landing::{journal, land, stage};

@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use git2::Repository;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::config::Config;
 use crate::plan::ExecutionPlan;
 
@@ -71,7 +71,7 @@ pub fn check(source: &PlanSource) -> Result<CheckOutcome> {
 
 /// The plan an apply runs under: the explicit one, else `evolv.plan`.
 pub fn resolve(
-    repo: &Repository,
+    repo: &Repo,
     config: &Config,
     explicit: Option<&PlanSource>,
 ) -> Result<Option<ExecutionPlan>> {

@@ -5,7 +5,7 @@
 mod diff_out;
 mod scan;
 
-use git2::{Oid, Repository};
+use git2::Oid;
 use serde::Serialize;
 
 pub use diff_out::{JSON_DIFF_MAX, ProposedDiff};
@@ -13,7 +13,7 @@ use scan::Scan;
 
 use crate::edit::{Replacer, Scope};
 use crate::error::{Error, Result};
-use crate::git::{self, BlobEntry, FilePatcher, FileUpdate, NewObject};
+use crate::git::{self, BlobEntry, FilePatcher, FileUpdate, NewObject, Repo};
 use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
@@ -106,7 +106,7 @@ pub struct SkippedFile {
 }
 
 /// Runs the edit and stores the proposal.
-pub fn propose(repo: &Repository, req: &ProposeRequest) -> Result<ProposeOutcome> {
+pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
     let scope = Scope::new(&req.scope)?;
     let head = git::head(repo)?;
@@ -234,7 +234,7 @@ fn no_match(req: &ProposeRequest, scan: &Scan, files_scanned: usize) -> Error {
 /// attributes file outside the working tree, none tracked, none in their
 /// directories): the scan then writes each file's diff itself, exactly as
 /// libgit2's tree diff would print it. `None`: the tree diff does it.
-fn plain_diffs(repo: &Repository, files: &[BlobEntry]) -> Option<FilePatcher> {
+fn plain_diffs(repo: &Repo, files: &[BlobEntry]) -> Option<FilePatcher> {
     let patcher = FilePatcher::new(repo)?;
     let mut last_dir = None;
     for f in files {
@@ -254,7 +254,7 @@ fn plain_diffs(repo: &Repository, files: &[BlobEntry]) -> Option<FilePatcher> {
 /// Writes the changed files' blobs and the trees above them (one pack
 /// when there are many) and returns the new root tree.
 fn write_tree<'r>(
-    repo: &'r Repository,
+    repo: &'r git2::Repository,
     base_tree: &git2::Tree<'_>,
     scan: &Scan,
 ) -> Result<git2::Tree<'r>> {
@@ -281,7 +281,7 @@ fn write_tree<'r>(
 /// The diff of `paths` between two trees by libgit2 (which reads
 /// attributes), spooled as it is printed.
 fn spool_tree_diff(
-    repo: &Repository,
+    repo: &Repo,
     old: &git2::Tree<'_>,
     new: &git2::Tree<'_>,
     paths: &[String],
@@ -312,7 +312,7 @@ fn spool_tree_diff(
 /// proposals in the same second get different ids because the id comes
 /// from P's hash and P's message carries a per-call nonce.
 pub(crate) fn store_proposal(
-    repo: &Repository,
+    repo: &Repo,
     summary: &str,
     meta: &ProposalMeta,
     (author, committer): (&git2::Signature<'_>, &git2::Signature<'_>),
@@ -347,7 +347,7 @@ fn nonce() -> String {
 /// so git-evolv's own commits pass its own lint (#16 item 17). Git config
 /// `evolv.summaryTemplate` changes it: `{pattern}`, `{replacement}` and
 /// `{scope}` (` in a, b`, or nothing) are filled in.
-fn default_summary(repo: &Repository, req: &ProposeRequest) -> String {
+fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
     let short = |s: &str| {
         let s = s.replace('\n', "\\n");
         if s.chars().count() > 40 {
@@ -389,7 +389,7 @@ pub const DEFAULT_SUMMARY_TEMPLATE: &str =
 /// git does not treat it as text, so neither does the edit (#16 item 3).
 /// Returns how many. (A path `confine` refuses, or a name that is not
 /// UTF-8, was left out by the scan.)
-fn skip_not_text(repo: &Repository, scan: &mut Scan) -> Result<usize> {
+fn skip_not_text(repo: &Repo, scan: &mut Scan) -> Result<usize> {
     let paths: Vec<&str> = scan.changed.iter().map(|c| c.entry.path.as_str()).collect();
     let not_text = git::filters::not_text(repo, &paths)?;
     if not_text.is_empty() {
@@ -426,11 +426,7 @@ fn scope_label(scope: &[String]) -> String {
 /// starts with a literal directory (`src/d000/**`), only those subtrees
 /// are walked, as `git grep` prunes its walk by pathspec; the globs
 /// themselves still decide (the caller filters).
-fn blobs_in_scope(
-    repo: &Repository,
-    tree: &git2::Tree<'_>,
-    globs: &[String],
-) -> Result<Vec<BlobEntry>> {
+fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Result<Vec<BlobEntry>> {
     let mut prefixes: Vec<String> = Vec::new();
     for glob in globs {
         let g = glob.trim().trim_start_matches("./").trim_start_matches('/');

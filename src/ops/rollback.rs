@@ -5,11 +5,12 @@
 
 use std::path::Path;
 
-use git2::{Commit, Oid, Repository, Tree, build::TreeUpdateBuilder};
+use git2::{Commit, Oid, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git;
+use crate::git::Repo;
 use crate::landing::land;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditAction, AuditRecord};
@@ -56,12 +57,16 @@ pub struct RollbackOutcome {
 }
 
 /// Undoes the landed commit of `req.patch_id`.
-pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutcome> {
+pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     if !proposals::is_valid_id(patch_id) {
         return Err(Error::PatchNotFound(patch_id.to_string()));
     }
     git::ensure_no_operation_in_progress(repo)?;
+    // Its turn first, before the head is read: a rollback queues behind
+    // concurrent landings like an apply (issue 14 item 4) instead of
+    // replaying onto a head that moves under it and failing.
+    let turn = land::take_turn(repo)?;
     let Some(landed) = landed_commit(repo, patch_id) else {
         return Err(
             if git::ref_exists(repo, &proposals::proposal_ref(patch_id))
@@ -75,7 +80,7 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
             },
         );
     };
-    undo(repo, req, landed).inspect_err(|e| {
+    undo(repo, turn, req, landed).inspect_err(|e| {
         let _ = audit::log(
             repo,
             &AuditRecord::failure(AuditAction::Rollback, patch_id, e),
@@ -87,7 +92,7 @@ pub fn rollback(repo: &Repository, req: &RollbackRequest) -> Result<RollbackOutc
 /// `refs/evolv/applied/<id>` marker names a commit reachable from HEAD.
 /// A landing that `git reset` (or a branch switch) took off the branch is
 /// not applied there, and list, apply and rollback all say so (#16 item 6).
-pub fn landed_commit(repo: &Repository, id: &str) -> Option<Oid> {
+pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
     let landed = proposals::applied_commit(repo, id)?;
     let head = git::head(repo).ok()?.commit;
     let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
@@ -101,7 +106,12 @@ fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     serde_json::from_str(&json).ok()
 }
 
-fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<RollbackOutcome> {
+fn undo(
+    repo: &Repo,
+    turn: land::Turn,
+    req: &RollbackRequest,
+    landed: Oid,
+) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     let head = git::head(repo)?;
     let landed_commit = repo.find_commit(landed)?;
@@ -158,7 +168,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
         });
     }
     let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::check_clean(repo, &head, &head_tree, &tree, &changed)?;
+    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
@@ -174,7 +184,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
     epilogue.delete(proposals::backup_ref(patch_id));
     epilogue.audit.push(record);
     let reflog = format!("evolv: rollback {patch_id}");
-    let finished = land::land(repo, &head, new, &changed, &reflog, epilogue)?;
+    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
     outcome.audit_log_id = finished.audit_id(0);
     outcome.warnings.extend(finished.deferred);
     Ok(outcome)
@@ -184,7 +194,7 @@ fn undo(repo: &Repository, req: &RollbackRequest, landed: Oid) -> Result<Rollbac
 /// alike) that changed any file `landed` changed: a `file_backup` restore
 /// would silently undo their changes to those files (#16 item 14). Each as
 /// `<short id> <summary> (<paths>)`, oldest first.
-fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
+fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
     let files: std::collections::HashSet<String> =
         git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?
             .into_iter()
@@ -221,7 +231,7 @@ fn later_changes(repo: &Repository, landed: &Commit<'_>, head: Oid) -> Result<Ve
 
 /// `git_revert`: the inverse of the landed commit, three-way onto the head.
 fn revert<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     patch_id: &str,
     landed: &Commit<'_>,
     head: &Commit<'_>,
@@ -249,7 +259,7 @@ fn revert<'r>(
 /// else the landed commit's parent). Later edits to those files are undone
 /// too; that is what a file backup means.
 fn restore_from_backup<'r>(
-    repo: &'r Repository,
+    repo: &'r Repo,
     patch_id: &str,
     landed: &Commit<'_>,
     head_tree: &Tree<'_>,

@@ -12,8 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use git2::Repository;
-
 use super::apply::{self, ApplyReport, ApplyRequest};
 use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
 use super::inspect::{
@@ -23,10 +21,11 @@ use super::propose::{self, ProposeOutcome, ProposeRequest};
 use super::recover::{self, RecoverOutcome, RecoverRequest};
 use super::rollback::{self, RollbackOutcome, RollbackRequest};
 use crate::error::Result;
+use crate::git::Repo;
 
 /// An open repository, recovered and ready for use cases.
 pub struct Session {
-    repo: Repository,
+    repo: Repo,
     dir: PathBuf,
     recovered: Option<RecoverOutcome>,
 }
@@ -68,7 +67,7 @@ impl Session {
     }
 
     /// The repository, for use cases that take it directly.
-    pub fn repo(&self) -> &Repository {
+    pub fn repo(&self) -> &Repo {
         &self.repo
     }
 

@@ -3,15 +3,14 @@
 //! first, as one batch; dropping one with others on top needs
 //! `--all-above`.
 
-use git2::Repository;
-
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::store::proposals::{self, Proposal};
 
 /// The pending proposals `p` stands on, bottom first, `p` excluded. The
 /// chain stops at an applied or dropped proposal: its changes are on the
 /// branch already (or were given up), and apply replays the rest three-way.
-pub fn below(repo: &Repository, p: &Proposal) -> Result<Vec<Proposal>> {
+pub fn below(repo: &Repo, p: &Proposal) -> Result<Vec<Proposal>> {
     let mut chain = Vec::new();
     let mut next = p.meta.onto.clone();
     while let Some(id) = next {
@@ -39,7 +38,7 @@ pub fn below(repo: &Repository, p: &Proposal) -> Result<Vec<Proposal>> {
 }
 
 /// The ids of the pending proposals stacked on `id`, directly or not.
-pub fn above(all: &[Proposal], repo: &Repository, id: &str) -> Vec<String> {
+pub fn above(all: &[Proposal], repo: &Repo, id: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut frontier = vec![id.to_string()];
     while let Some(cur) = frontier.pop() {
@@ -58,7 +57,7 @@ pub fn above(all: &[Proposal], repo: &Repository, id: &str) -> Vec<String> {
 
 /// `ids` with the pending proposals below each put before it; the flag
 /// says whether any were added (the apply then runs as one batch).
-pub fn expand(repo: &Repository, ids: &[String]) -> Result<(Vec<String>, bool)> {
+pub fn expand(repo: &Repo, ids: &[String]) -> Result<(Vec<String>, bool)> {
     let mut out: Vec<String> = Vec::new();
     let mut added = false;
     for id in ids {
@@ -77,7 +76,7 @@ pub fn expand(repo: &Repository, ids: &[String]) -> Result<(Vec<String>, bool)> 
 
 /// The ids to drop for `ids`: refused when pending proposals stand on one
 /// of them and are not named, unless `all_above` adds them.
-pub fn drop_set(repo: &Repository, ids: &[String], all_above: bool) -> Result<Vec<String>> {
+pub fn drop_set(repo: &Repo, ids: &[String], all_above: bool) -> Result<Vec<String>> {
     let all = proposals::list(repo)?;
     let mut out = ids.to_vec();
     for id in ids {
@@ -89,13 +88,14 @@ pub fn drop_set(repo: &Repository, ids: &[String], all_above: bool) -> Result<Ve
             continue;
         }
         if !all_above {
-            return Err(Error::invalid(
+            return Err(Error::invalid_field(
+                "all_above",
                 format!(
                     "proposal '{id}' has {} proposal(s) stacked on it: {}",
                     missing.len(),
                     missing.join(", ")
                 ),
-                "drop them too with --all-above, or drop only the top of the stack",
+                "drop them too with all_above, or drop only the top of the stack",
             ));
         }
         for m in missing {

@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use git2::Repository;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorBody, Result};
+use crate::git::Repo;
 use crate::ops::apply::{self, ApplyReport, ApplyRequest};
 use crate::ops::plan::PlanSource;
 use crate::store::proposals::now_secs;
@@ -179,7 +179,7 @@ pub struct StartedTask {
     pub patch_ids: Vec<String>,
 }
 
-fn tasks_dir(repo: &Repository) -> PathBuf {
+fn tasks_dir(repo: &Repo) -> PathBuf {
     repo.commondir().join("evolv").join("tasks")
 }
 
@@ -190,7 +190,7 @@ fn is_valid_id(id: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-fn task_dir(repo: &Repository, id: &str) -> Result<PathBuf> {
+fn task_dir(repo: &Repo, id: &str) -> Result<PathBuf> {
     let dir = tasks_dir(repo).join(id);
     if !is_valid_id(id) || !dir.join("task.json").is_file() {
         return Err(Error::invalid(
@@ -307,7 +307,7 @@ fn outcome(dir: &Path, file: TaskFile) -> TaskOutcome {
 /// task run <id>` detached (its own process group, no terminal, stdout and
 /// stderr to the task's log). Returns at once. The proposals are checked
 /// first, so an unknown id fails here and not in the background.
-pub fn start(repo: &Repository, req: &TaskRequest) -> Result<StartedTask> {
+pub fn start(repo: &Repo, req: &TaskRequest) -> Result<StartedTask> {
     if req.patch_ids.is_empty() {
         return Err(Error::invalid(
             "no patch id given",
@@ -380,7 +380,7 @@ pub fn start(repo: &Repository, req: &TaskRequest) -> Result<StartedTask> {
 
 /// The body of `git evolv task run <id>`: runs the recorded apply, with a
 /// watcher that turns a cancellation request into the apply's cancel flag.
-pub fn run(repo: &Repository, id: &str) -> Result<TaskStatus> {
+pub fn run(repo: &Repo, id: &str) -> Result<TaskStatus> {
     let dir = task_dir(repo, id)?;
     let file = read_file(&dir)?;
     append_output(
@@ -481,7 +481,7 @@ fn describe_error(e: &Error) -> String {
 }
 
 /// A task's state and output now.
-pub fn status(repo: &Repository, id: &str) -> Result<TaskOutcome> {
+pub fn status(repo: &Repo, id: &str) -> Result<TaskOutcome> {
     let dir = task_dir(repo, id)?;
     let file = load(&dir)?;
     Ok(outcome(&dir, file))
@@ -490,7 +490,7 @@ pub fn status(repo: &Repository, id: &str) -> Result<TaskOutcome> {
 /// Polls until the task is done or `timeout` passes (then it is still
 /// `running`, with the output so far). `cancelled` stops the wait early.
 pub fn wait(
-    repo: &Repository,
+    repo: &Repo,
     id: &str,
     timeout: Duration,
     cancelled: &dyn Fn() -> bool,
@@ -507,7 +507,7 @@ pub fn wait(
 }
 
 /// Every task of the repository, newest first.
-pub fn list(repo: &Repository) -> Result<TaskListOutcome> {
+pub fn list(repo: &Repo) -> Result<TaskListOutcome> {
     let root = tasks_dir(repo);
     let mut tasks = Vec::new();
     if let Ok(entries) = fs::read_dir(&root) {
@@ -537,7 +537,7 @@ pub fn list(repo: &Repository) -> Result<TaskListOutcome> {
 /// Asks a running task to stop: its validation's process group is killed,
 /// the worktree cleaned, the branch left as it was. A task that already
 /// finished is reported as it is.
-pub fn cancel(repo: &Repository, id: &str, wait_for: Duration) -> Result<TaskOutcome> {
+pub fn cancel(repo: &Repo, id: &str, wait_for: Duration) -> Result<TaskOutcome> {
     let dir = task_dir(repo, id)?;
     if load(&dir)?.status.is_done() {
         return status(repo, id);

@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod comments;
+pub mod file_records;
 pub mod pending;
 pub mod proposals;
 pub mod trailers;

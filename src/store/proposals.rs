@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use super::{APPLIED_PREFIX, BACKUP_PREFIX, PROPOSALS_PREFIX};
 use crate::error::{Context, Error, Result};
 
+use super::file_records::FileRecord;
 use super::trailers::{self, METADATA as META_TRAILER};
+use crate::validators::ValidatorReport;
 
 /// What kind of edit a proposal holds, stored flat in its metadata JSON
 /// under `"operation"` (so proposals written before this enum existed,
@@ -23,7 +25,14 @@ pub enum EditMeta {
     },
     /// An edit list (`propose --edits`, #13). New fields go here with
     /// `#[serde(default)]`, so lists stored before them keep reading.
-    Edits {},
+    Edits {
+        /// What the list did to each changed file (#12 item 2).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<FileRecord>,
+        /// The validators that ran on the changed files at propose time.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        validators: Vec<ValidatorReport>,
+    },
     /// An operation this version does not know (written by a newer
     /// git-evolv, or by hand): the proposal still lists, shows and
     /// applies, since its commit is the patch.

@@ -7,7 +7,7 @@ mod builtin;
 mod command;
 
 use git2::Repository;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
@@ -20,7 +20,7 @@ pub struct ChangedFile<'a> {
 }
 
 /// What one validator said about some files.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct ValidatorReport {
     /// `json`, `notebook`, `toml`, `yaml`, or the configured name.
     pub name: String,

@@ -1,6 +1,7 @@
 //! The read side of the JSON API: the same `ops` outcomes the CLI renders,
-//! plus the per-file views the page draws. Work runs on blocking threads
-//! (libgit2 is synchronous).
+//! plus the per-file views the page draws (`ops::review`). Each request
+//! runs in a fresh `ops::Session` (recovery on open, the index released
+//! on drop) on a blocking thread (libgit2 is synchronous).
 
 use std::sync::Arc;
 
@@ -11,11 +12,10 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
-use super::view::{self, FileView, Hunk};
 use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::inspect::{self, ListRequest, ShowOutcome, ShowRequest};
-use crate::store::proposals;
+use crate::ops::review::{self, Hunk};
 
 /// The HTTP status of an error: the caller's mistake, a missing proposal,
 /// a "no" from the repository, or our failure.
@@ -64,46 +64,36 @@ pub struct ListView {
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Response {
     blocking(state, |s| {
-        let head = crate::git::head(s.repo()).ok();
+        let (branch, head) = review::head(s.repo()).unzip();
         Ok(ListView {
             list: s.list(&ListRequest {})?,
-            branch: head.as_ref().map(|h| h.display_name().to_string()),
-            head: head.map(|h| h.commit.to_string()),
+            branch,
+            head,
         })
     })
     .await
 }
 
-/// `GET /api/proposals/{id}`: `show`'s outcome (stack and comments
-/// included) and the file list.
+/// `GET /api/proposals/{id}`: `show`'s outcome (stack, comments and the
+/// per-file results included), the operation, metadata and changed files.
 #[derive(Debug, Serialize)]
 pub struct ProposalView {
     #[serde(flatten)]
     pub show: ShowOutcome,
-    pub operation: String,
-    /// The stored metadata, whole: whatever the engine recorded (locators,
-    /// warnings, validator results) is shown.
-    pub metadata: serde_json::Value,
-    pub files: Vec<FileView>,
+    #[serde(flatten)]
+    pub detail: review::Detail,
     /// The branch HEAD is on (what apply lands on).
     pub branch: Option<String>,
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     blocking(state, move |s| {
-        let show = s.show(&ShowRequest {
-            patch_id: id.clone(),
-        })?;
-        let repo = s.repo();
-        let p = proposals::load(repo, &id)?;
         Ok(ProposalView {
-            operation: p.meta.edit.operation().to_string(),
-            metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
-            files: view::files(repo, &p)?,
-            branch: crate::git::head(repo)
-                .ok()
-                .map(|h| h.display_name().to_string()),
-            show,
+            show: s.show(&ShowRequest {
+                patch_id: id.clone(),
+            })?,
+            detail: review::detail(s.repo(), &id)?,
+            branch: review::head(s.repo()).map(|(branch, _)| branch),
         })
     })
     .await
@@ -127,16 +117,9 @@ pub async fn file(
     Query(q): Query<FileQuery>,
 ) -> Response {
     blocking(state, move |s| {
-        let p = proposals::load(s.repo(), &id)?;
-        let hunks = view::hunks(s.repo(), &p, &q.path)?.ok_or_else(|| {
-            Error::invalid(
-                format!("'{}' is not a file of {id}", q.path),
-                "pick a path from the proposal's file list",
-            )
-        })?;
         Ok(FileHunks {
+            hunks: review::file_hunks(s.repo(), &id, &q.path)?,
             path: q.path,
-            hunks,
         })
     })
     .await

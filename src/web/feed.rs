@@ -132,8 +132,9 @@ impl Watcher {
     /// Takes a first snapshot (so existing refs are not reported as new),
     /// then polls every `interval`.
     pub fn start(dir: &Path, feed: Feed, interval: Duration) -> Result<Self> {
-        let repo = crate::git::open(dir)?;
-        let mut last = snapshot(&repo);
+        // Read-only and long-lived: the thread keeps its own session.
+        let session = crate::ops::Session::open_read_only(dir)?;
+        let mut last = snapshot(session.repo());
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         std::thread::Builder::new()
@@ -141,7 +142,7 @@ impl Watcher {
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
                     std::thread::sleep(interval);
-                    let now = snapshot(&repo);
+                    let now = snapshot(session.repo());
                     report(&feed, &last, &now);
                     last = now;
                 }

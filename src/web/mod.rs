@@ -9,7 +9,6 @@ mod api;
 mod assets;
 mod feed;
 mod security;
-mod view;
 
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -21,8 +20,6 @@ use axum::Router;
 use axum::routing::{get, post};
 
 use crate::error::{Error, Result};
-
-pub use view::{FileView, Hunk, Line, number};
 
 /// How `serve` listens.
 #[derive(Debug, Clone, Default)]
@@ -99,9 +96,9 @@ impl Bound {
 /// Binds 127.0.0.1 (never another address) for the repository at `dir`
 /// and starts watching its refs.
 pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
-    let repo = crate::git::open(dir)?;
-    let git_dir = repo.path().to_path_buf();
-    drop(repo);
+    // Opening a session also finishes a landing a killed process left
+    // behind, before the page shows anything.
+    let git_dir = crate::ops::Session::open(dir)?.repo().path().to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await

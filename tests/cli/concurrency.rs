@@ -97,3 +97,155 @@ fn concurrent_applies_land_whole_or_fail_cleanly() {
     assert!(!repo.path().join(".git/index.lock").exists());
     repo.assert_fsck();
 }
+
+/// Rollbacks wait for their turn in the landing queue like applies (issue
+/// 14 item 4): rolling back some landings while others land, every command
+/// succeeds, each rollback is one revert commit of its landing, and the
+/// tip holds exactly the changes still applied.
+#[test]
+fn rollbacks_queue_with_concurrent_applies_and_none_fails() {
+    const EACH: usize = 4;
+    let files: Vec<(String, String)> = (0..2 * EACH)
+        .map(|i| (format!("w{i}/file.txt"), format!("value {i}\n")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&refs);
+    let ids: Vec<String> = (0..2 * EACH)
+        .map(|i| {
+            repo.propose(
+                &format!("value {i}"),
+                &format!("changed {i}"),
+                &["--scope", &format!("w{i}/**")],
+            )
+        })
+        .collect();
+    for id in &ids[..EACH] {
+        repo.evolv(&["apply", id]).ok();
+    }
+    let base = repo.head();
+    let spawn = |args: [&str; 3]| {
+        let mut cmd: Command = sealed(BIN, repo.home());
+        cmd.args(args)
+            .current_dir(repo.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd.spawn().unwrap()
+    };
+    let children: Vec<_> = (0..EACH)
+        .flat_map(|i| {
+            [
+                (ids[i].clone(), spawn(["rollback", "--json", &ids[i]])),
+                (
+                    ids[EACH + i].clone(),
+                    spawn(["apply", "--json", &ids[EACH + i]]),
+                ),
+            ]
+        })
+        .collect();
+    for (id, child) in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{id}: no command may fail: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let new = repo.git(&["rev-list", "--first-parent", &format!("{base}..HEAD")]);
+    assert_eq!(new.lines().count(), 2 * EACH, "one commit each:\n{new}");
+    let reverts = repo.git(&["log", "--format=%s", &format!("{base}..HEAD")]);
+    assert_eq!(
+        reverts.lines().filter(|s| s.starts_with("Revert")).count(),
+        EACH,
+        "{reverts}"
+    );
+    for (i, id) in ids.iter().enumerate().take(2 * EACH) {
+        let want = if i < EACH { "value" } else { "changed" };
+        assert_eq!(
+            repo.read(&format!("w{i}/file.txt")),
+            format!("{want} {i}\n")
+        );
+        assert_eq!(
+            repo.rev(&format!("refs/evolv/applied/{id}")).is_some(),
+            i >= EACH
+        );
+    }
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+/// A validated apply whose branch is moved by someone else while its
+/// validation runs (the validation command itself commits to the branch,
+/// once): the proposal is replayed onto the new head, and validated again
+/// only when the replay differs from the validated tree in a file the
+/// proposal touches (README, "What was validated against what"). Returns
+/// the validation runs (the last line of `a.txt` each saw) and the outcome.
+fn apply_while_the_branch_moves(
+    moved_file: &str,
+    edit: &str,
+) -> (TestRepo, Vec<String>, serde_json::Value) {
+    let body = "alpha\n1\n2\n3\n4\n5\n6\nomega\n";
+    let repo = TestRepo::with_files(&[("a.txt", body), ("other.txt", "other\n")]);
+    let id = repo.propose("alpha", "ALPHA", &["--scope", "a.txt"]);
+    let runs = repo.home().join("runs");
+    let mark = repo.home().join("moved");
+    let cmd = format!(
+        "tail -n 1 a.txt >> '{runs}'; grep -q ALPHA a.txt || exit 1; \
+         if [ ! -e '{mark}' ]; then : > '{mark}'; cd '{repo}' && {edit} {moved_file} && \
+         git commit -qam 'moved meanwhile'; fi",
+        runs = runs.display(),
+        mark = mark.display(),
+        repo = repo.path().display(),
+    );
+    let run = repo.evolv(&["apply", "--json", &id, "--validate", &cmd]);
+    run.ok();
+    let seen = std::fs::read_to_string(&runs).unwrap();
+    let seen = seen.lines().map(str::to_string).collect();
+    let v = run.json();
+    (repo, seen, v)
+}
+
+#[test]
+fn a_head_moved_in_other_files_during_validation_lands_the_replay_without_revalidating() {
+    let (repo, runs, v) = apply_while_the_branch_moves("other.txt", "echo more >>");
+    assert_eq!(runs, ["omega"], "validated once");
+    let moved = repo.rev("HEAD~1").unwrap();
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s", "HEAD~1"]).trim(),
+        "moved meanwhile"
+    );
+    assert_eq!(
+        v["previous_head"],
+        moved.as_str(),
+        "replayed onto the moved head: {v}"
+    );
+    assert_eq!(repo.read("a.txt"), "ALPHA\n1\n2\n3\n4\n5\n6\nomega\n");
+    assert_eq!(repo.read("other.txt"), "other\nmore\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_head_moved_in_a_touched_file_during_validation_is_validated_again() {
+    let (repo, runs, v) = apply_while_the_branch_moves("a.txt", "sed -i s/omega/OMEGA/");
+    assert_eq!(
+        runs,
+        ["omega", "OMEGA"],
+        "validated again, on the replayed tree"
+    );
+    let moved = repo.rev("HEAD~1").unwrap();
+    assert_eq!(v["previous_head"], moved.as_str(), "{v}");
+    assert_eq!(v["validation"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(repo.read("a.txt"), "ALPHA\n1\n2\n3\n4\n5\n6\nOMEGA\n");
+    assert_eq!(
+        repo.git(&["rev-list", "--count", "HEAD"]).trim(),
+        "3",
+        "base, the moving commit, the landing"
+    );
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}

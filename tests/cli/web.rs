@@ -583,6 +583,43 @@ fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
     repo.assert_fsck();
 }
 
+/// Issue 12 item 4: "`git push` of the namespace shares them". Pushed
+/// to a bare remote and fetched into another clone, the proposal and its
+/// comments read back there.
+#[test]
+fn comments_travel_with_a_push_of_the_namespace() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let body = serde_json::json!({
+        "body": "shared with the team",
+        "locator": {"path": "backend/auth.go", "side": "old", "start_line": 2,
+                    "start_col": 1, "end_line": 2, "end_col": 5},
+        "quote": "func"
+    });
+    let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
+    assert_eq!(r.status, 201, "{}", r.body);
+    let remote = tempfile::tempdir().unwrap();
+    let url = remote.path().to_str().unwrap();
+    repo.git(&["init", "-q", "--bare", url]);
+    repo.git(&["push", "-q", url, "main", "refs/evolv/*:refs/evolv/*"]);
+
+    let other = TestRepo::empty();
+    other.git(&[
+        "fetch",
+        "-q",
+        url,
+        "refs/heads/main:refs/remotes/origin/main",
+        "refs/evolv/*:refs/evolv/*",
+    ]);
+    other.git(&["checkout", "-q", "-B", "main", "origin/main"]);
+    let shown = other.evolv(&["show", "--json", &id]);
+    let v = shown.ok().json();
+    assert_eq!(v["status"], "pending");
+    assert_eq!(v["comments"][0]["body"], "shared with the team");
+    assert_eq!(v["comments"][0]["locator"], body["locator"]);
+    other.assert_fsck();
+}
+
 #[test]
 fn apply_streams_its_validation_then_lands_as_the_cli_does() {
     let (repo, id) = repo_with_proposal();
@@ -635,7 +672,7 @@ fn the_proposal_view_gives_files_and_hunks_with_both_line_numbers() {
     let (repo, id) = repo_with_proposal();
     let server = Server::start(&repo);
     let view = server.get(&format!("/api/proposals/{id}")).json();
-    let files = view["files"].as_array().unwrap();
+    let files = view["diff_files"].as_array().unwrap();
     let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(
         paths,
@@ -658,6 +695,120 @@ fn the_proposal_view_gives_files_and_hunks_with_both_line_numbers() {
     let r = server.get("/api/proposals/patch_0_missing");
     assert_eq!(r.status, 404);
     assert_eq!(r.json()["error"]["code"], "patch_not_found");
+}
+
+/// Issue 12 item 2: "validator results per file". An edit list stored
+/// with `--check warn` keeps what each validator said about each file;
+/// `show --json` (CLI and the page's API alike) gives it back per file.
+#[test]
+fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
+    let repo = TestRepo::with_files(&[
+        ("c.json", "{\"a\": 1}\n"),
+        ("x.py", "x = 1\n"),
+        ("notes.txt", "keep\n"),
+    ]);
+    repo.git(&["config", "evolv.validator.py.glob", "*.py"]);
+    // Output with markup: it must reach the page as text (the browser
+    // suite checks the rendering).
+    repo.git(&[
+        "config",
+        "evolv.validator.py.command",
+        "echo '<b>py</b> says no to' {files}; exit 3",
+    ]);
+    let edits = r#"{"edits": [
+        {"op": "replace", "path": "c.json", "old": "1}", "new": "1"},
+        {"op": "replace", "path": "x.py", "old": "1", "new": "2"},
+        {"op": "replace", "path": "notes.txt", "old": "keep", "new": "kept"}
+    ]}"#;
+    repo.write("edits.json", edits);
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--check",
+        "warn",
+        "--edits",
+        "edits.json",
+    ]);
+    run.ok();
+    let id = run.json()["patch_id"].as_str().unwrap().to_string();
+    let proposed = run.json()["files"].clone();
+
+    let show = repo.evolv(&["show", "--json", &id]);
+    show.ok();
+    let shown = show.json();
+    let server = Server::start(&repo);
+    let view = server.get(&format!("/api/proposals/{id}")).json();
+    for v in [&shown, &view] {
+        let files = v["files"].as_array().unwrap();
+        let by_path = |p: &str| files.iter().find(|f| f["path"] == p).unwrap().clone();
+        let json = by_path("c.json");
+        assert_eq!(json["operation_type"], "modify");
+        assert_eq!(json["validators"][0]["name"], "json");
+        assert_eq!(json["validators"][0]["passed"], false);
+        let py = by_path("x.py");
+        assert_eq!(py["validators"][0]["name"], "py");
+        assert_eq!(py["validators"][0]["exit_code"], 3);
+        assert!(
+            py["validators"][0]["output"]
+                .as_str()
+                .unwrap()
+                .contains("<b>py</b> says no to x.py"),
+            "{py}"
+        );
+        assert_eq!(by_path("notes.txt")["validators"], serde_json::json!([]));
+        // What propose reported is what was stored: same locators.
+        for f in proposed.as_array().unwrap() {
+            let stored = by_path(f["path"].as_str().unwrap());
+            assert_eq!(stored["locator"], f["locator"], "{}", f["path"]);
+            assert_eq!(stored["validators"], f["validators"], "{}", f["path"]);
+        }
+        assert_eq!(v["validators"].as_array().unwrap().len(), 2);
+    }
+    assert_eq!(view["diff_files"].as_array().unwrap().len(), 3);
+    // People see it too, under the diff.
+    let human = repo.evolv(&["show", &id]);
+    human.ok();
+    assert!(
+        human.stdout.contains("validator json FAILED")
+            && human
+                .stdout
+                .contains("validator py FAILED: <b>py</b> says no to x.py"),
+        "{}",
+        human.stdout
+    );
+    // A replace records none: the field is there, empty.
+    let other = repo.propose("keep", "held", &[]);
+    let shown = repo.evolv(&["show", "--json", &other]).json();
+    assert_eq!(shown["files"], serde_json::json!([]));
+}
+
+/// Issue 10 for the web front end: every request opens an `ops::Session`,
+/// so a landing a killed CLI left half done is finished before the page
+/// is answered, as the next CLI command would.
+#[test]
+fn the_page_finishes_a_landing_a_killed_command_left_behind() {
+    let (repo, id) = repo_with_proposal();
+    let server = Server::start(&repo);
+    let run = repo.evolv_env(&["apply", &id], &[("GIT_EVOLV_CRASHPOINT", "after-cas")]);
+    assert_eq!(run.code, -1, "apply was not killed: {}", run.stderr);
+    let journal = repo.path().join(".git/evolv/journal");
+    assert!(journal.exists(), "the killed landing left its journal");
+    let list = server.get("/api/proposals");
+    assert!(!journal.exists(), "the request finished the landing");
+    assert_eq!(list.status, 200);
+    let p = &list.json()["proposals"][0];
+    assert_eq!(
+        (p["patch_id"].as_str(), p["status"].as_str()),
+        (Some(id.as_str()), Some("applied"))
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD"]),
+        repo.git(&["rev-parse", &format!("refs/evolv/applied/{id}")])
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let again = repo.evolv(&["recover", "--json"]);
+    assert_eq!(again.json()["action"], "nothing", "{}", again.stdout);
+    repo.assert_fsck();
 }
 
 #[test]

@@ -168,6 +168,11 @@ pub(super) fn scan_files(
         }
         drop(tx);
         let scan = editor.join().expect("the editing thread panicked");
+        if let (Ok(()), Ok(scan)) = (&read, &scan) {
+            // The last count is the total, so a listener sees the scan end.
+            let n = scan.changed.len();
+            progress::update(Task::Scan, total, Some(total), Some(format!("{n} matched")));
+        }
         read.and(scan)
     });
     progress::finish(Task::Scan);

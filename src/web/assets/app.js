@@ -212,7 +212,7 @@ async function renderProposal(id) {
   const files = document.getElementById("files");
   if (state.observer) state.observer.disconnect();
   state.observer = new IntersectionObserver(onVisible, { rootMargin: "800px 0px" });
-  data.files.forEach((f, i) => files.append(fileSection(f, i)));
+  data.diff_files.forEach((f, i) => files.append(fileSection(f, i)));
 }
 
 function fillHead(data) {
@@ -226,7 +226,7 @@ function fillHead(data) {
       h("span", { class: "badge op", text: data.operation }),
       h("span", {}, h("span", { class: "add", text: `+${data.lines_added}` }), " ",
         h("span", { class: "del", text: `-${data.lines_removed}` }),
-        ` in ${data.files.length} file(s)`),
+        ` in ${data.diff_files.length} file(s)`),
       h("span", { class: "muted mono", text: `base ${data.base.slice(0, 12)} → ${data.commit.slice(0, 12)}` }),
       data.stack.length > 1 ? h("span", {}, "stack: ", ...data.stack.flatMap((s, i) => [
         i ? " → " : "", s === data.patch_id ? h("strong", { class: "id", text: s })
@@ -258,8 +258,15 @@ function metaPanel(data) {
       text: typeof v === "string" ? v : JSON.stringify(v, null, 1) }));
   };
   add("operation", data.operation);
+  // Per-file results are drawn with their files; here only a summary.
   const shown = new Set(["operation", "created_at", "affected_files", "files_matched",
-    "lines_added", "lines_removed"]);
+    "lines_added", "lines_removed", "files", "validators"]);
+  const vs = data.validators || [];
+  if (vs.length) {
+    const failed = vs.filter((v) => !v.passed);
+    add("validators", vs.map((v) => `${v.name} ${v.passed ? "passed" : "FAILED"}`).join(", "),
+      failed.length ? "warn" : "");
+  }
   for (const [k, v] of Object.entries(m)) {
     if (shown.has(k)) continue;
     add(k.replace(/_/g, " "), v, /warn/.test(k) ? "warn" : "");
@@ -329,6 +336,7 @@ function fileSection(f, i) {
       h("span", {}, h("span", { class: "add", text: `+${f.lines_added}` }), " ",
         h("span", { class: "del", text: `-${f.lines_removed}` })),
       h("label", {}, viewed, " Viewed")),
+    fileResults(f),
     h("div", { class: "body" }, h("div", { class: "placeholder",
       text: f.binary ? "Binary file: no text diff." : `${f.diff_lines} diff lines` })));
   // Keep the page's height close to its final size, so scrolling is stable.
@@ -336,6 +344,32 @@ function fileSection(f, i) {
   if (!f.binary) ph.style.height = `${Math.min(f.diff_lines, ROWS_PER_CHUNK) * 20}px`;
   state.observer.observe(sec);
   return sec;
+}
+
+// What an edit list recorded for this file when it was proposed: where
+// the change sits, its warnings, and each validator's verdict with its
+// output (all as text).
+function fileResults(f) {
+  const r = (state.view.data.files || []).find((x) => x.path === f.path);
+  if (!r) return null;
+  const box = h("div", { class: "results", dataset: { validators: String(r.validators.length),
+    failed: String(r.validators.filter((v) => !v.passed).length) } });
+  if (r.locator) {
+    const l = { path: r.path, side: "new", ...r.locator };
+    box.append(h("div", { class: "where" }, h("span", { class: "muted", text: "changed " }),
+      h("span", { class: "mono locator", text: locatorText(l) }), " ",
+      h("button", { type: "button", class: "copy-locator", onclick: () => copyLocator(l) }, "Copy as locator")));
+  }
+  for (const w of r.warnings || []) box.append(h("div", { class: "warn", text: `warning: ${w}` }));
+  for (const v of r.validators) {
+    const head = `${v.passed ? "✓" : "✗"} ${v.name}${v.command ? ` (${v.command})` : ""}` +
+      `${v.passed ? " passed" : " failed"}${v.exit_code !== undefined && v.exit_code !== null ? `, exit ${v.exit_code}` : ""}`;
+    box.append(h("details", { class: `validator ${v.passed ? "passed" : "failed"}`,
+      open: !v.passed && v.output ? true : null, dataset: { name: v.name, passed: v.passed ? "1" : "0" } },
+    h("summary", { text: head }),
+    v.output ? h("pre", { class: "output", text: v.output }) : null));
+  }
+  return box;
 }
 
 function viewedKey(f) {
@@ -364,7 +398,7 @@ function onVisible(entries) {
 async function loadFile(sec) {
   if (sec.dataset.rendered !== "0") return;
   const v = state.view;
-  const f = v.data.files[Number(sec.dataset.index)];
+  const f = v.data.diff_files[Number(sec.dataset.index)];
   if (f.binary) { sec.dataset.rendered = "1"; return; }
   sec.dataset.rendered = "loading";
   try {
@@ -506,7 +540,7 @@ function toggleSplit() {
   if (!v || v.kind !== "proposal") return;
   document.getElementById("toggle-split").textContent = state.split ? "Unified" : "Side by side";
   document.querySelectorAll(".file[data-rendered='1']").forEach((sec) => {
-    const f = v.data.files[Number(sec.dataset.index)];
+    const f = v.data.diff_files[Number(sec.dataset.index)];
     const hunks = v.files.get(f.path);
     if (hunks) drawFile(sec, f, hunks);
   });
@@ -598,7 +632,7 @@ document.addEventListener("mouseup", () => {
     const found = selectionLocator();
     if (!found) return;
     const rect = window.getSelection().getRangeAt(0).getBoundingClientRect();
-    const file = state.view.data.files.find((f) => f.path === found.locator.path);
+    const file = state.view.data.diff_files.find((f) => f.path === found.locator.path);
     const btn = h("button", { type: "button", id: "selection-button", class: "primary",
       onmousedown: (ev) => ev.preventDefault(),
       onclick: () => { btn.remove(); openCommentForm(file, found.locator, found.quote, found.row); } },
@@ -872,8 +906,15 @@ function jumpHunk(dir) {
   sections().forEach((s, j) => s.classList.toggle("current", j === state.current));
 }
 
+// Keys go to text fields and dialogs as typed; a focused checkbox (just
+// clicked "Viewed") or button does not swallow them.
+function typingIn(el) {
+  if (el.closest("textarea, select, dialog, [contenteditable]")) return true;
+  return el.matches("input") && !["checkbox", "radio", "button", "submit"].includes(el.type);
+}
+
 document.addEventListener("keydown", (ev) => {
-  if (ev.target.closest("input, textarea, dialog") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (typingIn(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const v = state.view;
   const inProposal = v && v.kind === "proposal";
   const cur = sections()[state.current];
@@ -883,7 +924,7 @@ document.addEventListener("keydown", (ev) => {
     case "n": if (inProposal) jumpHunk(1); break;
     case "p": if (inProposal) jumpHunk(-1); break;
     case "o": if (cur) toggleFile(cur); break;
-    case "v": if (cur) { const f = v.data.files[Number(cur.dataset.index)]; setViewed(f, cur, !isViewed(f)); } break;
+    case "v": if (cur) { const f = v.data.diff_files[Number(cur.dataset.index)]; setViewed(f, cur, !isViewed(f)); } break;
     case "s": if (inProposal) toggleSplit(); break;
     case "u": go("/"); break;
     case "?": document.getElementById("help").showModal(); break;

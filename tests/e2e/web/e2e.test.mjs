@@ -9,6 +9,9 @@ import { makeRepo, serve, browser, seq, waitForSeqAndSelector, root } from "./ha
 
 const XSS = `<img src=x onerror="window.__xss=1">`;
 let repo, server, b;
+// Enough files, each tall enough, that most are below the first screen.
+const MANY = Array.from({ length: 24 }, (_, i) => `many/f${String(i).padStart(2, "0")}.txt`);
+const lines = (f) => Array.from({ length: 60 }, (_, i) => `line ${i + 1} of ${f}\n`).join("");
 const dialogs = [];
 
 before(async () => {
@@ -16,6 +19,9 @@ before(async () => {
     "backend/user.go": "package main\n\nfunc getUserData() string {\n\treturn \"user\"\n}\n",
     "backend/auth.go": "package main\n\nfunc auth() {\n\tuser := getUserData()\n\t_ = user\n}\n",
     [`web/${XSS}.html`]: `<script>window.__xss = 1</script>\n<p>hello</p>\n`,
+    "Cargo.lock": "version = 3\n\n[[package]]\nname = \"a\"\n",
+    "old/gone.txt": "soon gone\n",
+    ...Object.fromEntries(MANY.map((f) => [f, lines(f)])),
   });
   repo.git("config", "evolv.validate", "echo validating one; echo validating two");
   server = await serve(repo);
@@ -134,4 +140,111 @@ test("HTML and script in names, messages, lines and comments stay text", async (
   assert.equal(await page.evaluate(() => window.__xss), undefined);
   assert.equal(await page.$$eval("main img, main script", (els) => els.length), 0);
   assert.deepEqual(dialogs, []);
+});
+
+test("validator results are shown per file, their output as text", async () => {
+  const { page } = b;
+  repo.git("config", "evolv.validator.gate.glob", "backend/*.go");
+  repo.git("config", "evolv.validator.gate.command",
+    `echo '${XSS}<script>window.__xss=4</script>' {files}; exit 2`);
+  const list = path.join(repo.home, "edits.json");
+  fs.writeFileSync(list, JSON.stringify({ edits: [
+    { op: "replace", path: "backend/auth.go", old: "_ = user", new: "_ = user // checked" },
+    { op: "replace", path: "web/" + XSS + ".html", old: "<p>hello</p>", new: "<p>bye</p>" },
+  ] }));
+  const out = repo.evolv("propose", "--json", "--check", "warn", "--edits", list);
+  repo.git("config", "--unset", "evolv.validator.gate.glob");
+  repo.git("config", "--unset", "evolv.validator.gate.command");
+  const id = JSON.parse(out).patch_id;
+  await page.goto(server.url.replace(/\/\?token=.*/, `/p/${id}`));
+  const go = `section.file[data-path="backend/auth.go"]`;
+  const gate = `${go} .results details.validator[data-name="gate"][data-passed="0"]`;
+  await page.waitForSelector(gate);
+  assert.match(await page.textContent(`${gate} summary`), /^✗ gate \(.*\) failed, exit 2$/);
+  assert.equal((await page.textContent(`${gate} pre.output`)).trim(),
+    `${XSS}<script>window.__xss=4</script> backend/auth.go`);
+  assert.equal(await page.textContent(`${go} .results .locator`), "backend/auth.go:5:1-5:21 (new)");
+  // The HTML file was not matched by the glob: no validator under it.
+  const counts = await page.$$eval("section.file", (secs) => secs.map((s) =>
+    [s.dataset.path, s.querySelector(".results").dataset.validators]));
+  assert.deepEqual(counts, [["backend/auth.go", "1"], [`web/${XSS}.html`, "0"]]);
+  assert.match(await page.textContent("#metadata"), /gate FAILED/);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.$$eval("main img, main script", (els) => els.length), 0);
+});
+
+test("keys move between files and hunks; viewed, generated and deleted files collapse; files render lazily", async () => {
+  const { page } = b;
+  const list = path.join(repo.home, "many.json");
+  fs.writeFileSync(list, JSON.stringify({ edits: [
+    ...MANY.flatMap((f) => [
+      { op: "replace", path: f, old: `line 10 of ${f}\n`, new: `LINE 10 of ${f}\n` },
+      { op: "replace", path: f, old: `line 50 of ${f}\n`, new: `LINE 50 of ${f}\n` }]),
+    { op: "replace", path: "Cargo.lock", old: "version = 3", new: "version = 4" },
+    { op: "delete", path: "old/gone.txt" },
+  ] }));
+  const id = JSON.parse(repo.evolv("propose", "--json", "--edits", list)).patch_id;
+  // A URL per proposal.
+  await page.goto(server.url.replace(/\/\?token=.*/, `/p/${id}`));
+  const sec = (p) => `section.file[data-path="${p}"]`;
+  await page.waitForSelector(`${sec(MANY[0])}[data-rendered='1']`);
+  const files = await page.$$eval("section.file", (s) => s.map((e) =>
+    [e.dataset.path, e.classList.contains("collapsed"), e.dataset.rendered]));
+  assert.equal(files.length, MANY.length + 2);
+  const by = new Map(files.map(([p, c, r]) => [p, { collapsed: c, rendered: r }]));
+  // Generated (a lock file) and deleted files start collapsed, unrendered.
+  assert.deepEqual(by.get("Cargo.lock"), { collapsed: true, rendered: "0" });
+  assert.deepEqual(by.get("old/gone.txt"), { collapsed: true, rendered: "0" });
+  assert.equal(by.get(MANY[0]).collapsed, false);
+  // Lazy: the files far below the first screen have not been fetched.
+  assert.equal(by.get(MANY[MANY.length - 1]).rendered, "0");
+  const rendered = files.filter(([, , r]) => r === "1").length;
+  assert.ok(rendered < MANY.length / 2, `rendered ${rendered} of ${files.length} before scrolling`);
+
+  // j / k: next and previous file (the lock file is first in git's order).
+  await page.keyboard.press("j");
+  await page.keyboard.press("j");
+  await page.keyboard.press("j");
+  await page.keyboard.press("k");
+  assert.equal(await page.getAttribute("section.file.current", "data-path"), MANY[0]);
+  await page.waitForSelector(`${sec(MANY[0])}[data-rendered='1']`);
+  // n / p: next and previous hunk, across files.
+  await page.keyboard.press("n");
+  const hunk = () => page.$eval("tr.hunk.current", (r) =>
+    [r.closest("section").dataset.path, r.dataset.hunk]);
+  const first = await hunk();
+  await page.keyboard.press("n");
+  const second = await hunk();
+  assert.notDeepEqual(second, first);
+  await page.keyboard.press("p");
+  assert.deepEqual(await hunk(), first);
+
+  // v: viewed; it collapses, and stays so after a reload.
+  await page.keyboard.press("j");
+  const cur = await page.getAttribute("section.file.current", "data-path");
+  await page.keyboard.press("v");
+  assert.equal(await page.isChecked(`${sec(cur)} input.viewed`), true);
+  assert.match(await page.getAttribute(sec(cur), "class"), /collapsed/);
+  await page.reload();
+  await page.waitForSelector(`${sec(MANY[0])}[data-rendered='1']`);
+  assert.equal(await page.isChecked(`${sec(cur)} input.viewed`), true);
+  assert.match(await page.getAttribute(sec(cur), "class"), /collapsed/);
+  await page.uncheck(`${sec(cur)} input.viewed`);
+  assert.doesNotMatch(await page.getAttribute(sec(cur), "class"), /collapsed/);
+
+  // s: side by side and back; the deleted file opens with o.
+  await page.keyboard.press("s");
+  await page.waitForSelector(`${sec(MANY[0])} table.diff.split`);
+  assert.equal(await page.textContent("#toggle-split"), "Unified");
+  const pair = await page.$$eval(`${sec(MANY[0])} tr.pair td.code.del, ${sec(MANY[0])} tr.pair td.code.add`,
+    (tds) => tds.slice(0, 2).map((td) => [td.dataset.side, td.textContent]));
+  assert.deepEqual(pair, [["old", `line 10 of ${MANY[0]}`], ["new", `LINE 10 of ${MANY[0]}`]]);
+  await page.keyboard.press("s");
+  await page.waitForSelector(`${sec(MANY[0])} table.diff:not(.split)`);
+  await page.click(`${sec("old/gone.txt")} header .toggle`);
+  await page.waitForSelector(`${sec("old/gone.txt")}[data-rendered='1'] td.code.del`);
+  // u: back to the list.
+  await page.keyboard.press("u");
+  await page.waitForSelector(`tr[data-id="${id}"]`);
+  assert.equal(new URL(page.url()).pathname, "/");
 });

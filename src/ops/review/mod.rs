@@ -1,15 +1,24 @@
-//! Review comments: the one place that checks a new comment (the proposal
-//! exists, the locator names one of its files and a sane range) before
-//! `store::comments` writes it. The review page calls `comment`; `show`
-//! (CLI, MCP) reads them back through `comments`.
+//! Reviewing a proposal: the one place that checks a new comment (the
+//! proposal exists, the locator names one of its files and a sane range)
+//! before `store::comments` writes it, and what the review page draws
+//! (`detail`: the changed files; `file_hunks`: one file's numbered lines
+//! with word marks). The review page calls `comment`; `show` (CLI, MCP)
+//! reads them back through `comments`, and the per-file results an edit
+//! list recorded through `file_results`.
 
-use git2::Repository;
+mod view;
+
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::store::comments::{self, Comment, Locator};
-use crate::store::proposals;
+use crate::store::file_records::{self, FileResult};
+use crate::store::proposals::{self, EditMeta, ProposalMeta};
+use crate::validators::ValidatorReport;
+
+pub use view::{FileView, Hunk, Line, Marks, number};
 
 /// Longest comment body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -56,7 +65,7 @@ fn check_locator(loc: &Locator, files: &[String]) -> Result<()> {
 }
 
 /// Checks and stores a comment; returns it as stored (with id and author).
-pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
+pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
     let proposal = proposals::load(repo, &req.patch_id)?;
     let body = req.body.trim_end();
     if body.trim().is_empty() {
@@ -93,8 +102,66 @@ pub fn comment(repo: &Repository, req: &CommentRequest) -> Result<Comment> {
 }
 
 /// The comments of a proposal, oldest first.
-pub fn comments(repo: &Repository, patch_id: &str) -> Result<Vec<Comment>> {
+pub fn comments(repo: &Repo, patch_id: &str) -> Result<Vec<Comment>> {
     comments::list(repo, patch_id)
+}
+
+/// Per changed file of an edit proposal: what the list did there and the
+/// validators that checked it, as recorded at propose time (#12 item 2).
+/// Empty for a replace, which records no per-file results.
+pub fn file_results(meta: &ProposalMeta) -> Vec<FileResult> {
+    match &meta.edit {
+        EditMeta::Edits { files, validators } => file_records::per_file(files, validators),
+        EditMeta::Replace { .. } | EditMeta::Other => Vec::new(),
+    }
+}
+
+/// Every validator that ran when the proposal was made.
+pub fn validators(meta: &ProposalMeta) -> &[ValidatorReport] {
+    match &meta.edit {
+        EditMeta::Edits { validators, .. } => validators,
+        EditMeta::Replace { .. } | EditMeta::Other => &[],
+    }
+}
+
+/// What the proposal view shows besides `show`'s outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct Detail {
+    /// The stored operation (`replace`, `edits`, …).
+    pub operation: String,
+    /// The stored metadata, whole: whatever the engine recorded is shown.
+    pub metadata: serde_json::Value,
+    /// The changed files as the diff has them, without their lines.
+    pub diff_files: Vec<FileView>,
+}
+
+/// The operation, metadata and changed files of proposal `patch_id`.
+pub fn detail(repo: &Repo, patch_id: &str) -> Result<Detail> {
+    let p = proposals::load(repo, patch_id)?;
+    Ok(Detail {
+        operation: p.meta.edit.operation().to_string(),
+        metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
+        diff_files: view::files(repo, &p)?,
+    })
+}
+
+/// One file's hunks, numbered on both sides with word marks; a path that
+/// is not one of the proposal's files is `invalid_input`.
+pub fn file_hunks(repo: &Repo, patch_id: &str, path: &str) -> Result<Vec<Hunk>> {
+    let p = proposals::load(repo, patch_id)?;
+    view::hunks(repo, &p, path)?.ok_or_else(|| {
+        Error::invalid(
+            format!("'{path}' is not a file of {patch_id}"),
+            "pick a path from the proposal's file list",
+        )
+    })
+}
+
+/// The branch HEAD is on (its short name, or `HEAD (detached)`) and
+/// its commit: where apply lands. `None` on an unborn branch.
+pub fn head(repo: &Repo) -> Option<(String, String)> {
+    let head = crate::git::head(repo).ok()?;
+    Some((head.display_name().to_string(), head.commit.to_string()))
 }
 
 #[cfg(test)]

@@ -156,13 +156,27 @@ fn blob(repo: &Repository, oid: &str) -> Result<Vec<u8>> {
 /// MCP server report), numbered on both sides, with the engine's word
 /// diff (`diff::word`) marked inside each changed line that has a partner.
 pub fn hunks(repo: &Repository, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>> {
-    let Some(file) = files(repo, p)?.into_iter().find(|f| f.path == path) else {
+    // The tree diff (renames found) names the file's blobs; only this
+    // file's text is diffed, not every file's as `files` does.
+    let diff = diff(repo, p, &p.meta.affected_files)?;
+    let found = (0..diff.deltas().len()).find(|&i| {
+        let delta = diff.get_delta(i).expect("index in range");
+        let shown = delta.new_file().path().or(delta.old_file().path());
+        shown.is_some_and(|s| s.to_string_lossy() == path)
+    });
+    let Some(i) = found else {
         return Ok(None);
     };
-    if file.binary {
+    let delta = diff.get_delta(i).expect("index in range");
+    let mut binary = delta.flags().is_binary();
+    if let Some(patch) = Patch::from_diff(&diff, i)? {
+        binary |= patch.delta().flags().is_binary();
+    }
+    if binary {
         return Ok(Some(Vec::new()));
     }
-    let (old, new) = (blob(repo, &file.old_oid)?, blob(repo, &file.new_oid)?);
+    let old = blob(repo, &delta.old_file().id().to_string())?;
+    let new = blob(repo, &delta.new_file().id().to_string())?;
     Ok(Some(number(hunks::hunks(&old, &new).hunks)))
 }
 
@@ -212,7 +226,7 @@ pub fn number(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
 }
 
 /// `[start, end)` character ranges within a line.
-type Marks = Vec<[u32; 2]>;
+pub type Marks = Vec<[u32; 2]>;
 
 /// Pairs each run of removed lines with the added run after it, line by
 /// line, and marks the changed words of each pair.

@@ -1,0 +1,421 @@
+//! Recovery's internals: finish or undo a landing a killed process left
+//! behind, from its journal. `ops::recover` (the use case, which every
+//! `Session` runs first) calls `if_idle` or `waiting`.
+//!
+//! - branch still at H: roll back (the branch never moved, so no file did):
+//!   put H's entries back into the index if the landing had already
+//!   installed N's, drop the journal and the `index.lock` git-evolv created;
+//! - branch at N: roll forward the remaining files, the index, the
+//!   bookkeeping refs and the audit record, skipping (and reporting) any
+//!   file that holds neither the pre- nor the post-image;
+//! - branch elsewhere: someone moved it since; touch no file, finish the
+//!   bookkeeping only if N is in the branch's history, and report.
+//!
+//! Idempotent: a recovery killed half-way is recovered by the next one.
+
+use std::fs;
+
+use git2::Oid;
+use serde::Serialize;
+
+use super::journal::{Change, Journal, Kind};
+use super::land::{
+    finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
+};
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::git::checkout;
+use crate::git::index_write::{self, IndexLock};
+use crate::store::AUDIT_REF;
+use crate::store::audit::AuditRecord;
+use crate::store::pending::Deferred;
+
+/// What a recovery did with an interrupted landing.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryAction {
+    /// No landing was pending.
+    Nothing,
+    /// The branch had not moved: the old content was put back.
+    RolledBack,
+    /// The branch had moved: the landing was finished.
+    RolledForward,
+    /// The branch moved elsewhere since: no file touched, bookkeeping only.
+    Abandoned,
+    /// Only journalled bookkeeping of earlier commands was completed.
+    Bookkeeping,
+}
+
+/// What recovery did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecoverOutcome {
+    pub action: RecoveryAction,
+    pub branch: Option<String>,
+    /// H and N of the interrupted landing.
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// Where the branch is now.
+    pub head: Option<String>,
+    /// Paths brought to N by this recovery.
+    pub restored: Vec<String>,
+    /// Paths left alone because they hold the user's own content; check
+    /// them with `git status` / `git diff`.
+    pub skipped: Vec<String>,
+    pub message: String,
+    /// Bookkeeping that still waits (a foreign lock), journalled.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
+}
+
+impl RecoverOutcome {
+    /// One line for people: what `git evolv recover` prints, and what
+    /// every front end says (after `git-evolv: recovered: `) when its
+    /// session recovered a landing first.
+    pub fn describe(&self) -> String {
+        let mut text = self.message.clone();
+        if !self.restored.is_empty() {
+            text.push_str(&format!(" (restored: {})", self.restored.join(", ")));
+        }
+        text.push('.');
+        text
+    }
+
+    /// Nothing was pending.
+    pub fn nothing() -> Self {
+        RecoverOutcome {
+            action: RecoveryAction::Nothing,
+            branch: None,
+            from: None,
+            to: None,
+            head: None,
+            restored: Vec::new(),
+            skipped: Vec::new(),
+            message: "no interrupted landing to recover".into(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Recovers the landing whose journal is left, unless a live process is
+/// landing (it holds the landing lock; this does not wait for it, and
+/// never reports its landing as recovered). `None` when there is nothing
+/// to do (a stat) or the landing is live.
+pub fn if_idle(repo: &Repo) -> Result<Option<RecoverOutcome>> {
+    if !Journal::exists(repo) {
+        return Ok(None);
+    }
+    let Some(flock) = try_landing_lock(repo)? else {
+        return Ok(None);
+    };
+    let recovered = recover_locked(repo, &flock)?;
+    Ok(Some(recovered).filter(|o| o.action != RecoveryAction::Nothing))
+}
+
+/// Recovers the landing whose journal is left, waiting for a landing in
+/// progress (a dead one's flock is already gone).
+pub fn waiting(repo: &Repo) -> Result<RecoverOutcome> {
+    let flock = landing_lock(repo)?;
+    recover_locked(repo, &flock)
+}
+
+/// `recover` for a caller holding the landing lock.
+fn recover_locked(repo: &Repo, _flock: &fs::File) -> Result<RecoverOutcome> {
+    let Some(mut journal) = Journal::read(repo)? else {
+        index_write::clean_leftovers(repo);
+        return Ok(RecoverOutcome::nothing());
+    };
+    release_ref_locks(repo, &journal)?;
+    // Attribute lookups (filters) read `.gitattributes` entries through it.
+    index_write::load(repo)?;
+    let current = repo.refname_to_id(&journal.branch).ok();
+    let mut outcome = RecoverOutcome {
+        action: RecoveryAction::Nothing,
+        branch: Some(journal.branch.clone()),
+        from: Some(journal.old.to_string()),
+        to: Some(journal.new.to_string()),
+        head: current.map(|c| c.to_string()),
+        restored: Vec::new(),
+        skipped: Vec::new(),
+        message: String::new(),
+        warnings: Vec::new(),
+    };
+    let (old, new) = (journal.old, journal.new);
+    let rolls_back = current == Some(old) && journal.kind == Kind::Land;
+    if !checked_out(repo, &journal) && !rolls_back {
+        return abandon(repo, &journal, current, outcome);
+    }
+    if current == Some(old) && journal.kind == Kind::Undo {
+        // An undo is completed, never left half-way.
+        release_our_lock(repo, &journal)?;
+        let lock = IndexLock::acquire(repo, &journal.nonce)?;
+        swap_branch(repo, &journal)?;
+        outcome.head = Some(new.to_string());
+        return forward(repo, &mut journal, outcome, lock);
+    }
+    if rolls_back {
+        return roll_back(repo, &mut journal, outcome);
+    }
+    if current == Some(new) {
+        release_our_lock(repo, &journal)?;
+        let lock = IndexLock::acquire(repo, &journal.nonce)?;
+        return forward(repo, &mut journal, outcome, lock);
+    }
+    abandon(repo, &journal, current, outcome)
+}
+
+/// Whether the journal's branch is the one checked out here: files are
+/// only written for the ref HEAD is on (if the user switched branches
+/// since, this working tree is no longer the landing's).
+fn checked_out(repo: &Repo, journal: &Journal) -> bool {
+    match repo.head() {
+        Ok(h) if repo.head_detached().unwrap_or(false) => {
+            journal.branch == "HEAD" && h.target().is_some()
+        }
+        Ok(h) => h.name() == Some(journal.branch.as_str()),
+        Err(_) => false,
+    }
+}
+
+/// The branch never moved: puts back what the landing had changed (the
+/// index, and files a power cut may have kept) and drops the journal.
+fn roll_back(
+    repo: &Repo,
+    journal: &mut Journal,
+    mut outcome: RecoverOutcome,
+) -> Result<RecoverOutcome> {
+    release_our_lock(repo, journal)?;
+    outcome.restored = restore_files(repo, journal)?;
+    restore_index(repo, journal)?;
+    for change in &journal.changes {
+        checkout::remove_temp(repo, &change.path);
+    }
+    Journal::delete(repo)?;
+    index_write::clean_leftovers(repo);
+    outcome.action = RecoveryAction::RolledBack;
+    outcome.message = format!(
+        "the landing of {} was interrupted before {} moved; {}",
+        short(journal.new),
+        journal.branch,
+        if outcome.restored.is_empty() {
+            "nothing was changed".to_string()
+        } else {
+            format!("put back its old content: {}", outcome.restored.join(", "))
+        }
+    );
+    Ok(outcome)
+}
+
+fn forward(
+    repo: &Repo,
+    journal: &mut Journal,
+    mut outcome: RecoverOutcome,
+    lock: IndexLock,
+) -> Result<RecoverOutcome> {
+    let done = roll_forward(repo, journal, lock, None)?;
+    outcome.action = RecoveryAction::RolledForward;
+    outcome.restored = done.written;
+    outcome.skipped = done.skipped;
+    outcome.warnings.extend(done.deferred);
+    outcome.message = format!(
+        "completed the interrupted landing of {} on {}",
+        short(journal.new),
+        journal.branch
+    );
+    if !outcome.skipped.is_empty() {
+        outcome.message.push_str(&format!(
+            "; left alone (they hold your own changes): {}",
+            outcome.skipped.join(", ")
+        ));
+    }
+    Ok(outcome)
+}
+
+/// With the branch still at H, puts H's entries back into the index for the
+/// journal's paths if the landing had already installed its early index
+/// (see `land::swap_branch`); no file was written yet.
+fn restore_index(repo: &Repo, journal: &mut Journal) -> Result<()> {
+    let entries = stale_entries(journal, |c| c.before);
+    if index_write::holds(repo, &entries)? {
+        return Ok(());
+    }
+    let lock = IndexLock::acquire(repo, &journal.nonce)?;
+    let restored = index_write::build(repo, &entries)?;
+    // A kill between the two renames leaves these bytes in the lock: the
+    // journal names them, so the next recovery knows the lock is ours.
+    journal.index_checksum = Some(index_write::trailing_checksum(&restored)?);
+    journal.write(repo)?;
+    lock.commit(repo, &restored)
+}
+
+/// With the branch still at H no file has moved, unless a power cut kept a
+/// rename but lost the ref update before it (the landing flushes both only
+/// at its end): a path holding N's content, and not H's, gets H's back.
+/// Returns those paths (none after a kill).
+fn restore_files(repo: &Repo, journal: &Journal) -> Result<Vec<String>> {
+    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
+    let mut order: Vec<&Change> = journal
+        .changes
+        .iter()
+        .filter(|c| !sparse.contains(&c.path))
+        .collect();
+    // Paths H lacks are removed first, then H's files written, parents
+    // before children.
+    order.sort_by_key(|c| (c.before.is_some(), c.path.as_str()));
+    let mut restored = Vec::new();
+    for change in order {
+        let path = change.path.as_str();
+        let before = change.before.map(|im| (im.id, im.mode));
+        let after = change.after.map(|im| (im.id, im.mode));
+        checkout::remove_temp(repo, path);
+        if checkout::holds(repo, path, before)? || !checkout::holds(repo, path, after)? {
+            continue;
+        }
+        match before {
+            Some((id, mode)) => checkout::write_blob(repo, path, id, mode)?,
+            None => checkout::remove(repo, path)?,
+        }
+        restored.push(path.to_string());
+    }
+    Ok(restored)
+}
+
+/// The branch is neither at H nor at N: no file is touched.
+fn abandon(
+    repo: &Repo,
+    journal: &Journal,
+    current: Option<Oid>,
+    mut outcome: RecoverOutcome,
+) -> Result<RecoverOutcome> {
+    release_our_lock(repo, journal)?;
+    for change in &journal.changes {
+        checkout::remove_temp(repo, &change.path);
+    }
+    let landed = current.is_some_and(|c| repo.graph_descendant_of(c, journal.new).unwrap_or(false));
+    if landed && let Some(d) = finish_bookkeeping(repo, journal, false).deferred {
+        outcome.warnings.push(d);
+    }
+    Journal::delete(repo)?;
+    index_write::clean_leftovers(repo);
+    outcome.action = RecoveryAction::Abandoned;
+    outcome.skipped = journal.changes.iter().map(|c| c.path.clone()).collect();
+    outcome.message = format!(
+        "{} is at {} (not the old head, or no longer checked out) since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",
+        journal.branch,
+        current.map_or_else(|| "nothing".to_string(), short),
+        short(journal.new),
+        if landed {
+            " (its bookkeeping was finished: the commit is in the branch's history)"
+        } else {
+            ""
+        },
+        outcome.skipped.join(", ")
+    );
+    Ok(outcome)
+}
+
+/// Removes `index.lock` if git-evolv created it for this journal; a lock
+/// anyone else created stays, and is git's `IndexLocked` error.
+fn release_our_lock(repo: &Repo, journal: &Journal) -> Result<()> {
+    let path = index_write::lock_path(repo);
+    if !path.exists() {
+        return Ok(());
+    }
+    if index_write::lock_is_ours(repo, &journal.nonce, journal.index_checksum.as_deref()) {
+        fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+        return Ok(());
+    }
+    Err(Error::IndexLocked { path })
+}
+
+/// Removes the `<ref>.lock` files libgit2 left when the landing was killed
+/// during a ref update: the branch (holding H or N), the bookkeeping refs
+/// (holding their journalled target, or nothing for a delete) and the audit
+/// ref (holding an audit commit of one of the journalled records). Any
+/// other content is someone else's lock and stays.
+fn release_ref_locks(repo: &Repo, journal: &Journal) -> Result<()> {
+    let mut candidates: Vec<(&str, Vec<String>)> = vec![(
+        journal.branch.as_str(),
+        vec![journal.old.to_string(), journal.new.to_string()],
+    )];
+    for update in &journal.refs {
+        candidates.push((
+            update.name.as_str(),
+            update.target.iter().cloned().collect(),
+        ));
+    }
+    candidates.push((AUDIT_REF, Vec::new()));
+    for (name, accepted) in candidates {
+        let lock = ref_lock_path(repo, name);
+        let Ok(content) = fs::read_to_string(&lock) else {
+            continue;
+        };
+        let ours = if content.is_empty() {
+            stale_empty_lock(&lock, journal.started_ns)
+        } else if name == AUDIT_REF {
+            is_journalled_audit_commit(repo, journal, content.trim())
+        } else {
+            accepted.iter().any(|a| a == content.trim())
+        };
+        if ours {
+            fs::remove_file(&lock).map_err(|e| Error::io("remove", &lock, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// libgit2 creates a ref lock empty and fills it just before the rename,
+/// so a kill in between leaves an empty one. It is taken for this
+/// landing's when it was created after the landing began and stays empty
+/// for a second (a live writer holds a ref lock for microseconds).
+fn stale_empty_lock(lock: &std::path::Path, started_ns: u64) -> bool {
+    use std::time::{Duration, UNIX_EPOCH};
+    let Ok(meta) = fs::metadata(lock) else {
+        return false;
+    };
+    let Ok(modified) = meta.modified() else {
+        return false;
+    };
+    let created_ns = modified
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // File systems with coarse timestamps round down: allow 10 ms.
+    if created_ns + 10_000_000 < started_ns {
+        return false;
+    }
+    let age = crate::clock::real_now()
+        .duration_since(modified)
+        .unwrap_or(Duration::ZERO);
+    if age < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_secs(1) - age);
+    }
+    fs::metadata(lock).is_ok_and(|m| m.len() == 0 && m.modified().ok() == Some(modified))
+}
+
+/// Whether `content` names an audit commit of one of the journal's records.
+fn is_journalled_audit_commit(repo: &Repo, journal: &Journal, content: &str) -> bool {
+    Oid::from_str(content)
+        .ok()
+        .and_then(|oid| repo.find_commit(oid).ok())
+        .and_then(|c| serde_json::from_slice::<AuditRecord>(c.message_bytes()).ok())
+        .is_some_and(|r| {
+            journal
+                .audit
+                .iter()
+                .any(|j| j.action == r.action && j.patch_id == r.patch_id && j.commit == r.commit)
+        })
+}
+
+/// Where libgit2 locks ref `name`: per-worktree `HEAD` in the git dir,
+/// everything else in the common dir.
+fn ref_lock_path(repo: &Repo, name: &str) -> std::path::PathBuf {
+    let base = if name == "HEAD" {
+        repo.path()
+    } else {
+        repo.commondir()
+    };
+    base.join(format!("{name}.lock"))
+}
+
+fn short(oid: Oid) -> String {
+    oid.to_string()[..12].to_string()
+}
