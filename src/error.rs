@@ -170,6 +170,15 @@ pub enum Error {
     #[error("an earlier landing was interrupted: {detail}")]
     Interrupted { detail: String },
 
+    /// A landing journal that cannot be parsed (torn by a disk error, or
+    /// edited by hand): nobody can tell what its landing did, so nothing
+    /// lands until `recover` sets it aside (same code as `Interrupted`).
+    #[error(
+        "an earlier landing was interrupted, and its journal {} is unreadable: {detail}",
+        path.display()
+    )]
+    UnreadableJournal { path: PathBuf, detail: String },
+
     #[error("{what}; nothing was changed")]
     Cancelled { what: String },
 
@@ -288,7 +297,7 @@ impl Error {
             Error::ConfigSyntax { .. } => "invalid_config",
             Error::IndexLocked { .. } => "index_locked",
             Error::RefLocked { .. } => "ref_locked",
-            Error::Interrupted { .. } => "interrupted_landing",
+            Error::Interrupted { .. } | Error::UnreadableJournal { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
             Error::SigningFailed { .. } => "signing_failed",
             Error::BranchSwitched { .. } => "branch_switched",
@@ -385,6 +394,9 @@ Please make sure all processes are terminated then try again. If it still fails,
 may have crashed in this repository earlier: remove the file manually to continue."
                 .into(),
             Error::Interrupted { .. } => "run `git evolv recover` to finish or undo it".into(),
+            Error::UnreadableJournal { .. } => {
+                "run `git evolv recover`: it sets the journal aside, touching no file, so git-evolv can land again; that landing may have stopped half-way, so check `git status` and `git log -1` first".into()
+            }
             Error::Cancelled { .. } => {
                 "the branch, the index and the working tree are as they were; run it again to retry".into()
             }
@@ -472,6 +484,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::ConfigSyntax { .. }
             | Error::RefLocked { .. }
             | Error::Interrupted { .. }
+            | Error::UnreadableJournal { .. }
             | Error::UnsafePath { .. }
             | Error::SigningFailed { .. }
             | Error::Git { .. }

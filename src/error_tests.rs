@@ -52,9 +52,10 @@ fn index(e: &Error) -> usize {
         Error::HooksFolderTracked { .. } => 39,
         Error::InvalidRequest { .. } => 40,
         Error::Hinted(_) => 41,
+        Error::UnreadableJournal { .. } => 42,
     }
 }
-const VARIANTS: usize = 42;
+const VARIANTS: usize = 43;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -154,6 +155,10 @@ fn samples() -> Vec<Error> {
         Error::IndexLocked { path: p() },
         Error::Interrupted {
             detail: s("journal"),
+        },
+        Error::UnreadableJournal {
+            path: p(),
+            detail: s("expected value at line 1 column 1"),
         },
         Error::UnsafePath {
             path: s("../x"),

@@ -14,7 +14,6 @@ pub mod git;
 pub mod hooks;
 pub mod landing;
 pub mod lint;
-pub mod live_output;
 pub mod mcp;
 pub mod ops;
 pub mod plan;

@@ -237,13 +237,10 @@ fn run_one(
         let _ = tx.send(child.wait());
     });
     // With a progress scope, report each output line, their count and the
-    // last one at each poll (issue 15, #11 item 6); the polls are the
-    // cancellation's own.
+    // last one at each poll (issue 15, #11 item 6; the review page streams
+    // the lines, #12); the polls are the cancellation's own.
     progress::start(Task::Validate, command, None);
     let mut lines = progress::LineFollower::new(Task::Validate, command, &output);
-    // Every 50 ms: hand new output lines to a live listener (the review
-    // page, see live_output) and check for cancellation.
-    let mut follower = crate::live_output::Follower::new(command, &output);
     let mut was_cancelled = false;
     let (status, timed_out) = loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
@@ -259,7 +256,6 @@ fn run_one(
             }
             Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => {
                 lines.poll();
-                follower.poll();
                 continue;
             }
             Err(_) => break (None, true),
@@ -267,7 +263,6 @@ fn run_one(
     };
     lines.finish();
     progress::finish(Task::Validate);
-    follower.finish();
     // Kill the whole group either way: after a timeout or a signal to stop
     // the command, after an exit to stop anything it left running in the
     // worktree. Then wait, so nothing of it outlives this apply.

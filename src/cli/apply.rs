@@ -142,7 +142,7 @@ pub fn render(o: &ApplyOutcome, out: &Output) {
         o.modified_files.len(),
         o.lines_added,
         o.lines_removed,
-        o.modified_files.join(", ")
+        crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()).join(", ")
     );
     for v in &o.validation {
         text.push_str(&format!(

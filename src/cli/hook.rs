@@ -11,7 +11,6 @@ use clap::{Args, Subcommand};
 use super::Output;
 use super::lint::{summary, text};
 use crate::error::{Error, Result};
-use crate::git::cli::Git;
 use crate::git::config::{Config, discover_git_dir};
 use crate::hooks::invocation::{self, CommitArgs, InProgress};
 use crate::lint::{CleanMode, GitCleanup};
@@ -131,12 +130,11 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
     if stdin.trim().is_empty() {
         return Ok(0);
     }
-    let git = Git::open(dir)?;
     let prompt_off = terminal_prompt_disabled();
     let terminal = !prompt_off && prompt::open_terminal().is_some();
     let dry_run = invocation::push_is_dry_run();
     let outcome = pre_push(
-        &git,
+        dir,
         &PrePushRequest {
             remote: remote.to_string(),
             url: url.to_string(),

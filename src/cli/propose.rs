@@ -342,7 +342,7 @@ pub fn render(o: &ProposeOutcome, out: &Output) {
         String::new()
     };
     for skipped in &o.skipped {
-        out.status(&format!("skipped {}: {}", skipped.path, skipped.reason));
+        out.status(&format!("skipped {}: {}", skipped.shown(), skipped.reason));
     }
     out.status(&format!(
         "Proposed {}: {} file(s), {} replacement(s), +{} -{} lines ({} file(s) scanned{binary}).\nApply it with `git evolv apply {}`, discard it with `git evolv drop {}`.",

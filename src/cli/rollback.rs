@@ -63,7 +63,8 @@ pub fn render(o: &RollbackOutcome, out: &Output) {
             &commit[..12],
             o.branch,
             o.modified_files.len(),
-            o.modified_files.join(", ")
+            crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref())
+                .join(", ")
         )),
         None => {
             let mut text = format!(

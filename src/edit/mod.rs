@@ -6,6 +6,7 @@ mod scope;
 // Precise edits (#13): edit lists, exact replace, ranges, notebooks.
 pub mod engine;
 pub mod failure;
+pub mod filtered;
 mod json_order;
 pub mod list;
 pub mod notebook;

@@ -62,7 +62,18 @@ impl Scope {
 
     /// Whether the repo-relative `path` is in scope.
     pub fn matches(&self, path: &str) -> bool {
-        self.set.as_ref().is_none_or(|s| s.is_match(path))
+        self.matches_bytes(path.as_bytes())
+    }
+
+    /// Whether the repo-relative path with these bytes is in scope. Globs
+    /// match a name's bytes, as git's wildmatch does, so a name that is
+    /// not UTF-8 is matched the same way by every glob, and as
+    /// `git ls-files '<glob>'` matches it (`?` is one byte: `caf?.txt`
+    /// matches `caf\xe9.txt`, not `café.txt`) (#16 item 7).
+    pub fn matches_bytes(&self, path: &[u8]) -> bool {
+        self.set
+            .as_ref()
+            .is_none_or(|s| s.is_match(crate::git::path::fs_path(path)))
     }
 }
 
@@ -121,6 +132,18 @@ mod tests {
     }
 
     // See: issue 16 item 18.
+    #[test]
+    fn globs_match_names_that_are_not_utf8_by_their_bytes_as_git_does() {
+        // See: issue 16 item 7; `git ls-files 'caf?.txt'` agrees.
+        let s = scope(&["caf?.txt"]);
+        assert!(s.matches_bytes(b"caf\xe9.txt"));
+        assert!(!s.matches("café.txt"));
+        let s = scope(&["d*/**"]);
+        assert!(s.matches_bytes(b"d\xffir/x.txt"));
+        let s = scope(&["*.txt"]);
+        assert!(s.matches_bytes(b"caf\xe9.txt") && !s.matches_bytes(b"d\xffir/x.txt"));
+    }
+
     #[test]
     fn star_globs_stay_at_the_top_level() {
         let s = scope(&["*"]);

@@ -13,9 +13,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid, Repository};
+use git2::{ObjectType, Oid};
 
-use super::{confine, filters};
+use super::{Repo, RepoPath, confine, filters};
 use crate::error::{Error, Result};
 
 const MODE_SYMLINK: u32 = super::mode::SYMLINK;
@@ -23,7 +23,7 @@ const MODE_EXECUTABLE: u32 = super::mode::EXECUTABLE;
 const MODE_GITLINK: u32 = super::mode::GITLINK;
 
 /// Refuses a path git-evolv must not write (see `confine`).
-pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
+pub fn check_path(workdir: &Path, path: &RepoPath) -> Result<()> {
     if let Some(reason) = confine::refusal(path) {
         return Err(Error::UnsafePath {
             path: path.to_string(),
@@ -41,9 +41,9 @@ pub fn check_path(workdir: &Path, path: &str) -> Result<()> {
 
 /// Whether the working tree holds exactly `image` at `path` (`None`: no
 /// file there; an empty directory counts as none).
-pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result<bool> {
+pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
-    let full = workdir.join(path);
+    let full = workdir.join(path.fs());
     let meta = match fs::symlink_metadata(&full) {
         Ok(m) => m,
         Err(_) => return Ok(image.is_none()),
@@ -83,11 +83,11 @@ pub fn holds(repo: &Repository, path: &str, image: Option<(Oid, u32)>) -> Result
 
 /// Whether no file or symlink is at `path` (nothing, or a directory: the
 /// file a landing removes may since have become one).
-pub fn has_no_file(repo: &Repository, path: &str) -> bool {
+pub fn has_no_file(repo: &Repo, path: &RepoPath) -> bool {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return true;
     };
-    fs::symlink_metadata(workdir.join(path)).map_or(true, |m| m.is_dir())
+    fs::symlink_metadata(workdir.join(path.fs())).map_or(true, |m| m.is_dir())
 }
 
 fn is_empty_dir(dir: &Path) -> bool {
@@ -96,10 +96,10 @@ fn is_empty_dir(dir: &Path) -> bool {
 
 /// Writes blob `id` with `mode` at `path`: temp file, then rename. An empty
 /// directory in the way is removed; anything else in the way is an error.
-pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<()> {
+pub fn write_blob(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    let full = workdir.join(path);
+    let full = workdir.join(path.fs());
     if mode == MODE_GITLINK {
         return fs::create_dir_all(&full).map_err(|e| Error::io("create", &full, e));
     }
@@ -116,8 +116,8 @@ pub fn write_blob(repo: &Repository, path: &str, id: Oid, mode: u32) -> Result<(
 /// gitlink, or when a leading component is a file the landing removes
 /// first: `write_blob` writes those once the way is clear.
 pub fn stage_blob(
-    repo: &Repository,
-    path: &str,
+    repo: &Repo,
+    path: &RepoPath,
     id: Oid,
     mode: u32,
     created: &mut Vec<PathBuf>,
@@ -126,7 +126,7 @@ pub fn stage_blob(
     if mode == MODE_GITLINK || confine::blocked_prefix(workdir, path).is_some() {
         return Ok(false);
     }
-    let full = workdir.join(path);
+    let full = workdir.join(path.fs());
     let parent = full.parent().expect("a repository path has a parent");
     let mut missing = Vec::new();
     let mut dir = parent;
@@ -144,8 +144,8 @@ pub fn stage_blob(
 
 /// The temp file of `full`, holding blob `id` as git's checkout writes it.
 fn write_temp(
-    repo: &Repository,
-    path: &str,
+    repo: &Repo,
+    path: &RepoPath,
     full: &Path,
     id: Oid,
     mode: u32,
@@ -193,11 +193,11 @@ fn write_temp(
 }
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
-pub fn place_staged(repo: &Repository, path: &str) -> Result<()> {
+pub fn place_staged(repo: &Repo, path: &RepoPath) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
-    let full = workdir.join(path);
+    filters::attributes_changed(repo, path);
+    let full = workdir.join(path.fs());
     let tmp = temp_sibling(repo, &full);
     if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
         // Only an empty directory can be here: callers check first.
@@ -219,11 +219,11 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 
 /// Removes the file at `path` (an empty directory left by a gitlink too)
 /// and, like git, the directories that become empty.
-pub fn remove(repo: &Repository, path: &str) -> Result<()> {
+pub fn remove(repo: &Repo, path: &RepoPath) -> Result<()> {
     let workdir = crate::git::workdir(repo)?;
     check_path(workdir, path)?;
-    filters::attributes_changed(path);
-    let full = workdir.join(path);
+    filters::attributes_changed(repo, path);
+    let full = workdir.join(path.fs());
     match fs::symlink_metadata(&full) {
         Ok(meta) if meta.is_dir() => {
             // A gitlink's directory: leave a populated one alone.
@@ -243,33 +243,36 @@ pub fn remove(repo: &Repository, path: &str) -> Result<()> {
 }
 
 /// Removes the temp file a killed write may have left next to `path`.
-pub fn remove_temp(repo: &Repository, path: &str) {
+pub fn remove_temp(repo: &Repo, path: &RepoPath) {
     let Ok(workdir) = crate::git::workdir(repo) else {
         return;
     };
     if check_path(workdir, path).is_ok() {
-        let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path)));
+        let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path.fs())));
     }
 }
 
-fn temp_sibling(repo: &Repository, full: &Path) -> PathBuf {
+fn temp_sibling(repo: &Repo, full: &Path) -> PathBuf {
     let tag = temp_tag(repo);
-    let name = full
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    // The name's bytes, not a lossy copy: two names that differ only in
+    // bytes that are not UTF-8 must not share a temp file.
+    let name = full.file_name().map(|n| n.as_bytes()).unwrap_or_default();
     if name.len() > 180 {
         // Keep within NAME_MAX (255): a long name gets a short, fixed alias.
-        let id = Oid::hash_object(ObjectType::Blob, name.as_bytes())
+        let id = Oid::hash_object(ObjectType::Blob, name)
             .map_or_else(|_| "long".to_string(), |o| o.to_string());
         return full.with_file_name(format!(".evolv-{id}.{tag}.tmp"));
     }
-    full.with_file_name(format!(".{name}.evolv-{tag}.tmp"))
+    let mut temp = Vec::with_capacity(name.len() + 32);
+    temp.push(b'.');
+    temp.extend_from_slice(name);
+    temp.extend_from_slice(format!(".evolv-{tag}.tmp").as_bytes());
+    full.with_file_name(std::ffi::OsStr::from_bytes(&temp))
 }
 
 /// This repository's temp-file tag: 16 hex digits made once, kept in
 /// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
-fn temp_tag(repo: &Repository) -> String {
+fn temp_tag(repo: &Repo) -> String {
     let dir = repo.path().join("evolv");
     let path = dir.join("temp-tag");
     let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());

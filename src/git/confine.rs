@@ -8,39 +8,42 @@
 use std::fs;
 use std::path::Path;
 
-/// Why a path may not be written, or `None` when it may. Pure.
-pub fn refusal(path: &str) -> Option<&'static str> {
+use super::path::{RepoPath, fs_path};
+
+/// Why a path may not be written, or `None` when it may. Pure. Works on
+/// the path's bytes: a name that is not UTF-8 is judged like any other.
+pub fn refusal(path: impl AsRef<[u8]>) -> Option<&'static str> {
+    let path = path.as_ref();
     if path.is_empty() {
         return Some("the path is empty");
     }
-    if path.contains('\0') {
+    if path.contains(&0) {
         return Some("the path contains NUL");
     }
     // git's verify_path: on Linux and macOS `a\b` is one file name, which
     // git checks out; only on Windows is `\` a directory separator (#16
     // item 8). Either way `.git` behind a backslash is refused below.
-    if cfg!(windows) && path.contains('\\') {
+    if cfg!(windows) && path.contains(&b'\\') {
         return Some("the path contains a backslash, a directory separator on Windows");
     }
-    if path.starts_with('/') {
+    if path[0] == b'/' {
         return Some("the path is absolute");
     }
-    let bytes = path.as_bytes();
-    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+    if path.len() >= 2 && path[0].is_ascii_alphabetic() && path[1] == b':' {
         return Some("the path starts with a drive letter");
     }
-    if path.split(['/', '\\']).any(is_git_alias) {
+    if path.split(|&b| b == b'/' || b == b'\\').any(is_git_alias) {
         return Some("the path names a .git directory");
     }
-    for component in path.split('/') {
+    for component in path.split(|&b| b == b'/') {
         match component {
-            "" => return Some("the path has an empty component"),
-            "." => return Some("the path has a '.' component"),
-            ".." => return Some("the path has a '..' component"),
+            b"" => return Some("the path has an empty component"),
+            b"." => return Some("the path has a '.' component"),
+            b".." => return Some("the path has a '..' component"),
             _ if is_git_alias(component) => return Some("the path names a .git directory"),
             // NTFS alternate data streams (`.git::$INDEX_ALLOCATION`).
-            _ if component.contains(':')
-                && is_git_alias(component.split(':').next().unwrap_or_default()) =>
+            _ if component.contains(&b':')
+                && is_git_alias(component.split(|&b| b == b':').next().unwrap_or_default()) =>
             {
                 return Some("the path names a .git directory");
             }
@@ -52,27 +55,30 @@ pub fn refusal(path: &str) -> Option<&'static str> {
 
 /// `.git` as some file system may read it: any case, trailing dots or
 /// spaces (Windows drops them), and the 8.3 short name `git~1`.
-fn is_git_alias(component: &str) -> bool {
-    let trimmed = component.trim_end_matches(['.', ' ']);
-    trimmed.eq_ignore_ascii_case(".git") || trimmed.eq_ignore_ascii_case("git~1")
+fn is_git_alias(component: &[u8]) -> bool {
+    let end = component
+        .iter()
+        .rposition(|&b| b != b'.' && b != b' ')
+        .map_or(0, |i| i + 1);
+    let trimmed = &component[..end];
+    trimmed.eq_ignore_ascii_case(b".git") || trimmed.eq_ignore_ascii_case(b"git~1")
 }
 
 /// The first leading component of `path` that is a symlink (or some other
 /// non-directory) in `workdir`, which would make a write leave the tree or
 /// land somewhere else. Missing components are fine: they get created.
-pub fn blocked_prefix(workdir: &Path, path: &str) -> Option<String> {
-    let components: Vec<&str> = path.split('/').collect();
-    let mut prefix = String::new();
-    for part in &components[..components.len().saturating_sub(1)] {
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(part);
-        match fs::symlink_metadata(workdir.join(&prefix)) {
+pub fn blocked_prefix(workdir: &Path, path: impl AsRef<[u8]>) -> Option<RepoPath> {
+    let path = path.as_ref();
+    let mut end = 0;
+    while let Some(slash) = path[end..].iter().position(|&b| b == b'/') {
+        end += slash;
+        let prefix = &path[..end];
+        match fs::symlink_metadata(workdir.join(fs_path(prefix))) {
             Ok(meta) if meta.is_dir() => {}
-            Ok(_) => return Some(prefix),
+            Ok(_) => return Some(RepoPath::from(prefix)),
             Err(_) => return None,
         }
+        end += 1;
     }
     None
 }
@@ -98,6 +104,10 @@ mod tests {
             "dir/win\\style.txt",
         ] {
             assert_eq!(refusal(ok), None, "{ok}");
+        }
+        // See: issue 16 item 7: bytes that are not UTF-8 are a name too.
+        for ok in [&b"caf\xe9.txt"[..], b"d\xffir/x", b"\xff"] {
+            assert_eq!(refusal(ok), None, "{ok:?}");
         }
     }
 
@@ -142,5 +152,12 @@ mod tests {
         assert_eq!(blocked_prefix(dir.path(), "link"), None, "the leaf itself");
         assert_eq!(blocked_prefix(dir.path(), "link/x"), Some("link".into()));
         assert_eq!(blocked_prefix(dir.path(), "file/x"), Some("file".into()));
+        assert_eq!(blocked_prefix(dir.path(), "real/file/x"), None);
+        std::os::unix::fs::symlink("/tmp", dir.path().join("real").join(fs_path(b"l\xff")))
+            .unwrap();
+        assert_eq!(
+            blocked_prefix(dir.path(), b"real/l\xff/y"),
+            Some(RepoPath::from_bytes(&b"real/l\xff"[..]))
+        );
     }
 }

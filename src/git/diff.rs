@@ -2,12 +2,13 @@
 
 use git2::{Delta, Diff, DiffFormat, DiffOptions, Repository, Tree};
 
+use super::RepoPath;
 use crate::error::Result;
 
 /// A path whose entry differs between two trees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedPath {
-    pub path: String,
+    pub path: RepoPath,
     pub status: Delta,
 }
 
@@ -15,7 +16,7 @@ fn tree_diff<'r>(
     repo: &'r Repository,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    only: Option<&[String]>,
+    only: Option<&[impl AsRef<[u8]>]>,
 ) -> Result<Diff<'r>> {
     let mut opts = DiffOptions::new();
     opts.context_lines(3).show_binary(true);
@@ -23,7 +24,7 @@ fn tree_diff<'r>(
         // Exact paths: libgit2 then skips the rest of a large tree.
         opts.disable_pathspec_match(true);
         for p in paths {
-            opts.pathspec(p);
+            opts.pathspec(p.as_ref());
         }
     }
     Ok(repo.diff_tree_to_tree(Some(old), Some(new), Some(&mut opts))?)
@@ -31,12 +32,13 @@ fn tree_diff<'r>(
 
 /// The unified diff `old → new` exactly as `git diff` prints it
 /// (`diff --git`, `index`, `---`/`+++`, hunks with 3 lines of context),
-/// limited to `only` when the caller knows which paths differ.
+/// limited to `only` when the caller knows which paths differ (exact
+/// paths, as bytes: names that are not UTF-8 included).
 pub fn patch_text(
     repo: &Repository,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    only: Option<&[String]>,
+    only: Option<&[impl AsRef<[u8]>]>,
 ) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     write_patch(repo, old, new, only, &mut |bytes| {
@@ -53,7 +55,7 @@ pub fn write_patch(
     repo: &Repository,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    only: Option<&[String]>,
+    only: Option<&[impl AsRef<[u8]>]>,
     sink: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Result<()> {
     let handle = without_index(repo)?;
@@ -106,12 +108,12 @@ impl FilePatcher {
 
     /// The diff of `path` (mode `mode`, unchanged) from `old` to `new`;
     /// empty when they are equal.
-    pub fn patch(&self, path: &str, mode: i32, old: &[u8], new: &[u8]) -> Result<Vec<u8>> {
+    pub fn patch(&self, path: &[u8], mode: i32, old: &[u8], new: &[u8]) -> Result<Vec<u8>> {
         let mut opts = DiffOptions::new();
         opts.context_lines(3)
             .show_binary(true)
             .id_abbrev(self.abbrev);
-        let name = std::path::Path::new(path);
+        let name = super::path::fs_path(path);
         let mut patch =
             git2::Patch::from_buffers(old, Some(name), new, Some(name), Some(&mut opts))?;
         let mut text = patch.to_buf()?.to_vec();
@@ -157,7 +159,7 @@ pub fn line_stats(
     repo: &Repository,
     old: &Tree<'_>,
     new: &Tree<'_>,
-    paths: &[String],
+    paths: &[RepoPath],
 ) -> Result<(usize, usize)> {
     if paths.is_empty() {
         return Ok((0, 0));
@@ -176,7 +178,8 @@ pub fn conflict_paths(index: &git2::Index) -> Result<Vec<String>> {
         .conflicts()?
         .flatten()
         .filter_map(|c| c.our.or(c.their).or(c.ancestor))
-        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        // Named as git names them (quoted when not plain UTF-8).
+        .map(|e| RepoPath::from(&e.path[..]).to_string())
         .collect();
     paths.sort();
     paths.dedup();

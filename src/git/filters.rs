@@ -4,138 +4,58 @@
 //! any of these could touch is converted by `git cat-file --filters`, the
 //! same code git's checkout runs; every other path is the blob itself.
 
-use std::collections::HashMap;
-use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 
-use git2::{AttrCheckFlags, AttrValue, Oid, Repository};
+use git2::{AttrCheckFlags, AttrValue, Oid};
 
+use super::{Repo, RepoPath};
 use crate::error::{Error, Result};
 
-/// What this process learnt about attribute sources, so a path in a
-/// repository without attributes costs no libgit2 attribute lookup (issue
-/// 14 item 1: about 12 per changed file, each re-stat'ing `.gitattributes`
-/// in every parent directory): whether any source outside the working tree
-/// exists, whether the index tracks any `.gitattributes`, and which
-/// working-tree directories hold one.
-struct Sources {
-    none_outside: bool,
-    none_indexed: bool,
-    dirs: HashMap<String, bool>,
-}
-
-/// Keyed by the git dir: a long-running front end (MCP) may serve several.
-static SOURCES: Mutex<Option<(std::path::PathBuf, Sources)>> = Mutex::new(None);
-
-/// Forgets what `Sources` learnt: a `.gitattributes` was written or removed.
-pub fn attributes_changed(path: &str) {
-    if path == ".gitattributes" || path.ends_with("/.gitattributes") {
-        *SOURCES.lock().unwrap_or_else(|e| e.into_inner()) = None;
+/// Forgets what the handle learnt about attribute sources: a
+/// `.gitattributes` was written or removed.
+pub fn attributes_changed(repo: &Repo, path: &RepoPath) {
+    if path.is_gitattributes() {
+        repo.forget_attribute_sources();
     }
 }
 
-fn exists(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok()
+/// Whether git handed this process settings of its own (`git -c`), which
+/// git subprocesses inherit and libgit2 does not read.
+fn command_line_config() -> bool {
+    std::env::var_os("GIT_CONFIG_PARAMETERS").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("GIT_CONFIG_COUNT").is_some_and(|v| v != "0" && !v.is_empty())
 }
 
-impl Sources {
-    fn new(repo: &Repository) -> Self {
-        let mut outside = vec![
-            repo.commondir().join("info/attributes"),
-            repo.path().join("info/attributes"),
-        ];
-        if std::env::var_os("GIT_ATTR_NOSYSTEM").is_none() {
-            outside.push("/etc/gitattributes".into());
-        }
-        match repo
-            .config()
-            .and_then(|c| c.get_path("core.attributesFile"))
-        {
-            Ok(p) => outside.push(p),
-            Err(_) => {
-                let xdg = std::env::var_os("XDG_CONFIG_HOME")
-                    .map(std::path::PathBuf::from)
-                    .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
-                if let Some(x) = xdg {
-                    outside.push(x.join("git/attributes"));
-                }
-            }
-        }
-        let none_indexed = super::index_cache::with_index(repo, |ix| {
-            !ix.entries
-                .iter()
-                .any(|e| e.path == b".gitattributes" || e.path.ends_with(b"/.gitattributes"))
-        })
-        .unwrap_or(false);
-        Sources {
-            none_outside: !outside.iter().any(|p| exists(p)),
-            none_indexed,
-            dirs: HashMap::new(),
-        }
-    }
-}
-
-/// Whether no attribute can apply to `path`: no source outside the working
-/// tree, none tracked, and no `.gitattributes` in any of its directories.
-/// `false` only means "ask libgit2".
-pub(crate) fn surely_unattributed(repo: &Repository, path: &str) -> bool {
-    let Some(workdir) = repo.workdir() else {
-        return false;
-    };
-    let mut guard = SOURCES.lock().unwrap_or_else(|e| e.into_inner());
-    if guard.as_ref().is_none_or(|(dir, _)| dir != repo.path()) {
-        *guard = Some((repo.path().to_path_buf(), Sources::new(repo)));
-    }
-    let Some((_, sources)) = guard.as_mut() else {
-        return false;
-    };
-    if !sources.none_outside || !sources.none_indexed {
-        return false;
-    }
-    let mut dir = String::new();
-    let mut parts = path.split('/').peekable();
-    while let Some(part) = parts.next() {
-        let has = *sources
-            .dirs
-            .entry(dir.clone())
-            .or_insert_with(|| exists(&workdir.join(&dir).join(".gitattributes")));
-        if has {
-            return false;
-        }
-        if parts.peek().is_none() {
-            break;
-        }
-        if !dir.is_empty() {
-            dir.push('/');
-        }
-        dir.push_str(part);
-    }
-    true
-}
-
-/// `core.autocrlf=true` and `core.eol=crlf`, read once per repository.
-fn eol_config(repo: &Repository) -> (bool, bool) {
-    static EOL: super::PerRepo<(bool, bool)> = super::PerRepo::new();
-    EOL.get(repo, || {
-        let Ok(config) = repo.config() else {
+/// `core.autocrlf=true` and `core.eol=crlf`, read once per repository
+/// through the config adapter, so `git -c core.autocrlf=true evolv apply`
+/// writes what `git -c core.autocrlf=true checkout` writes (libgit2 does
+/// not see `git -c`).
+fn eol_config(repo: &Repo) -> (bool, bool) {
+    repo.eol(|| {
+        let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
             return (false, false);
         };
         let autocrlf = config
-            .get_string("core.autocrlf")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("true"));
+            .string("core.autocrlf")
+            .and_then(super::config::parse_bool)
+            == Some(true);
         let eol_crlf = config
-            .get_string("core.eol")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("crlf"));
+            .string("core.eol")
+            .is_some_and(|v| v.eq_ignore_ascii_case("crlf"));
         (autocrlf, eol_crlf)
     })
 }
 
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
-pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
+pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
+    if command_line_config() {
+        // `git -c` settings (core.attributesFile, filter drivers, …) that
+        // libgit2's attribute lookup cannot see: let git decide.
+        return Ok(true);
+    }
     let (autocrlf, eol_crlf) = eol_config(repo);
-    if surely_unattributed(repo, path) {
+    if repo.surely_unattributed(path) {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`
         // applies to paths with `text` set).
         return Ok(autocrlf);
@@ -143,7 +63,7 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
         Ok(
-            match AttrValue::from_string(repo.get_attr(Path::new(path), name, flags)?) {
+            match AttrValue::from_string(repo.get_attr(path.fs(), name, flags)?) {
                 AttrValue::True => Some("true".into()),
                 AttrValue::False => Some("false".into()),
                 AttrValue::String(s) => Some(s.to_string()),
@@ -173,14 +93,38 @@ pub fn converts(repo: &Repository, path: &str) -> Result<bool> {
 /// `binary`, or `-text`. Paths that are ordinary text are absent. Used by
 /// propose, which must not edit such a file as text (#16 item 3).
 pub fn not_text(
-    repo: &Repository,
-    paths: &[&str],
-) -> Result<std::collections::HashMap<String, String>> {
-    use std::io::Write;
+    repo: &Repo,
+    paths: &[&RepoPath],
+) -> Result<std::collections::HashMap<RepoPath, String>> {
     let mut out = std::collections::HashMap::new();
     if paths.is_empty() {
         return Ok(out);
     }
+    let stdout = check_attr(repo, paths)?;
+    let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();
+    for triple in fields.chunks_exact(3) {
+        let path = RepoPath::from(triple[0]);
+        let value = String::from_utf8_lossy(triple[2]);
+        let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
+            ("filter", "unspecified" | "unset") => None,
+            ("filter", "set") => Some("its attributes give it a filter driver".to_string()),
+            ("filter", driver) => Some(format!(
+                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
+            )),
+            ("binary", "set") => Some("its attributes mark it `binary`".to_string()),
+            ("text", "unset") => Some("its attributes mark it `-text`".to_string()),
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            out.entry(path).or_insert(reason);
+        }
+    }
+    Ok(out)
+}
+
+/// `git check-attr -z --stdin filter binary text` for `paths`: its output.
+fn check_attr(repo: &Repo, paths: &[&RepoPath]) -> Result<Vec<u8>> {
+    use std::io::Write;
     let dir = repo.workdir().unwrap_or_else(|| repo.path());
     let mut child = Command::new("git")
         .args(["check-attr", "-z", "--stdin", "filter", "binary", "text"])
@@ -215,38 +159,22 @@ pub fn not_text(
             ),
         });
     }
-    let fields: Vec<&[u8]> = result.stdout.split(|b| *b == 0).collect();
-    for triple in fields.chunks_exact(3) {
-        let path = String::from_utf8_lossy(triple[0]).into_owned();
-        let value = String::from_utf8_lossy(triple[2]);
-        let reason = match (&*String::from_utf8_lossy(triple[1]), &*value) {
-            ("filter", "unspecified" | "unset") => None,
-            ("filter", "set") => Some("its attributes give it a filter driver".to_string()),
-            ("filter", driver) => Some(format!(
-                "its attributes give it the filter driver '{driver}' (the blob is not the file's text)"
-            )),
-            ("binary", "set") => Some("its attributes mark it `binary`".to_string()),
-            ("text", "unset") => Some("its attributes mark it `-text`".to_string()),
-            _ => None,
-        };
-        if let Some(reason) = reason {
-            out.entry(path).or_insert(reason);
-        }
-    }
-    Ok(out)
+    Ok(result.stdout)
 }
 
 /// What git's checkout would write at `path` for blob `id`, when git
 /// converts that path; `None` when the blob's own bytes are what it writes.
-pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>> {
+pub fn smudged(repo: &Repo, path: &RepoPath, id: Oid) -> Result<Option<Vec<u8>>> {
     if !converts(repo, path)? {
         return Ok(None);
     }
     let workdir = crate::git::workdir(repo)?;
+    let mut path_arg = std::ffi::OsString::from("--path=");
+    path_arg.push(path.fs().as_os_str());
     let out = Command::new("git")
         .arg("cat-file")
         .arg("--filters")
-        .arg(format!("--path={path}"))
+        .arg(path_arg)
         .arg(id.to_string())
         .current_dir(workdir)
         .stdin(Stdio::null())
@@ -273,11 +201,11 @@ pub fn smudged(repo: &Repository, path: &str, id: Oid) -> Result<Option<Vec<u8>>
 /// The blob id git would record for the file at `path` (`git hash-object`,
 /// clean filters and attributes applied as they are now): the file holds a
 /// blob, for git, exactly when this is its id.
-pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
+pub fn cleaned_id(repo: &Repo, path: &RepoPath) -> Result<Oid> {
     let workdir = crate::git::workdir(repo)?;
     let out = Command::new("git")
         .args(["hash-object", "--"])
-        .arg(path)
+        .arg(path.fs())
         .current_dir(workdir)
         .stdin(Stdio::null())
         .output()
@@ -297,12 +225,14 @@ pub fn cleaned_id(repo: &Repository, path: &str) -> Result<Oid> {
 /// Whether the file at `path` is what the index records, compared through
 /// git's clean filters (`git diff`), for paths `converts` says git
 /// transforms: libgit2 would compare a smudged file with the raw blob.
-pub fn worktree_matches_index(repo: &Repository, path: &str) -> Result<bool> {
+pub fn worktree_matches_index(repo: &Repo, path: &RepoPath) -> Result<bool> {
     let workdir = crate::git::workdir(repo)?;
+    let mut spec = std::ffi::OsString::from(":(literal)");
+    spec.push(path.fs().as_os_str());
     let out = Command::new("git")
         // Read-only: a landing may hold index.lock while it asks.
         .args(["--no-optional-locks", "diff", "--quiet", "--"])
-        .arg(format!(":(literal){path}"))
+        .arg(spec)
         .current_dir(workdir)
         .stdin(Stdio::null())
         .output()

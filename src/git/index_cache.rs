@@ -1,25 +1,26 @@
-//! The repository's index as git-evolv reads it: parsed by `index_file`
-//! once per process and kept while the file stays the same (same device,
-//! inode, size, mtime and trailing checksum), so the dirty check, the early
-//! index and the final index of a landing share one parse, and an index
-//! git-evolv just wrote is never read back.
+//! The repository's index as git-evolv reads it: a snapshot the repository
+//! handle (`git::Repo`) owns, parsed by `index_file` and kept while the
+//! file stays the same (same device, inode, size, mtime and trailing
+//! checksum, as gitoxide's shared index snapshot), so the dirty check, the
+//! early index and the final index of a landing share one parse, and an
+//! index git-evolv just wrote is never read back. Nothing here is
+//! process-wide: two handles, two snapshots.
 //!
 //! libgit2 still answers attribute lookups, which read `.gitattributes`
-//! blobs from the index: the repository's libgit2 index is set to an
-//! in-memory one holding just those entries, so it never parses (and
-//! checksums) the whole file itself.
+//! blobs from the index: the handle's libgit2 index is set to an in-memory
+//! one holding just those entries, so it never parses (and checksums) the
+//! whole file itself.
 
 use std::fs;
 use std::io::Read;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use git2::{IndexEntry, IndexTime, Repository};
 
 use super::index_file::{IndexFile, Unreadable};
 use super::index_format;
-use super::index_write::index_path;
 use crate::error::{Error, Result};
 
 /// What identifies one version of an index file: its stat data and its
@@ -61,10 +62,20 @@ struct Loaded {
     path: PathBuf,
     /// `None`: there is no index file (an empty index).
     identity: Option<Identity>,
-    file: IndexFile,
+    /// Shared with the readers of `current`, so none holds the snapshot
+    /// borrowed while it works (a dirty check reads attributes, which may
+    /// read the index again).
+    file: Arc<IndexFile>,
 }
 
-static LOADED: Mutex<Option<Loaded>> = Mutex::new(None);
+/// `<git-dir>/index`.
+pub fn index_path(repo: &Repository) -> PathBuf {
+    repo.path().join("index")
+}
+
+/// The handle's parse of the index, if it has one.
+#[derive(Default)]
+pub struct Snapshot(Option<Loaded>);
 
 fn current_identity(path: &Path) -> Result<Option<Identity>> {
     match Identity::of(path) {
@@ -116,31 +127,75 @@ fn parse(repo: &Repository, path: &Path) -> Result<Option<(IndexFile, Option<Ide
     }
 }
 
-/// Makes sure the cache holds the current index of `repo`, parsing it if it
-/// changed (a split index is first made plain by git, see `index_format`).
-fn refresh<'a>(repo: &Repository, slot: &'a mut Option<Loaded>) -> Result<&'a mut Loaded> {
-    let path = index_path(repo);
-    let fresh = match slot.as_ref() {
-        Some(l) if l.path == path && l.identity.is_some() => current_identity(&path)? == l.identity,
-        _ => false,
-    };
-    if !fresh {
-        *slot = None;
-        let (file, identity) = match parse(repo, &path)? {
-            Some(parsed) => parsed,
-            // git rewrote it: read the plain one.
-            None => parse(repo, &path)?.ok_or_else(|| Error::Git {
-                message: format!("{} is still a split index", path.display()),
-            })?,
+impl Snapshot {
+    /// Makes sure the snapshot is the current index of `repo`, parsing it
+    /// if it changed (a split index is first made plain by git, see
+    /// `index_format`).
+    fn refresh(&mut self, repo: &Repository) -> Result<&mut Loaded> {
+        let path = index_path(repo);
+        let fresh = match self.0.as_ref() {
+            Some(l) if l.path == path && l.identity.is_some() => {
+                current_identity(&path)? == l.identity
+            }
+            _ => false,
         };
-        set_attribute_index(repo, &file)?;
-        *slot = Some(Loaded {
-            path,
-            identity,
-            file,
-        });
+        if !fresh {
+            self.0 = None;
+            let (file, identity) = match parse(repo, &path)? {
+                Some(parsed) => parsed,
+                // git rewrote it: read the plain one.
+                None => parse(repo, &path)?.ok_or_else(|| Error::Git {
+                    message: format!("{} is still a split index", path.display()),
+                })?,
+            };
+            set_attribute_index(repo, &file)?;
+            self.0 = Some(Loaded {
+                path,
+                identity,
+                file: Arc::new(file),
+            });
+        }
+        Ok(self.0.as_mut().expect("just filled"))
     }
-    Ok(slot.as_mut().expect("just filled"))
+
+    /// Reads (or reuses) the repository's index.
+    pub fn load(&mut self, repo: &Repository) -> Result<()> {
+        self.refresh(repo).map(|_| ())
+    }
+
+    /// The repository's current index.
+    pub fn current(&mut self, repo: &Repository) -> Result<Arc<IndexFile>> {
+        Ok(self.refresh(repo)?.file.clone())
+    }
+
+    /// Takes the repository's current index out of the snapshot to change
+    /// it, with the mtime (seconds) of the file it was read from, if any.
+    pub fn take(&mut self, repo: &Repository) -> Result<(IndexFile, Option<i64>)> {
+        self.refresh(repo)?;
+        let loaded = self.0.take().expect("refreshed");
+        // Nobody else holds it once the readers are done: no copy.
+        let file = Arc::try_unwrap(loaded.file).unwrap_or_else(|shared| (*shared).clone());
+        Ok((file, loaded.identity.map(|i| i.mtime.0)))
+    }
+
+    /// Keeps `file` as the parse of the index file just written at
+    /// `written` (which is renamed over `index` next: same inode, same
+    /// mtime).
+    pub fn put(&mut self, repo: &Repository, file: IndexFile, written: &Path) -> Result<()> {
+        let identity = current_identity(written)?;
+        set_attribute_index(repo, &file)?;
+        self.0 = Some(Loaded {
+            path: index_path(repo),
+            identity,
+            file: Arc::new(file),
+        });
+        Ok(())
+    }
+
+    /// Drops the parse.
+    pub fn forget(&mut self) {
+        self.0 = None;
+    }
 }
 
 /// Points libgit2's attribute lookups at the `.gitattributes` entries of
@@ -170,45 +225,4 @@ fn set_attribute_index(repo: &Repository, file: &IndexFile) -> Result<()> {
     }
     repo.set_index(&mut index)?;
     Ok(())
-}
-
-/// Reads (or reuses) the repository's index.
-pub fn load(repo: &Repository) -> Result<()> {
-    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    refresh(repo, &mut slot).map(|_| ())
-}
-
-/// Runs `f` on the repository's current index.
-pub fn with_index<T>(repo: &Repository, f: impl FnOnce(&IndexFile) -> T) -> Result<T> {
-    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    let loaded = refresh(repo, &mut slot)?;
-    Ok(f(&loaded.file))
-}
-
-/// Takes the repository's current index out of the cache to change it,
-/// with the mtime (seconds) of the file it was read from, if any.
-pub fn take(repo: &Repository) -> Result<(IndexFile, Option<i64>)> {
-    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    refresh(repo, &mut slot)?;
-    let loaded = slot.take().expect("refreshed");
-    Ok((loaded.file, loaded.identity.map(|i| i.mtime.0)))
-}
-
-/// Keeps `file` as the parse of the index file just written at `written`
-/// (which is renamed over `index` next: same inode, same mtime).
-pub fn put(repo: &Repository, file: IndexFile, written: &Path) -> Result<()> {
-    let identity = current_identity(written)?;
-    set_attribute_index(repo, &file)?;
-    let mut slot = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    *slot = Some(Loaded {
-        path: index_path(repo),
-        identity,
-        file,
-    });
-    Ok(())
-}
-
-/// Drops the cached index.
-pub fn forget() {
-    *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = None;
 }

@@ -96,6 +96,136 @@ pub struct IndexFile {
     extensions: Vec<Extension>,
 }
 
+/// One entry at `r` (`previous`: the path before it, which version 4
+/// paths are prefix-compressed against).
+fn read_entry(r: &mut Reader<'_>, version: u32, previous: &[u8]) -> Result<Entry, Unreadable> {
+    let start = r.pos;
+    let ctime = (r.u32()?, r.u32()?);
+    let mtime = (r.u32()?, r.u32()?);
+    let (dev, ino, mode, uid, gid, size) =
+        (r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?);
+    let mut id = [0u8; 20];
+    id.copy_from_slice(r.take(20)?);
+    let raw_flags = r.u16()?;
+    let flags_extended = if raw_flags & FLAG_EXTENDED != 0 {
+        if version < 3 {
+            return Err(corrupt("extended flags in a version 2 index"));
+        }
+        r.u16()?
+    } else {
+        0
+    };
+    let path = if version == 4 {
+        let strip = r.varint()?;
+        if strip > previous.len() {
+            return Err(corrupt("path prefix longer than the previous path"));
+        }
+        let mut path = previous[..previous.len() - strip].to_vec();
+        path.extend_from_slice(r.until_nul()?);
+        path
+    } else {
+        let path = r.until_nul()?.to_vec();
+        // Padded with 1 to 8 NULs to a multiple of 8, the NUL read above
+        // included.
+        let len = r.pos - start;
+        let padded = (len + 7) & !7;
+        r.take(padded - len)?;
+        path
+    };
+    Ok(Entry {
+        ctime,
+        mtime,
+        dev,
+        ino,
+        mode,
+        uid,
+        gid,
+        size,
+        id,
+        flags: raw_flags & (FLAG_ASSUME_VALID | STAGE_MASK),
+        flags_extended,
+        path,
+    })
+}
+
+/// The extensions after the entries: a split or sparse index, or an
+/// unknown mandatory extension, is refused first; then `deferred` (a fault
+/// in the entries that a split index would have excused) is; `TREE` is
+/// parsed and `REUC` kept, optional others dropped.
+fn read_extensions(
+    r: &mut Reader<'_>,
+    deferred: Option<&str>,
+) -> Result<Vec<Extension>, Unreadable> {
+    let mut raw = Vec::new();
+    while r.pos < r.buf.len() {
+        let mut sig = [0u8; 4];
+        sig.copy_from_slice(r.take(4)?);
+        let len = r.u32()? as usize;
+        raw.push((sig, r.take(len)?));
+    }
+    let signatures = || raw.iter().map(|(sig, _)| sig);
+    if signatures().any(|s| s == b"link") {
+        return Err(Unreadable::Split);
+    }
+    if signatures().any(|s| s == b"sdir") {
+        return Err(Unreadable::Sparse);
+    }
+    if let Some(s) = signatures().find(|s| !s[0].is_ascii_uppercase()) {
+        return Err(Unreadable::Unsupported(format!(
+            "index extension '{}'",
+            String::from_utf8_lossy(s)
+        )));
+    }
+    if let Some(what) = deferred {
+        return Err(corrupt(what));
+    }
+    let mut extensions = Vec::new();
+    for (sig, data) in raw {
+        match &sig {
+            b"TREE" => extensions.push(Extension::Tree(parse_tree(data)?)),
+            b"REUC" => extensions.push(Extension::Kept(sig, data.to_vec())),
+            _ => {}
+        }
+    }
+    Ok(extensions)
+}
+
+/// Appends entry `e` in `version`'s layout (version 4: its path
+/// prefix-compressed against `previous`).
+fn write_entry(out: &mut Vec<u8>, e: &Entry, version: u32, previous: &[u8]) {
+    let start = out.len();
+    for v in [
+        e.ctime.0, e.ctime.1, e.mtime.0, e.mtime.1, e.dev, e.ino, e.mode, e.uid, e.gid, e.size,
+    ] {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+    out.extend_from_slice(&e.id);
+    let name_len = e.path.len().min(usize::from(NAME_MASK)) as u16;
+    let mut flags = e.flags | name_len;
+    if e.flags_extended != 0 {
+        flags |= FLAG_EXTENDED;
+    }
+    out.extend_from_slice(&flags.to_be_bytes());
+    if e.flags_extended != 0 {
+        out.extend_from_slice(&e.flags_extended.to_be_bytes());
+    }
+    if version == 4 {
+        let common = previous
+            .iter()
+            .zip(&e.path)
+            .take_while(|(a, b)| a == b)
+            .count();
+        write_varint(out, previous.len() - common);
+        out.extend_from_slice(&e.path[common..]);
+        out.push(0);
+    } else {
+        out.extend_from_slice(&e.path);
+        let len = out.len() - start;
+        let padded = (len + 8) & !7;
+        out.resize(start + padded, 0);
+    }
+}
+
 fn corrupt(what: &str) -> Unreadable {
     Unreadable::Corrupt(what.to_string())
 }
@@ -183,58 +313,12 @@ impl IndexFile {
         let mut previous: Vec<u8> = Vec::new();
         let mut deferred: Option<&str> = None;
         for _ in 0..count {
-            let start = r.pos;
-            let ctime = (r.u32()?, r.u32()?);
-            let mtime = (r.u32()?, r.u32()?);
-            let (dev, ino, mode, uid, gid, size) =
-                (r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?);
-            let mut id = [0u8; 20];
-            id.copy_from_slice(r.take(20)?);
-            let raw_flags = r.u16()?;
-            let flags_extended = if raw_flags & FLAG_EXTENDED != 0 {
-                if version < 3 {
-                    return Err(corrupt("extended flags in a version 2 index"));
-                }
-                r.u16()?
-            } else {
-                0
-            };
-            let path = if version == 4 {
-                let strip = r.varint()?;
-                if strip > previous.len() {
-                    return Err(corrupt("path prefix longer than the previous path"));
-                }
-                let mut path = previous[..previous.len() - strip].to_vec();
-                path.extend_from_slice(r.until_nul()?);
-                path
-            } else {
-                let path = r.until_nul()?.to_vec();
-                // Padded with 1 to 8 NULs to a multiple of 8, the NUL read
-                // above included.
-                let len = r.pos - start;
-                let padded = (len + 7) & !7;
-                r.take(padded - len)?;
-                path
-            };
+            let entry = read_entry(&mut r, version, &previous)?;
             // A split index names replaced entries by position only (an
             // empty path), so such faults count only if no `link` follows.
-            if path.is_empty() {
+            if entry.path.is_empty() {
                 deferred.get_or_insert("empty path");
             }
-            let entry = Entry {
-                ctime,
-                mtime,
-                dev,
-                ino,
-                mode,
-                uid,
-                gid,
-                size,
-                id,
-                flags: raw_flags & (FLAG_ASSUME_VALID | STAGE_MASK),
-                flags_extended,
-                path,
-            };
             if let Some(last) = entries.last()
                 && last.key() >= entry.key()
             {
@@ -245,37 +329,7 @@ impl IndexFile {
             }
             entries.push(entry);
         }
-        let mut raw = Vec::new();
-        while r.pos < body.len() {
-            let mut sig = [0u8; 4];
-            sig.copy_from_slice(r.take(4)?);
-            let len = r.u32()? as usize;
-            raw.push((sig, r.take(len)?));
-        }
-        let signatures = || raw.iter().map(|(sig, _)| sig);
-        if signatures().any(|s| s == b"link") {
-            return Err(Unreadable::Split);
-        }
-        if signatures().any(|s| s == b"sdir") {
-            return Err(Unreadable::Sparse);
-        }
-        if let Some(s) = signatures().find(|s| !s[0].is_ascii_uppercase()) {
-            return Err(Unreadable::Unsupported(format!(
-                "index extension '{}'",
-                String::from_utf8_lossy(s)
-            )));
-        }
-        if let Some(what) = deferred {
-            return Err(corrupt(what));
-        }
-        let mut extensions = Vec::new();
-        for (sig, data) in raw {
-            match &sig {
-                b"TREE" => extensions.push(Extension::Tree(parse_tree(data)?)),
-                b"REUC" => extensions.push(Extension::Kept(sig, data.to_vec())),
-                _ => {}
-            }
-        }
+        let extensions = read_extensions(&mut r, deferred)?;
         Ok(IndexFile {
             version,
             entries,
@@ -362,39 +416,8 @@ impl IndexFile {
         out.extend_from_slice(&(self.entries.len() as u32).to_be_bytes());
         let mut previous: &[u8] = &[];
         for e in &self.entries {
-            let start = out.len();
-            for v in [
-                e.ctime.0, e.ctime.1, e.mtime.0, e.mtime.1, e.dev, e.ino, e.mode, e.uid, e.gid,
-                e.size,
-            ] {
-                out.extend_from_slice(&v.to_be_bytes());
-            }
-            out.extend_from_slice(&e.id);
-            let name_len = e.path.len().min(usize::from(NAME_MASK)) as u16;
-            let mut flags = e.flags | name_len;
-            if e.flags_extended != 0 {
-                flags |= FLAG_EXTENDED;
-            }
-            out.extend_from_slice(&flags.to_be_bytes());
-            if e.flags_extended != 0 {
-                out.extend_from_slice(&e.flags_extended.to_be_bytes());
-            }
-            if version == 4 {
-                let common = previous
-                    .iter()
-                    .zip(&e.path)
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                write_varint(&mut out, previous.len() - common);
-                out.extend_from_slice(&e.path[common..]);
-                out.push(0);
-                previous = &e.path;
-            } else {
-                out.extend_from_slice(&e.path);
-                let len = out.len() - start;
-                let padded = (len + 8) & !7;
-                out.resize(start + padded, 0);
-            }
+            write_entry(&mut out, e, version, previous);
+            previous = &e.path;
         }
         for ext in &self.extensions {
             let (sig, data) = match ext {

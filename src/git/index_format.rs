@@ -13,7 +13,10 @@ use crate::error::{Error, Result};
 /// Has git rewrite a split index as a plain one. Needs `index.lock` free:
 /// git takes it for the rewrite.
 pub fn unsplit(repo: &Repository) -> Result<()> {
-    let workdir = crate::git::workdir(repo)?;
+    // Not `git::workdir`: this sits below the handle (no import cycle).
+    let workdir = repo.workdir().ok_or_else(|| Error::BareRepository {
+        path: repo.path().to_path_buf(),
+    })?;
     let lock = repo.path().join("index.lock");
     if lock.exists() {
         return Err(Error::IndexLocked { path: lock });

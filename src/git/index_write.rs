@@ -14,10 +14,10 @@ use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use git2::{Oid, Repository};
+use git2::Oid;
 
-use super::index_cache;
 use super::index_file;
+use super::{Repo, RepoPath};
 use crate::error::{Error, Result};
 
 const MODE_GITLINK: u32 = super::mode::GITLINK;
@@ -35,17 +35,17 @@ pub fn skips_worktree(entry: &index_file::Entry) -> bool {
 /// and have no file in the working tree: a landing updates their entries
 /// (keeping the bit) and writes no file, as `git checkout` does.
 pub fn sparse_paths<'a>(
-    repo: &Repository,
-    paths: impl Iterator<Item = &'a str>,
-) -> Result<std::collections::HashSet<String>> {
+    repo: &Repo,
+    paths: impl Iterator<Item = &'a RepoPath>,
+) -> Result<std::collections::HashSet<RepoPath>> {
     let workdir = crate::git::workdir(repo)?;
-    index_cache::with_index(repo, |index| {
+    repo.with_index(|index| {
         paths
             .filter(|p| {
                 index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
-                    && fs::symlink_metadata(workdir.join(p)).is_err()
+                    && fs::symlink_metadata(workdir.join(p.fs())).is_err()
             })
-            .map(str::to_string)
+            .cloned()
             .collect()
     })
 }
@@ -57,13 +57,10 @@ pub struct IndexLock {
     held: bool,
 }
 
-/// `<git-dir>/index`.
-pub fn index_path(repo: &Repository) -> PathBuf {
-    repo.path().join("index")
-}
+pub use super::index_cache::index_path;
 
 /// `<git-dir>/index.lock`.
-pub fn lock_path(repo: &Repository) -> PathBuf {
+pub fn lock_path(repo: &Repo) -> PathBuf {
     repo.path().join("index.lock")
 }
 
@@ -74,7 +71,7 @@ fn marker(nonce: &str) -> String {
 impl IndexLock {
     /// Creates `index.lock` holding `nonce`; `IndexLocked` (git's message)
     /// when it exists.
-    pub fn acquire(repo: &Repository, nonce: &str) -> Result<IndexLock> {
+    pub fn acquire(repo: &Repo, nonce: &str) -> Result<IndexLock> {
         let path = lock_path(repo);
         let dir = repo.path().join("evolv");
         fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
@@ -111,7 +108,7 @@ impl IndexLock {
     /// Puts the index built in `new_index` into the lock (by rename, so the
     /// lock never disappears), then renames the lock over `index`. The
     /// caller records `new_index`'s checksum in the journal first.
-    pub fn commit(mut self, repo: &Repository, new_index: &Path) -> Result<()> {
+    pub fn commit(mut self, repo: &Repo, new_index: &Path) -> Result<()> {
         // Flushed with everything else before the journal goes (see
         // `git::durable`), not here, inside the landing's critical stretch.
         fs::rename(new_index, &self.path).map_err(|e| Error::io("rename", &self.path, e))?;
@@ -135,7 +132,7 @@ impl Drop for IndexLock {
 /// Whether the `index.lock` present is one git-evolv created for the
 /// landing with `nonce` (its marker, or the index bytes whose trailing
 /// checksum the journal recorded).
-pub fn lock_is_ours(repo: &Repository, nonce: &str, checksum: Option<&str>) -> bool {
+pub fn lock_is_ours(repo: &Repo, nonce: &str, checksum: Option<&str>) -> bool {
     let path = lock_path(repo);
     let Ok(mut file) = File::open(&path) else {
         return false;
@@ -201,7 +198,7 @@ pub enum Entry {
 
 /// `<git-dir>/evolv/index-new.<pid>`: an index `build` wrote, before it
 /// is renamed over `index` (as the early index, or through `index.lock`).
-fn new_path(repo: &Repository) -> PathBuf {
+fn new_path(repo: &Repo) -> PathBuf {
     repo.path()
         .join("evolv")
         .join(format!("{NEW_PREFIX}{}", std::process::id()))
@@ -211,16 +208,16 @@ const NEW_PREFIX: &str = "index-new.";
 
 /// Reads (or reuses, see `index_cache`) the repository's index; every
 /// command that may land calls this before anything looks at the index.
-pub fn load(repo: &Repository) -> Result<()> {
-    index_cache::load(repo)
+pub fn load(repo: &Repo) -> Result<()> {
+    repo.load_index()
 }
 
 /// Builds the new index (the current one with `entries` applied), writes
 /// it to a file under `<git-dir>/evolv/` and returns its path (a landing
 /// flushes it with everything else before its journal goes).
-pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> {
+pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
     let workdir = crate::git::workdir(repo)?;
-    let (mut index, read_mtime) = index_cache::take(repo)?;
+    let (mut index, read_mtime) = repo.take_index()?;
     let mut changes = Vec::with_capacity(entries.len());
     for (p, entry) in entries {
         let (id, mode, stat) = match *entry {
@@ -232,7 +229,7 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
                 let meta = if mode == MODE_GITLINK {
                     None
                 } else {
-                    let full = workdir.join(p);
+                    let full = workdir.join(p.fs());
                     Some(fs::symlink_metadata(&full).map_err(|e| Error::io("stat", &full, e))?)
                 };
                 (id, mode, meta)
@@ -244,7 +241,7 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
         // landing writes no file there.
         let sparse = matches!(entry, Entry::Stale { .. })
             && index.get(p.as_bytes(), 0).is_some_and(skips_worktree)
-            && fs::symlink_metadata(workdir.join(p)).is_err();
+            && fs::symlink_metadata(workdir.join(p.fs())).is_err();
         if sparse {
             new.flags_extended |= SKIP_WORKTREE;
         }
@@ -263,11 +260,16 @@ pub fn build(repo: &Repository, entries: &[(String, Entry)]) -> Result<PathBuf> 
     file.write_all(&bytes)
         .map_err(|e| Error::io("write", &path, e))?;
     drop(file);
-    index_cache::put(repo, index, &path)?;
+    repo.put_index(index, &path)?;
     Ok(path)
 }
 
-fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> index_file::Entry {
+fn index_entry(
+    path: &RepoPath,
+    id: Oid,
+    mode: u32,
+    stat: Option<&fs::Metadata>,
+) -> index_file::Entry {
     let time = |s: i64, ns: i64| (s as u32, ns as u32);
     let (ctime, mtime, dev, ino, uid, gid, size) = match stat {
         Some(m) => (
@@ -301,7 +303,7 @@ fn index_entry(path: &str, id: Oid, mode: u32, stat: Option<&fs::Metadata>) -> i
 
 /// `<git-dir>/evolv/index-before.<pid>`: the index an installed early
 /// index replaced, kept until the compare-and-swap has decided.
-fn before_path(repo: &Repository) -> PathBuf {
+fn before_path(repo: &Repo) -> PathBuf {
     repo.path()
         .join("evolv")
         .join(format!("{BEFORE_PREFIX}{}", std::process::id()))
@@ -319,7 +321,7 @@ pub struct Replaced {
 /// Puts an index `build` wrote over `<git-dir>/index` while
 /// `index.lock` stays held (so git can read it but not write the index),
 /// keeping the one it replaces until `Replaced::keep_new` or `restore`.
-pub fn install_early(repo: &Repository, early: &Path) -> Result<Replaced> {
+pub fn install_early(repo: &Repo, early: &Path) -> Result<Replaced> {
     let index = index_path(repo);
     let saved = before_path(repo);
     let _ = fs::remove_file(&saved);
@@ -346,7 +348,7 @@ impl Replaced {
     }
 
     /// Puts the replaced index back (the compare-and-swap failed).
-    pub fn restore(self, repo: &Repository) -> Result<()> {
+    pub fn restore(self, repo: &Repo) -> Result<()> {
         let index = index_path(repo);
         match &self.saved {
             Some(saved) => fs::rename(saved, &index).map_err(|e| Error::io("restore", &index, e)),
@@ -361,8 +363,8 @@ impl Replaced {
 
 /// Whether the index holds exactly `entries` at stage 0 (and no conflict
 /// stages) for their paths: ids and modes, stat data aside.
-pub fn holds(repo: &Repository, entries: &[(String, Entry)]) -> Result<bool> {
-    index_cache::with_index(repo, |index| {
+pub fn holds(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<bool> {
+    repo.with_index(|index| {
         entries.iter().all(|(p, entry)| {
             let path = p.as_bytes();
             let now = index.get(path, 0).map(|e| (e.oid(), e.mode));
@@ -376,14 +378,14 @@ pub fn holds(repo: &Repository, entries: &[(String, Entry)]) -> Result<bool> {
 }
 
 /// Drops an index `build` wrote that was never put in place.
-pub fn discard_early(repo: &Repository) {
+pub fn discard_early(repo: &Repo) {
     let _ = fs::remove_file(new_path(repo));
 }
 
 /// Forgets this process's parse of the index and removes its temp files.
 /// Every command ends with this.
-pub fn release(repo: &Repository) {
-    index_cache::forget();
+pub fn release(repo: &Repo) {
+    repo.forget_index();
     discard_early(repo);
     let _ = fs::remove_file(before_path(repo));
 }
@@ -394,7 +396,7 @@ const LEGACY_PREFIXES: [&str; 2] = ["index-view.", "index-early."];
 /// Removes what a killed landing may have left under `<git-dir>/evolv/`
 /// besides the journal: the lock's temp file, and the index files of
 /// processes that no longer run (on Linux, where `/proc` tells).
-pub fn clean_leftovers(repo: &Repository) {
+pub fn clean_leftovers(repo: &Repo) {
     let dir = repo.path().join("evolv");
     let _ = fs::remove_file(dir.join("index.lock.tmp"));
     release(repo);

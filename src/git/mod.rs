@@ -2,6 +2,7 @@
 //! diffs, compare-and-swap ref updates) and, in `cli`, the git command line.
 //! Knows nothing of proposals.
 
+mod attr_sources;
 pub mod checkout;
 pub mod cli;
 pub mod commit;
@@ -19,6 +20,7 @@ pub mod index_write;
 pub mod mode;
 mod objects;
 mod pack_write;
+pub mod path;
 mod refs;
 mod repo;
 mod status;
@@ -31,6 +33,7 @@ pub use identity::{author, committer};
 pub use objects::{
     FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, updated_trees, write_objects,
 };
+pub use path::RepoPath;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
 pub use repo::{Head, head, open, open_any, workdir};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};
@@ -60,3 +63,6 @@ impl<T: Copy> PerRepo<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod import_cycles_test;

@@ -42,7 +42,8 @@ pub fn write_objects(repo: &Repository, objects: &[&NewObject]) -> Result<()> {
 /// One file of `base` that gets a new blob.
 #[derive(Debug, Clone, Copy)]
 pub struct FileUpdate<'a> {
-    pub path: &'a str,
+    /// The exact path (a name need not be UTF-8).
+    pub path: &'a [u8],
     pub oid: Oid,
     /// The entry's mode as git writes it (`0o100644`, `0o100755`).
     pub mode: i32,
@@ -59,14 +60,14 @@ pub fn updated_trees(
     updates: &[FileUpdate<'_>],
 ) -> Result<(Oid, Vec<NewObject>)> {
     let mut out = Vec::new();
-    let root = rebuild(repo, base, "", updates, &mut out)?;
+    let root = rebuild(repo, base, b"", updates, &mut out)?;
     Ok((root, out))
 }
 
 fn rebuild(
     repo: &Repository,
     tree: &Tree<'_>,
-    dir: &str,
+    dir: &[u8],
     updates: &[FileUpdate<'_>],
     out: &mut Vec<NewObject>,
 ) -> Result<Oid> {
@@ -74,11 +75,11 @@ fn rebuild(
     let mut subdirs: BTreeMap<&[u8], Vec<FileUpdate<'_>>> = BTreeMap::new();
     for u in updates {
         let rest = &u.path[dir.len()..];
-        match rest.split_once('/') {
+        match rest.iter().position(|&b| b == b'/') {
             None => {
-                files.insert(rest.as_bytes(), (u.oid, u.mode));
+                files.insert(rest, (u.oid, u.mode));
             }
-            Some((name, _)) => subdirs.entry(name.as_bytes()).or_default().push(*u),
+            Some(slash) => subdirs.entry(&rest[..slash]).or_default().push(*u),
         }
     }
     let mut raw = Vec::with_capacity(tree.len() * 48);
@@ -91,7 +92,7 @@ fn rebuild(
         } else if let (Some(group), Some(ObjectType::Tree)) = (subdirs.get(name), entry.kind()) {
             found += 1;
             let sub = repo.find_tree(entry.id())?;
-            let sub_dir = format!("{dir}{}/", String::from_utf8_lossy(name));
+            let sub_dir = [dir, name, b"/"].concat();
             (
                 entry.filemode_raw(),
                 rebuild(repo, &sub, &sub_dir, group, out)?,
@@ -108,7 +109,8 @@ fn rebuild(
     if found != files.len() + subdirs.len() {
         return Err(Error::Git {
             message: format!(
-                "a changed file under '{dir}' is not in the base tree {}",
+                "a changed file under '{}' is not in the base tree {}",
+                String::from_utf8_lossy(dir),
                 tree.id()
             ),
         });
@@ -176,17 +178,17 @@ mod tests {
         let base = repo.find_tree(index.write_tree().unwrap()).unwrap();
         let updates = [
             FileUpdate {
-                path: "a/c/d.sh",
+                path: b"a/c/d.sh",
                 oid: blob("new d"),
                 mode: 0o100755,
             },
             FileUpdate {
-                path: "a.txt",
+                path: b"a.txt",
                 oid: blob("new a"),
                 mode: 0o100644,
             },
             FileUpdate {
-                path: "a-b/e",
+                path: b"a-b/e",
                 oid: blob("new e"),
                 mode: 0o100644,
             },
@@ -209,7 +211,7 @@ mod tests {
             assert_eq!(t.packed.oid, Oid::hash_object(*kind, raw).unwrap());
         }
         let missing = [FileUpdate {
-            path: "a/nope",
+            path: b"a/nope",
             oid: blob("x"),
             mode: 0o100644,
         }];

@@ -13,10 +13,11 @@ use std::fs::{self, Metadata};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use git2::{Delta, ObjectType, Oid, Repository, Tree};
+use git2::{Delta, ObjectType, Oid, Tree};
 
+use super::Repo;
 use super::index_file::{Entry, IndexFile};
-use super::{ChangedPath, mode};
+use super::{ChangedPath, RepoPath, mode};
 use crate::error::Result;
 
 /// Paths among `changed` that must not be touched: staged or unstaged
@@ -24,44 +25,43 @@ use crate::error::Result;
 /// anything in the way of a directory the new tree needs. `head_tree` is the
 /// tree of the commit the landing starts from.
 pub fn dirty_paths(
-    repo: &Repository,
+    repo: &Repo,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
-) -> Result<Vec<String>> {
-    super::index_cache::with_index(repo, |index| {
-        dirty_in(repo, index, head_tree, new_tree, changed)
-    })?
+) -> Result<Vec<RepoPath>> {
+    repo.with_index(|index| dirty_in(repo, index, head_tree, new_tree, changed))?
 }
 
 fn dirty_in(
-    repo: &Repository,
+    repo: &Repo,
     index: &IndexFile,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
-) -> Result<Vec<String>> {
+) -> Result<Vec<RepoPath>> {
     let workdir = crate::git::workdir(repo)?;
     let index_mtime = fs::metadata(repo.path().join("index"))
         .ok()
         .map(|m| m.mtime());
-    let removed: HashSet<&str> = changed
+    let removed: HashSet<&[u8]> = changed
         .iter()
         .filter(|c| c.status == Delta::Deleted)
-        .map(|c| c.path.as_str())
+        .map(|c| c.path.as_bytes())
         .collect();
     let mut dirty = Vec::new();
     for change in changed {
-        let path = change.path.as_str();
-        let writes_here = new_tree.get_path(Path::new(path)).is_ok();
+        let path = &change.path;
+        let writes_here = new_tree.get_path(path.fs()).is_ok();
         if writes_here && blocked_by_ancestor(workdir, path, &removed) {
-            dirty.push(path.to_string());
+            dirty.push(path.clone());
             continue;
         }
-        let file = fs::symlink_metadata(workdir.join(path)).ok();
+        let full = workdir.join(path.fs());
+        let file = fs::symlink_metadata(&full).ok();
         if file.as_ref().is_some_and(Metadata::is_dir) {
-            if writes_here && !only_removed_files_inside(&workdir.join(path), path, &removed) {
-                dirty.push(path.to_string());
+            if writes_here && !only_removed_files_inside(&full, path, &removed) {
+                dirty.push(path.clone());
             }
             continue;
         }
@@ -75,7 +75,7 @@ fn dirty_in(
             },
         };
         if !clean {
-            dirty.push(path.to_string());
+            dirty.push(path.clone());
         }
     }
     Ok(dirty)
@@ -83,17 +83,17 @@ fn dirty_in(
 
 /// `Some(clean)` when the index and stat data decide; `None` to ask git.
 fn quick_verdict(
-    repo: &Repository,
+    repo: &Repo,
     index: &IndexFile,
     head_tree: &Tree<'_>,
-    path: &str,
+    path: &RepoPath,
     file: Option<&Metadata>,
     index_mtime: Option<i64>,
 ) -> Option<bool> {
     if index.conflicted(path.as_bytes()) {
         return Some(false);
     }
-    let in_head = head_tree.get_path(Path::new(path)).ok();
+    let in_head = head_tree.get_path(path.fs()).ok();
     let Some(entry) = index.get(path.as_bytes(), 0) else {
         // Not in the index: staged deletion if HEAD has it; otherwise any
         // file here is untracked (or ignored) and would be overwritten.
@@ -120,7 +120,7 @@ fn quick_verdict(
         return Some(true);
     }
     if file.is_file() && file.len() == u64::from(entry.size) {
-        let full = repo.workdir()?.join(path);
+        let full = repo.workdir()?.join(path.fs());
         if Oid::hash_file(ObjectType::Blob, &full).ok() == Some(entry.oid())
             && mode_matches(file, entry)
         {
@@ -163,31 +163,29 @@ fn mode_matches(file: &Metadata, entry: &Entry) -> bool {
 
 /// Whether the file of a tracked path still matches its index entry, as
 /// git itself decides (`git diff`: filters, `core.fileMode`, symlinks).
-fn confirmed_clean(repo: &Repository, path: &str) -> Result<bool> {
+fn confirmed_clean(repo: &Repo, path: &RepoPath) -> Result<bool> {
     super::filters::worktree_matches_index(repo, path)
 }
 
 /// Whether a leading component of `path` is a file or symlink that the
 /// landing does not itself remove (writing there would fail or escape).
-fn blocked_by_ancestor(workdir: &Path, path: &str, removed: &HashSet<&str>) -> bool {
-    super::confine::blocked_prefix(workdir, path).is_some_and(|p| !removed.contains(p.as_str()))
+fn blocked_by_ancestor(workdir: &Path, path: &RepoPath, removed: &HashSet<&[u8]>) -> bool {
+    super::confine::blocked_prefix(workdir, path).is_some_and(|p| !removed.contains(p.as_bytes()))
 }
 
-fn only_removed_files_inside(dir: &Path, rel: &str, removed: &HashSet<&str>) -> bool {
+fn only_removed_files_inside(dir: &Path, rel: &RepoPath, removed: &HashSet<&[u8]>) -> bool {
+    use std::os::unix::ffi::OsStrExt;
     let Ok(entries) = fs::read_dir(dir) else {
         return false;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else {
-            return false;
-        };
-        let child = format!("{rel}/{name}");
+        // Names as bytes: a file whose name is not UTF-8 is a file too.
+        let child = rel.join(entry.file_name().as_bytes());
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         let ok = if is_dir {
             only_removed_files_inside(&entry.path(), &child, removed)
         } else {
-            removed.contains(child.as_str())
+            removed.contains(child.as_bytes())
         };
         if !ok {
             return false;
@@ -200,7 +198,7 @@ fn only_removed_files_inside(dir: &Path, rel: &str, removed: &HashSet<&str>) -> 
 /// is in progress: the branch and index belong to that operation, and a
 /// landing in the middle of it would be folded into (or lost by) its
 /// `--continue` / `--abort` (#16 item 6). Worded as git words it.
-pub fn ensure_no_operation_in_progress(repo: &Repository) -> Result<()> {
+pub fn ensure_no_operation_in_progress(repo: &Repo) -> Result<()> {
     use git2::RepositoryState as S;
     let (message, way_out) = match repo.state() {
         S::Clean => return Ok(()),
@@ -238,6 +236,6 @@ pub fn ensure_no_operation_in_progress(repo: &Repository) -> Result<()> {
 /// trusts the flag and reports such a file clean whatever it holds, so the
 /// file itself is read, as `git merge --ff-only` and `git revert` do
 /// before they refuse to overwrite it (#16 item 1).
-fn flagged_file_is_clean(repo: &Repository, path: &str, entry: &Entry) -> Result<bool> {
+fn flagged_file_is_clean(repo: &Repo, path: &RepoPath, entry: &Entry) -> Result<bool> {
     Ok(super::filters::cleaned_id(repo, path)? == entry.oid())
 }

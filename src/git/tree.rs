@@ -2,7 +2,7 @@
 
 use git2::{ObjectType, Oid, Repository, Tree};
 
-use super::mode;
+use super::{RepoPath, mode};
 use crate::error::Result;
 
 /// A regular file in a tree (symlinks and submodules are left out: an edit
@@ -10,29 +10,56 @@ use crate::error::Result;
 #[derive(Debug, Clone)]
 pub struct BlobEntry {
     /// The repo-relative path; for a name that is not UTF-8, its lossy
-    /// form (what scope globs are matched against, consistently).
+    /// form (for display; scope globs match `raw`, as git's do).
     pub path: String,
-    /// Whether every component of the path is valid UTF-8, so `path` is
-    /// the exact name (the landing writes files by that name).
-    pub utf8: bool,
+    /// The exact bytes of the path when some component is not UTF-8 (then
+    /// `path` is lossy); `None` when `path` is exact. Kept apart so the
+    /// walk over a large tree allocates nothing more for ordinary names.
+    pub raw: Option<Box<[u8]>>,
     pub oid: Oid,
     pub mode: i32,
 }
 
+impl BlobEntry {
+    /// The exact path, as the landing names the file.
+    pub fn repo_path(&self) -> RepoPath {
+        match &self.raw {
+            Some(raw) => RepoPath::from(&raw[..]),
+            None => RepoPath::from(self.path.as_str()),
+        }
+    }
+
+    /// `prefix/` put in front of the path (`prefix` is text).
+    pub fn prefixed(mut self, prefix: &str) -> Self {
+        self.path = format!("{prefix}/{}", self.path);
+        if let Some(raw) = &self.raw {
+            let mut bytes = Vec::with_capacity(prefix.len() + 1 + raw.len());
+            bytes.extend_from_slice(prefix.as_bytes());
+            bytes.push(b'/');
+            bytes.extend_from_slice(raw);
+            self.raw = Some(bytes.into_boxed_slice());
+        }
+        self
+    }
+}
+
 /// Every regular file of `tree`, in tree order, with repo-relative paths.
 /// Names are read as bytes: a directory or file whose name is not UTF-8
-/// is listed (lossily, `utf8: false`), never an error (#16 item 7).
+/// is listed (lossily in `path`, exactly in `raw`), never an error (#16
+/// item 7).
 pub fn list_blobs(repo: &Repository, tree: &Tree<'_>) -> Result<Vec<BlobEntry>> {
     let mut out = Vec::new();
-    walk(repo, tree, "", true, &mut out)?;
+    walk(repo, tree, "", None, &mut out)?;
     Ok(out)
 }
 
+/// `raw_dir`: the directory's exact bytes once some component of it is
+/// not UTF-8 (`None`: `dir` is exact).
 fn walk(
     repo: &Repository,
     tree: &Tree<'_>,
     dir: &str,
-    utf8: bool,
+    raw_dir: Option<&[u8]>,
     out: &mut Vec<BlobEntry>,
 ) -> Result<()> {
     for entry in tree.iter() {
@@ -45,11 +72,20 @@ fn walk(
         let mut path = String::with_capacity(dir.len() + name.len() + 1);
         path.push_str(dir);
         path.push_str(&name);
+        let raw = (raw_dir.is_some() || !name_utf8).then(|| {
+            let mut raw = raw_dir.unwrap_or(dir.as_bytes()).to_vec();
+            raw.extend_from_slice(bytes);
+            raw
+        });
         match entry.kind() {
             Some(ObjectType::Tree) => {
                 let sub = repo.find_tree(entry.id())?;
                 path.push('/');
-                walk(repo, &sub, &path, utf8 && name_utf8, out)?;
+                let raw = raw.map(|mut r| {
+                    r.push(b'/');
+                    r
+                });
+                walk(repo, &sub, &path, raw.as_deref(), out)?;
             }
             Some(ObjectType::Blob) => {
                 // Regular and executable files only; a symlink's blob is its target.
@@ -57,7 +93,7 @@ fn walk(
                 if mode::is_file(mode as u32) {
                     out.push(BlobEntry {
                         path,
-                        utf8: utf8 && name_utf8,
+                        raw: raw.map(Vec::into_boxed_slice),
                         oid: entry.id(),
                         mode,
                     });

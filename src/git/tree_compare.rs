@@ -4,8 +4,8 @@
 
 use git2::{Delta, ObjectType, Repository, Tree, TreeEntry};
 
-use super::ChangedPath;
-use crate::error::{Error, Result};
+use super::{ChangedPath, RepoPath};
+use crate::error::Result;
 
 /// Paths that differ between `old` and `new`, sorted. A file replaced by a
 /// directory (or back) yields the file's path and every path under the
@@ -16,7 +16,7 @@ pub fn changed_paths(
     new: &Tree<'_>,
 ) -> Result<Vec<ChangedPath>> {
     let mut out = Vec::new();
-    compare(repo, Some(old), Some(new), "", &mut out)?;
+    compare(repo, Some(old), Some(new), &RepoPath::default(), &mut out)?;
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
     Ok(out)
@@ -26,24 +26,17 @@ fn is_tree(entry: &TreeEntry<'_>) -> bool {
     entry.kind() == Some(ObjectType::Tree)
 }
 
-fn join(prefix: &str, entry: &TreeEntry<'_>) -> Result<String> {
-    let name = std::str::from_utf8(entry.name_bytes()).map_err(|_| {
-        Error::invalid(
-            format!(
-                "the path '{prefix}{}' is not valid UTF-8",
-                String::from_utf8_lossy(entry.name_bytes())
-            ),
-            "rename the file to a UTF-8 name in a commit of its own, then propose again",
-        )
-    })?;
-    Ok(format!("{prefix}{name}"))
+/// `prefix/name`, as bytes: a name that is not UTF-8 is a path like any
+/// other (#16 item 7).
+fn join(prefix: &RepoPath, entry: &TreeEntry<'_>) -> RepoPath {
+    prefix.join(entry.name_bytes())
 }
 
 fn compare(
     repo: &Repository,
     old: Option<&Tree<'_>>,
     new: Option<&Tree<'_>>,
-    prefix: &str,
+    prefix: &RepoPath,
     out: &mut Vec<ChangedPath>,
 ) -> Result<()> {
     if let Some(new) = new {
@@ -55,12 +48,12 @@ fn compare(
             {
                 continue;
             }
-            let path = join(prefix, &entry)?;
+            let path = join(prefix, &entry);
             match before {
                 None => side(repo, &entry, &path, Delta::Added, out)?,
                 Some(b) if is_tree(&b) && is_tree(&entry) => {
                     let (bt, et) = (subtree(repo, &b)?, subtree(repo, &entry)?);
-                    compare(repo, Some(&bt), Some(&et), &format!("{path}/"), out)?;
+                    compare(repo, Some(&bt), Some(&et), &path, out)?;
                 }
                 Some(b) if is_tree(&b) || is_tree(&entry) => {
                     side(repo, &b, &path, Delta::Deleted, out)?;
@@ -76,7 +69,7 @@ fn compare(
     if let Some(old) = old {
         for entry in old.iter() {
             if new.is_none_or(|n| n.get_name_bytes(entry.name_bytes()).is_none()) {
-                let path = join(prefix, &entry)?;
+                let path = join(prefix, &entry);
                 side(repo, &entry, &path, Delta::Deleted, out)?;
             }
         }
@@ -89,24 +82,24 @@ fn compare(
 fn side(
     repo: &Repository,
     entry: &TreeEntry<'_>,
-    path: &str,
+    path: &RepoPath,
     status: Delta,
     out: &mut Vec<ChangedPath>,
 ) -> Result<()> {
     if !is_tree(entry) {
         out.push(ChangedPath {
-            path: path.to_string(),
+            path: path.clone(),
             status,
         });
         return Ok(());
     }
     let tree = subtree(repo, entry)?;
-    let prefix = format!("{path}/");
+    let prefix = path;
     let (old, new) = match status {
         Delta::Deleted => (Some(&tree), None),
         _ => (None, Some(&tree)),
     };
-    compare(repo, old, new, &prefix, out)
+    compare(repo, old, new, prefix, out)
 }
 
 fn subtree<'r>(repo: &'r Repository, entry: &TreeEntry<'_>) -> Result<Tree<'r>> {

@@ -13,11 +13,14 @@ use git2::{Oid, Tree};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::git::Repo;
+use crate::git::{Repo, RepoPath};
 use crate::store::audit::AuditRecord;
 
-/// The journal format; a reader refuses newer ones.
-const VERSION: u32 = 1;
+/// The journal format; a reader refuses newer ones. Version 2 is version 1
+/// plus paths that are not UTF-8, written `{"hex": "…"}` (see
+/// `git::path::lossless`); a journal without such a path is still written
+/// as version 1, so an older git-evolv can recover it.
+const VERSION: u32 = 2;
 
 /// What kind of move the journal covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,7 +45,9 @@ pub struct Image {
 /// One changed path: its content at `old` and at `new` (`None`: absent).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {
-    pub path: String,
+    /// The path's bytes: a JSON string when UTF-8, `{"hex": "…"}` otherwise.
+    #[serde(with = "crate::git::path::lossless")]
+    pub path: RepoPath,
     pub before: Option<Image>,
     pub after: Option<Image>,
 }
@@ -92,12 +97,12 @@ impl Journal {
         new: Oid,
         old_tree: &Tree<'_>,
         new_tree: &Tree<'_>,
-        paths: &[String],
+        paths: &[RepoPath],
         reflog: &str,
     ) -> Self {
-        let image = |tree: &Tree<'_>, path: &str| {
+        let image = |tree: &Tree<'_>, path: &RepoPath| {
             // A directory is no image: its files are changes of their own.
-            let entry = tree.get_path(Path::new(path)).ok();
+            let entry = tree.get_path(path.fs()).ok();
             entry
                 .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
                 .map(|e| Image {
@@ -105,7 +110,7 @@ impl Journal {
                     mode: e.filemode() as u32,
                 })
         };
-        let changes = paths
+        let changes: Vec<Change> = paths
             .iter()
             .map(|p| Change {
                 path: p.clone(),
@@ -113,8 +118,13 @@ impl Journal {
                 after: image(new_tree, p),
             })
             .collect();
+        let version = if changes.iter().all(|c| c.path.to_str().is_some()) {
+            1
+        } else {
+            VERSION
+        };
         Journal {
-            version: VERSION,
+            version,
             kind,
             nonce: nonce(new),
             started_ns: now_ns(),
@@ -182,9 +192,18 @@ impl Journal {
         };
         parse(&bytes)
             .map(Some)
-            .map_err(|detail| Error::Interrupted {
-                detail: format!("the journal {} is unreadable: {detail}", path.display()),
-            })
+            .map_err(|detail| Error::UnreadableJournal { path, detail })
+    }
+
+    /// Moves an unreadable journal out of the way, to
+    /// `journal.unreadable.<ns>` beside it (kept for whoever wants to read
+    /// it), and returns where.
+    pub fn set_aside(repo: &Repo) -> Result<PathBuf> {
+        let from = path(repo);
+        let to = from.with_file_name(format!("journal.unreadable.{}", now_ns()));
+        fs::rename(&from, &to).map_err(|e| Error::io("set aside", &from, e))?;
+        sync_dir(from.parent().expect("the journal has a directory"));
+        Ok(to)
     }
 
     /// Whether a journal is pending (one stat, for every command's start).
@@ -204,7 +223,7 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Journal, String> {
     }
     for change in &journal.changes {
         if let Some(why) = crate::git::confine::refusal(&change.path) {
-            return Err(format!("path {:?}: {why}", change.path));
+            return Err(format!("path {}: {why}", change.path));
         }
     }
     Ok(journal)
@@ -298,6 +317,20 @@ mod tests {
     }
 
     #[test]
+    fn a_path_that_is_not_utf8_round_trips_losslessly() {
+        // See: issue 16 item 7.
+        let mut j = sample();
+        j.changes[0].path = RepoPath::from_bytes(&b"d\xffir/caf\xe9.txt"[..]);
+        let bytes = serde_json::to_vec(&j).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            text.contains(r#"{"hex":"64ff69722f636166e92e747874"}"#),
+            "{text}"
+        );
+        assert_eq!(parse(&bytes).unwrap(), j);
+    }
+
+    #[test]
     fn torn_or_hostile_journals_are_errors_not_panics() {
         let bytes = serde_json::to_vec(&sample()).unwrap();
         for cut in 0..bytes.len() {
@@ -305,6 +338,8 @@ mod tests {
         }
         let mut evil = sample();
         evil.changes[0].path = "../../etc/passwd".into();
+        assert!(parse(&serde_json::to_vec(&evil).unwrap()).is_err());
+        evil.changes[0].path = RepoPath::from_bytes(&b"x/../../\xff"[..]);
         assert!(parse(&serde_json::to_vec(&evil).unwrap()).is_err());
         let mut newer = sample();
         newer.version = VERSION + 1;

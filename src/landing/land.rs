@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::checkout;
 use crate::git::index_write::{self, Entry, IndexLock};
-use crate::git::{self, ChangedPath, Head};
+use crate::git::{self, ChangedPath, Head, RepoPath};
 use crate::progress::{self, Task};
 use crate::store::audit::{self, AuditRecord};
 use crate::store::pending::{self, Deferred, Pending, PendingRef};
@@ -130,6 +130,16 @@ fn ensure_clean(
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<()> {
+    // A path git-evolv must not write (a hostile proposal's `.git/config`)
+    // is that, not "uncommitted changes" in it: say so first.
+    for change in changed {
+        if let Some(reason) = git::confine::refusal(&change.path) {
+            return Err(Error::UnsafePath {
+                path: change.path.to_string(),
+                reason: reason.to_string(),
+            });
+        }
+    }
     index_write::load(repo)?;
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
@@ -141,7 +151,9 @@ fn ensure_clean(
             expected: head.commit.to_string(),
         });
     }
-    Err(Error::DirtyWorktree { paths: dirty })
+    Err(Error::DirtyWorktree {
+        paths: dirty.iter().map(ToString::to_string).collect(),
+    })
 }
 
 /// Refuses, with nothing changed, when HEAD no longer names the branch the
@@ -255,7 +267,7 @@ pub struct Landing {
     journal: RefCell<Journal>,
     index_lock: RefCell<Option<IndexLock>>,
     /// Paths whose new content already waits in their temp file.
-    staged: HashSet<String>,
+    staged: HashSet<RepoPath>,
 }
 
 /// Steps 2 to 4 of the protocol: moves `head` to `new` (a descendant of
@@ -346,7 +358,7 @@ fn write_journal(
         });
     }
     ensure_confined(repo, new_tree, changed)?;
-    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
     let mut journal = Journal::new(
         Kind::Land,
         head.ref_name(),
@@ -408,7 +420,7 @@ pub(super) fn swap_branch(repo: &Repo, journal: &Journal) -> Result<()> {
 pub(super) fn stale_entries(
     journal: &Journal,
     side: impl Fn(&Change) -> Option<Image>,
-) -> Vec<(String, Entry)> {
+) -> Vec<(RepoPath, Entry)> {
     journal
         .changes
         .iter()
@@ -432,22 +444,22 @@ fn ensure_confined(repo: &Repo, new_tree: &Tree<'_>, changed: &[ChangedPath]) ->
     for change in changed {
         if let Some(reason) = git::confine::refusal(&change.path) {
             return Err(Error::UnsafePath {
-                path: change.path.clone(),
+                path: change.path.to_string(),
                 reason: reason.to_string(),
             });
         }
-        if new_tree.get_path(Path::new(&change.path)).is_err() {
+        if new_tree.get_path(change.path.fs()).is_err() {
             continue;
         }
         if let Some(prefix) = git::confine::blocked_prefix(workdir, &change.path) {
             // A file this landing replaces by a directory is no obstacle.
             let removed = changed.iter().any(|c| c.path == prefix)
                 && new_tree
-                    .get_path(Path::new(&prefix))
+                    .get_path(prefix.fs())
                     .map_or(true, |e| e.kind() == Some(git2::ObjectType::Tree));
             if !removed {
                 return Err(Error::UnsafePath {
-                    path: change.path.clone(),
+                    path: change.path.to_string(),
                     reason: format!("'{prefix}' is a symlink or file in the working tree"),
                 });
             }
@@ -516,7 +528,7 @@ impl Landing {
         let landed = journal.new;
         let old_tree = repo.find_commit(landed)?.tree()?;
         let new_tree = repo.find_commit(undo)?.tree()?;
-        let paths: Vec<String> = journal.changes.iter().map(|c| c.path.clone()).collect();
+        let paths: Vec<RepoPath> = journal.changes.iter().map(|c| c.path.clone()).collect();
         let reflog = "evolv: undo failed landing";
         let mut next = Journal::new(
             Kind::Undo,
@@ -586,10 +598,10 @@ pub fn land_in_turn(
 #[derive(Debug, Default)]
 pub(super) struct Done {
     /// Paths written or removed.
-    pub written: Vec<String>,
+    pub written: Vec<RepoPath>,
     /// Paths left alone: they hold neither the pre- nor the post-image (a
     /// user's edit), or something of the user's is in their way.
-    pub skipped: Vec<String>,
+    pub skipped: Vec<RepoPath>,
     pub audit_ids: Vec<Option<Oid>>,
     /// Bookkeeping journalled for later (see `finish_bookkeeping`).
     pub deferred: Option<Deferred>,
@@ -603,14 +615,14 @@ pub(super) fn roll_forward(
     repo: &Repo,
     journal: &mut Journal,
     lock: IndexLock,
-    fresh: Option<&HashSet<String>>,
+    fresh: Option<&HashSet<RepoPath>>,
 ) -> Result<Done> {
     let no_staged = HashSet::new();
     let pass = Pass {
         workdir: crate::git::workdir(repo)?,
         staged: fresh.unwrap_or(&no_staged),
         fresh: fresh.is_some(),
-        sparse: index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?,
+        sparse: index_write::sparse_paths(repo, journal.changes.iter().map(|c| &c.path))?,
     };
     let mut done = Done::default();
     let order = landing_order(journal);
@@ -648,8 +660,11 @@ fn landing_order(journal: &Journal) -> Vec<usize> {
     let mut order: Vec<usize> = (0..journal.changes.len()).collect();
     let key = |i: usize| {
         let c = &journal.changes[i];
-        let attributes = c.path == ".gitattributes" || c.path.ends_with("/.gitattributes");
-        (c.after.is_some(), !attributes, c.path.as_str())
+        (
+            c.after.is_some(),
+            !c.path.is_gitattributes(),
+            c.path.as_bytes(),
+        )
     };
     order.sort_by(|&a, &b| key(a).cmp(&key(b)));
     order
@@ -659,11 +674,11 @@ fn landing_order(journal: &Journal) -> Vec<usize> {
 struct Pass<'a> {
     workdir: &'a Path,
     /// Paths whose new content already waits in their temp file.
-    staged: &'a HashSet<String>,
+    staged: &'a HashSet<RepoPath>,
     /// The landing that just moved the branch (see `roll_forward`).
     fresh: bool,
     /// Paths outside the sparse checkout: the entry changes, no file does.
-    sparse: HashSet<String>,
+    sparse: HashSet<RepoPath>,
 }
 
 impl Pass<'_> {
@@ -671,7 +686,7 @@ impl Pass<'_> {
     /// skipped, when it holds the user's own content) and returns its new
     /// index entry.
     fn bring_forward(&self, repo: &Repo, change: &Change, done: &mut Done) -> Result<Entry> {
-        let path = change.path.as_str();
+        let path = &change.path;
         let before = change.before.map(|im| (im.id, im.mode));
         let is_staged = self.staged.contains(path);
         if !is_staged {
@@ -693,7 +708,7 @@ impl Pass<'_> {
             || (checkout::holds(repo, path, before)?
                 && git::confine::blocked_prefix(self.workdir, path).is_none());
         if !ours {
-            done.skipped.push(path.to_string());
+            done.skipped.push(path.clone());
             return Ok(Entry::Stale { id, mode });
         }
         if is_staged {
@@ -701,7 +716,7 @@ impl Pass<'_> {
         } else {
             checkout::write_blob(repo, path, id, mode)?;
         }
-        done.written.push(path.to_string());
+        done.written.push(path.clone());
         Ok(Entry::Clean { id, mode })
     }
 
@@ -709,16 +724,16 @@ impl Pass<'_> {
     fn remove(
         &self,
         repo: &Repo,
-        path: &str,
+        path: &RepoPath,
         before: Option<(Oid, u32)>,
         done: &mut Done,
     ) -> Result<()> {
         let present = self.fresh || !checkout::has_no_file(repo, path);
         if present && (self.fresh || checkout::holds(repo, path, before)?) {
             checkout::remove(repo, path)?;
-            done.written.push(path.to_string());
+            done.written.push(path.clone());
         } else if present {
-            done.skipped.push(path.to_string());
+            done.skipped.push(path.clone());
         }
         Ok(())
     }
@@ -731,7 +746,7 @@ fn finish_index(
     repo: &Repo,
     journal: &mut Journal,
     lock: IndexLock,
-    entries: &[(String, Entry)],
+    entries: &[(RepoPath, Entry)],
     fresh: bool,
     done: &mut Done,
 ) -> Result<()> {

@@ -23,9 +23,9 @@ use super::land::{
     finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
 };
 use crate::error::{Error, Result};
-use crate::git::Repo;
 use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};
+use crate::git::{self, Repo, RepoPath};
 use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
 use crate::store::pending::Deferred;
@@ -58,9 +58,16 @@ pub struct RecoverOutcome {
     pub head: Option<String>,
     /// Paths brought to N by this recovery.
     pub restored: Vec<String>,
+    /// Only when some name in `restored` is not UTF-8: per entry, its exact
+    /// bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored_bytes: Option<Vec<Option<String>>>,
     /// Paths left alone because they hold the user's own content; check
     /// them with `git status` / `git diff`.
     pub skipped: Vec<String>,
+    /// As `restored_bytes`, for `skipped`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped_bytes: Option<Vec<Option<String>>>,
     pub message: String,
     /// Bookkeeping that still waits (a foreign lock), journalled.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -74,7 +81,8 @@ impl RecoverOutcome {
     pub fn describe(&self) -> String {
         let mut text = self.message.clone();
         if !self.restored.is_empty() {
-            text.push_str(&format!(" (restored: {})", self.restored.join(", ")));
+            let shown = git::path::shown(&self.restored, self.restored_bytes.as_deref());
+            text.push_str(&format!(" (restored: {})", shown.join(", ")));
         }
         text.push('.');
         text
@@ -89,10 +97,22 @@ impl RecoverOutcome {
             to: None,
             head: None,
             restored: Vec::new(),
+            restored_bytes: None,
             skipped: Vec::new(),
+            skipped_bytes: None,
             message: "no interrupted landing to recover".into(),
             warnings: Vec::new(),
         }
+    }
+
+    fn set_restored(&mut self, paths: &[RepoPath]) {
+        self.restored = git::path::lossy_list(paths);
+        self.restored_bytes = git::path::bytes_column(paths);
+    }
+
+    fn set_skipped(&mut self, paths: &[RepoPath]) {
+        self.skipped = git::path::lossy_list(paths);
+        self.skipped_bytes = git::path::bytes_column(paths);
     }
 }
 
@@ -115,7 +135,30 @@ pub fn if_idle(repo: &Repo) -> Result<Option<RecoverOutcome>> {
 /// progress (a dead one's flock is already gone).
 pub fn waiting(repo: &Repo) -> Result<RecoverOutcome> {
     let flock = landing_lock(repo)?;
-    recover_locked(repo, &flock)
+    match recover_locked(repo, &flock) {
+        Err(Error::UnreadableJournal { path, detail }) => set_aside(repo, &path, &detail),
+        other => other,
+    }
+}
+
+/// `recover` of a journal nobody can read: what its landing did is
+/// unknown, so no file is touched; the journal is set aside so that
+/// git-evolv can land again, and the user is told what to check.
+fn set_aside(repo: &Repo, path: &std::path::Path, detail: &str) -> Result<RecoverOutcome> {
+    let kept = Journal::set_aside(repo)?;
+    let mut outcome = RecoverOutcome::nothing();
+    outcome.action = RecoveryAction::Abandoned;
+    outcome.head = repo
+        .head()
+        .ok()
+        .and_then(|h| h.target())
+        .map(|c| c.to_string());
+    outcome.message = format!(
+        "the journal {} was unreadable ({detail}), so what its landing did is unknown; no file was touched, the journal is kept as {}; check `git status` and `git log -1`: the branch is at the old head or at the landed commit, and files the landing had not finished show as changes",
+        path.display(),
+        kept.display()
+    );
+    Ok(outcome)
 }
 
 /// `recover` for a caller holding the landing lock.
@@ -135,7 +178,9 @@ fn recover_locked(repo: &Repo, _flock: &fs::File) -> Result<RecoverOutcome> {
         to: Some(journal.new.to_string()),
         head: current.map(|c| c.to_string()),
         restored: Vec::new(),
+        restored_bytes: None,
         skipped: Vec::new(),
+        skipped_bytes: None,
         message: String::new(),
         warnings: Vec::new(),
     };
@@ -184,7 +229,8 @@ fn roll_back(
     mut outcome: RecoverOutcome,
 ) -> Result<RecoverOutcome> {
     release_our_lock(repo, journal)?;
-    outcome.restored = restore_files(repo, journal)?;
+    let restored = restore_files(repo, journal)?;
+    outcome.set_restored(&restored);
     restore_index(repo, journal)?;
     for change in &journal.changes {
         checkout::remove_temp(repo, &change.path);
@@ -196,10 +242,10 @@ fn roll_back(
         "the landing of {} was interrupted before {} moved; {}",
         short(journal.new),
         journal.branch,
-        if outcome.restored.is_empty() {
+        if restored.is_empty() {
             "nothing was changed".to_string()
         } else {
-            format!("put back its old content: {}", outcome.restored.join(", "))
+            format!("put back its old content: {}", names(&restored))
         }
     );
     Ok(outcome)
@@ -213,18 +259,18 @@ fn forward(
 ) -> Result<RecoverOutcome> {
     let done = roll_forward(repo, journal, lock, None)?;
     outcome.action = RecoveryAction::RolledForward;
-    outcome.restored = done.written;
-    outcome.skipped = done.skipped;
+    outcome.set_restored(&done.written);
+    outcome.set_skipped(&done.skipped);
     outcome.warnings.extend(done.deferred);
     outcome.message = format!(
         "completed the interrupted landing of {} on {}",
         short(journal.new),
         journal.branch
     );
-    if !outcome.skipped.is_empty() {
+    if !done.skipped.is_empty() {
         outcome.message.push_str(&format!(
             "; left alone (they hold your own changes): {}",
-            outcome.skipped.join(", ")
+            names(&done.skipped)
         ));
     }
     Ok(outcome)
@@ -251,8 +297,8 @@ fn restore_index(repo: &Repo, journal: &mut Journal) -> Result<()> {
 /// rename but lost the ref update before it (the landing flushes both only
 /// at its end): a path holding N's content, and not H's, gets H's back.
 /// Returns those paths (none after a kill).
-fn restore_files(repo: &Repo, journal: &Journal) -> Result<Vec<String>> {
-    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| c.path.as_str()))?;
+fn restore_files(repo: &Repo, journal: &Journal) -> Result<Vec<RepoPath>> {
+    let sparse = index_write::sparse_paths(repo, journal.changes.iter().map(|c| &c.path))?;
     let mut order: Vec<&Change> = journal
         .changes
         .iter()
@@ -260,10 +306,10 @@ fn restore_files(repo: &Repo, journal: &Journal) -> Result<Vec<String>> {
         .collect();
     // Paths H lacks are removed first, then H's files written, parents
     // before children.
-    order.sort_by_key(|c| (c.before.is_some(), c.path.as_str()));
+    order.sort_by_key(|c| (c.before.is_some(), c.path.as_bytes()));
     let mut restored = Vec::new();
     for change in order {
-        let path = change.path.as_str();
+        let path = &change.path;
         let before = change.before.map(|im| (im.id, im.mode));
         let after = change.after.map(|im| (im.id, im.mode));
         checkout::remove_temp(repo, path);
@@ -274,7 +320,7 @@ fn restore_files(repo: &Repo, journal: &Journal) -> Result<Vec<String>> {
             Some((id, mode)) => checkout::write_blob(repo, path, id, mode)?,
             None => checkout::remove(repo, path)?,
         }
-        restored.push(path.to_string());
+        restored.push(path.clone());
     }
     Ok(restored)
 }
@@ -297,7 +343,8 @@ fn abandon(
     Journal::delete(repo)?;
     index_write::clean_leftovers(repo);
     outcome.action = RecoveryAction::Abandoned;
-    outcome.skipped = journal.changes.iter().map(|c| c.path.clone()).collect();
+    let skipped: Vec<RepoPath> = journal.changes.iter().map(|c| c.path.clone()).collect();
+    outcome.set_skipped(&skipped);
     outcome.message = format!(
         "{} is at {} (not the old head, or no longer checked out) since the landing of {} was interrupted; no file was touched{}; check {} with `git status`",
         journal.branch,
@@ -308,9 +355,18 @@ fn abandon(
         } else {
             ""
         },
-        outcome.skipped.join(", ")
+        names(&skipped)
     );
     Ok(outcome)
+}
+
+/// Paths as a person reads them, quoted as git quotes them.
+fn names(paths: &[RepoPath]) -> String {
+    paths
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Removes `index.lock` if git-evolv created it for this journal; a lock

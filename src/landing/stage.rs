@@ -11,13 +11,13 @@ use super::journal::Journal;
 use crate::error::Result;
 use crate::git::Repo;
 use crate::git::index_write;
-use crate::git::{checkout, durable};
+use crate::git::{RepoPath, checkout, durable};
 
 /// The files written ahead of the compare-and-swap.
 #[derive(Debug, Default)]
 pub struct Staged {
     /// Paths whose new content waits in their temp file.
-    pub paths: HashSet<String>,
+    pub paths: HashSet<RepoPath>,
     /// Directories created for them, outermost first.
     dirs: Vec<PathBuf>,
 }
@@ -29,14 +29,11 @@ impl Staged {
     /// attributes, which are in place only during the landing); paths below
     /// a file the landing removes are left to the landing as well.
     pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
-        let attributes = journal
-            .changes
-            .iter()
-            .any(|c| c.path == ".gitattributes" || c.path.ends_with("/.gitattributes"));
+        let attributes = journal.changes.iter().any(|c| c.path.is_gitattributes());
         if attributes {
             return Ok(());
         }
-        let paths = journal.changes.iter().map(|c| c.path.as_str());
+        let paths = journal.changes.iter().map(|c| &c.path);
         let sparse = index_write::sparse_paths(repo, paths)?;
         for change in &journal.changes {
             let Some(im) = change.after else {

@@ -213,7 +213,7 @@ impl Call<'_> {
             "check_repo" => {
                 let _: NoArgs = self.args()?;
                 let dir = self.server.dir.clone();
-                run_blocking(move || ops::check::check(&crate::git::cli::Git::open(&dir)?))
+                run_blocking(move || ops::check::run(&dir, &ops::check::CheckRequest {}))
                     .await
                     .map(success)?
             }

@@ -10,7 +10,7 @@ use super::plan::{self, PlanSource};
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::config::{Config, WorktreeMode};
-use crate::git::{self, ChangedPath, Head};
+use crate::git::{self, ChangedPath, Head, RepoPath};
 use crate::landing::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::{self, AuditAction, AuditRecord};
@@ -65,7 +65,14 @@ pub struct ApplyOutcome {
     /// The branch head N was built on.
     pub previous_head: String,
     pub branch: String,
+    /// The changed paths as text (a name that is not UTF-8 lossily, with
+    /// U+FFFD); see `modified_files_bytes`.
     pub modified_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `modified_files`, its exact bytes in hex, or null when the text is
+    /// exact (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_files_bytes: Option<Vec<Option<String>>>,
     /// The validation worktree, or null when nothing was validated.
     pub worktree_path: Option<String>,
     pub audit_log_id: String,
@@ -264,7 +271,7 @@ struct Step<'p> {
 }
 
 impl Step<'_> {
-    fn paths(&self) -> Vec<String> {
+    fn paths(&self) -> Vec<RepoPath> {
         self.changed.iter().map(|c| c.path.clone()).collect()
     }
 }
@@ -368,7 +375,11 @@ fn land_validated(
     }
     // The branch moved while the validation ran: replay onto its new head.
     let replayed = build(repo, proposals, s, committer)?;
-    if same_in_touched_files(proposals, &built.new_tree, &replayed.new_tree) {
+    // Only a branch that moved forward keeps what was validated: one that
+    // was rewound or rewritten (`git reset`) meanwhile removed history the
+    // validation ran on, so the apply validates again (#16 item 2 sibling).
+    let forward = repo.graph_descendant_of(replayed.head.commit, built.head.commit)?;
+    if forward && same_in_touched_files(proposals, &built.new_tree, &replayed.new_tree) {
         return conclude(repo, s, replayed, Some(turn), worktree_path, reports);
     }
     drop(turn);
@@ -402,15 +413,14 @@ fn validates(s: &Settings) -> bool {
 /// Whether two trees hold the same entry at every path the proposals
 /// change (the validated tree and a replay of the same proposals).
 fn same_in_touched_files(proposals: &[Proposal], a: &Tree<'_>, b: &Tree<'_>) -> bool {
-    let entry = |t: &Tree<'_>, path: &str| {
-        t.get_path(std::path::Path::new(path))
-            .ok()
-            .map(|e| (e.id(), e.filemode()))
-    };
+    let entry =
+        |t: &Tree<'_>, path: &RepoPath| t.get_path(path.fs()).ok().map(|e| (e.id(), e.filemode()));
+    // Exact paths: a lossy name would be absent from both trees, and so
+    // compare equal whatever they hold (#16 item 7).
     proposals
         .iter()
-        .flat_map(|p| p.meta.affected_files.iter())
-        .all(|path| entry(a, path) == entry(b, path))
+        .flat_map(|p| p.meta.affected_paths())
+        .all(|path| entry(a, &path) == entry(b, &path))
 }
 
 /// Replays `proposals` onto the branch head as it is now and checks the
@@ -436,7 +446,7 @@ fn build<'p, 'r>(
         [only] => (only.changed.clone(), only.lines),
         _ => {
             let changed = git::changed_paths(repo, &head_tree, &new_tree)?;
-            let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+            let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
             let lines = git::line_stats(repo, &head_tree, &new_tree, &paths)?;
             (changed, lines)
         }
@@ -480,7 +490,7 @@ fn replay_all<'p, 'r>(
             });
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
-        let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+        let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
         let lines = git::line_stats(repo, &tip_tree, &tree, &paths)?;
         let author = repo.find_commit(p.commit)?.author().to_owned();
         let message = message(p, s.plan.as_ref());
@@ -603,7 +613,8 @@ fn outcome(
         // Its real parent: in a batch, the commit of the patch before it.
         previous_head: step.parent.to_string(),
         branch: head.display_name().to_string(),
-        modified_files: step.paths(),
+        modified_files: git::path::lossy_list(&step.paths()),
+        modified_files_bytes: git::path::bytes_column(&step.paths()),
         worktree_path: validated.worktree_path.clone(),
         audit_log_id: audit_id,
         validation: validated.reports.clone(),
@@ -622,7 +633,7 @@ fn record(s: &Settings, head: &Head, step: &Step<'_>) -> AuditRecord {
     r.branch = Some(head.ref_name().to_string());
     r.commit = Some(step.commit.to_string());
     r.previous_head = Some(step.parent.to_string());
-    r.files = step.paths();
+    r.set_files(&step.paths());
     r.plan = s.plan.clone();
     r.dry_run = s.dry_run;
     r.batch = s.batch;

@@ -55,7 +55,7 @@ impl CheckOutcome {
 
 /// Computes the facts with git itself (so SHA-256 repositories work too).
 /// Works on an unborn HEAD (no upstream yet) and in a bare repository.
-pub fn check(git: &Git) -> Result<CheckOutcome> {
+fn check(git: &Git) -> Result<CheckOutcome> {
     let uncommitted = uncommitted(git)?;
     let branch = git
         .current_branch()?
@@ -73,7 +73,7 @@ pub fn check(git: &Git) -> Result<CheckOutcome> {
 
 /// Files with uncommitted changes; none in a bare repository. The
 /// pre-push hook lists the same.
-pub fn uncommitted(git: &Git) -> Result<Vec<String>> {
+pub(crate) fn uncommitted(git: &Git) -> Result<Vec<String>> {
     if git.is_bare() {
         return Ok(Vec::new());
     }

@@ -137,7 +137,8 @@ pub fn edit(repo: &Repo, req: &EditRequest) -> Result<EditOutcome> {
     let base_tree = base_commit.tree()?;
     let base = read_base(repo, &base_tree, &req.edits)?;
     let mut new_id = cell_ids();
-    let result = engine::run(req, &base, &mut new_id);
+    let mut result = engine::run(req, &base, &mut new_id);
+    crate::edit::filtered::refuse_text_edits(repo, req, &mut result)?;
 
     let mut failures = result.failures;
     if onto.is_none() {
@@ -251,6 +252,8 @@ fn store(
         lines_added: o.statistics.lines_added,
         lines_removed: o.statistics.lines_removed,
         affected_files: o.affected_files.clone(),
+        // Edit lists name their files as text (UTF-8 only).
+        affected_files_bytes: None,
         onto: o.onto.clone(),
     };
     super::propose::store_proposal(repo, &o.summary, &meta, (&author, &committer), tree, base)

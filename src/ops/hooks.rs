@@ -57,13 +57,13 @@ pub struct HooksOutcome {
 }
 
 /// The default hooks folder: `<common git dir>/hooks`.
-pub fn default_hooks_dir(git: &Git) -> Result<PathBuf> {
+fn default_hooks_dir(git: &Git) -> Result<PathBuf> {
     Ok(git.common_dir()?.join("hooks"))
 }
 
 /// `core.hooksPath`, resolved as git does: `~/` from HOME, a relative path
 /// from the top of the working tree (where hooks run).
-pub fn hooks_path(git: &Git) -> Result<Option<HooksPath>> {
+fn hooks_path(git: &Git) -> Result<Option<HooksPath>> {
     let Some((value, origin)) = git.config()?.hooks_path() else {
         return Ok(None);
     };
@@ -169,7 +169,7 @@ fn refuse_tracked(git: &Git, dir: &Path) -> Result<()> {
 }
 
 /// Installs the shims calling `binary`.
-pub fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOutcome> {
+fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOutcome> {
     let (dir, hooks_path) = target_dir(git, use_hooks_path, Action::Install)?;
     let mut hooks = HOOKS
         .iter()
@@ -202,7 +202,7 @@ pub fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOu
 /// them, and restores chained hooks: after it, no git-evolv hook is left
 /// to come back when core.hooksPath changes. `use_hooks_path` is accepted
 /// for older scripts and changes nothing.
-pub fn uninstall(git: &Git, _use_hooks_path: bool) -> Result<HooksOutcome> {
+fn uninstall(git: &Git, _use_hooks_path: bool) -> Result<HooksOutcome> {
     let default = default_hooks_dir(git)?;
     let hooks_path = hooks_path(git)?;
     let mut dirs = vec![default.clone()];
@@ -231,7 +231,7 @@ pub fn uninstall(git: &Git, _use_hooks_path: bool) -> Result<HooksOutcome> {
 
 /// Each hook's state in the folder git runs hooks from; shims of ours in
 /// the default folder that core.hooksPath hides are `bypassed`.
-pub fn status(git: &Git) -> Result<HooksOutcome> {
+fn status(git: &Git) -> Result<HooksOutcome> {
     let default_dir = default_hooks_dir(git)?;
     let hooks_path = hooks_path(git)?;
     let active = hooks_path

@@ -45,6 +45,10 @@ pub struct ProposalSummary {
     pub lines_added: usize,
     pub lines_removed: usize,
     pub affected_files: Vec<String>,
+    /// Only when some name is not UTF-8: per entry of `affected_files`,
+    /// its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affected_files_bytes: Option<Vec<Option<String>>>,
     pub commit: String,
     pub base: String,
     /// The landed commit, when applied.
@@ -113,6 +117,7 @@ fn summarise(repo: &Repo, p: &Proposal, head: Option<git2::Oid>, now: i64) -> Pr
         lines_added: p.meta.lines_added,
         lines_removed: p.meta.lines_removed,
         affected_files: p.meta.affected_files.clone(),
+        affected_files_bytes: p.meta.affected_files_bytes.clone(),
         commit: p.commit.to_string(),
         base: p.base.to_string(),
         applied_commit: applied.map(|o| o.to_string()),
@@ -166,7 +171,7 @@ pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
         repo,
         &base_tree,
         &commit.tree()?,
-        Some(&p.meta.affected_files),
+        Some(&p.meta.affected_paths()),
     )?;
     let mut stack: Vec<String> = super::stack::below(repo, &p)?
         .into_iter()

@@ -114,7 +114,7 @@ pub fn discover(dir: &Path) -> Option<Repo> {
 /// The lint settings from git config (`evolv.commit.*`, `core.commentChar`),
 /// with git's layering: system, global, local, worktree, `git -c`. Outside
 /// a repository, the user's global config still applies.
-pub fn load_config(repo: Option<&Repository>) -> Result<LintConfig> {
+pub fn load_config(repo: Option<&Repo>) -> Result<LintConfig> {
     let config = match repo {
         Some(r) => Config::for_git_dir(r.path())?,
         None => Config::without_repository()?,
@@ -168,7 +168,7 @@ pub fn lint_config(git_config: &Config) -> Result<LintConfig> {
 /// if there is one. A range needs a repository; a message does not.
 pub fn run(dir: &Path, req: &LintRequest) -> Result<LintOutcome> {
     let repo = discover(dir);
-    let config = load_config(repo.as_deref())?;
+    let config = load_config(repo.as_ref())?;
     match (&req.message, &req.file, &req.range) {
         (None, None, Some(range)) => {
             let repo = repo.ok_or_else(|| Error::NotARepository {
@@ -194,7 +194,7 @@ pub fn run(dir: &Path, req: &LintRequest) -> Result<LintOutcome> {
 
 /// `lint` of a message read from stdin (shown as `<stdin>` in reports).
 pub fn run_stdin(dir: &Path, text: &str) -> Result<LintOutcome> {
-    let config = load_config(discover(dir).as_deref())?;
+    let config = load_config(discover(dir).as_ref())?;
     lint_message(
         &MessageSource::Text {
             name: "<stdin>".into(),

@@ -46,8 +46,11 @@ pub struct PrePushOutcome {
     pub protected_patterns: Vec<String>,
 }
 
-/// Evaluates a push. Empty stdin gives an outcome with no refs.
-pub fn pre_push(git: &Git, request: &PrePushRequest) -> Result<PrePushOutcome> {
+/// Evaluates a push in the repository at `dir`, with git itself (so
+/// SHA-256 repositories work too). Empty stdin gives an outcome with no
+/// refs.
+pub fn pre_push(dir: &std::path::Path, request: &PrePushRequest) -> Result<PrePushOutcome> {
+    let git = &Git::open(dir)?;
     let lines = policy::parse_push_lines(&request.stdin).map_err(|m| {
         Error::invalid(
             format!("pre-push: unexpected input from git: {m}"),

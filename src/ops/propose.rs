@@ -59,8 +59,9 @@ pub struct Statistics {
     /// Files the pattern matched that were left alone because git does not
     /// treat them as text: a `filter` driver (LFS), `binary` or `-text`.
     pub filtered_skipped: usize,
-    /// Files the pattern matched whose path git-evolv cannot land here (a
-    /// name that is not UTF-8; a backslash on Windows).
+    /// Files the pattern matched whose path git-evolv cannot land on this
+    /// platform (a backslash on Windows, where it separates directories).
+    /// Names that are not UTF-8 land like any other (#16 item 7).
     pub path_skipped: usize,
     pub lines_added: usize,
     pub lines_removed: usize,
@@ -71,7 +72,14 @@ pub struct Statistics {
 pub struct ProposeOutcome {
     pub patch_id: String,
     pub summary: String,
+    /// The changed paths as text (a name that is not UTF-8 lossily, with
+    /// U+FFFD); see `affected_files_bytes`.
     pub affected_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `affected_files`, its exact bytes in hex, or null when the text is
+    /// exact (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affected_files_bytes: Option<Vec<Option<String>>>,
     /// The diff as text (invalid UTF-8 replaced), its first
     /// [`JSON_DIFF_MAX`] bytes (1 MiB) cut at a line end; `diff` is exact
     /// and whole.
@@ -101,8 +109,31 @@ pub struct ProposeOutcome {
 /// A file the pattern matched that the proposal leaves alone.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct SkippedFile {
+    /// The path as text (lossy when it is not UTF-8).
     pub path: String,
+    /// The path's exact bytes in hex, only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
     pub reason: String,
+}
+
+impl SkippedFile {
+    fn new(path: &git::RepoPath, reason: String) -> Self {
+        SkippedFile {
+            path: path.lossy().into_owned(),
+            path_bytes: path.hex_if_not_utf8(),
+            reason,
+        }
+    }
+
+    /// The path quoted as git quotes it, for people.
+    pub fn shown(&self) -> String {
+        git::path::shown(
+            std::slice::from_ref(&self.path),
+            Some(std::slice::from_ref(&self.path_bytes)),
+        )
+        .remove(0)
+    }
 }
 
 /// Runs the edit and stores the proposal.
@@ -117,7 +148,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
 
     let files: Vec<BlobEntry> = blobs_in_scope(repo, &base_tree, &req.scope)?
         .into_iter()
-        .filter(|f| scope.matches(&f.path))
+        .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
         .collect();
     let patcher = plain_diffs(repo, &files);
     let mut scan = scan::scan_files(repo, &files, &replacer, patcher)?;
@@ -132,10 +163,12 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     }
 
     let new_tree = write_tree(repo, &base_tree, &scan)?;
-    let affected_files: Vec<String> = scan.changed.iter().map(|c| c.entry.path.clone()).collect();
+    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
+    let affected_files = git::path::lossy_list(&paths);
+    let affected_files_bytes = git::path::bytes_column(&paths);
     let diff = match scan.diff.take() {
         Some(diff) => diff,
-        None => spool_tree_diff(repo, &base_tree, &new_tree, &affected_files)?,
+        None => spool_tree_diff(repo, &base_tree, &new_tree, &paths)?,
     };
     let (lines_added, lines_removed) = diff.line_counts();
 
@@ -170,6 +203,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         lines_added,
         lines_removed,
         affected_files: affected_files.clone(),
+        affected_files_bytes: affected_files_bytes.clone(),
         onto: None,
     };
 
@@ -185,7 +219,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
-    record.files = affected_files.clone();
+    record.set_files(&paths);
     // The proposal is stored: its record can wait, the command cannot fail.
     let warnings = audit::log(repo, &record)?
         .deferred()
@@ -198,6 +232,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         patch_id,
         summary,
         affected_files,
+        affected_files_bytes,
         unified_diff: String::from_utf8_lossy(&head_bytes).into_owned(),
         diff_truncated,
         diff_total_bytes: diff.len(),
@@ -219,7 +254,8 @@ fn no_match(req: &ProposeRequest, scan: &Scan, files_scanned: usize) -> Error {
     for s in &scan.skipped {
         detail.push_str(&format!(
             "; {} matched but was skipped: {}",
-            s.path, s.reason
+            s.shown(),
+            s.reason
         ));
     }
     Error::NoMatch {
@@ -244,7 +280,7 @@ fn plain_diffs(repo: &Repo, files: &[BlobEntry]) -> Option<FilePatcher> {
             continue;
         }
         last_dir = Some(dir);
-        if !git::filters::surely_unattributed(repo, &f.path) {
+        if !repo.surely_unattributed(&f.repo_path()) {
             return None;
         }
     }
@@ -262,7 +298,7 @@ fn write_tree<'r>(
         .changed
         .iter()
         .map(|c| FileUpdate {
-            path: &c.entry.path,
+            path: c.entry.raw.as_deref().unwrap_or(c.entry.path.as_bytes()),
             oid: c.object.packed.oid,
             mode: i32::from(git::file_mode(c.entry.mode)),
         })
@@ -284,7 +320,7 @@ fn spool_tree_diff(
     repo: &Repo,
     old: &git2::Tree<'_>,
     new: &git2::Tree<'_>,
-    paths: &[String],
+    paths: &[git::RepoPath],
 ) -> Result<ProposedDiff> {
     let mut diff = ProposedDiff::default();
     let mut failed = None;
@@ -356,10 +392,10 @@ fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
             s
         }
     };
-    let template = repo
-        .config()
-        .and_then(|c| c.get_string("evolv.summaryTemplate"))
+    // The config adapter sees `git -c` too, as git would.
+    let template = crate::git::config::Config::for_git_dir(repo.path())
         .ok()
+        .and_then(|c| c.string("evolv.summaryTemplate").map(str::to_string))
         .filter(|t| !t.trim().is_empty())
         .unwrap_or_else(|| DEFAULT_SUMMARY_TEMPLATE.to_string());
     let scope = if req.scope.is_empty() {
@@ -390,22 +426,22 @@ pub const DEFAULT_SUMMARY_TEMPLATE: &str =
 /// Returns how many. (A path `confine` refuses, or a name that is not
 /// UTF-8, was left out by the scan.)
 fn skip_not_text(repo: &Repo, scan: &mut Scan) -> Result<usize> {
-    let paths: Vec<&str> = scan.changed.iter().map(|c| c.entry.path.as_str()).collect();
-    let not_text = git::filters::not_text(repo, &paths)?;
+    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
+    let not_text = git::filters::not_text(repo, &paths.iter().collect::<Vec<_>>())?;
     if not_text.is_empty() {
         return Ok(0);
     }
     let mut skipped = 0;
     let mut kept = Vec::with_capacity(scan.changed.len());
-    for c in std::mem::take(&mut scan.changed) {
-        match not_text.get(&c.entry.path) {
+    for (c, path) in std::mem::take(&mut scan.changed).into_iter().zip(paths) {
+        match not_text.get(&path) {
             Some(why) => {
                 scan.replacements -= c.count;
                 skipped += 1;
-                scan.skipped.push(SkippedFile {
-                    path: c.entry.path.clone(),
-                    reason: format!("{why}; pass --include-filtered to edit it anyway"),
-                });
+                scan.skipped.push(SkippedFile::new(
+                    &path,
+                    format!("{why}; pass --include-filtered to edit it anyway"),
+                ));
             }
             None => kept.push(c),
         }
@@ -457,10 +493,11 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
             continue;
         }
         let sub = repo.find_tree(entry.id())?;
-        files.extend(git::list_blobs(repo, &sub)?.into_iter().map(|mut f| {
-            f.path = format!("{prefix}/{}", f.path);
-            f
-        }));
+        files.extend(
+            git::list_blobs(repo, &sub)?
+                .into_iter()
+                .map(|f| f.prefixed(&prefix)),
+        );
     }
     Ok(files)
 }

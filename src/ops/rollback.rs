@@ -3,8 +3,6 @@
 //! the changed files from the pre-apply commit, or — for `manual` — nothing
 //! but the plan's steps. Same care for the working tree as apply.
 
-use std::path::Path;
-
 use git2::{Commit, Oid, Tree, build::TreeUpdateBuilder};
 use serde::Serialize;
 
@@ -43,7 +41,12 @@ pub struct RollbackOutcome {
     pub reverted: String,
     pub previous_head: String,
     pub branch: String,
+    /// The changed paths as text; see `modified_files_bytes`.
     pub modified_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `modified_files`, its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_files_bytes: Option<Vec<Option<String>>>,
     pub audit_log_id: String,
     /// Bookkeeping that had to wait (a foreign lock): journalled, completed
     /// by the next command; the rollback itself is complete.
@@ -92,11 +95,44 @@ pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
 /// `refs/evolv/applied/<id>` marker names a commit reachable from HEAD.
 /// A landing that `git reset` (or a branch switch) took off the branch is
 /// not applied there, and list, apply and rollback all say so (#16 item 6).
+///
+/// The marker names the last landing only: the same proposal applied on a
+/// second branch (another worktree) moves it there. So when the marker
+/// exists but is not on this branch, the branch's own history since the
+/// proposal's base decides: the newest commit there whose trailer names
+/// `id` is its landing (`Evolv-Patch`) or its rollback (`Evolv-Rollback`).
 pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
     let landed = proposals::applied_commit(repo, id)?;
     let head = git::head(repo).ok()?.commit;
     let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
-    reachable.then_some(landed)
+    if reachable {
+        return Some(landed);
+    }
+    landed_in_history(repo, id, head)
+}
+
+/// The newest landing of `id` in `head`'s history since the proposal's
+/// base, unless a newer rollback of it is there too.
+fn landed_in_history(repo: &Repo, id: &str, head: Oid) -> Option<Oid> {
+    let base = proposals::load(repo, id).ok()?.base;
+    let mut walk = repo.revwalk().ok()?;
+    walk.push(head).ok()?;
+    walk.hide(base).ok()?;
+    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)
+        .ok()?;
+    for oid in walk.flatten() {
+        let Ok(commit) = repo.find_commit(oid) else {
+            continue;
+        };
+        let message = String::from_utf8_lossy(commit.message_bytes());
+        if trailers::find(&message, trailers::ROLLBACK).map(str::trim) == Some(id) {
+            return None;
+        }
+        if trailers::find(&message, trailers::PATCH).map(str::trim) == Some(id) {
+            return Some(oid);
+        }
+    }
+    None
 }
 
 /// The plan recorded in a landed commit's message, if any.
@@ -132,6 +168,7 @@ fn undo(
         previous_head: head.commit.to_string(),
         branch: head.display_name().to_string(),
         modified_files: Vec::new(),
+        modified_files_bytes: None,
         audit_log_id: String::new(),
         warnings: Vec::new(),
         commands: Vec::new(),
@@ -175,13 +212,19 @@ fn undo(
     let new = git::commit::create(repo, &author, &committer, &message, &tree, &[&head_commit])?;
     crate::crashpoint!("after-objects");
 
-    outcome.modified_files = changed.iter().map(|c| c.path.clone()).collect();
+    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    outcome.modified_files = git::path::lossy_list(&paths);
+    outcome.modified_files_bytes = git::path::bytes_column(&paths);
     outcome.commit = Some(new.to_string());
     record.commit = Some(new.to_string());
-    record.files = outcome.modified_files.clone();
+    record.set_files(&paths);
     let mut epilogue = land::Epilogue::default();
-    epilogue.delete(proposals::applied_ref(patch_id));
-    epilogue.delete(proposals::backup_ref(patch_id));
+    // The markers name the last landing; one on another branch stays
+    // applied there (see `landed_commit`).
+    if proposals::applied_commit(repo, patch_id) == Some(landed) {
+        epilogue.delete(proposals::applied_ref(patch_id));
+        epilogue.delete(proposals::backup_ref(patch_id));
+    }
     epilogue.audit.push(record);
     let reflog = format!("evolv: rollback {patch_id}");
     let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
@@ -195,7 +238,7 @@ fn undo(
 /// would silently undo their changes to those files (#16 item 14). Each as
 /// `<short id> <summary> (<paths>)`, oldest first.
 fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
-    let files: std::collections::HashSet<String> =
+    let files: std::collections::HashSet<git::RepoPath> =
         git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?
             .into_iter()
             .map(|c| c.path)
@@ -208,7 +251,7 @@ fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<Stri
     for oid in walk {
         let commit = repo.find_commit(oid?)?;
         let tree = commit.tree()?;
-        let mut touched: Vec<String> = Vec::new();
+        let mut touched: Vec<git::RepoPath> = Vec::new();
         for parent in commit.parents() {
             for change in git::changed_paths(repo, &parent.tree()?, &tree)? {
                 if files.contains(&change.path) && !touched.contains(&change.path) {
@@ -222,7 +265,11 @@ fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<Stri
                 "{} {} ({})",
                 &id[..12],
                 commit.summary().unwrap_or_default(),
-                touched.join(", ")
+                touched
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
     }
@@ -264,25 +311,33 @@ fn restore_from_backup<'r>(
     landed: &Commit<'_>,
     head_tree: &Tree<'_>,
 ) -> Result<(Tree<'r>, String)> {
+    // The backup ref belongs to the landing the applied marker names; a
+    // landing on another branch has its own parent.
+    let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
     let backup = match repo.refname_to_id(&proposals::backup_ref(patch_id)) {
-        Ok(oid) => repo.find_commit(oid)?,
-        Err(_) => landed.parent(0)?,
+        Ok(oid) if marked => repo.find_commit(oid)?,
+        _ => landed.parent(0)?,
     };
     let backup_tree = backup.tree()?;
     let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
     let mut update = TreeUpdateBuilder::new();
     for change in &landed_changes {
-        match backup_tree.get_path(Path::new(&change.path)) {
+        match backup_tree.get_path(change.path.fs()) {
             Ok(entry) => {
-                update.upsert(&change.path, entry.id(), git::file_mode(entry.filemode()));
+                update.upsert(
+                    change.path.as_bytes(),
+                    entry.id(),
+                    git::file_mode(entry.filemode()),
+                );
             }
             Err(_) => {
-                update.remove(&change.path);
+                update.remove(change.path.as_bytes());
             }
         }
     }
     let tree = repo.find_tree(update.create_updated(repo, head_tree)?)?;
-    let files: Vec<&str> = landed_changes.iter().map(|c| c.path.as_str()).collect();
+    // Named as `git log` would quote them (the message is text).
+    let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
     let message = trailers::rollback_message(
         &format!("revert: restore files changed by {patch_id}"),
         &format!("Restores {} from {}.", files.join(", "), backup.id()),

@@ -77,6 +77,10 @@ pub struct AuditRecord {
     pub previous_head: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
+    /// Only when some name in `files` is not UTF-8: per entry, its exact
+    /// bytes in hex, or null when the text is exact (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_bytes: Option<Vec<Option<String>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,12 +108,20 @@ impl AuditRecord {
             commit: None,
             previous_head: None,
             files: Vec::new(),
+            files_bytes: None,
             error_code: None,
             error_message: None,
             plan: None,
             dry_run: false,
             batch: false,
         }
+    }
+
+    /// Records the changed paths: text, plus their bytes where they are not
+    /// UTF-8.
+    pub fn set_files(&mut self, paths: &[crate::git::RepoPath]) {
+        self.files = crate::git::path::lossy_list(paths);
+        self.files_bytes = crate::git::path::bytes_column(paths);
     }
 
     /// A failure record carrying the error's code and message.

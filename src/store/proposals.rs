@@ -80,10 +80,22 @@ pub struct ProposalMeta {
     pub total_changes: usize,
     pub lines_added: usize,
     pub lines_removed: usize,
+    /// The changed paths as text (lossy for a name that is not UTF-8).
     pub affected_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `affected_files`, its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affected_files_bytes: Option<Vec<Option<String>>>,
     /// The proposal this one is stacked on (#13 `onto`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub onto: Option<String>,
+}
+
+impl ProposalMeta {
+    /// The changed paths exactly (bytes where a name is not UTF-8).
+    pub fn affected_paths(&self) -> Vec<crate::git::RepoPath> {
+        crate::git::path::from_columns(&self.affected_files, self.affected_files_bytes.as_deref())
+    }
 }
 
 /// A proposal's id, `patch_<unix-seconds>_<hex>`: checked once (see

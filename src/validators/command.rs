@@ -27,19 +27,24 @@ pub struct Configured {
 
 /// Every validator in git config, in name order.
 pub fn configured(repo: &Repository) -> Result<Vec<Configured>> {
-    let config = repo.config()?;
+    // Through the config adapter: libgit2 does not see `git -c`, and a
+    // validator set there must not be silently skipped (#10 item 4, #16).
+    let config = crate::git::config::Config::for_git_dir(repo.path())?;
     let mut by_name: std::collections::BTreeMap<String, (Vec<String>, Option<String>)> =
         Default::default();
-    let mut entries = config.entries(Some(r"^evolv\.validator\..*\.(glob|command)$"))?;
-    while let Some(entry) = entries.next() {
-        let entry = entry?;
-        let (Some(key), Some(value)) = (entry.name(), entry.value()) else {
+    for entry in config.entries() {
+        let (key, Some(value)) = (entry.key.as_str(), entry.value.as_deref()) else {
             continue;
         };
-        let rest = &key["evolv.validator.".len()..];
+        let Some(rest) = key.strip_prefix("evolv.validator.") else {
+            continue;
+        };
         let Some((name, field)) = rest.rsplit_once('.') else {
             continue;
         };
+        if !field.eq_ignore_ascii_case("glob") && !field.eq_ignore_ascii_case("command") {
+            continue;
+        }
         let slot = by_name.entry(name.to_string()).or_default();
         if field.eq_ignore_ascii_case("glob") {
             slot.0.push(value.to_string());

@@ -3,6 +3,7 @@
 //! the CLI; the page asks for confirmation before it calls any of them.
 
 use std::convert::Infallible;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
@@ -20,6 +21,7 @@ use crate::ops::apply::ApplyRequest;
 use crate::ops::drop::DropRequest;
 use crate::ops::review::{self, CommentRequest};
 use crate::ops::rollback::RollbackRequest;
+use crate::progress::{self, Event, ProgressSink, Task};
 use crate::store::comments::Locator;
 
 /// `POST /api/proposals/{id}/comments` body.
@@ -122,8 +124,46 @@ fn ndjson(value: &serde_json::Value) -> Result<Bytes, Infallible> {
     Ok(Bytes::from(line))
 }
 
-/// Streams newline-delimited JSON: `{"type":"line", …}` for each line of
-/// validation output as it is written, then `{"type":"result", "report"}`
+type Lines = mpsc::Sender<Result<Bytes, Infallible>>;
+
+fn send(tx: &Lines, v: serde_json::Value) {
+    // A page that went away stops reading; the apply goes on regardless.
+    let _ = tx.blocking_send(ndjson(&v));
+}
+
+/// The library's progress sink for one apply from the page: each line of
+/// validation output, as the command writes it, becomes a `line` message
+/// (the same `Event::Line` the MCP server turns into notifications), and
+/// each validation command's start a `command` message.
+struct PageSink(Lines);
+
+impl ProgressSink for PageSink {
+    fn event(&self, event: &Event) {
+        match event {
+            Event::Start {
+                task: Task::Validate,
+                label,
+                ..
+            } => send(
+                &self.0,
+                serde_json::json!({"type": "command", "command": label}),
+            ),
+            Event::Line {
+                task: Task::Validate,
+                label,
+                line,
+            } => send(
+                &self.0,
+                serde_json::json!({"type": "line", "command": label, "text": line}),
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// Streams newline-delimited JSON: `{"type":"start"}`, then for each
+/// validation command `{"type":"command"}` and a `{"type":"line", …}` per
+/// line of its output as it is written, then `{"type":"result", "report"}`
 /// or `{"type":"error", "error": {code, message, hint, …}}`.
 pub async fn apply(
     State(state): State<Arc<AppState>>,
@@ -135,18 +175,8 @@ pub async fn apply(
     }
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
-        let send = |tx: &mpsc::Sender<Result<Bytes, Infallible>>, v: serde_json::Value| {
-            let _ = tx.blocking_send(ndjson(&v));
-        };
-        let lines = tx.clone();
-        // Each line of validation output goes to the page as it is written.
-        let sink = move |command: &str, text: &str| {
-            send(
-                &lines,
-                serde_json::json!({"type": "line", "command": command, "text": text}),
-            );
-        };
-        let outcome = crate::live_output::with_sink(sink, || {
+        let sink = Rc::new(PageSink(tx.clone()));
+        let outcome = progress::scoped(sink, || {
             state.open().and_then(|session| {
                 // A stacked proposal brings the pending ones below it
                 // (ops::apply decides, as for the CLI).

@@ -292,3 +292,174 @@ fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+// See: issue 16 item 6 (a sibling found in the adversarial pass): the
+// same proposal applied on two branches (here from a linked worktree).
+// The applied marker names the last landing only; on the other branch the
+// landing is still in its history, so it is still applied there: list
+// says so, apply refuses, and rollback undoes that branch's own landing
+// (from its own parent) and leaves the other branch's marker alone.
+#[test]
+fn a_proposal_applied_on_two_branches_stays_applied_on_each() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n"), ("b.txt", "x\n")]);
+    let id = repo.propose("tok", "TOK", &[]);
+    let feat = repo.home().join("feat");
+    let feat_s = feat.to_str().unwrap();
+    repo.git(&["worktree", "add", "-q", "-b", "feat", feat_s]);
+    let in_feat = |args: &[&str]| {
+        Run::from(
+            sealed(BIN, repo.home())
+                .args(args)
+                .current_dir(&feat)
+                .output()
+                .unwrap(),
+        )
+    };
+    in_feat(&["apply", &id]).ok();
+    // main moves first, so its landing is a commit of its own.
+    repo.write("b.txt", "y\n");
+    repo.commit_all("main moves");
+    repo.evolv(&["apply", &id]).ok();
+    // feat's own history has its landing.
+    let listed = in_feat(&["list", "--json"]);
+    assert_eq!(listed.json()["proposals"][0]["status"], "applied");
+    let again = in_feat(&["apply", &id, "--json"]);
+    assert_eq!(json_code(&again), "already_applied", "{}", again.stdout);
+    let feat_landing = repo.git(&["rev-parse", "feat"]).trim().to_string();
+    let main_landing = repo.head();
+    let back = in_feat(&["rollback", &id, "--strategy", "file_backup", "--json"]);
+    back.ok();
+    assert_eq!(back.json()["reverted"], feat_landing.as_str());
+    assert_eq!(
+        std::fs::read_to_string(feat.join("a.txt")).unwrap(),
+        "tok\n"
+    );
+    let listed = in_feat(&["list", "--json"]);
+    assert_eq!(listed.json()["proposals"][0]["status"], "base-moved");
+    // main's landing and its marker are untouched.
+    assert_eq!(
+        repo.rev(&format!("refs/evolv/applied/{id}")).as_deref(),
+        Some(main_landing.as_str())
+    );
+    let listed = repo.evolv(&["list", "--json"]);
+    assert_eq!(listed.json()["proposals"][0]["status"], "applied");
+    repo.evolv(&["rollback", &id]).ok();
+    assert_eq!(repo.read("a.txt"), "tok\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 5's class (a message that sends the user in a
+// circle), found in the adversarial pass: an unreadable journal made
+// every command, `recover` included, say "run `git evolv recover`".
+// `recover` now sets it aside, touching no file, and says what to check.
+#[test]
+fn an_unreadable_journal_is_set_aside_by_recover_and_nothing_is_touched() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    let id = repo.propose("tok", "TOK", &[]);
+    let head = repo.head();
+    let journal = repo.path().join(".git/evolv/journal");
+    std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
+    std::fs::write(&journal, "{\"version\": 1, \"kind\": \"la").unwrap();
+    let run = repo.evolv(&["apply", &id, "--json"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(json_code(&run), "interrupted_landing");
+    let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
+    assert!(hint.contains("sets the journal aside"), "{hint}");
+    let rec = repo.evolv(&["recover", "--json"]);
+    rec.ok();
+    let v = rec.json();
+    assert_eq!(v["action"], "abandoned");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("journal.unreadable."),
+        "{v}"
+    );
+    assert!(!journal.exists());
+    let kept: Vec<_> = std::fs::read_dir(journal.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("journal.unreadable.")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("a.txt"), "tok\n");
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read("a.txt"), "TOK\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+// See: issue 16 item 2's class (the branch changing under a validated
+// apply), found in the adversarial pass: `git reset --hard HEAD~1` during
+// the validation rewound the branch, and the apply landed onto the
+// rewound head without validating again, although the validation had run
+// on history (here the file `b`) that is no longer there.
+#[test]
+fn a_branch_rewound_during_validation_is_validated_again() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    repo.write("b", "needed by the validation\n");
+    repo.commit_all("add b");
+    let id = repo.propose("tok", "TOK", &[]);
+    let count = repo.home().join("validations");
+    let validate = format!("echo run >> '{}'; sleep 2; test -f b", count.display());
+    let apply = sealed(BIN, repo.home())
+        .args(["apply", &id, "--validate", &validate, "--json"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !count.exists() {
+        assert!(t0.elapsed().as_secs() < 60, "the validation never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    let rewound = repo.head();
+    let run = Run::from(apply.wait_with_output().unwrap());
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(json_code(&run), "validation_failed");
+    let runs = std::fs::read_to_string(&count).unwrap();
+    assert_eq!(runs.lines().count(), 2, "{runs}");
+    assert_eq!(repo.head(), rewound);
+    assert_eq!(repo.read("a.txt"), "tok\n");
+    assert_eq!(repo.status(), "");
+}
+
+// See: issue 16 item 15's class (messages that name the wrong cause),
+// found in the adversarial pass: a fetched proposal whose tree writes
+// `.git/config` was refused as "uncommitted changes in .git/config" with
+// a `git stash` hint. Nothing was written, but the cause is the path.
+#[test]
+fn a_proposal_writing_into_dot_git_is_refused_as_an_unsafe_path() {
+    use crate::crash::{git_env, store_proposal};
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    let h = repo.head();
+    let blob = git_env(&repo, &["hash-object", "-w", "--stdin"], &[], b"evil\n");
+    let inner = git_env(
+        &repo,
+        &["mktree"],
+        &[],
+        format!("100644 blob {blob}\tconfig\n").as_bytes(),
+    );
+    let a = repo.git(&["rev-parse", "HEAD:a.txt"]).trim().to_string();
+    let tree = git_env(
+        &repo,
+        &["mktree"],
+        &[],
+        format!("040000 tree {inner}\t.git\n100644 blob {a}\ta.txt\n").as_bytes(),
+    );
+    store_proposal(&repo, &h, &tree, "patch_3_badbad00");
+    let config = std::fs::read(repo.file(".git/config")).unwrap();
+    let run = repo.evolv(&["apply", "--json", "patch_3_badbad00"]);
+    assert_eq!(json_code(&run), "unsafe_path", "{}", run.stdout);
+    assert_eq!(std::fs::read(repo.file(".git/config")).unwrap(), config);
+    assert_eq!(repo.head(), h);
+}

@@ -80,15 +80,23 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
         "propose", "--json", "-p", "tok", "-r", "TOK", "--scope", "a.txt",
     ]);
     run.ok();
+    assert_eq!(run.json()["affected_files"], serde_json::json!(["a.txt"]));
+    // Globs match the name's bytes, as `git ls-files 'caf?.txt'` does.
+    let run = repo.evolv(&[
+        "propose", "--json", "-p", "tok", "-r", "TOK", "--scope", "caf?.txt",
+    ]);
+    run.ok();
+    assert_eq!(run.json()["affected_files_bytes"][0], "636166e92e747874");
     let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
     run.ok();
     let v = run.json();
-    assert_eq!(v["affected_files"], serde_json::json!(["a.txt"]));
     assert_eq!(v["statistics"]["files_scanned"], 3);
-    assert_eq!(v["statistics"]["path_skipped"], 2);
+    assert_eq!(v["statistics"]["files_matched"], 3);
+    assert_eq!(v["statistics"]["path_skipped"], 0);
     let id = v["patch_id"].as_str().unwrap().to_string();
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("a.txt"), "TOK\n");
+    assert_eq!(std::fs::read(dir.join("x.txt")).unwrap(), b"TOK\n");
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
@@ -232,4 +240,109 @@ fn messages_name_the_operation_that_failed() {
     assert_eq!(error_code(&run), "timeout");
     let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
     assert!(hint.contains("timeout_seconds"), "{hint}");
+}
+
+// See: issue 16 item 3, for edit lists (a sibling found in the
+// adversarial pass): a text edit of an LFS pointer (or a `binary` /
+// `-text` file) named in `propose --edits` was stored, rewriting the
+// pointer. It is refused (`binary_file`), as plain propose skips it;
+// `write` of the whole file stays allowed.
+#[test]
+fn edit_lists_do_not_edit_files_git_does_not_treat_as_text() {
+    let repo = TestRepo::with_files(&[
+        (
+            ".gitattributes",
+            "*.png filter=lfs diff=lfs merge=lfs -text\nb.dat binary\n",
+        ),
+        (
+            "p.png",
+            "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 3\n",
+        ),
+        ("b.dat", "abc\n"),
+        ("a.txt", "abc\n"),
+    ]);
+    let list = repo.home().join("edits.json");
+    let run_list = |json: &str| {
+        std::fs::write(&list, json).unwrap();
+        repo.evolv(&["propose", "--json", "--edits", list.to_str().unwrap()])
+    };
+    for path in ["p.png", "b.dat"] {
+        let run = run_list(&format!(
+            r#"{{"edits": [{{"op": "regex", "path": "{path}", "pattern": "abc", "replacement": "xyz"}},
+                          {{"op": "replace", "path": "a.txt", "old": "abc", "new": "xyz"}}]}}"#
+        ));
+        assert_eq!(run.code, 1, "{path}: {}", run.stdout);
+        let v = run.json();
+        assert_eq!(v["error"]["failures"][0]["code"], "binary_file", "{path}");
+        assert_eq!(v["error"]["failures"][0]["index"], 0, "{path}");
+    }
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
+    // keep_going stores the rest and reports the refused edit.
+    let run = run_list(
+        r#"{"keep_going": true, "edits": [
+            {"op": "replace", "path": "p.png", "old": "abc", "new": "xyz"},
+            {"op": "replace", "path": "a.txt", "old": "abc", "new": "xyz"}]}"#,
+    );
+    run.ok();
+    assert_eq!(run.json()["affected_files"], serde_json::json!(["a.txt"]));
+    // A whole-file write is the user's explicit content.
+    let run = run_list(r#"{"edits": [{"op": "write", "path": "b.dat", "content": "new\n"}]}"#);
+    run.ok();
+}
+
+// See: issue 16 (`git -c`), found in the adversarial pass: the landing
+// read `core.autocrlf` through libgit2, which does not see `git -c`, so
+// `git -c core.autocrlf=true evolv apply` wrote LF where
+// `git -c core.autocrlf=true checkout` writes CRLF.
+#[test]
+fn git_dash_c_core_autocrlf_lands_what_git_checkout_writes() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\nx\n")]);
+    let id = repo.propose("tok", "TOK", &[]);
+    repo.git_evolv(&["core.autocrlf=true"], &["apply", &id])
+        .ok();
+    let landed = std::fs::read(repo.file("a.txt")).unwrap();
+    std::fs::remove_file(repo.file("a.txt")).unwrap();
+    repo.git(&["-c", "core.autocrlf=true", "checkout", "--", "a.txt"]);
+    assert_eq!(landed, std::fs::read(repo.file("a.txt")).unwrap());
+    assert_eq!(landed, b"TOK\r\nx\r\n");
+    assert_eq!(
+        repo.git(&["-c", "core.autocrlf=true", "status", "--short"]),
+        ""
+    );
+    // An attributes file given with `git -c`, which libgit2's attribute
+    // lookup does not see either.
+    let attrs = repo.home().join("attributes");
+    std::fs::write(&attrs, "*.txt text eol=crlf\n").unwrap();
+    let setting = format!("core.attributesFile={}", attrs.display());
+    let id = repo.propose("TOK", "tok", &[]);
+    repo.git_evolv(&[&setting], &["apply", &id]).ok();
+    assert_eq!(std::fs::read(repo.file("a.txt")).unwrap(), b"tok\r\nx\r\n");
+    assert_eq!(repo.git(&["-c", &setting, "status", "--short"]), "");
+}
+
+// See: issue 16 (`git -c`), found in the adversarial pass, siblings of
+// #10's `git -c evolv.validate=false`: a validator or a summary template
+// set with `git -c` was read through libgit2, which does not see it, so
+// the validator was silently skipped and the template ignored.
+#[test]
+fn git_dash_c_validators_and_summary_templates_are_honoured() {
+    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
+    let list = repo.home().join("edits.json");
+    std::fs::write(
+        &list,
+        r#"{"edits": [{"op": "replace", "path": "a.txt", "old": "tok", "new": "TOK"}]}"#,
+    )
+    .unwrap();
+    let run = repo.git_evolv(
+        &["evolv.validator.never.command=false"],
+        &["propose", "--json", "--edits", list.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
+    let run = repo.git_evolv(
+        &["evolv.summaryTemplate=fix: {pattern} to {replacement}"],
+        &["propose", "--json", "-p", "tok", "-r", "TOK"],
+    );
+    run.ok();
+    assert_eq!(run.json()["summary"], "fix: tok to TOK");
 }

@@ -10,14 +10,26 @@
 //! - the branch and the working tree agree on every path not edited by
 //!   the user (nothing half-landed, nothing staged behind the user's back);
 //! - no command panics.
+//!
+//! One of the files is named `c\xe9.txt` (Latin-1): its name is not UTF-8,
+//! and it is reached by the glob `c?.txt`, which matches it by its bytes
+//! as git's does (#16 item 7).
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 
 use proptest::prelude::*;
 
 use crate::common::{Run, TestRepo};
 
-const FILES: [&str; 3] = ["a.txt", "b.txt", "c.txt"];
+/// Each file's name (bytes) and a glob / pathspec that names it.
+const FILES: [(&[u8], &str); 3] = [
+    (b"a.txt", "a.txt"),
+    (b"b.txt", "b.txt"),
+    (b"c\xe9.txt", "c?.txt"),
+];
 const WORDS: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
 
 #[derive(Debug, Clone)]
@@ -53,19 +65,21 @@ fn op() -> impl Strategy<Value = Op> {
 struct World {
     repo: TestRepo,
     ids: Vec<String>,
-    /// Uncommitted user content per file.
-    edits: BTreeMap<String, String>,
+    /// Uncommitted user content per file (by index in FILES).
+    edits: BTreeMap<usize, Vec<u8>>,
     plan: String,
     n: usize,
 }
 
 impl World {
     fn new() -> Self {
-        let repo = TestRepo::with_files(&[
-            ("a.txt", "alpha\nbeta\n"),
-            ("b.txt", "beta\ngamma\n"),
-            ("c.txt", "gamma\nalpha\n"),
-        ]);
+        let repo = TestRepo::with_files(&[("a.txt", "alpha\nbeta\n"), ("b.txt", "beta\ngamma\n")]);
+        std::fs::write(
+            repo.path().join(OsStr::from_bytes(FILES[2].0)),
+            "gamma\nalpha\n",
+        )
+        .unwrap();
+        repo.commit_all("a file whose name is not UTF-8");
         repo.git(&["branch", "side"]);
         let plan = repo.home().join("plan.json");
         std::fs::write(
@@ -110,7 +124,7 @@ impl World {
                     "-r",
                     WORDS[*to],
                     "--scope",
-                    FILES[*file],
+                    FILES[*file].1,
                 ]);
                 if run.code == 0 {
                     self.ids
@@ -143,11 +157,11 @@ impl World {
                 }
             }
             Op::UserEdit(f) => {
-                let file = FILES[*f];
-                let mut content = std::fs::read_to_string(self.repo.file(file)).unwrap_or_default();
-                content.push_str(&format!("user {}\n", self.n));
-                self.repo.write(file, &content);
-                self.edits.insert(file.to_string(), content);
+                let path = self.file(*f);
+                let mut content = std::fs::read(&path).unwrap_or_default();
+                content.extend_from_slice(format!("user {}\n", self.n).as_bytes());
+                std::fs::write(&path, &content).unwrap();
+                self.edits.insert(*f, content);
             }
             Op::UserCommit => {
                 self.repo.git(&["add", "-A"]);
@@ -174,19 +188,25 @@ impl World {
         }
     }
 
+    fn file(&self, f: usize) -> PathBuf {
+        self.repo.path().join(OsStr::from_bytes(FILES[f].0))
+    }
+
     fn check(&self, op: &Op) {
         let repo = &self.repo;
-        for (file, content) in &self.edits {
-            let now = std::fs::read_to_string(repo.file(file)).unwrap_or_default();
+        for (f, content) in &self.edits {
+            let now = std::fs::read(self.file(*f)).unwrap_or_default();
             assert_eq!(
                 &now, content,
-                "after {op:?}: the user's edit of {file} was lost"
+                "after {op:?}: the user's edit of {} was lost",
+                FILES[*f].1
             );
         }
-        for file in FILES {
-            if self.edits.contains_key(file) {
+        for (f, (_, spec)) in FILES.iter().enumerate() {
+            if self.edits.contains_key(&f) {
                 continue;
             }
+            let file = &format!(":(glob){spec}");
             for args in [
                 &["diff", "--quiet", "HEAD", "--", file][..],
                 &["diff", "--cached", "--quiet", "--", file][..],

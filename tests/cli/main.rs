@@ -10,6 +10,8 @@ mod crash;
 mod edits;
 mod edits_props;
 mod filters;
+mod fuzz_seeds;
+mod hardening_bytes;
 mod hardening_cli;
 mod hardening_land;
 mod hardening_paths;

@@ -156,3 +156,38 @@ fn all_above_drops_a_stack_as_the_cli_does() {
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals/"]), "");
     mcp.finish();
 }
+
+#[test]
+fn read_file_and_glob_refuse_bad_ranges_and_paths_with_the_cli_message() {
+    let repo = TestRepo::with_files(&[("f", "1\n2\n3\n4\n5\n"), ("d/g", "x\n")]);
+    let mut mcp = Mcp::start(&repo);
+    let e = mcp.call_err(
+        "read_file",
+        json!({"path": "f", "start_line": 4, "end_line": 2}),
+    );
+    let cli = repo.evolv(&["cat", "--json", "HEAD", "f", "--lines", "4:2"]);
+    assert_eq!(cli.code, 2);
+    let want = &cli.json()["error"];
+    assert_eq!(e["code"], "invalid_input");
+    assert_eq!(e["message"], want["message"]);
+    assert_eq!(
+        e["message"],
+        "invalid input: lines 4:2 is not a range of lines"
+    );
+    assert_eq!(
+        want["hint"],
+        "give A:B with 1 <= A <= B (on the command line: --lines)"
+    );
+
+    // A file where a directory belongs (a missing one is the CLI's own
+    // error: its --path is relative to the current directory).
+    let e = mcp.call_err("glob", json!({"pattern": "*", "path": "f"}));
+    let cli = repo.evolv(&["glob", "--json", "*", "--path", "f"]);
+    assert_eq!(cli.code, 2);
+    assert_eq!(e["message"], cli.json()["error"]["message"]);
+    assert_eq!(
+        e["message"],
+        "invalid input: path f is not a directory of the working tree"
+    );
+    mcp.finish();
+}

@@ -639,6 +639,9 @@ fn apply_streams_its_validation_then_lands_as_the_cli_does() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(msgs[0]["type"], "start");
+    // The command, then its lines, through the library's progress sink.
+    assert_eq!(msgs[1]["type"], "command", "{}", r.body);
+    assert_eq!(msgs[1]["command"], "echo checking one; echo checking two");
     let lines: Vec<&str> = msgs
         .iter()
         .filter(|m| m["type"] == "line")

@@ -36,12 +36,14 @@ pub(super) struct Scan {
     pub diff: Option<ProposedDiff>,
 }
 
-/// Why a changed file's path cannot be landed here, if it cannot.
-fn path_refusal(entry: &BlobEntry) -> Option<String> {
-    if !entry.utf8 {
-        return Some("its name is not valid UTF-8, which git-evolv cannot land yet".to_string());
+/// Why a changed file's path cannot be landed on this platform, if it cannot.
+fn path_refusal(entry: &BlobEntry, path: &git::RepoPath) -> Option<String> {
+    if cfg!(not(unix)) && entry.raw.is_some() {
+        return Some(
+            "its name is not valid UTF-8, which this platform's paths cannot carry".to_string(),
+        );
     }
-    git::confine::refusal(&entry.path).map(|why| format!("{why}, so it cannot be written here"))
+    git::confine::refusal(path).map(|why| format!("{why}, so it cannot be written here"))
 }
 
 impl Scan {
@@ -64,16 +66,14 @@ impl Scan {
                 replacements,
             } => (content, replacements),
         };
-        if let Some(reason) = path_refusal(entry) {
-            self.skipped.push(SkippedFile {
-                path: entry.path.clone(),
-                reason,
-            });
+        let path = entry.repo_path();
+        if let Some(reason) = path_refusal(entry, &path) {
+            self.skipped.push(SkippedFile::new(&path, reason));
             return Ok(());
         }
         let packed = PackedObject::blob(&content)?;
         if let (Some(patcher), Some(diff)) = (patcher, self.diff.as_mut()) {
-            diff.push(&patcher.patch(&entry.path, entry.mode, old, &content)?)?;
+            diff.push(&patcher.patch(path.as_bytes(), entry.mode, old, &content)?)?;
         }
         // Few objects are written loose, from their content.
         let raw = (self.changed.len() < git::PACK_THRESHOLD).then_some((ObjectType::Blob, content));

@@ -3,12 +3,13 @@
 //! both sides. Files come from the base → proposal tree diff `show`
 //! prints; lines from the engine's structured hunks and word diff.
 
-use git2::{Delta, DiffOptions, Patch, Repository};
+use git2::{Delta, DiffOptions, Patch};
 use serde::Serialize;
 
 use crate::diff::hunks::{self, LineKind};
 use crate::diff::word::{self, SegmentKind};
 use crate::error::Result;
+use crate::git::Repo;
 use crate::store::proposals::Proposal;
 
 /// One changed file, without its lines.
@@ -65,7 +66,7 @@ fn options(paths: &[String]) -> DiffOptions {
     o
 }
 
-fn diff<'r>(repo: &'r Repository, p: &Proposal, paths: &[String]) -> Result<git2::Diff<'r>> {
+fn diff<'r>(repo: &'r Repo, p: &Proposal, paths: &[String]) -> Result<git2::Diff<'r>> {
     let old = repo.find_commit(p.base)?.tree()?;
     let new = repo.find_commit(p.commit)?.tree()?;
     let mut opts = options(paths);
@@ -76,7 +77,7 @@ fn diff<'r>(repo: &'r Repository, p: &Proposal, paths: &[String]) -> Result<git2
     Ok(diff)
 }
 
-fn is_generated(repo: &Repository, path: &str) -> bool {
+fn is_generated(repo: &Repo, path: &str) -> bool {
     let attr = repo
         .get_attr(
             std::path::Path::new(path),
@@ -97,7 +98,7 @@ fn is_generated(repo: &Repository, path: &str) -> bool {
 }
 
 /// The proposal's changed files, in diff order.
-pub fn files(repo: &Repository, p: &Proposal) -> Result<Vec<FileView>> {
+pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
     let diff = diff(repo, p, &p.meta.affected_files)?;
     let mut out = Vec::new();
     for i in 0..diff.deltas().len() {
@@ -143,7 +144,7 @@ pub fn files(repo: &Repository, p: &Proposal) -> Result<Vec<FileView>> {
     Ok(out)
 }
 
-fn blob(repo: &Repository, oid: &str) -> Result<Vec<u8>> {
+fn blob(repo: &Repo, oid: &str) -> Result<Vec<u8>> {
     let oid = git2::Oid::from_str(oid)?;
     if oid.is_zero() {
         return Ok(Vec::new());
@@ -155,7 +156,7 @@ fn blob(repo: &Repository, oid: &str) -> Result<Vec<u8>> {
 /// from the engine's structured diff (`diff::hunks`, what `--json` and the
 /// MCP server report), numbered on both sides, with the engine's word
 /// diff (`diff::word`) marked inside each changed line that has a partner.
-pub fn hunks(repo: &Repository, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>> {
+pub fn hunks(repo: &Repo, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>> {
     // The tree diff (renames found) names the file's blobs; only this
     // file's text is diffed, not every file's as `files` does.
     let diff = diff(repo, p, &p.meta.affected_files)?;

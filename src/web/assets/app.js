@@ -325,7 +325,7 @@ function fileSection(f, i) {
     dataset: { index: String(i), path: f.path, rendered: "0" } });
   const viewed = h("input", { type: "checkbox", class: "viewed", checked: isViewed(f),
     onchange: (ev) => setViewed(f, sec, ev.target.checked) });
-  sec.append(
+  fill(sec,
     h("header", {},
       h("button", { type: "button", class: "toggle", "aria-label": "collapse or expand",
         onclick: () => toggleFile(sec) }, collapsed ? "▸" : "▾"),
@@ -733,6 +733,8 @@ async function confirmApply(data) {
 function onApplyMessage(out, msg) {
   if (msg.type === "start") {
     out.append(h("div", { class: "muted", text: `Applying ${msg.patch_ids.join(", ")}…` }));
+  } else if (msg.type === "command") {
+    out.append(h("div", { class: "command", text: `$ ${msg.command}` }));
   } else if (msg.type === "line") {
     out.append(h("div", { class: "line", text: msg.text, dataset: { at: String(Date.now()) } }));
     out.dataset.lines = String(Number(out.dataset.lines || 0) + 1);

@@ -55,9 +55,17 @@ async def scenario(repo, env):
             check({"propose_edit", "apply_edit", "edit", "rollback", "task_output"} <= tools, "tools listed")
             head0 = git(repo, "rev-parse", "HEAD").strip()
 
-            r = await session.call_tool("propose_edit", {"pattern": "getUserData", "replacement": "fetchUserData", "scope": ["backend/**"]})
+            seen = []
+
+            async def on_progress(progress, total, message):
+                seen.append((progress, total, message))
+
+            r = await session.call_tool("propose_edit", {"pattern": "getUserData", "replacement": "fetchUserData", "scope": ["backend/**"]},
+                                        progress_callback=on_progress)
             p = structured(r)
             check(not r.is_error and p["success"], "propose_edit succeeded")
+            check(seen and seen[-1][:2] == (2, 2) and seen[-1][2] == "Scanning files: 2/2 (2 matched)",
+                  f"progress with real counts reached the client's callback ({seen})")
             pid = p["patch_id"]
             check(p["affected_files"] == ["backend/auth.go", "backend/user.go"], "affected files")
             check(git(repo, "rev-parse", "HEAD").strip() == head0, "propose did not move HEAD")

@@ -85,8 +85,20 @@ test("a CLI proposal appears live, is commented on, applied, and git agrees", as
   });
   await page.click(`${form} button:text("Cancel")`);
 
+  // Nothing but the file's own parts under its header (a replace records
+  // no per-file results: no empty box, no stray text).
+  assert.deepEqual(await page.$eval(file, (s) => Array.from(s.childNodes, (n) => n.nodeName)),
+    ["HEADER", "DIV"]);
+
   fs.mkdirSync(path.join(root, "docs/images"), { recursive: true });
-  await page.evaluate(() => window.scrollTo(0, 0));
+  // The screenshot shows the page at rest: no toast, no change highlight.
+  await page.evaluate(() => {
+    const toast = document.getElementById("toast");
+    toast.style.transition = "none";
+    toast.classList.remove("show");
+    document.querySelectorAll(".changed").forEach((e) => e.classList.remove("changed"));
+    window.scrollTo(0, 0);
+  });
   await page.screenshot({ path: path.join(root, "docs/images/review-page.png") });
 
   const shown = JSON.parse(repo.evolv("show", "--json", id));
