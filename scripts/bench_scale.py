@@ -30,6 +30,8 @@ EVOLV, REPO, PATTERN, REPLACEMENT = sys.argv[1:5]
 SIZES = [a.split("=", 1) for a in sys.argv[5:]]
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 INSTR_MAX = int(os.environ.get("BENCH_INSTR_MAX", "3000"))
+# BENCH_APPLY=0: the propose columns only (apply and merge are not run).
+APPLY = os.environ.get("BENCH_APPLY", "1") != "0"
 
 
 def git(*args, check=True):
@@ -74,55 +76,82 @@ def reset(pid=None):
         git("update-ref", "-d", f"refs/evolv/applied/{pid}", check=False)
 
 
+def packs():
+    d = os.path.join(REPO, ".git", "objects", "pack")
+    return {f for f in os.listdir(d)}
+
+
+def undo_propose(keep_packs, keep_id):
+    """Drops what a timed propose stored (its pack, its ref), so every run
+    starts from the same object store."""
+    d = os.path.join(REPO, ".git", "objects", "pack")
+    for f in packs() - keep_packs:
+        os.remove(os.path.join(d, f))
+    refs = git("for-each-ref", "--format=%(refname)", "refs/evolv/proposals").split()
+    for r in refs:
+        if not r.endswith("/" + keep_id):
+            git("update-ref", "-d", r)
+
+
 rows = []
 for size, scope in SIZES:
     reset()
-    out = subprocess.run([EVOLV, "-C", REPO, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, "--scope", scope],
+    # `**`: the whole tree, no --scope and no pathspec (git grep -l P HEAD).
+    scope_args = [] if scope == "**" else ["--scope", scope]
+    spec_args = [] if scope == "**" else ["--", f":(glob){scope}"]
+    out = subprocess.run([EVOLV, "-C", REPO, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, *scope_args],
                          check=True, capture_output=True, text=True).stdout
     pid = re.search(r'"patch_id": "([^"]+)"', out).group(1)
     changed = int(re.search(r'"files_matched": (\d+)', out).group(1))
     proposal = git("rev-parse", f"refs/evolv/proposals/{pid}").strip()
-    spec = f":(glob){scope}"
-    propose_cmd = [EVOLV, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, "--scope", scope]
-    grep_cmd = ["git", "grep", "-l", PATTERN, "HEAD", "--", spec]
-    diff_cmd = ["git", "diff", base, proposal, "--", spec]
+    kept = packs()
+    propose_cmd = [EVOLV, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, *scope_args]
+    grep_cmd = ["git", "grep", "-l", PATTERN, "HEAD", *spec_args]
+    diff_cmd = ["git", "diff", base, proposal, *spec_args]
     t = {k: [] for k in ("apply", "merge", "propose", "grep", "diff")}
     rss = {"apply": 0, "propose": 0, "merge": 0}
     for _ in range(RUNS):
-        reset(pid)
-        s, r = run([EVOLV, "apply", pid])
-        t["apply"].append(s); rss["apply"] = max(rss["apply"], r)
-        reset(pid)
-        s, r = run(["git", "merge", "-q", "--ff-only", proposal])
-        t["merge"].append(s); rss["merge"] = max(rss["merge"], r)
+        if APPLY:
+            reset(pid)
+            s, r = run([EVOLV, "apply", pid])
+            t["apply"].append(s); rss["apply"] = max(rss["apply"], r)
+            reset(pid)
+            s, r = run(["git", "merge", "-q", "--ff-only", proposal])
+            t["merge"].append(s); rss["merge"] = max(rss["merge"], r)
         reset(pid)
         s, r = run(propose_cmd)
+        undo_propose(kept, pid)
         t["propose"].append(s); rss["propose"] = max(rss["propose"], r)
         t["grep"].append(run(grep_cmd)[0])
         t["diff"].append(run(diff_cmd)[0])
-    med = {k: statistics.median(v) for k, v in t.items()}
+    med = {k: statistics.median(v) if v else float("nan") for k, v in t.items()}
     instr = None
     if changed <= INSTR_MAX:
-        reset(pid)
-        ia = instructions([EVOLV, "apply", pid])
-        reset(pid)
-        im = instructions(["git", "merge", "-q", "--ff-only", proposal])
+        ia = im = float("nan")
+        if APPLY:
+            reset(pid)
+            ia = instructions([EVOLV, "apply", pid])
+            reset(pid)
+            im = instructions(["git", "merge", "-q", "--ff-only", proposal])
         reset(pid)
         ip = instructions(propose_cmd)
-        ig = instructions(grep_cmd) + instructions(diff_cmd)
-        instr = (ia, im, ip, ig)
+        undo_propose(kept, pid)
+        igrep = instructions(grep_cmd)
+        ig = igrep + instructions(diff_cmd)
+        instr = (ia, im, ip, ig, igrep)
     reset(pid)
     rows.append((changed, med, rss, instr))
     print(f"{changed} files: apply {med['apply']:.3f}s merge {med['merge']:.3f}s propose {med['propose']:.3f}s "
           f"grep {med['grep']:.3f}s diff {med['diff']:.3f}s instr {instr}", file=sys.stderr)
 
-print("| changed files | apply | `merge --ff-only` | ratio | propose | `grep -l` + `diff` | ratio "
-      "| apply instr. ratio | propose instr. ratio | peak RSS propose / apply / merge |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+print("| changed files | apply | `merge --ff-only` | ratio | propose | `grep -l` + `diff` | ratio | propose / `grep -l` "
+      "| apply instr. ratio | propose instr. ratio (vs grep + diff; vs grep) | peak RSS propose / apply / merge |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for changed, m, rss, instr in rows:
     gd = m["grep"] + m["diff"]
-    ir = f"{instr[0] / instr[1]:.2f}× ({instr[0] / 1e9:.2f} G / {instr[1] / 1e9:.2f} G)" if instr else "—"
-    ip = f"{instr[2] / instr[3]:.2f}× ({instr[2] / 1e9:.2f} G / {instr[3] / 1e9:.2f} G)" if instr else "—"
+    ir = f"{instr[0] / instr[1]:.2f}× ({instr[0] / 1e9:.2f} G / {instr[1] / 1e9:.2f} G)" if instr and APPLY else "—"
+    ip = (f"{instr[2] / instr[3]:.2f}× ({instr[2] / 1e9:.2f} G / {instr[3] / 1e9:.2f} G); "
+          f"{instr[2] / instr[4]:.2f}×" if instr else "—")
     print(f"| {changed:,} | {m['apply']:.3f} s | {m['merge']:.3f} s | {m['apply'] / m['merge']:.2f}× "
-          f"| {m['propose']:.3f} s | {gd:.3f} s | {m['propose'] / gd:.2f}× | {ir} | {ip} "
+          f"| {m['propose']:.3f} s | {gd:.3f} s | {m['propose'] / gd:.2f}× | {m['propose'] / m['grep']:.2f}× | {ir} | {ip} "
           f"| {rss['propose'] / 1024:.0f} / {rss['apply'] / 1024:.0f} / {rss['merge'] / 1024:.0f} MiB |")

@@ -9,6 +9,7 @@
 #   scripts/bench_scale.sh            # both repositories
 #   BENCH_REAL=0 scripts/bench_scale.sh   # the generated one only
 #   BENCH_RUNS=3 (medians of 3), BENCH_INSTR_MAX=3000 (callgrind up to that size; 0: none)
+#   BENCH_APPLY=0: propose against grep + diff only (no apply / merge runs)
 #   EVOLV=/path/to/git-evolv (default: a release build of this tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,16 @@ echo "### Generated repository, 30,000 files"
 python3 scripts/bench_scale.py "$EVOLV" "$REPO" getUserData fetchUserData \
   '1=src/d000/e00/f000000.go' '30=src/d000/e00/f0000[0-2]?.go' '300=src/d000/e0[0-2]/**' \
   '3000=src/d00[0-2]/**' '30000=src/**'
+
+# Issue 14's 1% case: the pattern in every 100th file, the whole tree in
+# scope, propose against `git grep -l` (+ `git diff`) over all of HEAD.
+SPARSE=$WORK/sparse
+git init -q -b main "$SPARSE"
+python3 scripts/gen_repo.py 30000 100 | git -C "$SPARSE" fast-import --quiet
+git -C "$SPARSE" checkout -q -f main && git -C "$SPARSE" gc -q
+echo
+echo "### Generated repository, 30,000 files, the pattern in every 100th (1%)"
+python3 scripts/bench_scale.py "$EVOLV" "$SPARSE" getUserData fetchUserData '300=**'
 
 if [ "${BENCH_REAL:-1}" != 0 ]; then
   REAL=$WORK/real

@@ -17,6 +17,8 @@ git init -q -b main "$DIR"
 # Copy rather than add in place: the registry is cargo's, never written.
 (cd "$SRC" && find . -type f ! -path '*/.git/*' -print0 | tar --null -T - -cf -) | tar -xf - -C "$DIR"
 cd "$DIR"
+# No automatic gc in the background: it would hold gc.pid against ours.
+git config gc.auto 0
 git add -A -f .
 git -c user.name=Bench -c user.email=bench@example.com commit -q -m "cargo registry sources"
 git gc -q

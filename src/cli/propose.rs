@@ -328,7 +328,10 @@ pub fn render(o: &ProposeOutcome, out: &Output) {
         out.success_json(o);
         return;
     }
-    out.diff(&o.diff_bytes);
+    // Streamed from the spool in whole lines: never all in memory.
+    if let Err(e) = o.diff.write_chunks(&mut |chunk| out.diff(chunk)) {
+        out.status(&format!("warning: the diff could not be read back: {e}"));
+    }
     for d in &o.warnings {
         out.deferred(d);
     }

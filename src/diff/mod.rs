@@ -52,23 +52,41 @@ pub fn colorize(patch: &[u8]) -> Vec<u8> {
 
 /// Lines added and removed by a unified diff, counted from its hunks.
 pub fn line_counts(patch: &[u8]) -> (usize, usize) {
-    let mut added = 0;
-    let mut removed = 0;
-    let mut in_hunk = false;
-    for line in patch.split(|&b| b == b'\n') {
-        if line.starts_with(b"diff --git ") {
-            in_hunk = false;
-        } else if line.starts_with(b"@@") {
-            in_hunk = true;
-        } else if in_hunk {
-            match line.first() {
-                Some(b'+') => added += 1,
-                Some(b'-') => removed += 1,
-                _ => {}
+    let mut counter = LineCounter::default();
+    counter.feed(patch);
+    counter.counts()
+}
+
+/// [`line_counts`] over a diff that arrives in pieces of whole lines.
+#[derive(Debug, Clone, Default)]
+pub struct LineCounter {
+    added: usize,
+    removed: usize,
+    in_hunk: bool,
+}
+
+impl LineCounter {
+    /// Counts the lines of `text`, which ends at a line end (or is the end).
+    pub fn feed(&mut self, text: &[u8]) {
+        for line in text.split(|&b| b == b'\n') {
+            if line.starts_with(b"diff --git ") {
+                self.in_hunk = false;
+            } else if line.starts_with(b"@@") {
+                self.in_hunk = true;
+            } else if self.in_hunk {
+                match line.first() {
+                    Some(b'+') => self.added += 1,
+                    Some(b'-') => self.removed += 1,
+                    _ => {}
+                }
             }
         }
     }
-    (added, removed)
+
+    /// (added, removed) so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.added, self.removed)
+    }
 }
 
 #[cfg(test)]
@@ -91,5 +109,10 @@ mod tests {
     #[test]
     fn counts_only_hunk_lines_not_file_headers() {
         assert_eq!(line_counts(PATCH), (1, 1));
+        let mut pieces = LineCounter::default();
+        for line in PATCH.split_inclusive(|&b| b == b'\n') {
+            pieces.feed(line);
+        }
+        assert_eq!(pieces.counts(), (1, 1));
     }
 }

@@ -27,10 +27,12 @@ mod status;
 mod tree;
 mod tree_compare;
 
-pub use diff::{ChangedPath, conflict_paths, line_stats, patch_text};
+pub use diff::{ChangedPath, FilePatcher, conflict_paths, line_stats, patch_text, write_patch};
 pub use handle::Repo;
 pub use identity::{author, committer};
-pub use objects::write_blobs;
+pub use objects::{
+    FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, updated_trees, write_objects,
+};
 pub use path::RepoPath;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
 pub use repo::{Head, head, open, open_any, workdir};

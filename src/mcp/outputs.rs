@@ -19,13 +19,11 @@ pub struct ProposeEditOutput {
     /// Always true in a result (a failure is an error result); the envelope
     /// the CLI's `--json` prints too (outcomes themselves are plain data).
     pub success: bool,
+    /// Its `unified_diff` is cut at `max_diff_bytes` (at a line end), with
+    /// `diff_truncated` and `diff_total_bytes`; the statistics are those
+    /// of the whole patch.
     #[serde(flatten)]
     pub outcome: ProposeOutcome,
-    /// `unified_diff` was cut at `max_diff_bytes` (at a line end); the
-    /// statistics are those of the whole patch.
-    pub diff_truncated: bool,
-    /// The size of the whole diff in bytes.
-    pub diff_total_bytes: usize,
 }
 
 /// `show_proposal`: the CLI's `show --json`, with the diff capped.

@@ -346,13 +346,14 @@ impl Call<'_> {
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let req = args.request();
         let mut outcome = self.blocking(true, move |s| s.propose(&req)).await?;
-        let diff_total_bytes = outcome.diff_bytes.len();
-        let diff_truncated = cap(&mut outcome.unified_diff, max);
+        // The outcome carries the diff's first JSON_DIFF_MAX bytes; the
+        // cap is taken from the whole diff, which it keeps.
+        let (head, cut) = outcome.diff.head(max)?;
+        outcome.unified_diff = String::from_utf8_lossy(&head).into_owned();
+        outcome.diff_truncated = cap(&mut outcome.unified_diff, max) || cut;
         Ok(success(ProposeEditOutput {
             success: true,
             outcome,
-            diff_truncated,
-            diff_total_bytes,
         }))
     }
 

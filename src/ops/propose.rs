@@ -2,15 +2,18 @@
 //! commit under `refs/evolv/proposals/<id>`, return its diff. Never touches
 //! the working tree, the index or HEAD.
 
-use git2::{Oid, build::TreeUpdateBuilder};
+mod diff_out;
+mod scan;
+
+use git2::Oid;
 use serde::Serialize;
 
-use crate::diff;
-use crate::edit::{FileEdit, Replacer, Scope};
+pub use diff_out::{JSON_DIFF_MAX, ProposedDiff};
+use scan::Scan;
+
+use crate::edit::{Replacer, Scope};
 use crate::error::{Error, Result};
-use crate::git::Repo;
-use crate::git::{self, BlobEntry};
-use crate::progress::{self, Task};
+use crate::git::{self, BlobEntry, FilePatcher, FileUpdate, NewObject, Repo};
 use crate::store::audit::{self, AuditAction, AuditRecord};
 use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
@@ -77,8 +80,16 @@ pub struct ProposeOutcome {
     /// exact (#16 item 7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affected_files_bytes: Option<Vec<Option<String>>>,
-    /// The diff as text (invalid UTF-8 replaced); `diff_bytes` is exact.
+    /// The diff as text (invalid UTF-8 replaced), its first
+    /// [`JSON_DIFF_MAX`] bytes (1 MiB) cut at a line end; `diff` is exact
+    /// and whole.
     pub unified_diff: String,
+    /// `unified_diff` is only the start of the diff; `git evolv show` and
+    /// `git show refs/evolv/proposals/<id>` have all of it. The
+    /// statistics are always those of the whole diff.
+    pub diff_truncated: bool,
+    /// The size of the whole diff in bytes.
+    pub diff_total_bytes: u64,
     pub statistics: Statistics,
     /// Every matched file that was left out, and why.
     pub skipped: Vec<SkippedFile>,
@@ -89,8 +100,10 @@ pub struct ProposeOutcome {
     /// journalled, completed by the next command; the proposal is stored.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Deferred>,
+    /// The whole diff, for front ends to stream or cap.
     #[serde(skip)]
-    pub diff_bytes: Vec<u8>,
+    #[schemars(skip)]
+    pub diff: ProposedDiff,
 }
 
 /// A file the pattern matched that the proposal leaves alone.
@@ -123,14 +136,6 @@ impl SkippedFile {
     }
 }
 
-struct Scan {
-    changed: Vec<(BlobEntry, Vec<u8>)>,
-    replacements: usize,
-    /// Replacements per entry of `changed`.
-    counts: Vec<usize>,
-    binary: usize,
-}
-
 /// Runs the edit and stores the proposal.
 pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
@@ -145,42 +150,27 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         .into_iter()
         .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
         .collect();
-    let mut scan = scan_files(repo, &files, &replacer)?;
-    let skipped = skip_unlandable(repo, &mut scan, req.include_filtered)?;
-    let filtered_skipped = skipped.iter().filter(|s| s.0).count();
-    let skipped: Vec<SkippedFile> = skipped.into_iter().map(|s| s.1).collect();
+    let patcher = plain_diffs(repo, &files);
+    let mut scan = scan::scan_files(repo, &files, &replacer, patcher)?;
+    let filtered_skipped = if patcher.is_none() && !req.include_filtered {
+        skip_not_text(repo, &mut scan)?
+    } else {
+        0
+    };
+    scan.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if scan.changed.is_empty() {
-        let mut detail = String::new();
-        if scan.binary > 0 {
-            detail.push_str(&format!(" ({} binary file(s) skipped)", scan.binary));
-        }
-        for s in &skipped {
-            detail.push_str(&format!(
-                "; {} matched but was skipped: {}",
-                s.shown(),
-                s.reason
-            ));
-        }
-        return Err(Error::NoMatch {
-            pattern: req.pattern.clone(),
-            scope: scope_label(&req.scope),
-            files_scanned: files.len(),
-            detail,
-        });
+        return Err(no_match(req, &scan, files.len()));
     }
 
-    let contents: Vec<&[u8]> = scan.changed.iter().map(|(_, c)| c.as_slice()).collect();
-    let oids = git::write_blobs(repo, &contents)?;
-    let mut update = TreeUpdateBuilder::new();
-    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|(e, _)| e.repo_path()).collect();
-    for (path, (oid, (entry, _))) in paths.iter().zip(oids.iter().zip(&scan.changed)) {
-        update.upsert(path.as_bytes(), *oid, git::file_mode(entry.mode));
-    }
-    let new_tree = repo.find_tree(update.create_updated(repo, &base_tree)?)?;
+    let new_tree = write_tree(repo, &base_tree, &scan)?;
+    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
     let affected_files = git::path::lossy_list(&paths);
     let affected_files_bytes = git::path::bytes_column(&paths);
-    let patch = git::patch_text(repo, &base_tree, &new_tree, Some(&paths))?;
-    let (lines_added, lines_removed) = diff::line_counts(&patch);
+    let diff = match scan.diff.take() {
+        Some(diff) => diff,
+        None => spool_tree_diff(repo, &base_tree, &new_tree, &paths)?,
+    };
+    let (lines_added, lines_removed) = diff.line_counts();
 
     let statistics = Statistics {
         files_scanned: files.len(),
@@ -188,7 +178,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         total_changes: scan.replacements,
         binary_skipped: scan.binary,
         filtered_skipped,
-        path_skipped: skipped.len() - filtered_skipped,
+        path_skipped: scan.skipped.len() - filtered_skipped,
         lines_added,
         lines_removed,
     };
@@ -237,19 +227,121 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         .into_iter()
         .collect();
 
+    let (head_bytes, diff_truncated) = diff.head(JSON_DIFF_MAX)?;
     Ok(ProposeOutcome {
         patch_id,
         summary,
         affected_files,
         affected_files_bytes,
-        unified_diff: String::from_utf8_lossy(&patch).into_owned(),
+        unified_diff: String::from_utf8_lossy(&head_bytes).into_owned(),
+        diff_truncated,
+        diff_total_bytes: diff.len(),
         statistics,
-        skipped,
+        skipped: scan.skipped,
         commit: commit.to_string(),
         base: head.commit.to_string(),
         warnings,
-        diff_bytes: patch,
+        diff,
     })
+}
+
+/// The `no_match` error, naming what was skipped.
+fn no_match(req: &ProposeRequest, scan: &Scan, files_scanned: usize) -> Error {
+    let mut detail = String::new();
+    if scan.binary > 0 {
+        detail.push_str(&format!(" ({} binary file(s) skipped)", scan.binary));
+    }
+    for s in &scan.skipped {
+        detail.push_str(&format!(
+            "; {} matched but was skipped: {}",
+            s.shown(),
+            s.reason
+        ));
+    }
+    Error::NoMatch {
+        pattern: req.pattern.clone(),
+        scope: scope_label(&req.scope),
+        files_scanned,
+        detail,
+    }
+}
+
+/// A `FilePatcher` when no attribute can apply to any file in scope (no
+/// attributes file outside the working tree, none tracked, none in their
+/// directories): the scan then writes each file's diff itself, exactly as
+/// libgit2's tree diff would print it. `None`: the tree diff does it.
+fn plain_diffs(repo: &Repo, files: &[BlobEntry]) -> Option<FilePatcher> {
+    let patcher = FilePatcher::new(repo)?;
+    let mut last_dir = None;
+    for f in files {
+        let dir = f.path.rsplit_once('/').map(|(d, _)| d);
+        // Files come grouped by directory: one check per directory.
+        if last_dir == Some(dir) {
+            continue;
+        }
+        last_dir = Some(dir);
+        if !repo.surely_unattributed(&f.repo_path()) {
+            return None;
+        }
+    }
+    Some(patcher)
+}
+
+/// Writes the changed files' blobs and the trees above them (one pack
+/// when there are many) and returns the new root tree.
+fn write_tree<'r>(
+    repo: &'r git2::Repository,
+    base_tree: &git2::Tree<'_>,
+    scan: &Scan,
+) -> Result<git2::Tree<'r>> {
+    let updates: Vec<FileUpdate<'_>> = scan
+        .changed
+        .iter()
+        .map(|c| FileUpdate {
+            path: c.entry.raw.as_deref().unwrap_or(c.entry.path.as_bytes()),
+            oid: c.object.packed.oid,
+            mode: i32::from(git::file_mode(c.entry.mode)),
+        })
+        .collect();
+    let (root, trees) = git::updated_trees(repo, base_tree, &updates)?;
+    let objects: Vec<&NewObject> = scan
+        .changed
+        .iter()
+        .map(|c| &c.object)
+        .chain(trees.iter())
+        .collect();
+    git::write_objects(repo, &objects)?;
+    Ok(repo.find_tree(root)?)
+}
+
+/// The diff of `paths` between two trees by libgit2 (which reads
+/// attributes), spooled as it is printed.
+fn spool_tree_diff(
+    repo: &Repo,
+    old: &git2::Tree<'_>,
+    new: &git2::Tree<'_>,
+    paths: &[git::RepoPath],
+) -> Result<ProposedDiff> {
+    let mut diff = ProposedDiff::default();
+    let mut failed = None;
+    git::write_patch(
+        repo,
+        old,
+        new,
+        Some(paths),
+        &mut |line| match diff.push(line) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        },
+    )
+    .map_err(|e| failed.take().unwrap_or(e))?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(diff),
+    }
 }
 
 /// Writes P and points a fresh `refs/evolv/proposals/<id>` at it; two
@@ -328,53 +420,30 @@ fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
 pub const DEFAULT_SUMMARY_TEMPLATE: &str =
     "refactor: replace '{pattern}' with '{replacement}'{scope}";
 
-/// Takes out of `scan` every changed file the landing cannot or must not
-/// write: a path `confine` refuses on this platform (a backslash on
-/// Windows; and there a name that is not UTF-8, which its paths cannot
-/// carry), and, unless `include_filtered`, a file whose attributes give it
-/// a filter driver (LFS pointers), `binary` or `-text`: git does not treat
-/// it as text, so neither does the edit. Returns them, `true` for the
-/// filtered ones.
-fn skip_unlandable(
-    repo: &Repo,
-    scan: &mut Scan,
-    include_filtered: bool,
-) -> Result<Vec<(bool, SkippedFile)>> {
-    let mut skipped = Vec::new();
+/// Takes out of `scan` every changed file whose attributes make git not
+/// treat it as text: a filter driver (LFS pointers), `binary` or `-text`;
+/// git does not treat it as text, so neither does the edit (#16 item 3).
+/// Returns how many. (A path `confine` refuses, or a name that is not
+/// UTF-8, was left out by the scan.)
+fn skip_not_text(repo: &Repo, scan: &mut Scan) -> Result<usize> {
+    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
+    let not_text = git::filters::not_text(repo, &paths.iter().collect::<Vec<_>>())?;
+    if not_text.is_empty() {
+        return Ok(0);
+    }
+    let mut skipped = 0;
     let mut kept = Vec::with_capacity(scan.changed.len());
-    let paths: Vec<git::RepoPath> = scan.changed.iter().map(|(e, _)| e.repo_path()).collect();
-    let not_text = if include_filtered {
-        Default::default()
-    } else {
-        git::filters::not_text(repo, &paths.iter().collect::<Vec<_>>())?
-    };
-    let counts = std::mem::take(&mut scan.counts);
-    let changed = std::mem::take(&mut scan.changed);
-    for (((entry, content), count), path) in changed.into_iter().zip(counts).zip(paths) {
-        let reason = if cfg!(not(unix)) && entry.raw.is_some() {
-            Some((
-                false,
-                "its name is not valid UTF-8, which this platform's paths cannot carry".to_string(),
-            ))
-        } else if let Some(why) = crate::git::confine::refusal(&path) {
-            Some((false, format!("{why}, so it cannot be written here")))
-        } else {
-            not_text.get(&path).map(|why| {
-                (
-                    true,
+    for (c, path) in std::mem::take(&mut scan.changed).into_iter().zip(paths) {
+        match not_text.get(&path) {
+            Some(why) => {
+                scan.replacements -= c.count;
+                skipped += 1;
+                scan.skipped.push(SkippedFile::new(
+                    &path,
                     format!("{why}; pass --include-filtered to edit it anyway"),
-                )
-            })
-        };
-        match reason {
-            Some((filtered, reason)) => {
-                scan.replacements -= count;
-                skipped.push((filtered, SkippedFile::new(&path, reason)));
+                ));
             }
-            None => {
-                scan.counts.push(count);
-                kept.push((entry, content));
-            }
+            None => kept.push(c),
         }
     }
     scan.changed = kept;
@@ -431,81 +500,4 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
         );
     }
     Ok(files)
-}
-
-/// Reads the files on this thread and edits them on another, so the scan
-/// uses two cores. libgit2 serialises pack reads on a process-wide mutex,
-/// so several reading threads only contend (on 100k files one thread took
-/// 141 ms where two took 250 ms, see BENCHMARKS.md); one reader feeding an
-/// editor keeps libgit2 on one thread and runs the regex beside it, as
-/// `git grep` runs its matchers beside the thread that reads the objects.
-fn scan_files(repo: &Repo, files: &[BlobEntry], replacer: &Replacer) -> Result<Scan> {
-    let odb = repo.odb()?;
-    // Progress is reported from this (the calling) thread: the sink is
-    // thread-local; the editor counts matches into `matched`.
-    let matched = std::sync::atomic::AtomicUsize::new(0);
-    let total = files.len() as u64;
-    progress::start(Task::Scan, "files", Some(total));
-    let result = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(256);
-        let matched = &matched;
-        let editor = s.spawn(move || {
-            let mut scan = Scan {
-                changed: Vec::new(),
-                replacements: 0,
-                counts: Vec::new(),
-                binary: 0,
-            };
-            for (i, data) in rx {
-                match replacer.edit(&data) {
-                    FileEdit::Binary => scan.binary += 1,
-                    FileEdit::Unchanged { .. } => {}
-                    FileEdit::Changed {
-                        content,
-                        replacements,
-                    } => {
-                        scan.replacements += replacements;
-                        scan.counts.push(replacements);
-                        scan.changed.push((files[i].clone(), content));
-                        matched.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            }
-            scan
-        });
-        let mut read = Ok(());
-        for (i, file) in files.iter().enumerate() {
-            // Every 256 files: cheap next to reading them, often enough to see.
-            if i % 256 == 0 {
-                let n = matched.load(std::sync::atomic::Ordering::Relaxed);
-                progress::update(
-                    Task::Scan,
-                    i as u64,
-                    Some(total),
-                    Some(format!("{n} matched")),
-                );
-            }
-            match odb.read(file.oid) {
-                Ok(object) => {
-                    if tx.send((i, object.data().to_vec())).is_err() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    read = Err(e.into());
-                    break;
-                }
-            }
-        }
-        drop(tx);
-        let scan = editor.join().expect("the editing thread panicked");
-        if read.is_ok() {
-            // The last count is the total, so a listener sees the scan end.
-            let n = scan.changed.len();
-            progress::update(Task::Scan, total, Some(total), Some(format!("{n} matched")));
-        }
-        read.map(|()| scan)
-    });
-    progress::finish(Task::Scan);
-    result
 }

@@ -1,0 +1,182 @@
+//! A proposal's diff on its way to a front end: the first
+//! [`KEPT_IN_MEMORY`] bytes in memory, the rest in an anonymous temporary
+//! file, so a 30,000-file diff is never held whole (issue 14 item 2). It is
+//! spooled rather than written straight out because the statistics it
+//! yields go into the proposal commit, which must exist before anything is
+//! shown. Front ends stream it (`write_chunks`) or take its head (`head`).
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use crate::diff::LineCounter;
+use crate::error::{Error, Result};
+
+/// Bytes of diff kept in memory; the rest goes to a temporary file.
+pub const KEPT_IN_MEMORY: usize = 1 << 20;
+
+/// Bytes of diff `--json` carries in `unified_diff` (1 MiB), cut at a line
+/// end, with `diff_truncated` set when there is more; `git evolv show` and
+/// `git show refs/evolv/proposals/<id>` print all of it.
+pub const JSON_DIFF_MAX: usize = 1 << 20;
+
+/// The diff, and the added/removed line counts of all of it.
+#[derive(Debug, Clone, Default)]
+pub struct ProposedDiff {
+    head: Vec<u8>,
+    rest: Option<Arc<File>>,
+    len: u64,
+    counter: LineCounter,
+}
+
+fn spool_error(e: std::io::Error) -> Error {
+    Error::io("spool the diff to", std::env::temp_dir(), e)
+}
+
+impl ProposedDiff {
+    /// Appends `text`, which ends at a line end (a file's whole diff, or
+    /// one line of it).
+    pub fn push(&mut self, text: &[u8]) -> Result<()> {
+        self.counter.feed(text);
+        let room = KEPT_IN_MEMORY
+            .saturating_sub(self.head.len())
+            .min(text.len());
+        self.head.extend_from_slice(&text[..room]);
+        let spill = &text[room..];
+        if !spill.is_empty() {
+            if self.rest.is_none() {
+                self.rest = Some(Arc::new(tempfile::tempfile().map_err(spool_error)?));
+            }
+            if let Some(file) = &self.rest {
+                (&**file).write_all(spill).map_err(spool_error)?;
+            }
+        }
+        self.len += text.len() as u64;
+        Ok(())
+    }
+
+    /// The size of the whole diff in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the diff is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Lines added and removed by the whole diff.
+    pub fn line_counts(&self) -> (usize, usize) {
+        self.counter.counts()
+    }
+
+    /// At most `max` bytes from the start, cut after the last whole line
+    /// that fits, and whether anything was left out.
+    pub fn head(&self, max: usize) -> Result<(Vec<u8>, bool)> {
+        if self.len <= max as u64 {
+            return Ok((self.all_bytes()?, false));
+        }
+        let mut out = self.range(0, max)?;
+        let end = out.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        out.truncate(end);
+        Ok((out, true))
+    }
+
+    /// The whole diff (for callers that know it is small).
+    pub fn all_bytes(&self) -> Result<Vec<u8>> {
+        self.range(0, self.len as usize)
+    }
+
+    /// Hands the diff to `sink` in pieces of whole lines, about 64 KiB each.
+    pub fn write_chunks(&self, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        const CHUNK: usize = 64 << 10;
+        let mut pending: Vec<u8> = Vec::new();
+        let mut at = 0u64;
+        while at < self.len {
+            let piece = self.range(at, CHUNK)?;
+            at += piece.len() as u64;
+            pending.extend_from_slice(&piece);
+            let cut = if at >= self.len {
+                pending.len()
+            } else {
+                pending
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1)
+            };
+            if cut > 0 {
+                sink(&pending[..cut]);
+                pending.drain(..cut);
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes `start..start + n` (clipped to the end).
+    fn range(&self, start: u64, n: usize) -> Result<Vec<u8>> {
+        let end = (start + n as u64).min(self.len);
+        let mut out = Vec::with_capacity((end - start) as usize);
+        let kept = self.head.len() as u64;
+        if start < kept {
+            out.extend_from_slice(&self.head[start as usize..end.min(kept) as usize]);
+        }
+        if end > kept {
+            let from = start.max(kept);
+            let mut buf = vec![0u8; (end - from) as usize];
+            if let Some(file) = &self.rest {
+                file.read_exact_at(&mut buf, from - kept)
+                    .map_err(spool_error)?;
+            }
+            out.extend_from_slice(&buf);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff_of(lines: usize) -> (ProposedDiff, Vec<u8>) {
+        let mut d = ProposedDiff::default();
+        let mut all = Vec::new();
+        d.push(b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n")
+            .unwrap();
+        all.extend_from_slice(b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n");
+        for i in 0..lines {
+            let line = format!("+line {i} {}\n", "x".repeat(i % 300));
+            d.push(line.as_bytes()).unwrap();
+            all.extend_from_slice(line.as_bytes());
+        }
+        (d, all)
+    }
+
+    #[test]
+    fn a_diff_past_the_memory_limit_reads_back_whole_in_line_chunks() {
+        let (d, all) = diff_of(20_000);
+        assert!(all.len() > KEPT_IN_MEMORY, "the test must spill");
+        assert_eq!(d.len(), all.len() as u64);
+        assert_eq!(d.line_counts(), (20_000, 0));
+        assert_eq!(d.all_bytes().unwrap(), all);
+        let mut streamed = Vec::new();
+        d.write_chunks(&mut |c| {
+            assert!(c.ends_with(b"\n"));
+            streamed.extend_from_slice(c);
+        })
+        .unwrap();
+        assert_eq!(streamed, all);
+        let (head, cut) = d.head(KEPT_IN_MEMORY + 100).unwrap();
+        assert!(cut && head.ends_with(b"\n") && head.len() <= KEPT_IN_MEMORY + 100);
+        assert_eq!(&all[..head.len()], &head[..]);
+    }
+
+    #[test]
+    fn a_small_diff_is_whole_and_not_truncated() {
+        let (d, all) = diff_of(3);
+        assert_eq!(d.head(JSON_DIFF_MAX).unwrap(), (all.clone(), false));
+        let (head, cut) = d.head(50).unwrap();
+        assert!(cut);
+        assert_eq!(head, b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n");
+    }
+}
