@@ -110,7 +110,7 @@ pub fn write_blob(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()
 }
 
 /// Writes blob `id` with `mode` to the temp file next to `path`, flushed to
-/// disk, before the landing decides (see `land::move_branch`): placing it
+/// disk, before the landing decides (see `land::move_branch_in_turn`): placing it
 /// later is a rename. Creates the missing parent directories and returns
 /// them (outermost first) in `created`. `false` (nothing written) for a
 /// gitlink, or when a leading component is a file the landing removes

@@ -17,6 +17,7 @@ mod index_cache;
 pub mod index_file;
 mod index_format;
 pub mod index_write;
+pub mod lock_file;
 pub mod mode;
 mod objects;
 mod pack_write;

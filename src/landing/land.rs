@@ -23,7 +23,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::path::Path;
 
 use git2::{Oid, Tree};
@@ -247,16 +247,7 @@ pub(super) fn try_landing_lock(repo: &Repo) -> Result<Option<File>> {
 }
 
 fn open_landing_lock(repo: &Repo) -> Result<(File, std::path::PathBuf)> {
-    let dir = repo.path().join("evolv");
-    fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-    let path = dir.join("landing.lock");
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io("open lock file", &path, e))?;
-    Ok((file, path))
+    crate::git::lock_file::open(repo.path(), "landing.lock")
 }
 
 /// A branch that has moved, whose working tree, index and bookkeeping are
@@ -271,22 +262,10 @@ pub struct Landing {
     staged: HashSet<RepoPath>,
 }
 
-/// Steps 2 to 4 of the protocol: moves `head` to `new` (a descendant of
-/// `head.commit`) once `changed` is known to hold no uncommitted work.
-/// Nothing is touched on failure.
-pub fn move_branch(
-    repo: &Repo,
-    head: &Head,
-    new: Oid,
-    changed: &[ChangedPath],
-    reflog: &str,
-    epilogue: Epilogue,
-) -> Result<Landing> {
-    let turn = take_turn(repo)?;
-    move_branch_in_turn(repo, turn, head, new, changed, reflog, epilogue)
-}
-
-/// `move_branch` for the holder of a turn, which the landing keeps.
+/// Steps 2 to 4 of the protocol, for the holder of a turn (which the
+/// landing keeps): moves `head` to `new` (a descendant of `head.commit`)
+/// once `changed` is known to hold no uncommitted work. Nothing is touched
+/// on failure.
 pub fn move_branch_in_turn(
     repo: &Repo,
     turn: Turn,
@@ -566,23 +545,10 @@ impl Landing {
     }
 }
 
-/// Moves `head` to `new` and brings everything along: the whole landing.
-/// Returns the audit ids of `epilogue.audit`. A failure after the branch
-/// moved leaves the journal for `git evolv recover`.
-pub fn land(
-    repo: &Repo,
-    head: &Head,
-    new: Oid,
-    changed: &[ChangedPath],
-    reflog: &str,
-    epilogue: Epilogue,
-) -> Result<Finished> {
-    let turn = take_turn(repo)?;
-    land_in_turn(repo, turn, head, new, changed, reflog, epilogue)
-}
-
-/// `land` for the holder of a turn (rollback takes its turn before it reads
-/// the head, so it queues behind concurrent landings instead of racing).
+/// Moves `head` to `new` and brings everything along: the whole landing,
+/// for the holder of a turn (rollback takes its turn before it reads the
+/// head, so it queues behind concurrent landings instead of racing). A
+/// failure after the branch moved leaves the journal for `git evolv recover`.
 pub fn land_in_turn(
     repo: &Repo,
     turn: Turn,

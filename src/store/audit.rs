@@ -9,7 +9,7 @@
 //! journalled in `store::pending` and chained by the next command: no
 //! record is dropped, and no command fails because another was logging.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use git2::{Oid, Repository, Signature};
@@ -197,15 +197,7 @@ pub fn log(repo: &Repository, record: &AuditRecord) -> Result<Logged> {
 /// The audit lock: an `flock` the kernel releases when its holder dies,
 /// held for one append (microseconds to milliseconds).
 pub(crate) fn lock(repo: &Repository) -> Result<File> {
-    let dir = repo.commondir().join("evolv");
-    fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-    let path = dir.join("audit.flock");
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io("open lock file", &path, e))?;
+    let (file, path) = crate::git::lock_file::open(repo.commondir(), "audit.flock")?;
     file.lock().map_err(|e| Error::io("lock", &path, e))?;
     Ok(file)
 }
