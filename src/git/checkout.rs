@@ -209,11 +209,9 @@ fn write_temp(
 ) -> Result<()> {
     let blob = repo.find_blob(id)?;
     let tmp = temp_sibling(repo, full);
-    // Only ever our own leftover: the name carries the repository's tag.
-    let _ = fs::remove_file(&tmp);
     if mode == MODE_SYMLINK {
         let target = std::ffi::OsStr::from_bytes(blob.content());
-        return std::os::unix::fs::symlink(target, &tmp)
+        return create_fresh(&tmp, || std::os::unix::fs::symlink(target, &tmp))
             .map_err(|e| Error::io("create symlink", &tmp, e));
     }
     let perms = if mode == MODE_EXECUTABLE {
@@ -223,29 +221,44 @@ fn write_temp(
     };
     let smudged = filters::smudged(repo, path, id)?;
     let bytes = smudged.as_deref().unwrap_or(blob.content());
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(perms)
-        .open(&tmp)
-        .map_err(|e| Error::io("create", &tmp, e))?;
+    let mut file = create_fresh(&tmp, || {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(perms)
+            .open(&tmp)
+    })
+    .map_err(|e| Error::io("create", &tmp, e))?;
     // Flushed before the rename: after a power cut the path holds the old
-    // content or the whole new one, never an empty file. In batch mode
-    // (`durable::Flush`) the writeback only starts here and the landing
-    // flushes the file system once, after the last staged file.
+    // content or the whole new one, never an empty file. A staged file's
+    // writeback only starts here; the landing flushes them all at once
+    // after the last one (`durable::flush`, git's batch mode).
     let flush = |file: &fs::File| match super::durable::policy(repo) {
-        super::durable::Flush::Batch if staged => {
+        super::durable::Flush::Off => Ok(()),
+        _ if staged => {
             super::durable::start_writeback(file);
             Ok(())
         }
         super::durable::Flush::Batch | super::durable::Flush::PerFile => file.sync_data(),
-        super::durable::Flush::Off => Ok(()),
     };
     if let Err(e) = file.write_all(bytes).and_then(|()| flush(&file)) {
         let _ = fs::remove_file(&tmp);
         return Err(Error::io("write", &tmp, e));
     }
     Ok(())
+}
+
+/// Creates the temp file `tmp` with `create`, which fails if it exists. One
+/// already there is only ever our own leftover (the name carries the
+/// repository's tag): it is removed and created again — without a removal
+/// attempt per file when there is none, the common case.
+fn create_fresh<T>(tmp: &Path, create: impl Fn() -> std::io::Result<T>) -> std::io::Result<T> {
+    match create() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            fs::remove_file(tmp).and_then(|()| create())
+        }
+        done => done,
+    }
 }
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
@@ -299,6 +312,14 @@ pub fn remove(repo: &Repo, path: &RepoPath) -> Result<()> {
         dir = d.parent();
     }
     Ok(())
+}
+
+/// Where `write_staged` puts `path`'s new content.
+pub fn staged_temp_path(repo: &Repo, path: &RepoPath) -> Result<PathBuf> {
+    Ok(temp_sibling(
+        repo,
+        &crate::git::workdir(repo)?.join(path.fs()),
+    ))
 }
 
 /// Removes the temp file a killed write may have left next to `path`.

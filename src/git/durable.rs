@@ -4,10 +4,17 @@
 //! landing writes is flushed before the journal is deleted, so after a
 //! power cut either the journal is still there (and recovery finishes the
 //! landing) or every write it records is on disk.
+//!
+//! Flushes are targeted, as git's batch mode: the landing waits for its
+//! own files' data (`settle`), then one `fsync` of a fresh file commits the
+//! file system's journal (`barrier`). A whole-file-system `syncfs` would
+//! wait for every other process's writes too; it is only the fallback
+//! where one `fsync` does not order everything before it (`targeted`).
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
 
 use git2::Repository;
 
@@ -18,8 +25,8 @@ use crate::error::{Error, Result};
 ///
 /// - `Batch` (the default, and `core.fsyncMethod=batch` or
 ///   `writeout-only`): like git's batch mode, each staged file's writeback
-///   is started as it is written, and one flush of the file system waits
-///   for them all before the branch moves;
+///   is started as it is written, and before the branch moves the landing
+///   waits for each one's data, then commits with one `fsync`;
 /// - `PerFile` (`core.fsyncMethod=fsync`): one `fdatasync` per staged file;
 /// - `Off` (`core.fsync=none`, or a list that removes every component):
 ///   no flush at all, git's speed. A power cut may then lose a landing's
@@ -70,7 +77,7 @@ fn flushes_nothing(list: &str) -> bool {
 }
 
 /// Starts writing `file`'s data back to disk without waiting (the first
-/// half of git's batch flush; `flush_filesystems` is the second).
+/// half of git's batch flush; `settle` waits for it, `barrier` completes it).
 #[allow(unsafe_code)]
 pub fn start_writeback(file: &File) {
     #[cfg(target_os = "linux")]
@@ -84,10 +91,148 @@ pub fn start_writeback(file: &File) {
     let _ = file;
 }
 
+/// Waits until the data written to `file` is on the device — git's
+/// writeout-only flush (`sync_file_range` with both waits): no metadata and
+/// no device-cache flush, which the next `barrier` does for every file
+/// waited for before it.
+#[allow(unsafe_code)]
+fn wait_writeback(file: &File) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
+            | libc::SYNC_FILE_RANGE_WRITE
+            | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+        // SAFETY: as in `start_writeback`.
+        if unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, flags) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    file.sync_data()
+}
+
+/// Whether a file system of this type commits every metadata change
+/// (creations, renames, removals) through one journal, in order, and
+/// flushes the device's cache when it commits: then one `fsync` of a fresh
+/// file makes every earlier name change durable, and with it the data
+/// already waited for — the premise of git's `core.fsyncMethod=batch`.
+/// ext4 and XFS do; for anything else (btrfs logs per inode, network and
+/// overlay file systems pass calls on) the landing flushes the whole file
+/// system instead.
+#[allow(unsafe_code, clippy::unnecessary_cast)]
+fn journals_in_order(dir: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        const EXT4: i64 = 0xEF53;
+        const XFS: i64 = 0x5846_5342;
+        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: statfs(2) fills the zeroed struct we pass and reads the
+        // NUL-terminated path we keep alive for the call.
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+            return false;
+        }
+        matches!(st.f_type as i64, EXT4 | XFS)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dir;
+        false
+    }
+}
+
+/// Whether the targeted flushes (`settle` + `barrier`) are enough for this
+/// repository: its git dir, common dir and working tree are on one file
+/// system that `journals_in_order`. Read once per process.
+fn targeted(repo: &Repository) -> bool {
+    static TARGETED: super::PerRepo<bool> = super::PerRepo::new();
+    TARGETED.get(repo, || {
+        let mut dirs = vec![repo.path(), repo.commondir()];
+        dirs.extend(repo.workdir());
+        let devs: Vec<u64> = dirs
+            .iter()
+            .filter_map(|d| std::fs::metadata(d).ok().map(|m| m.dev()))
+            .collect();
+        devs.len() == dirs.len()
+            && devs.iter().all(|d| *d == devs[0])
+            && journals_in_order(repo.path())
+    })
+}
+
+/// The first half of a flush: the data of `files` (written by this
+/// landing; a missing one is skipped) reaches the device — writeout only in
+/// batch mode, one `fdatasync` each under `core.fsyncMethod=fsync`. Where
+/// the targeted flush does not hold (`targeted`), the whole file system is
+/// flushed instead. The caller follows it with `barrier`, or with an
+/// `fsync` of a file it writes next (the journal), which is one.
+pub fn settle<P: AsRef<Path>>(repo: &Repository, files: impl IntoIterator<Item = P>) -> Result<()> {
+    let policy = policy(repo);
+    if policy == Flush::Off {
+        return Ok(());
+    }
+    if !targeted(repo) {
+        return flush_filesystems(repo);
+    }
+    for path in files {
+        let path = path.as_ref();
+        // Not through a symlink (its target is in its own inode, which the
+        // barrier covers), and never blocking on a FIFO.
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path);
+        let file = match opened {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => continue,
+            Err(e) => return Err(Error::io("open", path, e)),
+        };
+        let done = match policy {
+            Flush::PerFile => file.sync_data(),
+            _ => wait_writeback(&file),
+        };
+        done.map_err(|e| Error::io("flush to disk", path, e))?;
+    }
+    Ok(())
+}
+
+/// The second half: one `fsync` of a fresh file in the git dir commits the
+/// file system's journal — every name created, renamed or removed so far,
+/// in order — and flushes the device's cache, so everything `settle`d
+/// before it is durable (git's batch mode ends the same way). Where that
+/// does not hold, the whole file system is flushed.
+pub fn barrier(repo: &Repository) -> Result<()> {
+    if policy(repo) == Flush::Off {
+        return Ok(());
+    }
+    if !targeted(repo) {
+        return flush_filesystems(repo);
+    }
+    let dir = repo.path().join("evolv");
+    let path = dir.join(format!("flush.{}", std::process::id()));
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| File::create(&path))
+        .and_then(|f| f.sync_all());
+    let _ = std::fs::remove_file(&path);
+    written.map_err(|e| Error::io("flush to disk", &path, e))
+}
+
+/// `settle` then `barrier`.
+pub fn flush<P: AsRef<Path>>(repo: &Repository, files: impl IntoIterator<Item = P>) -> Result<()> {
+    if policy(repo) != Flush::Off && !targeted(repo) {
+        return flush_filesystems(repo);
+    }
+    settle(repo, files)?;
+    barrier(repo)
+}
+
 /// Flushes every file system the repository lives on (its git dir and its
 /// working tree): objects, refs, the index and working-tree files alike,
-/// with one call each, outside the stretch where a landing holds the index
-/// in an intermediate state.
+/// with one call each — the fallback where the targeted flush does not
+/// hold (`targeted`). It waits for every other process's writes too.
 #[allow(unsafe_code)]
 pub fn flush_filesystems(repo: &Repository) -> Result<()> {
     if policy(repo) == Flush::Off {

@@ -259,6 +259,10 @@ pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
     let mut file = File::create(&path).map_err(|e| Error::io("create", &path, e))?;
     file.write_all(&bytes)
         .map_err(|e| Error::io("write", &path, e))?;
+    // Its writeback starts now; the landing's flush waits for it.
+    if super::durable::policy(repo) != super::durable::Flush::Off {
+        super::durable::start_writeback(&file);
+    }
     drop(file);
     repo.put_index(index, &path)?;
     Ok(path)

@@ -355,8 +355,12 @@ fn write_journal(
     );
     journal.refs = epilogue.refs;
     journal.audit = epilogue.audit;
-    // N's objects are on disk before a journal (or a ref) names them.
-    git::durable::flush_filesystems(repo)?;
+    // N's objects are on disk before a journal (or a ref) names them: their
+    // data is waited for here, and the journal's own `fsync` is the barrier.
+    match super::flush::new_objects(repo, &journal, new_tree)? {
+        Some(files) => git::durable::settle(repo, &files)?,
+        None => git::durable::flush_filesystems(repo)?,
+    }
     journal.write(repo)?;
     crashpoint!("after-journal");
     Ok(journal)
@@ -733,7 +737,8 @@ fn finish_index(
     done.deferred = bookkeeping.deferred;
     // Everything above reaches the disk before the journal goes; the index
     // rename after it at worst leaves the early index, which names N too.
-    git::durable::flush_filesystems(repo)?;
+    let files = super::flush::ending(repo, journal, &new_index, &done.audit_ids);
+    git::durable::flush(repo, &files)?;
     lock.commit(repo, &new_index)?;
     crashpoint!("before-journal-delete");
     if !bookkeeping.journal_kept {

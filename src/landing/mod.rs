@@ -2,10 +2,12 @@
 //! protocol (locks, compare-and-swap of the branch, the working-tree and
 //! index update, roll forward and back, the retry policy) in `land`, the
 //! journal that lets the next command finish or undo a killed landing in
-//! `journal`, and the staging of a landing's files in `stage`. `ops`
+//! `journal`, the staging of a landing's files in `stage`, and which files
+//! each flush must wait for in `flush`. `ops`
 //! (apply, rollback, recover) calls it; it knows nothing of requests or
 //! front ends. See RELIABILITY.md for the guarantees.
 
+mod flush;
 pub mod journal;
 pub mod land;
 pub mod recover;

@@ -59,10 +59,15 @@ impl Staged {
         if let Some(e) = written.error {
             return Err(e);
         }
-        // Batch mode: the staged files' writebacks were started one by one;
-        // one flush waits for them all before the branch moves.
-        if !self.paths.is_empty() && durable::policy(repo) == durable::Flush::Batch {
-            durable::flush_filesystems(repo)?;
+        // The staged files' writebacks were started one by one; one flush
+        // waits for them all (and their names) before the branch moves.
+        if !self.paths.is_empty() {
+            let temps = self
+                .paths
+                .iter()
+                .map(|p| checkout::staged_temp_path(repo, p))
+                .collect::<Result<Vec<_>>>()?;
+            durable::flush(repo, &temps)?;
         }
         Ok(())
     }

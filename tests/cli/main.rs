@@ -7,6 +7,7 @@ mod common;
 mod concurrency;
 mod config;
 mod crash;
+mod durability;
 mod edits;
 mod edits_props;
 mod filters;
