@@ -162,6 +162,20 @@ fn targeted(repo: &Repository) -> bool {
     })
 }
 
+/// Whether a file that must be durable before the branch moves may be
+/// only `settle`d where it is written, the `barrier` before the branch
+/// moves making it durable with everything else (the landing's journal).
+/// Elsewhere it is flushed on its own (`fsync`, rename, directory
+/// `fsync`); with flushing off (`core.fsync=none`), not at all.
+pub fn defers_to_barrier(repo: &Repository) -> bool {
+    policy(repo) != Flush::Off && targeted(repo)
+}
+
+/// Whether files are flushed at all (not under `core.fsync=none`).
+pub fn flushes(repo: &Repository) -> bool {
+    policy(repo) != Flush::Off
+}
+
 /// The first half of a flush: the data of `files` (written by this
 /// landing; a missing one is skipped) reaches the device — writeout only in
 /// batch mode, one `fdatasync` each under `core.fsyncMethod=fsync`. Where

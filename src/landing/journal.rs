@@ -1,7 +1,9 @@
 //! The landing journal, `<git-dir>/evolv/journal`: what a landing is about
 //! to do (the branch, H and N, each changed path's pre- and post-image, the
 //! bookkeeping refs and audit records), written by temp file + fsync +
-//! rename before the branch moves, deleted when the landing is complete. A
+//! rename before the branch moves (or, where one `fsync` orders every
+//! earlier write, made durable by the landing's flush before the branch
+//! moves: `write_before_barrier`), deleted when the landing is complete. A
 //! journal that outlives its process is what `git evolv recover` finishes or
 //! undoes. Reads and writes this one file; decides nothing.
 
@@ -13,7 +15,7 @@ use git2::{Oid, Tree};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::git::{Repo, RepoPath};
+use crate::git::{Repo, RepoPath, durable};
 use crate::store::audit::AuditRecord;
 
 /// The journal format; a reader refuses newer ones. Version 2 is version 1
@@ -150,7 +152,23 @@ impl Journal {
         self.write_with(repo, false)
     }
 
+    /// `write` for a journal the landing's next `durable::barrier`, before
+    /// the branch moves, makes durable together with N's objects and the
+    /// staged files: its data is only waited for here (where
+    /// `durable::defers_to_barrier`), saving two flushes of the file
+    /// system's journal. Elsewhere it is `write`.
+    pub fn write_before_barrier(&self, repo: &Repo) -> Result<()> {
+        if !durable::defers_to_barrier(repo) {
+            return self.write(repo);
+        }
+        self.write_with(repo, false)?;
+        durable::settle(repo, [path(repo)])
+    }
+
     fn write_with(&self, repo: &Repo, flush: bool) -> Result<()> {
+        // With flushing off (`core.fsync=none`) not even the journal is
+        // flushed: a crash still loses nothing (the page cache survives).
+        let flush = flush && durable::flushes(repo);
         let path = path(repo);
         let dir = path.parent().expect("the journal has a directory");
         fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
@@ -172,7 +190,14 @@ impl Journal {
         let path = path(repo);
         match fs::remove_file(&path) {
             Ok(()) => {
-                sync_dir(path.parent().expect("the journal has a directory"));
+                // Where the file system keeps its name changes in order
+                // (`durable::defers_to_barrier`), a deletion lost to a power
+                // cut brings back only a journal whose landing is complete
+                // (anything later that survived implies the deletion did),
+                // which recovery finishes again: no flush of its own.
+                if !durable::defers_to_barrier(repo) && durable::flushes(repo) {
+                    sync_dir(path.parent().expect("the journal has a directory"));
+                }
                 Ok(())
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),

@@ -356,12 +356,14 @@ fn write_journal(
     journal.refs = epilogue.refs;
     journal.audit = epilogue.audit;
     // N's objects are on disk before a journal (or a ref) names them: their
-    // data is waited for here, and the journal's own `fsync` is the barrier.
+    // data is waited for here, then the journal's; the barrier after the
+    // staged files (`Staged::stage`), before the branch moves, commits
+    // them all.
     match super::flush::new_objects(repo, &journal, new_tree)? {
         Some(files) => git::durable::settle(repo, &files)?,
         None => git::durable::flush_filesystems(repo)?,
     }
-    journal.write(repo)?;
+    journal.write_before_barrier(repo)?;
     crashpoint!("after-journal");
     Ok(journal)
 }

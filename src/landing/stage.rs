@@ -28,7 +28,26 @@ impl Staged {
     /// changes a `.gitattributes` (files are converted under N's
     /// attributes, which are in place only during the landing); paths below
     /// a file the landing removes are left to the landing as well.
+    ///
+    /// Then everything the landing wrote so far — its journal, N's objects,
+    /// the staged files — is flushed: the branch moves next.
     pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
+        self.write(repo, journal)?;
+        // The staged files' writebacks were started one by one; one flush
+        // waits for them all (and their names, and the journal's) before
+        // the branch moves.
+        if !self.paths.is_empty() || durable::defers_to_barrier(repo) {
+            let temps = self
+                .paths
+                .iter()
+                .map(|p| checkout::staged_temp_path(repo, p))
+                .collect::<Result<Vec<_>>>()?;
+            durable::flush(repo, &temps)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
         let attributes = journal.changes.iter().any(|c| c.path.is_gitattributes());
         if attributes {
             return Ok(());
@@ -56,20 +75,10 @@ impl Staged {
             write_in_turn(repo, &jobs)
         };
         self.paths.extend(written.paths);
-        if let Some(e) = written.error {
-            return Err(e);
+        match written.error {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        // The staged files' writebacks were started one by one; one flush
-        // waits for them all (and their names) before the branch moves.
-        if !self.paths.is_empty() {
-            let temps = self
-                .paths
-                .iter()
-                .map(|p| checkout::staged_temp_path(repo, p))
-                .collect::<Result<Vec<_>>>()?;
-            durable::flush(repo, &temps)?;
-        }
-        Ok(())
     }
 
     /// Removes the temp files and new directories of a landing that did
