@@ -226,13 +226,18 @@ pub fn barrier(repo: &Repository) -> Result<()> {
         return flush_filesystems(repo);
     }
     let dir = repo.path().join("evolv");
-    let path = dir.join(format!("flush.{}", std::process::id()));
+    let path = dir.join(format!("{BARRIER_PREFIX}{}", std::process::id()));
     let written = std::fs::create_dir_all(&dir)
         .and_then(|()| File::create(&path))
         .and_then(|f| f.sync_all());
     let _ = std::fs::remove_file(&path);
     written.map_err(|e| Error::io("flush to disk", &path, e))
 }
+
+/// The name of `barrier`'s file, `<git-dir>/evolv/flush.<pid>`, before the
+/// pid (one a killed process left is removed with the landing's other
+/// leftovers).
+pub const BARRIER_PREFIX: &str = "flush.";
 
 /// `settle` then `barrier`.
 pub fn flush<P: AsRef<Path>>(repo: &Repository, files: impl IntoIterator<Item = P>) -> Result<()> {

@@ -411,7 +411,7 @@ pub fn clean_leftovers(repo: &Repo) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| {
-            [NEW_PREFIX, BEFORE_PREFIX]
+            [NEW_PREFIX, BEFORE_PREFIX, super::durable::BARRIER_PREFIX]
                 .iter()
                 .chain(&LEGACY_PREFIXES)
                 .find_map(|p| n.strip_prefix(p))

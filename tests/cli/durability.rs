@@ -57,6 +57,23 @@ fn every_flush_setting_lands_the_same_and_leaves_nothing_behind() {
     }
 }
 
+/// A barrier file a killed landing left behind is removed by the next
+/// landing, with the other leftovers of dead processes.
+#[test]
+fn a_barrier_file_a_killed_landing_left_is_cleaned_up() {
+    let repo = many_files(3);
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    std::fs::create_dir_all(repo.path().join(".git/evolv")).unwrap();
+    let left = repo.path().join(format!(".git/evolv/flush.{dead}"));
+    std::fs::write(&left, "").unwrap();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    repo.evolv(&["apply", &id]).ok();
+    assert!(!left.exists(), "{} removed", left.display());
+    assert_eq!(repo.status(), "");
+}
+
 /// The file system type `stat -f` names for `dir`.
 fn fs_type(dir: &std::path::Path) -> String {
     let out = Command::new("stat")
