@@ -98,6 +98,96 @@ fn concurrent_applies_land_whole_or_fail_cleanly() {
     repo.assert_fsck();
 }
 
+/// Issue 14's round: 8 writers, each proposing and landing 3 changes in
+/// turn, all at once. No propose and no apply fails (the audit log and the
+/// landing queue wait, never fail), no command reports a recovery it did
+/// not make, the history is the base plus one commit per landing and no
+/// revert, and every landing has its applied ref and audit record.
+#[test]
+fn eight_writers_proposing_and_landing_three_times_each_never_fail() {
+    const WRITERS: usize = 8;
+    const EACH: usize = 3;
+    let files: Vec<(String, String)> = (0..WRITERS)
+        .flat_map(|i| {
+            (0..EACH).map(move |k| (format!("w{i}/f{k}.txt"), format!("value {i} {k}\n")))
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&refs);
+    let base = repo.head();
+    // Each writer: propose, then apply, three times; stops at the first
+    // failure, printing what failed.
+    let script = r#"set -e
+for k in 0 1 2; do
+  out=$("$EVOLV" propose --json -p "value $W $k" -r "changed $W $k" --scope "w$W/f$k.txt") || { echo "propose $k failed: $out"; exit 1; }
+  id=$(printf '%s' "$out" | sed -n 's/.*"patch_id": "\([^"]*\)".*/\1/p')
+  "$EVOLV" apply "$id" || { echo "apply $k ($id) failed"; exit 1; }
+done"#;
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            sealed("sh", repo.home())
+                .args(["-c", script])
+                .env("EVOLV", BIN)
+                .env("W", w.to_string())
+                .current_dir(repo.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (w, child) in writers.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "writer {w}: {}{stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            !stderr.contains("recovered"),
+            "writer {w} reported a recovery: {stderr}"
+        );
+    }
+    let history = repo.git(&["rev-list", "--first-parent", &format!("{base}..HEAD")]);
+    assert_eq!(
+        history.lines().count(),
+        WRITERS * EACH,
+        "one commit per landing:\n{history}"
+    );
+    let subjects = repo.git(&["log", "--format=%s", &format!("{base}..HEAD")]);
+    assert!(!subjects.contains("Revert"), "{subjects}");
+    for i in 0..WRITERS {
+        for k in 0..EACH {
+            assert_eq!(
+                repo.read(&format!("w{i}/f{k}.txt")),
+                format!("changed {i} {k}\n")
+            );
+        }
+    }
+    let applied = repo.git(&["for-each-ref", "--format=%(refname)", "refs/evolv/applied"]);
+    assert_eq!(applied.lines().count(), WRITERS * EACH, "{applied}");
+    let log = repo.evolv(&["log", "--json"]).json();
+    let count = |action: &str| {
+        log["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["action"] == action && e["success"] == true)
+            .count()
+    };
+    assert_eq!(count("apply"), WRITERS * EACH);
+    assert_eq!(count("propose"), WRITERS * EACH);
+    assert_eq!(repo.status(), "");
+    assert!(!repo.path().join(".git/index.lock").exists());
+    assert!(!repo.path().join(".git/evolv/journal").exists());
+    repo.assert_fsck();
+}
+
 /// Rollbacks wait for their turn in the landing queue like applies (issue
 /// 14 item 4): rolling back some landings while others land, every command
 /// succeeds, each rollback is one revert commit of its landing, and the
