@@ -259,12 +259,19 @@ pub fn flush_filesystems(repo: &Repository) -> Result<()> {
     }
     let git_dir = repo.path();
     let mut dirs = vec![git_dir.to_path_buf()];
-    if let Some(workdir) = repo.workdir() {
-        let same = std::fs::metadata(workdir)
+    // The working tree, and an object store git's environment moved
+    // (`GIT_OBJECT_DIRECTORY`), when they are on other file systems.
+    let others = repo
+        .workdir()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(std::env::var_os("GIT_OBJECT_DIRECTORY").map(std::path::PathBuf::from));
+    for dir in others {
+        let same = std::fs::metadata(&dir)
             .and_then(|w| std::fs::metadata(git_dir).map(|g| w.dev() == g.dev()))
             .unwrap_or(false);
         if !same {
-            dirs.push(workdir.to_path_buf());
+            dirs.push(dir);
         }
     }
     for dir in dirs {
