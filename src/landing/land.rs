@@ -292,11 +292,18 @@ pub fn move_branch_in_turn(
     };
     // Checked again under both locks, as git does: a validation may have
     // run for minutes, and now no `git add` can change the index under us.
+    // The early index goes in as soon as the checks are done, before the
+    // files are staged: a `git commit` that read the index before it must
+    // then stall through the staging too before it can write it back (see
+    // RELIABILITY.md, "Concurrent landings").
     let mut staged = Staged::default();
     let moved = ensure_on_branch(repo, head)
         .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
-        .and_then(|()| staged.stage(repo, &journal))
-        .and_then(|()| swap_branch(repo, &journal));
+        .and_then(|()| install_early_index(repo, &journal))
+        .and_then(|replaced| match staged.stage(repo, &journal) {
+            Ok(()) => swap_or_restore(repo, &journal, replaced),
+            Err(e) => Err(restore_or_interrupt(repo, replaced, e)),
+        });
     if let Err(e) = moved {
         index_write::discard_early(repo);
         staged.discard(repo);
@@ -378,9 +385,22 @@ fn write_journal(
 /// own compare-and-swap fails, or it finds our lock). If the branch had
 /// moved meanwhile, the old index is put back.
 pub(super) fn swap_branch(repo: &Repo, journal: &Journal) -> Result<()> {
+    let replaced = install_early_index(repo, journal)?;
+    swap_or_restore(repo, journal, replaced)
+}
+
+/// Puts N's early index (N's entries without stat data) in place, keeping
+/// the one it replaces.
+fn install_early_index(repo: &Repo, journal: &Journal) -> Result<index_write::Replaced> {
     let early = index_write::build(repo, &stale_entries(journal, |c| c.after))?;
     let replaced = index_write::install_early(repo, &early)?;
     crashpoint!("after-early-index");
+    Ok(replaced)
+}
+
+/// The compare-and-swap of `swap_branch`, after the early index: on
+/// failure the replaced index is put back.
+fn swap_or_restore(repo: &Repo, journal: &Journal, replaced: index_write::Replaced) -> Result<()> {
     let swapped = git::compare_and_swap(
         repo,
         &journal.branch,
@@ -394,13 +414,19 @@ pub(super) fn swap_branch(repo: &Repo, journal: &Journal) -> Result<()> {
             crashpoint!("after-cas");
             Ok(())
         }
-        Err(e) => match replaced.restore(repo) {
-            Ok(()) => Err(e),
-            Err(restore) => Err(Error::Interrupted {
-                detail: format!(
-                    "the branch moved under it ({e}) and the index it had replaced could not be put back ({restore})"
-                ),
-            }),
+        Err(e) => Err(restore_or_interrupt(repo, replaced, e)),
+    }
+}
+
+/// Puts the index the early index replaced back after `e` stopped the
+/// landing; `e`, or `Interrupted` (recovery's job) if it cannot.
+fn restore_or_interrupt(repo: &Repo, replaced: index_write::Replaced, e: Error) -> Error {
+    match replaced.restore(repo) {
+        Ok(()) => e,
+        Err(restore) => Error::Interrupted {
+            detail: format!(
+                "the landing stopped ({e}) and the index it had replaced could not be put back ({restore})"
+            ),
         },
     }
 }
