@@ -140,6 +140,11 @@ cases, names = rest[:sep], rest[sep + 1:]
 git = shutil.which("git")
 
 
+# The managers print their progress: not into the table.
+QUIET = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+         (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+
+
 def load():
     return open("/proc/loadavg").read().split()[:3]
 
@@ -149,7 +154,7 @@ def run(argv, cwd):
     waited for: git and its hook) and minor page faults of one run."""
     os.chdir(cwd)
     t0 = time.perf_counter_ns()
-    pid = os.posix_spawn(argv[0], argv, os.environ)
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=QUIET)
     _, status, ru = os.wait4(pid, 0)
     wall = (time.perf_counter_ns() - t0) / 1e6
     if os.waitstatus_to_exitcode(status) != 0:

@@ -11,12 +11,12 @@
 //! sets up a signal stack, about a seventh of a hook run's instructions.
 //! What the start-up does that matters here is done below: SIGPIPE is
 //! ignored (a closed stderr is not a refused commit), a panic exits 101
-//! with its message, stdout is flushed.
+//! with its message. (Every write to stdout goes through `cli::Output`,
+//! which flushes it.)
 
 #![no_main]
 
 use std::ffi::{CStr, OsString, c_char, c_int};
-use std::io::Write;
 use std::os::unix::ffi::OsStringExt;
 
 use git_evolv::hooks::binary::EMBEDDED_ID;
@@ -47,6 +47,5 @@ extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     let code = std::panic::catch_unwind(|| git_evolv::cli::run_hook_binary(&args)).unwrap_or(101);
-    let _ = std::io::stdout().flush();
     c_int::from(code)
 }
