@@ -5,7 +5,11 @@
 # re-install, and the uninstall of either tool. After every step it checks
 # that each tool's commit-msg hook runs or not, as expected (the manager's
 # hook appends to a log; git-evolv's rejects a message that is not a
-# Conventional Commit), and that `git evolv hooks status` says so.
+# Conventional Commit), and that `git evolv hooks status` says so. The
+# installed hook is a copy of git-evolv-hook (beside git-evolv), and no step
+# of any manager may change either binary: each scenario ends by comparing
+# them with what they were (a manager writing a hook in place wrote through
+# the link older versions installed, into the binary).
 #
 #   scripts/hook_managers.sh [path/to/git-evolv]
 #
@@ -17,6 +21,10 @@ ROOT=$PWD
 EVOLV=${1:-$ROOT/target/debug/git-evolv}
 [ -x "$EVOLV" ] || { echo "hook_managers: $EVOLV is not built" >&2; exit 2; }
 EVOLV=$(cd "$(dirname "$EVOLV")" && pwd)/$(basename "$EVOLV")
+HOOK_BIN=$(dirname "$EVOLV")/git-evolv-hook
+[ -x "$HOOK_BIN" ] || { echo "hook_managers: $HOOK_BIN is not built (cargo build --bins)" >&2; exit 2; }
+binaries_sum() { cat "$EVOLV" "$HOOK_BIN" | sha256sum; }
+BINARIES_SUM=$(binaries_sum)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/evolv-hook-managers.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -161,11 +169,20 @@ check() {
   else bad "$m/$step: status says ${runs#* } (runs=${runs%% *}), expected runs=$want_evolv"; fi
 }
 
+# The binaries are what they were before any manager ran.
+check_binaries() {
+  if [ "$(binaries_sum)" = "$BINARIES_SUM" ]; then ok "$1: git-evolv and git-evolv-hook are unchanged"
+  else bad "$1: git-evolv or git-evolv-hook was changed"; fi
+}
+
 scenario() { # manager
   local m=$1
   echo "== $m: git-evolv first"
   new_repo "$m"
   evolv_install; check "evolv installed" "$m" 1 0
+  if [ -f .git/hooks/commit-msg ] && [ ! -L .git/hooks/commit-msg ] && cmp -s .git/hooks/commit-msg "$HOOK_BIN"; then
+    ok "$m: the installed commit-msg hook is a copy of git-evolv-hook"
+  else bad "$m: the installed commit-msg hook is not a copy of git-evolv-hook"; fi
   mgr_install "$m"
   case $m in
   husky) check "husky installed (core.hooksPath hides git-evolv)" "$m" 0 1 ;;
@@ -208,6 +225,7 @@ scenario() { # manager
   mgr_install "$m"
   evolv_install; check "both installed again" "$m" 1 1
   evolv_uninstall; check "git-evolv uninstalled" "$m" 0 1
+  check_binaries "$m"
 }
 
 if [ $have_pre_commit = 1 ]; then scenario pre-commit; else skip "pre-commit: PyPI could not be reached (see $TOOLS/pip.log)"; fi

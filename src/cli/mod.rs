@@ -222,28 +222,62 @@ pub fn run() -> ExitCode {
     code
 }
 
-/// git ran the binary itself as a hook (`hooks install` links it under
-/// the hook's name when nothing is chained; issue 14 item 5): straight to
-/// the hook, without the command-line parser, as `git-evolv hook <name>`
-/// would run it.
+/// The `git-evolv-hook` binary (src/bin/git-evolv-hook.rs), which `hooks
+/// install` copies into the hooks folder, given its command line: run by
+/// git as `commit-msg FILE` or `pre-push REMOTE URL` (or as pre-commit's
+/// `commit-msg.legacy`), or by hand as `git-evolv-hook commit-msg FILE`.
+/// Only the hooks: no clap, no libgit2 repository, no recovery (issue 14
+/// item 5). Returns the exit code.
+pub fn run_hook_binary(args: &[std::ffi::OsString]) -> u8 {
+    if let Some(hook) = hook::installed_as(args) {
+        return installed_hook(hook);
+    }
+    let rest = args.get(1..).unwrap_or_default();
+    if let Some(hook) = hook::installed_as(rest) {
+        return installed_hook(hook);
+    }
+    let out = Output::new(false, ColorChoice::Never);
+    if matches!(
+        rest.first().and_then(|a| a.to_str()),
+        Some("--version" | "-V")
+    ) {
+        out.line(&format!(
+            "{} {}",
+            crate::hooks::binary::NAME,
+            crate::hooks::binary::VERSION
+        ));
+        return 0;
+    }
+    let error = Error::invalid(
+        format!(
+            "{} runs git's commit-msg and pre-push hooks; it was run as `{}`",
+            crate::hooks::binary::NAME,
+            args.iter()
+                .map(|a| a.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        "git runs it as `commit-msg FILE` or `pre-push REMOTE URL` once `git evolv hooks install` \
+         copied it; by hand: `git-evolv-hook commit-msg FILE`",
+    );
+    out.error(&error);
+    error.exit_code()
+}
+
+/// git ran the binary itself as a hook (the `git-evolv-hook` copy that
+/// `hooks install` puts in the hooks folder, or, from older versions, a
+/// link to `git-evolv` under the hook's name; issue 14 item 5): straight
+/// to the hook, without the command-line parser, as `git-evolv hook
+/// <name>` would run it.
 fn run_installed_hook(hook: Result<hook::HookArgs>) -> ExitCode {
-    let flags = output::Flags {
-        json: false,
-        color: None,
-        quiet: false,
-        no_pager: true,
-        subcommand: "hook",
-        pages_by_default: false,
-    };
-    let out = match output::config_lookup(None, &flags)
-        .and_then(|config| Output::configure(&flags, &config))
-    {
-        Ok(out) => out,
-        Err(e) => {
-            Output::new(false, ColorChoice::Never).error(&e);
-            return ExitCode::from(e.exit_code());
-        }
-    };
+    ExitCode::from(installed_hook(hook))
+}
+
+fn installed_hook(hook: Result<hook::HookArgs>) -> u8 {
+    // The hooks write findings to stderr, uncoloured, and never page: the
+    // colour and pager settings are not read (a commit pays for one read
+    // of the configuration, the hook's own).
+    let out = Output::new(false, ColorChoice::Never);
     let result = hook.and_then(|args| {
         if hook::reentered(&args) {
             return Ok(0);
@@ -252,10 +286,10 @@ fn run_installed_hook(hook: Result<hook::HookArgs>) -> ExitCode {
         hook::run(&dir, &args, &out)
     });
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code,
         Err(e) => {
             out.error(&e);
-            ExitCode::from(e.exit_code())
+            e.exit_code()
         }
     }
 }

@@ -91,12 +91,16 @@ impl CommitArgs {
 }
 
 /// The arguments of the nearest `git <subcommand>` above this process
-/// (after the subcommand), if it can be found.
+/// (after the subcommand), if it can be found. Run on every commit: the
+/// first parent (git itself, when git runs the hook) comes from
+/// `getppid`, and each `/proc` file is read in one go.
 pub fn parent_git_args(subcommand: &str) -> Option<Vec<String>> {
-    let mut pid = std::process::id();
-    for _ in 0..6 {
-        pid = parent_pid(pid)?;
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let mut pid = std::os::unix::process::parent_id();
+    for level in 0..6 {
+        if level > 0 {
+            pid = parent_pid(pid)?;
+        }
+        let cmdline = read_proc(&format!("/proc/{pid}/cmdline"))?;
         let args: Vec<String> = cmdline
             .split(|b| *b == 0)
             .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -121,8 +125,20 @@ pub fn parent_git_args(subcommand: &str) -> Option<Vec<String>> {
     None
 }
 
+/// A `/proc` file, which reports its size as 0: read into a buffer big
+/// enough for most in one call (`fs::read` would probe in small steps).
+fn read_proc(path: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut buf))
+        .ok()?;
+    Some(buf)
+}
+
 fn parent_pid(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let stat = read_proc(&format!("/proc/{pid}/stat"))?;
+    let stat = String::from_utf8_lossy(&stat);
     // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
     let rest = &stat[stat.rfind(')')? + 1..];
     rest.split_whitespace().nth(1)?.parse().ok()

@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
+pub mod binary;
 pub mod invocation;
 pub mod kind;
 
@@ -93,9 +94,18 @@ pub struct HookStatus {
     /// The foreign hook ours runs first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chained: Option<PathBuf>,
-    /// The binary our shim calls.
+    /// The binary our shim calls (or, in the layout of older versions, the
+    /// `git-evolv` our link points to).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
+    /// The version of our copy of `git-evolv-hook`, when that is our hook.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether our hook is out of date (a copy of another build of
+    /// `git-evolv-hook`, or a link to `git-evolv` as older versions
+    /// installed): `git evolv hooks install` refreshes it. Only for those.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<bool>,
     /// What this command did: written, updated, unchanged, chained, removed, restored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
@@ -143,8 +153,9 @@ impl Files {
 }
 
 /// Reads a hook file; `None` when absent (a dangling symlink counts as
-/// present but foreign). Our link to the binary (see `link_text`) reads as
-/// its description, never as the binary's bytes.
+/// present but foreign). Our copy of the hook binary reads as its
+/// description (`copy_text`), and so does our link to `git-evolv` (the
+/// layout of older versions, `link_text`): never as a binary's bytes.
 fn read_hook(path: &Path) -> Option<String> {
     let meta = fs::symlink_metadata(path).ok()?;
     if meta.is_dir() {
@@ -156,11 +167,33 @@ fn read_hook(path: &Path) -> Option<String> {
     {
         return Some(link_text(&target));
     }
-    Some(
-        fs::read(path)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default(),
+    let bytes = fs::read(path).unwrap_or_default();
+    if let Some(version) = binary::version_of(&bytes) {
+        return Some(copy_text(&version, &binary::digest(&bytes)));
+    }
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// How our copy of the hook binary reads to the functions that sort hook
+/// files by their text: marked as ours, with its version and a digest of
+/// its bytes (two copies are the same when their texts are).
+fn copy_text(version: &str, digest: &str) -> String {
+    format!(
+        "{MARKER}: a copy of {}\nversion={version}\ndigest={digest}\n",
+        binary::NAME
     )
+}
+
+/// The description of the hook binary at `path`, as `read_hook` reads a
+/// copy of it; `None` when it is not one.
+fn copy_text_of(path: &Path) -> Option<String> {
+    let bytes = fs::read(path).ok()?;
+    let version = binary::version_of(&bytes)?;
+    Some(copy_text(&version, &binary::digest(&bytes)))
+}
+
+fn text_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|l| l.strip_prefix(key))
 }
 
 /// Whether a symlink target names git-evolv's binary (`git-evolv`, or a
@@ -186,6 +219,55 @@ fn is_link(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
+/// What `hooks install` would put where our hook without a shim is: the
+/// description of the hook binary beside the running `git-evolv`, read
+/// once per process.
+fn current_copy_text() -> Option<&'static str> {
+    static CURRENT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    CURRENT
+        .get_or_init(|| binary::current().and_then(|p| copy_text_of(&p)))
+        .as_deref()
+}
+
+/// Fills in what our hook file at `at` (its text as `read_hook` gives it)
+/// is: the binary a shim or an old link calls, a copy's version, and
+/// whether `hooks install` would refresh it.
+fn describe_ours(at: &Path, text: &str, s: &mut HookStatus) {
+    s.binary = recorded_binary(text);
+    if is_link(at) {
+        s.stale = Some(true);
+        check_link(at, s);
+        if s.runs {
+            s.notes.push(format!(
+                "{} is a link to git-evolv, as older versions installed it; anything that writes \
+                 this hook in place would write into the binary: run `git evolv hooks install` \
+                 to replace it with a copy of {}",
+                at.display(),
+                binary::NAME
+            ));
+        }
+        return;
+    }
+    let Some(version) = text_field(text, "version=") else {
+        return;
+    };
+    s.version = Some(version.to_string());
+    let stale = match current_copy_text() {
+        Some(current) => current != text,
+        None => version != binary::VERSION,
+    };
+    s.stale = Some(stale);
+    if stale {
+        s.notes.push(format!(
+            "{} is a copy of another build of {} (version {version}, this git-evolv is {}): \
+             run `git evolv hooks install` to refresh it",
+            at.display(),
+            binary::NAME,
+            binary::VERSION
+        ));
+    }
+}
+
 fn recorded_binary(text: &str) -> Option<String> {
     text.lines()
         .find_map(|l| l.strip_prefix("recorded="))
@@ -206,6 +288,8 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
         manager: None,
         chained: None,
         binary: None,
+        version: None,
+        stale: None,
         change: None,
         notes: Vec::new(),
     };
@@ -215,12 +299,9 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
         .map(|(suffix, slot)| (f.path(suffix), slot.as_ref().map(|(_, t)| t.clone())));
     match &f.main {
         Some((Kind::Ours, text)) => {
-            s.binary = recorded_binary(text);
             s.runs = is_executable(&s.path);
-            if is_link(&s.path) {
-                let link = s.path.clone();
-                check_link(&link, &mut s);
-            }
+            let path = s.path.clone();
+            describe_ours(&path, text, &mut s);
             if let Some((kind, _)) = &f.chained {
                 s.state = HookState::Chained;
                 s.manager = kind.manager();
@@ -234,10 +315,9 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
             let shim = f.path(LEGACY_SUFFIX);
             s.state = HookState::RunByManager;
             s.manager = Some("pre-commit");
-            s.binary = f.legacy.as_ref().and_then(|(_, t)| recorded_binary(t));
             s.runs = is_executable(&shim);
-            if is_link(&shim) {
-                check_link(&shim, &mut s);
+            if let Some((_, text)) = &f.legacy {
+                describe_ours(&shim, text, &mut s);
             }
             if !s.runs {
                 s.notes.push(format!(
@@ -257,6 +337,10 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
             if let Some((at, text)) = ours_aside {
                 s.state = HookState::NotRunning;
                 s.binary = text.as_deref().and_then(recorded_binary);
+                s.version = text
+                    .as_deref()
+                    .and_then(|t| text_field(t, "version="))
+                    .map(str::to_string);
                 s.notes.push(format!(
                     "{who} moved git-evolv's hook to {} and git does not run it: run `git evolv hooks install` to chain {who}'s hook",
                     at.display()
@@ -276,6 +360,10 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
             if let Some((at, text)) = ours_aside {
                 s.state = HookState::NotRunning;
                 s.binary = text.as_deref().and_then(recorded_binary);
+                s.version = text
+                    .as_deref()
+                    .and_then(|t| text_field(t, "version="))
+                    .map(str::to_string);
                 s.notes.push(format!(
                     "git-evolv's hook is at {}, where git does not run it: run `git evolv hooks install`",
                     at.display()
@@ -347,6 +435,12 @@ pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Resu
     let main = f.path("");
     let chained = f.path(CHAINED_SUFFIX);
     let legacy = f.path(LEGACY_SUFFIX);
+    // Nothing to chain: the hook is a copy of the hook binary, which must
+    // be there before anything is touched.
+    let copy_from = match (f.main_kind(), &f.chained) {
+        (Some(Kind::Ours) | None, None) => Some(binary::require(binary)?),
+        _ => None,
+    };
     let change = match f.main_kind() {
         Some(Kind::Ours) => {
             remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
@@ -357,8 +451,8 @@ pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Resu
                 fs::rename(&chained, &main).map_err(|e| Error::io("restore", &chained, e))?;
                 write_executable(&legacy, &shim)?;
                 "repaired: pre-commit's hook is back in place and runs git-evolv's"
-            } else if f.chained.is_none() {
-                link_if_changed(&main, binary, f.main.as_ref().map(|(_, t)| t.as_str()))?
+            } else if let Some(source) = &copy_from {
+                copy_if_changed(&main, source, f.main.as_ref().map(|(_, t)| t.as_str()))?
             } else {
                 write_if_changed(&main, &shim, f.main.as_ref().map(|(_, t)| t.as_str()))?
             }
@@ -413,7 +507,11 @@ pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Resu
             let had_aside = Files::kind(&f.old) == Some(Kind::Ours)
                 || Files::kind(&f.legacy) == Some(Kind::Ours);
             remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
-            link_binary(&main, binary)?;
+            let source = match &copy_from {
+                Some(source) => source.clone(),
+                None => binary::require(binary)?,
+            };
+            binary::copy_to(&source, &main)?;
             if had_aside { "moved back" } else { "written" }
         }
     };
@@ -518,32 +616,17 @@ fn write_if_changed(path: &Path, shim: &str, current: Option<&str>) -> Result<&'
     }
 }
 
-/// Installs the binary itself as hook `link` (issue 14 item 5): git runs
-/// it directly, and it dispatches on the name git runs it by, so a commit
-/// pays for no shell. Used when nothing is chained; chaining needs the
-/// shim. A symlink, so an upgrade in place is picked up; a temp link
-/// renamed over the hook, so git never sees none.
-fn link_binary(link: &Path, binary: &Path) -> Result<()> {
-    let dir = link.parent().expect("hook paths have a folder");
-    let tmp = dir.join(format!(
-        ".git-evolv-hook-{}-{}",
-        std::process::id(),
-        crate::clock::unique_u64()
-    ));
-    std::os::unix::fs::symlink(binary, &tmp).map_err(|e| Error::io("create a link at", &tmp, e))?;
-    fs::rename(&tmp, link).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        Error::io("write", link, e)
-    })
-}
-
-fn link_if_changed(link: &Path, binary: &Path, current: Option<&str>) -> Result<&'static str> {
-    if is_link(link) && current == Some(link_text(binary).as_str()) {
-        Ok("unchanged")
-    } else {
-        link_binary(link, binary)?;
-        Ok("updated")
+/// Copies the hook binary to `path` unless the same build is there
+/// (`current` is what `read_hook` read at `path`). A link to `git-evolv`
+/// (the layout of older versions) or a stale copy is replaced, never
+/// written through.
+fn copy_if_changed(path: &Path, source: &Path, current: Option<&str>) -> Result<&'static str> {
+    let wanted = copy_text_of(source);
+    if !is_link(path) && is_executable(path) && wanted.is_some() && current == wanted.as_deref() {
+        return Ok("unchanged");
     }
+    binary::copy_to(source, path)?;
+    Ok("updated")
 }
 
 fn is_executable_by_anyone(path: &Path) -> bool {

@@ -18,6 +18,7 @@ mod hardening_land;
 mod hardening_paths;
 mod hook_commit_msg;
 mod hooks;
+mod hooks_binary;
 mod hooks_coexist;
 mod index_formats;
 mod inspect;
