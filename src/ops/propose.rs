@@ -4,6 +4,7 @@
 
 mod diff_out;
 mod scan;
+mod walk;
 
 use git2::Oid;
 use serde::Serialize;
@@ -507,11 +508,11 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
         let literal = &g[..g.find(['*', '?', '[', '{', '\\']).unwrap_or(g.len())];
         match literal.rfind('/') {
             Some(end) if end > 0 => prefixes.push(literal[..end].to_string()),
-            _ => return git::list_blobs(repo, tree),
+            _ => return walk::list_blobs(repo, tree.id(), ""),
         }
     }
     if prefixes.is_empty() {
-        return git::list_blobs(repo, tree);
+        return walk::list_blobs(repo, tree.id(), "");
     }
     prefixes.sort();
     prefixes.dedup();
@@ -530,12 +531,7 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
         if entry.kind() != Some(git2::ObjectType::Tree) {
             continue;
         }
-        let sub = repo.find_tree(entry.id())?;
-        files.extend(
-            git::list_blobs(repo, &sub)?
-                .into_iter()
-                .map(|f| f.prefixed(&prefix)),
-        );
+        files.extend(walk::list_blobs(repo, entry.id(), &format!("{prefix}/"))?);
     }
     Ok(files)
 }
