@@ -2,11 +2,13 @@
 //! a repository without attributes costs no libgit2 attribute lookup
 //! (issue 14 item 1: about 12 per changed file, each re-stat'ing
 //! `.gitattributes` in every parent directory): whether any source outside
-//! the working tree exists, whether the index tracks any `.gitattributes`,
-//! and which working-tree directories hold one. Owned by `git::Repo`;
-//! `filters` asks it.
-
-use std::collections::HashMap;
+//! the working tree exists, which directories the index tracks a
+//! `.gitattributes` in, and which working-tree directories hold one. A path
+//! is unattributed when none of its directories (the top included) has
+//! one either way: a `.gitattributes` applies to its own directory and
+//! below, and macros (`[attr]`) are defined only at the top or outside the
+//! working tree. Owned by `git::Repo`; `filters` and propose's scan ask it.
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
@@ -16,28 +18,81 @@ use super::index_file::IndexFile;
 use super::path::fs_path;
 
 /// See the module.
+#[derive(Debug, Clone)]
 pub struct Sources {
     none_outside: bool,
-    none_indexed: bool,
+    indexed: Indexed,
     dirs: HashMap<Vec<u8>, bool>,
+}
+
+/// Where the index tracks a `.gitattributes`.
+#[derive(Debug, Clone)]
+pub enum Indexed {
+    /// In these directories (`""`: the top); empty when nowhere.
+    Dirs(HashSet<Vec<u8>>),
+    /// The index could not be read: anywhere, for all we know.
+    Unknown,
 }
 
 fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
-/// Whether `index` tracks no `.gitattributes` file.
-pub fn none_indexed(index: &IndexFile) -> bool {
-    !index
+/// The directories in which `index` tracks a `.gitattributes`.
+pub fn indexed_dirs(index: &IndexFile) -> Indexed {
+    let dirs = index
         .entries
         .iter()
-        .any(|e| e.path == b".gitattributes" || e.path.ends_with(b"/.gitattributes"))
+        .filter_map(|e| {
+            if e.path == b".gitattributes" {
+                Some(Vec::new())
+            } else {
+                e.path.strip_suffix(b"/.gitattributes").map(<[u8]>::to_vec)
+            }
+        })
+        .collect();
+    Indexed::Dirs(dirs)
+}
+
+/// Whether the index file of `git_dir` may track a `.gitattributes`,
+/// from its raw bytes, without parsing its entries (22 M instructions for
+/// 30,000 of them, to answer a yes/no question that is nearly always no).
+/// A plain version 2 or 3 index holds every path whole, so a tracked
+/// `.gitattributes` puts those bytes in the file; `false` is then certain.
+/// `true` only means "parse it": the bytes occur (in any name or
+/// extension), the index is version 4 (paths are prefix-compressed), a
+/// split index keeps entries in a shared file, or a sparse one (`sdir`)
+/// hides directories. No index file: nothing is tracked.
+pub fn index_may_track(git_dir: &Path) -> bool {
+    let bytes = match std::fs::read(git_dir.join("index")) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+        Err(_) => return true,
+    };
+    if bytes.len() < 12 || &bytes[..4] != b"DIRC" || !matches!(bytes[4..8], [0, 0, 0, 2 | 3]) {
+        return true;
+    }
+    static NEEDLES: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
+    let needles = NEEDLES.get_or_init(|| {
+        regex::bytes::Regex::new(r"\.gitattributes|sdir").expect("a valid literal pattern")
+    });
+    if needles.is_match(&bytes) {
+        return true;
+    }
+    // A split index (its `link` extension) names a shared index file.
+    std::fs::read_dir(git_dir).map_or(true, |entries| {
+        entries.flatten().any(|e| {
+            e.file_name()
+                .as_encoded_bytes()
+                .starts_with(b"sharedindex.")
+        })
+    })
 }
 
 impl Sources {
-    /// Looks for the sources outside the working tree; `none_indexed`
-    /// says whether the index tracks any `.gitattributes`.
-    pub fn new(repo: &Repository, none_indexed: bool) -> Self {
+    /// Looks for the sources outside the working tree; `indexed` says
+    /// where the index tracks a `.gitattributes`.
+    pub fn new(repo: &Repository, indexed: Indexed) -> Self {
         let mut outside = vec![
             repo.commondir().join("info/attributes"),
             repo.path().join("info/attributes"),
@@ -62,26 +117,35 @@ impl Sources {
         }
         Sources {
             none_outside: !outside.iter().any(|p| exists(p)),
-            none_indexed,
+            indexed,
             dirs: HashMap::new(),
         }
     }
 
     /// Whether no attribute can apply to `path` (relative to `workdir`): no
-    /// source outside the working tree, none tracked, and no
-    /// `.gitattributes` in any of its directories. `false` only means "ask
-    /// libgit2".
+    /// source outside the working tree, and no `.gitattributes` in any of
+    /// its directories, tracked or in the working tree. `false` only means
+    /// "ask libgit2".
     pub fn surely_unattributed(&mut self, workdir: &Path, path: &RepoPath) -> bool {
-        if !self.none_outside || !self.none_indexed {
+        if !self.none_outside {
             return false;
         }
+        let indexed = match &self.indexed {
+            Indexed::Dirs(dirs) => dirs,
+            Indexed::Unknown => return false,
+        };
         let mut dir: Vec<u8> = Vec::new();
         let mut parts = path.as_bytes().split(|&b| b == b'/').peekable();
         while let Some(part) = parts.next() {
-            let has = *self
-                .dirs
-                .entry(dir.clone())
-                .or_insert_with(|| exists(&workdir.join(fs_path(&dir)).join(".gitattributes")));
+            let has = match self.dirs.get(&dir) {
+                Some(&has) => has,
+                None => {
+                    let has = indexed.contains(&dir)
+                        || exists(&workdir.join(fs_path(&dir)).join(".gitattributes"));
+                    self.dirs.insert(dir.clone(), has);
+                    has
+                }
+            };
             if has {
                 return false;
             }

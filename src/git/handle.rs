@@ -111,14 +111,42 @@ impl Repo {
         let Some(workdir) = self.workdir.as_deref() else {
             return false;
         };
-        if self.attributes.borrow().is_none() {
-            let none_indexed = self.with_index(attr_sources::none_indexed).unwrap_or(false);
-            *self.attributes.borrow_mut() = Some(Sources::new(&self.repo, none_indexed));
-        }
+        self.learn_attribute_sources();
         let mut sources = self.attributes.borrow_mut();
         sources
             .as_mut()
             .is_some_and(|s| s.surely_unattributed(workdir, path))
+    }
+
+    /// [`Repo::surely_unattributed`] as a test of its own, for another
+    /// thread (propose's editor): a copy of what the handle learnt, which
+    /// goes on learning directories by itself. Always `false` in a bare
+    /// repository.
+    pub(crate) fn unattributed_test(&self) -> impl FnMut(&RepoPath) -> bool + Send + 'static {
+        self.learn_attribute_sources();
+        let mut sources = self.attributes.borrow().clone();
+        let workdir = self.workdir.clone();
+        move |path| match (sources.as_mut(), workdir.as_deref()) {
+            (Some(s), Some(w)) => s.surely_unattributed(w, path),
+            _ => false,
+        }
+    }
+
+    /// Learns the attribute sources once. Where the index tracks a
+    /// `.gitattributes` is read from its raw bytes first: only an index
+    /// that may track one is parsed (which also points libgit2's lookups
+    /// at those entries).
+    fn learn_attribute_sources(&self) {
+        if self.attributes.borrow().is_some() {
+            return;
+        }
+        let indexed = if attr_sources::index_may_track(self.repo.path()) {
+            self.with_index(attr_sources::indexed_dirs)
+                .unwrap_or(attr_sources::Indexed::Unknown)
+        } else {
+            attr_sources::Indexed::Dirs(Default::default())
+        };
+        *self.attributes.borrow_mut() = Some(Sources::new(&self.repo, indexed));
     }
 
     /// Forgets the attribute sources: a `.gitattributes` was written or

@@ -53,20 +53,49 @@ pub struct FileUpdate<'a> {
 /// path or not) put in: the new root's id and every new tree object, built
 /// here rather than by libgit2's tree updater, which wrote each tree as a
 /// loose object and read it back (20% of a 300-file propose). Entries keep
-/// their order and, when untouched, their raw mode, as libgit2 did.
+/// their order and, when untouched, their raw mode, as libgit2 did. The
+/// base trees are read raw, their entries copied as they are (libgit2's
+/// parsed trees cost more than the hashing).
 pub fn updated_trees(
     repo: &Repository,
     base: &Tree<'_>,
     updates: &[FileUpdate<'_>],
 ) -> Result<(Oid, Vec<NewObject>)> {
     let mut out = Vec::new();
-    let root = rebuild(repo, base, b"", updates, &mut out)?;
+    let odb = repo.odb()?;
+    let root = rebuild(&odb, base.id(), b"", updates, &mut out)?;
     Ok((root, out))
 }
 
+/// One entry of a raw tree.
+struct RawEntry<'a> {
+    /// Its mode, as the digits written.
+    mode: &'a [u8],
+    name: &'a [u8],
+    id: &'a [u8],
+    /// The entry's bytes, whole.
+    whole: &'a [u8],
+}
+
+/// The first entry of the raw tree entries `data`, and the rest.
+fn next_entry(data: &[u8]) -> Option<(RawEntry<'_>, &[u8])> {
+    let space = data.iter().position(|&b| b == b' ')?;
+    let after = &data[space + 1..];
+    let nul = after.iter().position(|&b| b == 0)?;
+    let id = after.get(nul + 1..nul + 21)?;
+    let end = space + 1 + nul + 21;
+    let entry = RawEntry {
+        mode: &data[..space],
+        name: &after[..nul],
+        id,
+        whole: &data[..end],
+    };
+    Some((entry, &data[end..]))
+}
+
 fn rebuild(
-    repo: &Repository,
-    tree: &Tree<'_>,
+    odb: &git2::Odb<'_>,
+    tree_id: Oid,
     dir: &[u8],
     updates: &[FileUpdate<'_>],
     out: &mut Vec<NewObject>,
@@ -82,36 +111,51 @@ fn rebuild(
             Some(slash) => subdirs.entry(&rest[..slash]).or_default().push(*u),
         }
     }
-    let mut raw = Vec::with_capacity(tree.len() * 48);
+    let object = odb.read(tree_id)?;
+    let corrupt = || Error::Git {
+        message: format!("tree {tree_id} is corrupt (`git fsck` names what is wrong)"),
+    };
+    if object.kind() != ObjectType::Tree {
+        return Err(corrupt());
+    }
+    let data = object.data();
+    let mut raw = Vec::with_capacity(data.len() + 64);
     let mut found = 0;
-    for entry in tree.iter() {
-        let name = entry.name_bytes();
-        let (mode, oid) = if let Some(&(oid, mode)) = files.get(name) {
+    let mut rest = data;
+    while !rest.is_empty() {
+        let (entry, next) = next_entry(rest).ok_or_else(corrupt)?;
+        let RawEntry {
+            mode,
+            name,
+            id,
+            whole,
+        } = entry;
+        rest = next;
+        if let Some(&(oid, new_mode)) = files.get(name) {
             found += 1;
-            (mode, oid)
-        } else if let (Some(group), Some(ObjectType::Tree)) = (subdirs.get(name), entry.kind()) {
+            push_octal(&mut raw, new_mode);
+            raw.push(b' ');
+            raw.extend_from_slice(name);
+            raw.push(0);
+            raw.extend_from_slice(oid.as_bytes());
+        } else if let (Some(group), true) = (subdirs.get(name), is_tree_mode(mode)) {
             found += 1;
-            let sub = repo.find_tree(entry.id())?;
             let sub_dir = [dir, name, b"/"].concat();
-            (
-                entry.filemode_raw(),
-                rebuild(repo, &sub, &sub_dir, group, out)?,
-            )
+            let oid = rebuild(odb, Oid::from_bytes(id)?, &sub_dir, group, out)?;
+            raw.extend_from_slice(mode);
+            raw.push(b' ');
+            raw.extend_from_slice(name);
+            raw.push(0);
+            raw.extend_from_slice(oid.as_bytes());
         } else {
-            (entry.filemode_raw(), entry.id())
-        };
-        push_octal(&mut raw, mode);
-        raw.push(b' ');
-        raw.extend_from_slice(name);
-        raw.push(0);
-        raw.extend_from_slice(oid.as_bytes());
+            raw.extend_from_slice(whole);
+        }
     }
     if found != files.len() + subdirs.len() {
         return Err(Error::Git {
             message: format!(
-                "a changed file under '{}' is not in the base tree {}",
+                "a changed file under '{}' is not in the base tree {tree_id}",
                 String::from_utf8_lossy(dir),
-                tree.id()
             ),
         });
     }
@@ -122,6 +166,16 @@ fn rebuild(
         raw: Some((ObjectType::Tree, raw)),
     });
     Ok(oid)
+}
+
+/// Whether raw mode digits name a tree (`40000`, or `040000` as some
+/// old tools wrote it).
+fn is_tree_mode(digits: &[u8]) -> bool {
+    let mut mode = 0u32;
+    for &d in digits {
+        mode = (mode << 3) | u32::from(d.wrapping_sub(b'0') & 7);
+    }
+    mode & 0o170000 == 0o040000
 }
 
 /// `mode` in octal, as git writes it in a tree (no leading zero).

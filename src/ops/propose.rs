@@ -4,6 +4,7 @@
 
 mod diff_out;
 mod scan;
+mod walk;
 
 use git2::Oid;
 use serde::Serialize;
@@ -138,6 +139,7 @@ impl SkippedFile {
 
 /// Runs the edit and stores the proposal.
 pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
+    scan::bound_mapped_packs();
     let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
     let scope = Scope::new(&req.scope)?;
     let head = git::head(repo)?;
@@ -150,12 +152,15 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         .into_iter()
         .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
         .collect();
-    let patcher = plain_diffs(repo, &files);
+    // Each file's diff is written during the scan, but for the files an
+    // attribute may reach (and for all when libgit2 would refuse the
+    // configured `core.abbrev`): the tree diff writes those.
+    let patcher = FilePatcher::new(repo).map(|p| scan::Patcher::new(p, repo.unattributed_test()));
     let mut scan = scan::scan_files(repo, &files, &replacer, patcher)?;
-    let filtered_skipped = if patcher.is_none() && !req.include_filtered {
-        skip_not_text(repo, &mut scan)?
-    } else {
+    let filtered_skipped = if req.include_filtered {
         0
+    } else {
+        skip_not_text(repo, &mut scan)?
     };
     scan.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if scan.changed.is_empty() {
@@ -166,10 +171,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
     let affected_files = git::path::lossy_list(&paths);
     let affected_files_bytes = git::path::bytes_column(&paths);
-    let diff = match scan.diff.take() {
-        Some(diff) => diff,
-        None => spool_tree_diff(repo, &base_tree, &new_tree, &paths)?,
-    };
+    let diff = assemble_diff(repo, &base_tree, &new_tree, &mut scan, &paths)?;
     let (lines_added, lines_removed) = diff.line_counts();
 
     let statistics = Statistics {
@@ -266,27 +268,6 @@ fn no_match(req: &ProposeRequest, scan: &Scan, files_scanned: usize) -> Error {
     }
 }
 
-/// A `FilePatcher` when no attribute can apply to any file in scope (no
-/// attributes file outside the working tree, none tracked, none in their
-/// directories): the scan then writes each file's diff itself, exactly as
-/// libgit2's tree diff would print it. `None`: the tree diff does it.
-fn plain_diffs(repo: &Repo, files: &[BlobEntry]) -> Option<FilePatcher> {
-    let patcher = FilePatcher::new(repo)?;
-    let mut last_dir = None;
-    for f in files {
-        let dir = f.path.rsplit_once('/').map(|(d, _)| d);
-        // Files come grouped by directory: one check per directory.
-        if last_dir == Some(dir) {
-            continue;
-        }
-        last_dir = Some(dir);
-        if !repo.surely_unattributed(&f.repo_path()) {
-            return None;
-        }
-    }
-    Some(patcher)
-}
-
 /// Writes the changed files' blobs and the trees above them (one pack
 /// when there are many) and returns the new root tree.
 fn write_tree<'r>(
@@ -314,29 +295,74 @@ fn write_tree<'r>(
     Ok(repo.find_tree(root)?)
 }
 
+/// The whole diff in git's path order: the scan's, with the diffs of the
+/// files an attribute may reach put in their places, from libgit2's tree
+/// diff of just those files (which reads the attributes: `diff=`, `-diff`,
+/// `binary`, `text`…). Without a scan diff, the tree diff of all of them.
+fn assemble_diff(
+    repo: &Repo,
+    old: &git2::Tree<'_>,
+    new: &git2::Tree<'_>,
+    scan: &mut Scan,
+    paths: &[git::RepoPath],
+) -> Result<ProposedDiff> {
+    let Some(fast) = scan.diff.take() else {
+        return spool_tree_diff(repo, old, new, paths, &mut |_| ());
+    };
+    let (places, held): (Vec<u64>, Vec<git::RepoPath>) = scan
+        .changed
+        .iter()
+        .zip(paths)
+        .filter_map(|(c, p)| c.diff_at.map(|at| (at, p.clone())))
+        .unzip();
+    if held.is_empty() {
+        return Ok(fast);
+    }
+    // Where each held file's diff starts in the tree diff.
+    let mut starts = Vec::with_capacity(held.len());
+    let theirs = spool_tree_diff(repo, old, new, &held, &mut |at| starts.push(at))?;
+    if starts.len() != held.len() {
+        // Not one diff per file, as it always is: let the tree diff say all.
+        return spool_tree_diff(repo, old, new, paths, &mut |_| ());
+    }
+    let mut out = ProposedDiff::default();
+    let mut from = 0;
+    for (k, &at) in places.iter().enumerate() {
+        fast.copy_range(from, at, &mut out)?;
+        from = at;
+        let end = starts.get(k + 1).copied().unwrap_or(theirs.len());
+        theirs.copy_range(starts[k], end, &mut out)?;
+    }
+    fast.copy_range(from, fast.len(), &mut out)?;
+    Ok(out)
+}
+
 /// The diff of `paths` between two trees by libgit2 (which reads
-/// attributes), spooled as it is printed.
+/// attributes), spooled as it is printed; `file_at` learns the offset at
+/// which each file's diff starts.
 fn spool_tree_diff(
     repo: &Repo,
     old: &git2::Tree<'_>,
     new: &git2::Tree<'_>,
     paths: &[git::RepoPath],
+    file_at: &mut dyn FnMut(u64),
 ) -> Result<ProposedDiff> {
     let mut diff = ProposedDiff::default();
     let mut failed = None;
-    git::write_patch(
-        repo,
-        old,
-        new,
-        Some(paths),
-        &mut |line| match diff.push(line) {
+    git::write_patch(repo, old, new, Some(paths), &mut |line| {
+        // A file's header line; no other line starts so (content
+        // lines carry their `+`, `-` or space).
+        if line.starts_with(b"diff --git ") {
+            file_at(diff.len());
+        }
+        match diff.push(line) {
             Ok(()) => true,
             Err(e) => {
                 failed = Some(e);
                 false
             }
-        },
-    )
+        }
+    })
     .map_err(|e| failed.take().unwrap_or(e))?;
     match failed {
         Some(e) => Err(e),
@@ -423,11 +449,24 @@ pub const DEFAULT_SUMMARY_TEMPLATE: &str =
 /// Takes out of `scan` every changed file whose attributes make git not
 /// treat it as text: a filter driver (LFS pointers), `binary` or `-text`;
 /// git does not treat it as text, so neither does the edit (#16 item 3).
-/// Returns how many. (A path `confine` refuses, or a name that is not
-/// UTF-8, was left out by the scan.)
+/// Only files an attribute may reach are asked about (`diff_at`, or all
+/// without a scan diff), with one `git check-attr`. Returns how many. (A
+/// path `confine` refuses, or a name that is not UTF-8, was left out by
+/// the scan.)
 fn skip_not_text(repo: &Repo, scan: &mut Scan) -> Result<usize> {
+    let all = scan.diff.is_none();
     let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
-    let not_text = git::filters::not_text(repo, &paths.iter().collect::<Vec<_>>())?;
+    let asked: Vec<&git::RepoPath> = scan
+        .changed
+        .iter()
+        .zip(&paths)
+        .filter(|(c, _)| all || c.diff_at.is_some())
+        .map(|(_, p)| p)
+        .collect();
+    if asked.is_empty() {
+        return Ok(0);
+    }
+    let not_text = git::filters::not_text(repo, &asked)?;
     if not_text.is_empty() {
         return Ok(0);
     }
@@ -469,11 +508,11 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
         let literal = &g[..g.find(['*', '?', '[', '{', '\\']).unwrap_or(g.len())];
         match literal.rfind('/') {
             Some(end) if end > 0 => prefixes.push(literal[..end].to_string()),
-            _ => return git::list_blobs(repo, tree),
+            _ => return walk::list_blobs(repo, tree.id(), ""),
         }
     }
     if prefixes.is_empty() {
-        return git::list_blobs(repo, tree);
+        return walk::list_blobs(repo, tree.id(), "");
     }
     prefixes.sort();
     prefixes.dedup();
@@ -492,12 +531,7 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
         if entry.kind() != Some(git2::ObjectType::Tree) {
             continue;
         }
-        let sub = repo.find_tree(entry.id())?;
-        files.extend(
-            git::list_blobs(repo, &sub)?
-                .into_iter()
-                .map(|f| f.prefixed(&prefix)),
-        );
+        files.extend(walk::list_blobs(repo, entry.id(), &format!("{prefix}/"))?);
     }
     Ok(files)
 }

@@ -113,6 +113,35 @@ impl ProposedDiff {
         Ok(())
     }
 
+    /// Appends bytes `start..end` of this diff to `out`; both must be at
+    /// the start of a file's diff (or the end). Copied in pieces of about
+    /// 1 MiB cut at line ends, as `push` takes them.
+    pub fn copy_range(&self, start: u64, end: u64, out: &mut ProposedDiff) -> Result<()> {
+        const PIECE: u64 = 1 << 20;
+        let mut at = start;
+        while at < end {
+            let mut want = (end - at).min(PIECE);
+            let piece = loop {
+                let mut piece = self.range(at, want as usize)?;
+                if at + piece.len() as u64 >= end {
+                    break piece;
+                }
+                if let Some(cut) = piece.iter().rposition(|&b| b == b'\n') {
+                    piece.truncate(cut + 1);
+                    break piece;
+                }
+                // One line longer than a piece: take more of it.
+                want = (want * 2).min(end - at);
+            };
+            if piece.is_empty() {
+                break;
+            }
+            at += piece.len() as u64;
+            out.push(&piece)?;
+        }
+        Ok(())
+    }
+
     /// Bytes `start..start + n` (clipped to the end).
     fn range(&self, start: u64, n: usize) -> Result<Vec<u8>> {
         let end = (start + n as u64).min(self.len);
@@ -169,6 +198,24 @@ mod tests {
         let (head, cut) = d.head(KEPT_IN_MEMORY + 100).unwrap();
         assert!(cut && head.ends_with(b"\n") && head.len() <= KEPT_IN_MEMORY + 100);
         assert_eq!(&all[..head.len()], &head[..]);
+    }
+
+    #[test]
+    fn ranges_copied_in_pieces_count_their_lines_as_the_whole() {
+        let (a, a_bytes) = diff_of(20_000);
+        let (b, b_bytes) = diff_of(7);
+        let mut both = ProposedDiff::default();
+        a.copy_range(0, a.len(), &mut both).unwrap();
+        b.copy_range(0, b.len(), &mut both).unwrap();
+        assert_eq!(both.line_counts(), (20_007, 0));
+        // Files moved around: the second first.
+        let mut out = ProposedDiff::default();
+        both.copy_range(a.len(), both.len(), &mut out).unwrap();
+        both.copy_range(0, a.len(), &mut out).unwrap();
+        let mut expected = b_bytes;
+        expected.extend_from_slice(&a_bytes);
+        assert_eq!(out.all_bytes().unwrap(), expected);
+        assert_eq!(out.line_counts(), (20_007, 0));
     }
 
     #[test]
