@@ -28,7 +28,8 @@ use crate::error::{Error, Result};
 ///   is started as it is written, and before the branch moves the landing
 ///   waits for each one's data, then commits with one `fsync`;
 /// - `PerFile` (`core.fsyncMethod=fsync`): one `fdatasync` per staged file;
-/// - `Off` (`core.fsync=none`, or a list that removes every component):
+/// - `Off` (`core.fsync=none`, a list that removes every component, or
+///   git's `GIT_TEST_FSYNC=0`):
 ///   no flush at all, git's speed. A power cut may then lose a landing's
 ///   writes in any order; recovery still finishes or undoes the landing
 ///   from whatever survived, but a file emptied by the cut holds neither
@@ -48,7 +49,11 @@ pub fn policy(repo: &Repository) -> Flush {
         let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
             return Flush::Batch;
         };
-        if config.string("core.fsync").is_some_and(flushes_nothing) {
+        if test_off()
+            || config
+                .string("core.fsync")
+                .is_some_and(|v| fsync_components(v) == 0)
+        {
             return Flush::Off;
         }
         match config.string("core.fsyncMethod") {
@@ -58,22 +63,82 @@ pub fn policy(repo: &Repository) -> Flush {
     })
 }
 
-/// Whether a `core.fsync` list leaves no component to flush (`none`, or
-/// every one added removed again), as git reads the list left to right.
-fn flushes_nothing(list: &str) -> bool {
-    let mut any = false;
-    for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        match item {
-            "none" => any = false,
-            i if i.starts_with('-') => {
-                if matches!(&i[1..], "all" | "committed" | "added") {
-                    any = false;
-                }
+/// `GIT_TEST_FSYNC=0`: git's switch that turns every flush off.
+pub fn test_off() -> bool {
+    std::env::var("GIT_TEST_FSYNC")
+        .ok()
+        .and_then(|v| super::config::parse_bool(&v))
+        == Some(false)
+}
+
+/// `core.fsync` components (git's `fsync_component_names`).
+pub const LOOSE_OBJECT: u8 = 1;
+pub const PACK: u8 = 2;
+pub const PACK_METADATA: u8 = 4;
+pub const COMMIT_GRAPH: u8 = 8;
+pub const INDEX: u8 = 16;
+pub const REFERENCE: u8 = 32;
+const COMPONENT_NAMES: [(&str, u8); 10] = [
+    ("loose-object", LOOSE_OBJECT),
+    ("pack", PACK),
+    ("pack-metadata", PACK_METADATA),
+    ("commit-graph", COMMIT_GRAPH),
+    ("index", INDEX),
+    ("reference", REFERENCE),
+    ("objects", LOOSE_OBJECT | PACK),
+    ("derived-metadata", PACK_METADATA | COMMIT_GRAPH),
+    ("committed", LOOSE_OBJECT | PACK | REFERENCE),
+    ("added", LOOSE_OBJECT | PACK | REFERENCE | INDEX),
+];
+/// git's default: objects and derived metadata, less loose objects.
+pub const DEFAULT_COMPONENTS: u8 = PACK | PACK_METADATA | COMMIT_GRAPH;
+
+/// The components a `core.fsync` value names, read as git's
+/// `parse_fsync_components` reads it: items separated by commas (blanks
+/// after a comma skipped), `-x` removes x, and what is added stays
+/// whatever comes after it; `none` empties the default only as the last
+/// item (git compares the rest of the string with it); an item names every
+/// component whose name it starts (git's `strncmp` over the item's
+/// length: `pack` is `pack` and `pack-metadata`); an empty item ends the
+/// list.
+pub fn fsync_components(value: &str) -> u8 {
+    let mut current = DEFAULT_COMPONENTS;
+    let (mut positive, mut negative) = (0u8, 0u8);
+    let mut rest = value;
+    loop {
+        rest = rest.trim_start_matches([',', ' ', '\t', '\n', '\r']);
+        if rest.is_empty() {
+            break;
+        }
+        if rest == "none" {
+            current = 0;
+            break;
+        }
+        let (item, next) = rest.split_once(',').unwrap_or((rest, ""));
+        rest = next;
+        let (negated, name) = match item.strip_prefix('-') {
+            Some(name) => (true, name),
+            None => (false, item),
+        };
+        if name.is_empty() {
+            break;
+        }
+        let mut flags = 0u8;
+        if "all".starts_with(name) {
+            flags = u8::MAX;
+        }
+        for (component, bits) in COMPONENT_NAMES {
+            if component.starts_with(name) {
+                flags |= bits;
             }
-            _ => any = true,
+        }
+        if negated {
+            negative |= flags;
+        } else {
+            positive |= flags;
         }
     }
-    !any
+    (current & !negative) | positive
 }
 
 /// Starts writing `file`'s data back to disk without waiting (the first
@@ -117,7 +182,8 @@ fn wait_writeback(file: &File) -> std::io::Result<()> {
 /// flushes the device's cache when it commits: then one `fsync` of a fresh
 /// file makes every earlier name change durable, and with it the data
 /// already waited for — the premise of git's `core.fsyncMethod=batch`.
-/// ext4 and XFS do; for anything else (btrfs logs per inode, network and
+/// XFS does, and ext4 with its journal (jbd2); for anything else (ext4
+/// made or mounted without a journal, btrfs logs per inode, network and
 /// overlay file systems pass calls on) the landing flushes the whole file
 /// system instead.
 #[allow(unsafe_code, clippy::unnecessary_cast)]
@@ -135,13 +201,57 @@ fn journals_in_order(dir: &Path) -> bool {
         if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
             return false;
         }
-        matches!(st.f_type as i64, EXT4 | XFS)
+        match st.f_type as i64 {
+            XFS => true,
+            EXT4 => ext4_journal(dir),
+            _ => false,
+        }
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = dir;
         false
     }
+}
+
+/// Whether the ext4 file system holding `dir` has its journal: jbd2 lists
+/// each journal it runs as `/proc/fs/jbd2/<device>-<inode>`, the device
+/// named as in `/sys/dev/block/<major>:<minor>`. Unknown (no `/proc` or
+/// `/sys`): no.
+fn ext4_journal(dir: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(meta) = std::fs::metadata(dir) else {
+            return false;
+        };
+        let dev = meta.dev();
+        let link = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
+        let Some(name) = std::fs::read_link(link)
+            .ok()
+            .and_then(|l| l.file_name().map(|n| n.to_string_lossy().into_owned()))
+        else {
+            return false;
+        };
+        let prefix = format!("{name}-");
+        std::fs::read_dir("/proc/fs/jbd2").is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dir;
+        false
+    }
+}
+
+/// Debug builds only: `GIT_EVOLV_TEST_ORDERED_FS=1` takes the file system
+/// for one that `journals_in_order`, so the tests can check the targeted
+/// flushes on a machine whose file system is not one.
+fn assumed_in_order() -> bool {
+    cfg!(debug_assertions)
+        && std::env::var_os("GIT_EVOLV_TEST_ORDERED_FS").is_some_and(|v| v == "1")
 }
 
 /// Whether the targeted flushes (`settle` + `barrier`) are enough for this
@@ -158,7 +268,7 @@ fn targeted(repo: &Repository) -> bool {
             .collect();
         devs.len() == dirs.len()
             && devs.iter().all(|d| *d == devs[0])
-            && journals_in_order(repo.path())
+            && (journals_in_order(repo.path()) || assumed_in_order())
     })
 }
 
@@ -297,15 +407,28 @@ pub fn flush_filesystems(repo: &Repository) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::flushes_nothing;
+    use super::{DEFAULT_COMPONENTS, INDEX, PACK, PACK_METADATA, fsync_components};
 
+    /// As git's `parse_fsync_components`: `none` empties the default only
+    /// as the last item, an item names every component it starts, `-x`
+    /// removes, what is added stays.
     #[test]
     fn core_fsync_lists_are_read_as_git_reads_them() {
-        assert!(flushes_nothing("none"));
-        assert!(flushes_nothing("all,-all"));
-        assert!(flushes_nothing("committed,none"));
-        assert!(!flushes_nothing("none,index"));
-        assert!(!flushes_nothing("committed"));
-        assert!(!flushes_nothing("all,-index"));
+        assert_eq!(fsync_components("none"), 0);
+        assert_eq!(fsync_components("all,-all"), 0);
+        assert_ne!(
+            fsync_components("committed,none"),
+            0,
+            "none empties the default only"
+        );
+        assert_eq!(fsync_components("none,index"), DEFAULT_COMPONENTS | INDEX);
+        assert_ne!(fsync_components("committed"), 0);
+        assert_ne!(fsync_components("all,-index"), 0);
+        assert_eq!(
+            fsync_components("pack") & PACK_METADATA,
+            PACK_METADATA,
+            "a prefix"
+        );
+        assert_eq!(fsync_components("-pack") & PACK, 0);
     }
 }

@@ -16,6 +16,7 @@ use std::path::Path;
 use git2::{Oid, Repository};
 use sha1::{Digest, Sha1};
 
+use super::durable;
 use crate::error::{Error, Result};
 
 /// Pack entry type of a blob.
@@ -305,82 +306,12 @@ struct Flush {
     writeout_only: bool,
 }
 
-/// `core.fsync` components (git's `fsync_component_names`).
-const LOOSE_OBJECT: u8 = 1;
-const PACK: u8 = 2;
-const PACK_METADATA: u8 = 4;
-const COMMIT_GRAPH: u8 = 8;
-const INDEX: u8 = 16;
-const REFERENCE: u8 = 32;
-const COMPONENT_NAMES: [(&str, u8); 10] = [
-    ("loose-object", LOOSE_OBJECT),
-    ("pack", PACK),
-    ("pack-metadata", PACK_METADATA),
-    ("commit-graph", COMMIT_GRAPH),
-    ("index", INDEX),
-    ("reference", REFERENCE),
-    ("objects", LOOSE_OBJECT | PACK),
-    ("derived-metadata", PACK_METADATA | COMMIT_GRAPH),
-    ("committed", LOOSE_OBJECT | PACK | REFERENCE),
-    ("added", LOOSE_OBJECT | PACK | REFERENCE | INDEX),
-];
-/// git's default: objects and derived metadata, less loose objects.
-const DEFAULT_COMPONENTS: u8 = PACK | PACK_METADATA | COMMIT_GRAPH;
-
-/// The components a `core.fsync` value names, read as git's
-/// `parse_fsync_components` reads it: items separated by commas (blanks
-/// after a comma skipped), `-x` removes x, and what is added stays
-/// whatever comes after it; `none` empties the default only as the last
-/// item (git compares the rest of the string with it); an item names every
-/// component whose name it starts (git's `strncmp` over the item's
-/// length: `pack` is `pack` and `pack-metadata`); an empty item ends the
-/// list.
-fn fsync_components(value: &str) -> u8 {
-    let mut current = DEFAULT_COMPONENTS;
-    let (mut positive, mut negative) = (0u8, 0u8);
-    let mut rest = value;
-    loop {
-        rest = rest.trim_start_matches([',', ' ', '\t', '\n', '\r']);
-        if rest.is_empty() {
-            break;
-        }
-        if rest == "none" {
-            current = 0;
-            break;
-        }
-        let (item, next) = rest.split_once(',').unwrap_or((rest, ""));
-        rest = next;
-        let (negated, name) = match item.strip_prefix('-') {
-            Some(name) => (true, name),
-            None => (false, item),
-        };
-        if name.is_empty() {
-            break;
-        }
-        let mut flags = 0u8;
-        if "all".starts_with(name) {
-            flags = u8::MAX;
-        }
-        for (component, bits) in COMPONENT_NAMES {
-            if component.starts_with(name) {
-                flags |= bits;
-            }
-        }
-        if negated {
-            negative |= flags;
-        } else {
-            positive |= flags;
-        }
-    }
-    (current & !negative) | positive
-}
-
 impl Flush {
     fn from_config(value: Option<&str>, method: Option<&str>, test_off: bool) -> Flush {
-        let components = value.map_or(DEFAULT_COMPONENTS, fsync_components);
+        let components = value.map_or(durable::DEFAULT_COMPONENTS, durable::fsync_components);
         Flush {
-            pack: !test_off && components & PACK != 0,
-            index: !test_off && components & PACK_METADATA != 0,
+            pack: !test_off && components & durable::PACK != 0,
+            index: !test_off && components & durable::PACK_METADATA != 0,
             writeout_only: method.is_some_and(|m| m.eq_ignore_ascii_case("writeout-only")),
         }
     }
@@ -424,10 +355,7 @@ fn writeout(file: &File) -> bool {
 fn flush_policy(repo: &Repository) -> Flush {
     static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
     POLICY.get(repo, || {
-        let test_off = std::env::var("GIT_TEST_FSYNC")
-            .ok()
-            .and_then(|v| super::config::parse_bool(&v))
-            == Some(false);
+        let test_off = durable::test_off();
         match super::config::Config::for_git_dir(repo.path()) {
             Ok(config) => Flush::from_config(
                 config.string("core.fsync"),
