@@ -119,6 +119,17 @@ fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)]) -> Written {
 /// per-file work overlap.
 fn write_in_parallel(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)], workers: usize) -> Written {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    // Each writer takes a whole directory's files at a time: two writers
+    // creating files in one directory only wait for each other on its lock
+    // (the kernel spins on it: a quarter of a 3,000-file landing's CPU).
+    fn parent(p: &RepoPath) -> &[u8] {
+        let b = p.as_bytes();
+        &b[..b.iter().rposition(|c| *c == b'/').unwrap_or(0)]
+    }
+    let mut starts: Vec<usize> = (0..jobs.len())
+        .filter(|&i| i == 0 || parent(jobs[i].0) != parent(jobs[i - 1].0))
+        .collect();
+    starts.push(jobs.len());
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let git_dir = repo.path().to_path_buf();
@@ -147,16 +158,18 @@ fn write_in_parallel(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)], workers:
                         }
                     };
                     while !failed.load(Ordering::Relaxed) {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(path, id, mode)) = jobs.get(i) else {
+                        let d = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(range) = starts.get(d..d + 2) else {
                             break;
                         };
-                        if let Err(e) = checkout::write_staged(&own, path, id, mode) {
-                            failed.store(true, Ordering::Relaxed);
-                            out.error = Some(e);
-                            break;
+                        for &(path, id, mode) in &jobs[range[0]..range[1]] {
+                            if let Err(e) = checkout::write_staged(&own, path, id, mode) {
+                                failed.store(true, Ordering::Relaxed);
+                                out.error = Some(e);
+                                return out;
+                            }
+                            out.paths.push(path.clone());
                         }
-                        out.paths.push(path.clone());
                     }
                     out
                 })
