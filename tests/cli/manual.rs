@@ -19,7 +19,11 @@ impl Install {
     fn new() -> Self {
         let prefix = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(prefix.path().join("bin")).unwrap();
-        std::fs::copy(BIN, prefix.path().join("bin/git-evolv")).unwrap();
+        // A hard link writes nothing (see `run` for a copy's race).
+        let installed = prefix.path().join("bin/git-evolv");
+        if std::fs::hard_link(BIN, &installed).is_err() {
+            std::fs::copy(BIN, &installed).unwrap();
+        }
         Install {
             prefix,
             home: tempfile::tempdir().unwrap(),
@@ -45,6 +49,18 @@ impl Install {
             .env_remove("MANPATH");
         for (k, v) in env {
             cmd.env(k, v);
+        }
+        // The binaries were copied into `bin` by this (multi-threaded) test
+        // process: a child another test forks at that moment holds the
+        // copy open for writing until it execs, and exec then fails with
+        // "Text file busy" (ETXTBSY). That passes; try again.
+        for _ in 0..100 {
+            match cmd.output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                out => return Run::from(out.unwrap()),
+            }
         }
         Run::from(cmd.output().unwrap())
     }
