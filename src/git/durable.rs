@@ -161,7 +161,7 @@ pub fn start_writeback(file: &File) {
 /// no device-cache flush, which the next `barrier` does for every file
 /// waited for before it.
 #[allow(unsafe_code)]
-fn wait_writeback(file: &File) -> std::io::Result<()> {
+pub fn wait_writeback(file: &File) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE

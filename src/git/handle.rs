@@ -180,24 +180,9 @@ impl std::fmt::Debug for Repo {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use crate::git::test_git::git;
 
     use super::Repo;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
 
     fn blob_of(repo: &Repo, path: &str) -> Option<git2::Oid> {
         repo.with_index(|ix| ix.get(path.as_bytes(), 0).map(|e| e.oid()))

@@ -67,3 +67,5 @@ impl<T: Copy> PerRepo<T> {
 
 #[cfg(test)]
 mod import_cycles_test;
+#[cfg(test)]
+pub(crate) mod test_git;

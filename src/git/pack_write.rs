@@ -9,7 +9,7 @@
 //! before the rename exactly as far as git's `core.fsync` and
 //! `core.fsyncMethod` make git flush the packs it writes (`Flush`).
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write;
 use std::path::Path;
 
@@ -322,31 +322,10 @@ impl Flush {
             return Ok(());
         }
         let failed = |e| Error::io("flush", file.path().to_path_buf(), e);
-        if self.writeout_only && writeout(file.as_file()) {
+        if self.writeout_only && durable::wait_writeback(file.as_file()).is_ok() {
             return Ok(());
         }
         file.as_file().sync_all().map_err(failed)
-    }
-}
-
-/// Writes `file`'s data back and waits for it (git's
-/// `FSYNC_WRITEOUT_ONLY`); `false` where that cannot be done.
-#[allow(unsafe_code)]
-fn writeout(file: &File) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
-            | libc::SYNC_FILE_RANGE_WRITE
-            | libc::SYNC_FILE_RANGE_WAIT_AFTER;
-        // SAFETY: sync_file_range(2) takes a descriptor we own and keep
-        // open for the call; it touches no memory of ours.
-        unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, flags) == 0 }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = file;
-        false
     }
 }
 

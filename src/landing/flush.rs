@@ -134,27 +134,11 @@ pub fn ending(
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use crate::git::test_git::git;
 
     use super::{ending, new_objects};
     use crate::git::{Repo, RepoPath};
     use crate::landing::journal::{Journal, Kind};
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    }
 
     /// The objects a landing adds are found as loose files, the ones it
     /// shares with H (packed or not) are not waited for: every commit from
