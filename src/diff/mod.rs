@@ -83,6 +83,14 @@ impl LineCounter {
         }
     }
 
+    /// Adds the counts of `other`, which counted a diff that follows this
+    /// one's (each file's diff starts a new count, so they simply add).
+    pub fn add(&mut self, other: &LineCounter) {
+        self.added += other.added;
+        self.removed += other.removed;
+        self.in_hunk = other.in_hunk;
+    }
+
     /// (added, removed) so far.
     pub fn counts(&self) -> (usize, usize) {
         (self.added, self.removed)

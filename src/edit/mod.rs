@@ -25,7 +25,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use crate::error::{Error, Result};
 
 /// How many leading bytes git inspects to decide that a blob is binary.
-const BINARY_SNIFF_LEN: usize = 8000;
+pub const BINARY_SNIFF_LEN: usize = 8000;
 
 /// A compiled replace operation, shared read-only between worker threads.
 #[derive(Debug, Clone)]

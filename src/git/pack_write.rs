@@ -101,7 +101,7 @@ fn window_bits(len: usize) -> (i32, i32) {
 }
 
 #[allow(unsafe_code)]
-unsafe extern "C" fn zalloc(
+pub(crate) unsafe extern "C" fn zalloc(
     _: libz_sys::voidpf,
     items: libz_sys::uInt,
     size: libz_sys::uInt,
@@ -111,14 +111,14 @@ unsafe extern "C" fn zalloc(
 }
 
 #[allow(unsafe_code)]
-unsafe extern "C" fn zfree(_: libz_sys::voidpf, ptr: libz_sys::voidpf) {
+pub(crate) unsafe extern "C" fn zfree(_: libz_sys::voidpf, ptr: libz_sys::voidpf) {
     // SAFETY: `ptr` came from `zalloc` (malloc).
     unsafe { libc::free(ptr) }
 }
 
 /// Appends the zlib stream of `data` at `level` to `out`.
 #[allow(unsafe_code)]
-fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
+pub(crate) fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
     let failed = |rc: i32| Error::Git {
         message: format!("zlib failed to compress an object (code {rc})"),
     };

@@ -155,7 +155,8 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     // Each file's diff is written during the scan, but for the files an
     // attribute may reach (and for all when libgit2 would refuse the
     // configured `core.abbrev`): the tree diff writes those.
-    let patcher = FilePatcher::new(repo).map(|p| scan::Patcher::new(p, repo.unattributed_test()));
+    let files_patcher = FilePatcher::new(repo);
+    let patcher = || files_patcher.map(|p| scan::Patcher::new(p, repo.unattributed_test()));
     let mut scan = scan::scan_files(repo, &files, &replacer, patcher)?;
     let filtered_skipped = if req.include_filtered {
         0

@@ -39,6 +39,25 @@ impl ProposedDiff {
     /// one line of it).
     pub fn push(&mut self, text: &[u8]) -> Result<()> {
         self.counter.feed(text);
+        self.store(text)
+    }
+
+    /// Appends the whole of `other`, a diff of files that come after this
+    /// one's (a later part of the same scan).
+    pub fn append(&mut self, other: &ProposedDiff) -> Result<()> {
+        const PIECE: usize = 1 << 20;
+        let mut at = 0;
+        while at < other.len {
+            let piece = other.range(at, PIECE)?;
+            at += piece.len() as u64;
+            self.store(&piece)?;
+        }
+        self.counter.add(&other.counter);
+        Ok(())
+    }
+
+    /// Keeps `text` without counting its lines.
+    fn store(&mut self, text: &[u8]) -> Result<()> {
         let room = KEPT_IN_MEMORY
             .saturating_sub(self.head.len())
             .min(text.len());
