@@ -58,7 +58,7 @@ struct Pack {
 /// The object directories and their packs, shared by the reading threads.
 pub struct ObjectStore {
     dirs: Vec<PathBuf>,
-    packs: RwLock<Arc<Vec<Pack>>>,
+    packs: RwLock<Arc<Vec<Arc<Pack>>>>,
     bases: Mutex<BaseCache>,
 }
 
@@ -89,9 +89,8 @@ impl ObjectStore {
     /// Opens every pack not yet open; returns the packs now known. Packs
     /// once open stay open (and in the same place in the list: the delta
     /// base caches name packs by position).
-    fn reread_packs(&self) -> Arc<Vec<Pack>> {
+    fn reread_packs(&self) -> Arc<Vec<Arc<Pack>>> {
         let mut packs = self.packs.write().unwrap_or_else(|e| e.into_inner());
-        let mut all: Vec<Pack> = Vec::new();
         let known: Vec<&Path> = packs.iter().map(|p| p.path.as_path()).collect();
         let mut found = Vec::new();
         for dir in &self.dirs {
@@ -112,34 +111,21 @@ impl ObjectStore {
                     continue;
                 };
                 if pack_header_matches(&file, index.count()) {
-                    found.push(Pack {
+                    found.push(Arc::new(Pack {
                         index,
                         file,
                         path: pack,
-                    });
+                    }));
                 }
             }
         }
-        if found.is_empty() {
-            return Arc::clone(&packs);
+        if !found.is_empty() {
+            // A new list (readers hold the old one); packs already open
+            // stay, readable even if a gc deleted their files since.
+            let mut all: Vec<Arc<Pack>> = packs.iter().cloned().collect();
+            all.extend(found);
+            *packs = Arc::new(all);
         }
-        // Rebuilt rather than pushed: readers hold the old list.
-        for p in packs.iter() {
-            if let (Ok(file), Some(index)) = (p.file.try_clone(), reopen_index(&p.path)) {
-                all.push(Pack {
-                    index,
-                    file,
-                    path: p.path.clone(),
-                });
-            }
-        }
-        if all.len() != packs.len() {
-            // An index vanished between reads (a gc removed it): keep the
-            // old list's places valid by not adding anything now.
-            return Arc::clone(&packs);
-        }
-        all.extend(found);
-        *packs = Arc::new(all);
         Arc::clone(&packs)
     }
 
@@ -157,10 +143,6 @@ impl ObjectStore {
             skipped_through_delta: 0,
         })
     }
-}
-
-fn reopen_index(pack: &Path) -> Option<PackIndex> {
-    PackIndex::open(&pack.with_extension("idx"))
 }
 
 /// Adds `dir` and, recursively, the alternates it lists.
@@ -222,7 +204,7 @@ enum Base {
 /// One thread's reader.
 pub struct Reader<'s> {
     store: &'s ObjectStore,
-    packs: Arc<Vec<Pack>>,
+    packs: Arc<Vec<Arc<Pack>>>,
     inflater: Inflater,
     /// The last bytes read from a pack: the start of an entry's data
     /// when `input_at` says which (pack, offset).

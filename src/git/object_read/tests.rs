@@ -344,3 +344,34 @@ fn a_large_binary_stored_as_a_delta_is_skipped_from_its_first_bytes_and_text_is_
     );
     assert_eq!(reader.blob(id("HEAD:a.bin")).unwrap(), binary);
 }
+
+#[test]
+fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    history(dir);
+    git(dir, &["gc", "-q"]);
+    let old_pack = pack_index(&dir.join(".git")).with_extension("pack");
+    std::fs::write(dir.join("late.txt"), "committed after the gc\n").unwrap();
+    git(dir, &["add", "late.txt"]);
+    git(dir, &["commit", "-q", "-m", "late"]);
+    let store = ObjectStore::open(&dir.join(".git"), 1 << 20);
+    let mut reader = store.reader().unwrap();
+    let id = |rev: &str| Oid::from_str(&git(dir, &["rev-parse", rev])).unwrap();
+    let early = reader.blob(id("HEAD~:f1.txt")).unwrap();
+    // The gc packs everything anew, deletes the old pack and the loose copy.
+    git(dir, &["repack", "-a", "-d", "-q", "-f"]);
+    git(dir, &["prune-packed"]);
+    assert!(!old_pack.exists());
+    assert_eq!(
+        reader.blob(id("HEAD:late.txt")).unwrap(),
+        b"committed after the gc\n"
+    );
+    assert_eq!(reader.blob(id("HEAD~:f1.txt")).unwrap(), early);
+    assert_eq!(
+        reader.blob(id("HEAD~2:f2.txt")).unwrap().len(),
+        git(dir, &["cat-file", "-s", "HEAD~2:f2.txt"])
+            .parse::<usize>()
+            .unwrap()
+    );
+}
