@@ -171,10 +171,6 @@ impl BaseCache {
         }
     }
 
-    pub(super) fn contains(&self, key: BaseKey) -> bool {
-        self.entries.contains_key(&key)
-    }
-
     pub(super) fn get(&mut self, key: BaseKey) -> Option<Arc<Vec<u8>>> {
         self.tick += 1;
         let (data, used) = self.entries.get_mut(&key)?;

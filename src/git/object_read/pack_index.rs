@@ -4,7 +4,6 @@
 //! is bounds-checked, so a damaged index finds nothing instead of
 //! panicking.
 
-use std::fs::File;
 use std::path::Path;
 
 use memmap2::Mmap;
@@ -26,13 +25,7 @@ impl PackIndex {
     /// Maps and checks the index at `path`; `None` if it is not one this
     /// reader knows (then its objects are looked up elsewhere).
     pub(super) fn open(path: &Path) -> Option<PackIndex> {
-        let file = File::open(path).ok()?;
-        // SAFETY of the mapping (inside memmap2): git writes an index
-        // whole under a temporary name and renames it into place; it is
-        // never changed or cut in place, only deleted, which leaves this
-        // mapping valid.
-        #[allow(unsafe_code)]
-        let map = unsafe { Mmap::map(&file) }.ok()?;
+        let map = super::map_file(path)?;
         let (version, fanout) = if map.get(..4) == Some(&V2_MAGIC[..]) {
             (be32(&map, 4)?, 8)
         } else {

@@ -197,7 +197,7 @@ pub(super) fn bound_mapped_packs() {
 /// Files per chunk: neighbours in path order, so a chunk's blobs often
 /// share delta bases in one worker's cache, and small enough that two
 /// workers finish together.
-const CHUNK_FILES: usize = 32;
+const CHUNK_FILES: usize = 128;
 /// Chunks a worker may run ahead of the oldest one not yet put back in
 /// order, per worker: bounds what waits in memory behind a large file.
 const AHEAD_PER_WORKER: usize = 4;
