@@ -236,7 +236,7 @@ fn write_temp(
     let flush = |file: &fs::File| match super::durable::policy(repo) {
         super::durable::Flush::Off => Ok(()),
         _ if staged => {
-            super::durable::start_writeback(file);
+            super::durable::start_writeback_if_targeted(repo, file);
             Ok(())
         }
         super::durable::Flush::Batch | super::durable::Flush::PerFile => file.sync_data(),

@@ -141,6 +141,16 @@ pub fn fsync_components(value: &str) -> u8 {
     (current & !negative) | positive
 }
 
+/// Starts `file`'s writeback when the landing's flush will wait for it
+/// file by file (`targeted`). Where the landing flushes whole file systems
+/// instead, `syncfs` writes everything back in one pass, and starting each
+/// file's writeback on its own only cost the thread writing it.
+pub fn start_writeback_if_targeted(repo: &Repository, file: &File) {
+    if targeted(repo) {
+        start_writeback(file);
+    }
+}
+
 /// Starts writing `file`'s data back to disk without waiting (the first
 /// half of git's batch flush; `settle` waits for it, `barrier` completes it).
 #[allow(unsafe_code)]

@@ -261,7 +261,7 @@ pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
         .map_err(|e| Error::io("write", &path, e))?;
     // Its writeback starts now; the landing's flush waits for it.
     if super::durable::policy(repo) != super::durable::Flush::Off {
-        super::durable::start_writeback(&file);
+        super::durable::start_writeback_if_targeted(repo, &file);
     }
     drop(file);
     repo.put_index(index, &path)?;
