@@ -297,3 +297,91 @@ fn a_diff_over_a_mebibyte_is_truncated_in_json_only_and_counted_whole() {
     text.ok();
     assert_eq!(text.stdout_bytes, shown);
 }
+
+/// The scan on several threads over a packed repository (deltas between
+/// versions, a large binary stored as a delta): chunks come back in path
+/// order, so the diff is git's byte for byte; binaries are skipped and
+/// counted; every text file holds exactly the replacement.
+#[test]
+fn the_scan_on_every_core_over_packed_deltas_is_what_git_would_make() {
+    let body = |i: usize, round: usize| -> String {
+        let mut s = String::new();
+        for l in 0..40 {
+            if l == 20 && i % 3 == 0 {
+                s.push_str(&format!("    call old_name({i})\n"));
+            } else {
+                s.push_str(&format!(
+                    "line {l} of file {i}, round {}\n",
+                    if l == 5 { round } else { 0 }
+                ));
+            }
+        }
+        s
+    };
+    let files: Vec<(String, String)> = (0..900)
+        .map(|i| (format!("d{:02}/e{}/f{i:04}.txt", i % 23, i % 4), body(i, 0)))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&refs);
+    // A second version of every file, then one pack with deltas between
+    // the two: the scan reads through delta chains.
+    for (i, (path, _)) in files.iter().enumerate() {
+        repo.write(path, &body(i, 1));
+    }
+    let mut binary = vec![b'b'; 300_000];
+    binary[7] = 0;
+    binary.extend_from_slice(b" old_name ");
+    repo.write_bytes("d00/big.bin", &binary);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "round 1"]);
+    binary[200_000..200_010].copy_from_slice(b"0123456789");
+    repo.write_bytes("d00/big.bin", &binary);
+    repo.git(&["commit", "-q", "-am", "binary again"]);
+    repo.git(&[
+        "repack",
+        "-a",
+        "-d",
+        "-q",
+        "-f",
+        "--depth=50",
+        "--window=20",
+    ]);
+    repo.git(&["prune-packed"]);
+    let stats = repo.git(&["count-objects", "-v"]);
+    assert!(stats.contains("count: 0"), "all packed: {stats}");
+
+    let run = repo.evolv(&["propose", "--json", "-p", "old_name", "-r", "new_name"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["statistics"]["files_scanned"], 901);
+    assert_eq!(v["statistics"]["files_matched"], 300);
+    assert_eq!(v["statistics"]["binary_skipped"], 1);
+    let id = v["patch_id"].as_str().unwrap().to_string();
+    let proposal = repo.git(&["rev-parse", &format!("refs/evolv/proposals/{id}")]);
+    let proposal = proposal.trim();
+    // The affected files are listed in path order, as git lists them.
+    let listed: Vec<&str> = v["affected_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let git_listed = repo.git(&["diff", "--name-only", "HEAD", proposal]);
+    assert_eq!(listed, git_listed.lines().collect::<Vec<_>>());
+    repo.evolv(&["drop", &id]).ok();
+    assert_diff_is_git_diff(&repo, "packed");
+    // Every file of the proposal is the old one with the replacement.
+    let id = repo.propose("old_name", "new_name", &[]);
+    for (i, (path, _)) in files.iter().enumerate() {
+        let shown = repo.git(&["show", &format!("refs/evolv/proposals/{id}:{path}")]);
+        assert_eq!(
+            shown.trim_end(),
+            body(i, 1).replace("old_name", "new_name").trim_end(),
+            "{path}"
+        );
+    }
+    repo.assert_fsck();
+}
