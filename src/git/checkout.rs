@@ -54,11 +54,11 @@ pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<
     if mode == MODE_GITLINK {
         return Ok(meta.is_dir());
     }
-    let blob = repo.find_blob(id)?;
     if mode == MODE_SYMLINK {
         if !meta.file_type().is_symlink() {
             return Ok(false);
         }
+        let blob = repo.find_blob(id)?;
         let target = fs::read_link(&full).map_err(|e| Error::io("read link", &full, e))?;
         return Ok(target.as_os_str().as_encoded_bytes() == blob.content());
     }
@@ -75,10 +75,14 @@ pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<
             && fs::read(&full).map_err(|e| Error::io("read", &full, e))? == expected;
         return Ok(same || filters::cleaned_id(repo, path)? == id);
     }
-    if meta.len() != blob.size() as u64 {
+    // The blob's size from its header (a delta's from the delta's own
+    // header): reading the whole blob for it inflated every changed file's
+    // old and new content once more per landing.
+    let (size, _) = repo.odb()?.read_header(id)?;
+    if meta.len() != size as u64 {
         return Ok(false);
     }
-    Ok(Oid::hash_file(ObjectType::Blob, &full).ok() == Some(id))
+    Ok(super::hash_blob_file(&full).ok() == Some(id))
 }
 
 /// Whether no file or symlink is at `path` (nothing, or a directory: the

@@ -33,7 +33,8 @@ pub use diff::{ChangedPath, FilePatcher, conflict_paths, line_stats, patch_text,
 pub use handle::Repo;
 pub use identity::{author, committer};
 pub use objects::{
-    FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, updated_trees, write_objects,
+    FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, hash_blob_file, updated_trees,
+    write_objects,
 };
 pub use path::RepoPath;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};

@@ -13,7 +13,7 @@ use std::fs::{self, Metadata};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use git2::{Delta, ObjectType, Oid, Tree};
+use git2::{Delta, Tree};
 
 use super::Repo;
 use super::index_file::{Entry, IndexFile};
@@ -121,9 +121,7 @@ fn quick_verdict(
     }
     if file.is_file() && file.len() == u64::from(entry.size) {
         let full = repo.workdir()?.join(path.fs());
-        if Oid::hash_file(ObjectType::Blob, &full).ok() == Some(entry.oid())
-            && mode_matches(file, entry)
-        {
+        if super::hash_blob_file(&full).ok() == Some(entry.oid()) && mode_matches(file, entry) {
             return Some(true);
         }
     }

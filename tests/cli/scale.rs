@@ -307,7 +307,7 @@ fn the_scan_on_every_core_over_packed_deltas_is_what_git_would_make() {
     let body = |i: usize, round: usize| -> String {
         let mut s = String::new();
         for l in 0..40 {
-            if l == 20 && i % 3 == 0 {
+            if l == 20 && i.is_multiple_of(3) {
                 s.push_str(&format!("    call old_name({i})\n"));
             } else {
                 s.push_str(&format!(
