@@ -101,7 +101,7 @@ fn window_bits(len: usize) -> (i32, i32) {
 }
 
 #[allow(unsafe_code)]
-pub(crate) unsafe extern "C" fn zalloc(
+unsafe extern "C" fn zalloc(
     _: libz_sys::voidpf,
     items: libz_sys::uInt,
     size: libz_sys::uInt,
@@ -111,21 +111,17 @@ pub(crate) unsafe extern "C" fn zalloc(
 }
 
 #[allow(unsafe_code)]
-pub(crate) unsafe extern "C" fn zfree(_: libz_sys::voidpf, ptr: libz_sys::voidpf) {
+unsafe extern "C" fn zfree(_: libz_sys::voidpf, ptr: libz_sys::voidpf) {
     // SAFETY: `ptr` came from `zalloc` (malloc).
     unsafe { libc::free(ptr) }
 }
 
-/// Appends the zlib stream of `data` at `level` to `out`.
-#[allow(unsafe_code)]
-pub(crate) fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
-    let failed = |rc: i32| Error::Git {
-        message: format!("zlib failed to compress an object (code {rc})"),
-    };
-    let (window, mem_level) = window_bits(data.len());
-    let mut strm = libz_sys::z_stream {
-        next_in: data.as_ptr() as *mut u8,
-        avail_in: data.len() as _,
+/// A z_stream before its `*Init*` call: no buffers yet, malloc and free
+/// as its allocators.
+pub(crate) fn blank_stream() -> libz_sys::z_stream {
+    libz_sys::z_stream {
+        next_in: std::ptr::null_mut(),
+        avail_in: 0,
         total_in: 0,
         next_out: std::ptr::null_mut(),
         avail_out: 0,
@@ -138,7 +134,19 @@ pub(crate) fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result
         data_type: 0,
         adler: 0,
         reserved: 0,
+    }
+}
+
+/// Appends the zlib stream of `data` at `level` to `out`.
+#[allow(unsafe_code)]
+pub(crate) fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
+    let failed = |rc: i32| Error::Git {
+        message: format!("zlib failed to compress an object (code {rc})"),
     };
+    let (window, mem_level) = window_bits(data.len());
+    let mut strm = blank_stream();
+    strm.next_in = data.as_ptr() as *mut u8;
+    strm.avail_in = data.len() as _;
     // SAFETY: `strm` is a fully initialised z_stream whose allocator pair
     // is malloc/free; the version and size are the library's own.
     let rc = unsafe {

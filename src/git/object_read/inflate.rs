@@ -3,7 +3,7 @@
 //! does, instead of allocating zlib's 7 KiB state and 32 KiB window per
 //! blob.
 
-use crate::git::pack_write::{zalloc, zfree};
+use crate::git::pack_write::blank_stream;
 
 /// How one step ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -35,22 +35,7 @@ unsafe impl Send for Inflater {}
 impl Inflater {
     #[allow(unsafe_code)]
     pub(super) fn new() -> Option<Inflater> {
-        let mut strm = Box::new(libz_sys::z_stream {
-            next_in: std::ptr::null_mut(),
-            avail_in: 0,
-            total_in: 0,
-            next_out: std::ptr::null_mut(),
-            avail_out: 0,
-            total_out: 0,
-            msg: std::ptr::null_mut(),
-            state: std::ptr::null_mut(),
-            zalloc,
-            zfree,
-            opaque: std::ptr::null_mut(),
-            data_type: 0,
-            adler: 0,
-            reserved: 0,
-        });
+        let mut strm = Box::new(blank_stream());
         // SAFETY: `strm` is a fully initialised z_stream (no input yet)
         // whose allocator pair is malloc/free; version and size are the
         // library's own.
