@@ -202,9 +202,10 @@ const CHUNK_FILES: usize = 128;
 /// order, per worker: bounds what waits in memory behind a large file.
 const AHEAD_PER_WORKER: usize = 4;
 /// Bytes of delta bases the workers keep, shared (git keeps 96 MiB). On
-/// the real-code benchmark 8 MiB took the scan from 1.43 s to 1.21 s and
-/// peak RSS from 66 to 78 MiB; 16 MiB gained 0.05 s more for 92 MiB,
-/// too close to propose's 100 MB budget (issue 14 item 2).
+/// the real-code benchmark (packs then read with `pread`) 8 MiB took the
+/// scan from 1.43 s to 1.21 s and peak RSS from 66 to 78 MiB; 16 MiB
+/// gained 0.05 s more for 92 MiB, too close to propose's 100 MB budget
+/// (issue 14 item 2).
 const BASE_CACHE_BYTES: usize = 8 << 20;
 /// Workers at most: reading and editing scale with cores, memory with
 /// workers (each has its buffers, its blob in hand and its chunks in
@@ -249,6 +250,19 @@ impl Schedule {
     }
 }
 
+/// Stops the scan when the worker holding it panics: the others would
+/// otherwise wait forever for the chunk it never sends back (the scope
+/// then passes the panic on).
+struct StopOnPanic<'a>(&'a Schedule);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
+}
+
 /// Reads and edits `files` on one worker per core (see the module's
 /// comment). `patcher` makes each worker's diff writer; `None`: no diff
 /// is written during the scan.
@@ -285,6 +299,7 @@ where
             let tx = tx.clone();
             let (schedule, store, changed_before) = (&schedule, &store, &changed_before);
             s.spawn(move || {
+                let _stop = StopOnPanic(schedule);
                 let mut reader = match store.reader() {
                     Ok(reader) => reader,
                     Err(e) => {
