@@ -240,11 +240,7 @@ fn a_repository_wide_edit_is_written_as_one_pack_and_lands_cleanly() {
     let files: Vec<(String, String)> = (0..80)
         .map(|i| (format!("src/m{i}/f.txt"), format!("{i}: getUserData\n")))
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     repo.git(&["gc", "-q"]);
     let packs_before = std::fs::read_dir(repo.path().join(".git/objects/pack"))
         .unwrap()

@@ -329,11 +329,7 @@ fn commands_running_beside_landings_never_fail_and_never_say_recovered() {
         .map(|i| (format!("w{i}.txt"), format!("value {i}\n")))
         .collect();
     files.push(("stable.txt".into(), "stable\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     let ids: Vec<String> = (0..6)
         .map(|i| {
             repo.propose(

@@ -84,11 +84,11 @@ impl TestRepo {
         repo
     }
 
-    /// A repository with `files` committed.
-    pub fn with_files(files: &[(&str, &str)]) -> Self {
+    /// A repository with `files` (path, content) committed.
+    pub fn with_files(files: &[(impl AsRef<str>, impl AsRef<str>)]) -> Self {
         let repo = TestRepo::empty();
         for (path, content) in files {
-            repo.write(path, content);
+            repo.write(path.as_ref(), content.as_ref());
         }
         repo.commit_all("initial");
         repo

@@ -15,11 +15,7 @@ fn concurrent_applies_land_whole_or_fail_cleanly() {
     let files: Vec<(String, String)> = (0..WRITERS)
         .map(|i| (format!("w{i}/file.txt"), format!("value {i}\n")))
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     repo.write("mine.txt", "the user's own untracked file\n");
     let ids: Vec<String> = (0..WRITERS)
         .map(|i| {
@@ -112,11 +108,7 @@ fn eight_writers_proposing_and_landing_three_times_each_never_fail() {
             (0..EACH).map(move |k| (format!("w{i}/f{k}.txt"), format!("value {i} {k}\n")))
         })
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     let base = repo.head();
     // Each writer: propose, then apply, three times; stops at the first
     // failure, printing what failed.
@@ -198,11 +190,7 @@ fn rollbacks_queue_with_concurrent_applies_and_none_fails() {
     let files: Vec<(String, String)> = (0..2 * EACH)
         .map(|i| (format!("w{i}/file.txt"), format!("value {i}\n")))
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     let ids: Vec<String> = (0..2 * EACH)
         .map(|i| {
             repo.propose(

@@ -17,11 +17,7 @@ fn many_files(n: usize) -> TestRepo {
             )
         })
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    TestRepo::with_files(&refs)
+    TestRepo::with_files(&files)
 }
 
 /// Whatever git's flush settings say, a landing of many files (written by

@@ -181,7 +181,10 @@ fn range_edits_use_base_coordinates_and_scalar_values() {
 
 #[test]
 fn range_errors_have_their_codes() {
-    let repo = TestRepo::with_files(&[("r.txt", &"x\n".repeat(52)), ("c.txt", "ab\r\ncd\r\n")]);
+    let repo = TestRepo::with_files(&[
+        ("r.txt", "x\n".repeat(52).as_str()),
+        ("c.txt", "ab\r\ncd\r\n"),
+    ]);
     let lc = |l1: usize, c1: usize, l2: usize, c2: usize| json!({"start_line": l1, "start_col": c1, "end_line": l2, "end_col": c2});
     let one = |path: &str, loc: Value| json!({"edits": [{"op": "range", "path": path, "locator": loc, "new": "q"}]});
     let run = propose_list(&repo, &one("r.txt", lc(60, 1, 60, 1)), &[]);

@@ -184,7 +184,7 @@ fn check_reports_every_problem_at_once_with_path_value_and_allowed() {
 #[test]
 fn seed_scenario_7_max_changes_50_refuses_a_patch_of_more_than_50_lines() {
     let body: String = (0..60).map(|i| format!("let v{i} = oldName;\n")).collect();
-    let repo = TestRepo::with_files(&[("big.rs", &body), ("small.rs", "oldName\n")]);
+    let repo = TestRepo::with_files(&[("big.rs", body.as_str()), ("small.rs", "oldName\n")]);
     let id = repo.propose("oldName", "newName", &["--scope", "big.rs"]);
     let before = snapshot(&repo);
     let file = plan_file(

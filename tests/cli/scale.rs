@@ -14,11 +14,7 @@ fn a_propose_of_many_files_writes_one_undeltified_pack_that_git_verifies() {
             )
         })
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     repo.git(&["gc", "-q"]);
     let packs_before = pack_indexes(&repo);
     let id = repo.propose("old_name", "new_name", &[]);
@@ -269,11 +265,7 @@ fn a_diff_over_a_mebibyte_is_truncated_in_json_only_and_counted_whole() {
             )
         })
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     let run = repo.evolv(&["propose", "--json", "-p", "old_name", "-r", "new_name"]);
     run.ok();
     let v = run.json();
@@ -321,11 +313,7 @@ fn the_scan_on_every_core_over_packed_deltas_is_what_git_would_make() {
     let files: Vec<(String, String)> = (0..900)
         .map(|i| (format!("d{:02}/e{}/f{i:04}.txt", i % 23, i % 4), body(i, 0)))
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let repo = TestRepo::with_files(&refs);
+    let repo = TestRepo::with_files(&files);
     // A second version of every file, then one pack with deltas between
     // the two: the scan reads through delta chains.
     for (i, (path, _)) in files.iter().enumerate() {
