@@ -40,6 +40,7 @@ pub use path::RepoPath;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
 pub use repo::{Head, head, open, open_any, workdir};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};
+pub(crate) use tree::entry_path;
 pub use tree::{BlobEntry, file_mode, list_blobs};
 pub use tree_compare::changed_paths;
 

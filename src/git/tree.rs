@@ -63,28 +63,11 @@ fn walk(
     out: &mut Vec<BlobEntry>,
 ) -> Result<()> {
     for entry in tree.iter() {
-        let bytes = entry.name_bytes();
-        let (name, name_utf8) = match std::str::from_utf8(bytes) {
-            Ok(n) => (std::borrow::Cow::Borrowed(n), true),
-            Err(_) => (String::from_utf8_lossy(bytes), false),
-        };
-        // Not format!: this runs once per file of the repository.
-        let mut path = String::with_capacity(dir.len() + name.len() + 1);
-        path.push_str(dir);
-        path.push_str(&name);
-        let raw = (raw_dir.is_some() || !name_utf8).then(|| {
-            let mut raw = raw_dir.unwrap_or(dir.as_bytes()).to_vec();
-            raw.extend_from_slice(bytes);
-            raw
-        });
+        let is_dir = entry.kind() == Some(ObjectType::Tree);
+        let (path, raw) = entry_path(dir, raw_dir, entry.name_bytes(), is_dir);
         match entry.kind() {
             Some(ObjectType::Tree) => {
                 let sub = repo.find_tree(entry.id())?;
-                path.push('/');
-                let raw = raw.map(|mut r| {
-                    r.push(b'/');
-                    r
-                });
                 walk(repo, &sub, &path, raw.as_deref(), out)?;
             }
             Some(ObjectType::Blob) => {
@@ -103,6 +86,38 @@ fn walk(
         }
     }
     Ok(())
+}
+
+/// The path of the tree entry `name` under `dir` (`""` or text ending in
+/// `/`; `raw_dir` its bytes when they differ), with a `/` after a
+/// directory's: as text, lossy where not UTF-8, and as bytes where the
+/// text is not exact. Not `format!`: this runs once per file of the
+/// repository.
+pub(crate) fn entry_path(
+    dir: &str,
+    raw_dir: Option<&[u8]>,
+    name: &[u8],
+    is_dir: bool,
+) -> (String, Option<Vec<u8>>) {
+    let (text, exact) = match std::str::from_utf8(name) {
+        Ok(n) => (std::borrow::Cow::Borrowed(n), true),
+        Err(_) => (String::from_utf8_lossy(name), false),
+    };
+    let mut path = String::with_capacity(dir.len() + text.len() + 1);
+    path.push_str(dir);
+    path.push_str(&text);
+    let mut raw = (raw_dir.is_some() || !exact).then(|| {
+        let mut raw = raw_dir.unwrap_or(dir.as_bytes()).to_vec();
+        raw.extend_from_slice(name);
+        raw
+    });
+    if is_dir {
+        path.push('/');
+        if let Some(r) = raw.as_mut() {
+            r.push(b'/');
+        }
+    }
+    (path, raw)
 }
 
 /// The libgit2 mode of a raw tree-entry mode.

@@ -8,7 +8,7 @@
 use git2::{ObjectType, Oid, Repository};
 
 use crate::error::{Error, Result};
-use crate::git::{BlobEntry, mode};
+use crate::git::{self, BlobEntry, mode};
 
 /// Every regular file under the tree `tree`, in tree order, with paths
 /// prefixed by `dir` (`""` or text ending in `/`).
@@ -74,24 +74,8 @@ fn walk(
         if !is_tree && !mode::is_file(mode) {
             continue;
         }
-        let (text, exact) = match std::str::from_utf8(name) {
-            Ok(n) => (std::borrow::Cow::Borrowed(n), true),
-            Err(_) => (String::from_utf8_lossy(name), false),
-        };
-        let mut path = String::with_capacity(dir.len() + text.len() + 1);
-        path.push_str(dir);
-        path.push_str(&text);
-        let raw = (raw_dir.is_some() || !exact).then(|| {
-            let mut raw = raw_dir.unwrap_or(dir.as_bytes()).to_vec();
-            raw.extend_from_slice(name);
-            raw
-        });
+        let (path, raw) = git::entry_path(dir, raw_dir, name, is_tree);
         if is_tree {
-            path.push('/');
-            let raw = raw.map(|mut r| {
-                r.push(b'/');
-                r
-            });
             walk(odb, id, &path, raw.as_deref(), out)?;
         } else {
             out.push(BlobEntry {
