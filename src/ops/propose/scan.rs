@@ -65,7 +65,7 @@ fn path_refusal(entry: &BlobEntry, path: &git::RepoPath) -> Option<String> {
 }
 
 impl Scan {
-    /// Takes in one file's edit (on the editing thread).
+    /// Takes in one file's edit (on the worker that read it).
     fn take(
         &mut self,
         entry: &BlobEntry,
