@@ -22,30 +22,18 @@ pub fn create(
     tree: &Tree<'_>,
     parents: &[&Commit<'_>],
 ) -> Result<Oid> {
-    if !wants_signature(repo) {
+    if !wants_signature(repo)? {
         return Ok(repo.commit(None, author, committer, message, tree, parents)?);
     }
     signed(repo, author, committer, message, tree, parents)
 }
 
-/// `commit.gpgSign` as git reads it. libgit2 does not see `git -c`
-/// (`GIT_CONFIG_PARAMETERS`), so when such settings are present git is asked.
-fn wants_signature(repo: &Repository) -> bool {
-    let from_command_line = std::env::var_os("GIT_CONFIG_PARAMETERS").is_some()
-        || std::env::var_os("GIT_CONFIG_COUNT").is_some();
-    if from_command_line {
-        let out = Command::new("git")
-            .args(["config", "--type=bool", "commit.gpgsign"])
-            .current_dir(repo.workdir().unwrap_or_else(|| repo.path()))
-            .stdin(Stdio::null())
-            .output();
-        if let Ok(out) = out {
-            return String::from_utf8_lossy(&out.stdout).trim() == "true";
-        }
-    }
-    repo.config()
-        .and_then(|c| c.get_bool("commit.gpgsign"))
-        .unwrap_or(false)
+/// `commit.gpgSign` as git reads it, through the config adapter (files,
+/// includes and `git -c`, which libgit2 does not see), read once per
+/// commit without running git. A value git would refuse is refused.
+fn wants_signature(repo: &Repository) -> Result<bool> {
+    let config = super::config::Config::for_git_dir(repo.path())?;
+    Ok(config.bool("commit.gpgsign")?.unwrap_or(false))
 }
 
 fn time_of(sig: &Signature<'_>) -> String {

@@ -22,11 +22,28 @@ pub fn attributes_changed(repo: &Repo, path: &RepoPath) {
     }
 }
 
-/// Whether git handed this process settings of its own (`git -c`), which
-/// git subprocesses inherit and libgit2 does not read.
-fn command_line_config() -> bool {
-    std::env::var_os("GIT_CONFIG_PARAMETERS").is_some_and(|v| !v.is_empty())
-        || std::env::var_os("GIT_CONFIG_COUNT").is_some_and(|v| v != "0" && !v.is_empty())
+/// Whether git handed this process a setting of its own (`git -c`, which
+/// git subprocesses inherit and libgit2 does not read) that changes which
+/// attributes a path has: another attributes file, attributes read from a
+/// tree, or case-insensitive matching. Then git itself (`check-attr`) says
+/// which paths it converts. Any other `git -c` setting leaves libgit2's
+/// attribute lookup right (`core.autocrlf` and `core.eol` are read through
+/// the config adapter, which sees `git -c`), so a `git -c checkout.workers=1`
+/// costs nothing per file. An environment git would refuse counts as one.
+fn command_line_moves_attributes() -> bool {
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty() && v != "0");
+    if !set("GIT_CONFIG_PARAMETERS") && !set("GIT_CONFIG_COUNT") {
+        return false;
+    }
+    super::config::Env::from_process().map_or(true, |env| {
+        env.command_line.iter().any(|(key, _)| {
+            let key = key.to_ascii_lowercase();
+            matches!(
+                key.as_str(),
+                "core.attributesfile" | "core.ignorecase" | "attr.tree"
+            )
+        })
+    })
 }
 
 /// `core.autocrlf=true` and `core.eol=crlf`, read once per repository
@@ -70,12 +87,15 @@ static PRIMED: Mutex<Option<Primed>> = Mutex::new(None);
 /// answers them without a lookup. Costs nothing without attribute files;
 /// replaced by the next `prime`, dropped when a `.gitattributes` changes.
 pub fn prime<'a>(repo: &Repo, paths: impl IntoIterator<Item = &'a RepoPath>) -> Result<()> {
+    // libgit2's view of the attribute files is wrong under such a `git -c`:
+    // every path is asked.
+    let git_decides = command_line_moves_attributes();
     let asked: Vec<&RepoPath> = paths
         .into_iter()
-        .filter(|p| !repo.surely_unattributed(p))
+        .filter(|p| git_decides || !repo.surely_unattributed(p))
         .collect();
     let mut answers = HashMap::with_capacity(asked.len());
-    if !asked.is_empty() && !command_line_config() {
+    if !asked.is_empty() {
         let (autocrlf, eol_crlf) = eol_config(repo);
         let stdout = check_attr(repo, &asked, &CONVERSION_ATTRS)?;
         let mut values: HashMap<Vec<u8>, HashMap<String, String>> = HashMap::new();
@@ -130,9 +150,12 @@ fn decide(autocrlf: bool, eol_crlf: bool, attr: impl Fn(&str) -> Option<String>)
 /// Whether git could convert `path` on checkout, from its attributes and
 /// `core.autocrlf` / `core.eol`. Over-answering only costs a git call.
 pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
-    if command_line_config() {
-        // `git -c` settings (core.attributesFile, filter drivers, …) that
-        // libgit2's attribute lookup cannot see: let git decide.
+    // `prime` asked git itself (`check-attr`, which sees `git -c`).
+    if let Some(answer) = primed(repo, path) {
+        return Ok(answer);
+    }
+    if command_line_moves_attributes() {
+        // Attribute files libgit2's lookup cannot see: let git decide.
         return Ok(true);
     }
     let (autocrlf, eol_crlf) = eol_config(repo);
@@ -140,9 +163,6 @@ pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
         // No attribute: only `core.autocrlf=true` converts (`core.eol`
         // applies to paths with `text` set).
         return Ok(autocrlf);
-    }
-    if let Some(answer) = primed(repo, path) {
-        return Ok(answer);
     }
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;

@@ -320,6 +320,79 @@ fn git_dash_c_core_autocrlf_lands_what_git_checkout_writes() {
     assert_eq!(repo.git(&["-c", &setting, "status", "--short"]), "");
 }
 
+// See: issue 14 item 1, found measuring `git -c` runs: any `git -c`
+// setting made the landing ask git to convert every file (a `git cat-file
+// --filters` per file: 0.9 s instead of 0.2 s for 300 files). Only a
+// setting that moves the attribute files needs git's view, and then one
+// `git check-attr` answers for every file.
+#[test]
+fn git_dash_c_settings_cost_no_git_run_per_landed_file() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| (format!("d/f{i:02}.txt"), "tok\nx\n".to_string()))
+        .collect();
+    let repo = TestRepo::with_files(&files);
+    // A `git` ahead of the real one on PATH that logs each run.
+    let shim = repo.home().join("shim");
+    std::fs::create_dir_all(&shim).unwrap();
+    let real = repo.git(&["--exec-path"]);
+    let log = repo.home().join("git-runs.log");
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}/git' \"$@\"\n",
+        log.display(),
+        real.trim()
+    );
+    std::fs::write(shim.join("git"), script).unwrap();
+    std::fs::set_permissions(
+        shim.join("git"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    // git puts its exec path first for its commands' children, so
+    // git-evolv runs as `git -c … evolv` runs it, with the shim first.
+    let path = format!("{}:{}", shim.display(), std::env::var("PATH").unwrap());
+    let runs = |config: &[&str], id: &str| {
+        let _ = std::fs::remove_file(&log);
+        let quoted: Vec<String> = config.iter().map(|c| format!("'{c}'")).collect();
+        let mut cmd = crate::common::sealed(crate::common::BIN, repo.home());
+        cmd.env("PATH", &path)
+            .env("GIT_CONFIG_PARAMETERS", quoted.join(" "))
+            .args(["apply", id])
+            .current_dir(repo.path());
+        crate::common::Run::from(cmd.output().unwrap()).ok();
+        std::fs::read_to_string(&log).unwrap_or_default()
+    };
+
+    let id = repo.propose("tok", "TOK", &[]);
+    let log_text = runs(&["checkout.workers=1", "user.name=Someone"], &id);
+    let per_file: Vec<&str> = log_text
+        .lines()
+        .filter(|l| l.contains("cat-file"))
+        .collect();
+    assert!(per_file.is_empty(), "no git run per file: {log_text}");
+    assert_eq!(std::fs::read(repo.file("d/f07.txt")).unwrap(), b"TOK\nx\n");
+    assert_eq!(repo.git(&["status", "--short"]), "");
+
+    // An attributes file given only with `git -c`: git's view, in one run
+    // for all the files, and every file converted as git converts it.
+    let attrs = repo.home().join("attributes");
+    std::fs::write(&attrs, "*.txt text eol=crlf\n").unwrap();
+    let setting = format!("core.attributesFile={}", attrs.display());
+    let id = repo.propose("TOK", "tik", &[]);
+    let log_text = runs(&[&setting], &id);
+    let check_attr = log_text
+        .lines()
+        .filter(|l| l.contains("check-attr"))
+        .count();
+    assert_eq!(check_attr, 1, "one attribute run: {log_text}");
+    for i in [0, 17, 39] {
+        assert_eq!(
+            std::fs::read(repo.file(&format!("d/f{i:02}.txt"))).unwrap(),
+            b"tik\r\nx\r\n"
+        );
+    }
+    assert_eq!(repo.git(&["-c", &setting, "status", "--short"]), "");
+}
+
 // See: issue 16 (`git -c`), found in the adversarial pass, siblings of
 // #10's `git -c evolv.validate=false`: a validator or a summary template
 // set with `git -c` was read through libgit2, which does not see it, so
