@@ -78,18 +78,30 @@ thread_local! {
 /// While alive, `blocked_prefix` remembers the directories it verified on
 /// this thread (the landing holds git-evolv's lock and `index.lock`, and
 /// removes directories only through `forget_known_dirs`). Dropped, it
-/// forgets them: the next command stats afresh.
-pub struct KnownDirs(());
+/// forgets them: the next command stats afresh. A guard taken while
+/// another is alive on the thread shares its directories and leaves them
+/// to it.
+pub struct KnownDirs {
+    outermost: bool,
+}
 
 /// Starts remembering verified directories (see `KnownDirs`).
 pub fn remember_dirs() -> KnownDirs {
-    KNOWN_DIRS.with(|k| *k.borrow_mut() = Some(HashSet::new()));
-    KnownDirs(())
+    KNOWN_DIRS.with(|k| {
+        let mut known = k.borrow_mut();
+        let outermost = known.is_none();
+        if outermost {
+            *known = Some(HashSet::new());
+        }
+        KnownDirs { outermost }
+    })
 }
 
 impl Drop for KnownDirs {
     fn drop(&mut self) {
-        KNOWN_DIRS.with(|k| *k.borrow_mut() = None);
+        if self.outermost {
+            KNOWN_DIRS.with(|k| *k.borrow_mut() = None);
+        }
     }
 }
 
@@ -194,6 +206,22 @@ mod tests {
         ] {
             assert!(refusal(bad).is_some(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_nested_guard_leaves_the_outer_guards_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("real")).unwrap();
+        let outer = remember_dirs();
+        assert_eq!(blocked_prefix(dir.path(), "real/x"), None);
+        assert!(known(b"real"));
+        {
+            let _inner = remember_dirs();
+            assert!(known(b"real"), "shared with the inner guard");
+        }
+        assert!(known(b"real"), "the inner guard left them");
+        drop(outer);
+        assert!(!known(b"real"), "the outer guard forgets them");
     }
 
     #[test]
