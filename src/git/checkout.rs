@@ -178,6 +178,20 @@ pub fn write_staged(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<
 /// is one per core (at most 8), since a codemod writes thousands of small
 /// files; below the threshold (default 100) one thread writes them all.
 pub fn workers(repo: &Repo, files: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    threads(repo, files, cores)
+}
+
+/// How many threads rename a landing's `files` staged files into place:
+/// as `workers`, except that the default is 8 whatever the cores, since a
+/// rename mostly waits for the device (it frees the old file's blocks,
+/// which some file systems discard before the call returns).
+pub fn rename_workers(repo: &Repo, files: usize) -> usize {
+    threads(repo, files, 8)
+}
+
+/// `checkout.workers` (`default` when below 1) under git's threshold.
+fn threads(repo: &Repo, files: usize, default: usize) -> usize {
     static SETTINGS: super::PerRepo<(i64, usize)> = super::PerRepo::new();
     let (workers, threshold) = SETTINGS.get(repo, || {
         let config = super::config::Config::for_git_dir(repo.path()).ok();
@@ -193,8 +207,11 @@ pub fn workers(repo: &Repo, files: usize) -> usize {
             threshold.max(0) as usize,
         )
     });
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let wanted = if workers < 1 { cores } else { workers as usize };
+    let wanted = if workers < 1 {
+        default
+    } else {
+        workers as usize
+    };
     if files < threshold.max(2) {
         1
     } else {
@@ -267,20 +284,53 @@ fn create_fresh<T>(tmp: &Path, create: impl Fn() -> std::io::Result<T>) -> std::
 
 /// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
 pub fn place_staged(repo: &Repo, path: &RepoPath) -> Result<()> {
-    let workdir = crate::git::workdir(repo)?;
-    check_path(workdir, path)?;
     filters::attributes_changed(repo, path);
-    let full = workdir.join(path.fs());
-    let tmp = temp_sibling(repo, &full);
-    if fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
-        // Only an empty directory can be here: callers check first.
-        confine::forget_known_dirs();
-        fs::remove_dir(&full).map_err(|e| Error::io("remove directory", &full, e))?;
+    let placing = Placing::new(repo, path)?;
+    placing.place()
+}
+
+/// A staged file's rename into place, with everything taken from the
+/// repository handle beforehand, so that any thread can do it
+/// (`Placing::place`).
+#[derive(Debug)]
+pub struct Placing {
+    workdir: PathBuf,
+    path: RepoPath,
+    full: PathBuf,
+    tmp: PathBuf,
+}
+
+impl Placing {
+    /// The rename of `path`'s temp file (a `.gitattributes` is never staged).
+    pub fn new(repo: &Repo, path: &RepoPath) -> Result<Placing> {
+        let workdir = crate::git::workdir(repo)?;
+        let full = workdir.join(path.fs());
+        Ok(Placing {
+            tmp: temp_sibling(repo, &full),
+            workdir: workdir.to_path_buf(),
+            path: path.clone(),
+            full,
+        })
     }
-    fs::rename(&tmp, &full).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        Error::io("rename into place", &full, e)
-    })
+
+    pub fn path(&self) -> &RepoPath {
+        &self.path
+    }
+
+    /// Checks the path is still one git-evolv may write, and renames.
+    pub fn place(&self) -> Result<()> {
+        check_path(&self.workdir, &self.path)?;
+        let (full, tmp) = (&self.full, &self.tmp);
+        if fs::symlink_metadata(full).is_ok_and(|m| m.is_dir()) {
+            // Only an empty directory can be here: callers check first.
+            confine::forget_known_dirs();
+            fs::remove_dir(full).map_err(|e| Error::io("remove directory", full, e))?;
+        }
+        fs::rename(tmp, full).map_err(|e| {
+            let _ = fs::remove_file(tmp);
+            Error::io("rename into place", full, e)
+        })
+    }
 }
 
 /// Removes directories `stage_blob` created, innermost first, where still

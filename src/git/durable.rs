@@ -298,39 +298,81 @@ pub fn flushes(repo: &Repository) -> bool {
 
 /// The first half of a flush: the data of `files` (written by this
 /// landing; a missing one is skipped) reaches the device — writeout only in
-/// batch mode, one `fdatasync` each under `core.fsyncMethod=fsync`. Where
-/// the targeted flush does not hold (`targeted`), the whole file system is
-/// flushed instead. The caller follows it with `barrier`, or with an
-/// `fsync` of a file it writes next (the journal), which is one.
+/// batch mode, one `fdatasync` each under `core.fsyncMethod=fsync`. The
+/// caller follows it with `barrier`, or with an `fsync` of a file it
+/// writes next (the journal), which is one.
+///
+/// Where the targeted flush does not hold (`targeted`), no later `fsync`
+/// orders these files, so they are made durable here, each on its own
+/// with its directory and that one's (`fsync`, as POSIX asks of a new
+/// name): a landing's loose objects are a handful (its commit; the blobs
+/// and trees are in propose's pack), and a whole-file-system flush would
+/// also wait for every other process's writes. Past `ALONE_MAX` files
+/// existing, one `syncfs` is the cheaper flush.
 pub fn settle<P: AsRef<Path>>(repo: &Repository, files: impl IntoIterator<Item = P>) -> Result<()> {
     let policy = policy(repo);
     if policy == Flush::Off {
         return Ok(());
     }
-    if !targeted(repo) {
-        return flush_filesystems(repo);
-    }
+    let targeted = targeted(repo);
+    let mut alone = Vec::new();
     for path in files {
         let path = path.as_ref();
-        // Not through a symlink (its target is in its own inode, which the
-        // barrier covers), and never blocking on a FIFO.
-        let opened = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path);
-        let file = match opened {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => continue,
-            Err(e) => return Err(Error::io("open", path, e)),
+        let Some(file) = open_to_flush(path)? else {
+            continue;
         };
+        if !targeted {
+            alone.push((path.to_path_buf(), file));
+            if alone.len() > ALONE_MAX {
+                return flush_filesystems(repo);
+            }
+            continue;
+        }
         let done = match policy {
             Flush::PerFile => file.sync_data(),
             _ => wait_writeback(&file),
         };
         done.map_err(|e| Error::io("flush to disk", path, e))?;
     }
+    let mut dirs = std::collections::BTreeSet::new();
+    for (path, file) in alone {
+        file.sync_all()
+            .map_err(|e| Error::io("flush to disk", &path, e))?;
+        let parent = path.parent().map(Path::to_path_buf);
+        dirs.extend(
+            parent
+                .iter()
+                .filter_map(|p| p.parent())
+                .map(Path::to_path_buf),
+        );
+        dirs.extend(parent);
+    }
+    for dir in dirs {
+        File::open(&dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| Error::io("flush to disk", &dir, e))?;
+    }
     Ok(())
+}
+
+/// How many files `settle` flushes one by one where the targeted flush does
+/// not hold, before it flushes the whole file system instead.
+const ALONE_MAX: usize = 64;
+
+/// `path` opened for a flush: not through a symlink (its target is in its
+/// own inode, which the barrier covers), never blocking on a FIFO; `None`
+/// when it is missing (a packed object has no loose file) or a symlink.
+fn open_to_flush(path: &Path) -> Result<Option<File>> {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path);
+    match opened {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Ok(None),
+        Err(e) => Err(Error::io("open", path, e)),
+    }
 }
 
 /// The second half: one `fsync` of a fresh file in the git dir commits the

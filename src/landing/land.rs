@@ -132,14 +132,7 @@ fn ensure_clean(
 ) -> Result<()> {
     // A path git-evolv must not write (a hostile proposal's `.git/config`)
     // is that, not "uncommitted changes" in it: say so first.
-    for change in changed {
-        if let Some(reason) = git::confine::refusal(&change.path) {
-            return Err(Error::UnsafePath {
-                path: change.path.to_string(),
-                reason: reason.to_string(),
-            });
-        }
-    }
+    ensure_confined(changed)?;
     index_write::load(repo)?;
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
@@ -348,7 +341,7 @@ fn write_journal(
             ),
         });
     }
-    ensure_confined(repo, new_tree, changed)?;
+    ensure_confined(changed)?;
     let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
     let mut journal = Journal::new(
         Kind::Land,
@@ -453,32 +446,18 @@ pub(super) fn stale_entries(
         .collect()
 }
 
-/// Every changed path must be one git-evolv may write, and no leading
-/// component of one N writes may be a symlink or file the landing keeps.
-fn ensure_confined(repo: &Repo, new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
-    let workdir = crate::git::workdir(repo)?;
+/// Every changed path must be one git-evolv may write (its spelling: no
+/// `..`, no `.git`). A leading component that is a symlink or a file the
+/// landing keeps is the dirty check's to refuse (`ensure_clean`, under
+/// both locks: something of the user's is in the way), and each file's
+/// placement checks again (`checkout::check_path`).
+fn ensure_confined(changed: &[ChangedPath]) -> Result<()> {
     for change in changed {
         if let Some(reason) = git::confine::refusal(&change.path) {
             return Err(Error::UnsafePath {
                 path: change.path.to_string(),
                 reason: reason.to_string(),
             });
-        }
-        if new_tree.get_path(change.path.fs()).is_err() {
-            continue;
-        }
-        if let Some(prefix) = git::confine::blocked_prefix(workdir, &change.path) {
-            // A file this landing replaces by a directory is no obstacle.
-            let removed = changed.iter().any(|c| c.path == prefix)
-                && new_tree
-                    .get_path(prefix.fs())
-                    .map_or(true, |e| e.kind() == Some(git2::ObjectType::Tree));
-            if !removed {
-                return Err(Error::UnsafePath {
-                    path: change.path.to_string(),
-                    reason: format!("'{prefix}' is a symlink or file in the working tree"),
-                });
-            }
         }
     }
     Ok(())
@@ -631,28 +610,92 @@ pub(super) fn roll_forward(
     let order = landing_order(journal);
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
+    // The landing that just moved the branch renames its staged files
+    // into place last, from several threads (`place_in_parallel`); every
+    // other path is done first, in order.
+    let threads = match fresh {
+        Some(staged) => checkout::rename_workers(repo, staged.len()),
+        None => 1,
+    };
+    let mut renames = Vec::new();
     progress::start(Task::Land, "files", Some(total as u64));
-    for (k, &i) in order.iter().enumerate() {
-        if k % 64 == 0 {
-            progress::update(Task::Land, k as u64, Some(total as u64), None);
-        }
+    let mut serial = 0;
+    for &i in &order {
         let change = &journal.changes[i];
+        if threads > 1
+            && let Some(im) = change.after
+            && pass.staged.contains(&change.path)
+        {
+            renames.push(checkout::Placing::new(repo, &change.path)?);
+            entries.push((
+                change.path.clone(),
+                Entry::Clean {
+                    id: im.id,
+                    mode: im.mode,
+                },
+            ));
+            continue;
+        }
+        if serial % 64 == 0 {
+            progress::update(Task::Land, serial as u64, Some(total as u64), None);
+        }
         let entry = pass.bring_forward(repo, change, &mut done)?;
         entries.push((change.path.clone(), entry));
-        if k == 0 {
-            crashpoint!("after-first-file");
-        }
-        if k == total / 2 {
-            crashpoint!("after-middle-file");
-        }
-        if k + 1 == total {
-            crashpoint!("after-last-file");
-        }
+        files_done(serial, total);
+        serial += 1;
     }
+    place_in_parallel(&renames, threads, serial, total, &mut done)?;
     progress::update(Task::Land, total as u64, Some(total as u64), None);
     progress::finish(Task::Land);
     finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
     Ok(done)
+}
+
+/// The crash points after the `k`-th of a landing's `total` paths
+/// (counted from 0): the first, the middle and the last.
+fn files_done(k: usize, total: usize) {
+    if k == 0 {
+        crashpoint!("after-first-file");
+    }
+    if k == total / 2 {
+        crashpoint!("after-middle-file");
+    }
+    if k + 1 == total {
+        crashpoint!("after-last-file");
+    }
+}
+
+/// Renames the staged files of `renames` into place from `threads`
+/// threads (`by_directory`): each rename waits while the file system frees
+/// the old file, and threads in different directories wait together. The
+/// paths done before them (`before` of `total`) count toward the crash
+/// points. On an error the files already renamed stay: the journal's
+/// recovery, or the undo of the failed landing, sorts every path.
+fn place_in_parallel(
+    renames: &[checkout::Placing],
+    threads: usize,
+    before: usize,
+    total: usize,
+    done: &mut Done,
+) -> Result<()> {
+    if renames.is_empty() {
+        return Ok(());
+    }
+    let outcome = super::by_directory::run(
+        renames,
+        checkout::Placing::path,
+        threads,
+        || Ok(git::confine::remember_dirs()),
+        |_, placing| placing.place(),
+        |n| files_done(before + n - 1, total),
+        |n| progress::update(Task::Land, (before + n) as u64, Some(total as u64), None),
+    );
+    done.written
+        .extend(outcome.done.iter().map(|&i| renames[i].path().clone()));
+    match outcome.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// The order a landing writes its paths in: removals first (so a file can

@@ -7,6 +7,7 @@
 //! (apply, rollback, recover) calls it; it knows nothing of requests or
 //! front ends. See RELIABILITY.md for the guarantees.
 
+mod by_directory;
 mod flush;
 pub mod journal;
 pub mod land;

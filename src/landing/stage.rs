@@ -111,81 +111,32 @@ fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)]) -> Written {
     out
 }
 
-/// Writes the temp files from `workers` threads, each with its own handle
-/// on the repository (libgit2 handles are not shared between threads),
-/// each taking the next path as it is done; the first error stops every
-/// writer. Like git's
-/// `checkout.workers`: blob inflation, conversion and the file system's
-/// per-file work overlap.
+/// Writes the temp files from `workers` threads (`by_directory`), each
+/// with its own handle on the repository (libgit2 handles are not shared
+/// between threads). Like git's `checkout.workers`: blob inflation,
+/// conversion and the file system's per-file work overlap.
 fn write_in_parallel(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)], workers: usize) -> Written {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    // Each writer takes a whole directory's files at a time: two writers
-    // creating files in one directory only wait for each other on its lock
-    // (the kernel spins on it: a quarter of a 3,000-file landing's CPU).
-    fn parent(p: &RepoPath) -> &[u8] {
-        let b = p.as_bytes();
-        &b[..b.iter().rposition(|c| *c == b'/').unwrap_or(0)]
-    }
-    let mut starts: Vec<usize> = (0..jobs.len())
-        .filter(|&i| i == 0 || parent(jobs[i].0) != parent(jobs[i - 1].0))
-        .collect();
-    starts.push(jobs.len());
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
     let git_dir = repo.path().to_path_buf();
     let workdir = repo.workdir().map(std::path::Path::to_path_buf);
-    let results: Vec<Written> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Written::default();
-                    let own = match git2::Repository::open(&git_dir)
-                        .and_then(|r| {
-                            // The same working tree, however the caller found it.
-                            if let Some(w) = &workdir {
-                                r.set_workdir(w, false)?;
-                            }
-                            Ok(r)
-                        })
-                        .map_err(crate::error::Error::from)
-                        .and_then(Repo::new)
-                    {
-                        Ok(r) => r,
-                        Err(e) => {
-                            failed.store(true, Ordering::Relaxed);
-                            out.error = Some(e);
-                            return out;
-                        }
-                    };
-                    while !failed.load(Ordering::Relaxed) {
-                        let d = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(range) = starts.get(d..d + 2) else {
-                            break;
-                        };
-                        for &(path, id, mode) in &jobs[range[0]..range[1]] {
-                            if let Err(e) = checkout::write_staged(&own, path, id, mode) {
-                                failed.store(true, Ordering::Relaxed);
-                                out.error = Some(e);
-                                return out;
-                            }
-                            out.paths.push(path.clone());
-                        }
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    let mut all = Written::default();
-    for w in results {
-        all.paths.extend(w.paths);
-        if all.error.is_none() {
-            all.error = w.error;
+    let open = || {
+        let own = git2::Repository::open(&git_dir)?;
+        // The same working tree, however the caller found it.
+        if let Some(w) = &workdir {
+            own.set_workdir(w, false)?;
         }
+        Repo::new(own)
+    };
+    let outcome = super::by_directory::run(
+        jobs,
+        |job| job.0,
+        workers,
+        open,
+        |own, &(path, id, mode)| checkout::write_staged(own, path, id, mode),
+        |_| {},
+        |_| {},
+    );
+    Written {
+        paths: outcome.done.iter().map(|&i| jobs[i].0.clone()).collect(),
+        error: outcome.error,
     }
-    all
 }

@@ -329,7 +329,9 @@ fn refuse_applied(repo: &Repo, proposals: &[Proposal]) -> Result<()> {
 }
 
 /// Nothing to validate: replays and lands in one turn (a dry run takes
-/// none, and only checks).
+/// none, and only checks). The landing checks the paths for uncommitted
+/// work itself, under `index.lock` (`land::move_branch_in_turn`); only a
+/// dry run checks here.
 fn land_unvalidated(
     repo: &Repo,
     proposals: &[Proposal],
@@ -342,7 +344,9 @@ fn land_unvalidated(
         Some(land::take_turn(repo)?)
     };
     let built = build(repo, proposals, s, committer)?;
-    check_clean(repo, turn.as_ref(), &built)?;
+    if turn.is_none() {
+        check_clean(repo, &built)?;
+    }
     conclude(repo, s, built, turn, None, Vec::new())
 }
 
@@ -359,7 +363,7 @@ fn land_validated(
     budget: Budget,
 ) -> Result<Vec<ApplyOutcome>> {
     let built = build(repo, proposals, s, committer)?;
-    check_clean(repo, None, &built)?;
+    check_clean(repo, &built)?;
     let (worktree_path, reports) =
         validate_in_worktree(repo, s, built.head.commit, built.new, budget)?;
     budget.check("the landing", &reports)?;
@@ -392,10 +396,10 @@ fn land_validated(
 
 /// The paths `built` changes hold no uncommitted work (see
 /// `land::check_clean`).
-fn check_clean(repo: &Repo, turn: Option<&land::Turn>, built: &Built<'_, '_>) -> Result<()> {
+fn check_clean(repo: &Repo, built: &Built<'_, '_>) -> Result<()> {
     land::check_clean(
         repo,
-        turn,
+        None,
         &built.head,
         &built.head_tree,
         &built.new_tree,

@@ -954,3 +954,59 @@ fn a_branch_switched_after_the_crash_is_not_written_into() {
     assert!(locks_in(&sc.repo.path().join(".git")).is_empty());
     sc.repo.assert_fsck();
 }
+
+// See: issue 14 item 1: a landing of many files renames its staged files
+// into place from several threads. Killed while they rename (after the
+// first, the middle and the last file), recovery finishes every file, and
+// one whose rename a lost ref update undid is put back.
+#[test]
+fn a_landing_killed_while_its_threads_rename_files_is_finished_by_recovery() {
+    let files: Vec<(String, String)> = (0..240)
+        .map(|i| (format!("d{:02}/f{i:03}.txt", i % 12), format!("old {i}\n")))
+        .collect();
+    for point in ["after-first-file", "after-middle-file", "after-last-file"] {
+        let repo = TestRepo::with_files(&files);
+        let h = repo.head();
+        let id = repo.propose("old", "new", &[]);
+        let killed = repo.evolv_env(&["apply", &id], &[("GIT_EVOLV_CRASHPOINT", point)]);
+        assert_eq!(killed.code, -1, "{point}: {}", killed.stderr);
+        let n = repo.rev(&format!("refs/evolv/proposals/{id}")).unwrap();
+        let moved = repo.head();
+        assert_ne!(moved, h, "{point}: the branch moved before the files");
+        let renamed = files
+            .iter()
+            .filter(|(p, _)| {
+                std::fs::read_to_string(repo.file(p))
+                    .unwrap()
+                    .starts_with("new")
+            })
+            .count();
+        assert!(renamed >= 1, "{point}: {renamed} renamed");
+        let run = repo.evolv(&["recover", "--json"]);
+        run.ok();
+        assert_eq!(
+            run.json()["action"],
+            "rolled_forward",
+            "{point}: {}",
+            run.stdout
+        );
+        for (i, (path, _)) in files.iter().enumerate() {
+            let text = std::fs::read_to_string(repo.file(path)).unwrap();
+            assert_eq!(text, format!("new {i}\n"), "{point}: {path}");
+        }
+        assert_eq!(repo.status(), "", "{point}");
+        assert_eq!(
+            repo.git(&["rev-parse", "HEAD^{tree}"]),
+            repo.git(&["rev-parse", &format!("{n}^{{tree}}")]),
+            "{point}"
+        );
+        let temps = files
+            .iter()
+            .map(|(p, _)| repo.file(p).parent().unwrap().to_path_buf())
+            .flat_map(|d| std::fs::read_dir(d).unwrap().flatten())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count();
+        assert_eq!(temps, 0, "{point}: temp files left");
+        repo.assert_fsck();
+    }
+}

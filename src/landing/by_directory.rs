@@ -1,0 +1,139 @@
+//! A landing's per-file work (writing the staged files, renaming them into
+//! place) from several threads, each taking a whole directory's files at a
+//! time: two threads working in one directory only queue on its lock (the
+//! kernel spins on it when creating files, and holds it while a rename
+//! frees the old file's blocks), while threads in different directories
+//! overlap, as git's `checkout.workers` does.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::git::RepoPath;
+
+/// What the threads did: the indices of the jobs done (in no particular
+/// order), and the error that stopped them.
+#[derive(Default)]
+pub struct Outcome {
+    pub done: Vec<usize>,
+    pub error: Option<Error>,
+}
+
+/// How often the calling thread reports progress while the threads work.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Runs `work` on every job of `jobs` (sorted by path, so a directory's
+/// files are neighbours) from `workers` threads, each with its own state
+/// from `init` (a thread's own repository handle, say). The first error
+/// stops every thread after its current job. `each` is called after every
+/// job done, from the thread that did it, with the number done so far;
+/// `tick` is called on the calling thread, which reports progress there,
+/// every 100 ms and once at the end. With one worker everything runs on
+/// the calling thread.
+pub fn run<T: Sync, S>(
+    jobs: &[T],
+    path_of: impl Fn(&T) -> &RepoPath + Sync,
+    workers: usize,
+    init: impl Fn() -> Result<S> + Sync,
+    work: impl Fn(&mut S, &T) -> Result<()> + Sync,
+    each: impl Fn(usize) + Sync,
+    mut tick: impl FnMut(usize),
+) -> Outcome {
+    let mut out = Outcome::default();
+    if workers <= 1 {
+        let mut state = match init() {
+            Ok(s) => s,
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        };
+        for (i, job) in jobs.iter().enumerate() {
+            if let Err(e) = work(&mut state, job) {
+                out.error = Some(e);
+                break;
+            }
+            out.done.push(i);
+            each(out.done.len());
+        }
+        tick(out.done.len());
+        return out;
+    }
+    let mut starts: Vec<usize> = (0..jobs.len())
+        .filter(|&i| i == 0 || parent(path_of(&jobs[i])) != parent(path_of(&jobs[i - 1])))
+        .collect();
+    starts.push(jobs.len());
+    let next = AtomicUsize::new(0);
+    let count = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let (alive, finished) = mpsc::channel::<()>();
+    let results: Vec<Outcome> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let alive = alive.clone();
+                let (next, count, failed, starts) = (&next, &count, &failed, &starts);
+                let (init, work, each) = (&init, &work, &each);
+                scope.spawn(move || {
+                    // Dropped when the thread ends, however it ends: the
+                    // calling thread stops waiting once every one is gone.
+                    let _alive = alive;
+                    let mut out = Outcome::default();
+                    let mut state = match init() {
+                        Ok(s) => s,
+                        Err(e) => {
+                            failed.store(true, Ordering::Relaxed);
+                            out.error = Some(e);
+                            return out;
+                        }
+                    };
+                    while !failed.load(Ordering::Relaxed) {
+                        let d = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(range) = starts.get(d..d + 2) else {
+                            break;
+                        };
+                        for (i, job) in jobs.iter().enumerate().take(range[1]).skip(range[0]) {
+                            if let Err(e) = work(&mut state, job) {
+                                failed.store(true, Ordering::Relaxed);
+                                out.error = Some(e);
+                                return out;
+                            }
+                            out.done.push(i);
+                            each(count.fetch_add(1, Ordering::Relaxed) + 1);
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        drop(alive);
+        while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(TICK) {
+            tick(count.load(Ordering::Relaxed));
+        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| Outcome {
+                    done: Vec::new(),
+                    error: Some(Error::Git {
+                        message: "a thread writing the landing's files stopped short".into(),
+                    }),
+                })
+            })
+            .collect()
+    });
+    tick(count.load(Ordering::Relaxed));
+    for r in results {
+        out.done.extend(r.done);
+        if out.error.is_none() {
+            out.error = r.error;
+        }
+    }
+    out
+}
+
+/// The directory part of `path` (empty at the top).
+fn parent(path: &RepoPath) -> &[u8] {
+    let b = path.as_bytes();
+    &b[..b.iter().rposition(|c| *c == b'/').unwrap_or(0)]
+}
