@@ -12,17 +12,18 @@ use git2::{ObjectType, Oid, Tree};
 
 use super::journal::Journal;
 use crate::error::Result;
-use crate::git::{self, Repo};
+use crate::git::{self, Repo, RepoPath};
 
 /// How far back from N the walk looks for H before it gives up (a batch
 /// apply makes one commit per proposal).
 const MAX_COMMITS: usize = 10_000;
 
 /// The loose files of the objects N adds to H: the commits from N back to
-/// H, the trees on the way to every changed path and the changed paths'
-/// blobs. Objects in packs are skipped: git and git-evolv flush a pack
-/// when they write it. `None` when N does not lead back to H, so the
-/// caller flushes everything.
+/// H, and for each, its tree on the way to every path it changes and those
+/// paths' blobs (a batch apply makes one commit per proposal, and each
+/// one's tree must be whole too). Objects in packs are skipped: git and
+/// git-evolv flush a pack when they write it. `None` when N does not lead
+/// back to H, so the caller flushes everything.
 pub fn new_objects(
     repo: &Repo,
     journal: &Journal,
@@ -33,27 +34,66 @@ pub fn new_objects(
     if std::env::var_os("GIT_OBJECT_DIRECTORY").is_some() {
         return Ok(None);
     }
-    let mut ids = Vec::new();
+    let mut commits = Vec::new();
     let mut commit = repo.find_commit(journal.new)?;
-    loop {
-        if commit.id() == journal.old {
-            break;
-        }
-        ids.push(commit.id());
-        if ids.len() > MAX_COMMITS || commit.parent_count() == 0 {
+    while commit.id() != journal.old {
+        if commits.len() >= MAX_COMMITS || commit.parent_count() == 0 {
             return Ok(None);
         }
-        commit = commit.parent(0)?;
+        let parent = commit.parent(0)?;
+        commits.push(commit);
+        commit = parent;
     }
+    let mut ids = Vec::new();
+    if let [only] = &commits[..] {
+        // One commit: its changes are the journal's.
+        let changes = journal
+            .changes
+            .iter()
+            .map(|c| (c.path.as_bytes(), c.after.map(|im| (im.id, im.mode))));
+        ids.push(only.id());
+        step_objects(repo, new_tree, changes, &mut ids)?;
+    } else {
+        for step in &commits {
+            let tree = step.tree()?;
+            let before = step.parent(0)?.tree()?;
+            let changed = git::changed_paths(repo, &before, &tree)?;
+            let after = |path: &RepoPath| {
+                tree.get_path(path.fs())
+                    .ok()
+                    .map(|e| (e.id(), e.filemode() as u32))
+            };
+            let changes: Vec<_> = changed
+                .iter()
+                .map(|c| (c.path.as_bytes(), after(&c.path)))
+                .collect();
+            ids.push(step.id());
+            step_objects(repo, &tree, changes.into_iter(), &mut ids)?;
+        }
+    }
+    let objects = repo.commondir().join("objects");
+    Ok(Some(
+        ids.iter().map(|id| loose_path(&objects, *id)).collect(),
+    ))
+}
+
+/// The new blobs of one commit's `changes` (path, new id and mode; none
+/// for a removal), and its `tree`'s subtrees on the way to them.
+fn step_objects<'a>(
+    repo: &Repo,
+    tree: &Tree<'_>,
+    changes: impl Iterator<Item = (&'a [u8], Option<(Oid, u32)>)>,
+    ids: &mut Vec<Oid>,
+) -> Result<()> {
     let mut dirs: HashSet<&[u8]> = HashSet::new();
-    for change in &journal.changes {
-        let Some(after) = change.after else {
+    for (path, after) in changes {
+        let Some((id, mode)) = after else {
             continue;
         };
-        if after.mode != git::mode::GITLINK {
-            ids.push(after.id);
+        if mode != git::mode::GITLINK {
+            ids.push(id);
         }
-        let mut path = change.path.as_bytes();
+        let mut path = path;
         while let Some(slash) = path.iter().rposition(|b| *b == b'/') {
             path = &path[..slash];
             if !dirs.insert(path) {
@@ -61,11 +101,7 @@ pub fn new_objects(
             }
         }
     }
-    trees_toward(repo, new_tree, &mut Vec::new(), &dirs, &mut ids)?;
-    let objects = repo.commondir().join("objects");
-    Ok(Some(
-        ids.iter().map(|id| loose_path(&objects, *id)).collect(),
-    ))
+    trees_toward(repo, tree, &mut Vec::new(), &dirs, ids)
 }
 
 /// The ids of `tree` and of its subtrees whose path is in `dirs`.
@@ -140,10 +176,66 @@ mod tests {
     use crate::git::{Repo, RepoPath};
     use crate::landing::journal::{Journal, Kind};
 
+    /// A batch landing (one commit per proposal): every commit's own new
+    /// blobs and trees are waited for, also those of a file a later commit
+    /// changes back, which the diff from H to N does not show.
+    #[test]
+    fn a_batch_landings_new_objects_include_every_commits_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        std::fs::write(d.join("a/f.txt"), "one\n").unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "base"]);
+        git(d, &["gc", "-q"]);
+        let old = git(d, &["rev-parse", "HEAD"]);
+        std::fs::write(d.join("a/f.txt"), "passing\n").unwrap();
+        git(d, &["commit", "-q", "-am", "first"]);
+        let passing = git(d, &["rev-parse", "HEAD:a/f.txt"]);
+        let first_tree = git(d, &["rev-parse", "HEAD:a"]);
+        std::fs::write(d.join("a/f.txt"), "one\n").unwrap();
+        std::fs::create_dir_all(d.join("b")).unwrap();
+        std::fs::write(d.join("b/g.txt"), "new\n").unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "second"]);
+        let new = git(d, &["rev-parse", "HEAD"]);
+
+        let repo = Repo::new(git2::Repository::open(d).unwrap()).unwrap();
+        let (old, new) = (
+            git2::Oid::from_str(&old).unwrap(),
+            git2::Oid::from_str(&new).unwrap(),
+        );
+        let old_tree = repo.find_commit(old).unwrap().tree().unwrap();
+        let new_tree = repo.find_commit(new).unwrap().tree().unwrap();
+        let journal = Journal::new(
+            Kind::Land,
+            "refs/heads/main",
+            old,
+            new,
+            &old_tree,
+            &new_tree,
+            &[RepoPath::from("b/g.txt")],
+            "r",
+        );
+        let files = new_objects(&repo, &journal, &new_tree).unwrap().unwrap();
+        let loose = |id: &str| d.join(".git/objects").join(&id[..2]).join(&id[2..]);
+        for id in [
+            passing.as_str(),
+            first_tree.as_str(),
+            &git(d, &["rev-parse", "HEAD~1"]),
+            &git(d, &["rev-parse", "HEAD:b/g.txt"]),
+            &git(d, &["rev-parse", "HEAD:b"]),
+        ] {
+            assert!(loose(id).is_file(), "{id} is loose");
+            assert!(files.contains(&loose(id)), "{id} is waited for: {files:?}");
+        }
+    }
+
     /// The objects a landing adds are found as loose files, the ones it
     /// shares with H (packed or not) are not waited for: every commit from
-    /// N back to H, each tree on the way to a changed path and each new
-    /// blob, and nothing else.
+    /// N back to H, each one's trees on the way to a path it changes and
+    /// each new blob, and nothing else.
     #[test]
     fn a_landings_new_objects_are_its_commits_the_trees_toward_its_paths_and_its_blobs() {
         let dir = tempfile::tempdir().unwrap();
@@ -194,6 +286,11 @@ mod tests {
             loose("HEAD^{tree}"),
             loose("HEAD:a"),
             loose("HEAD:a/b"),
+            // The first commit's own tree toward its change, and its blob.
+            loose("HEAD~1:a/b/f.txt"),
+            loose("HEAD~1^{tree}"),
+            loose("HEAD~1:a"),
+            loose("HEAD~1:a/b"),
         ];
         for file in &expected {
             assert!(file.is_file(), "{} is loose", file.display());
