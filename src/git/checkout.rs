@@ -177,7 +177,7 @@ pub fn write_staged(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<
 /// once): a value below 1 means one per core, and unlike git the default
 /// is one per core (at most 8), since a codemod writes thousands of small
 /// files; below the threshold (default 100) one thread writes them all.
-pub fn workers(repo: &Repo, files: usize) -> usize {
+pub fn workers(repo: &Repo, files: usize) -> Result<usize> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     threads(repo, files, cores)
 }
@@ -186,37 +186,51 @@ pub fn workers(repo: &Repo, files: usize) -> usize {
 /// as `workers`, except that the default is 8 whatever the cores, since a
 /// rename mostly waits for the device (it frees the old file's blocks,
 /// which some file systems discard before the call returns).
-pub fn rename_workers(repo: &Repo, files: usize) -> usize {
+pub fn rename_workers(repo: &Repo, files: usize) -> Result<usize> {
     threads(repo, files, 8)
 }
 
-/// `checkout.workers` (`default` when below 1) under git's threshold.
-fn threads(repo: &Repo, files: usize, default: usize) -> usize {
-    static SETTINGS: super::PerRepo<(i64, usize)> = super::PerRepo::new();
-    let (workers, threshold) = SETTINGS.get(repo, || {
-        let config = super::config::Config::for_git_dir(repo.path()).ok();
-        let int = |key: &str| {
-            config
-                .as_ref()
-                .and_then(|c| c.string(key))
-                .and_then(|v| v.trim().parse::<i64>().ok())
+/// Refuses a `checkout.workers` or `checkout.thresholdForParallelism`
+/// git would refuse, before anything is written.
+pub fn check_worker_settings(repo: &Repo) -> Result<()> {
+    threads(repo, 0, 1).map(drop)
+}
+
+/// `checkout.workers` (`default` when below 1) under git's threshold. A
+/// value git would refuse is refused, naming the setting.
+fn threads(repo: &Repo, files: usize, default: usize) -> Result<usize> {
+    const KEYS: [&str; 2] = ["checkout.workers", "checkout.thresholdForParallelism"];
+    // `None`: a value that is not an integer (rare: read again to say so).
+    static SETTINGS: super::PerRepo<Option<(i64, usize)>> = super::PerRepo::new();
+    let read = || -> std::result::Result<(i64, i64), (String, String)> {
+        let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
+            return Ok((0, 100));
         };
-        let threshold = int("checkout.thresholdForParallelism").unwrap_or(100);
-        (
-            int("checkout.workers").unwrap_or(0),
-            threshold.max(0) as usize,
-        )
-    });
+        let int = |key: &str, unset: i64| match config.string(key) {
+            None => Ok(unset),
+            Some(v) => super::config::parse_int(v).ok_or((key.to_string(), v.to_string())),
+        };
+        Ok((int(KEYS[0], 0)?, int(KEYS[1], 100)?))
+    };
+    let settings = SETTINGS.get(repo, || read().ok().map(|(w, t)| (w, t.max(0) as usize)));
+    let Some((workers, threshold)) = settings else {
+        let (key, value) = read().err().unwrap_or_default();
+        return Err(Error::InvalidConfig {
+            key,
+            value,
+            expected: "an integer, as git reads it (e.g. 4, or 0 for one thread per core)".into(),
+        });
+    };
     let wanted = if workers < 1 {
         default
     } else {
         workers as usize
     };
-    if files < threshold.max(2) {
+    Ok(if files < threshold.max(2) {
         1
     } else {
         wanted.min(files)
-    }
+    })
 }
 
 /// The temp file of `full`, holding blob `id` as git's checkout writes it.

@@ -271,6 +271,7 @@ pub fn move_branch_in_turn(
     // Each directory above the changed paths is verified once for the
     // whole landing, not once per path and step.
     let known_dirs = git::confine::remember_dirs();
+    checkout::check_worker_settings(repo)?;
     let new_tree = repo.find_commit(new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
     let journal = write_journal(
@@ -614,7 +615,9 @@ pub(super) fn roll_forward(
     // into place last, from several threads (`place_in_parallel`); every
     // other path is done first, in order.
     let threads = match fresh {
-        Some(staged) => checkout::rename_workers(repo, staged.len()),
+        // Checked before the branch moved (`move_branch_in_turn`): never
+        // a reason to fail after it.
+        Some(staged) => checkout::rename_workers(repo, staged.len()).unwrap_or(1),
         None => 1,
     };
     let mut renames = Vec::new();

@@ -68,7 +68,7 @@ impl Staged {
         }
         // One attribute pass for all of them (none without attribute files).
         filters::prime(repo, jobs.iter().map(|j| j.0))?;
-        let workers = checkout::workers(repo, jobs.len());
+        let workers = checkout::workers(repo, jobs.len())?;
         let written = if workers > 1 {
             write_in_parallel(repo, &jobs, workers)
         } else {

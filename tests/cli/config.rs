@@ -231,3 +231,42 @@ fn a_bad_config_value_or_line_is_invalid_config_naming_it() {
     assert!(run.stdout.contains(".git/config"), "{}", run.stdout);
     let _ = sealed;
 }
+
+// See: issue 14 item 1: `checkout.workers` and
+// `checkout.thresholdForParallelism` decide how many threads write a
+// landing's files. A value git refuses ("bad numeric config value") was
+// silently taken as unset; now it is refused before anything is written.
+#[test]
+fn a_checkout_worker_setting_git_refuses_is_refused_with_nothing_changed() {
+    let repo = TestRepo::scenario();
+    let head = repo.head();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    for setting in [
+        "checkout.workers=many",
+        "checkout.thresholdForParallelism=4 files",
+    ] {
+        let run = repo.git_evolv(&[setting], &["apply", "--json", &id]);
+        assert_eq!(
+            error_code(&run),
+            "invalid_config",
+            "{setting}: {}",
+            run.stdout
+        );
+        let key = setting.split('=').next().unwrap();
+        assert!(run.stdout.contains(key), "{setting}: {}", run.stdout);
+        assert_eq!(repo.head(), head, "{setting}");
+        assert_eq!(repo.status(), "", "{setting}");
+        assert!(!repo.path().join(".git/evolv/journal").exists());
+    }
+    // What git reads as integers: units and hex.
+    repo.git_evolv(
+        &[
+            "checkout.workers=0x2",
+            "checkout.thresholdForParallelism=1k",
+        ],
+        &["apply", &id],
+    )
+    .ok();
+    assert_ne!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+}

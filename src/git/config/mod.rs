@@ -294,6 +294,42 @@ pub fn parse_bool(value: &str) -> Option<bool> {
     }
 }
 
+/// git's `git_parse_signed`: an integer as `strtoimax` reads it in base
+/// 0 (decimal, `0x` hex, a leading `0` for octal), then an optional unit
+/// `k`, `m` or `g` (times 1024, 1024² or 1024³) and nothing else. `None`
+/// where git says "bad numeric config value".
+pub fn parse_int(value: &str) -> Option<i64> {
+    let text = value.trim_start();
+    let (negative, rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (radix, digits) = match rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+        Some(hex) => (16, hex),
+        None if rest.len() > 1 && rest.starts_with('0') => (8, &rest[1..]),
+        None => (10, rest),
+    };
+    let end = digits
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(digits.len());
+    let number = match (end, radix) {
+        // A lone leading `0` read as octal is the number 0.
+        (0, 8) => 0,
+        (0, _) => return None,
+        _ => i64::from_str_radix(&digits[..end], radix).ok()?,
+    };
+    let factor: i64 = match &digits[end..] {
+        "" => 1,
+        "k" | "K" => 1 << 10,
+        "m" | "M" => 1 << 20,
+        "g" | "G" => 1 << 30,
+        _ => return None,
+    };
+    let n = number.checked_mul(factor)?;
+    Some(if negative { -n } else { n })
+}
+
 /// `~/x` → `$HOME/x`; anything else unchanged.
 fn expand_home(value: &str) -> PathBuf {
     match (value.strip_prefix("~/"), std::env::var_os("HOME")) {

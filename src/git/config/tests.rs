@@ -236,3 +236,31 @@ fn the_config_is_shareable_between_threads() {
     fn is<T: Send + Sync>() {}
     is::<Config>();
 }
+
+/// As git's `git_parse_signed` (`git -c checkout.workers=…` then reads the
+/// same number git does, or refuses what git refuses).
+#[test]
+fn integers_are_read_as_git_reads_them() {
+    use super::parse_int;
+    for (text, want) in [
+        ("4", Some(4)),
+        ("-2", Some(-2)),
+        ("+3", Some(3)),
+        ("0", Some(0)),
+        ("1k", Some(1024)),
+        ("2M", Some(2 << 20)),
+        ("1g", Some(1 << 30)),
+        ("0x10", Some(16)),
+        ("010", Some(8)),
+        ("  7", Some(7)),
+        ("", None),
+        ("many", None),
+        ("4 files", None),
+        ("08", None),
+        ("0x", None),
+        ("1t", None),
+        ("99999999999g", None),
+    ] {
+        assert_eq!(parse_int(text), want, "{text:?}");
+    }
+}
