@@ -82,21 +82,29 @@ const CONVERSION_ATTRS: [&str; 6] = [
 type Primed = (std::path::PathBuf, HashMap<Vec<u8>, bool>);
 static PRIMED: Mutex<Option<Primed>> = Mutex::new(None);
 
-/// Reads the conversion attributes of every path of `paths` that may have
-/// any with one `git check-attr --stdin` (issue 14 item 1), so `converts`
-/// answers them without a lookup. Costs nothing without attribute files;
-/// replaced by the next `prime`, dropped when a `.gitattributes` changes.
+/// Answers `converts` for every path of `paths` ahead: those that may have
+/// attributes from one `git check-attr --stdin` (issue 14 item 1), the
+/// others from `core.autocrlf` alone, so that no lookup (and no other
+/// repository handle, such as a writer thread's) has to learn the
+/// attribute sources again. Replaced by the next `prime`, dropped when a
+/// `.gitattributes` changes.
 pub fn prime<'a>(repo: &Repo, paths: impl IntoIterator<Item = &'a RepoPath>) -> Result<()> {
     // libgit2's view of the attribute files is wrong under such a `git -c`:
     // every path is asked.
     let git_decides = command_line_moves_attributes();
-    let asked: Vec<&RepoPath> = paths
-        .into_iter()
-        .filter(|p| git_decides || !repo.surely_unattributed(p))
-        .collect();
-    let mut answers = HashMap::with_capacity(asked.len());
+    let (autocrlf, eol_crlf) = eol_config(repo);
+    let mut answers = HashMap::new();
+    let mut asked: Vec<&RepoPath> = Vec::new();
+    for path in paths {
+        if git_decides || !repo.surely_unattributed(path) {
+            asked.push(path);
+        } else {
+            // As `converts` answers it; the writers' own handles then
+            // need not learn the attribute sources again.
+            answers.insert(path.as_bytes().to_vec(), autocrlf);
+        }
+    }
     if !asked.is_empty() {
-        let (autocrlf, eol_crlf) = eol_config(repo);
         let stdout = check_attr(repo, &asked, &CONVERSION_ATTRS)?;
         let mut values: HashMap<Vec<u8>, HashMap<String, String>> = HashMap::new();
         let fields: Vec<&[u8]> = stdout.split(|b| *b == 0).collect();

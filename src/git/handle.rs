@@ -140,7 +140,10 @@ impl Repo {
         if self.attributes.borrow().is_some() {
             return;
         }
-        let indexed = if attr_sources::index_may_track(self.repo.path()) {
+        // A parse this handle already holds answers at once; otherwise
+        // the raw bytes decide whether one is needed.
+        let parsed = self.index.borrow().is_loaded();
+        let indexed = if parsed || attr_sources::index_may_track(self.repo.path()) {
             self.with_index(attr_sources::indexed_dirs)
                 .unwrap_or(attr_sources::Indexed::Unknown)
         } else {

@@ -192,6 +192,11 @@ impl Snapshot {
         Ok(())
     }
 
+    /// Whether the snapshot holds a parse (of some version of the index).
+    pub fn is_loaded(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// Drops the parse.
     pub fn forget(&mut self) {
         self.0 = None;
