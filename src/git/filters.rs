@@ -86,8 +86,8 @@ static PRIMED: Mutex<Option<Primed>> = Mutex::new(None);
 /// attributes from one `git check-attr --stdin` (issue 14 item 1), the
 /// others from `core.autocrlf` alone, so that no lookup (and no other
 /// repository handle, such as a writer thread's) has to learn the
-/// attribute sources again. Replaced by the next `prime`, dropped when a
-/// `.gitattributes` changes.
+/// attribute sources again. Dropped by `unprime` (the landing's writers are
+/// done), the next `prime`, or a change to a `.gitattributes`.
 pub fn prime<'a>(repo: &Repo, paths: impl IntoIterator<Item = &'a RepoPath>) -> Result<()> {
     // libgit2's view of the attribute files is wrong under such a `git -c`:
     // every path is asked.
@@ -128,6 +128,13 @@ pub fn prime<'a>(repo: &Repo, paths: impl IntoIterator<Item = &'a RepoPath>) -> 
     }
     *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) = Some((repo.path().to_path_buf(), answers));
     Ok(())
+}
+
+/// Drops what `prime` found: it holds for the files of one landing, and a
+/// process that lives on (the MCP server, the review page) must not answer
+/// a later command from attributes that may have changed since.
+pub fn unprime() {
+    *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) = None;
 }
 
 fn primed(repo: &Repo, path: &RepoPath) -> Option<bool> {

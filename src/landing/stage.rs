@@ -66,14 +66,15 @@ impl Staged {
                 jobs.push((&change.path, im.id, im.mode));
             }
         }
+        let workers = checkout::workers(repo, jobs.len())?;
         // One attribute pass for all of them (none without attribute files).
         filters::prime(repo, jobs.iter().map(|j| j.0))?;
-        let workers = checkout::workers(repo, jobs.len())?;
         let written = if workers > 1 {
             write_in_parallel(repo, &jobs, workers)
         } else {
             write_in_turn(repo, &jobs)
         };
+        filters::unprime();
         self.paths.extend(written.paths);
         match written.error {
             Some(e) => Err(e),
