@@ -176,6 +176,30 @@ mod tests {
     use crate::git::{Repo, RepoPath};
     use crate::landing::journal::{Journal, Kind};
 
+    /// The repository at `d` and the journal of a landing over `paths`
+    /// from commit `old` to commit `new` (as git prints their ids).
+    fn landing(d: &std::path::Path, old: &str, new: &str, paths: &[RepoPath]) -> (Repo, Journal) {
+        let repo = Repo::new(git2::Repository::open(d).unwrap()).unwrap();
+        let (old, new) = (
+            git2::Oid::from_str(old).unwrap(),
+            git2::Oid::from_str(new).unwrap(),
+        );
+        let old_tree = repo.find_commit(old).unwrap().tree().unwrap();
+        let new_tree = repo.find_commit(new).unwrap().tree().unwrap();
+        let journal = Journal::new(
+            Kind::Land,
+            "refs/heads/main",
+            old,
+            new,
+            &old_tree,
+            &new_tree,
+            paths,
+            "r",
+        );
+        drop((old_tree, new_tree));
+        (repo, journal)
+    }
+
     /// A batch landing (one commit per proposal): every commit's own new
     /// blobs and trees are waited for, also those of a file a later commit
     /// changes back, which the diff from H to N does not show.
@@ -201,23 +225,8 @@ mod tests {
         git(d, &["commit", "-q", "-m", "second"]);
         let new = git(d, &["rev-parse", "HEAD"]);
 
-        let repo = Repo::new(git2::Repository::open(d).unwrap()).unwrap();
-        let (old, new) = (
-            git2::Oid::from_str(&old).unwrap(),
-            git2::Oid::from_str(&new).unwrap(),
-        );
-        let old_tree = repo.find_commit(old).unwrap().tree().unwrap();
-        let new_tree = repo.find_commit(new).unwrap().tree().unwrap();
-        let journal = Journal::new(
-            Kind::Land,
-            "refs/heads/main",
-            old,
-            new,
-            &old_tree,
-            &new_tree,
-            &[RepoPath::from("b/g.txt")],
-            "r",
-        );
+        let (repo, journal) = landing(d, &old, &new, &[RepoPath::from("b/g.txt")]);
+        let new_tree = repo.find_commit(journal.new).unwrap().tree().unwrap();
         let files = new_objects(&repo, &journal, &new_tree).unwrap().unwrap();
         let loose = |id: &str| d.join(".git/objects").join(&id[..2]).join(&id[2..]);
         for id in [
@@ -255,24 +264,9 @@ mod tests {
         git(d, &["commit", "-q", "-am", "second"]);
         let new = git(d, &["rev-parse", "HEAD"]);
 
-        let repo = Repo::new(git2::Repository::open(d).unwrap()).unwrap();
-        let (old, new) = (
-            git2::Oid::from_str(&old).unwrap(),
-            git2::Oid::from_str(&new).unwrap(),
-        );
-        let old_tree = repo.find_commit(old).unwrap().tree().unwrap();
-        let new_tree = repo.find_commit(new).unwrap().tree().unwrap();
         let paths = [RepoPath::from("a/b/f.txt")];
-        let journal = Journal::new(
-            Kind::Land,
-            "refs/heads/main",
-            old,
-            new,
-            &old_tree,
-            &new_tree,
-            &paths,
-            "r",
-        );
+        let (repo, journal) = landing(d, &old, &new, &paths);
+        let new_tree = repo.find_commit(journal.new).unwrap().tree().unwrap();
         let files = new_objects(&repo, &journal, &new_tree).unwrap().unwrap();
 
         let loose = |spec: &str| {
@@ -305,16 +299,8 @@ mod tests {
         assert!(!files.contains(&loose("HEAD:c")));
 
         // N does not lead back to H: the caller flushes everything.
-        let unrelated = Journal::new(
-            Kind::Land,
-            "refs/heads/main",
-            new,
-            old,
-            &new_tree,
-            &old_tree,
-            &paths,
-            "r",
-        );
+        let (_, unrelated) = landing(d, &new, &old, &paths);
+        let old_tree = repo.find_commit(unrelated.new).unwrap().tree().unwrap();
         assert!(new_objects(&repo, &unrelated, &old_tree).unwrap().is_none());
 
         // The ending waits for the index files, the branch, packed-refs
