@@ -283,3 +283,31 @@ fn files_rewritten_by_git_filters_are_not_mistaken_for_changes() {
     repo.evolv(&["apply", "--json", &id]).ok();
     assert_eq!(repo.status(), "");
 }
+
+// See: issue 14 item 1: an unvalidated apply checks its paths for
+// uncommitted work once, under `index.lock`. Right after `git reset --hard`
+// every file is racily clean and is read to be judged: an edit of the same
+// size made after the reset is found, and only that file is named.
+#[test]
+fn an_edit_among_many_racily_clean_files_is_found_by_the_one_check() {
+    let files: Vec<(String, String)> = (0..150)
+        .map(|i| (format!("d{}/f{i:03}.txt", i % 5), format!("tok {i:03}\n")))
+        .collect();
+    let repo = TestRepo::with_files(&files);
+    let id = repo.propose("tok", "TOK", &[]);
+    // Every file rewritten in the index's second: racily clean.
+    repo.git(&["reset", "-q", "--hard"]);
+    std::fs::write(repo.file("d2/f077.txt"), "tik 077\n").unwrap();
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(error_code(&run), "dirty_worktree", "{}", run.stdout);
+    let paths = run.json()["error"]["paths"].clone();
+    assert_eq!(paths, serde_json::json!(["d2/f077.txt"]), "{}", run.stdout);
+    assert_eq!(repo.read("d2/f077.txt"), "tik 077\n");
+    assert_eq!(repo.status(), " M d2/f077.txt\n");
+
+    // Put back, the same files land.
+    repo.git(&["checkout", "--", "d2/f077.txt"]);
+    repo.evolv(&["apply", &id]).ok();
+    assert_eq!(repo.read("d4/f149.txt"), "TOK 149\n");
+    assert_eq!(repo.status(), "");
+}
