@@ -28,6 +28,7 @@ mod repo;
 mod status;
 mod tree;
 mod tree_compare;
+mod tree_lookup;
 
 pub use diff::{ChangedPath, FilePatcher, conflict_paths, line_stats, patch_text, write_patch};
 pub use handle::Repo;
@@ -43,6 +44,7 @@ pub use status::{dirty_paths, ensure_no_operation_in_progress};
 pub(crate) use tree::entry_path;
 pub use tree::{BlobEntry, file_mode, list_blobs};
 pub use tree_compare::changed_paths;
+pub use tree_lookup::{Found, TreeLookup};
 
 /// A value read once per repository (its git dir) and process: git config
 /// that a command would otherwise read per file (issue 14 item 1). Keyed,

@@ -17,7 +17,7 @@ use git2::{Delta, Tree};
 
 use super::Repo;
 use super::index_file::{Entry, IndexFile};
-use super::{ChangedPath, RepoPath, mode};
+use super::{ChangedPath, RepoPath, TreeLookup, mode};
 use crate::error::Result;
 
 /// Paths among `changed` that must not be touched: staged or unstaged
@@ -49,10 +49,15 @@ fn dirty_in(
         .filter(|c| c.status == Delta::Deleted)
         .map(|c| c.path.as_bytes())
         .collect();
+    // Each tree's directories opened once for all the paths.
+    let (mut head, mut new) = (
+        TreeLookup::new(repo, head_tree),
+        TreeLookup::new(repo, new_tree),
+    );
     let mut dirty = Vec::new();
     for change in changed {
         let path = &change.path;
-        let writes_here = new_tree.get_path(path.fs()).is_ok();
+        let writes_here = new.get(path).is_some();
         if writes_here && blocked_by_ancestor(workdir, path, &removed) {
             dirty.push(path.clone());
             continue;
@@ -65,7 +70,7 @@ fn dirty_in(
             }
             continue;
         }
-        let clean = match quick_verdict(repo, index, head_tree, path, file.as_ref(), index_mtime) {
+        let clean = match quick_verdict(repo, index, &mut head, path, file.as_ref(), index_mtime) {
             Some(verdict) => verdict,
             None => match index.get(path.as_bytes(), 0).filter(|e| is_flagged(e)) {
                 Some(entry) if file.is_some() => flagged_file_is_clean(repo, path, entry)?,
@@ -85,7 +90,7 @@ fn dirty_in(
 fn quick_verdict(
     repo: &Repo,
     index: &IndexFile,
-    head_tree: &Tree<'_>,
+    head: &mut TreeLookup<'_>,
     path: &RepoPath,
     file: Option<&Metadata>,
     index_mtime: Option<i64>,
@@ -93,14 +98,14 @@ fn quick_verdict(
     if index.conflicted(path.as_bytes()) {
         return Some(false);
     }
-    let in_head = head_tree.get_path(path.fs()).ok();
+    let in_head = head.get(path);
     let Some(entry) = index.get(path.as_bytes(), 0) else {
         // Not in the index: staged deletion if HEAD has it; otherwise any
         // file here is untracked (or ignored) and would be overwritten.
         return Some(in_head.is_none() && file.is_none());
     };
     let staged = match &in_head {
-        Some(h) => h.id() != entry.oid() || h.filemode() as u32 != entry.mode,
+        Some(h) => h.id != entry.oid() || h.mode != entry.mode,
         None => true,
     };
     if staged {

@@ -187,6 +187,7 @@ mod tests {
         let old_tree = repo.find_commit(old).unwrap().tree().unwrap();
         let new_tree = repo.find_commit(new).unwrap().tree().unwrap();
         let journal = Journal::new(
+            &repo,
             Kind::Land,
             "refs/heads/main",
             old,

@@ -15,7 +15,7 @@ use git2::{Oid, Tree};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::git::{Repo, RepoPath, durable};
+use crate::git::{Repo, RepoPath, TreeLookup, durable};
 use crate::store::audit::AuditRecord;
 
 /// The journal format; a reader refuses newer ones. Version 2 is version 1
@@ -93,6 +93,7 @@ impl Journal {
     /// A journal for moving `branch` from `old` to `new` over `paths`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
+        repo: &git2::Repository,
         kind: Kind,
         branch: &str,
         old: Oid,
@@ -102,22 +103,25 @@ impl Journal {
         paths: &[RepoPath],
         reflog: &str,
     ) -> Self {
-        let image = |tree: &Tree<'_>, path: &RepoPath| {
+        let image = |tree: &mut TreeLookup<'_>, path: &RepoPath| {
             // A directory is no image: its files are changes of their own.
-            let entry = tree.get_path(path.fs()).ok();
-            entry
-                .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
+            tree.get(path)
+                .filter(|e| e.kind != Some(git2::ObjectType::Tree))
                 .map(|e| Image {
-                    id: e.id(),
-                    mode: e.filemode() as u32,
+                    id: e.id,
+                    mode: e.mode,
                 })
         };
+        let (mut before, mut after) = (
+            TreeLookup::new(repo, old_tree),
+            TreeLookup::new(repo, new_tree),
+        );
         let changes: Vec<Change> = paths
             .iter()
             .map(|p| Change {
                 path: p.clone(),
-                before: image(old_tree, p),
-                after: image(new_tree, p),
+                before: image(&mut before, p),
+                after: image(&mut after, p),
             })
             .collect();
         let version = if changes.iter().all(|c| c.path.to_str().is_some()) {

@@ -345,6 +345,7 @@ fn write_journal(
     ensure_confined(changed)?;
     let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
     let mut journal = Journal::new(
+        repo,
         Kind::Land,
         head.ref_name(),
         head.commit,
@@ -527,6 +528,7 @@ impl Landing {
         let paths: Vec<RepoPath> = journal.changes.iter().map(|c| c.path.clone()).collect();
         let reflog = "evolv: undo failed landing";
         let mut next = Journal::new(
+            repo,
             Kind::Undo,
             &journal.branch,
             landed,
