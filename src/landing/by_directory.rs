@@ -93,6 +93,9 @@ pub fn run<T: Sync, S>(
                             break;
                         };
                         for (i, job) in jobs.iter().enumerate().take(range[1]).skip(range[0]) {
+                            if failed.load(Ordering::Relaxed) {
+                                return out;
+                            }
                             if let Err(e) = work(&mut state, job) {
                                 failed.store(true, Ordering::Relaxed);
                                 out.error = Some(e);
@@ -136,4 +139,93 @@ pub fn run<T: Sync, S>(
 fn parent(path: &RepoPath) -> &[u8] {
     let b = path.as_bytes();
     &b[..b.iter().rposition(|c| *c == b'/').unwrap_or(0)]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::run;
+    use crate::error::Error;
+    use crate::git::RepoPath;
+
+    fn jobs() -> Vec<RepoPath> {
+        (0..200)
+            .map(|i| RepoPath::from(format!("d{}/f{i:03}", i / 20).as_str()))
+            .collect()
+    }
+
+    /// Every job is done once, by one or by several threads, and a
+    /// directory's jobs stay with one thread at a time.
+    #[test]
+    fn every_job_is_done_once_whatever_the_threads() {
+        let jobs = jobs();
+        for workers in [1, 2, 8] {
+            let seen = Mutex::new(Vec::new());
+            let counted = AtomicUsize::new(0);
+            let mut ticks = Vec::new();
+            let out = run(
+                &jobs,
+                |p| p,
+                workers,
+                || Ok(std::thread::current().id()),
+                |me, p| {
+                    seen.lock().unwrap().push((p.to_string(), *me));
+                    Ok(())
+                },
+                |n| {
+                    counted.fetch_max(n, Ordering::Relaxed);
+                },
+                |n| ticks.push(n),
+            );
+            assert!(out.error.is_none());
+            let mut done = out.done.clone();
+            done.sort_unstable();
+            assert_eq!(done, (0..200).collect::<Vec<_>>(), "{workers}");
+            assert_eq!(counted.load(Ordering::Relaxed), 200);
+            assert_eq!(ticks.last(), Some(&200), "{workers}: the last tick");
+            let seen = seen.into_inner().unwrap();
+            for dir in 0..10 {
+                let owners: std::collections::HashSet<_> = seen
+                    .iter()
+                    .filter(|(p, _)| p.starts_with(&format!("d{dir}/")))
+                    .map(|(_, t)| *t)
+                    .collect();
+                assert_eq!(owners.len(), 1, "{workers}: d{dir} done by one thread");
+            }
+        }
+    }
+
+    /// The first error stops the threads: it is returned, the failed job
+    /// is not counted done, and no job after it in its directory runs.
+    #[test]
+    fn the_first_error_stops_every_thread() {
+        let jobs = jobs();
+        for workers in [1, 4] {
+            let ran = Mutex::new(Vec::new());
+            let out = run(
+                &jobs,
+                |p| p,
+                workers,
+                || Ok(()),
+                |(), p| {
+                    ran.lock().unwrap().push(p.to_string());
+                    if p.as_bytes() == b"d3/f065" {
+                        return Err(Error::Git {
+                            message: "refused".into(),
+                        });
+                    }
+                    Ok(())
+                },
+                |_| {},
+                |_| {},
+            );
+            assert!(matches!(out.error, Some(Error::Git { .. })), "{workers}");
+            assert!(!out.done.contains(&65), "{workers}");
+            let ran = ran.into_inner().unwrap();
+            assert!(!ran.iter().any(|p| p == "d3/f066"), "{workers}: {ran:?}");
+            assert!(out.done.len() < 200, "{workers}");
+        }
+    }
 }
