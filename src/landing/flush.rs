@@ -12,7 +12,7 @@ use git2::{ObjectType, Oid, Tree};
 
 use super::journal::Journal;
 use crate::error::Result;
-use crate::git::{self, Repo, RepoPath};
+use crate::git::{self, Repo};
 
 /// How far back from N the walk looks for H before it gives up (a batch
 /// apply makes one commit per proposal).
@@ -58,14 +58,15 @@ pub fn new_objects(
             let tree = step.tree()?;
             let before = step.parent(0)?.tree()?;
             let changed = git::changed_paths(repo, &before, &tree)?;
-            let after = |path: &RepoPath| {
-                tree.get_path(path.fs())
-                    .ok()
-                    .map(|e| (e.id(), e.filemode() as u32))
-            };
+            let mut lookup = git::TreeLookup::new(repo, &tree);
             let changes: Vec<_> = changed
                 .iter()
-                .map(|c| (c.path.as_bytes(), after(&c.path)))
+                .map(|c| {
+                    (
+                        c.path.as_bytes(),
+                        lookup.get(&c.path).map(|e| (e.id, e.mode)),
+                    )
+                })
                 .collect();
             ids.push(step.id());
             step_objects(repo, &tree, changes.into_iter(), &mut ids)?;

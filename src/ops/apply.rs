@@ -383,7 +383,7 @@ fn land_validated(
     // was rewound or rewritten (`git reset`) meanwhile removed history the
     // validation ran on, so the apply validates again (#16 item 2 sibling).
     let forward = repo.graph_descendant_of(replayed.head.commit, built.head.commit)?;
-    if forward && same_in_touched_files(proposals, &built.new_tree, &replayed.new_tree) {
+    if forward && same_in_touched_files(repo, proposals, &built.new_tree, &replayed.new_tree) {
         return conclude(repo, s, replayed, Some(turn), worktree_path, reports);
     }
     drop(turn);
@@ -416,15 +416,14 @@ fn validates(s: &Settings) -> bool {
 
 /// Whether two trees hold the same entry at every path the proposals
 /// change (the validated tree and a replay of the same proposals).
-fn same_in_touched_files(proposals: &[Proposal], a: &Tree<'_>, b: &Tree<'_>) -> bool {
-    let entry =
-        |t: &Tree<'_>, path: &RepoPath| t.get_path(path.fs()).ok().map(|e| (e.id(), e.filemode()));
+fn same_in_touched_files(repo: &Repo, proposals: &[Proposal], a: &Tree<'_>, b: &Tree<'_>) -> bool {
+    let (mut a, mut b) = (git::TreeLookup::new(repo, a), git::TreeLookup::new(repo, b));
     // Exact paths: a lossy name would be absent from both trees, and so
     // compare equal whatever they hold (#16 item 7).
     proposals
         .iter()
         .flat_map(|p| p.meta.affected_paths())
-        .all(|path| entry(a, &path) == entry(b, &path))
+        .all(|path| a.get(&path) == b.get(&path))
 }
 
 /// Replays `proposals` onto the branch head as it is now and checks the
