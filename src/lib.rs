@@ -2,30 +2,22 @@
 //! under `refs/evolv/proposals/`, validated in an isolated worktree, landed
 //! by fast-forward and undone by revert.
 //!
-//! The library never prints: front ends render the outcome types.
+//! This crate is the front ends (the command line, the MCP server, the
+//! review page) over the layers below it, each a crate of its own:
+//! `evolv-core` (pure), `evolv-git` (the git adapter) and `evolv-engine`
+//! (landing, store, ops). They are re-exported under the names the front
+//! ends, tests and benchmarks use. The library never prints: front ends
+//! render the outcome types.
 
 pub mod cli;
-pub mod clock;
-pub mod crash;
-pub mod diff;
-pub mod edit;
-pub mod error;
-pub mod git;
-pub mod hooks;
-pub mod landing;
-pub mod lint;
 pub mod mcp;
-pub mod ops;
-pub mod plan;
-pub mod policy;
-pub mod progress;
 pub mod prompt;
-pub mod signals;
-pub mod store;
-pub mod validate;
-pub mod validation_report;
-pub mod validators;
 pub mod web;
-pub mod worktree;
 
-pub use error::{Error, Result};
+pub use evolv_core::{Error, Result};
+pub use evolv_core::{clock, diff, edit, error, lint, plan, policy, validation_report};
+pub use evolv_engine::{
+    hooks, landing, ops, progress, signals, store, validate, validators, worktree,
+};
+pub use evolv_git as git;
+pub use evolv_git::crash;

@@ -5,7 +5,13 @@
 //! `whitespace`) with git's defaults, so `git evolv show` looks like
 //! `git show` on the same machine. Pure: config values come in as strings.
 
-use super::output::ColorChoice;
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
 
 /// git's reset sequence.
 pub const RESET: &str = "\x1b[m";

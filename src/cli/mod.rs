@@ -32,7 +32,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use output::{ColorChoice, Output};
+pub use color::ColorChoice;
+pub use output::Output;
 
 use crate::error::{Error, Result};
 

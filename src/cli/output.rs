@@ -8,17 +8,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::color::{self, ColorInputs, DiffPalette};
+use super::color::{self, ColorChoice, ColorInputs, DiffPalette};
 use super::pager::{self, PagerInputs, PagerSetting};
 use crate::error::{Error, Result};
-
-/// `--color`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
 
 /// The rendering context of one command.
 #[derive(Debug, Clone)]

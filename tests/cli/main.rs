@@ -23,6 +23,7 @@ mod hooks_coexist;
 mod index_formats;
 mod inspect;
 mod invariants;
+mod layers;
 mod lint;
 mod manual;
 mod mcp;

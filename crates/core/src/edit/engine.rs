@@ -1,0 +1,707 @@
+//! Runs a whole edit list over the files of a base tree, in memory. Range
+//! edits of a file go first, together, against the base; then every other
+//! edit in list order, each on the result of the one before. A failed edit
+//! changes nothing and is reported; the caller decides whether the others
+//! may be stored (`keep_going`). Pure: the base comes in as a map.
+
+use std::collections::BTreeMap;
+
+use super::failure::{EditCode, EditFailure};
+use super::list::{Edit, EditList};
+use super::range::{self, RangeEdit};
+use super::replace::{self, ReplaceEdit};
+use super::text::{Change, line_of};
+use super::{FileEdit, Replacer, is_binary, notebook};
+
+/// What a path is at the base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BaseEntry {
+    /// A regular file.
+    File {
+        content: Vec<u8>,
+        mode: i32,
+        /// Its blob id, quoted in failures.
+        blob: String,
+    },
+    /// Nothing at this path.
+    Missing,
+    /// Something an edit may not touch, described ("a directory", "a
+    /// symlink", "inside the symlink 'x'").
+    Other(String),
+}
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Create,
+    Modify,
+    Delete,
+    Rename,
+}
+
+/// One changed path, base content against new content.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    pub path: String,
+    /// The path it was renamed from.
+    pub from: Option<String>,
+    pub kind: ChangeKind,
+    pub old: Option<Vec<u8>>,
+    /// `None` when deleted.
+    pub new: Option<Vec<u8>>,
+    /// The mode of the new file (the old one's for a delete).
+    pub mode: i32,
+    pub warnings: Vec<String>,
+    /// The edits that changed it, in list order.
+    pub edits: Vec<usize>,
+}
+
+/// The result of running an edit list.
+#[derive(Debug, Clone, Default)]
+pub struct EngineOutcome {
+    pub files: Vec<FileChange>,
+    pub failures: Vec<EditFailure>,
+    /// Indexes of the edits that succeeded.
+    pub applied: Vec<usize>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    content: Option<Vec<u8>>,
+    mode: i32,
+    origin: Option<String>,
+    /// Line spans (in the current content) earlier edits touched.
+    spans: Vec<(usize, usize, usize)>,
+    edits: Vec<usize>,
+    warnings: Vec<String>,
+}
+
+struct Run<'a> {
+    base: &'a BTreeMap<String, BaseEntry>,
+    slots: BTreeMap<String, Slot>,
+    new_id: &'a mut dyn FnMut() -> String,
+}
+
+/// Runs `list` against `base` (every path the list names must be a key;
+/// absent keys count as missing). `new_id` makes notebook cell ids.
+pub fn run(
+    list: &EditList,
+    base: &BTreeMap<String, BaseEntry>,
+    new_id: &mut dyn FnMut() -> String,
+) -> EngineOutcome {
+    let mut out = EngineOutcome::default();
+    let mut run = Run {
+        base,
+        slots: BTreeMap::new(),
+        new_id,
+    };
+    let mut ok = vec![true; list.edits.len()];
+    for (i, e) in list.edits.iter().enumerate() {
+        if let Err(f) = e.check(i) {
+            out.failures.push(f);
+            ok[i] = false;
+        }
+    }
+    // Range edits first, per file, together, against the base.
+    let mut range_paths: Vec<&str> = Vec::new();
+    for (i, e) in list.edits.iter().enumerate() {
+        if let Edit::Range { path, .. } = e
+            && ok[i]
+            && !range_paths.contains(&path.as_str())
+        {
+            range_paths.push(path);
+        }
+    }
+    for path in range_paths {
+        let edits: Vec<RangeEdit<'_>> = list
+            .edits
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| ok[*i])
+            .filter_map(|(i, e)| match e {
+                Edit::Range {
+                    path: p,
+                    locator,
+                    new,
+                } if p == path => Some(RangeEdit {
+                    index: i,
+                    locator,
+                    new,
+                }),
+                _ => None,
+            })
+            .collect();
+        let failed = run.ranges(path, &edits);
+        for f in failed {
+            ok[f.index.unwrap_or(0)] = false;
+            out.failures.push(f);
+        }
+    }
+    for (i, e) in list.edits.iter().enumerate() {
+        if !ok[i] || matches!(e, Edit::Range { .. }) {
+            continue;
+        }
+        if let Err(f) = run.one(i, e) {
+            ok[i] = false;
+            out.failures.push(f);
+        }
+    }
+    out.failures.sort_by_key(|f| f.index);
+    out.applied = (0..list.edits.len()).filter(|&i| ok[i]).collect();
+    run.finish(&mut out);
+    out
+}
+
+impl Run<'_> {
+    fn base_entry(&self, path: &str) -> &BaseEntry {
+        self.base.get(path).unwrap_or(&BaseEntry::Missing)
+    }
+
+    /// The current state of `path`, or why no edit may touch it.
+    fn slot(&mut self, index: usize, path: &str) -> Result<&mut Slot, EditFailure> {
+        if !self.slots.contains_key(path) {
+            let slot = match self.base_entry(path) {
+                BaseEntry::File { content, mode, .. } => {
+                    Slot::new(Some(content.clone()), *mode, Some(path))
+                }
+                BaseEntry::Missing => Slot::new(None, 0o100644, None),
+                BaseEntry::Other(what) => {
+                    return Err(EditFailure::invalid(
+                        Some(index),
+                        path,
+                        format!(
+                            "edits[{index}].path: '{path}' is {what} at the base; edits change regular files only"
+                        ),
+                    ));
+                }
+            };
+            self.slots.insert(path.to_string(), slot);
+        }
+        Ok(self.slots.get_mut(path).expect("inserted above"))
+    }
+
+    fn blob(&self, path: &str) -> Option<String> {
+        match self.base_entry(path) {
+            BaseEntry::File { blob, .. } => Some(blob.clone()),
+            _ => None,
+        }
+    }
+
+    fn ranges(&mut self, path: &str, edits: &[RangeEdit<'_>]) -> Vec<EditFailure> {
+        let first = edits.first().map(|e| e.index).unwrap_or(0);
+        let content = match self.base_entry(path) {
+            BaseEntry::File { content, .. } => content.clone(),
+            BaseEntry::Missing => {
+                return edits
+                    .iter()
+                    .map(|e| {
+                        EditFailure::invalid(
+                            Some(e.index),
+                            path,
+                            format!("edits[{}]: {path} does not exist at the base, so a range in it means nothing", e.index),
+                        )
+                    })
+                    .collect();
+            }
+            BaseEntry::Other(_) => {
+                return match self.slot(first, path) {
+                    Err(f) => edits
+                        .iter()
+                        .map(|e| EditFailure {
+                            index: Some(e.index),
+                            ..f.clone()
+                        })
+                        .collect(),
+                    Ok(_) => Vec::new(),
+                };
+            }
+        };
+        let (new, changes, failures) = range::apply(path, &content, edits);
+        let blob = self.blob(path);
+        let failures = failures
+            .into_iter()
+            .map(|mut f| {
+                f.detail.blob = blob.clone();
+                f
+            })
+            .collect();
+        if !changes.is_empty() {
+            let slot = self.slot(first, path).expect("a file at the base");
+            slot.commit(path, &content, new, &changes);
+        }
+        failures
+    }
+
+    fn one(&mut self, i: usize, e: &Edit) -> Result<(), EditFailure> {
+        let path = e.path();
+        let not_found = |what: &str| {
+            EditFailure::new(
+                Some(i),
+                path,
+                EditCode::NotFound,
+                format!("edits[{i}]: {path} {what}"),
+                "check the path: it is relative to the top of the repository and read from the base (HEAD, or the proposal given as onto)",
+            )
+        };
+        match e {
+            Edit::Replace {
+                old,
+                new,
+                replace_all,
+                ..
+            } => {
+                let blob = self.blob(path);
+                let slot = self.slot(i, path)?;
+                let content = slot
+                    .content
+                    .clone()
+                    .ok_or_else(|| not_found("does not exist"))?;
+                let edit = ReplaceEdit {
+                    index: i,
+                    path,
+                    old,
+                    new,
+                    replace_all: *replace_all,
+                };
+                let (out, changes) = replace::apply(&content, &edit).map_err(|mut f| {
+                    f.detail.blob = blob;
+                    f
+                })?;
+                slot.commit(path, &content, out, &changes);
+            }
+            Edit::Regex {
+                pattern,
+                replacement,
+                max_count,
+                ..
+            } => {
+                let slot = self.slot(i, path)?;
+                let content = slot
+                    .content
+                    .clone()
+                    .ok_or_else(|| not_found("does not exist"))?;
+                let out = regex_edit(i, path, &content, pattern, replacement, *max_count)?;
+                let changes = diff_span(i, &content, &out);
+                slot.commit(path, &content, out, &changes);
+            }
+            Edit::Write { content: text, .. } => {
+                let slot = self.slot(i, path)?;
+                let old = slot.content.clone().unwrap_or_default();
+                if slot.content.as_deref() == Some(text.as_bytes()) {
+                    return Err(EditFailure::new(
+                        Some(i),
+                        path,
+                        EditCode::AlreadyApplied,
+                        format!("edits[{i}]: {path} already has exactly this content"),
+                        "drop this edit from the list",
+                    ));
+                }
+                let changes = [Change {
+                    edit: i,
+                    start: 0,
+                    end: old.len(),
+                    new_len: text.len(),
+                }];
+                slot.commit(path, &old, text.as_bytes().to_vec(), &changes);
+            }
+            Edit::Delete { .. } => {
+                let slot = self.slot(i, path)?;
+                if slot.content.is_none() {
+                    return Err(not_found("does not exist, so it cannot be deleted"));
+                }
+                slot.content = None;
+                slot.edits.push(i);
+            }
+            Edit::Rename { to, .. } => {
+                let to_missing = {
+                    let dst = self.slot(i, to).map_err(|mut f| {
+                        f.message = f.message.replace(".path:", ".to:");
+                        f
+                    })?;
+                    dst.content.is_none()
+                };
+                if !to_missing {
+                    return Err(EditFailure::invalid(
+                        Some(i),
+                        path,
+                        format!(
+                            "edits[{i}].to: {to} already exists; delete it first if you mean to replace it"
+                        ),
+                    ));
+                }
+                let src = self.slot(i, path)?;
+                let Some(content) = src.content.take() else {
+                    return Err(not_found("does not exist, so it cannot be renamed"));
+                };
+                src.edits.push(i);
+                let (mode, origin) = (src.mode, src.origin.clone());
+                let dst = self.slots.get_mut(to.as_str()).expect("created above");
+                dst.content = Some(content);
+                dst.mode = mode;
+                dst.origin = origin;
+                dst.edits.push(i);
+            }
+            Edit::Notebook { .. } => {
+                let slot = self.slot(i, path)?;
+                let content = slot.content.clone().ok_or_else(|| {
+                    not_found("does not exist; a notebook edit never creates one")
+                })?;
+                let out = notebook::edit(i, path, &content, e, self.new_id)?;
+                let slot = self.slots.get_mut(path).expect("looked up above");
+                let changes = diff_span(i, &content, &out);
+                slot.commit(path, &content, out, &changes);
+            }
+            Edit::Range { .. } => unreachable!("range edits run first"),
+        }
+        Ok(())
+    }
+
+    fn finish(self, out: &mut EngineOutcome) {
+        let renamed_from: BTreeMap<String, String> = self
+            .slots
+            .iter()
+            .filter_map(|(p, s)| {
+                let o = s.origin.as_ref()?;
+                (o != p && s.content.is_some()).then(|| (o.clone(), p.clone()))
+            })
+            .collect();
+        for (path, slot) in &self.slots {
+            let base = self.base_entry(path);
+            let (old, old_mode) = match base {
+                BaseEntry::File { content, mode, .. } => (Some(content.clone()), *mode),
+                _ => (None, 0),
+            };
+            let kind = match (&old, &slot.content) {
+                (None, None) => continue,
+                (Some(_), None) if renamed_from.contains_key(path) => continue,
+                (Some(_), None) => ChangeKind::Delete,
+                (None, Some(_)) => match &slot.origin {
+                    Some(o)
+                        if matches!(self.base_entry(o), BaseEntry::File { .. })
+                            && self.slots.get(o).is_some_and(|s| s.content.is_none()) =>
+                    {
+                        ChangeKind::Rename
+                    }
+                    _ => ChangeKind::Create,
+                },
+                (Some(a), Some(b)) => {
+                    if a == b && old_mode == slot.mode {
+                        continue;
+                    }
+                    ChangeKind::Modify
+                }
+            };
+            let from = (kind == ChangeKind::Rename)
+                .then(|| slot.origin.clone())
+                .flatten();
+            let (old, edits) = match &from {
+                Some(f) => {
+                    let src = match self.base_entry(f) {
+                        BaseEntry::File { content, .. } => Some(content.clone()),
+                        _ => None,
+                    };
+                    let mut edits = self.slots[f].edits.clone();
+                    edits.extend(&slot.edits);
+                    edits.sort_unstable();
+                    edits.dedup();
+                    (src, edits)
+                }
+                None => (old, slot.edits.clone()),
+            };
+            out.warnings.extend(slot.warnings.iter().cloned());
+            out.files.push(FileChange {
+                path: path.clone(),
+                from,
+                kind,
+                old,
+                new: slot.content.clone(),
+                mode: if slot.content.is_some() {
+                    slot.mode
+                } else {
+                    old_mode
+                },
+                warnings: slot.warnings.clone(),
+                edits,
+            });
+        }
+    }
+}
+
+impl Slot {
+    fn new(content: Option<Vec<u8>>, mode: i32, origin: Option<&str>) -> Self {
+        Slot {
+            content,
+            mode,
+            origin: origin.map(str::to_owned),
+            spans: Vec::new(),
+            edits: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Takes `new` as the content, warning when an edit touches a line an
+    /// earlier edit touched, and moves the earlier spans to the new lines.
+    fn commit(&mut self, path: &str, input: &[u8], new: Vec<u8>, changes: &[Change]) {
+        let mut sorted = changes.to_vec();
+        sorted.sort_by_key(|c| (c.start, c.end));
+        let newlines = |b: &[u8]| b.iter().filter(|&&x| x == b'\n').count() as isize;
+        let (mut bdelta, mut ldelta) = (0isize, 0isize);
+        let mut batch: Vec<(usize, usize, usize, isize)> = Vec::new();
+        let mut fresh = Vec::new();
+        for c in &sorted {
+            let ls = line_of(input, c.start);
+            let le = if c.end > c.start {
+                line_of(input, c.end - 1)
+            } else {
+                ls
+            };
+            let earlier = self
+                .spans
+                .iter()
+                .copied()
+                .chain(batch.iter().map(|&(e, a, b, _)| (e, a, b)));
+            for (e, a, b) in earlier {
+                if e != c.edit && a <= le && ls <= b {
+                    let (lo, hi) = (e.min(c.edit), e.max(c.edit));
+                    let w = format!(
+                        "edits[{lo}] and edits[{hi}] both touch line {} of {path}; edits[{hi}] applies to the result of edits[{lo}]",
+                        ls.max(a)
+                    );
+                    if !self.warnings.contains(&w) {
+                        self.warnings.push(w);
+                    }
+                }
+            }
+            let at = (c.start as isize + bdelta).max(0) as usize;
+            let added = newlines(new.get(at..at + c.new_len).unwrap_or_default());
+            let removed = newlines(&input[c.start..c.end]);
+            let out_ls = (ls as isize + ldelta).max(1) as usize;
+            fresh.push((c.edit, out_ls, out_ls + added.max(0) as usize));
+            batch.push((c.edit, ls, le, added - removed));
+            bdelta += c.new_len as isize - (c.end - c.start) as isize;
+            ldelta += added - removed;
+        }
+        let mut spans: Vec<(usize, usize, usize)> = self
+            .spans
+            .iter()
+            .filter(|&&(_, a, b)| !batch.iter().any(|&(_, ls, le, _)| a <= le && ls <= b))
+            .map(|&(e, a, b)| {
+                let d: isize = batch
+                    .iter()
+                    .filter(|&&(_, _, le, _)| le < a)
+                    .map(|x| x.3)
+                    .sum();
+                (
+                    e,
+                    (a as isize + d).max(1) as usize,
+                    (b as isize + d).max(1) as usize,
+                )
+            })
+            .collect();
+        spans.extend(fresh);
+        self.spans = spans;
+        for c in changes {
+            if !self.edits.contains(&c.edit) {
+                self.edits.push(c.edit);
+            }
+        }
+        self.content = Some(new);
+    }
+}
+
+/// One change covering everything between the common prefix and suffix.
+fn diff_span(edit: usize, old: &[u8], new: &[u8]) -> Vec<Change> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    vec![Change {
+        edit,
+        start: prefix,
+        end: old.len() - suffix,
+        new_len: new.len() - suffix - prefix,
+    }]
+}
+
+fn regex_edit(
+    i: usize,
+    path: &str,
+    content: &[u8],
+    pattern: &str,
+    replacement: &str,
+    max_count: usize,
+) -> Result<Vec<u8>, EditFailure> {
+    if is_binary(content) {
+        return Err(EditFailure::new(
+            Some(i),
+            path,
+            EditCode::BinaryFile,
+            format!("edits[{i}]: {path} is a binary file"),
+            "text edits cannot change binary files; use op \"write\" or \"delete\"",
+        ));
+    }
+    let invalid =
+        |e: crate::Error| EditFailure::invalid(Some(i), path, format!("edits[{i}].pattern: {e}"));
+    let replacer = Replacer::new(pattern, replacement, false).map_err(invalid)?;
+    // One engine for every regex edit, a limit included (#16 item 9: the
+    // anchors, empty matches and group checks are the engine's).
+    let limit = if max_count == 0 {
+        usize::MAX
+    } else {
+        max_count
+    };
+    let out = match replacer.edit_at_most(content, limit) {
+        FileEdit::Changed { content, .. } => Some(content),
+        FileEdit::Unchanged { matches } => {
+            return Err(unchanged(i, path, pattern, matches));
+        }
+        FileEdit::Binary => None,
+    };
+    out.ok_or_else(|| {
+        EditFailure::new(
+            Some(i),
+            path,
+            EditCode::BinaryFile,
+            format!("edits[{i}]: {path} is a binary file"),
+            "use op \"write\"",
+        )
+    })
+}
+
+fn unchanged(i: usize, path: &str, pattern: &str, matches: usize) -> EditFailure {
+    if matches == 0 {
+        EditFailure::new(
+            Some(i),
+            path,
+            EditCode::NoMatch,
+            format!("edits[{i}]: pattern '{pattern}' matched nothing in {path}"),
+            "check the regex against the file at the base (`git evolv cat`)",
+        )
+    } else {
+        EditFailure::new(
+            Some(i),
+            path,
+            EditCode::AlreadyApplied,
+            format!(
+                "edits[{i}]: pattern '{pattern}' matched {matches} time(s) in {path}, but every replacement reproduced the text"
+            ),
+            "drop this edit from the list",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base(files: &[(&str, &str)]) -> BTreeMap<String, BaseEntry> {
+        files
+            .iter()
+            .map(|(p, c)| {
+                (
+                    p.to_string(),
+                    BaseEntry::File {
+                        content: c.as_bytes().to_vec(),
+                        mode: 0o100644,
+                        blob: "b".into(),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    fn list(json: &str) -> EditList {
+        EditList::from_json(json).unwrap()
+    }
+
+    fn ids() -> impl FnMut() -> String {
+        let mut n = 0;
+        move || {
+            n += 1;
+            format!("id{n}")
+        }
+    }
+
+    #[test]
+    fn edits_of_one_file_apply_in_order_with_ranges_first() {
+        let b = base(&[("a", "one\ntwo\nthree\n")]);
+        let l = list(
+            r#"{"edits": [
+            {"op": "replace", "path": "a", "old": "TWO", "new": "2"},
+            {"op": "range", "path": "a", "locator": {"start_line": 2, "start_col": 1, "end_line": 2, "end_col": 4}, "new": "TWO"}
+        ]}"#,
+        );
+        let out = run(&l, &b, &mut ids());
+        assert!(out.failures.is_empty(), "{:?}", out.failures);
+        assert_eq!(out.files[0].new.as_deref(), Some(&b"one\n2\nthree\n"[..]));
+        assert!(
+            out.warnings.iter().any(|w| w.contains("both touch line 2")),
+            "{:?}",
+            out.warnings
+        );
+    }
+
+    #[test]
+    fn every_failure_is_listed_and_the_rest_applied() {
+        let b = base(&[("a", "x\n"), ("b", "y\n")]);
+        let l = list(
+            r#"{"edits": [
+            {"op": "replace", "path": "a", "old": "nope", "new": "z"},
+            {"op": "delete", "path": "missing"},
+            {"op": "replace", "path": "b", "old": "y", "new": "w"}
+        ]}"#,
+        );
+        let out = run(&l, &b, &mut ids());
+        let codes: Vec<_> = out.failures.iter().map(|f| (f.index, f.code)).collect();
+        assert_eq!(
+            codes,
+            vec![(Some(0), EditCode::NoMatch), (Some(1), EditCode::NotFound)]
+        );
+        assert_eq!(out.applied, vec![2]);
+        assert_eq!(out.files.len(), 1);
+    }
+
+    #[test]
+    fn rename_keeps_content_and_mode_then_edits_follow() {
+        let mut b = base(&[("a", "x\n")]);
+        b.insert(
+            "a".into(),
+            BaseEntry::File {
+                content: b"x\n".to_vec(),
+                mode: 0o100755,
+                blob: "b".into(),
+            },
+        );
+        let l = list(
+            r#"{"edits": [
+            {"op": "rename", "path": "a", "to": "d/b"},
+            {"op": "replace", "path": "d/b", "old": "x", "new": "y"}
+        ]}"#,
+        );
+        let out = run(&l, &b, &mut ids());
+        assert!(out.failures.is_empty(), "{:?}", out.failures);
+        assert_eq!(out.files.len(), 1);
+        let f = &out.files[0];
+        assert_eq!(
+            (f.kind, f.from.as_deref(), f.mode),
+            (ChangeKind::Rename, Some("a"), 0o100755)
+        );
+        assert_eq!(f.new.as_deref(), Some(&b"y\n"[..]));
+    }
+
+    #[test]
+    fn range_on_a_missing_file_is_invalid_input() {
+        let l = list(
+            r#"{"edits": [{"op": "range", "path": "n", "locator": {"start_offset": 0, "end_offset": 0}, "new": "x"}]}"#,
+        );
+        let out = run(&l, &BTreeMap::new(), &mut ids());
+        assert_eq!(out.failures[0].code, EditCode::InvalidInput);
+    }
+}

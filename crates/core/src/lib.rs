@@ -1,0 +1,18 @@
+//! git-evolv's pure layer: the edit engine, diffs, execution plans,
+//! commit-message lint, push policy, and the one error enum every layer
+//! returns. Bytes in, bytes out: this crate reads no file, runs no
+//! process and knows nothing of git's object store (the adapter crate,
+//! `evolv-git`, does).
+
+pub mod clock;
+pub mod diff;
+pub mod edit;
+pub mod edit_failure;
+pub mod error;
+pub mod fs_path;
+pub mod lint;
+pub mod plan;
+pub mod policy;
+pub mod validation_report;
+
+pub use error::{Error, Result};

@@ -1,0 +1,340 @@
+//! Which files a landing must have on disk at each of its two flushes
+//! (RELIABILITY.md, "Power loss"): the objects its journal names, before
+//! the journal; the refs, audit records and index files of its ending,
+//! before the index rename and the journal's deletion. Only these are
+//! waited for (`durable::settle`), so a landing never waits for another
+//! process's writes, as a whole-file-system flush would.
+
+use crate::git::Context;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use git2::{ObjectType, Oid, Tree};
+
+use super::journal::Journal;
+use crate::error::Result;
+use crate::git::{self, Repo};
+
+/// How far back from N the walk looks for H before it gives up (a batch
+/// apply makes one commit per proposal).
+const MAX_COMMITS: usize = 10_000;
+
+/// The loose files of the objects N adds to H: the commits from N back to
+/// H, and for each, its tree on the way to every path it changes and those
+/// paths' blobs (a batch apply makes one commit per proposal, and each
+/// one's tree must be whole too). Objects in packs are skipped: git and
+/// git-evolv flush a pack when they write it. `None` when N does not lead
+/// back to H, so the caller flushes everything.
+pub fn new_objects(
+    repo: &Repo,
+    journal: &Journal,
+    new_tree: &Tree<'_>,
+) -> Result<Option<Vec<PathBuf>>> {
+    // Objects written elsewhere (git's environment moved the object store):
+    // the whole file systems are flushed.
+    if std::env::var_os("GIT_OBJECT_DIRECTORY").is_some() {
+        return Ok(None);
+    }
+    let mut commits = Vec::new();
+    let mut commit = repo
+        .find_commit(journal.new)
+        .context(|| format!("read commit {}", journal.new))?;
+    while commit.id() != journal.old {
+        if commits.len() >= MAX_COMMITS || commit.parent_count() == 0 {
+            return Ok(None);
+        }
+        let parent = commit
+            .parent(0)
+            .context(|| format!("read the parent of commit {}", commit.id()))?;
+        commits.push(commit);
+        commit = parent;
+    }
+    let mut ids = Vec::new();
+    if let [only] = &commits[..] {
+        // One commit: its changes are the journal's.
+        let changes = journal
+            .changes
+            .iter()
+            .map(|c| (c.path.as_bytes(), c.after.map(|im| (im.id, im.mode))));
+        ids.push(only.id());
+        step_objects(repo, new_tree, changes, &mut ids)?;
+    } else {
+        for step in &commits {
+            let tree = step
+                .tree()
+                .context(|| format!("read the tree of commit {}", step.id()))?;
+            let before = step
+                .parent(0)
+                .context(|| format!("read the parent of commit {}", step.id()))?
+                .tree()
+                .context(|| "read the tree of commit")?;
+            let changed = git::changed_paths(repo, &before, &tree)?;
+            let mut lookup = git::TreeLookup::new(repo, &tree);
+            let changes: Vec<_> = changed
+                .iter()
+                .map(|c| {
+                    (
+                        c.path.as_bytes(),
+                        lookup.get(&c.path).map(|e| (e.id, e.mode)),
+                    )
+                })
+                .collect();
+            ids.push(step.id());
+            step_objects(repo, &tree, changes.into_iter(), &mut ids)?;
+        }
+    }
+    let objects = repo.commondir().join("objects");
+    Ok(Some(
+        ids.iter().map(|id| loose_path(&objects, *id)).collect(),
+    ))
+}
+
+/// The new blobs of one commit's `changes` (path, new id and mode; none
+/// for a removal), and its `tree`'s subtrees on the way to them.
+fn step_objects<'a>(
+    repo: &Repo,
+    tree: &Tree<'_>,
+    changes: impl Iterator<Item = (&'a [u8], Option<(Oid, u32)>)>,
+    ids: &mut Vec<Oid>,
+) -> Result<()> {
+    let mut dirs: HashSet<&[u8]> = HashSet::new();
+    for (path, after) in changes {
+        let Some((id, mode)) = after else {
+            continue;
+        };
+        if mode != git::mode::GITLINK {
+            ids.push(id);
+        }
+        let mut path = path;
+        while let Some(slash) = path.iter().rposition(|b| *b == b'/') {
+            path = &path[..slash];
+            if !dirs.insert(path) {
+                break;
+            }
+        }
+    }
+    trees_toward(repo, tree, &mut Vec::new(), &dirs, ids)
+}
+
+/// The ids of `tree` and of its subtrees whose path is in `dirs`.
+fn trees_toward(
+    repo: &Repo,
+    tree: &Tree<'_>,
+    prefix: &mut Vec<u8>,
+    dirs: &HashSet<&[u8]>,
+    ids: &mut Vec<Oid>,
+) -> Result<()> {
+    ids.push(tree.id());
+    for entry in tree.iter() {
+        if entry.kind() != Some(ObjectType::Tree) {
+            continue;
+        }
+        let len = prefix.len();
+        if len > 0 {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(entry.name_bytes());
+        if dirs.contains(prefix.as_slice()) {
+            let sub = repo
+                .find_tree(entry.id())
+                .context(|| format!("read tree {}", entry.id()))?;
+            trees_toward(repo, &sub, prefix, dirs, ids)?;
+        }
+        prefix.truncate(len);
+    }
+    Ok(())
+}
+
+/// `objects/ab/cdef…`.
+fn loose_path(objects: &std::path::Path, id: Oid) -> PathBuf {
+    let hex = id.to_string();
+    objects.join(&hex[..2]).join(&hex[2..])
+}
+
+/// The files of a landing's ending: the index files (the early index in
+/// place, the new one about to be renamed over it), the moved branch, the
+/// bookkeeping refs, `packed-refs` (rewritten when a packed ref is
+/// deleted) and the audit records appended.
+pub fn ending(
+    repo: &Repo,
+    journal: &Journal,
+    new_index: &std::path::Path,
+    audit: &[Option<Oid>],
+) -> Vec<PathBuf> {
+    let git_dir = repo.path();
+    let common = repo.commondir();
+    let ref_file = |name: &str| {
+        if name.starts_with("refs/") {
+            common.join(name)
+        } else {
+            git_dir.join(name)
+        }
+    };
+    let mut files = vec![new_index.to_path_buf(), git_dir.join("index")];
+    files.push(ref_file(&journal.branch));
+    files.extend(journal.refs.iter().map(|r| ref_file(&r.name)));
+    if !journal.audit.is_empty() {
+        files.push(ref_file(crate::store::AUDIT_REF));
+    }
+    files.push(common.join("packed-refs"));
+    let objects = common.join("objects");
+    files.extend(audit.iter().flatten().map(|id| loose_path(&objects, *id)));
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::git::test_git::git;
+
+    use super::{ending, new_objects};
+    use crate::git::{Repo, RepoPath};
+    use crate::landing::journal::{Journal, Kind};
+
+    /// The repository at `d` and the journal of a landing over `paths`
+    /// from commit `old` to commit `new` (as git prints their ids).
+    fn landing(d: &std::path::Path, old: &str, new: &str, paths: &[RepoPath]) -> (Repo, Journal) {
+        let repo = Repo::new(git2::Repository::open(d).unwrap()).unwrap();
+        let (old, new) = (
+            git2::Oid::from_str(old).unwrap(),
+            git2::Oid::from_str(new).unwrap(),
+        );
+        let old_tree = repo.find_commit(old).unwrap().tree().unwrap();
+        let new_tree = repo.find_commit(new).unwrap().tree().unwrap();
+        let journal = Journal::new(
+            &repo,
+            Kind::Land,
+            "refs/heads/main",
+            old,
+            new,
+            &old_tree,
+            &new_tree,
+            paths,
+            "r",
+        );
+        drop((old_tree, new_tree));
+        (repo, journal)
+    }
+
+    /// A batch landing (one commit per proposal): every commit's own new
+    /// blobs and trees are waited for, also those of a file a later commit
+    /// changes back, which the diff from H to N does not show.
+    #[test]
+    fn a_batch_landings_new_objects_include_every_commits_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        std::fs::write(d.join("a/f.txt"), "one\n").unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "base"]);
+        git(d, &["gc", "-q"]);
+        let old = git(d, &["rev-parse", "HEAD"]);
+        std::fs::write(d.join("a/f.txt"), "passing\n").unwrap();
+        git(d, &["commit", "-q", "-am", "first"]);
+        let passing = git(d, &["rev-parse", "HEAD:a/f.txt"]);
+        let first_tree = git(d, &["rev-parse", "HEAD:a"]);
+        std::fs::write(d.join("a/f.txt"), "one\n").unwrap();
+        std::fs::create_dir_all(d.join("b")).unwrap();
+        std::fs::write(d.join("b/g.txt"), "new\n").unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "second"]);
+        let new = git(d, &["rev-parse", "HEAD"]);
+
+        let (repo, journal) = landing(d, &old, &new, &[RepoPath::from("b/g.txt")]);
+        let new_tree = repo.find_commit(journal.new).unwrap().tree().unwrap();
+        let files = new_objects(&repo, &journal, &new_tree).unwrap().unwrap();
+        let loose = |id: &str| d.join(".git/objects").join(&id[..2]).join(&id[2..]);
+        for id in [
+            passing.as_str(),
+            first_tree.as_str(),
+            &git(d, &["rev-parse", "HEAD~1"]),
+            &git(d, &["rev-parse", "HEAD:b/g.txt"]),
+            &git(d, &["rev-parse", "HEAD:b"]),
+        ] {
+            assert!(loose(id).is_file(), "{id} is loose");
+            assert!(files.contains(&loose(id)), "{id} is waited for: {files:?}");
+        }
+    }
+
+    /// The objects a landing adds are found as loose files, the ones it
+    /// shares with H (packed or not) are not waited for: every commit from
+    /// N back to H, each one's trees on the way to a path it changes and
+    /// each new blob, and nothing else.
+    #[test]
+    fn a_landings_new_objects_are_its_commits_the_trees_toward_its_paths_and_its_blobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::create_dir_all(d.join("a/b")).unwrap();
+        std::fs::create_dir_all(d.join("c")).unwrap();
+        std::fs::write(d.join("a/b/f.txt"), "one\n").unwrap();
+        std::fs::write(d.join("c/g.txt"), "same\n").unwrap();
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "base"]);
+        git(d, &["gc", "-q"]);
+        let old = git(d, &["rev-parse", "HEAD"]);
+        std::fs::write(d.join("a/b/f.txt"), "two\n").unwrap();
+        git(d, &["commit", "-q", "-am", "first"]);
+        std::fs::write(d.join("a/b/f.txt"), "three\n").unwrap();
+        git(d, &["commit", "-q", "-am", "second"]);
+        let new = git(d, &["rev-parse", "HEAD"]);
+
+        let paths = [RepoPath::from("a/b/f.txt")];
+        let (repo, journal) = landing(d, &old, &new, &paths);
+        let new_tree = repo.find_commit(journal.new).unwrap().tree().unwrap();
+        let files = new_objects(&repo, &journal, &new_tree).unwrap().unwrap();
+
+        let loose = |spec: &str| {
+            let id = git(d, &["rev-parse", spec]);
+            d.join(".git/objects").join(&id[..2]).join(&id[2..])
+        };
+        let expected = [
+            loose("HEAD"),
+            loose("HEAD~1"),
+            loose("HEAD:a/b/f.txt"),
+            loose("HEAD^{tree}"),
+            loose("HEAD:a"),
+            loose("HEAD:a/b"),
+            // The first commit's own tree toward its change, and its blob.
+            loose("HEAD~1:a/b/f.txt"),
+            loose("HEAD~1^{tree}"),
+            loose("HEAD~1:a"),
+            loose("HEAD~1:a/b"),
+        ];
+        for file in &expected {
+            assert!(file.is_file(), "{} is loose", file.display());
+            assert!(
+                files.contains(file),
+                "{} is waited for: {files:?}",
+                file.display()
+            );
+        }
+        assert_eq!(files.len(), expected.len(), "nothing else: {files:?}");
+        // The unchanged directory's tree and blob are H's (packed by gc).
+        assert!(!files.contains(&loose("HEAD:c")));
+
+        // N does not lead back to H: the caller flushes everything.
+        let (_, unrelated) = landing(d, &new, &old, &paths);
+        let old_tree = repo.find_commit(unrelated.new).unwrap().tree().unwrap();
+        assert!(new_objects(&repo, &unrelated, &old_tree).unwrap().is_none());
+
+        // The ending waits for the index files, the branch, packed-refs
+        // and the audit record, by their paths in the git dir.
+        let audit = git2::Oid::from_str(&git(d, &["rev-parse", "HEAD~1"])).unwrap();
+        let end = ending(
+            &repo,
+            &journal,
+            &d.join(".git/evolv/index-new.1"),
+            &[Some(audit), None],
+        );
+        for want in [".git/index", ".git/refs/heads/main", ".git/packed-refs"] {
+            assert!(end.iter().any(|p| p.ends_with(want)), "{want} in {end:?}");
+        }
+        let record = loose("HEAD~1");
+        let record = record.strip_prefix(d).unwrap();
+        assert!(
+            end.iter().any(|p| p.ends_with(record)),
+            "{record:?} in {end:?}"
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! drop and gc: remove proposals (on request only) and warm worktrees.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git;
+use crate::git::Repo;
+use crate::store::audit::{AuditAction, AuditRecord};
+use crate::store::{pending, proposals};
+use crate::worktree;
+
+/// Which proposals to remove.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropRequest {
+    /// The proposals to remove; all are checked before any is removed.
+    #[serde(default)]
+    pub patch_ids: Vec<String>,
+    /// Remove every proposal instead (then `patch_ids` must be empty).
+    #[serde(default)]
+    pub all: bool,
+    /// Also remove the pending proposals stacked on the named ones.
+    #[serde(default)]
+    pub all_above: bool,
+}
+
+/// What `gc` should clean; at least one of the two.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GcRequest {
+    /// Drop proposals created more than this many days ago.
+    #[serde(default)]
+    pub older_than_days: Option<u64>,
+    /// Remove the idle warm validation worktrees.
+    #[serde(default)]
+    pub worktrees: bool,
+}
+
+/// Which proposals `drop` removed.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DropOutcome {
+    pub dropped: Vec<String>,
+}
+
+/// Removes the named proposals; all ids are checked before any is dropped.
+/// A dropped proposal leaves nothing under `refs/evolv`: its `applied` and
+/// `backup` markers go too (#16 item 20); what it landed stays in history,
+/// where `git revert` can still undo it.
+pub fn drop(repo: &Repo, ids: &[String]) -> Result<DropOutcome> {
+    drop_stacked(repo, ids, false)
+}
+
+/// `drop`: the named proposals, or with `all` every one (none at all is
+/// then not an error).
+pub fn drop_proposals(repo: &Repo, req: &DropRequest) -> Result<DropOutcome> {
+    if req.all {
+        if !req.patch_ids.is_empty() {
+            return Err(Error::invalid_field(
+                "all",
+                "all removes every proposal, so patch_ids must be empty",
+                "give either patch_ids or all",
+            ));
+        }
+        let ids = all_ids(repo)?;
+        if ids.is_empty() {
+            return Ok(DropOutcome {
+                dropped: Vec::new(),
+            });
+        }
+        return drop_stacked(repo, &ids, req.all_above);
+    }
+    drop_stacked(repo, &req.patch_ids, req.all_above)
+}
+
+/// Like `drop`; a proposal with others stacked on it is refused unless
+/// `all_above`, which drops those too (#13).
+pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<DropOutcome> {
+    if ids.is_empty() {
+        return Err(Error::invalid_field(
+            "patch_ids",
+            "no patch id given",
+            "give one or more ids (see `git evolv list`), or all",
+        ));
+    }
+    for id in ids {
+        proposals::load(repo, id)?;
+    }
+    let ids = &super::stack::drop_set(repo, ids, all_above)?;
+    let mut dropped = Vec::new();
+    for id in ids {
+        git::delete_ref(repo, &proposals::applied_ref(id))?;
+        git::delete_ref(repo, &proposals::backup_ref(id))?;
+        if git::delete_ref(repo, &proposals::proposal_ref(id))? {
+            pending::log(repo, &AuditRecord::new(AuditAction::Drop, id, true))?;
+            dropped.push(id.clone());
+        }
+    }
+    Ok(DropOutcome { dropped })
+}
+
+/// Every proposal id, for `drop --all`.
+pub fn all_ids(repo: &Repo) -> Result<Vec<String>> {
+    Ok(proposals::list(repo)?
+        .into_iter()
+        .map(|p| p.id.into())
+        .collect())
+}
+
+/// What `gc` removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct GcOutcome {
+    pub dropped: Vec<String>,
+    pub removed_worktrees: Vec<String>,
+}
+
+/// Drops proposals older than `older_than_days` (if given) and removes the
+/// idle warm worktrees (if `worktrees`).
+pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
+    let (older_than_days, worktrees) = (req.older_than_days, req.worktrees);
+    if older_than_days.is_none() && !worktrees {
+        return Err(Error::invalid_field(
+            "older_than_days",
+            "gc needs something to do",
+            "give older_than_days to drop old proposals and/or worktrees to remove validation worktrees",
+        ));
+    }
+    let mut dropped = Vec::new();
+    if let Some(days) = older_than_days {
+        // Saturating: `--older-than 99999999999999` means "none", not a panic.
+        let age = i64::try_from(days)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(86_400);
+        let cutoff = proposals::now_secs().saturating_sub(age);
+        let old: Vec<String> = proposals::list(repo)?
+            .into_iter()
+            .filter(|p| p.meta.created_at < cutoff)
+            .map(|p| p.id.into())
+            .collect();
+        // A proposal with newer ones stacked on it stays with them.
+        let all = proposals::list(repo)?;
+        let old: Vec<String> = old
+            .iter()
+            .filter(|id| {
+                super::stack::above(&all, repo, id)
+                    .iter()
+                    .all(|a| old.contains(a))
+            })
+            .cloned()
+            .collect();
+        if !old.is_empty() {
+            dropped = drop(repo, &old)?.dropped;
+        }
+    }
+    let removed_worktrees = if worktrees {
+        worktree::remove_warm(repo)?
+            .into_iter()
+            .map(|p| p.display().to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(GcOutcome {
+        dropped,
+        removed_worktrees,
+    })
+}

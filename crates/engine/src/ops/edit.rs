@@ -1,0 +1,572 @@
+//! edit: run an edit list (exact replace, regex, ranges, write, delete,
+//! rename, notebook cells) against HEAD or a pending proposal (`onto`),
+//! check the changed files with the validators, and store the result as a
+//! proposal commit like `propose` does. Reads only the paths the list names
+//! and their ancestors; never the whole tree, the index or the working tree.
+
+use crate::git::Context;
+use std::collections::BTreeMap;
+
+use git2::{ObjectType, Oid, Tree, build::TreeUpdateBuilder};
+use serde::Serialize;
+
+use crate::diff::hunks::{self, DiffBody};
+use crate::edit::engine::{self, BaseEntry, ChangeKind, FileChange};
+use crate::edit::failure::{EditCode, EditFailure};
+use crate::edit::list::{CheckMode, Edit, EditList};
+use crate::edit::text::excerpt;
+use crate::error::{Error, Result};
+use crate::git;
+use crate::git::Repo;
+use crate::store::audit::{self, AuditAction, AuditRecord};
+use crate::store::file_records::{FileRecord, Span};
+use crate::store::proposals::{self, EditMeta, ProposalMeta};
+use crate::validators::{self, ChangedFile, ValidatorReport};
+
+/// The request of `edit` is the edit list itself: the same JSON for the
+/// CLI (`propose --edits`), the library and the MCP server.
+pub type EditRequest = EditList;
+
+/// Where a file's change sits: the first to the last changed line of the
+/// new content (1-based, end column exclusive).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct ResultLocator {
+    pub start_line: usize,
+    pub start_col: usize,
+    pub end_line: usize,
+    pub end_col: usize,
+}
+
+/// The structured result for one changed file.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileResult {
+    pub path: String,
+    /// `create`, `modify`, `delete` or `rename`.
+    pub operation_type: ChangeKind,
+    /// The old path of a rename.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_path: Option<String>,
+    /// The changed region; null for a delete.
+    pub locator: Option<ResultLocator>,
+    pub diff: DiffBody,
+    /// The new content around the change (at most 20 lines), null for a delete.
+    pub new_content_excerpt: Option<String>,
+    /// File mode of the new file (or the deleted one), e.g. "100644".
+    pub mode: String,
+    /// Same-line warnings of the edits of this file.
+    pub warnings: Vec<String>,
+    /// The edits (indexes) that changed this file.
+    pub edits: Vec<usize>,
+    /// The validators that checked this file.
+    pub validators: Vec<ValidatorReport>,
+    /// True when nothing was stored (`--check only`).
+    pub dry_run: bool,
+}
+
+/// Counts of an edit proposal.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct EditStatistics {
+    pub edits: usize,
+    pub edits_applied: usize,
+    pub edits_failed: usize,
+    pub files_changed: usize,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+}
+
+/// What `edit` did.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct EditOutcome {
+    /// True when stored (or, with `--check only`, when every validator passed).
+    pub success: bool,
+    /// The proposal's id; null with `--check only`.
+    pub patch_id: Option<String>,
+    pub summary: String,
+    pub affected_files: Vec<String>,
+    /// The diff as text (invalid UTF-8 replaced); `diff_bytes` is exact.
+    pub unified_diff: String,
+    /// One structured result per changed file.
+    pub files: Vec<FileResult>,
+    /// Edits that failed and were left out (`keep_going`).
+    pub failures: Vec<EditFailure>,
+    pub warnings: Vec<String>,
+    pub validators: Vec<ValidatorReport>,
+    pub check: CheckMode,
+    pub statistics: EditStatistics,
+    /// The proposal commit P (null with `--check only`) and the base commit.
+    pub commit: Option<String>,
+    pub base: String,
+    /// The proposal this one is stacked on.
+    pub onto: Option<String>,
+    pub dry_run: bool,
+    #[serde(skip)]
+    pub diff_bytes: Vec<u8>,
+}
+
+impl EditOutcome {
+    /// Whether a validator failed.
+    pub fn validation_failed(&self) -> bool {
+        self.validators.iter().any(|v| !v.passed)
+    }
+}
+
+/// Runs the edit list and stores the proposal.
+pub fn edit(repo: &Repo, req: &EditRequest) -> Result<EditOutcome> {
+    if req.edits.is_empty() {
+        return Err(Error::invalid_field(
+            "edits",
+            "the edit list has no edits",
+            "give at least one edit",
+        ));
+    }
+    let head = git::head(repo)?;
+    let (base_commit, onto) = match &req.onto {
+        Some(id) => {
+            let p = proposals::load(repo, id)?;
+            if let Some(applied) = proposals::applied_commit(repo, id) {
+                return Err(Error::invalid(
+                    format!(
+                        "onto: proposal '{id}' is already applied (as {applied}); stack only on pending proposals"
+                    ),
+                    "leave out onto to base the edits on HEAD, which has it",
+                ));
+            }
+            (
+                repo.find_commit(p.commit)
+                    .context(|| format!("read commit {}", p.commit))?,
+                Some(id.clone()),
+            )
+        }
+        None => (
+            repo.find_commit(head.commit)
+                .context(|| format!("read commit {}", head.commit))?,
+            None,
+        ),
+    };
+    let base_tree = base_commit
+        .tree()
+        .context(|| format!("read the tree of commit {}", base_commit.id()))?;
+    let base = read_base(repo, &base_tree, &req.edits)?;
+    let mut new_id = cell_ids();
+    let mut result = engine::run(req, &base, &mut new_id);
+    super::edit_filtered::refuse_text_edits(repo, req, &mut result)?;
+
+    let mut failures = result.failures;
+    if onto.is_none() {
+        explain_working_tree(repo, &mut failures);
+    }
+    if !failures.is_empty() && (!req.keep_going || result.applied.is_empty()) {
+        return Err(Error::EditsFailed { failures });
+    }
+    if result.files.is_empty() {
+        return Err(Error::invalid(
+            "the edits change nothing: the files end up as they are at the base",
+            "check the edit list",
+        ));
+    }
+
+    let check = req.check.unwrap_or_default();
+    let changed: Vec<ChangedFile<'_>> = result
+        .files
+        .iter()
+        .filter_map(|f| {
+            f.new.as_deref().map(|c| ChangedFile {
+                path: &f.path,
+                content: c,
+            })
+        })
+        .collect();
+    let reports = validators::run(repo, &changed)?;
+    if check == CheckMode::Strict && reports.iter().any(|r| !r.passed) {
+        return Err(Error::EditsFailed {
+            failures: validation_failures(&reports),
+        });
+    }
+
+    let new_tree = build_tree(repo, &base_tree, &result.files)?;
+    let mut paths: Vec<String> = Vec::new();
+    for f in &result.files {
+        paths.extend(f.from.iter().cloned());
+        paths.push(f.path.clone());
+    }
+    let patch = git::patch_text(repo, &base_tree, &new_tree, Some(&paths))?;
+    let (lines_added, lines_removed) = crate::diff::line_counts(&patch);
+    let dry_run = check == CheckMode::Only;
+    let files: Vec<FileResult> = result
+        .files
+        .iter()
+        .map(|f| file_result(f, &reports, dry_run))
+        .collect();
+    // Renames name both paths, so `show` diffs both sides.
+    let affected_files = paths.clone();
+    let statistics = EditStatistics {
+        edits: req.edits.len(),
+        edits_applied: result.applied.len(),
+        edits_failed: failures.len(),
+        files_changed: files.len(),
+        lines_added,
+        lines_removed,
+    };
+    let summary = summary(req, &result.files);
+    let mut outcome = EditOutcome {
+        success: !(dry_run && reports.iter().any(|r| !r.passed)),
+        patch_id: None,
+        summary,
+        affected_files,
+        unified_diff: String::from_utf8_lossy(&patch).into_owned(),
+        files,
+        failures,
+        warnings: result.warnings,
+        validators: reports,
+        check,
+        statistics,
+        commit: None,
+        base: base_commit.id().to_string(),
+        onto,
+        dry_run,
+        diff_bytes: patch,
+    };
+    if dry_run {
+        return Ok(outcome);
+    }
+    let (patch_id, commit) = store(repo, &outcome, &new_tree, &base_commit)?;
+    let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
+    record.commit = Some(commit.to_string());
+    record.branch = Some(head.ref_name().to_string());
+    record.files = outcome.affected_files.clone();
+    audit::append(repo, &record)?;
+    outcome.patch_id = Some(patch_id);
+    outcome.commit = Some(commit.to_string());
+    Ok(outcome)
+}
+
+/// Stores the proposal: metadata as `propose` writes it (operation
+/// "edits"), the parent the base (HEAD or the proposal below in a stack).
+fn store(
+    repo: &Repo,
+    o: &EditOutcome,
+    tree: &Tree<'_>,
+    base: &git2::Commit<'_>,
+) -> Result<(String, Oid)> {
+    let author = git::author(repo)?;
+    let committer = git::committer(repo)?;
+    let meta = ProposalMeta {
+        edit: EditMeta::Edits {
+            files: o.files.iter().map(file_record).collect(),
+            validators: o.validators.clone(),
+        },
+        scope: Vec::new(),
+        created_at: proposals::now_secs(),
+        files_scanned: o.statistics.edits,
+        files_matched: o.files.len(),
+        total_changes: o.statistics.edits_applied,
+        lines_added: o.statistics.lines_added,
+        lines_removed: o.statistics.lines_removed,
+        affected_files: o.affected_files.clone(),
+        // Edit lists name their files as text (UTF-8 only).
+        affected_files_bytes: None,
+        onto: o.onto.clone(),
+    };
+    super::propose::store_proposal(repo, &o.summary, &meta, (&author, &committer), tree, base)
+}
+
+/// What is kept of a file's result with the proposal (the diff and the
+/// excerpt are the commit's; #12 item 2).
+fn file_record(f: &FileResult) -> FileRecord {
+    FileRecord {
+        path: f.path.clone(),
+        operation_type: match f.operation_type {
+            ChangeKind::Create => "create",
+            ChangeKind::Modify => "modify",
+            ChangeKind::Delete => "delete",
+            ChangeKind::Rename => "rename",
+        }
+        .to_string(),
+        from_path: f.from_path.clone(),
+        locator: f.locator.as_ref().map(|l| Span {
+            start_line: l.start_line,
+            start_col: l.start_col,
+            end_line: l.end_line,
+            end_col: l.end_col,
+        }),
+        warnings: f.warnings.clone(),
+    }
+}
+
+fn summary(req: &EditRequest, files: &[FileChange]) -> String {
+    if let Some(m) = req
+        .message
+        .as_deref()
+        .and_then(|m| m.lines().next())
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
+        return m.to_string();
+    }
+    match files {
+        [one] => {
+            let verb = match one.kind {
+                ChangeKind::Create => "create",
+                ChangeKind::Modify => "edit",
+                ChangeKind::Delete => "delete",
+                ChangeKind::Rename => "rename",
+            };
+            match &one.from {
+                // Conventional Commit headers, as every commit git-evolv
+                // lands (#16 item 17).
+                Some(from) => format!("refactor: {verb} {from} to {}", one.path),
+                None => format!("refactor: {verb} {}", one.path),
+            }
+        }
+        _ => format!(
+            "refactor: {} edit(s) in {} file(s)",
+            req.edits.len(),
+            files.len()
+        ),
+    }
+}
+
+/// The base entry of every path the list names (and rename targets):
+/// each looked up by path, its ancestors checked for symlinks and files.
+fn read_base(repo: &Repo, tree: &Tree<'_>, edits: &[Edit]) -> Result<BTreeMap<String, BaseEntry>> {
+    let mut out = BTreeMap::new();
+    let mut paths: Vec<&str> = Vec::new();
+    for e in edits {
+        paths.push(e.path());
+        if let Edit::Rename { to, .. } = e {
+            paths.push(to);
+        }
+    }
+    for path in paths {
+        if out.contains_key(path) || crate::edit::path::check_path(path).is_err() {
+            continue;
+        }
+        out.insert(path.to_string(), base_entry(repo, tree, path)?);
+    }
+    Ok(out)
+}
+
+fn base_entry(repo: &Repo, tree: &Tree<'_>, path: &str) -> Result<BaseEntry> {
+    let mut prefix = String::new();
+    let parts: Vec<&str> = path.split('/').collect();
+    for part in &parts[..parts.len() - 1] {
+        if !prefix.is_empty() {
+            prefix.push('/');
+        }
+        prefix.push_str(part);
+        let Ok(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
+            return Ok(BaseEntry::Missing);
+        };
+        match entry.filemode() {
+            0o040000 => {}
+            0o120000 => {
+                return Ok(BaseEntry::Other(format!(
+                    "inside the symlink '{prefix}' (a path through a symlink)"
+                )));
+            }
+            0o160000 => return Ok(BaseEntry::Other(format!("inside the submodule '{prefix}'"))),
+            _ => {
+                return Ok(BaseEntry::Other(format!(
+                    "inside '{prefix}', which is a file, not a directory"
+                )));
+            }
+        }
+    }
+    let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+        return Ok(BaseEntry::Missing);
+    };
+    Ok(match (entry.kind(), entry.filemode()) {
+        (Some(ObjectType::Blob), mode @ (0o100644 | 0o100755)) => {
+            let blob = repo
+                .find_blob(entry.id())
+                .context(|| format!("read blob {}", entry.id()))?;
+            BaseEntry::File {
+                content: blob.content().to_vec(),
+                mode,
+                blob: entry.id().to_string(),
+            }
+        }
+        (_, 0o120000) => BaseEntry::Other("a symlink".into()),
+        (_, 0o160000) => BaseEntry::Other("a submodule".into()),
+        _ => BaseEntry::Other("a directory".into()),
+    })
+}
+
+/// Upserts and removes only the changed paths: libgit2 rewrites their
+/// ancestors and nothing else.
+fn build_tree<'r>(repo: &'r Repo, base: &Tree<'_>, files: &[FileChange]) -> Result<Tree<'r>> {
+    let mut update = TreeUpdateBuilder::new();
+    for f in files {
+        if let Some(from) = &f.from {
+            update.remove(from);
+        }
+        match &f.new {
+            Some(content) => {
+                let oid = repo.blob(content).context(|| "write a blob")?;
+                update.upsert(&f.path, oid, git::file_mode(f.mode));
+            }
+            None => {
+                update.remove(&f.path);
+            }
+        }
+    }
+    repo.find_tree(
+        update
+            .create_updated(repo, base)
+            .context(|| "update a tree")?,
+    )
+    .context(|| "read tree")
+}
+
+fn file_result(f: &FileChange, reports: &[ValidatorReport], dry_run: bool) -> FileResult {
+    let old = f.old.as_deref().unwrap_or_default();
+    let new = f.new.as_deref();
+    let binary = crate::edit::is_binary(old) || new.is_some_and(crate::edit::is_binary);
+    let diff = if binary {
+        DiffBody {
+            format: "unified",
+            hunks: Vec::new(),
+        }
+    } else {
+        hunks::hunks(old, new.unwrap_or_default())
+    };
+    let (locator, excerpt_text) = match new {
+        Some(new) if !binary => locate(&diff, new),
+        _ => (None, None),
+    };
+    FileResult {
+        path: f.path.clone(),
+        operation_type: f.kind,
+        from_path: f.from.clone(),
+        locator,
+        diff,
+        new_content_excerpt: excerpt_text,
+        mode: format!("{:o}", f.mode),
+        warnings: f.warnings.clone(),
+        edits: f.edits.clone(),
+        validators: reports
+            .iter()
+            .filter(|r| r.files.contains(&f.path))
+            .cloned()
+            .collect(),
+        dry_run,
+    }
+}
+
+/// The first to the last added line of the new content, and the new text
+/// there (with a line of context), at most 20 lines.
+fn locate(diff: &DiffBody, new: &[u8]) -> (Option<ResultLocator>, Option<String>) {
+    let mut first = None;
+    let mut last = None;
+    for h in &diff.hunks {
+        let mut line = h.new_start.max(1);
+        for l in &h.lines {
+            match l.kind {
+                hunks::LineKind::Added => {
+                    first.get_or_insert(line);
+                    last = Some(line);
+                    line += 1;
+                }
+                hunks::LineKind::Context => line += 1,
+                hunks::LineKind::Removed => {
+                    // A pure removal: the change sits before `line`.
+                    first.get_or_insert(line);
+                    last = last.max(Some(line.saturating_sub(1).max(1)));
+                }
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(new);
+    let lines: Vec<&str> = text.lines().collect();
+    let (Some(first), Some(last)) = (first, last) else {
+        return (None, None);
+    };
+    let last = last.max(first).min(lines.len().max(1));
+    let first = first.min(last);
+    let end_col = lines
+        .get(last - 1)
+        .map(|l| l.trim_end_matches('\r').chars().count() + 1)
+        .unwrap_or(1);
+    let from = first.saturating_sub(2);
+    let to = (last + 1).min(lines.len()).min(from + 20);
+    let shown: Vec<&str> = lines.get(from..to).unwrap_or_default().to_vec();
+    (
+        Some(ResultLocator {
+            start_line: first,
+            start_col: 1,
+            end_line: last,
+            end_col,
+        }),
+        Some(excerpt(&shown.join("\n"), 4000)),
+    )
+}
+
+/// Content failures on files with uncommitted changes get a hint that the
+/// edit was computed against HEAD, not the working tree.
+fn explain_working_tree(repo: &Repo, failures: &mut [EditFailure]) {
+    for f in failures.iter_mut() {
+        if matches!(f.code, EditCode::InvalidInput | EditCode::ValidationFailed) {
+            continue;
+        }
+        let Ok(status) = repo.status_file(std::path::Path::new(&f.path)) else {
+            continue;
+        };
+        if status.intersects(
+            git2::Status::WT_MODIFIED
+                | git2::Status::WT_NEW
+                | git2::Status::WT_DELETED
+                | git2::Status::INDEX_MODIFIED
+                | git2::Status::INDEX_NEW
+                | git2::Status::INDEX_DELETED,
+        ) {
+            f.hint.push_str(&format!(
+                "; note: the edit was computed against HEAD, not the working tree, and {} has uncommitted changes (commit them first if the edit is meant for them)",
+                f.path
+            ));
+        }
+    }
+}
+
+fn validation_failures(reports: &[ValidatorReport]) -> Vec<EditFailure> {
+    reports
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| {
+            let what = match &r.command {
+                Some(c) => format!("validator '{}' (`{c}`)", r.name),
+                None => format!("the built-in {} check", r.name),
+            };
+            EditFailure::new(
+                None,
+                &r.files.join(", "),
+                EditCode::ValidationFailed,
+                format!(
+                    "{what} failed on {}:\n{}",
+                    r.files.join(", "),
+                    r.output.trim_end()
+                ),
+                "nothing was stored; fix the edit, or pass --check warn to store it anyway",
+            )
+        })
+        .collect()
+}
+
+/// Fresh notebook cell ids: 8 hex digits, like nbformat's.
+fn cell_ids() -> impl FnMut() -> String {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+        ^ (u64::from(std::process::id()) << 32);
+    let mut state = seed | 1;
+    move || {
+        // xorshift64*: ids need to be distinct, not secret.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        format!(
+            "{:08x}",
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+        )
+    }
+}

@@ -1,0 +1,213 @@
+//! list, show and log: read-only views of proposals and the audit log.
+
+use crate::git::Context;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::git;
+use crate::git::Repo;
+use crate::store::audit::AuditEntry;
+use crate::store::comments::Comment;
+use crate::store::file_records::FileResult;
+use crate::store::pending;
+use crate::store::proposals::{self, Proposal};
+use crate::validators::ValidatorReport;
+
+/// A proposal's state relative to the current HEAD.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProposalStatus {
+    /// Proposed against the current HEAD and not applied.
+    Pending,
+    /// Landed by apply (and not rolled back).
+    Applied,
+    /// HEAD moved since propose; apply will replay it three-way.
+    BaseMoved,
+}
+
+impl std::fmt::Display for ProposalStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProposalStatus::Pending => "pending",
+            ProposalStatus::Applied => "applied",
+            ProposalStatus::BaseMoved => "base-moved",
+        })
+    }
+}
+
+/// One row of `list`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ProposalSummary {
+    pub patch_id: String,
+    pub summary: String,
+    pub created_at: i64,
+    pub age_seconds: i64,
+    pub status: ProposalStatus,
+    pub files_changed: usize,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    pub affected_files: Vec<String>,
+    /// Only when some name is not UTF-8: per entry of `affected_files`,
+    /// its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affected_files_bytes: Option<Vec<Option<String>>>,
+    pub commit: String,
+    pub base: String,
+    /// The landed commit, when applied.
+    pub applied_commit: Option<String>,
+    /// The proposal this one is stacked on (#13).
+    pub onto: Option<String>,
+}
+
+/// `{"proposals": [...]}`, oldest first.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ListOutcome {
+    pub proposals: Vec<ProposalSummary>,
+}
+
+/// The stored diff of one proposal.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ShowOutcome {
+    #[serde(flatten)]
+    pub proposal: ProposalSummary,
+    pub pattern: String,
+    pub replacement: String,
+    pub scope: Vec<String>,
+    pub unified_diff: String,
+    /// The pending stack this proposal tops, bottom first, itself last
+    /// (just itself when not stacked); apply lands all of it (#13).
+    pub stack: Vec<String>,
+    /// The pending proposals stacked on this one.
+    pub stacked_above: Vec<String>,
+    /// `unified_diff` in git's word-diff format, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub word_diff: Option<String>,
+    #[serde(skip)]
+    pub diff_bytes: Vec<u8>,
+    /// Review comments (from the review page), oldest first.
+    pub comments: Vec<Comment>,
+    /// Per changed file of an edit list (`propose --edits`): operation
+    /// type, locator, warnings and the validators that checked it, as
+    /// recorded at propose time. Empty for a replace, which records none.
+    pub files: Vec<FileResult>,
+    /// Every validator that ran at propose time (each names its files).
+    pub validators: Vec<ValidatorReport>,
+}
+
+/// `{"entries": [...]}`, newest first.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct LogOutcome {
+    pub entries: Vec<AuditEntry>,
+}
+
+fn summarise(repo: &Repo, p: &Proposal, head: Option<git2::Oid>, now: i64) -> ProposalSummary {
+    let applied = super::rollback::landed_commit(repo, &p.id);
+    let status = if applied.is_some() {
+        ProposalStatus::Applied
+    } else if head == Some(p.base) {
+        ProposalStatus::Pending
+    } else {
+        ProposalStatus::BaseMoved
+    };
+    ProposalSummary {
+        patch_id: p.id.to_string(),
+        summary: p.summary.clone(),
+        created_at: p.meta.created_at,
+        age_seconds: (now - p.meta.created_at).max(0),
+        status,
+        files_changed: p.meta.files_matched,
+        lines_added: p.meta.lines_added,
+        lines_removed: p.meta.lines_removed,
+        affected_files: p.meta.affected_files.clone(),
+        affected_files_bytes: p.meta.affected_files_bytes.clone(),
+        commit: p.commit.to_string(),
+        base: p.base.to_string(),
+        applied_commit: applied.map(|o| o.to_string()),
+        onto: p.meta.onto.clone(),
+    }
+}
+
+fn head_commit(repo: &Repo) -> Option<git2::Oid> {
+    git::head(repo).ok().map(|h| h.commit)
+}
+
+/// `list` takes no parameters.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListRequest {}
+
+/// The proposal `show` prints.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowRequest {
+    /// The proposal to show.
+    pub patch_id: String,
+}
+
+/// How much of the audit log to read.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogRequest {
+    /// The newest `limit` records; `None` for all.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Every proposal with its status.
+pub fn list(repo: &Repo) -> Result<ListOutcome> {
+    let head = head_commit(repo);
+    let now = proposals::now_secs();
+    let proposals = proposals::list(repo)?
+        .iter()
+        .map(|p| summarise(repo, p, head, now))
+        .collect();
+    Ok(ListOutcome { proposals })
+}
+
+/// One proposal and its diff against its base.
+pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
+    let p = proposals::load(repo, patch_id)?;
+    let commit = repo
+        .find_commit(p.commit)
+        .context(|| format!("read commit {}", p.commit))?;
+    let base_tree = repo
+        .find_commit(p.base)
+        .context(|| format!("read commit {}", p.base))?
+        .tree()
+        .context(|| "read the tree of commit")?;
+    let diff = git::patch_text(
+        repo,
+        &base_tree,
+        &commit
+            .tree()
+            .context(|| format!("read the tree of commit {}", commit.id()))?,
+        Some(&p.meta.affected_paths()),
+    )?;
+    let mut stack: Vec<String> = super::stack::below(repo, &p)?
+        .into_iter()
+        .map(|q| q.id.into())
+        .collect();
+    stack.push(p.id.to_string());
+    let stacked_above = super::stack::above(&proposals::list(repo)?, repo, &p.id);
+    Ok(ShowOutcome {
+        stack,
+        stacked_above,
+        word_diff: None,
+        proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
+        pattern: p.meta.edit.pattern().unwrap_or_default().to_string(),
+        replacement: p.meta.edit.replacement().unwrap_or_default().to_string(),
+        scope: p.meta.scope.clone(),
+        unified_diff: String::from_utf8_lossy(&diff).into_owned(),
+        diff_bytes: diff,
+        comments: super::review::comments(repo, patch_id)?,
+        files: super::review::file_results(&p.meta),
+        validators: super::review::validators(&p.meta).to_vec(),
+    })
+}
+
+/// The audit log, newest first.
+pub fn log(repo: &Repo, limit: Option<usize>) -> Result<LogOutcome> {
+    Ok(LogOutcome {
+        entries: pending::read_all(repo, limit)?,
+    })
+}

@@ -1,0 +1,29 @@
+//! One function per use case: a request in (`Deserialize` + `JsonSchema`,
+//! so the MCP server and the review page take them as JSON), an outcome
+//! (plain data, `Serialize`) or an `Error` out. Front ends open a
+//! [`Session`] and call these; they render the outcomes (the `success`
+//! envelope is theirs) and add their own hints; no rule or default lives
+//! anywhere else.
+
+pub mod apply;
+pub mod cat;
+pub mod check;
+pub mod demo;
+pub mod drop;
+pub mod edit;
+mod edit_filtered;
+pub mod glob;
+pub mod hooks;
+pub mod inspect;
+pub mod lint;
+pub mod plan;
+pub mod pre_push;
+pub mod propose;
+pub mod recover;
+pub mod review;
+pub mod rollback;
+pub mod session;
+pub mod stack;
+pub mod task;
+
+pub use session::Session;

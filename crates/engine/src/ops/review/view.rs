@@ -1,0 +1,357 @@
+//! What the proposal view draws: per-file metadata (for the file list,
+//! before any line is rendered) and per-file hunks with line numbers on
+//! both sides. Files come from the base → proposal tree diff `show`
+//! prints; lines from the engine's structured hunks and word diff.
+
+use crate::git::Context;
+use git2::{Delta, DiffOptions, Patch};
+use serde::Serialize;
+
+use crate::diff::hunks::{self, LineKind};
+use crate::diff::word::{self, SegmentKind};
+use crate::error::Result;
+use crate::git::Repo;
+use crate::store::proposals::Proposal;
+
+/// One changed file, without its lines.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileView {
+    pub path: String,
+    /// The path at the base, when renamed.
+    pub old_path: Option<String>,
+    /// `create`, `modify`, `delete` or `rename`.
+    pub operation_type: &'static str,
+    pub binary: bool,
+    /// Marked `linguist-generated` (or a lock file): collapsed by default.
+    pub generated: bool,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// Lines the diff of this file has (hunk headers included).
+    pub diff_lines: usize,
+    pub old_oid: String,
+    pub new_oid: String,
+}
+
+/// A hunk: its header and its lines.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hunk {
+    pub header: String,
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    pub lines: Vec<Line>,
+}
+
+/// One diff line: kind `' '`, `'-'` or `'+'`, its numbers, its text
+/// (without the newline).
+#[derive(Debug, Clone, Serialize)]
+pub struct Line {
+    pub k: char,
+    pub o: Option<u32>,
+    pub n: Option<u32>,
+    pub t: String,
+    /// Word-level changes: `[start, end)` character ranges that changed,
+    /// from the engine's word diff; absent when the line has no partner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub w: Option<Marks>,
+}
+
+fn options(paths: &[crate::git::RepoPath]) -> DiffOptions {
+    let mut o = DiffOptions::new();
+    o.context_lines(3);
+    o.disable_pathspec_match(true);
+    for p in paths {
+        o.pathspec(p.as_bytes());
+    }
+    o
+}
+
+/// `paths` are exact (bytes): a name that is not UTF-8 is diffed too.
+fn diff<'r>(
+    repo: &'r Repo,
+    p: &Proposal,
+    paths: &[crate::git::RepoPath],
+) -> Result<git2::Diff<'r>> {
+    let old = repo
+        .find_commit(p.base)
+        .context(|| format!("read commit {}", p.base))?
+        .tree()
+        .context(|| "read the tree of commit")?;
+    let new = repo
+        .find_commit(p.commit)
+        .context(|| format!("read commit {}", p.commit))?
+        .tree()
+        .context(|| "read the tree of commit")?;
+    let mut opts = options(paths);
+    let mut diff = repo
+        .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
+        .context(|| "compare two trees")?;
+    let mut find = git2::DiffFindOptions::new();
+    find.renames(true);
+    diff.find_similar(Some(&mut find))
+        .context(|| "find similar")?;
+    Ok(diff)
+}
+
+fn is_generated(repo: &Repo, path: &str) -> bool {
+    let attr = repo
+        .get_attr(
+            std::path::Path::new(path),
+            "linguist-generated",
+            git2::AttrCheckFlags::INDEX_ONLY,
+        )
+        .ok()
+        .flatten();
+    if let Some(v) = attr {
+        return v != "false" && v != "unset";
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        name,
+        "Cargo.lock" | "package-lock.json" | "yarn.lock" | "pnpm-lock.yaml" | "poetry.lock"
+    ) || name.ends_with(".min.js")
+        || name.ends_with(".min.css")
+}
+
+/// The proposal's changed files, in diff order.
+pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
+    let diff = diff(repo, p, &p.meta.affected_paths())?;
+    let mut out = Vec::new();
+    for i in 0..diff.deltas().len() {
+        let delta = diff.get_delta(i).expect("index in range");
+        let new_path = delta
+            .new_file()
+            .path()
+            .map(|p| p.to_string_lossy().into_owned());
+        let old_path = delta
+            .old_file()
+            .path()
+            .map(|p| p.to_string_lossy().into_owned());
+        let operation_type = match delta.status() {
+            Delta::Added => "create",
+            Delta::Deleted => "delete",
+            Delta::Renamed => "rename",
+            _ => "modify",
+        };
+        let path = new_path.clone().or(old_path.clone()).unwrap_or_default();
+        let (mut added, mut removed, mut lines) = (0, 0, 0);
+        let mut binary = delta.flags().is_binary();
+        if let Some(patch) =
+            Patch::from_diff(&diff, i).context(|| format!("read file {i} of a diff"))?
+        {
+            let (_, a, r) = patch.line_stats().context(|| "count a diff's lines")?;
+            (added, removed) = (a, r);
+            lines = (0..patch.num_hunks())
+                .map(|h| patch.num_lines_in_hunk(h).unwrap_or(0) + 1)
+                .sum();
+            binary |= patch.delta().flags().is_binary();
+        }
+        out.push(FileView {
+            generated: is_generated(repo, &path),
+            path,
+            old_path: (delta.status() == Delta::Renamed).then(|| old_path.unwrap_or_default()),
+            operation_type,
+            binary,
+            lines_added: added,
+            lines_removed: removed,
+            diff_lines: lines,
+            old_oid: delta.old_file().id().to_string(),
+            new_oid: delta.new_file().id().to_string(),
+        });
+    }
+    Ok(out)
+}
+
+fn blob(repo: &Repo, oid: &str) -> Result<Vec<u8>> {
+    let oid = git2::Oid::from_str(oid).context(|| format!("parse object id {}", oid))?;
+    if oid.is_zero() {
+        return Ok(Vec::new());
+    }
+    Ok(repo
+        .find_blob(oid)
+        .context(|| format!("read blob {}", oid))?
+        .content()
+        .to_vec())
+}
+
+/// The hunks of one file of the proposal (`None`: not one of its files),
+/// from the engine's structured diff (`diff::hunks`, what `--json` and the
+/// MCP server report), numbered on both sides, with the engine's word
+/// diff (`diff::word`) marked inside each changed line that has a partner.
+pub fn hunks(repo: &Repo, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>> {
+    // The tree diff (renames found) names the file's blobs; only this
+    // file's text is diffed, not every file's as `files` does.
+    let diff = diff(repo, p, &p.meta.affected_paths())?;
+    let found = (0..diff.deltas().len()).find(|&i| {
+        let delta = diff.get_delta(i).expect("index in range");
+        let shown = delta.new_file().path().or(delta.old_file().path());
+        shown.is_some_and(|s| s.to_string_lossy() == path)
+    });
+    let Some(i) = found else {
+        return Ok(None);
+    };
+    let delta = diff.get_delta(i).expect("index in range");
+    let mut binary = delta.flags().is_binary();
+    if let Some(patch) =
+        Patch::from_diff(&diff, i).context(|| format!("read file {i} of a diff"))?
+    {
+        binary |= patch.delta().flags().is_binary();
+    }
+    if binary {
+        return Ok(Some(Vec::new()));
+    }
+    let old = blob(repo, &delta.old_file().id().to_string())?;
+    let new = blob(repo, &delta.new_file().id().to_string())?;
+    Ok(Some(number(hunks::hunks(&old, &new).hunks)))
+}
+
+/// Line numbers on both sides, and word changes between paired lines.
+pub fn number(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
+    let mut out = Vec::with_capacity(structured.len());
+    for h in structured {
+        // An empty side's start is the line before it (git's convention).
+        let mut o = if h.old_lines == 0 {
+            h.old_start + 1
+        } else {
+            h.old_start
+        } as u32;
+        let mut n = if h.new_lines == 0 {
+            h.new_start + 1
+        } else {
+            h.new_start
+        } as u32;
+        let mut lines = Vec::with_capacity(h.lines.len());
+        for l in h.lines {
+            let (k, on, nn) = match l.kind {
+                LineKind::Context => ('\u{20}', Some(o), Some(n)),
+                LineKind::Removed => ('-', Some(o), None),
+                LineKind::Added => ('+', None, Some(n)),
+            };
+            o += u32::from(on.is_some());
+            n += u32::from(nn.is_some());
+            lines.push(Line {
+                k,
+                o: on,
+                n: nn,
+                t: l.text,
+                w: None,
+            });
+        }
+        mark_words(&mut lines);
+        out.push(Hunk {
+            header: h.header,
+            old_start: h.old_start as u32,
+            old_lines: h.old_lines as u32,
+            new_start: h.new_start as u32,
+            new_lines: h.new_lines as u32,
+            lines,
+        });
+    }
+    out
+}
+
+/// `[start, end)` character ranges within a line.
+pub type Marks = Vec<[u32; 2]>;
+
+/// Pairs each run of removed lines with the added run after it, line by
+/// line, and marks the changed words of each pair.
+fn mark_words(lines: &mut [Line]) {
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].k != '-' {
+            i += 1;
+            continue;
+        }
+        let del_start = i;
+        while i < lines.len() && lines[i].k == '-' {
+            i += 1;
+        }
+        let add_start = i;
+        while i < lines.len() && lines[i].k == '+' {
+            i += 1;
+        }
+        let pairs = (add_start - del_start).min(i - add_start);
+        for j in 0..pairs {
+            let (old, new) = (del_start + j, add_start + j);
+            let (w_old, w_new) = ranges(&word::segments(&lines[old].t, &lines[new].t));
+            lines[old].w = w_old;
+            lines[new].w = w_new;
+        }
+    }
+}
+
+/// Character ranges of the removed and added segments on each side; none
+/// when nothing but whitespace is shared (a whole-line change).
+fn ranges(segments: &[word::Segment]) -> (Option<Marks>, Option<Marks>) {
+    let shared = segments
+        .iter()
+        .any(|s| s.kind == SegmentKind::Equal && !s.text.trim().is_empty());
+    if !shared {
+        return (None, None);
+    }
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    let (mut at_old, mut at_new) = (0u32, 0u32);
+    for s in segments {
+        let len = s.text.chars().count() as u32;
+        match s.kind {
+            SegmentKind::Equal => {
+                at_old += len;
+                at_new += len;
+            }
+            SegmentKind::Removed => {
+                old.push([at_old, at_old + len]);
+                at_old += len;
+            }
+            SegmentKind::Added => {
+                new.push([at_new, at_new + len]);
+                at_new += len;
+            }
+        }
+    }
+    (Some(old), Some(new))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_numbered_on_both_sides_and_words_marked() {
+        let old = b"a\nlet user = getUserData();\nc\n";
+        let new = b"a\nlet user = fetchUserData();\nc\nd\n";
+        let h = number(hunks::hunks(old, new).hunks);
+        let l = &h[0].lines;
+        let got: Vec<(char, Option<u32>, Option<u32>)> =
+            l.iter().map(|l| (l.k, l.o, l.n)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (' ', Some(1), Some(1)),
+                ('-', Some(2), None),
+                ('+', None, Some(2)),
+                (' ', Some(3), Some(3)),
+                ('+', None, Some(4)),
+            ]
+        );
+        let marked = |line: &Line| -> Vec<String> {
+            let chars: Vec<char> = line.t.chars().collect();
+            line.w
+                .as_ref()
+                .unwrap()
+                .iter()
+                .map(|[s, e]| chars[*s as usize..*e as usize].iter().collect())
+                .collect()
+        };
+        assert_eq!(marked(&l[1]), ["getUserData();"]);
+        assert_eq!(marked(&l[2]), ["fetchUserData();"]);
+        assert!(l[4].w.is_none(), "an added line without a partner");
+    }
+
+    #[test]
+    fn an_insertion_into_an_empty_file_starts_at_line_1() {
+        let h = number(hunks::hunks(b"", b"x\ny\n").hunks);
+        assert_eq!(h[0].lines[0].n, Some(1));
+        assert_eq!(h[0].lines[1].n, Some(2));
+    }
+}

@@ -1,0 +1,406 @@
+//! rollback: undo what apply landed, by the strategy of the plan it was
+//! applied under (or the one asked for): a revert commit, a commit restoring
+//! the changed files from the pre-apply commit, or — for `manual` — nothing
+//! but the plan's steps. Same care for the working tree as apply.
+
+use crate::git::Context;
+use git2::{Commit, Oid, Tree, build::TreeUpdateBuilder};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git;
+use crate::git::Repo;
+use crate::landing::land;
+use crate::plan::{ExecutionPlan, RollbackStrategy};
+use crate::store::audit::{AuditAction, AuditRecord};
+use crate::store::pending::{self, Deferred};
+use crate::store::proposals;
+use crate::store::trailers;
+
+/// What to roll back, and optionally how.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RollbackRequest {
+    /// The applied proposal to undo.
+    pub patch_id: String,
+    /// Overrides the strategy recorded at apply time (default `git_revert`).
+    #[serde(default)]
+    pub strategy: Option<RollbackStrategy>,
+    /// `file_backup`: restore even when later commits changed those files.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// What the rollback did.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RollbackOutcome {
+    pub patch_id: String,
+    pub strategy: &'static str,
+    /// The new commit; null for `manual`, which changes nothing.
+    pub commit: Option<String>,
+    /// The commit that was undone (what apply landed).
+    pub reverted: String,
+    pub previous_head: String,
+    pub branch: String,
+    /// The changed paths as text; see `modified_files_bytes`.
+    pub modified_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `modified_files`, its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_files_bytes: Option<Vec<Option<String>>>,
+    pub audit_log_id: String,
+    /// Bookkeeping that had to wait (a foreign lock): journalled, completed
+    /// by the next command; the rollback itself is complete.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
+    /// For `manual`: the plan's steps to run by hand.
+    pub commands: Vec<String>,
+    /// `file_backup --force`: later commits whose changes to the restored
+    /// files were undone too (`<commit> <summary>`).
+    pub undone_commits: Vec<String>,
+}
+
+/// Undoes the landed commit of `req.patch_id`.
+pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
+    let patch_id = req.patch_id.as_str();
+    if !proposals::is_valid_id(patch_id) {
+        return Err(Error::PatchNotFound(patch_id.to_string()));
+    }
+    git::ensure_no_operation_in_progress(repo)?;
+    // Its turn first, before the head is read: a rollback queues behind
+    // concurrent landings like an apply (issue 14 item 4) instead of
+    // replaying onto a head that moves under it and failing.
+    let turn = land::take_turn(repo)?;
+    let Some(landed) = landed_commit(repo, patch_id) else {
+        return Err(
+            if git::ref_exists(repo, &proposals::proposal_ref(patch_id))
+                || proposals::applied_commit(repo, patch_id).is_some()
+            {
+                Error::NotApplied {
+                    patch_id: patch_id.to_string(),
+                }
+            } else {
+                Error::PatchNotFound(patch_id.to_string())
+            },
+        );
+    };
+    undo(repo, turn, req, landed).inspect_err(|e| {
+        let _ = pending::log(
+            repo,
+            &AuditRecord::failure(AuditAction::Rollback, patch_id, e),
+        );
+    })
+}
+
+/// The commit proposal `id` landed, when it is still on the branch: its
+/// `refs/evolv/applied/<id>` marker names a commit reachable from HEAD.
+/// A landing that `git reset` (or a branch switch) took off the branch is
+/// not applied there, and list, apply and rollback all say so (#16 item 6).
+///
+/// The marker names the last landing only: the same proposal applied on a
+/// second branch (another worktree) moves it there. So when the marker
+/// exists but is not on this branch, the branch's own history since the
+/// proposal's base decides: the newest commit there whose trailer names
+/// `id` is its landing (`Evolv-Patch`) or its rollback (`Evolv-Rollback`).
+pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
+    let landed = proposals::applied_commit(repo, id)?;
+    let head = git::head(repo).ok()?.commit;
+    let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
+    if reachable {
+        return Some(landed);
+    }
+    landed_in_history(repo, id, head)
+}
+
+/// The newest landing of `id` in `head`'s history since the proposal's
+/// base, unless a newer rollback of it is there too.
+fn landed_in_history(repo: &Repo, id: &str, head: Oid) -> Option<Oid> {
+    let base = proposals::load(repo, id).ok()?.base;
+    let mut walk = repo.revwalk().ok()?;
+    walk.push(head).ok()?;
+    walk.hide(base).ok()?;
+    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)
+        .ok()?;
+    for oid in walk.flatten() {
+        let Ok(commit) = repo.find_commit(oid) else {
+            continue;
+        };
+        let message = String::from_utf8_lossy(commit.message_bytes());
+        if trailers::find(&message, trailers::ROLLBACK).map(str::trim) == Some(id) {
+            return None;
+        }
+        if trailers::find(&message, trailers::PATCH).map(str::trim) == Some(id) {
+            return Some(oid);
+        }
+    }
+    None
+}
+
+/// The plan recorded in a landed commit's message, if any.
+fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
+    let msg = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    let json = trailers::find_folded(&msg, trailers::PLAN)?;
+    serde_json::from_str(&json).ok()
+}
+
+fn undo(
+    repo: &Repo,
+    turn: land::Turn,
+    req: &RollbackRequest,
+    landed: Oid,
+) -> Result<RollbackOutcome> {
+    let patch_id = req.patch_id.as_str();
+    let head = git::head(repo)?;
+    let landed_commit = repo
+        .find_commit(landed)
+        .context(|| format!("read commit {}", landed))?;
+    let plan = recorded_plan(&landed_commit);
+    let strategy = req
+        .strategy
+        .or(plan.as_ref().map(|p| p.rollback.strategy))
+        .unwrap_or(RollbackStrategy::GitRevert);
+    let mut record = AuditRecord::new(AuditAction::Rollback, patch_id, true);
+    record.branch = Some(head.ref_name().to_string());
+    record.previous_head = Some(head.commit.to_string());
+    record.plan = plan.clone();
+    let mut outcome = RollbackOutcome {
+        patch_id: patch_id.to_string(),
+        strategy: strategy.as_str(),
+        commit: None,
+        reverted: landed.to_string(),
+        previous_head: head.commit.to_string(),
+        branch: head.display_name().to_string(),
+        modified_files: Vec::new(),
+        modified_files_bytes: None,
+        audit_log_id: String::new(),
+        warnings: Vec::new(),
+        commands: Vec::new(),
+        undone_commits: Vec::new(),
+    };
+    if strategy == RollbackStrategy::Manual {
+        outcome.commands = plan.map(|p| p.rollback.commands).unwrap_or_default();
+        let logged = pending::log(repo, &record)?;
+        outcome.audit_log_id = logged.id();
+        outcome.warnings.extend(logged.deferred().cloned());
+        return Ok(outcome);
+    }
+
+    land::prepare_index(repo)?;
+    let head_commit = repo
+        .find_commit(head.commit)
+        .context(|| format!("read commit {}", head.commit))?;
+    let head_tree = head_commit
+        .tree()
+        .context(|| format!("read the tree of commit {}", head_commit.id()))?;
+    let (tree, message) = match strategy {
+        RollbackStrategy::FileBackup => {
+            let later = later_changes(repo, &landed_commit, head.commit)?;
+            if !later.is_empty() && !req.force {
+                return Err(Error::LaterChanges {
+                    patch_id: patch_id.to_string(),
+                    commits: later,
+                });
+            }
+            outcome.undone_commits = later;
+            restore_from_backup(repo, patch_id, &landed_commit, &head_tree)?
+        }
+        _ => revert(repo, patch_id, &landed_commit, &head_commit)?,
+    };
+    if tree.id() == head_tree.id() {
+        return Err(Error::NothingToApply {
+            patch_id: patch_id.to_string(),
+        });
+    }
+    let changed = git::changed_paths(repo, &head_tree, &tree)?;
+    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
+    let author = git::author(repo)?;
+    let committer = git::committer(repo)?;
+    crate::crashpoint!("before-objects");
+    let new = git::commit::create(repo, &author, &committer, &message, &tree, &[&head_commit])?;
+    crate::crashpoint!("after-objects");
+
+    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    outcome.modified_files = git::path::lossy_list(&paths);
+    outcome.modified_files_bytes = git::path::bytes_column(&paths);
+    outcome.commit = Some(new.to_string());
+    record.commit = Some(new.to_string());
+    record.set_files(&paths);
+    let mut epilogue = land::Epilogue::default();
+    // The markers name the last landing; one on another branch stays
+    // applied there (see `landed_commit`).
+    if proposals::applied_commit(repo, patch_id) == Some(landed) {
+        epilogue.delete(proposals::applied_ref(patch_id));
+        epilogue.delete(proposals::backup_ref(patch_id));
+    }
+    epilogue.audit.push(record);
+    let reflog = format!("evolv: rollback {patch_id}");
+    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
+    outcome.audit_log_id = finished.audit_id(0);
+    outcome.warnings.extend(finished.deferred);
+    Ok(outcome)
+}
+
+/// The commits after `landed` up to `head` (first-parent and merged ones
+/// alike) that changed any file `landed` changed: a `file_backup` restore
+/// would silently undo their changes to those files (#16 item 14). Each as
+/// `<short id> <summary> (<paths>)`, oldest first.
+fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
+    let files: std::collections::HashSet<git::RepoPath> = git::changed_paths(
+        repo,
+        &landed
+            .parent(0)
+            .context(|| format!("read the parent of commit {}", landed.id()))?
+            .tree()
+            .context(|| "read the tree of commit")?,
+        &landed
+            .tree()
+            .context(|| format!("read the tree of commit {}", landed.id()))?,
+    )?
+    .into_iter()
+    .map(|c| c.path)
+    .collect();
+    let mut walk = repo.revwalk().context(|| "walk history")?;
+    walk.push(head)
+        .context(|| format!("walk history from {}", head))?;
+    walk.hide(landed.id())
+        .context(|| format!("walk history without {}", landed.id()))?;
+    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::REVERSE)
+        .context(|| "sort history")?;
+    let mut out = Vec::new();
+    for oid in walk {
+        let commit = repo
+            .find_commit(oid.context(|| "walk history")?)
+            .context(|| "read a commit of the walk")?;
+        let tree = commit
+            .tree()
+            .context(|| format!("read the tree of commit {}", commit.id()))?;
+        let mut touched: Vec<git::RepoPath> = Vec::new();
+        for parent in commit.parents() {
+            for change in git::changed_paths(
+                repo,
+                &parent
+                    .tree()
+                    .context(|| format!("read the tree of commit {}", parent.id()))?,
+                &tree,
+            )? {
+                if files.contains(&change.path) && !touched.contains(&change.path) {
+                    touched.push(change.path);
+                }
+            }
+        }
+        if !touched.is_empty() {
+            let id = commit.id().to_string();
+            out.push(format!(
+                "{} {} ({})",
+                &id[..12],
+                commit.summary().unwrap_or_default(),
+                touched
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// `git_revert`: the inverse of the landed commit, three-way onto the head.
+fn revert<'r>(
+    repo: &'r Repo,
+    patch_id: &str,
+    landed: &Commit<'_>,
+    head: &Commit<'_>,
+) -> Result<(Tree<'r>, String)> {
+    let mut index = repo
+        .revert_commit(landed, head, 0, None)
+        .context(|| "revert commit")?;
+    if index.has_conflicts() {
+        return Err(Error::Conflict {
+            patch_id: patch_id.to_string(),
+            paths: git::conflict_paths(&index)?,
+            against: "the current HEAD".into(),
+            operation: "rollback",
+        });
+    }
+    let tree = repo
+        .find_tree(
+            index
+                .write_tree_to(repo)
+                .context(|| "write the index as a tree")?,
+        )
+        .context(|| "read tree")?;
+    let message = trailers::rollback_message(
+        &format!("Revert \"{}\"", landed.summary().unwrap_or_default()),
+        &format!("This reverts commit {}.", landed.id()),
+        patch_id,
+    );
+    Ok((tree, message))
+}
+
+/// `file_backup`: the head's tree with every file the landed commit changed
+/// put back as it was in the pre-apply commit (`refs/evolv/backup/<id>`,
+/// else the landed commit's parent). Later edits to those files are undone
+/// too; that is what a file backup means.
+fn restore_from_backup<'r>(
+    repo: &'r Repo,
+    patch_id: &str,
+    landed: &Commit<'_>,
+    head_tree: &Tree<'_>,
+) -> Result<(Tree<'r>, String)> {
+    // The backup ref belongs to the landing the applied marker names; a
+    // landing on another branch has its own parent.
+    let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
+    let backup = match repo.refname_to_id(&proposals::backup_ref(patch_id)) {
+        Ok(oid) if marked => repo
+            .find_commit(oid)
+            .context(|| format!("read commit {}", oid))?,
+        _ => landed
+            .parent(0)
+            .context(|| format!("read the parent of commit {}", landed.id()))?,
+    };
+    let backup_tree = backup
+        .tree()
+        .context(|| format!("read the tree of commit {}", backup.id()))?;
+    let landed_changes = git::changed_paths(
+        repo,
+        &landed
+            .parent(0)
+            .context(|| format!("read the parent of commit {}", landed.id()))?
+            .tree()
+            .context(|| "read the tree of commit")?,
+        &landed
+            .tree()
+            .context(|| format!("read the tree of commit {}", landed.id()))?,
+    )?;
+    let mut update = TreeUpdateBuilder::new();
+    for change in &landed_changes {
+        match backup_tree.get_path(change.path.fs()) {
+            Ok(entry) => {
+                update.upsert(
+                    change.path.as_bytes(),
+                    entry.id(),
+                    git::file_mode(entry.filemode()),
+                );
+            }
+            Err(_) => {
+                update.remove(change.path.as_bytes());
+            }
+        }
+    }
+    let tree = repo
+        .find_tree(
+            update
+                .create_updated(repo, head_tree)
+                .context(|| "update a tree")?,
+        )
+        .context(|| "read tree")?;
+    // Named as `git log` would quote them (the message is text).
+    let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
+    let message = trailers::rollback_message(
+        &format!("revert: restore files changed by {patch_id}"),
+        &format!("Restores {} from {}.", files.join(", "), backup.id()),
+        patch_id,
+    );
+    Ok((tree, message))
+}

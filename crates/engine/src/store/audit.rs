@@ -1,0 +1,268 @@
+//! The audit log: a chain of commits under `refs/evolv/audit`, one per
+//! event, each message a JSON record. The commit id is the audit id.
+//!
+//! Appends wait for each other (issue 14 item 3): every git-evolv process
+//! appends under one short `flock`, `<common-dir>/evolv/audit.flock`, so
+//! its compare-and-swap of the audit ref can only lose to a writer that is
+//! not git-evolv. A record that still cannot be appended (such a writer
+//! keeps winning, or `refs/evolv/audit.lock` is held by someone else) is
+//! journalled in `store::pending` and chained by the next command: no
+//! record is dropped, and no command fails because another was logging.
+
+use crate::git::Context;
+use std::fs::File;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use git2::{Oid, Repository, Signature};
+use serde::{Deserialize, Serialize};
+
+use super::AUDIT_REF;
+use crate::error::{Error, Result};
+use crate::git;
+
+/// How many times an append retries when a writer that does not take the
+/// audit lock appended first.
+const APPEND_ATTEMPTS: usize = 50;
+
+/// What an audit record is about.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditAction {
+    Propose,
+    Apply,
+    Rollback,
+    Drop,
+    /// Written only by the audit-race test failpoint (`FAILPOINT_RACES`).
+    Race,
+}
+
+impl AuditAction {
+    /// The stored name (`propose`, `apply`, `rollback`, `drop`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditAction::Propose => "propose",
+            AuditAction::Apply => "apply",
+            AuditAction::Rollback => "rollback",
+            AuditAction::Drop => "drop",
+            AuditAction::Race => "race",
+        }
+    }
+}
+
+impl std::fmt::Display for AuditAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// Test knob (like `GIT_EVOLV_TEST_FAILPOINT`): the first N compare-and-
+/// swaps of the audit ref in this process lose their race to a record
+/// appended behind their back, as a writer outside the lock would do.
+pub const FAILPOINT_RACES: &str = "GIT_EVOLV_TEST_AUDIT_RACES";
+
+/// One audited event.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct AuditRecord {
+    pub action: AuditAction,
+    pub patch_id: String,
+    pub success: bool,
+    pub timestamp: i64,
+    /// The branch (or `HEAD` when detached) the event concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The commit the event created (proposal, landed or revert commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_head: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Only when some name in `files` is not UTF-8: per entry, its exact
+    /// bytes in hex, or null when the text is exact (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_bytes: Option<Vec<Option<String>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// The execution plan the event ran under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<crate::plan::ExecutionPlan>,
+    /// A preview: nothing landed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+    /// Part of a batch landed with one fast-forward.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub batch: bool,
+}
+
+impl AuditRecord {
+    /// A record for `action` on `patch_id`, stamped now.
+    pub fn new(action: AuditAction, patch_id: &str, success: bool) -> Self {
+        AuditRecord {
+            action,
+            patch_id: patch_id.to_string(),
+            success,
+            timestamp: super::proposals::now_secs(),
+            branch: None,
+            commit: None,
+            previous_head: None,
+            files: Vec::new(),
+            files_bytes: None,
+            error_code: None,
+            error_message: None,
+            plan: None,
+            dry_run: false,
+            batch: false,
+        }
+    }
+
+    /// Records the changed paths: text, plus their bytes where they are not
+    /// UTF-8.
+    pub fn set_files(&mut self, paths: &[crate::git::RepoPath]) {
+        self.files = crate::git::path::lossy_list(paths);
+        self.files_bytes = crate::git::path::bytes_column(paths);
+    }
+
+    /// A failure record carrying the error's code and message.
+    pub fn failure(action: AuditAction, patch_id: &str, error: &Error) -> Self {
+        let mut r = AuditRecord::new(action, patch_id, false);
+        r.error_code = Some(error.code().to_string());
+        r.error_message = Some(error.full_message());
+        r
+    }
+}
+
+/// An audit record with its id.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct AuditEntry {
+    /// The audit commit's id, or `pending` for a journalled record that the
+    /// next command chains (see `store::pending`).
+    pub id: String,
+    /// Journalled, not yet in `refs/evolv/audit`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+    #[serde(flatten)]
+    pub record: AuditRecord,
+}
+
+/// The audit lock: an `flock` the kernel releases when its holder dies,
+/// held for one append (microseconds to milliseconds).
+pub fn lock(repo: &Repository) -> Result<File> {
+    let (file, path) = crate::git::lock_file::open(repo.commondir(), "audit.flock")?;
+    file.lock().map_err(|e| Error::io("lock", &path, e))?;
+    Ok(file)
+}
+
+fn signature(repo: &Repository) -> Result<Signature<'static>> {
+    // A failed apply must still be audited when no identity is configured.
+    git::committer(repo).or_else(|_| {
+        crate::git::signature_now("git-evolv", "git-evolv@localhost").context(|| "make a signature")
+    })
+}
+
+/// Appends `record` after the appends before it; returns the audit id.
+/// Fails with `RefLocked` when someone else holds `refs/evolv/audit.lock`
+/// (`log` journals the record instead).
+pub fn append(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
+    let _lock = lock(repo)?;
+    append_locked(repo, record)
+}
+
+/// `append` for a caller holding the audit lock.
+pub fn append_locked(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
+    let json = serde_json::to_string(record).expect("audit record serialises");
+    let sig = signature(repo)?;
+    let empty_tree = repo
+        .find_tree(
+            repo.treebuilder(None)
+                .context(|| "start a tree")?
+                .write()
+                .context(|| "write a tree")?,
+        )
+        .context(|| "read tree")?;
+    for _ in 0..APPEND_ATTEMPTS {
+        let tip = repo.refname_to_id(AUDIT_REF).ok();
+        let parents = match tip {
+            Some(t) => vec![
+                repo.find_commit(t)
+                    .context(|| format!("read commit {}", t))?,
+            ],
+            None => Vec::new(),
+        };
+        let parent_refs: Vec<_> = parents.iter().collect();
+        let oid = repo
+            .commit(None, &sig, &sig, &json, &empty_tree, &parent_refs)
+            .context(|| "write a commit")?;
+        let msg = format!("evolv: audit {}", record.action);
+        lose_race_on_purpose(repo, &sig, &empty_tree)?;
+        match git::compare_and_swap(repo, AUDIT_REF, oid, tip, &msg) {
+            Ok(()) => return Ok(oid),
+            Err(Error::ConcurrentUpdate { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::ConcurrentUpdate {
+        what: AUDIT_REF.into(),
+        expected: "its tip".into(),
+    })
+}
+
+/// The failpoint `FAILPOINT_RACES`: appends a record behind the caller's
+/// back while this process has races left to lose.
+fn lose_race_on_purpose(
+    repo: &Repository,
+    sig: &Signature<'_>,
+    tree: &git2::Tree<'_>,
+) -> Result<()> {
+    static LOST: AtomicUsize = AtomicUsize::new(0);
+    let Some(races) = std::env::var(FAILPOINT_RACES)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return Ok(());
+    };
+    if LOST.fetch_add(1, Ordering::Relaxed) >= races {
+        return Ok(());
+    }
+    let tip = repo.refname_to_id(AUDIT_REF).ok();
+    let parent = tip
+        .map(|t| repo.find_commit(t))
+        .transpose()
+        .context(|| "read the audit log's tip")?;
+    let record = AuditRecord::new(AuditAction::Race, "failpoint", true);
+    let json = serde_json::to_string(&record).expect("audit record serialises");
+    let parents: Vec<_> = parent.iter().collect();
+    let oid = repo
+        .commit(None, sig, sig, &json, tree, &parents)
+        .context(|| "write a commit")?;
+    git::compare_and_swap(repo, AUDIT_REF, oid, tip, "evolv: audit race (failpoint)")
+}
+
+/// Audit entries of the chain, newest first, at most `limit`.
+pub fn read(repo: &Repository, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
+    let mut out = Vec::new();
+    let Ok(mut oid) = repo.refname_to_id(AUDIT_REF) else {
+        return Ok(out);
+    };
+    loop {
+        if limit.is_some_and(|l| out.len() >= l) {
+            break;
+        }
+        let commit = repo
+            .find_commit(oid)
+            .context(|| format!("read commit {}", oid))?;
+        if let Ok(record) = serde_json::from_slice::<AuditRecord>(commit.message_bytes()) {
+            out.push(AuditEntry {
+                id: oid.to_string(),
+                pending: false,
+                record,
+            });
+        }
+        match commit.parent_id(0) {
+            Ok(p) => oid = p,
+            Err(_) => break,
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,278 @@
+//! Bookkeeping that could not be done when it was due (issue 14 item 3,
+//! issue 16 item 5): audit records and `refs/evolv/*` updates that met a
+//! lock somebody else holds, or lost every race for the audit ref. They
+//! are journalled here, `<common-dir>/evolv/pending/<ns>-<pid>-<seq>.json`
+//! (temp file, fsync, rename, directory fsync), and completed by the next
+//! git-evolv command, in the order they were journalled. A landing or a
+//! proposal is never undone or failed because of them.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use git2::{Oid, Repository};
+use serde::{Deserialize, Serialize};
+
+use super::audit::{self, AuditEntry, AuditRecord};
+use crate::error::{Error, Result};
+use crate::git;
+use crate::git::Context;
+
+/// A ref to set (`target`) or delete (`None`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingRef {
+    pub name: String,
+    pub target: Option<String>,
+}
+
+/// One journalled piece of bookkeeping: refs first, then audit records.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    pub reflog: String,
+    pub refs: Vec<PendingRef>,
+    pub audit: Vec<AuditRecord>,
+}
+
+impl Pending {
+    /// Nothing left to do.
+    pub fn is_empty(&self) -> bool {
+        self.refs.is_empty() && self.audit.is_empty()
+    }
+}
+
+/// What a command tells its user when some of its bookkeeping was
+/// journalled instead of done: the cause in git's words and its own code
+/// (`ref_locked`, …), and that the work itself is complete.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct Deferred {
+    pub code: &'static str,
+    pub message: String,
+    pub hint: String,
+}
+
+impl Deferred {
+    /// `cause` stopped the bookkeeping `what`, now journalled at `file`.
+    pub fn new(what: &str, cause: &Error, file: &Path) -> Self {
+        Deferred {
+            code: cause.code(),
+            message: format!("{what} could not be written yet: {cause}"),
+            hint: format!(
+                "nothing was undone; it is kept in {} and the next git-evolv command (or `git evolv recover`) completes it. {}",
+                file.display(),
+                cause.hint()
+            ),
+        }
+    }
+}
+
+impl Deferred {
+    /// Adds why it could not even be journalled on its own.
+    pub fn with_note(mut self, e: &Error) -> Self {
+        self.message
+            .push_str(&format!(" (and journalling it failed: {e})"));
+        self
+    }
+}
+
+/// What `complete` did.
+#[derive(Debug, Default)]
+pub struct Completed {
+    /// Journalled files completed and removed.
+    pub files: usize,
+    /// Audit records appended.
+    pub records: usize,
+    /// The error that stops what is still pending (a lock still there).
+    pub blocked: Option<Error>,
+}
+
+/// Where the journalled bookkeeping lives.
+pub fn dir(repo: &Repository) -> PathBuf {
+    repo.commondir().join("evolv").join("pending")
+}
+
+/// Journals `pending` durably; returns its file.
+pub fn write(repo: &Repository, pending: &Pending) -> Result<PathBuf> {
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+    let dir = dir(repo);
+    fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
+    let ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+    let name = format!("{ns:020}-{}-{seq}", std::process::id());
+    let path = dir.join(format!("{name}.json"));
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let json = serde_json::to_vec_pretty(pending).expect("pending bookkeeping serialises");
+    let written = File::create(&tmp)
+        .and_then(|mut f| f.write_all(&json).and_then(|()| f.sync_all()))
+        .and_then(|()| fs::rename(&tmp, &path))
+        .and_then(|()| File::open(&dir)?.sync_all());
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io("write", &path, e));
+    }
+    Ok(path)
+}
+
+/// The journalled files, oldest first.
+fn files(repo: &Repository) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir(repo)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Whether anything is journalled (one `readdir`; every command asks).
+pub fn exists(repo: &Repository) -> bool {
+    fs::read_dir(dir(repo)).is_ok_and(|mut d| d.next().is_some())
+}
+
+fn read(path: &Path) -> Result<Pending> {
+    let bytes = fs::read(path).map_err(|e| Error::io("read", path, e))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Error::io(
+            "parse",
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })
+}
+
+/// Audit records still waiting, oldest first (`git evolv log` shows them).
+pub fn records(repo: &Repository) -> Vec<AuditRecord> {
+    files(repo)
+        .iter()
+        .filter_map(|p| read(p).ok())
+        .flat_map(|p| p.audit)
+        .collect()
+}
+
+/// Completes the journalled bookkeeping, oldest first, under the audit
+/// lock (so two commands never complete the same file twice). Idempotent:
+/// a record already in the log (killed after its append, before its file
+/// went) is not appended again. Stops at the first step that still fails.
+pub fn complete(repo: &Repository) -> Result<Completed> {
+    let mut done = Completed::default();
+    if !exists(repo) {
+        return Ok(done);
+    }
+    let _lock = audit::lock(repo)?;
+    for path in files(repo) {
+        let mut pending = read(&path)?;
+        let stopped = complete_one(repo, &mut pending, &mut done);
+        if pending.is_empty() {
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+            done.files += 1;
+            continue;
+        }
+        // What is left is journalled again, in place (temp + rename).
+        let rewritten = write(repo, &pending)?;
+        fs::rename(&rewritten, &path).map_err(|e| Error::io("rename", &rewritten, e))?;
+        done.blocked = stopped;
+        break;
+    }
+    Ok(done)
+}
+
+/// Does what it can of `pending`, removing each step it did.
+fn complete_one(repo: &Repository, pending: &mut Pending, done: &mut Completed) -> Option<Error> {
+    while let Some(update) = pending.refs.first() {
+        let result = match &update.target {
+            Some(t) => Oid::from_str(t)
+                .context(|| format!("parse object id {t}"))
+                .and_then(|oid| {
+                    git::compare_and_swap_force(repo, &update.name, oid, &pending.reflog)
+                }),
+            None => git::delete_ref(repo, &update.name).map(drop),
+        };
+        if let Err(e) = result {
+            return Some(e);
+        }
+        pending.refs.remove(0);
+    }
+    let recent = audit::read(repo, Some(256)).unwrap_or_default();
+    while let Some(record) = pending.audit.first() {
+        if !recent.iter().any(|e| &e.record == record) {
+            if let Err(e) = audit::append_locked(repo, record) {
+                return Some(e);
+            }
+            done.records += 1;
+        }
+        pending.audit.remove(0);
+    }
+    None
+}
+
+/// Where a record went.
+#[derive(Debug, Clone)]
+pub enum Logged {
+    /// Appended: its audit id.
+    Appended(Oid),
+    /// Journalled for the next command to append, and why.
+    Pending(Deferred),
+}
+
+impl Logged {
+    /// The audit id, or `pending`.
+    pub fn id(&self) -> String {
+        match self {
+            Logged::Appended(oid) => oid.to_string(),
+            Logged::Pending(_) => "pending".into(),
+        }
+    }
+
+    /// What to tell the user when the record had to wait.
+    pub fn deferred(&self) -> Option<&Deferred> {
+        match self {
+            Logged::Appended(_) => None,
+            Logged::Pending(d) => Some(d),
+        }
+    }
+}
+
+/// Logs `record`: appends it, or journals it when it cannot be appended
+/// now. Fails only when it can be neither appended nor journalled (the
+/// disk refuses a write).
+pub fn log(repo: &Repository, record: &AuditRecord) -> Result<Logged> {
+    match audit::append(repo, record) {
+        Ok(oid) => Ok(Logged::Appended(oid)),
+        Err(cause) => {
+            let journalled = Pending {
+                audit: vec![record.clone()],
+                ..Pending::default()
+            };
+            let file = write(repo, &journalled)?;
+            Ok(Logged::Pending(Deferred::new(
+                "the audit record",
+                &cause,
+                &file,
+            )))
+        }
+    }
+}
+
+/// The whole log for `git evolv log`: records still journalled first
+/// (newest first, marked `pending`), then the chain, at most `limit`.
+pub fn read_all(repo: &Repository, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
+    let mut out: Vec<AuditEntry> = records(repo)
+        .into_iter()
+        .rev()
+        .map(|record| AuditEntry {
+            id: "pending".into(),
+            pending: true,
+            record,
+        })
+        .collect();
+    if let Some(l) = limit {
+        out.truncate(l);
+    }
+    let rest = limit.map(|l| l - out.len());
+    out.extend(audit::read(repo, rest)?);
+    Ok(out)
+}

@@ -1,0 +1,361 @@
+//! Proposal commits: their ids, metadata and status.
+
+use git2::{Commit, Oid, Repository};
+use serde::{Deserialize, Serialize};
+
+use super::{APPLIED_PREFIX, BACKUP_PREFIX, PROPOSALS_PREFIX};
+use crate::error::{Error, Result};
+use crate::git::Context;
+
+use super::file_records::FileRecord;
+use super::trailers::{self, METADATA as META_TRAILER};
+use crate::validators::ValidatorReport;
+
+/// What kind of edit a proposal holds, stored flat in its metadata JSON
+/// under `"operation"` (so proposals written before this enum existed,
+/// `{"operation":"replace","pattern":…}`, read unchanged). A new edit kind
+/// is a new variant; old proposals keep reading as `Replace`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "operation", rename_all = "snake_case")]
+pub enum EditMeta {
+    /// A regex (or, with `literal`, exact) replace across the scope.
+    Replace {
+        pattern: String,
+        replacement: String,
+        literal: bool,
+    },
+    /// An edit list (`propose --edits`, #13). New fields go here with
+    /// `#[serde(default)]`, so lists stored before them keep reading.
+    Edits {
+        /// What the list did to each changed file (#12 item 2).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<FileRecord>,
+        /// The validators that ran on the changed files at propose time.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        validators: Vec<ValidatorReport>,
+    },
+    /// An operation this version does not know (written by a newer
+    /// git-evolv, or by hand): the proposal still lists, shows and
+    /// applies, since its commit is the patch.
+    #[serde(other)]
+    Other,
+}
+
+impl EditMeta {
+    /// The operation's name, as stored (`replace`).
+    pub fn operation(&self) -> &'static str {
+        match self {
+            EditMeta::Replace { .. } => "replace",
+            EditMeta::Edits { .. } => "edits",
+            EditMeta::Other => "other",
+        }
+    }
+
+    /// The search pattern of a replace; `None` for other edit kinds.
+    pub fn pattern(&self) -> Option<&str> {
+        match self {
+            EditMeta::Replace { pattern, .. } => Some(pattern),
+            EditMeta::Edits { .. } | EditMeta::Other => None,
+        }
+    }
+
+    /// The replacement of a replace; `None` for other edit kinds.
+    pub fn replacement(&self) -> Option<&str> {
+        match self {
+            EditMeta::Replace { replacement, .. } => Some(replacement),
+            EditMeta::Edits { .. } | EditMeta::Other => None,
+        }
+    }
+}
+
+/// Machine-readable facts about a proposal, stored in its commit message.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ProposalMeta {
+    /// The edit, tagged by `operation`.
+    #[serde(flatten)]
+    pub edit: EditMeta,
+    pub scope: Vec<String>,
+    pub created_at: i64,
+    pub files_scanned: usize,
+    pub files_matched: usize,
+    pub total_changes: usize,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// The changed paths as text (lossy for a name that is not UTF-8).
+    pub affected_files: Vec<String>,
+    /// Only when some changed name is not UTF-8: per entry of
+    /// `affected_files`, its exact bytes in hex, or null (#16 item 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affected_files_bytes: Option<Vec<Option<String>>>,
+    /// The proposal this one is stacked on (#13 `onto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onto: Option<String>,
+}
+
+impl ProposalMeta {
+    /// The changed paths exactly (bytes where a name is not UTF-8).
+    pub fn affected_paths(&self) -> Vec<crate::git::RepoPath> {
+        crate::git::path::from_columns(&self.affected_files, self.affected_files_bytes.as_deref())
+    }
+}
+
+/// A proposal's id, `patch_<unix-seconds>_<hex>`: checked once (see
+/// [`is_valid_id`]) so it is always safe inside a ref name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[serde(transparent)]
+pub struct PatchId(String);
+
+impl PatchId {
+    /// `id` as a patch id; anything that cannot name a proposal is
+    /// `PatchNotFound`, as for an id that names none.
+    pub fn parse(id: &str) -> Result<PatchId> {
+        if is_valid_id(id) {
+            Ok(PatchId(id.to_string()))
+        } else {
+            Err(Error::PatchNotFound(id.to_string()))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for PatchId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        PatchId::parse(&s).map_err(|_| {
+            serde::de::Error::custom(format!(
+                "'{s}' is not a patch id (letters, digits, `_` and `-`, e.g. patch_1700000000_ab12cd34)"
+            ))
+        })
+    }
+}
+
+impl std::ops::Deref for PatchId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for PatchId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for PatchId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for PatchId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(&self.0)
+    }
+}
+
+impl From<PatchId> for String {
+    fn from(id: PatchId) -> String {
+        id.0
+    }
+}
+
+impl PartialEq<str> for PatchId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<String> for PatchId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl PartialEq<&str> for PatchId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// A stored proposal.
+#[derive(Debug, Clone)]
+pub struct Proposal {
+    pub id: PatchId,
+    /// The proposal commit P.
+    pub commit: Oid,
+    /// P's parent: the HEAD it was proposed against.
+    pub base: Oid,
+    pub summary: String,
+    pub meta: ProposalMeta,
+}
+
+/// The ref holding proposal `id`.
+pub fn proposal_ref(id: &str) -> String {
+    format!("{PROPOSALS_PREFIX}{id}")
+}
+
+/// The ref recording where proposal `id` landed.
+pub fn applied_ref(id: &str) -> String {
+    format!("{APPLIED_PREFIX}{id}")
+}
+
+/// The ref holding the pre-apply commit of proposal `id` (`file_backup`).
+pub fn backup_ref(id: &str) -> String {
+    format!("{BACKUP_PREFIX}{id}")
+}
+
+/// Whether `id` can name a proposal at all. Anything else (a leading `-`,
+/// `/`, `..`, spaces) is never turned into a ref name.
+pub fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id.as_bytes()[0].is_ascii_alphanumeric()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// A new id: `patch_<unix-seconds>_<hex>`, the hex taken from the proposal
+/// commit's id; `extra` lengthens it when a shorter one is taken.
+pub fn make_id(created_at: i64, commit: Oid, extra: usize) -> String {
+    let hex = commit.to_string();
+    format!("patch_{created_at}_{}", &hex[..(8 + extra).min(hex.len())])
+}
+
+/// Seconds since the epoch, now.
+pub fn now_secs() -> i64 {
+    crate::clock::now_secs()
+}
+
+/// The commit message of a proposal: summary, blank line, metadata.
+pub fn message(summary: &str, meta: &ProposalMeta, nonce: &str) -> String {
+    let json = serde_json::to_string(meta).expect("metadata serialises");
+    trailers::proposal_message(summary, &json, nonce)
+}
+
+fn parse(id: &str, commit: &Commit<'_>) -> Result<Proposal> {
+    let msg = String::from_utf8_lossy(commit.message_bytes());
+    let meta_line = trailers::find(&msg, META_TRAILER).ok_or_else(|| Error::Git {
+        message: format!("{} has no {META_TRAILER}line", proposal_ref(id)),
+    })?;
+    let meta: ProposalMeta = serde_json::from_str(meta_line).map_err(|e| Error::Git {
+        message: format!("{}: unreadable metadata: {e}", proposal_ref(id)),
+    })?;
+    Ok(Proposal {
+        id: PatchId(id.to_string()),
+        commit: commit.id(),
+        base: commit
+            .parent_id(0)
+            .context(|| format!("read the parent of commit {}", commit.id()))?,
+        summary: msg.lines().next().unwrap_or_default().to_string(),
+        meta,
+    })
+}
+
+/// Loads proposal `id`; unknown or malformed ids are `PatchNotFound`.
+pub fn load(repo: &Repository, id: &str) -> Result<Proposal> {
+    if !is_valid_id(id) {
+        return Err(Error::PatchNotFound(id.to_string()));
+    }
+    let oid = repo
+        .refname_to_id(&proposal_ref(id))
+        .map_err(|_| Error::PatchNotFound(id.to_string()))?;
+    let commit = repo
+        .find_commit(oid)
+        .context(|| format!("read proposal commit {oid} of {PROPOSALS_PREFIX}{id}"))?;
+    parse(id, &commit)
+}
+
+/// Every stored proposal, oldest first.
+pub fn list(repo: &Repository) -> Result<Vec<Proposal>> {
+    let mut out = Vec::new();
+    let listing = || format!("list the refs under {PROPOSALS_PREFIX}");
+    for reference in repo
+        .references_glob(&format!("{PROPOSALS_PREFIX}*"))
+        .context(listing)?
+    {
+        let reference = reference.context(listing)?;
+        let Some(name) = reference.name() else {
+            continue;
+        };
+        let id = name.trim_start_matches(PROPOSALS_PREFIX).to_string();
+        let commit = reference
+            .peel_to_commit()
+            .context(|| format!("read the commit of {PROPOSALS_PREFIX}{id}"))?;
+        out.push(parse(&id, &commit)?);
+    }
+    out.sort_by(|a, b| (a.meta.created_at, &a.id).cmp(&(b.meta.created_at, &b.id)));
+    Ok(out)
+}
+
+/// Where proposal `id` landed, if it is applied.
+pub fn applied_commit(repo: &Repository, id: &str) -> Option<Oid> {
+    repo.refname_to_id(&applied_ref(id)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_that_could_become_options_or_paths_are_invalid() {
+        assert!(is_valid_id("patch_1763793123_3fa9c1"));
+        for bad in ["", "-x", "../x", "a/b", "a b", "a..b", "_x", "a\0"] {
+            assert!(!is_valid_id(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ids_have_the_documented_shape() {
+        let oid = Oid::from_str("3fa9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8").unwrap();
+        assert_eq!(make_id(1763793123, oid, 0), "patch_1763793123_3fa9c1d2");
+        assert_eq!(make_id(1, oid, 2), "patch_1_3fa9c1d2e3");
+    }
+
+    /// Proposals written before the metadata was a tagged enum (#10 item 9)
+    /// must keep reading: this is their exact stored form.
+    #[test]
+    fn an_old_format_proposal_still_reads() {
+        let old = r#"{"operation":"replace","pattern":"getUserData","replacement":"fetchUserData","literal":false,"scope":["backend/**"],"created_at":1763793123,"files_scanned":2,"files_matched":2,"total_changes":3,"lines_added":2,"lines_removed":2,"affected_files":["backend/auth.go","backend/user.go"]}"#;
+        let meta: ProposalMeta = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            meta.edit,
+            EditMeta::Replace {
+                pattern: "getUserData".into(),
+                replacement: "fetchUserData".into(),
+                literal: false,
+            }
+        );
+        assert_eq!(meta.edit.operation(), "replace");
+        assert_eq!(meta.affected_files.len(), 2);
+        // And it is written back the same way.
+        let again: serde_json::Value = serde_json::to_value(&meta).unwrap();
+        let orig: serde_json::Value = serde_json::from_str(old).unwrap();
+        assert_eq!(again, orig);
+    }
+
+    #[test]
+    fn an_unknown_operation_still_reads_as_other() {
+        let future = r#"{"operation":"teleport","pattern":"x","scope":[],"created_at":1,"files_scanned":0,"files_matched":0,"total_changes":0,"lines_added":0,"lines_removed":0,"affected_files":["a"]}"#;
+        let meta: ProposalMeta = serde_json::from_str(future).unwrap();
+        assert_eq!(meta.edit, EditMeta::Other);
+        assert_eq!(meta.affected_files, ["a"]);
+    }
+
+    #[test]
+    fn patch_ids_are_checked_once_and_read_as_text() {
+        let id = PatchId::parse("patch_1_ab").unwrap();
+        assert_eq!(id, "patch_1_ab");
+        assert_eq!(proposal_ref(&id), "refs/evolv/proposals/patch_1_ab");
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"patch_1_ab\"");
+        assert_eq!(
+            PatchId::parse("../x").unwrap_err().code(),
+            "patch_not_found"
+        );
+        assert!(serde_json::from_str::<PatchId>("\"-rf\"").is_err());
+    }
+}

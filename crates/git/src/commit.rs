@@ -1,0 +1,98 @@
+//! Creating the commits git-evolv puts on a branch (a landing, a rollback,
+//! the undo of a failed landing) as `git commit` would: signed when
+//! `commit.gpgSign` asks for it, with the format and key git is configured
+//! with (`gpg.format` openpgp, ssh or x509, `user.signingKey`). Signing is
+//! done by git itself (`git commit-tree`), so it is never silently skipped
+//! nor done differently; when it fails nothing is created and the error
+//! says why (#16 item 17).
+
+use crate::Context;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use git2::{Commit, Oid, Repository, Signature, Tree};
+
+use crate::error::{Error, Result};
+
+/// Writes a commit object (no ref is moved) and returns its id.
+pub fn create(
+    repo: &Repository,
+    author: &Signature<'_>,
+    committer: &Signature<'_>,
+    message: &str,
+    tree: &Tree<'_>,
+    parents: &[&Commit<'_>],
+) -> Result<Oid> {
+    if !wants_signature(repo)? {
+        return repo
+            .commit(None, author, committer, message, tree, parents)
+            .context(|| format!("write a commit of tree {}", tree.id()));
+    }
+    signed(repo, author, committer, message, tree, parents)
+}
+
+/// `commit.gpgSign` as git reads it, through the config adapter (files,
+/// includes and `git -c`, which libgit2 does not see), read once per
+/// commit without running git. A value git would refuse is refused.
+fn wants_signature(repo: &Repository) -> Result<bool> {
+    let config = super::config::Config::for_git_dir(repo.path())?;
+    Ok(config.bool("commit.gpgsign")?.unwrap_or(false))
+}
+
+fn time_of(sig: &Signature<'_>) -> String {
+    let when = sig.when();
+    let offset = when.offset_minutes();
+    let sign = if offset < 0 { '-' } else { '+' };
+    let offset = offset.unsigned_abs();
+    format!(
+        "@{} {sign}{:02}{:02}",
+        when.seconds(),
+        offset / 60,
+        offset % 60
+    )
+}
+
+fn signed(
+    repo: &Repository,
+    author: &Signature<'_>,
+    committer: &Signature<'_>,
+    message: &str,
+    tree: &Tree<'_>,
+    parents: &[&Commit<'_>],
+) -> Result<Oid> {
+    let dir = repo.workdir().unwrap_or_else(|| repo.path());
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .args(["commit-tree", "-S"])
+        .arg(tree.id().to_string());
+    for parent in parents {
+        cmd.arg("-p").arg(parent.id().to_string());
+    }
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    cmd.env("GIT_AUTHOR_NAME", lossy(author.name_bytes()))
+        .env("GIT_AUTHOR_EMAIL", lossy(author.email_bytes()))
+        .env("GIT_AUTHOR_DATE", time_of(author))
+        .env("GIT_COMMITTER_NAME", lossy(committer.name_bytes()))
+        .env("GIT_COMMITTER_EMAIL", lossy(committer.email_bytes()))
+        .env("GIT_COMMITTER_DATE", time_of(committer))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::io("run `git commit-tree -S` (is git on PATH?) in", dir, e))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // `commit-tree` keeps the message as given (no cleanup), like libgit2.
+        let _ = stdin.write_all(message.as_bytes());
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| Error::io("wait for `git commit-tree -S` in", dir, e))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    match Oid::from_str(text.trim()) {
+        Ok(id) if out.status.success() => Ok(id),
+        _ => Err(Error::SigningFailed {
+            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        }),
+    }
+}

@@ -1,0 +1,249 @@
+//! The repository handle: the libgit2 repository, its work tree (a bare
+//! repository has none, and is refused once, when a command that needs
+//! one opens it) and what a command learns about the repository once and
+//! reuses. Not `Sync` (libgit2 repositories are not); one per session.
+
+use std::cell::{OnceCell, RefCell};
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+use git2::Repository;
+
+use super::RepoPath;
+use super::attr_sources::{self, Sources};
+use super::index_cache::Snapshot;
+use super::index_file::IndexFile;
+use crate::error::{Error, Result};
+
+/// An open repository. Derefs to the libgit2 `Repository` for the
+/// adapter code that reads objects and refs.
+pub struct Repo {
+    repo: Repository,
+    workdir: Option<PathBuf>,
+    /// The parsed index, reloaded when the file changes (`index_cache`).
+    index: RefCell<Snapshot>,
+    /// What attribute lookups may skip (`attr_sources`), learnt once.
+    attributes: RefCell<Option<Sources>>,
+    /// `core.autocrlf=true` and `core.eol=crlf`, read once.
+    eol: OnceCell<(bool, bool)>,
+}
+
+impl Repo {
+    /// Wraps a repository a library user opened; a bare one is refused.
+    pub fn new(repo: Repository) -> Result<Repo> {
+        let repo = Repo::new_any(repo);
+        repo.work_tree()?;
+        Ok(repo)
+    }
+
+    /// Wraps a repository that may be bare (the read-only views).
+    pub fn new_any(repo: Repository) -> Repo {
+        let workdir = match repo.is_bare() {
+            true => None,
+            false => repo.workdir().map(Path::to_path_buf),
+        };
+        Repo {
+            repo,
+            workdir,
+            index: RefCell::default(),
+            attributes: RefCell::default(),
+            eol: OnceCell::new(),
+        }
+    }
+
+    /// The libgit2 repository.
+    pub fn raw(&self) -> &Repository {
+        &self.repo
+    }
+
+    /// The top of the work tree; `BareRepository` for a bare repository.
+    pub fn work_tree(&self) -> Result<&Path> {
+        self.workdir
+            .as_deref()
+            .ok_or_else(|| Error::BareRepository {
+                path: self.repo.path().to_path_buf(),
+            })
+    }
+
+    /// git itself, run at the top of the work tree (or in the git dir of a
+    /// bare repository): for what libgit2 cannot do (filters, hooks).
+    pub fn git(&self) -> Result<super::cli::Git> {
+        let dir = self.workdir.as_deref().unwrap_or(self.repo.path());
+        super::cli::Git::open(dir)
+    }
+}
+
+/// The parsed index (see `index_cache`).
+impl Repo {
+    /// Reads the index, or keeps the parse while the file is unchanged.
+    pub fn load_index(&self) -> Result<()> {
+        self.index.borrow_mut().load(&self.repo)
+    }
+
+    /// Runs `f` on the current index.
+    pub fn with_index<T>(&self, f: impl FnOnce(&IndexFile) -> T) -> Result<T> {
+        // Not borrowed while `f` runs, which may read the index itself.
+        let current = self.index.borrow_mut().current(&self.repo)?;
+        Ok(f(&current))
+    }
+
+    /// Takes the current index out to change it, with the mtime (seconds)
+    /// of the file it was read from.
+    pub fn take_index(&self) -> Result<(IndexFile, Option<i64>)> {
+        self.index.borrow_mut().take(&self.repo)
+    }
+
+    /// Keeps `file` as the parse of the index just written at `written`.
+    pub fn put_index(&self, file: IndexFile, written: &Path) -> Result<()> {
+        self.index.borrow_mut().put(&self.repo, file, written)
+    }
+
+    /// Drops the parse of the index.
+    pub fn forget_index(&self) {
+        self.index.borrow_mut().forget();
+    }
+}
+
+/// What attribute lookups and conversions learn once per handle.
+impl Repo {
+    /// Whether no attribute can apply to `path` (see `attr_sources`).
+    pub fn surely_unattributed(&self, path: &RepoPath) -> bool {
+        let Some(workdir) = self.workdir.as_deref() else {
+            return false;
+        };
+        self.learn_attribute_sources();
+        let mut sources = self.attributes.borrow_mut();
+        sources
+            .as_mut()
+            .is_some_and(|s| s.surely_unattributed(workdir, path))
+    }
+
+    /// [`Repo::surely_unattributed`] as a test of its own, for another
+    /// thread (propose's editor): a copy of what the handle learnt, which
+    /// goes on learning directories by itself. Always `false` in a bare
+    /// repository.
+    pub fn unattributed_test(&self) -> impl FnMut(&RepoPath) -> bool + Send + 'static {
+        self.learn_attribute_sources();
+        let mut sources = self.attributes.borrow().clone();
+        let workdir = self.workdir.clone();
+        move |path| match (sources.as_mut(), workdir.as_deref()) {
+            (Some(s), Some(w)) => s.surely_unattributed(w, path),
+            _ => false,
+        }
+    }
+
+    /// Learns the attribute sources once. Where the index tracks a
+    /// `.gitattributes` is read from its raw bytes first: only an index
+    /// that may track one is parsed (which also points libgit2's lookups
+    /// at those entries).
+    fn learn_attribute_sources(&self) {
+        if self.attributes.borrow().is_some() {
+            return;
+        }
+        // A parse this handle already holds answers at once; otherwise
+        // the raw bytes decide whether one is needed.
+        let parsed = self.index.borrow().is_loaded();
+        let indexed = if parsed || attr_sources::index_may_track(self.repo.path()) {
+            self.with_index(attr_sources::indexed_dirs)
+                .unwrap_or(attr_sources::Indexed::Unknown)
+        } else {
+            attr_sources::Indexed::Dirs(Default::default())
+        };
+        *self.attributes.borrow_mut() = Some(Sources::new(&self.repo, indexed));
+    }
+
+    /// Forgets the attribute sources: a `.gitattributes` was written or
+    /// removed.
+    pub fn forget_attribute_sources(&self) {
+        *self.attributes.borrow_mut() = None;
+    }
+
+    /// `core.autocrlf=true` and `core.eol=crlf`, computed by `init` once.
+    pub fn eol(&self, init: impl FnOnce() -> (bool, bool)) -> (bool, bool) {
+        *self.eol.get_or_init(init)
+    }
+}
+
+impl Deref for Repo {
+    type Target = Repository;
+
+    fn deref(&self) -> &Repository {
+        &self.repo
+    }
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo")
+            .field("git_dir", &self.repo.path())
+            .field("work_tree", &self.workdir)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_git::git;
+
+    use super::Repo;
+
+    fn blob_of(repo: &Repo, path: &str) -> Option<git2::Oid> {
+        repo.with_index(|ix| ix.get(path.as_bytes(), 0).map(|e| e.oid()))
+            .unwrap()
+    }
+
+    /// The handle keeps its parse while the index file is the same, and
+    /// reads it again when git changes it: a new file (another inode), or
+    /// the same inode, size and mtime with other bytes (the checksum).
+    #[test]
+    fn the_index_is_read_again_when_its_identity_or_checksum_changes() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let index = d.join(".git/index");
+        git(d, &["init", "-q"]);
+        std::fs::write(d.join("a.txt"), "aaaa\n").unwrap();
+        git(d, &["add", "a.txt"]);
+        git(d, &["commit", "-qm", "a"]);
+        std::fs::write(d.join("a.txt"), "bbbb\n").unwrap();
+        git(d, &["add", "a.txt"]);
+        let b_bytes = std::fs::read(&index).unwrap();
+
+        let repo = crate::open(d).unwrap();
+        let b = blob_of(&repo, "a.txt").unwrap();
+        // git writes a new file (another inode): read again.
+        std::fs::write(d.join("a.txt"), "cccc\n").unwrap();
+        git(d, &["add", "a.txt"]);
+        let c = blob_of(&repo, "a.txt").unwrap();
+        assert_ne!(b, c);
+
+        // B's bytes written over C's in place: same inode, same size, and
+        // the mtime put back, so only the trailing checksum tells.
+        let meta = std::fs::metadata(&index).unwrap();
+        assert_eq!(meta.len(), b_bytes.len() as u64);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&index)
+            .unwrap();
+        (&file).write_all(&b_bytes).unwrap();
+        file.set_modified(meta.modified().unwrap()).unwrap();
+        drop(file);
+        assert_eq!(blob_of(&repo, "a.txt"), Some(b));
+
+        // Another handle has a snapshot of its own (nothing process-wide).
+        let other = crate::open(d).unwrap();
+        assert_eq!(blob_of(&other, "a.txt"), Some(b));
+    }
+
+    #[test]
+    fn a_bare_repository_is_refused_once_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        git2::Repository::init_bare(dir.path()).unwrap();
+        let err = crate::open(dir.path()).unwrap_err();
+        assert_eq!(err.code(), "bare_repository");
+        let any = crate::open_any(dir.path()).unwrap();
+        assert_eq!(any.work_tree().unwrap_err().code(), "bare_repository");
+        let raw = git2::Repository::open_bare(dir.path()).unwrap();
+        assert_eq!(Repo::new(raw).unwrap_err().code(), "bare_repository");
+    }
+}

@@ -1,0 +1,83 @@
+//! git-evolv's git adapter, and the only crate that knows libgit2 and
+//! zlib: opening repositories, identities, objects, trees, the index,
+//! config, attributes and filters, compare-and-swap ref updates, durable
+//! flushes and, in `cli`, the git command line. Knows nothing of
+//! proposals.
+
+mod attr_sources;
+pub mod checkout;
+pub mod cli;
+pub mod commit;
+pub mod config;
+pub mod confine;
+pub mod crash;
+mod diff;
+pub mod durable;
+mod fail;
+pub mod filters;
+mod handle;
+mod identity;
+mod index_cache;
+pub mod index_file;
+mod index_format;
+pub mod index_write;
+pub mod lock_file;
+pub mod mode;
+pub mod object_read;
+mod objects;
+pub mod pack_write;
+pub mod path;
+mod refs;
+mod repo;
+mod status;
+mod tree;
+mod tree_compare;
+mod tree_lookup;
+
+// The pure layer, under the names this crate's modules use.
+pub(crate) use evolv_core::error;
+
+pub use diff::{ChangedPath, FilePatcher, conflict_paths, line_stats, patch_text, write_patch};
+pub use fail::{Context, library as library_error};
+pub use handle::Repo;
+pub use identity::{author, committer, signature_now};
+pub use objects::{
+    FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, hash_blob_file, updated_trees,
+    write_objects,
+};
+pub use path::RepoPath;
+pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
+pub use repo::{Head, head, open, open_any, workdir};
+pub use status::{dirty_paths, ensure_no_operation_in_progress};
+pub use tree::entry_path;
+pub use tree::{BlobEntry, file_mode, list_blobs};
+pub use tree_compare::changed_paths;
+pub use tree_lookup::{Found, TreeLookup};
+
+/// A value read once per repository (its git dir) and process: git config
+/// that a command would otherwise read per file (issue 14 item 1). Keyed,
+/// because a long-running front end may serve several repositories.
+pub(crate) struct PerRepo<T: Copy>(std::sync::Mutex<Option<(std::path::PathBuf, T)>>);
+
+impl<T: Copy> PerRepo<T> {
+    pub(crate) const fn new() -> Self {
+        PerRepo(std::sync::Mutex::new(None))
+    }
+
+    /// The value for `repo`, computed by `init` the first time.
+    pub(crate) fn get(&self, repo: &git2::Repository, init: impl FnOnce() -> T) -> T {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*slot {
+            Some((dir, value)) if dir == repo.path() => *value,
+            _ => {
+                let value = init();
+                *slot = Some((repo.path().to_path_buf(), value));
+                value
+            }
+        }
+    }
+}
+
+/// Test helpers the layers above share (run git in a folder).
+#[doc(hidden)]
+pub mod test_git;

@@ -1,0 +1,508 @@
+//! Writes many new objects (a proposal's blobs and trees) as one pack without delta search, as git itself
+//! writes new objects (issue 14 item 2): libgit2's packbuilder searched
+//! deltas between every pair in its window (`find_deltas`, 60% of a large
+//! propose's cycles). Each object is hashed and zlib-compressed on its own
+//! (level 1, git's `core.looseCompression` default; small ones stored), which callers may do
+//! on several threads; `git gc` computes deltas later, as it does for
+//! git's own new objects. The pack and its version 2 index are written
+//! next to git's packs by temp file and rename, pack first, flushed to disk
+//! before the rename exactly as far as git's `core.fsync` and
+//! `core.fsyncMethod` make git flush the packs it writes (`Flush`).
+
+use crate::Context;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use git2::{Oid, Repository};
+use sha1::{Digest, Sha1};
+
+use super::durable;
+use crate::error::{Error, Result};
+
+/// Pack entry type of a blob.
+const OBJ_BLOB: u8 = 3;
+/// Pack entry type of a tree.
+const OBJ_TREE: u8 = 2;
+/// zlib level: speed over size, as git's loose objects.
+const LEVEL: i32 = 1;
+/// Objects smaller than this, and trees, are stored in the pack without
+/// compression (zlib level 0): zlib's fixed cost per stream (its Huffman
+/// trees) was 40k instructions, a third of a 30,000-file propose for files
+/// of 150 bytes, and tree entries are mostly object ids, which do not
+/// compress (LZ77 over them cost 150 M instructions for 330 trees). `git gc`
+/// recompresses them with the rest; until then they take a little more room.
+const STORE_BELOW: usize = 2048;
+
+/// One object ready for a pack: its id and its pack entry (type-and-size
+/// header, then the zlib stream), with the entry's CRC-32 for the index.
+#[derive(Debug, Clone)]
+pub struct PackedObject {
+    pub oid: Oid,
+    entry: Vec<u8>,
+    crc: u32,
+}
+
+impl PackedObject {
+    /// Hashes and compresses a blob of `content`.
+    pub fn blob(content: &[u8]) -> Result<Self> {
+        let level = if content.len() < STORE_BELOW {
+            0
+        } else {
+            LEVEL
+        };
+        Self::new(OBJ_BLOB, "blob", content, level)
+    }
+
+    /// Hashes and compresses a tree object of `content` (raw entries).
+    pub fn tree(content: &[u8]) -> Result<Self> {
+        Self::new(OBJ_TREE, "tree", content, 0)
+    }
+
+    fn new(kind: u8, name: &str, content: &[u8], level: i32) -> Result<Self> {
+        let mut hasher = Sha1::new();
+        hasher.update(format!("{name} {}\0", content.len()).as_bytes());
+        hasher.update(content);
+        let oid = Oid::from_bytes(&hasher.finalize()).context(|| format!("hash a new {name}"))?;
+        let mut entry = entry_header(kind, content.len());
+        deflate_into(content, level, &mut entry)?;
+        // zlib was given room for the whole input; kept are thousands of
+        // entries a fraction of that size (57 of a real-code propose's
+        // 101 MB of heap went to the difference).
+        entry.shrink_to_fit();
+        let crc = crc32(&entry);
+        Ok(PackedObject { oid, entry, crc })
+    }
+}
+
+/// The variable-length type-and-size header of a pack entry.
+fn entry_header(kind: u8, size: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16);
+    let mut rest = size >> 4;
+    let mut byte = (kind << 4) | (size & 0x0f) as u8;
+    while rest != 0 {
+        out.push(byte | 0x80);
+        byte = (rest & 0x7f) as u8;
+        rest >>= 7;
+    }
+    out.push(byte);
+    out
+}
+
+/// zlib's window and hash sizes for `len` bytes of input: the smallest
+/// window that holds the whole input (at least 512 bytes, at most zlib's
+/// 32 KiB) and a hash table to match. `compress2` always takes the largest,
+/// and clearing its 64 KiB hash table cost more than compressing a small
+/// source file (issue 14 item 2: 20 M of a 300-file propose's 714 M
+/// instructions). Any window size is a valid zlib stream for git.
+fn window_bits(len: usize) -> (i32, i32) {
+    let bits = (usize::BITS - len.max(1).leading_zeros()) as i32;
+    let window = bits.clamp(9, 15);
+    (window, (window - 6).clamp(1, 8))
+}
+
+#[allow(unsafe_code)]
+unsafe extern "C" fn zalloc(
+    _: libz_sys::voidpf,
+    items: libz_sys::uInt,
+    size: libz_sys::uInt,
+) -> libz_sys::voidpf {
+    // SAFETY: the caller (zlib) frees what it gets with `zfree`.
+    unsafe { libc::malloc(items as usize * size as usize) }
+}
+
+#[allow(unsafe_code)]
+unsafe extern "C" fn zfree(_: libz_sys::voidpf, ptr: libz_sys::voidpf) {
+    // SAFETY: `ptr` came from `zalloc` (malloc).
+    unsafe { libc::free(ptr) }
+}
+
+/// A z_stream before its `*Init*` call: no buffers yet, malloc and free
+/// as its allocators.
+pub fn blank_stream() -> libz_sys::z_stream {
+    libz_sys::z_stream {
+        next_in: std::ptr::null_mut(),
+        avail_in: 0,
+        total_in: 0,
+        next_out: std::ptr::null_mut(),
+        avail_out: 0,
+        total_out: 0,
+        msg: std::ptr::null_mut(),
+        state: std::ptr::null_mut(),
+        zalloc,
+        zfree,
+        opaque: std::ptr::null_mut(),
+        data_type: 0,
+        adler: 0,
+        reserved: 0,
+    }
+}
+
+/// Appends the zlib stream of `data` at `level` to `out`.
+#[allow(unsafe_code)]
+pub fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
+    let failed = |rc: i32| Error::Git {
+        message: format!("zlib failed to compress an object (code {rc})"),
+    };
+    let (window, mem_level) = window_bits(data.len());
+    let mut strm = blank_stream();
+    strm.next_in = data.as_ptr() as *mut u8;
+    strm.avail_in = data.len() as _;
+    // SAFETY: `strm` is a fully initialised z_stream whose allocator pair
+    // is malloc/free; the version and size are the library's own.
+    let rc = unsafe {
+        libz_sys::deflateInit2_(
+            &mut strm,
+            level,
+            libz_sys::Z_DEFLATED,
+            window,
+            mem_level,
+            libz_sys::Z_DEFAULT_STRATEGY,
+            libz_sys::zlibVersion(),
+            std::mem::size_of::<libz_sys::z_stream>() as i32,
+        )
+    };
+    if rc != libz_sys::Z_OK {
+        return Err(failed(rc));
+    }
+    // SAFETY: `strm` was initialised by deflateInit2_ above.
+    let bound = unsafe { libz_sys::deflateBound(&mut strm, data.len() as _) } as usize;
+    let start = out.len();
+    let mut rc = libz_sys::Z_OK;
+    // One Z_FINISH normally does it all; small windows with stored blocks
+    // can need more room than deflateBound says, so grow and go on.
+    let mut room = bound.max(64);
+    while rc == libz_sys::Z_OK || rc == libz_sys::Z_BUF_ERROR {
+        out.reserve(room);
+        let filled = start + strm.total_out as usize;
+        // SAFETY: `out` has at least `room` bytes of spare capacity after
+        // `filled` (its length is `start`, zlib wrote `total_out` past it);
+        // `data` stays alive and unmoved until deflateEnd.
+        rc = unsafe {
+            strm.next_out = out.as_mut_ptr().add(filled);
+            strm.avail_out = (out.capacity() - filled).min(u32::MAX as usize) as _;
+            libz_sys::deflate(&mut strm, libz_sys::Z_FINISH)
+        };
+        if rc == libz_sys::Z_BUF_ERROR && strm.avail_out != 0 {
+            break;
+        }
+        room *= 2;
+    }
+    let written = strm.total_out as usize;
+    // SAFETY: `strm` was initialised by deflateInit2_ and is ended once.
+    unsafe { libz_sys::deflateEnd(&mut strm) };
+    if rc != libz_sys::Z_STREAM_END {
+        return Err(failed(rc));
+    }
+    // SAFETY: zlib initialised exactly `written` bytes after `start`.
+    unsafe { out.set_len(start + written) };
+    Ok(())
+}
+
+#[allow(unsafe_code)]
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0;
+    for chunk in data.chunks(u32::MAX as usize) {
+        // SAFETY: `chunk` is a live slice whose length fits zlib's uInt.
+        crc = unsafe { libz_sys::crc32(crc, chunk.as_ptr(), chunk.len() as u32) };
+    }
+    crc as u32
+}
+
+/// Writes `objects` (duplicates allowed) as one pack with its index into
+/// the repository's object store, and makes `repo` see it.
+pub fn write_pack(repo: &Repository, objects: &[&PackedObject]) -> Result<()> {
+    let mut order: Vec<&PackedObject> = objects.to_vec();
+    order.sort_by_key(|b| b.oid);
+    order.dedup_by_key(|b| b.oid);
+    let dir = repo.commondir().join("objects").join("pack");
+    fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
+
+    // The pack: header, entries, SHA-1 of it all, written as it is hashed
+    // (never a second copy of every entry in memory).
+    let pack_tmp = new_temp(&dir)?;
+    let failed = |e| Error::io("write", pack_tmp.path().to_path_buf(), e);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, pack_tmp.as_file());
+    let mut hasher = Sha1::new();
+    let mut put = |bytes: &[u8]| {
+        hasher.update(bytes);
+        out.write_all(bytes)
+    };
+    put(b"PACK").map_err(failed)?;
+    put(&2u32.to_be_bytes()).map_err(failed)?;
+    put(&(order.len() as u32).to_be_bytes()).map_err(failed)?;
+    let mut offsets = Vec::with_capacity(order.len());
+    let mut at = 12u64;
+    for b in &order {
+        offsets.push(at);
+        put(&b.entry).map_err(failed)?;
+        at += b.entry.len() as u64;
+    }
+    let pack_sum = hasher.finalize();
+    out.write_all(&pack_sum).map_err(failed)?;
+    out.flush().map_err(failed)?;
+    drop(out);
+
+    // Its index, version 2.
+    let mut idx = Vec::with_capacity(8 + 1024 + order.len() * 28 + 40);
+    idx.extend_from_slice(&[0xff, b't', b'O', b'c']);
+    idx.extend_from_slice(&2u32.to_be_bytes());
+    let mut fanout = [0u32; 256];
+    for b in &order {
+        fanout[b.oid.as_bytes()[0] as usize] += 1;
+    }
+    let mut total = 0;
+    for count in fanout {
+        total += count;
+        idx.extend_from_slice(&total.to_be_bytes());
+    }
+    for b in &order {
+        idx.extend_from_slice(b.oid.as_bytes());
+    }
+    for b in &order {
+        idx.extend_from_slice(&b.crc.to_be_bytes());
+    }
+    let mut large = Vec::new();
+    for &offset in &offsets {
+        if offset < 0x8000_0000 {
+            idx.extend_from_slice(&(offset as u32).to_be_bytes());
+        } else {
+            idx.extend_from_slice(&(0x8000_0000 | large.len() as u32).to_be_bytes());
+            large.push(offset);
+        }
+    }
+    for offset in large {
+        idx.extend_from_slice(&offset.to_be_bytes());
+    }
+    idx.extend_from_slice(&pack_sum);
+    let idx_sum = Sha1::digest(&idx);
+    idx.extend_from_slice(&idx_sum);
+
+    let name = format!("pack-{}", hex(&pack_sum));
+    let flush = flush_policy(repo);
+    read_only(&pack_tmp)?;
+    let idx_tmp = new_temp(&dir)?;
+    idx_tmp
+        .as_file()
+        .write_all(&idx)
+        .map_err(|e| Error::io("write", idx_tmp.path().to_path_buf(), e))?;
+    read_only(&idx_tmp)?;
+    // Both written before either is flushed: the file system commits the
+    // two in one journal transaction, and the second flush finds little
+    // left to do.
+    flush.apply(&pack_tmp, flush.pack)?;
+    flush.apply(&idx_tmp, flush.index)?;
+    // Readers find a pack through its index: the pack goes first.
+    persist(pack_tmp, &dir.join(format!("{name}.pack")))?;
+    persist(idx_tmp, &dir.join(format!("{name}.idx")))?;
+    // libgit2 caches the pack list; without a refresh `repo` would not see
+    // the new pack and reject trees that point into it.
+    repo.odb()
+        .and_then(|odb| odb.refresh())
+        .context(|| format!("see the new pack {name}"))?;
+    Ok(())
+}
+
+/// How git flushes a pack it writes (`finalize_hashfile` with
+/// `CSUM_FSYNC`, through `fsync_component`): the pack itself when
+/// `core.fsync` has the `pack` component, its `.idx` when it has
+/// `pack-metadata` (both by default); with `core.fsyncMethod=writeout-only`
+/// the data is only written back (Linux `sync_file_range`), otherwise
+/// `fsync`. git flushes neither the directory nor the rename, and neither
+/// does this. `GIT_TEST_FSYNC=0` turns flushing off, as in git.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Flush {
+    pack: bool,
+    index: bool,
+    writeout_only: bool,
+}
+
+impl Flush {
+    fn from_config(value: Option<&str>, method: Option<&str>, test_off: bool) -> Flush {
+        let components = value.map_or(durable::DEFAULT_COMPONENTS, durable::fsync_components);
+        Flush {
+            pack: !test_off && components & durable::PACK != 0,
+            index: !test_off && components & durable::PACK_METADATA != 0,
+            writeout_only: method.is_some_and(|m| m.eq_ignore_ascii_case("writeout-only")),
+        }
+    }
+
+    /// Flushes `file` when `wanted`.
+    fn apply(&self, file: &tempfile::NamedTempFile, wanted: bool) -> Result<()> {
+        if !wanted {
+            return Ok(());
+        }
+        let failed = |e| Error::io("flush", file.path().to_path_buf(), e);
+        if self.writeout_only && durable::wait_writeback(file.as_file()).is_ok() {
+            return Ok(());
+        }
+        file.as_file().sync_all().map_err(failed)
+    }
+}
+
+/// The flush of packs for `repo`, read once per process through the
+/// config adapter (`git -c` included).
+fn flush_policy(repo: &Repository) -> Flush {
+    static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
+    POLICY.get(repo, || {
+        let test_off = durable::test_off();
+        match super::config::Config::for_git_dir(repo.path()) {
+            Ok(config) => Flush::from_config(
+                config.string("core.fsync"),
+                config.string("core.fsyncMethod"),
+                test_off,
+            ),
+            Err(_) => Flush::from_config(None, None, test_off),
+        }
+    })
+}
+
+/// A new temp file in `dir`.
+fn new_temp(dir: &Path) -> Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix("tmp_evolv_")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("create a temp file in", dir, e))
+}
+
+/// Makes a written file read-only, as git leaves its packs.
+fn read_only(tmp: &tempfile::NamedTempFile) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file()
+        .set_permissions(fs::Permissions::from_mode(0o444))
+        .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))
+}
+
+/// Renames a written temp file to `target`.
+fn persist(tmp: tempfile::NamedTempFile, target: &Path) -> Result<()> {
+    tmp.persist(target)
+        .map_err(|e| Error::io("rename into place", target, e.error))?;
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_fsync_is_read_as_git_reads_it_for_packs() {
+        let f = |v: Option<&str>| Flush::from_config(v, None, false);
+        let both = Flush {
+            pack: true,
+            index: true,
+            writeout_only: false,
+        };
+        let none = Flush {
+            pack: false,
+            index: false,
+            writeout_only: false,
+        };
+        assert_eq!(f(None), both);
+        assert_eq!(f(Some("none")), none);
+        assert_eq!(f(Some("loose-object")), both, "added to the default");
+        assert_eq!(f(Some("index, reference,none")), none);
+        // `none` counts only as the last item; before, git warns and skips it.
+        assert_eq!(f(Some("none,index")), both);
+        // What is added stays, whatever comes after it.
+        assert_eq!(
+            f(Some("pack,none")),
+            both,
+            "`pack` starts `pack-metadata` too"
+        );
+        assert_eq!(
+            f(Some("pack-metadata,none")),
+            Flush {
+                pack: false,
+                ..both
+            }
+        );
+        assert_eq!(f(Some("-pack")), none, "`-pack` removes both");
+        assert_eq!(
+            f(Some("-pack-metadata")),
+            Flush {
+                index: false,
+                ..both
+            }
+        );
+        assert_eq!(f(Some("all,-objects")), both, "added wins over removed");
+        assert_eq!(
+            f(Some("-objects")),
+            Flush {
+                pack: false,
+                ..both
+            }
+        );
+        assert_eq!(
+            f(Some("committed,none")),
+            Flush {
+                index: false,
+                ..both
+            }
+        );
+        assert_eq!(
+            f(Some("derived-metadata,none")),
+            Flush {
+                pack: false,
+                ..both
+            }
+        );
+        assert_eq!(f(Some("-,pack")), both, "an empty item ends the list");
+        assert_eq!(
+            Flush::from_config(None, None, true),
+            none,
+            "GIT_TEST_FSYNC=0"
+        );
+        assert!(Flush::from_config(None, Some("writeout-only"), false).writeout_only);
+        assert!(!Flush::from_config(None, Some("batch"), false).writeout_only);
+    }
+
+    #[test]
+    fn a_written_pack_is_read_back_by_libgit2_and_verified_by_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let big: Vec<u8> = (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect();
+        let contents: Vec<Vec<u8>> = vec![
+            b"hello\n".to_vec(),
+            Vec::new(),
+            b"hello\n".to_vec(),
+            big,
+            b"x".repeat(15),
+            b"y".repeat(16),
+            // Stored, then window sizes between the smallest and the largest.
+            (0..700u32).map(|i| (i * 7 % 251) as u8 + 1).collect(),
+            (0..3000u32).map(|i| (i * 11 % 89) as u8 + 1).collect(),
+            (0..20_000u32).map(|i| (i * 13 % 97) as u8 + 1).collect(),
+        ];
+        let blobs: Vec<PackedObject> = contents
+            .iter()
+            .map(|c| PackedObject::blob(c).unwrap())
+            .collect();
+        write_pack(&repo, &blobs.iter().collect::<Vec<_>>()).unwrap();
+        for (c, b) in contents.iter().zip(&blobs) {
+            assert_eq!(b.oid, Oid::hash_object(git2::ObjectType::Blob, c).unwrap());
+            assert_eq!(repo.find_blob(b.oid).unwrap().content(), &c[..]);
+        }
+        let packs: Vec<_> = fs::read_dir(dir.path().join(".git/objects/pack"))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+            .collect();
+        assert_eq!(packs.len(), 1);
+        let verify = std::process::Command::new("git")
+            .args(["verify-pack", "-v"])
+            .arg(&packs[0])
+            .output()
+            .unwrap();
+        assert!(
+            verify.status.success(),
+            "{}",
+            String::from_utf8_lossy(&verify.stderr)
+        );
+        let text = String::from_utf8_lossy(&verify.stdout);
+        assert!(text.contains("non delta: 8 objects"), "{text}");
+    }
+}

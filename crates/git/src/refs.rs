@@ -1,0 +1,133 @@
+//! Ref updates with compare-and-swap semantics, and git's patience with a
+//! ref's lock file: a `<ref>.lock` that is there is retried for
+//! `core.filesRefLockTimeout` (git's default 100 ms), then reported in
+//! git's words (`Unable to create '…/<ref>.lock': File exists.`) as
+//! `ref_locked`, never as a race that running the command again would win.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use git2::{ErrorCode, Oid, Repository};
+
+use crate::Context;
+use crate::error::{Error, Result};
+
+/// Moves `name` from `expected` to `new`, failing with `ConcurrentUpdate`
+/// when someone else moved it first. `expected = None` means the ref must
+/// not exist yet.
+pub fn compare_and_swap(
+    repo: &Repository,
+    name: &str,
+    new: Oid,
+    expected: Option<Oid>,
+    message: &str,
+) -> Result<()> {
+    let result = patiently(repo, name, || match expected {
+        Some(old) => repo
+            .reference_matching(name, new, true, old, message)
+            .map(drop),
+        None => repo.reference(name, new, false, message).map(drop),
+    });
+    match result? {
+        Ok(()) => Ok(()),
+        Err(e) if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists) => {
+            Err(Error::ConcurrentUpdate {
+                what: name.to_string(),
+                expected: expected.map_or_else(|| "nothing".into(), |o| o.to_string()),
+            })
+        }
+        Err(e) => Err(crate::library_error(
+            format!("update ref {name} to {new}"),
+            e,
+        )),
+    }
+}
+
+/// Whether a ref exists (and resolves to an object).
+pub fn ref_exists(repo: &Repository, name: &str) -> bool {
+    repo.refname_to_id(name).is_ok()
+}
+
+/// Points `name` at `new` whatever it held before (for git-evolv's own
+/// bookkeeping refs, never for branches).
+pub fn compare_and_swap_force(
+    repo: &Repository,
+    name: &str,
+    new: Oid,
+    message: &str,
+) -> Result<()> {
+    patiently(repo, name, || {
+        repo.reference(name, new, true, message).map(drop)
+    })?
+    .context(|| format!("set ref {name} to {new}"))
+}
+
+/// Deletes `name` if it exists.
+pub fn delete_ref(repo: &Repository, name: &str) -> Result<bool> {
+    let mut deleted = false;
+    patiently(repo, name, || match repo.find_reference(name) {
+        Ok(mut r) => r.delete().map(|()| deleted = true),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(()),
+        Err(e) => Err(e),
+    })?
+    .context(|| format!("delete ref {name}"))?;
+    Ok(deleted)
+}
+
+/// Where the files backend locks ref `name`: per-worktree `HEAD` in the
+/// git dir, everything else in the common dir.
+pub fn ref_lock_path(repo: &Repository, name: &str) -> PathBuf {
+    let base = if name == "HEAD" {
+        repo.path()
+    } else {
+        repo.commondir()
+    };
+    base.join(format!("{name}.lock"))
+}
+
+/// Runs `update` until it does not find the ref locked, for at most git's
+/// `core.filesRefLockTimeout`; a lock still there then is `RefLocked`.
+/// Any other outcome of the update is handed back as it is.
+fn patiently(
+    repo: &Repository,
+    name: &str,
+    mut update: impl FnMut() -> std::result::Result<(), git2::Error>,
+) -> Result<std::result::Result<(), git2::Error>> {
+    let deadline = Instant::now() + lock_timeout(repo);
+    let mut pause = Duration::from_micros(200);
+    loop {
+        match update() {
+            Err(e) if e.code() == ErrorCode::Locked => {
+                if Instant::now() >= deadline {
+                    return Err(Error::RefLocked {
+                        path: ref_lock_path(repo, name),
+                    });
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(10));
+            }
+            other => return Ok(other),
+        }
+    }
+}
+
+/// git's `core.filesRefLockTimeout` in milliseconds (default 100; -1 waits
+/// for ever), read once per repository.
+fn lock_timeout(repo: &Repository) -> Duration {
+    static TIMEOUT: super::PerRepo<Duration> = super::PerRepo::new();
+    TIMEOUT.get(repo, || {
+        let ms = crate::config::Config::for_git_dir(repo.path())
+            .ok()
+            .and_then(|c| {
+                c.string("core.filesRefLockTimeout")?
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+            })
+            .unwrap_or(100);
+        match u64::try_from(ms) {
+            Ok(ms) => Duration::from_millis(ms),
+            Err(_) => Duration::from_secs(u64::from(u32::MAX)),
+        }
+    })
+}

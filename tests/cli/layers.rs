@@ -1,0 +1,436 @@
+//! The modules of every layer import each other without a cycle, and each
+//! crate's top-level modules import only those below them (issue 24 item
+//! 6). Cargo keeps the crates apart (a crate cannot name one above it);
+//! this keeps the modules inside each crate apart.
+//!
+//! Every reference counts: `use crate::a::b`, `super::x`, `self::x`,
+//! brace groups (`crate::{a, b::{c, d}}`) and names a module re-exports
+//! (`pub use tree::entry_path`), resolved to the module defining them.
+//! Test code (after the first `#[cfg(test)]` of a file, and files named
+//! `*tests.rs`) is left out: tests may use anything.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Each crate's source folder and its top-level modules from the top
+/// layer down: a module may import only those after it.
+const CRATES: &[(&str, &[&str])] = &[
+    ("src", &["cli", "mcp", "prompt", "web"]),
+    (
+        "crates/engine/src",
+        &[
+            "ops",
+            "hooks",
+            "landing",
+            "worktree",
+            "store",
+            "validate",
+            "validators",
+            "process_group",
+            "progress",
+            "signals",
+        ],
+    ),
+    (
+        "crates/git/src",
+        &[
+            "checkout",
+            "commit",
+            "identity",
+            "object_read",
+            "refs",
+            "status",
+            "tree",
+            "tree_compare",
+            "confine",
+            "filters",
+            "index_write",
+            "objects",
+            "tree_lookup",
+            "diff",
+            "repo",
+            "pack_write",
+            "handle",
+            "durable",
+            "attr_sources",
+            "index_cache",
+            "path",
+            "fail",
+            "index_file",
+            "index_format",
+            "mode",
+            "cli",
+            "config",
+            "lock_file",
+            "crash",
+            "test_git",
+        ],
+    ),
+    (
+        "crates/core/src",
+        &[
+            "lint",
+            "policy",
+            "diff",
+            "edit",
+            "error",
+            "plan",
+            "edit_failure",
+            "validation_report",
+            "fs_path",
+            "clock",
+        ],
+    ),
+];
+
+type ModPath = Vec<String>;
+
+/// One crate's modules: path → the code of its own file (test code cut).
+struct Crate {
+    modules: BTreeMap<ModPath, String>,
+}
+
+impl Crate {
+    fn read(src: &Path) -> Crate {
+        let mut modules = BTreeMap::new();
+        read_dir(src, &mut Vec::new(), &mut modules);
+        Crate { modules }
+    }
+
+    /// The module a path names from `from`, following re-exports.
+    fn resolve(&self, from: &ModPath, path: &[String], depth: usize) -> Option<ModPath> {
+        let (mut at, rest) = match path.first().map(String::as_str) {
+            Some("crate") => (Vec::new(), &path[1..]),
+            Some("self") => (from.clone(), &path[1..]),
+            Some("super") => {
+                let mut at = from.clone();
+                let mut rest = path;
+                while rest.first().is_some_and(|s| s == "super") {
+                    at.pop();
+                    rest = &rest[1..];
+                }
+                (at, rest)
+            }
+            // A child module named relatively (`pub use tree::x` in a mod.rs).
+            Some(first) if self.modules.contains_key(&child(from, first)) => (from.clone(), path),
+            _ => return None,
+        };
+        for segment in rest {
+            let next = child(&at, segment);
+            if self.modules.contains_key(&next) {
+                at = next;
+                continue;
+            }
+            // Not a module: an item here, or one this module re-exports.
+            if depth < 8
+                && let Some(target) = self.reexport(&at, segment, depth)
+            {
+                return Some(target);
+            }
+            break;
+        }
+        Some(at)
+    }
+
+    /// Where `module` re-exports `name` from, if it does.
+    fn reexport(&self, module: &ModPath, name: &str, depth: usize) -> Option<ModPath> {
+        let code = self.modules.get(module)?;
+        for (i, _) in code.match_indices("pub use ") {
+            let tree = &code[i + "pub use ".len()..];
+            let tree = &tree[..tree.find(';').unwrap_or(tree.len())];
+            for path in expand(tree) {
+                let last = path.last().map(String::as_str);
+                let renamed = tree.contains(&format!(" as {name}"));
+                if last == Some(name) || renamed {
+                    let target = self.resolve(module, &path, depth + 1)?;
+                    if &target != module {
+                        return Some(target);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Every (from, to) module pair a reference joins.
+    fn references(&self) -> BTreeSet<(ModPath, ModPath)> {
+        let mut out = BTreeSet::new();
+        for (module, code) in &self.modules {
+            for path in paths_in(code) {
+                if let Some(target) = self.resolve(module, &path, 0) {
+                    out.insert((module.clone(), target));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn child(parent: &ModPath, name: &str) -> ModPath {
+    let mut p = parent.clone();
+    p.push(name.to_string());
+    p
+}
+
+fn read_dir(dir: &Path, at: &mut ModPath, out: &mut BTreeMap<ModPath, String>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            if at.is_empty() && name == "bin" || name == "assets" {
+                continue;
+            }
+            at.push(name);
+            read_dir(&path, at, out);
+            at.pop();
+            continue;
+        }
+        let Some(stem) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if stem.ends_with("tests") || stem.ends_with("_test") || (at.is_empty() && stem == "main") {
+            continue;
+        }
+        let module = match stem {
+            "lib" | "mod" => at.clone(),
+            _ => child(at, stem),
+        };
+        out.entry(module).or_default().push_str(&code_of(&path));
+    }
+}
+
+/// A file's code: test code and comment lines left out.
+fn code_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The paths a text names from `crate::`, `super::` or `self::`.
+fn paths_in(code: &str) -> Vec<Vec<String>> {
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        for (i, _) in code.match_indices(start) {
+            let word_start = i == 0
+                || !(bytes[i - 1].is_ascii_alphanumeric()
+                    || bytes[i - 1] == b'_'
+                    || bytes[i - 1] == b':');
+            if !word_start {
+                continue;
+            }
+            out.extend(expand(&code[i..]));
+        }
+    }
+    out
+}
+
+/// The paths of a use tree at the start of `text`: `a::b::{c, d::e}`.
+fn expand(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    parse_tree(text.trim_start(), Vec::new(), &mut out);
+    out
+}
+
+/// Parses one use tree under `prefix`; returns the text after it.
+fn parse_tree<'t>(
+    mut text: &'t str,
+    mut prefix: Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) -> &'t str {
+    loop {
+        text = text.trim_start();
+        if let Some(inner) = text.strip_prefix('{') {
+            let mut rest = inner;
+            loop {
+                rest = parse_tree(rest, prefix.clone(), out).trim_start();
+                match rest.strip_prefix(',') {
+                    Some(r) => rest = r,
+                    None => break,
+                }
+                if let Some(r) = rest.trim_start().strip_prefix('}') {
+                    return r;
+                }
+            }
+            return rest.strip_prefix('}').unwrap_or(rest);
+        }
+        let len = text
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(text.len());
+        if len == 0 {
+            if !prefix.is_empty() {
+                out.push(prefix);
+            }
+            return text;
+        }
+        prefix.push(text[..len].to_string());
+        text = &text[len..];
+        match text.strip_prefix("::") {
+            Some(rest) => text = rest,
+            None => {
+                out.push(prefix);
+                return text;
+            }
+        }
+    }
+}
+
+/// The sibling edges at each level: `a → b` where a module under `a`
+/// names one under its sibling `b`.
+fn sibling_edges(
+    refs: &BTreeSet<(ModPath, ModPath)>,
+) -> BTreeMap<ModPath, BTreeSet<(String, String)>> {
+    let mut out: BTreeMap<ModPath, BTreeSet<(String, String)>> = BTreeMap::new();
+    for (from, to) in refs {
+        let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+        if common < from.len() && common < to.len() {
+            out.entry(from[..common].to_vec())
+                .or_default()
+                .insert((from[common].clone(), to[common].clone()));
+        }
+    }
+    out
+}
+
+/// A cycle among `edges`, as `a → b → a`, if there is one.
+fn find_cycle(edges: &BTreeSet<(String, String)>) -> Option<Vec<String>> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges {
+        next.entry(a).or_default().push(b);
+    }
+    fn visit<'a>(
+        node: &'a str,
+        next: &BTreeMap<&'a str, Vec<&'a str>>,
+        stack: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|n| *n == node) {
+            let mut cycle: Vec<String> = stack[at..].iter().map(|s| s.to_string()).collect();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if !done.insert(node) {
+            return None;
+        }
+        stack.push(node);
+        for n in next.get(node).into_iter().flatten() {
+            if let Some(c) = visit(n, next, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    for start in next.keys() {
+        if let Some(c) = visit(start, &next, &mut Vec::new(), &mut done) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// Every problem of the crate at `src`: cycles, and top-level imports
+/// that point up the `order`.
+fn problems(src: &Path, order: &[&str]) -> Vec<String> {
+    let krate = Crate::read(src);
+    let edges = sibling_edges(&krate.references());
+    let mut out = Vec::new();
+    for (parent, pairs) in &edges {
+        if let Some(cycle) = find_cycle(pairs) {
+            let at = match parent.is_empty() {
+                true => String::new(),
+                false => format!("{}/", parent.join("/")),
+            };
+            let named: Vec<String> = cycle.iter().map(|m| format!("{at}{m}")).collect();
+            out.push(format!(
+                "{}: import cycle {}",
+                src.display(),
+                named.join(" → ")
+            ));
+        }
+    }
+    let rank = |m: &str| order.iter().position(|o| *o == m);
+    for (a, b) in edges.get(&Vec::new()).into_iter().flatten() {
+        match (rank(a), rank(b)) {
+            (Some(x), Some(y)) if x > y => out.push(format!(
+                "{}: {a} imports {b}, a layer above it (the order is {order:?})",
+                src.display()
+            )),
+            (None, _) => out.push(format!(
+                "{}: module {a} is not in the layer order",
+                src.display()
+            )),
+            (_, None) => out.push(format!(
+                "{}: module {b} is not in the layer order",
+                src.display()
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn no_module_imports_one_above_it_or_in_a_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    for (src, order) in CRATES {
+        all.extend(problems(&root.join(src), order));
+    }
+    assert!(all.is_empty(), "{}", all.join("\n"));
+}
+
+/// The check itself fails when a cycle, or an import up the layers, is
+/// put back: a crate with `a ↔ b` inside `store/`, and `low` naming `high`.
+#[test]
+fn a_cycle_or_an_upward_import_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("store")).unwrap();
+    std::fs::write(
+        src.join("lib.rs"),
+        "pub mod high;\npub mod low;\npub mod store;\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("high.rs"), "use crate::low::f;\n").unwrap();
+    std::fs::write(src.join("low.rs"), "pub fn f() { crate::high::g() }\n").unwrap();
+    std::fs::write(
+        src.join("store/mod.rs"),
+        "mod audit;\nmod pending;\npub use pending::Pending;\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("store/audit.rs"), "use super::Pending;\n").unwrap();
+    std::fs::write(
+        src.join("store/pending.rs"),
+        "use super::{audit::{self, Record}, x};\n#[cfg(test)]\nuse crate::high;\n",
+    )
+    .unwrap();
+    let found = problems(src, &["high", "low", "store"]);
+    assert!(
+        found
+            .iter()
+            .any(|p| p.ends_with("import cycle store/audit → store/pending → store/audit")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.ends_with("import cycle high → low → high")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("low imports high, a layer above it")),
+        "{found:#?}"
+    );
+    assert_eq!(found.len(), 3, "{found:#?}");
+}
