@@ -34,3 +34,7 @@ impl<T> Context<T> for std::result::Result<T, git2::Error> {
         self.map_err(|err| library(doing(), err))
     }
 }
+
+#[cfg(test)]
+#[path = "fail_tests.rs"]
+mod tests;

@@ -1,0 +1,132 @@
+//! Each family of adapter operations, made to fail on a real repository:
+//! the error names what it was about (object id, ref or path) and keeps
+//! its stable code (issue 24 item 2).
+
+use std::path::Path;
+
+use git2::{Oid, Repository};
+
+use crate::objects::{FileUpdate, updated_trees, write_objects};
+use crate::test_git::git;
+
+/// A repository whose HEAD holds `dir/a.txt`, and the ids of HEAD's tree
+/// and of its `dir` subtree.
+fn repo_with_a_subtree(d: &Path) -> (Repository, Oid, Oid) {
+    git(d, &["init", "-q", "-b", "main"]);
+    std::fs::create_dir(d.join("dir")).unwrap();
+    std::fs::write(d.join("dir/a.txt"), "one\n").unwrap();
+    git(d, &["add", "."]);
+    git(d, &["commit", "-qm", "one"]);
+    let tree = Oid::from_str(&git(d, &["rev-parse", "HEAD^{tree}"])).unwrap();
+    let sub = Oid::from_str(&git(d, &["rev-parse", "HEAD:dir"])).unwrap();
+    (Repository::open(d).unwrap(), tree, sub)
+}
+
+/// Where git keeps the loose object `id`.
+fn loose(d: &Path, id: Oid) -> std::path::PathBuf {
+    let hex = id.to_string();
+    d.join(".git/objects").join(&hex[..2]).join(&hex[2..])
+}
+
+#[test]
+fn reading_a_missing_object_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (repo, tree, sub) = repo_with_a_subtree(d);
+    std::fs::remove_file(loose(d, sub)).unwrap();
+    let base = repo.find_tree(tree).unwrap();
+    let update = FileUpdate {
+        path: b"dir/a.txt",
+        oid: Oid::zero(),
+        mode: 0o100644,
+    };
+    let err = updated_trees(&repo, &base, &[update]).unwrap_err();
+    assert_eq!(err.code(), "git_error");
+    assert!(
+        err.to_string().contains(&format!("read tree {sub}")),
+        "{err}"
+    );
+    assert!(err.hint().contains("exists"), "{}", err.hint());
+}
+
+#[test]
+fn writing_a_tree_the_object_store_refuses_names_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (repo, tree, _) = repo_with_a_subtree(d);
+    let blob = repo.blob(b"two\n").unwrap();
+    let base = repo.find_tree(tree).unwrap();
+    let update = FileUpdate {
+        path: b"dir/a.txt",
+        oid: blob,
+        mode: 0o100644,
+    };
+    let (root, new) = updated_trees(&repo, &base, &[update]).unwrap();
+    // The new root tree's fan-out folder is a file: no write can go there
+    // (a permission would not stop root, who runs CI).
+    let fanout = loose(d, root).parent().unwrap().to_path_buf();
+    let _ = std::fs::remove_dir_all(&fanout);
+    std::fs::write(&fanout, "").unwrap();
+    let objects: Vec<_> = new.iter().collect();
+    let err = write_objects(&repo, &objects).unwrap_err();
+    assert_eq!(err.code(), "git_error");
+    assert!(
+        err.to_string().contains(&format!("write tree {root}")),
+        "{err}"
+    );
+}
+
+#[test]
+fn updating_a_ref_someone_moved_names_the_ref() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (repo, tree, _) = repo_with_a_subtree(d);
+    let head = Oid::from_str(&git(d, &["rev-parse", "HEAD"])).unwrap();
+    let other = Oid::from_str(&git(d, &["commit-tree", &tree.to_string(), "-m", "x"])).unwrap();
+    // Expected at `other`, but the branch is at `head`.
+    let err =
+        crate::compare_and_swap(&repo, "refs/heads/main", head, Some(other), "t").unwrap_err();
+    assert_eq!(err.code(), "concurrent_update");
+    assert!(err.to_string().contains("refs/heads/main"), "{err}");
+    // A ref name git refuses: libgit2's failure, with the ref named.
+    let err = crate::compare_and_swap(&repo, "refs/heads/a..b", head, None, "t").unwrap_err();
+    assert_eq!(err.code(), "git_error");
+    assert!(
+        err.to_string().contains("update ref refs/heads/a..b"),
+        "{err}"
+    );
+}
+
+#[test]
+fn reading_a_corrupt_index_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    repo_with_a_subtree(d);
+    std::fs::write(d.join(".git/index"), b"DIRC not an index at all").unwrap();
+    let repo = crate::open(d).unwrap();
+    let err = repo.with_index(|_| ()).unwrap_err();
+    let index = d.join(".git/index");
+    assert!(
+        err.to_string().contains(&index.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(err.code(), "git_error");
+}
+
+#[test]
+fn reading_a_bad_config_names_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    repo_with_a_subtree(d);
+    let config = d.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("[evolv\n\tvalidate = x\n");
+    std::fs::write(&config, text).unwrap();
+    let err = crate::config::Config::for_git_dir(&d.join(".git")).unwrap_err();
+    assert!(
+        err.to_string().contains(&config.display().to_string()),
+        "{err}"
+    );
+    assert!(err.to_string().contains("line 6"), "{err}");
+    assert_eq!(err.code(), "invalid_config");
+}
