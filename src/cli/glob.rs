@@ -25,7 +25,7 @@ pub struct GlobArgs {
 /// the repository.
 fn from_top(repo: &Repo, cwd: &Path, dir: &str) -> Result<String> {
     let root = repo.workdir().ok_or_else(|| Error::BareRepository {
-        path: repo.path().to_path_buf(),
+        path: repo.git_dir().to_path_buf(),
     })?;
     let abs = cwd.join(dir);
     let canon = abs.canonicalize().map_err(|e| Error::io("open", &abs, e))?;

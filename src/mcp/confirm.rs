@@ -121,7 +121,7 @@ pub enum Gate {
 
 fn mode(repo: &Repo) -> Result<Mode> {
     // Through the one config adapter, so `git -c` and includes count too.
-    let config = crate::git::config::Config::for_git_dir(repo.path())?;
+    let config = crate::git::config::Config::for_git_dir(repo.git_dir())?;
     match config.string(CONFIRM_KEY).map(str::to_string) {
         None => Ok(Mode::Auto),
         Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
@@ -143,7 +143,7 @@ fn protected_branch(repo: &Repo) -> Result<Option<(String, String)>> {
     let Some(branch) = head.branch else {
         return Ok(None);
     };
-    let values = crate::git::config::Config::for_git_dir(repo.path())?.protected_branches();
+    let values = crate::git::config::Config::for_git_dir(repo.git_dir())?.protected_branches();
     let policy = PushPolicy::new(&values, PushToProtected::default(), false).map_err(|m| {
         Error::invalid(
             m,

@@ -33,7 +33,7 @@ pub fn serve(dir: &Path) -> Result<()> {
     let workdir = repo
         .workdir()
         .ok_or_else(|| Error::BareRepository {
-            path: repo.path().to_path_buf(),
+            path: repo.git_dir().to_path_buf(),
         })?
         .to_path_buf();
     drop(repo);

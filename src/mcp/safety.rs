@@ -3,7 +3,7 @@
 //! and commands inside a client's execution plan run only when the
 //! repository says so.
 
-use git2::Repository;
+use crate::git::Repo;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -52,7 +52,7 @@ pub fn check_path(field: &str, path: &str) -> Result<()> {
 /// Refuses a client's plan that would run commands unless the repository
 /// allows it. Commands the repository configures itself (evolv.validate,
 /// evolv.plan) always run; this only concerns what the client sent.
-pub fn check_plan(repo: &Repository, plan: Option<&Value>) -> Result<()> {
+pub fn check_plan(repo: &Repo, plan: Option<&Value>) -> Result<()> {
     let Some(plan) = plan else { return Ok(()) };
     let commands: Vec<&str> = ["pre_conditions", "expected_outcomes"]
         .iter()
@@ -78,9 +78,9 @@ pub fn check_plan(repo: &Repository, plan: Option<&Value>) -> Result<()> {
     ))
 }
 
-fn allowed(repo: &Repository) -> Result<bool> {
+fn allowed(repo: &Repo) -> Result<bool> {
     // Through the one config adapter, so `git -c` and includes count too.
-    let config = crate::git::config::Config::for_git_dir(repo.path())?;
+    let config = crate::git::config::Config::for_git_dir(repo.git_dir())?;
     Ok(config.bool(ALLOW_PLAN_COMMANDS)?.unwrap_or(false))
 }
 

@@ -9,6 +9,7 @@
 //! server's buffer, or, when it cannot (another server instance, a gap too
 //! old), a `reset` telling it to reload its state. Never a duplicate.
 
+use crate::git::Oid;
 use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::path::Path;
@@ -164,16 +165,13 @@ impl Drop for Watcher {
 
 /// Every ref under `refs/evolv/` (loose and packed: libgit2 re-reads
 /// `packed-refs` when it changes) and where HEAD points.
-fn snapshot(repo: &git2::Repository) -> BTreeMap<String, git2::Oid> {
-    let mut refs = BTreeMap::new();
-    if let Ok(iter) = repo.references_glob("refs/evolv/*") {
-        for r in iter.flatten() {
-            if let (Some(name), Some(target)) = (r.name(), r.target()) {
-                refs.insert(name.to_string(), target);
-            }
-        }
-    }
-    if let Ok(head) = repo.refname_to_id("HEAD") {
+fn snapshot(repo: &crate::git::Repo) -> BTreeMap<String, Oid> {
+    let mut refs: BTreeMap<String, Oid> = repo
+        .refs_matching("refs/evolv/*")
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    if let Some(head) = repo.ref_target("HEAD") {
         refs.insert("HEAD".into(), head);
     }
     refs
@@ -195,7 +193,7 @@ fn classify(name: &str) -> Option<(&'static str, Option<String>)> {
     Some((kind, Some(id.to_string())))
 }
 
-fn report(feed: &Feed, old: &BTreeMap<String, git2::Oid>, new: &BTreeMap<String, git2::Oid>) {
+fn report(feed: &Feed, old: &BTreeMap<String, Oid>, new: &BTreeMap<String, Oid>) {
     for (name, oid) in new {
         let change = match old.get(name) {
             None => "created",

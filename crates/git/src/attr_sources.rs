@@ -11,8 +11,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use git2::Repository;
-
 use super::RepoPath;
 use super::index_file::IndexFile;
 use super::path::fs_path;
@@ -92,7 +90,7 @@ pub fn index_may_track(git_dir: &Path) -> bool {
 impl Sources {
     /// Looks for the sources outside the working tree; `indexed` says
     /// where the index tracks a `.gitattributes`.
-    pub fn new(repo: &Repository, indexed: Indexed) -> Self {
+    pub fn new(repo: &git2::Repository, indexed: Indexed) -> Self {
         let mut outside = vec![
             repo.commondir().join("info/attributes"),
             repo.path().join("info/attributes"),

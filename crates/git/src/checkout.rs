@@ -14,7 +14,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid};
+use crate::Oid;
+use git2::ObjectType;
 
 use super::{Repo, RepoPath, confine, filters};
 use crate::error::{Error, Result};
@@ -60,7 +61,8 @@ pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<
             return Ok(false);
         }
         let blob = repo
-            .find_blob(id)
+            .raw()
+            .find_blob(id.raw())
             .context(|| format!("read blob {id} of {}", full.display()))?;
         let target = fs::read_link(&full).map_err(|e| Error::io("read link", &full, e))?;
         return Ok(target.as_os_str().as_encoded_bytes() == blob.content());
@@ -82,8 +84,9 @@ pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<
     // header): reading the whole blob for it inflated every changed file's
     // old and new content once more per landing.
     let (size, _) = repo
+        .raw()
         .odb()
-        .and_then(|odb| odb.read_header(id))
+        .and_then(|odb| odb.read_header(id.raw()))
         .context(|| format!("read the header of blob {id}"))?;
     if meta.len() != size as u64 {
         return Ok(false);
@@ -209,7 +212,7 @@ fn threads(repo: &Repo, files: usize, default: usize) -> Result<usize> {
     // `None`: a value that is not an integer (rare: read again to say so).
     static SETTINGS: super::PerRepo<Option<(i64, usize)>> = super::PerRepo::new();
     let read = || -> std::result::Result<(i64, i64), (String, String)> {
-        let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
+        let Ok(config) = super::config::Config::for_git_dir(repo.raw().path()) else {
             return Ok((0, 100));
         };
         let int = |key: &str, unset: i64| match config.string(key) {
@@ -249,7 +252,8 @@ fn write_temp(
     staged: bool,
 ) -> Result<()> {
     let blob = repo
-        .find_blob(id)
+        .raw()
+        .find_blob(id.raw())
         .context(|| format!("read blob {id} for {}", full.display()))?;
     let tmp = temp_sibling(repo, full);
     if mode == MODE_SYMLINK {
@@ -437,7 +441,7 @@ fn temp_tag(repo: &Repo) -> String {
 }
 
 fn read_or_make_temp_tag(repo: &Repo) -> String {
-    let dir = repo.path().join("evolv");
+    let dir = repo.raw().path().join("evolv");
     let path = dir.join("temp-tag");
     let valid = |t: &str| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit());
     if let Ok(tag) = fs::read_to_string(&path)
@@ -449,7 +453,7 @@ fn read_or_make_temp_tag(repo: &Repo) -> String {
         "{:?} {} {:?}",
         std::time::SystemTime::now(),
         std::process::id(),
-        repo.path()
+        repo.raw().path()
     );
     let fresh = Oid::hash_object(ObjectType::Blob, seed.as_bytes()).map_or_else(
         |_| "0123456789abcdef".to_string(),

@@ -10,23 +10,45 @@ use crate::Context;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use git2::{Commit, Oid, Repository, Signature, Tree};
+use crate::Oid;
+use crate::view::Signature;
 
 use crate::error::{Error, Result};
 
-/// Writes a commit object (no ref is moved) and returns its id.
+/// Writes a commit of `tree` with `parents` (no ref is moved) and returns
+/// its id.
 pub fn create(
-    repo: &Repository,
-    author: &Signature<'_>,
-    committer: &Signature<'_>,
+    repo: &crate::Repo,
+    author: &Signature,
+    committer: &Signature,
     message: &str,
-    tree: &Tree<'_>,
-    parents: &[&Commit<'_>],
+    tree: Oid,
+    parents: &[Oid],
 ) -> Result<Oid> {
     if !wants_signature(repo)? {
-        return repo
-            .commit(None, author, committer, message, tree, parents)
-            .context(|| format!("write a commit of tree {}", tree.id()));
+        let raw = repo.raw();
+        let tree_obj = raw
+            .find_tree(tree.raw())
+            .context(|| format!("read tree {tree}"))?;
+        let parent_objs = parents
+            .iter()
+            .map(|p| {
+                raw.find_commit(p.raw())
+                    .context(|| format!("read commit {p}"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let parent_refs: Vec<&git2::Commit<'_>> = parent_objs.iter().collect();
+        return raw
+            .commit(
+                None,
+                &author.raw()?,
+                &committer.raw()?,
+                message,
+                &tree_obj,
+                &parent_refs,
+            )
+            .map(Oid::from)
+            .context(|| format!("write a commit of tree {tree}"));
     }
     signed(repo, author, committer, message, tree, parents)
 }
@@ -34,46 +56,39 @@ pub fn create(
 /// `commit.gpgSign` as git reads it, through the config adapter (files,
 /// includes and `git -c`, which libgit2 does not see), read once per
 /// commit without running git. A value git would refuse is refused.
-fn wants_signature(repo: &Repository) -> Result<bool> {
-    let config = super::config::Config::for_git_dir(repo.path())?;
+fn wants_signature(repo: &crate::Repo) -> Result<bool> {
+    let config = super::config::Config::for_git_dir(repo.raw().path())?;
     Ok(config.bool("commit.gpgsign")?.unwrap_or(false))
 }
 
-fn time_of(sig: &Signature<'_>) -> String {
-    let when = sig.when();
-    let offset = when.offset_minutes();
+fn time_of(sig: &Signature) -> String {
+    let offset = sig.offset_minutes;
     let sign = if offset < 0 { '-' } else { '+' };
     let offset = offset.unsigned_abs();
-    format!(
-        "@{} {sign}{:02}{:02}",
-        when.seconds(),
-        offset / 60,
-        offset % 60
-    )
+    format!("@{} {sign}{:02}{:02}", sig.time, offset / 60, offset % 60)
 }
 
 fn signed(
-    repo: &Repository,
-    author: &Signature<'_>,
-    committer: &Signature<'_>,
+    repo: &crate::Repo,
+    author: &Signature,
+    committer: &Signature,
     message: &str,
-    tree: &Tree<'_>,
-    parents: &[&Commit<'_>],
+    tree: Oid,
+    parents: &[Oid],
 ) -> Result<Oid> {
-    let dir = repo.workdir().unwrap_or_else(|| repo.path());
+    let dir = repo.raw().workdir().unwrap_or_else(|| repo.raw().path());
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .args(["commit-tree", "-S"])
-        .arg(tree.id().to_string());
+        .arg(tree.to_string());
     for parent in parents {
-        cmd.arg("-p").arg(parent.id().to_string());
+        cmd.arg("-p").arg(parent.to_string());
     }
-    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    cmd.env("GIT_AUTHOR_NAME", lossy(author.name_bytes()))
-        .env("GIT_AUTHOR_EMAIL", lossy(author.email_bytes()))
+    cmd.env("GIT_AUTHOR_NAME", &author.name)
+        .env("GIT_AUTHOR_EMAIL", &author.email)
         .env("GIT_AUTHOR_DATE", time_of(author))
-        .env("GIT_COMMITTER_NAME", lossy(committer.name_bytes()))
-        .env("GIT_COMMITTER_EMAIL", lossy(committer.email_bytes()))
+        .env("GIT_COMMITTER_NAME", &committer.name)
+        .env("GIT_COMMITTER_EMAIL", &committer.email)
         .env("GIT_COMMITTER_DATE", time_of(committer))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -89,7 +104,7 @@ fn signed(
         .wait_with_output()
         .map_err(|e| Error::io("wait for `git commit-tree -S` in", dir, e))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    match Oid::from_str(text.trim()) {
+    match Oid::parse(text.trim()) {
         Ok(id) if out.status.success() => Ok(id),
         _ => Err(Error::SigningFailed {
             detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),

@@ -1,7 +1,7 @@
 //! Diffs between trees, in git's own patch format.
 
 use crate::Context;
-use git2::{Delta, Diff, DiffFormat, DiffOptions, Repository, Tree};
+use git2::{Diff, DiffFormat, DiffOptions, Repository, Tree};
 
 use super::RepoPath;
 use crate::error::Result;
@@ -10,7 +10,15 @@ use crate::error::Result;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedPath {
     pub path: RepoPath,
-    pub status: Delta,
+    pub status: Change,
+}
+
+/// How a path changed between two trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Deleted,
+    Modified,
 }
 
 fn tree_diff<'r>(
@@ -37,9 +45,9 @@ fn tree_diff<'r>(
 /// limited to `only` when the caller knows which paths differ (exact
 /// paths, as bytes: names that are not UTF-8 included).
 pub fn patch_text(
-    repo: &Repository,
-    old: &Tree<'_>,
-    new: &Tree<'_>,
+    repo: &crate::Repo,
+    old: &crate::view::Tree<'_>,
+    new: &crate::view::Tree<'_>,
     only: Option<&[impl AsRef<[u8]>]>,
 ) -> Result<Vec<u8>> {
     let mut out = Vec::new();
@@ -54,15 +62,24 @@ pub fn patch_text(
 /// diff of 30,000 files is never in memory at once. `sink` returns false
 /// to stop.
 pub fn write_patch(
-    repo: &Repository,
-    old: &Tree<'_>,
-    new: &Tree<'_>,
+    repo: &crate::Repo,
+    old: &crate::view::Tree<'_>,
+    new: &crate::view::Tree<'_>,
     only: Option<&[impl AsRef<[u8]>]>,
     sink: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Result<()> {
+    let old = old.raw();
+    let new = new.raw();
     let handle = without_index(repo)?;
-    let tree = |id: git2::Oid| handle.find_tree(id).context(|| format!("read tree {id}"));
-    let (old, new) = (tree(old.id())?, tree(new.id())?);
+    let tree = |id: crate::Oid| {
+        handle
+            .find_tree(id.raw())
+            .context(|| format!("read tree {id}"))
+    };
+    let (old, new) = (
+        tree(crate::Oid::from(old.id()))?,
+        tree(crate::Oid::from(new.id()))?,
+    );
     let diff = tree_diff(&handle, &old, &new, only)?;
     let mut line_buf = Vec::new();
     diff.print(DiffFormat::Patch, |_, _, line| {
@@ -92,8 +109,8 @@ pub struct FilePatcher {
 impl FilePatcher {
     /// For `repo`: its `core.abbrev`, as libgit2's tree diff reads it.
     /// `None` for a value libgit2 would refuse (callers use `patch_text`).
-    pub fn new(repo: &Repository) -> Option<Self> {
-        let config = repo.config().ok()?.snapshot().ok()?;
+    pub fn new(repo: &crate::Repo) -> Option<Self> {
+        let config = repo.raw().config().ok()?.snapshot().ok()?;
         let abbrev = match config.get_string("core.abbrev") {
             Err(e) if e.code() == git2::ErrorCode::NotFound => 7,
             Err(_) => return None,
@@ -155,8 +172,8 @@ fn fix_index_mode(text: &mut Vec<u8>, mode: i32) {
 /// checksums the whole on-disk index: 28% of the instructions of a propose
 /// on 100k files, for a diff of a few paths. Attributes still come from the
 /// working tree's `.gitattributes` files.
-fn without_index(repo: &Repository) -> Result<Repository> {
-    let dir = repo.path();
+fn without_index(repo: &crate::Repo) -> Result<Repository> {
+    let dir = repo.raw().path();
     let handle = Repository::open(dir).context(|| format!("open {}", dir.display()))?;
     git2::Index::new()
         .and_then(|mut index| handle.set_index(&mut index))
@@ -168,14 +185,14 @@ fn without_index(repo: &Repository) -> Result<Repository> {
 /// `paths`, the paths that differ (a whole-tree diff walks every entry).
 pub fn line_stats(
     repo: &super::Repo,
-    old: &Tree<'_>,
-    new: &Tree<'_>,
+    old: &crate::view::Tree<'_>,
+    new: &crate::view::Tree<'_>,
     paths: &[RepoPath],
 ) -> Result<(usize, usize)> {
     let mut rest = Vec::new();
     let (mut added, mut removed) = (0, 0);
     for path in paths {
-        match blob_line_stats(repo, old, new, path)? {
+        match blob_line_stats(repo, old.raw(), new.raw(), path)? {
             Some((a, r)) => {
                 added += a;
                 removed += r;
@@ -220,7 +237,8 @@ fn blob_line_stats(
     let content = |e: &Option<git2::TreeEntry<'_>>| -> Result<Option<git2::Blob<'_>>> {
         Ok(match e {
             Some(e) => Some(
-                repo.find_blob(e.id())
+                repo.raw()
+                    .find_blob(e.id())
                     .context(|| format!("read blob {}", e.id()))?,
             ),
             None => None,

@@ -16,8 +16,6 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use git2::Repository;
-
 use crate::error::{Error, Result};
 
 /// How the landing flushes, from git's own `core.fsync` and
@@ -43,10 +41,10 @@ pub enum Flush {
 }
 
 /// The flush policy of this process (see `Flush`).
-pub fn policy(repo: &Repository) -> Flush {
+pub fn policy(repo: &crate::Repo) -> Flush {
     static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
     POLICY.get(repo, || {
-        let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
+        let Ok(config) = super::config::Config::for_git_dir(repo.raw().path()) else {
             return Flush::Batch;
         };
         if test_off()
@@ -145,7 +143,7 @@ pub fn fsync_components(value: &str) -> u8 {
 /// file by file (`targeted`). Where the landing flushes whole file systems
 /// instead, `syncfs` writes everything back in one pass, and starting each
 /// file's writeback on its own only cost the thread writing it.
-pub fn start_writeback_if_targeted(repo: &Repository, file: &File) {
+pub fn start_writeback_if_targeted(repo: &crate::Repo, file: &File) {
     if targeted(repo) {
         start_writeback(file);
     }
@@ -267,18 +265,18 @@ fn assumed_in_order() -> bool {
 /// Whether the targeted flushes (`settle` + `barrier`) are enough for this
 /// repository: its git dir, common dir and working tree are on one file
 /// system that `journals_in_order`. Read once per process.
-fn targeted(repo: &Repository) -> bool {
+fn targeted(repo: &crate::Repo) -> bool {
     static TARGETED: super::PerRepo<bool> = super::PerRepo::new();
     TARGETED.get(repo, || {
-        let mut dirs = vec![repo.path(), repo.commondir()];
-        dirs.extend(repo.workdir());
+        let mut dirs = vec![repo.raw().path(), repo.raw().commondir()];
+        dirs.extend(repo.raw().workdir());
         let devs: Vec<u64> = dirs
             .iter()
             .filter_map(|d| std::fs::metadata(d).ok().map(|m| m.dev()))
             .collect();
         devs.len() == dirs.len()
             && devs.iter().all(|d| *d == devs[0])
-            && (journals_in_order(repo.path()) || assumed_in_order())
+            && (journals_in_order(repo.raw().path()) || assumed_in_order())
     })
 }
 
@@ -287,12 +285,12 @@ fn targeted(repo: &Repository) -> bool {
 /// moves making it durable with everything else (the landing's journal).
 /// Elsewhere it is flushed on its own (`fsync`, rename, directory
 /// `fsync`); with flushing off (`core.fsync=none`), not at all.
-pub fn defers_to_barrier(repo: &Repository) -> bool {
+pub fn defers_to_barrier(repo: &crate::Repo) -> bool {
     policy(repo) != Flush::Off && targeted(repo)
 }
 
 /// Whether files are flushed at all (not under `core.fsync=none`).
-pub fn flushes(repo: &Repository) -> bool {
+pub fn flushes(repo: &crate::Repo) -> bool {
     policy(repo) != Flush::Off
 }
 
@@ -309,7 +307,10 @@ pub fn flushes(repo: &Repository) -> bool {
 /// and trees are in propose's pack), and a whole-file-system flush would
 /// also wait for every other process's writes. Past `ALONE_MAX` files
 /// existing, one `syncfs` is the cheaper flush.
-pub fn settle<P: AsRef<Path>>(repo: &Repository, files: impl IntoIterator<Item = P>) -> Result<()> {
+pub fn settle<P: AsRef<Path>>(
+    repo: &crate::Repo,
+    files: impl IntoIterator<Item = P>,
+) -> Result<()> {
     let policy = policy(repo);
     if policy == Flush::Off {
         return Ok(());
@@ -380,14 +381,14 @@ fn open_to_flush(path: &Path) -> Result<Option<File>> {
 /// in order — and flushes the device's cache, so everything `settle`d
 /// before it is durable (git's batch mode ends the same way). Where that
 /// does not hold, the whole file system is flushed.
-pub fn barrier(repo: &Repository) -> Result<()> {
+pub fn barrier(repo: &crate::Repo) -> Result<()> {
     if policy(repo) == Flush::Off {
         return Ok(());
     }
     if !targeted(repo) {
         return flush_filesystems(repo);
     }
-    let dir = repo.path().join("evolv");
+    let dir = repo.raw().path().join("evolv");
     let path = dir.join(format!("{BARRIER_PREFIX}{}", std::process::id()));
     let written = std::fs::create_dir_all(&dir)
         .and_then(|()| File::create(&path))
@@ -402,7 +403,7 @@ pub fn barrier(repo: &Repository) -> Result<()> {
 pub const BARRIER_PREFIX: &str = "flush.";
 
 /// `settle` then `barrier`.
-pub fn flush<P: AsRef<Path>>(repo: &Repository, files: impl IntoIterator<Item = P>) -> Result<()> {
+pub fn flush<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item = P>) -> Result<()> {
     if policy(repo) != Flush::Off && !targeted(repo) {
         return flush_filesystems(repo);
     }
@@ -415,15 +416,16 @@ pub fn flush<P: AsRef<Path>>(repo: &Repository, files: impl IntoIterator<Item = 
 /// with one call each — the fallback where the targeted flush does not
 /// hold (`targeted`). It waits for every other process's writes too.
 #[allow(unsafe_code)]
-pub fn flush_filesystems(repo: &Repository) -> Result<()> {
+pub fn flush_filesystems(repo: &crate::Repo) -> Result<()> {
     if policy(repo) == Flush::Off {
         return Ok(());
     }
-    let git_dir = repo.path();
+    let git_dir = repo.raw().path();
     let mut dirs = vec![git_dir.to_path_buf()];
     // The working tree, and an object store git's environment moved
     // (`GIT_OBJECT_DIRECTORY`), when they are on other file systems.
     let others = repo
+        .raw()
         .workdir()
         .map(Path::to_path_buf)
         .into_iter()

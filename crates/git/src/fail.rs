@@ -8,7 +8,7 @@
 use evolv_core::error::{Error, GitCause, GitFailure, Result};
 
 /// `err` from libgit2, while doing `doing`.
-pub fn library(doing: impl Into<String>, err: git2::Error) -> Error {
+pub(crate) fn library(doing: impl Into<String>, err: git2::Error) -> Error {
     let kind = match err.code() {
         git2::ErrorCode::Locked => GitFailure::Locked,
         git2::ErrorCode::NotFound => GitFailure::NotFound,

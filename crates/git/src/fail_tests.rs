@@ -4,22 +4,22 @@
 
 use std::path::Path;
 
-use git2::{Oid, Repository};
+use crate::{Oid, Repo};
 
 use crate::objects::{FileUpdate, updated_trees, write_objects};
 use crate::test_git::git;
 
 /// A repository whose HEAD holds `dir/a.txt`, and the ids of HEAD's tree
 /// and of its `dir` subtree.
-fn repo_with_a_subtree(d: &Path) -> (Repository, Oid, Oid) {
+fn repo_with_a_subtree(d: &Path) -> (Repo, Oid, Oid) {
     git(d, &["init", "-q", "-b", "main"]);
     std::fs::create_dir(d.join("dir")).unwrap();
     std::fs::write(d.join("dir/a.txt"), "one\n").unwrap();
     git(d, &["add", "."]);
     git(d, &["commit", "-qm", "one"]);
-    let tree = Oid::from_str(&git(d, &["rev-parse", "HEAD^{tree}"])).unwrap();
-    let sub = Oid::from_str(&git(d, &["rev-parse", "HEAD:dir"])).unwrap();
-    (Repository::open(d).unwrap(), tree, sub)
+    let tree = Oid::parse(&git(d, &["rev-parse", "HEAD^{tree}"])).unwrap();
+    let sub = Oid::parse(&git(d, &["rev-parse", "HEAD:dir"])).unwrap();
+    (crate::open(d).unwrap(), tree, sub)
 }
 
 /// Where git keeps the loose object `id`.
@@ -34,13 +34,13 @@ fn reading_a_missing_object_names_it() {
     let d = dir.path();
     let (repo, tree, sub) = repo_with_a_subtree(d);
     std::fs::remove_file(loose(d, sub)).unwrap();
-    let base = repo.find_tree(tree).unwrap();
+    let base = repo.raw().find_tree(tree.raw()).unwrap();
     let update = FileUpdate {
         path: b"dir/a.txt",
         oid: Oid::zero(),
         mode: 0o100644,
     };
-    let err = updated_trees(&repo, &base, &[update]).unwrap_err();
+    let err = updated_trees(&repo, &crate::view::Tree::new(base), &[update]).unwrap_err();
     assert_eq!(err.code(), "git_error");
     assert!(
         err.to_string().contains(&format!("read tree {sub}")),
@@ -54,17 +54,20 @@ fn writing_a_tree_the_object_store_refuses_names_the_tree() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (repo, tree, _) = repo_with_a_subtree(d);
-    let blob = repo.blob(b"two\n").unwrap();
-    let base = repo.find_tree(tree).unwrap();
+    let blob = Oid::from(repo.raw().blob(b"two\n").unwrap());
+    let base = repo.raw().find_tree(tree.raw()).unwrap();
     let update = FileUpdate {
         path: b"dir/a.txt",
         oid: blob,
         mode: 0o100644,
     };
-    let (root, new) = updated_trees(&repo, &base, &[update]).unwrap();
+    let (root, new) = updated_trees(&repo, &crate::view::Tree::new(base), &[update]).unwrap();
     // The new root tree's fan-out folder is a file: no write can go there
     // (a permission would not stop root, who runs CI).
-    let fanout = loose(d, root).parent().unwrap().to_path_buf();
+    let fanout = loose(d, crate::Oid::from(root.raw()))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let _ = std::fs::remove_dir_all(&fanout);
     std::fs::write(&fanout, "").unwrap();
     let objects: Vec<_> = new.iter().collect();
@@ -81,8 +84,8 @@ fn updating_a_ref_someone_moved_names_the_ref() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (repo, tree, _) = repo_with_a_subtree(d);
-    let head = Oid::from_str(&git(d, &["rev-parse", "HEAD"])).unwrap();
-    let other = Oid::from_str(&git(d, &["commit-tree", &tree.to_string(), "-m", "x"])).unwrap();
+    let head = Oid::parse(&git(d, &["rev-parse", "HEAD"])).unwrap();
+    let other = Oid::parse(&git(d, &["commit-tree", &tree.to_string(), "-m", "x"])).unwrap();
     // Expected at `other`, but the branch is at `head`.
     let err =
         crate::compare_and_swap(&repo, "refs/heads/main", head, Some(other), "t").unwrap_err();

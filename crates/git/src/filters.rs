@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use git2::{AttrCheckFlags, AttrValue, Oid};
+use crate::Oid;
+use git2::{AttrCheckFlags, AttrValue};
 
 use super::{Repo, RepoPath};
 use crate::error::{Error, Result};
@@ -53,7 +54,7 @@ fn command_line_moves_attributes() -> bool {
 /// not see `git -c`).
 fn eol_config(repo: &Repo) -> (bool, bool) {
     repo.eol(|| {
-        let Ok(config) = super::config::Config::for_git_dir(repo.path()) else {
+        let Ok(config) = super::config::Config::for_git_dir(repo.raw().path()) else {
             return (false, false);
         };
         let autocrlf = config
@@ -127,7 +128,8 @@ pub fn prime<'a>(repo: &Repo, paths: impl IntoIterator<Item = &'a RepoPath>) -> 
             answers.insert(path.as_bytes().to_vec(), decide(autocrlf, eol_crlf, get));
         }
     }
-    *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) = Some((repo.path().to_path_buf(), answers));
+    *PRIMED.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some((repo.raw().path().to_path_buf(), answers));
     Ok(())
 }
 
@@ -141,7 +143,7 @@ pub fn unprime() {
 fn primed(repo: &Repo, path: &RepoPath) -> Option<bool> {
     let guard = PRIMED.lock().unwrap_or_else(|e| e.into_inner());
     match &*guard {
-        Some((dir, answers)) if dir == repo.path() => answers.get(path.as_bytes()).copied(),
+        Some((dir, answers)) if dir == repo.raw().path() => answers.get(path.as_bytes()).copied(),
         _ => None,
     }
 }
@@ -184,7 +186,8 @@ pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
         Ok(
             match AttrValue::from_string(
-                repo.get_attr(path.fs(), name, flags)
+                repo.raw()
+                    .get_attr(path.fs(), name, flags)
                     .context(|| format!("read attribute {name} of {path}"))?,
             ) {
                 AttrValue::True => Some("true".into()),
@@ -248,7 +251,7 @@ pub fn not_text(
 /// `git check-attr -z --stdin ATTRS…` for `paths`: its output.
 fn check_attr(repo: &Repo, paths: &[&RepoPath], attrs: &[&str]) -> Result<Vec<u8>> {
     use std::io::Write;
-    let dir = repo.workdir().unwrap_or_else(|| repo.path());
+    let dir = repo.raw().workdir().unwrap_or_else(|| repo.raw().path());
     let mut child = Command::new("git")
         .args(["check-attr", "-z", "--stdin"])
         .args(attrs)
@@ -335,7 +338,7 @@ pub fn cleaned_id(repo: &Repo, path: &RepoPath) -> Result<Oid> {
         .output()
         .map_err(|e| Error::io("run `git hash-object` (is git on PATH?) in", workdir, e))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    match Oid::from_str(text.trim()) {
+    match Oid::parse(text.trim()) {
         Ok(id) if out.status.success() => Ok(id),
         _ => Err(Error::Git {
             message: format!(

@@ -4,7 +4,6 @@
 //! reuses. Not `Sync` (libgit2 repositories are not); one per session.
 
 use std::cell::{OnceCell, RefCell};
-use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
@@ -15,8 +14,8 @@ use super::index_cache::Snapshot;
 use super::index_file::IndexFile;
 use crate::error::{Error, Result};
 
-/// An open repository. Derefs to the libgit2 `Repository` for the
-/// adapter code that reads objects and refs.
+/// An open repository. The libgit2 repository inside stays inside this
+/// crate: the layers above ask the handle for what they need, by name.
 pub struct Repo {
     repo: Repository,
     workdir: Option<PathBuf>,
@@ -30,14 +29,14 @@ pub struct Repo {
 
 impl Repo {
     /// Wraps a repository a library user opened; a bare one is refused.
-    pub fn new(repo: Repository) -> Result<Repo> {
+    pub(crate) fn new(repo: Repository) -> Result<Repo> {
         let repo = Repo::new_any(repo);
         repo.work_tree()?;
         Ok(repo)
     }
 
     /// Wraps a repository that may be bare (the read-only views).
-    pub fn new_any(repo: Repository) -> Repo {
+    pub(crate) fn new_any(repo: Repository) -> Repo {
         let workdir = match repo.is_bare() {
             true => None,
             false => repo.workdir().map(Path::to_path_buf),
@@ -52,7 +51,7 @@ impl Repo {
     }
 
     /// The libgit2 repository.
-    pub fn raw(&self) -> &Repository {
+    pub(crate) fn raw(&self) -> &Repository {
         &self.repo
     }
 
@@ -164,14 +163,6 @@ impl Repo {
     }
 }
 
-impl Deref for Repo {
-    type Target = Repository;
-
-    fn deref(&self) -> &Repository {
-        &self.repo
-    }
-}
-
 impl std::fmt::Debug for Repo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Repo")
@@ -187,7 +178,7 @@ mod tests {
 
     use super::Repo;
 
-    fn blob_of(repo: &Repo, path: &str) -> Option<git2::Oid> {
+    fn blob_of(repo: &Repo, path: &str) -> Option<crate::Oid> {
         repo.with_index(|ix| ix.get(path.as_bytes(), 0).map(|e| e.oid()))
             .unwrap()
     }

@@ -18,7 +18,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use git2::{IndexEntry, IndexTime, Repository};
+use git2::{IndexEntry, IndexTime};
 
 use super::index_file::{IndexFile, Unreadable};
 use super::index_format;
@@ -70,7 +70,7 @@ struct Loaded {
 }
 
 /// `<git-dir>/index`.
-pub fn index_path(repo: &Repository) -> PathBuf {
+pub fn index_path(repo: &git2::Repository) -> PathBuf {
     repo.path().join("index")
 }
 
@@ -89,7 +89,7 @@ fn current_identity(path: &Path) -> Result<Option<Identity>> {
 /// Reads and parses the index file at `path` through one open file, so
 /// the identity and the content belong together; an empty index if there
 /// is none, `None` if git had to make a split index plain first.
-fn parse(repo: &Repository, path: &Path) -> Result<Option<(IndexFile, Option<Identity>)>> {
+fn parse(repo: &git2::Repository, path: &Path) -> Result<Option<(IndexFile, Option<Identity>)>> {
     let mut file = match fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -132,7 +132,7 @@ impl Snapshot {
     /// Makes sure the snapshot is the current index of `repo`, parsing it
     /// if it changed (a split index is first made plain by git, see
     /// `index_format`).
-    fn refresh(&mut self, repo: &Repository) -> Result<&mut Loaded> {
+    fn refresh(&mut self, repo: &git2::Repository) -> Result<&mut Loaded> {
         let path = index_path(repo);
         let fresh = match self.0.as_ref() {
             Some(l) if l.path == path && l.identity.is_some() => {
@@ -160,18 +160,18 @@ impl Snapshot {
     }
 
     /// Reads (or reuses) the repository's index.
-    pub fn load(&mut self, repo: &Repository) -> Result<()> {
+    pub fn load(&mut self, repo: &git2::Repository) -> Result<()> {
         self.refresh(repo).map(|_| ())
     }
 
     /// The repository's current index.
-    pub fn current(&mut self, repo: &Repository) -> Result<Arc<IndexFile>> {
+    pub fn current(&mut self, repo: &git2::Repository) -> Result<Arc<IndexFile>> {
         Ok(self.refresh(repo)?.file.clone())
     }
 
     /// Takes the repository's current index out of the snapshot to change
     /// it, with the mtime (seconds) of the file it was read from, if any.
-    pub fn take(&mut self, repo: &Repository) -> Result<(IndexFile, Option<i64>)> {
+    pub fn take(&mut self, repo: &git2::Repository) -> Result<(IndexFile, Option<i64>)> {
         self.refresh(repo)?;
         let loaded = self.0.take().expect("refreshed");
         // Nobody else holds it once the readers are done: no copy.
@@ -182,7 +182,7 @@ impl Snapshot {
     /// Keeps `file` as the parse of the index file just written at
     /// `written` (which is renamed over `index` next: same inode, same
     /// mtime).
-    pub fn put(&mut self, repo: &Repository, file: IndexFile, written: &Path) -> Result<()> {
+    pub fn put(&mut self, repo: &git2::Repository, file: IndexFile, written: &Path) -> Result<()> {
         let identity = current_identity(written)?;
         set_attribute_index(repo, &file)?;
         self.0 = Some(Loaded {
@@ -206,7 +206,7 @@ impl Snapshot {
 
 /// Points libgit2's attribute lookups at the `.gitattributes` entries of
 /// `file` (see the module).
-fn set_attribute_index(repo: &Repository, file: &IndexFile) -> Result<()> {
+fn set_attribute_index(repo: &git2::Repository, file: &IndexFile) -> Result<()> {
     let doing = || "point attribute lookups at the index's .gitattributes";
     let mut index = git2::Index::new().context(doing)?;
     let zero = IndexTime::new(0, 0);
@@ -225,7 +225,7 @@ fn set_attribute_index(repo: &Repository, file: &IndexFile) -> Result<()> {
                 uid: 0,
                 gid: 0,
                 file_size: 0,
-                id: e.oid(),
+                id: e.oid().raw(),
                 flags: 0,
                 flags_extended: 0,
                 path: e.path.clone(),

@@ -14,7 +14,7 @@
 //! as libgit2 drops them. A split index (`link`) and a sparse index (`sdir`)
 //! are reported for the caller to deal with.
 
-use git2::Oid;
+use crate::Oid;
 use sha1::{Digest, Sha1};
 
 const HEADER: usize = 12;

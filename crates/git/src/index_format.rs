@@ -6,13 +6,11 @@
 //! (`index.sparse`: extension `sdir`) folds whole directories into one
 //! entry: it is refused with the way out.
 
-use git2::Repository;
-
 use crate::error::{Error, Result};
 
 /// Has git rewrite a split index as a plain one. Needs `index.lock` free:
 /// git takes it for the rewrite.
-pub fn unsplit(repo: &Repository) -> Result<()> {
+pub fn unsplit(repo: &git2::Repository) -> Result<()> {
     // Not `git::workdir`: this sits below the handle (no import cycle).
     let workdir = repo.workdir().ok_or_else(|| Error::BareRepository {
         path: repo.path().to_path_buf(),
@@ -25,7 +23,7 @@ pub fn unsplit(repo: &Repository) -> Result<()> {
 }
 
 /// The refusal of a sparse index.
-pub fn sparse_refusal(repo: &Repository) -> Error {
+pub fn sparse_refusal(repo: &git2::Repository) -> Error {
     Error::UnsupportedRepository {
         path: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         what: "has a sparse index (index.sparse)",

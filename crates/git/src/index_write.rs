@@ -14,7 +14,7 @@ use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use git2::Oid;
+use crate::Oid;
 
 use super::index_file;
 use super::{Repo, RepoPath};
@@ -61,7 +61,7 @@ pub use super::index_cache::index_path;
 
 /// `<git-dir>/index.lock`.
 pub fn lock_path(repo: &Repo) -> PathBuf {
-    repo.path().join("index.lock")
+    repo.raw().path().join("index.lock")
 }
 
 fn marker(nonce: &str) -> String {
@@ -73,7 +73,7 @@ impl IndexLock {
     /// when it exists.
     pub fn acquire(repo: &Repo, nonce: &str) -> Result<IndexLock> {
         let path = lock_path(repo);
-        let dir = repo.path().join("evolv");
+        let dir = repo.raw().path().join("evolv");
         fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
         let tmp = dir.join("index.lock.tmp");
         let _ = fs::remove_file(&tmp);
@@ -113,7 +113,7 @@ impl IndexLock {
         // `git::durable`), not here, inside the landing's critical stretch.
         fs::rename(new_index, &self.path).map_err(|e| Error::io("rename", &self.path, e))?;
         crate::crashpoint!("before-index-rename");
-        let index = index_path(repo);
+        let index = index_path(repo.raw());
         fs::rename(&self.path, &index).map_err(|e| Error::io("rename into place", &index, e))?;
         self.held = false;
         crate::crashpoint!("after-index-rename");
@@ -199,7 +199,8 @@ pub enum Entry {
 /// `<git-dir>/evolv/index-new.<pid>`: an index `build` wrote, before it
 /// is renamed over `index` (as the early index, or through `index.lock`).
 fn new_path(repo: &Repo) -> PathBuf {
-    repo.path()
+    repo.raw()
+        .path()
         .join("evolv")
         .join(format!("{NEW_PREFIX}{}", std::process::id()))
 }
@@ -308,7 +309,8 @@ fn index_entry(
 /// `<git-dir>/evolv/index-before.<pid>`: the index an installed early
 /// index replaced, kept until the compare-and-swap has decided.
 fn before_path(repo: &Repo) -> PathBuf {
-    repo.path()
+    repo.raw()
+        .path()
         .join("evolv")
         .join(format!("{BEFORE_PREFIX}{}", std::process::id()))
 }
@@ -326,7 +328,7 @@ pub struct Replaced {
 /// `index.lock` stays held (so git can read it but not write the index),
 /// keeping the one it replaces until `Replaced::keep_new` or `restore`.
 pub fn install_early(repo: &Repo, early: &Path) -> Result<Replaced> {
-    let index = index_path(repo);
+    let index = index_path(repo.raw());
     let saved = before_path(repo);
     let _ = fs::remove_file(&saved);
     let saved = match fs::hard_link(&index, &saved) {
@@ -353,7 +355,7 @@ impl Replaced {
 
     /// Puts the replaced index back (the compare-and-swap failed).
     pub fn restore(self, repo: &Repo) -> Result<()> {
-        let index = index_path(repo);
+        let index = index_path(repo.raw());
         match &self.saved {
             Some(saved) => fs::rename(saved, &index).map_err(|e| Error::io("restore", &index, e)),
             None => match fs::remove_file(&index) {
@@ -401,7 +403,7 @@ const LEGACY_PREFIXES: [&str; 2] = ["index-view.", "index-early."];
 /// besides the journal: the lock's temp file, and the index files of
 /// processes that no longer run (on Linux, where `/proc` tells).
 pub fn clean_leftovers(repo: &Repo) {
-    let dir = repo.path().join("evolv");
+    let dir = repo.raw().path().join("evolv");
     let _ = fs::remove_file(dir.join("index.lock.tmp"));
     release(repo);
     let proc_fs = Path::new("/proc/self").exists();

@@ -4,6 +4,7 @@
 //! flushes and, in `cli`, the git command line. Knows nothing of
 //! proposals.
 
+mod access;
 mod attr_sources;
 pub mod checkout;
 pub mod cli;
@@ -14,45 +15,70 @@ pub mod crash;
 mod diff;
 pub mod durable;
 mod fail;
+mod file_diff;
 pub mod filters;
 mod handle;
+mod history;
 mod identity;
 mod index_cache;
 pub mod index_file;
 mod index_format;
 pub mod index_write;
+mod init;
 pub mod lock_file;
+mod merge;
 pub mod mode;
 pub mod object_read;
 mod objects;
+mod oid;
+mod pack_windows;
 pub mod pack_write;
 pub mod path;
 mod refs;
 mod repo;
+mod revparse;
 mod status;
 mod tree;
 mod tree_compare;
+mod tree_edit;
 mod tree_lookup;
+mod tree_scan;
+pub mod view;
+mod worktrees;
 
 // The pure layer, under the names this crate's modules use.
 pub(crate) use evolv_core::error;
 
-pub use diff::{ChangedPath, FilePatcher, conflict_paths, line_stats, patch_text, write_patch};
-pub use fail::{Context, library as library_error};
+pub use access::Reopener;
+pub(crate) use diff::conflict_paths;
+pub use diff::{Change, ChangedPath, FilePatcher, line_stats, patch_text, write_patch};
+pub use fail::Context;
+pub(crate) use fail::library as library_error;
+pub use file_diff::{FileDiff, FileStatus};
 pub use handle::Repo;
+pub use history::Order;
 pub use identity::{author, committer, signature_now};
+pub use init::init;
+pub use merge::Merged;
 pub use objects::{
     FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, hash_blob_file, updated_trees,
     write_objects,
 };
+pub use oid::Oid;
+pub use pack_windows::bound_mapped_packs;
 pub use path::RepoPath;
 pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
 pub use repo::{Head, head, open, open_any, workdir};
+pub use revparse::{RangeProblem, RevRange, discover};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};
 pub use tree::entry_path;
-pub use tree::{BlobEntry, file_mode, list_blobs};
+pub(crate) use tree::file_mode;
+pub use tree::normalized_mode;
+pub use tree::{BlobEntry, list_blobs};
 pub use tree_compare::changed_paths;
+pub use tree_edit::TreeEdit;
 pub use tree_lookup::{Found, TreeLookup};
+pub use tree_scan::list_files;
 
 /// A value read once per repository (its git dir) and process: git config
 /// that a command would otherwise read per file (issue 14 item 1). Keyed,
@@ -65,13 +91,13 @@ impl<T: Copy> PerRepo<T> {
     }
 
     /// The value for `repo`, computed by `init` the first time.
-    pub(crate) fn get(&self, repo: &git2::Repository, init: impl FnOnce() -> T) -> T {
+    pub(crate) fn get(&self, repo: &crate::Repo, init: impl FnOnce() -> T) -> T {
         let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
         match &*slot {
-            Some((dir, value)) if dir == repo.path() => *value,
+            Some((dir, value)) if dir == repo.raw().path() => *value,
             _ => {
                 let value = init();
-                *slot = Some((repo.path().to_path_buf(), value));
+                *slot = Some((repo.raw().path().to_path_buf(), value));
                 value
             }
         }

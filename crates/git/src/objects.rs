@@ -5,7 +5,8 @@
 use crate::Context;
 use std::collections::BTreeMap;
 
-use git2::{ObjectType, Oid, Repository, Tree};
+use crate::Oid;
+use git2::ObjectType;
 
 pub use super::pack_write::PackedObject;
 use super::pack_write::{self};
@@ -21,14 +22,24 @@ pub const PACK_THRESHOLD: usize = 64;
 #[derive(Debug)]
 pub struct NewObject {
     pub packed: PackedObject,
-    pub raw: Option<(ObjectType, Vec<u8>)>,
+    pub(crate) raw: Option<(ObjectType, Vec<u8>)>,
+}
+
+impl NewObject {
+    /// A new blob, packed; `content` kept when it may be written loose.
+    pub fn blob(packed: PackedObject, content: Option<Vec<u8>>) -> Self {
+        NewObject {
+            packed,
+            raw: content.map(|c| (ObjectType::Blob, c)),
+        }
+    }
 }
 
 /// Writes `objects`: loose when there are at most [`PACK_THRESHOLD`] and
 /// each still has its raw content, otherwise one pack.
-pub fn write_objects(repo: &Repository, objects: &[&NewObject]) -> Result<()> {
+pub fn write_objects(repo: &crate::Repo, objects: &[&NewObject]) -> Result<()> {
     if objects.len() <= PACK_THRESHOLD && objects.iter().all(|o| o.raw.is_some()) {
-        let odb = repo.odb().context(|| "open the object database")?;
+        let odb = repo.raw().odb().context(|| "open the object database")?;
         for o in objects {
             if let Some((kind, raw)) = &o.raw {
                 odb.write(*kind, raw)
@@ -59,13 +70,14 @@ pub struct FileUpdate<'a> {
 /// base trees are read raw, their entries copied as they are (libgit2's
 /// parsed trees cost more than the hashing).
 pub fn updated_trees(
-    repo: &Repository,
-    base: &Tree<'_>,
+    repo: &crate::Repo,
+    base: &crate::view::Tree<'_>,
     updates: &[FileUpdate<'_>],
 ) -> Result<(Oid, Vec<NewObject>)> {
+    let base = base.raw();
     let mut out = Vec::new();
-    let odb = repo.odb().context(|| "open the object database")?;
-    let root = rebuild(&odb, base.id(), b"", updates, &mut out)?;
+    let odb = repo.raw().odb().context(|| "open the object database")?;
+    let root = rebuild(&odb, crate::Oid::from(base.id()), b"", updates, &mut out)?;
     Ok((root, out))
 }
 
@@ -114,7 +126,7 @@ fn rebuild(
         }
     }
     let object = odb
-        .read(tree_id)
+        .read(tree_id.raw())
         .context(|| format!("read tree {tree_id}"))?;
     let corrupt = || Error::Git {
         message: format!("tree {tree_id} is corrupt (`git fsck` names what is wrong)"),
@@ -145,7 +157,7 @@ fn rebuild(
         } else if let (Some(group), true) = (subdirs.get(name), is_tree_mode(mode)) {
             found += 1;
             let sub_dir = [dir, name, b"/"].concat();
-            let sub = Oid::from_bytes(id).context(|| format!("read an entry of tree {tree_id}"))?;
+            let sub = Oid::from_bytes(id)?;
             let oid = rebuild(odb, sub, &sub_dir, group, out)?;
             raw.extend_from_slice(mode);
             raw.push(b' ');
@@ -252,9 +264,9 @@ mod tests {
     #[test]
     fn updated_trees_match_libgit2s_tree_updater() {
         let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init(dir.path()).unwrap();
-        let blob = |s: &str| repo.blob(s.as_bytes()).unwrap();
-        let mut index = repo.index().unwrap();
+        let repo = crate::Repo::new_any(git2::Repository::init(dir.path()).unwrap());
+        let blob = |s: &str| repo.raw().blob(s.as_bytes()).unwrap();
+        let mut index = repo.raw().index().unwrap();
         let files = [
             ("a.txt", 0o100644),
             ("a/b.txt", 0o100644),
@@ -279,21 +291,21 @@ mod tests {
             };
             index.add(&entry).unwrap();
         }
-        let base = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let base = repo.raw().find_tree(index.write_tree().unwrap()).unwrap();
         let updates = [
             FileUpdate {
                 path: b"a/c/d.sh",
-                oid: blob("new d"),
+                oid: crate::Oid::from(blob("new d")),
                 mode: 0o100755,
             },
             FileUpdate {
                 path: b"a.txt",
-                oid: blob("new a"),
+                oid: crate::Oid::from(blob("new a")),
                 mode: 0o100644,
             },
             FileUpdate {
                 path: b"a-b/e",
-                oid: blob("new e"),
+                oid: crate::Oid::from(blob("new e")),
                 mode: 0o100644,
             },
         ];
@@ -304,11 +316,12 @@ mod tests {
             } else {
                 git2::FileMode::Blob
             };
-            expected.upsert(u.path, u.oid, mode);
+            expected.upsert(u.path, u.oid.raw(), mode);
         }
-        let expected = expected.create_updated(&repo, &base).unwrap();
-        let (root, trees) = updated_trees(&repo, &base, &updates).unwrap();
-        assert_eq!(root, expected);
+        let expected = expected.create_updated(repo.raw(), &base).unwrap();
+        let (root, trees) =
+            updated_trees(&repo, &crate::view::Tree::new(base.clone()), &updates).unwrap();
+        assert_eq!(root, crate::Oid::from(expected));
         assert_eq!(trees.len(), 4, "root, a, a/c, a-b");
         for t in &trees {
             let (kind, raw) = t.raw.as_ref().unwrap();
@@ -316,9 +329,9 @@ mod tests {
         }
         let missing = [FileUpdate {
             path: b"a/nope",
-            oid: blob("x"),
+            oid: crate::Oid::from(blob("x")),
             mode: 0o100644,
         }];
-        assert!(updated_trees(&repo, &base, &missing).is_err());
+        assert!(updated_trees(&repo, &crate::view::Tree::new(base), &missing).is_err());
     }
 }

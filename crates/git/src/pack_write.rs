@@ -14,7 +14,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use git2::{Oid, Repository};
+use crate::Oid;
 use sha1::{Digest, Sha1};
 
 use super::durable;
@@ -63,7 +63,7 @@ impl PackedObject {
         let mut hasher = Sha1::new();
         hasher.update(format!("{name} {}\0", content.len()).as_bytes());
         hasher.update(content);
-        let oid = Oid::from_bytes(&hasher.finalize()).context(|| format!("hash a new {name}"))?;
+        let oid = Oid::from_bytes(&hasher.finalize())?;
         let mut entry = entry_header(kind, content.len());
         deflate_into(content, level, &mut entry)?;
         // zlib was given room for the whole input; kept are thousands of
@@ -211,11 +211,11 @@ fn crc32(data: &[u8]) -> u32 {
 
 /// Writes `objects` (duplicates allowed) as one pack with its index into
 /// the repository's object store, and makes `repo` see it.
-pub fn write_pack(repo: &Repository, objects: &[&PackedObject]) -> Result<()> {
+pub fn write_pack(repo: &crate::Repo, objects: &[&PackedObject]) -> Result<()> {
     let mut order: Vec<&PackedObject> = objects.to_vec();
     order.sort_by_key(|b| b.oid);
     order.dedup_by_key(|b| b.oid);
-    let dir = repo.commondir().join("objects").join("pack");
+    let dir = repo.raw().commondir().join("objects").join("pack");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
 
     // The pack: header, entries, SHA-1 of it all, written as it is hashed
@@ -297,7 +297,8 @@ pub fn write_pack(repo: &Repository, objects: &[&PackedObject]) -> Result<()> {
     persist(idx_tmp, &dir.join(format!("{name}.idx")))?;
     // libgit2 caches the pack list; without a refresh `repo` would not see
     // the new pack and reject trees that point into it.
-    repo.odb()
+    repo.raw()
+        .odb()
         .and_then(|odb| odb.refresh())
         .context(|| format!("see the new pack {name}"))?;
     Ok(())
@@ -342,11 +343,11 @@ impl Flush {
 
 /// The flush of packs for `repo`, read once per process through the
 /// config adapter (`git -c` included).
-fn flush_policy(repo: &Repository) -> Flush {
+fn flush_policy(repo: &crate::Repo) -> Flush {
     static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
     POLICY.get(repo, || {
         let test_off = durable::test_off();
-        match super::config::Config::for_git_dir(repo.path()) {
+        match super::config::Config::for_git_dir(repo.raw().path()) {
             Ok(config) => Flush::from_config(
                 config.string("core.fsync"),
                 config.string("core.fsyncMethod"),
@@ -463,7 +464,7 @@ mod tests {
     #[test]
     fn a_written_pack_is_read_back_by_libgit2_and_verified_by_git() {
         let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init(dir.path()).unwrap();
+        let repo = crate::Repo::new_any(git2::Repository::init(dir.path()).unwrap());
         let big: Vec<u8> = (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect();
         let contents: Vec<Vec<u8>> = vec![
             b"hello\n".to_vec(),
@@ -484,7 +485,7 @@ mod tests {
         write_pack(&repo, &blobs.iter().collect::<Vec<_>>()).unwrap();
         for (c, b) in contents.iter().zip(&blobs) {
             assert_eq!(b.oid, Oid::hash_object(git2::ObjectType::Blob, c).unwrap());
-            assert_eq!(repo.find_blob(b.oid).unwrap().content(), &c[..]);
+            assert_eq!(repo.raw().find_blob(b.oid.raw()).unwrap().content(), &c[..]);
         }
         let packs: Vec<_> = fs::read_dir(dir.path().join(".git/objects/pack"))
             .unwrap()

@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use git2::{ErrorCode, Oid, Repository};
+use crate::Oid;
+use git2::ErrorCode;
 
 use crate::Context;
 use crate::error::{Error, Result};
@@ -16,7 +17,7 @@ use crate::error::{Error, Result};
 /// when someone else moved it first. `expected = None` means the ref must
 /// not exist yet.
 pub fn compare_and_swap(
-    repo: &Repository,
+    repo: &crate::Repo,
     name: &str,
     new: Oid,
     expected: Option<Oid>,
@@ -24,9 +25,13 @@ pub fn compare_and_swap(
 ) -> Result<()> {
     let result = patiently(repo, name, || match expected {
         Some(old) => repo
-            .reference_matching(name, new, true, old, message)
+            .raw()
+            .reference_matching(name, new.raw(), true, old.raw(), message)
             .map(drop),
-        None => repo.reference(name, new, false, message).map(drop),
+        None => repo
+            .raw()
+            .reference(name, new.raw(), false, message)
+            .map(drop),
     });
     match result? {
         Ok(()) => Ok(()),
@@ -44,28 +49,30 @@ pub fn compare_and_swap(
 }
 
 /// Whether a ref exists (and resolves to an object).
-pub fn ref_exists(repo: &Repository, name: &str) -> bool {
-    repo.refname_to_id(name).is_ok()
+pub fn ref_exists(repo: &crate::Repo, name: &str) -> bool {
+    repo.raw().refname_to_id(name).is_ok()
 }
 
 /// Points `name` at `new` whatever it held before (for git-evolv's own
 /// bookkeeping refs, never for branches).
 pub fn compare_and_swap_force(
-    repo: &Repository,
+    repo: &crate::Repo,
     name: &str,
     new: Oid,
     message: &str,
 ) -> Result<()> {
     patiently(repo, name, || {
-        repo.reference(name, new, true, message).map(drop)
+        repo.raw()
+            .reference(name, new.raw(), true, message)
+            .map(drop)
     })?
     .context(|| format!("set ref {name} to {new}"))
 }
 
 /// Deletes `name` if it exists.
-pub fn delete_ref(repo: &Repository, name: &str) -> Result<bool> {
+pub fn delete_ref(repo: &crate::Repo, name: &str) -> Result<bool> {
     let mut deleted = false;
-    patiently(repo, name, || match repo.find_reference(name) {
+    patiently(repo, name, || match repo.raw().find_reference(name) {
         Ok(mut r) => r.delete().map(|()| deleted = true),
         Err(e) if e.code() == ErrorCode::NotFound => Ok(()),
         Err(e) => Err(e),
@@ -76,11 +83,11 @@ pub fn delete_ref(repo: &Repository, name: &str) -> Result<bool> {
 
 /// Where the files backend locks ref `name`: per-worktree `HEAD` in the
 /// git dir, everything else in the common dir.
-pub fn ref_lock_path(repo: &Repository, name: &str) -> PathBuf {
+pub fn ref_lock_path(repo: &crate::Repo, name: &str) -> PathBuf {
     let base = if name == "HEAD" {
-        repo.path()
+        repo.raw().path()
     } else {
-        repo.commondir()
+        repo.raw().commondir()
     };
     base.join(format!("{name}.lock"))
 }
@@ -89,7 +96,7 @@ pub fn ref_lock_path(repo: &Repository, name: &str) -> PathBuf {
 /// `core.filesRefLockTimeout`; a lock still there then is `RefLocked`.
 /// Any other outcome of the update is handed back as it is.
 fn patiently(
-    repo: &Repository,
+    repo: &crate::Repo,
     name: &str,
     mut update: impl FnMut() -> std::result::Result<(), git2::Error>,
 ) -> Result<std::result::Result<(), git2::Error>> {
@@ -113,10 +120,10 @@ fn patiently(
 
 /// git's `core.filesRefLockTimeout` in milliseconds (default 100; -1 waits
 /// for ever), read once per repository.
-fn lock_timeout(repo: &Repository) -> Duration {
+fn lock_timeout(repo: &crate::Repo) -> Duration {
     static TIMEOUT: super::PerRepo<Duration> = super::PerRepo::new();
     TIMEOUT.get(repo, || {
-        let ms = crate::config::Config::for_git_dir(repo.path())
+        let ms = crate::config::Config::for_git_dir(repo.raw().path())
             .ok()
             .and_then(|c| {
                 c.string("core.filesRefLockTimeout")?

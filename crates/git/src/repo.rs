@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use git2::{ErrorCode, Oid, Repository};
+use crate::Oid;
+use git2::{ErrorCode, Repository};
 
 use super::Repo;
 use crate::Context;
@@ -103,7 +104,8 @@ impl Head {
 }
 
 /// Reads HEAD; an unborn HEAD is `EmptyRepository`.
-pub fn head(repo: &Repository) -> Result<Head> {
+pub fn head(repo: &Repo) -> Result<Head> {
+    let repo = repo.raw();
     let head = match repo.head() {
         Ok(h) => h,
         Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => {
@@ -122,5 +124,8 @@ pub fn head(repo: &Repository) -> Result<Head> {
     } else {
         head.name().map(str::to_string)
     };
-    Ok(Head { branch, commit })
+    Ok(Head {
+        branch,
+        commit: commit.into(),
+    })
 }

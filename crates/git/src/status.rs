@@ -13,7 +13,9 @@ use std::fs::{self, Metadata};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use git2::{Delta, Tree};
+use git2::Tree;
+
+use crate::diff::Change;
 
 use super::Repo;
 use super::index_file::{Entry, IndexFile};
@@ -26,10 +28,12 @@ use crate::error::Result;
 /// tree of the commit the landing starts from.
 pub fn dirty_paths(
     repo: &Repo,
-    head_tree: &Tree<'_>,
-    new_tree: &Tree<'_>,
+    head_tree: &crate::view::Tree<'_>,
+    new_tree: &crate::view::Tree<'_>,
     changed: &[ChangedPath],
 ) -> Result<Vec<RepoPath>> {
+    let head_tree = head_tree.raw();
+    let new_tree = new_tree.raw();
     repo.with_index(|index| dirty_in(repo, index, head_tree, new_tree, changed))?
 }
 
@@ -41,18 +45,18 @@ fn dirty_in(
     changed: &[ChangedPath],
 ) -> Result<Vec<RepoPath>> {
     let workdir = crate::workdir(repo)?;
-    let index_mtime = fs::metadata(repo.path().join("index"))
+    let index_mtime = fs::metadata(repo.raw().path().join("index"))
         .ok()
         .map(|m| m.mtime());
     let removed: HashSet<&[u8]> = changed
         .iter()
-        .filter(|c| c.status == Delta::Deleted)
+        .filter(|c| c.status == Change::Deleted)
         .map(|c| c.path.as_bytes())
         .collect();
     // Each tree's directories opened once for all the paths.
     let (mut head, mut new) = (
-        TreeLookup::new(repo, head_tree),
-        TreeLookup::new(repo, new_tree),
+        TreeLookup::from_raw(repo.raw(), head_tree),
+        TreeLookup::from_raw(repo.raw(), new_tree),
     );
     let mut dirty = Vec::new();
     for change in changed {
@@ -125,7 +129,7 @@ fn quick_verdict(
         return Some(true);
     }
     if file.is_file() && file.len() == u64::from(entry.size) {
-        let full = repo.workdir()?.join(path.fs());
+        let full = repo.raw().workdir()?.join(path.fs());
         if super::hash_blob_file(&full).ok() == Some(entry.oid()) && mode_matches(file, entry) {
             return Some(true);
         }
@@ -203,7 +207,7 @@ fn only_removed_files_inside(dir: &Path, rel: &RepoPath, removed: &HashSet<&[u8]
 /// `--continue` / `--abort` (#16 item 6). Worded as git words it.
 pub fn ensure_no_operation_in_progress(repo: &Repo) -> Result<()> {
     use git2::RepositoryState as S;
-    let (message, way_out) = match repo.state() {
+    let (message, way_out) = match repo.raw().state() {
         S::Clean => return Ok(()),
         S::Merge => (
             "You have not concluded your merge (MERGE_HEAD exists).",

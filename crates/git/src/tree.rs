@@ -1,7 +1,8 @@
 //! Reading trees in bulk.
 
 use crate::Context;
-use git2::{ObjectType, Oid, Repository, Tree};
+use crate::Oid;
+use git2::{ObjectType, Tree};
 
 use super::{RepoPath, mode};
 use crate::error::Result;
@@ -48,7 +49,8 @@ impl BlobEntry {
 /// Names are read as bytes: a directory or file whose name is not UTF-8
 /// is listed (lossily in `path`, exactly in `raw`), never an error (#16
 /// item 7).
-pub fn list_blobs(repo: &Repository, tree: &Tree<'_>) -> Result<Vec<BlobEntry>> {
+pub fn list_blobs(repo: &crate::Repo, tree: &crate::view::Tree<'_>) -> Result<Vec<BlobEntry>> {
+    let tree = tree.raw();
     let mut out = Vec::new();
     walk(repo, tree, "", None, &mut out)?;
     Ok(out)
@@ -57,7 +59,7 @@ pub fn list_blobs(repo: &Repository, tree: &Tree<'_>) -> Result<Vec<BlobEntry>> 
 /// `raw_dir`: the directory's exact bytes once some component of it is
 /// not UTF-8 (`None`: `dir` is exact).
 fn walk(
-    repo: &Repository,
+    repo: &crate::Repo,
     tree: &Tree<'_>,
     dir: &str,
     raw_dir: Option<&[u8]>,
@@ -69,6 +71,7 @@ fn walk(
         match entry.kind() {
             Some(ObjectType::Tree) => {
                 let sub = repo
+                    .raw()
                     .find_tree(entry.id())
                     .context(|| format!("read tree {}", entry.id()))?;
                 walk(repo, &sub, &path, raw.as_deref(), out)?;
@@ -80,7 +83,7 @@ fn walk(
                     out.push(BlobEntry {
                         path,
                         raw: raw.map(Vec::into_boxed_slice),
-                        oid: entry.id(),
+                        oid: crate::Oid::from(entry.id()),
                         mode,
                     });
                 }
@@ -121,6 +124,12 @@ pub fn entry_path(
         }
     }
     (path, raw)
+}
+
+/// The mode git writes for a raw tree-entry mode (`0o100664` is a plain
+/// file, `0o100644`).
+pub fn normalized_mode(mode: i32) -> i32 {
+    i32::from(file_mode(mode))
 }
 
 /// The libgit2 mode of a raw tree-entry mode.

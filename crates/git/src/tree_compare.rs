@@ -3,7 +3,9 @@
 //! (200 M instructions for 100k files); this costs what the change costs.
 
 use crate::Context;
-use git2::{Delta, ObjectType, Repository, Tree, TreeEntry};
+use git2::{ObjectType, Repository, Tree, TreeEntry};
+
+use crate::diff::Change;
 
 use super::{ChangedPath, RepoPath};
 use crate::error::Result;
@@ -12,10 +14,12 @@ use crate::error::Result;
 /// directory (or back) yields the file's path and every path under the
 /// directory.
 pub fn changed_paths(
-    repo: &Repository,
-    old: &Tree<'_>,
-    new: &Tree<'_>,
+    repo: &crate::Repo,
+    old: &crate::view::Tree<'_>,
+    new: &crate::view::Tree<'_>,
 ) -> Result<Vec<ChangedPath>> {
+    let old = old.raw();
+    let new = new.raw();
     let mut out = Vec::new();
     compare(repo, Some(old), Some(new), &RepoPath::default(), &mut out)?;
     out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -34,7 +38,7 @@ fn join(prefix: &RepoPath, entry: &TreeEntry<'_>) -> RepoPath {
 }
 
 fn compare(
-    repo: &Repository,
+    repo: &crate::Repo,
     old: Option<&Tree<'_>>,
     new: Option<&Tree<'_>>,
     prefix: &RepoPath,
@@ -51,18 +55,18 @@ fn compare(
             }
             let path = join(prefix, &entry);
             match before {
-                None => side(repo, &entry, &path, Delta::Added, out)?,
+                None => side(repo, &entry, &path, Change::Added, out)?,
                 Some(b) if is_tree(&b) && is_tree(&entry) => {
-                    let (bt, et) = (subtree(repo, &b)?, subtree(repo, &entry)?);
+                    let (bt, et) = (subtree(repo.raw(), &b)?, subtree(repo.raw(), &entry)?);
                     compare(repo, Some(&bt), Some(&et), &path, out)?;
                 }
                 Some(b) if is_tree(&b) || is_tree(&entry) => {
-                    side(repo, &b, &path, Delta::Deleted, out)?;
-                    side(repo, &entry, &path, Delta::Added, out)?;
+                    side(repo, &b, &path, Change::Deleted, out)?;
+                    side(repo, &entry, &path, Change::Added, out)?;
                 }
                 Some(_) => out.push(ChangedPath {
                     path,
-                    status: Delta::Modified,
+                    status: Change::Modified,
                 }),
             }
         }
@@ -71,7 +75,7 @@ fn compare(
         for entry in old.iter() {
             if new.is_none_or(|n| n.get_name_bytes(entry.name_bytes()).is_none()) {
                 let path = join(prefix, &entry);
-                side(repo, &entry, &path, Delta::Deleted, out)?;
+                side(repo, &entry, &path, Change::Deleted, out)?;
             }
         }
     }
@@ -81,10 +85,10 @@ fn compare(
 /// An entry present on one side only: the path itself, or every path
 /// under it when it is a directory.
 fn side(
-    repo: &Repository,
+    repo: &crate::Repo,
     entry: &TreeEntry<'_>,
     path: &RepoPath,
-    status: Delta,
+    status: Change,
     out: &mut Vec<ChangedPath>,
 ) -> Result<()> {
     if !is_tree(entry) {
@@ -94,10 +98,10 @@ fn side(
         });
         return Ok(());
     }
-    let tree = subtree(repo, entry)?;
+    let tree = subtree(repo.raw(), entry)?;
     let prefix = path;
     let (old, new) = match status {
-        Delta::Deleted => (Some(&tree), None),
+        Change::Deleted => (Some(&tree), None),
         _ => (None, Some(&tree)),
     };
     compare(repo, old, new, prefix, out)

@@ -7,7 +7,10 @@
 
 use std::collections::HashMap;
 
-use git2::{ObjectType, Oid, Repository, Tree};
+use crate::Oid;
+use git2::{Repository, Tree};
+
+use crate::view::Kind;
 
 use super::RepoPath;
 
@@ -17,7 +20,7 @@ pub struct Found {
     pub id: Oid,
     /// git's file mode (`0o100644`, `0o040000`, …).
     pub mode: u32,
-    pub kind: Option<ObjectType>,
+    pub kind: Kind,
 }
 
 /// Entries of `root` by path, each subtree opened once (see the module).
@@ -29,7 +32,12 @@ pub struct TreeLookup<'r> {
 }
 
 impl<'r> TreeLookup<'r> {
-    pub fn new(repo: &'r Repository, root: &Tree<'r>) -> Self {
+    pub fn new(repo: &'r crate::Repo, root: &crate::view::Tree<'r>) -> Self {
+        TreeLookup::from_raw(repo.raw(), root.raw())
+    }
+
+    /// [`TreeLookup::new`] on libgit2's own handles, inside the adapter.
+    pub(crate) fn from_raw(repo: &'r Repository, root: &Tree<'r>) -> Self {
         TreeLookup {
             repo,
             root: root.clone(),
@@ -47,9 +55,9 @@ impl<'r> TreeLookup<'r> {
         let tree = self.dir(dir)?;
         let entry = tree.get_name_bytes(name)?;
         Some(Found {
-            id: entry.id(),
+            id: crate::Oid::from(entry.id()),
             mode: entry.filemode() as u32,
-            kind: entry.kind(),
+            kind: Kind::of(entry.kind()),
         })
     }
 
@@ -67,7 +75,7 @@ impl<'r> TreeLookup<'r> {
             let repo = self.repo;
             let sub = self.dir(parent).and_then(|tree| {
                 let entry = tree.get_name_bytes(name)?;
-                if entry.kind() != Some(ObjectType::Tree) {
+                if entry.kind() != Some(git2::ObjectType::Tree) {
                     return None;
                 }
                 repo.find_tree(entry.id()).ok()
@@ -110,7 +118,7 @@ mod tests {
         git(d, &["commit", "-q", "-m", "tree"]);
         let repo = git2::Repository::open(d).unwrap();
         let tree = repo.head().unwrap().peel_to_tree().unwrap();
-        let mut lookup = TreeLookup::new(&repo, &tree);
+        let mut lookup = TreeLookup::from_raw(&repo, &tree);
         let paths: Vec<RepoPath> = [
             &b"top.txt"[..],
             b"a",
@@ -134,9 +142,9 @@ mod tests {
         for _ in 0..2 {
             for path in &paths {
                 let want = tree.get_path(path.fs()).ok().map(|e| Found {
-                    id: e.id(),
+                    id: crate::Oid::from(e.id()),
                     mode: e.filemode() as u32,
-                    kind: e.kind(),
+                    kind: crate::view::Kind::of(e.kind()),
                 });
                 assert_eq!(lookup.get(path), want, "{path}");
             }

@@ -5,11 +5,11 @@
 //! waited for (`durable::settle`), so a landing never waits for another
 //! process's writes, as a whole-file-system flush would.
 
-use crate::git::Context;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use git2::{ObjectType, Oid, Tree};
+use crate::git::Oid;
+use crate::git::view::{Kind, Tree};
 
 use super::journal::Journal;
 use crate::error::Result;
@@ -36,16 +36,12 @@ pub fn new_objects(
         return Ok(None);
     }
     let mut commits = Vec::new();
-    let mut commit = repo
-        .find_commit(journal.new)
-        .context(|| format!("read commit {}", journal.new))?;
+    let mut commit = repo.find_commit(journal.new)?;
     while commit.id() != journal.old {
         if commits.len() >= MAX_COMMITS || commit.parent_count() == 0 {
             return Ok(None);
         }
-        let parent = commit
-            .parent(0)
-            .context(|| format!("read the parent of commit {}", commit.id()))?;
+        let parent = commit.parent(0)?;
         commits.push(commit);
         commit = parent;
     }
@@ -60,14 +56,8 @@ pub fn new_objects(
         step_objects(repo, new_tree, changes, &mut ids)?;
     } else {
         for step in &commits {
-            let tree = step
-                .tree()
-                .context(|| format!("read the tree of commit {}", step.id()))?;
-            let before = step
-                .parent(0)
-                .context(|| format!("read the parent of commit {}", step.id()))?
-                .tree()
-                .context(|| "read the tree of commit")?;
+            let tree = step.tree()?;
+            let before = step.parent(0)?.tree()?;
             let changed = git::changed_paths(repo, &before, &tree)?;
             let mut lookup = git::TreeLookup::new(repo, &tree);
             let changes: Vec<_> = changed
@@ -83,7 +73,7 @@ pub fn new_objects(
             step_objects(repo, &tree, changes.into_iter(), &mut ids)?;
         }
     }
-    let objects = repo.commondir().join("objects");
+    let objects = repo.common_dir().join("objects");
     Ok(Some(
         ids.iter().map(|id| loose_path(&objects, *id)).collect(),
     ))
@@ -125,19 +115,17 @@ fn trees_toward(
     ids: &mut Vec<Oid>,
 ) -> Result<()> {
     ids.push(tree.id());
-    for entry in tree.iter() {
-        if entry.kind() != Some(ObjectType::Tree) {
+    for entry in tree.entries() {
+        if entry.kind != Kind::Tree {
             continue;
         }
         let len = prefix.len();
         if len > 0 {
             prefix.push(b'/');
         }
-        prefix.extend_from_slice(entry.name_bytes());
+        prefix.extend_from_slice(&entry.name);
         if dirs.contains(prefix.as_slice()) {
-            let sub = repo
-                .find_tree(entry.id())
-                .context(|| format!("read tree {}", entry.id()))?;
+            let sub = repo.find_tree(entry.id)?;
             trees_toward(repo, &sub, prefix, dirs, ids)?;
         }
         prefix.truncate(len);
@@ -161,8 +149,8 @@ pub fn ending(
     new_index: &std::path::Path,
     audit: &[Option<Oid>],
 ) -> Vec<PathBuf> {
-    let git_dir = repo.path();
-    let common = repo.commondir();
+    let git_dir = repo.git_dir();
+    let common = repo.common_dir();
     let ref_file = |name: &str| {
         if name.starts_with("refs/") {
             common.join(name)
@@ -193,10 +181,10 @@ mod tests {
     /// The repository at `d` and the journal of a landing over `paths`
     /// from commit `old` to commit `new` (as git prints their ids).
     fn landing(d: &std::path::Path, old: &str, new: &str, paths: &[RepoPath]) -> (Repo, Journal) {
-        let repo = Repo::new(git2::Repository::open(d).unwrap()).unwrap();
+        let repo = crate::git::open(d).unwrap();
         let (old, new) = (
-            git2::Oid::from_str(old).unwrap(),
-            git2::Oid::from_str(new).unwrap(),
+            crate::git::Oid::parse(old).unwrap(),
+            crate::git::Oid::parse(new).unwrap(),
         );
         let old_tree = repo.find_commit(old).unwrap().tree().unwrap();
         let new_tree = repo.find_commit(new).unwrap().tree().unwrap();
@@ -320,7 +308,7 @@ mod tests {
 
         // The ending waits for the index files, the branch, packed-refs
         // and the audit record, by their paths in the git dir.
-        let audit = git2::Oid::from_str(&git(d, &["rev-parse", "HEAD~1"])).unwrap();
+        let audit = crate::git::Oid::parse(&git(d, &["rev-parse", "HEAD~1"])).unwrap();
         let end = ending(
             &repo,
             &journal,

@@ -11,7 +11,7 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use git2::{Oid, Tree};
+use crate::git::{Oid, view::Tree};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -93,7 +93,7 @@ impl Journal {
     /// A journal for moving `branch` from `old` to `new` over `paths`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        repo: &git2::Repository,
+        repo: &Repo,
         kind: Kind,
         branch: &str,
         old: Oid,
@@ -106,7 +106,7 @@ impl Journal {
         let image = |tree: &mut TreeLookup<'_>, path: &RepoPath| {
             // A directory is no image: its files are changes of their own.
             tree.get(path)
-                .filter(|e| e.kind != Some(git2::ObjectType::Tree))
+                .filter(|e| e.kind != crate::git::view::Kind::Tree)
                 .map(|e| Image {
                     id: e.id,
                     mode: e.mode,
@@ -260,11 +260,11 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Journal, String> {
 
 /// `<git-dir>/evolv/journal`.
 pub fn path(repo: &Repo) -> PathBuf {
-    repo.path().join("evolv").join("journal")
+    repo.git_dir().join("evolv").join("journal")
 }
 
 fn tmp_path(repo: &Repo) -> PathBuf {
-    repo.path().join("evolv").join("journal.tmp")
+    repo.git_dir().join("evolv").join("journal.tmp")
 }
 
 fn nonce(new: Oid) -> String {
@@ -292,7 +292,7 @@ fn sync_dir(dir: &Path) {
 }
 
 mod oid_hex {
-    use git2::Oid;
+    use crate::git::Oid;
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(oid: &Oid, s: S) -> Result<S::Ok, S::Error> {
@@ -301,7 +301,7 @@ mod oid_hex {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Oid, D::Error> {
         let text = String::deserialize(d)?;
-        Oid::from_str(&text).map_err(serde::de::Error::custom)
+        Oid::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 
@@ -310,8 +310,8 @@ mod tests {
     use super::*;
 
     fn sample() -> Journal {
-        let a = Oid::from_str("1111111111111111111111111111111111111111").unwrap();
-        let b = Oid::from_str("2222222222222222222222222222222222222222").unwrap();
+        let a = Oid::parse("1111111111111111111111111111111111111111").unwrap();
+        let b = Oid::parse("2222222222222222222222222222222222222222").unwrap();
         Journal {
             version: VERSION,
             kind: Kind::Land,

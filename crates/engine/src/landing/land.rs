@@ -21,13 +21,12 @@
 //! a journal a killed process left: it is idempotent, and skips (and
 //! reports) any file that holds neither the pre- nor the post-image.
 
-use crate::git::Context;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs::File;
 use std::path::Path;
 
-use git2::{Oid, Tree};
+use crate::git::{Oid, view::Tree};
 
 use super::journal::{Change, Image, Journal, Kind, RefUpdate};
 use super::stage::Staged;
@@ -164,9 +163,7 @@ pub fn ensure_on_branch(repo: &Repo, head: &Head) -> Result<()> {
     let moved_away = now.branch.is_none()
         && head.branch.is_none()
         && now.commit != head.commit
-        && !repo
-            .graph_descendant_of(now.commit, head.commit)
-            .context(|| format!("compare commits {} and {}", now.commit, head.commit))?;
+        && !repo.is_descendant_of(now.commit, head.commit)?;
     if now.branch == head.branch && !moved_away {
         return Ok(());
     }
@@ -243,7 +240,7 @@ pub(super) fn try_landing_lock(repo: &Repo) -> Result<Option<File>> {
 }
 
 fn open_landing_lock(repo: &Repo) -> Result<(File, std::path::PathBuf)> {
-    crate::git::lock_file::open(repo.path(), "landing.lock")
+    crate::git::lock_file::open(repo.git_dir(), "landing.lock")
 }
 
 /// A branch that has moved, whose working tree, index and bookkeeping are
@@ -275,16 +272,8 @@ pub fn move_branch_in_turn(
     // whole landing, not once per path and step.
     let known_dirs = git::confine::remember_dirs();
     checkout::check_worker_settings(repo)?;
-    let new_tree = repo
-        .find_commit(new)
-        .context(|| format!("read commit {}", new))?
-        .tree()
-        .context(|| "read the tree of commit")?;
-    let head_tree = repo
-        .find_commit(head.commit)
-        .context(|| format!("read commit {}", head.commit))?
-        .tree()
-        .context(|| "read the tree of commit")?;
+    let new_tree = repo.find_commit(new)?.tree()?;
+    let head_tree = repo.find_commit(head.commit)?.tree()?;
     let journal = write_journal(
         repo, head, new, &head_tree, &new_tree, changed, reflog, epilogue,
     )?;
@@ -534,16 +523,8 @@ impl Landing {
     pub fn retarget(&self, repo: &Repo, undo: Oid) -> Result<()> {
         let mut journal = self.journal.borrow_mut();
         let landed = journal.new;
-        let old_tree = repo
-            .find_commit(landed)
-            .context(|| format!("read commit {}", landed))?
-            .tree()
-            .context(|| "read the tree of commit")?;
-        let new_tree = repo
-            .find_commit(undo)
-            .context(|| format!("read commit {}", undo))?
-            .tree()
-            .context(|| "read the tree of commit")?;
+        let old_tree = repo.find_commit(landed)?.tree()?;
+        let new_tree = repo.find_commit(undo)?.tree()?;
         let paths: Vec<RepoPath> = journal.changes.iter().map(|c| c.path.clone()).collect();
         let reflog = "evolv: undo failed landing";
         let mut next = Journal::new(
@@ -894,11 +875,9 @@ fn set_refs(
 ) {
     for update in &journal.refs {
         let done = match &update.target {
-            Some(target) => Oid::from_str(target)
-                .context(|| format!("parse object id {target}"))
-                .and_then(|oid| {
-                    git::compare_and_swap_force(repo, &update.name, oid, &journal.reflog)
-                }),
+            Some(target) => Oid::parse(target).and_then(|oid| {
+                git::compare_and_swap_force(repo, &update.name, oid, &journal.reflog)
+            }),
             None => git::delete_ref(repo, &update.name).map(drop),
         };
         if let Err(e) = done {
@@ -935,7 +914,7 @@ fn append_audit(
                 && e.record.commit == record.commit
         });
         if let Some(e) = existing {
-            ids.push(Oid::from_str(&e.id).ok());
+            ids.push(Oid::parse(&e.id).ok());
             continue;
         }
         // Records keep their order: once one waits, the rest wait with it.

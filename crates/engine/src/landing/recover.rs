@@ -15,7 +15,7 @@
 
 use std::fs;
 
-use git2::Oid;
+use crate::git::Oid;
 use serde::Serialize;
 
 use super::journal::{Change, Journal, Kind};
@@ -148,11 +148,7 @@ fn set_aside(repo: &Repo, path: &std::path::Path, detail: &str) -> Result<Recove
     let kept = Journal::set_aside(repo)?;
     let mut outcome = RecoverOutcome::nothing();
     outcome.action = RecoveryAction::Abandoned;
-    outcome.head = repo
-        .head()
-        .ok()
-        .and_then(|h| h.target())
-        .map(|c| c.to_string());
+    outcome.head = repo.head_target().map(|c| c.to_string());
     outcome.message = format!(
         "the journal {} was unreadable ({detail}), so what its landing did is unknown; no file was touched, the journal is kept as {}; check `git status` and `git log -1`: the branch is at the old head or at the landed commit, and files the landing had not finished show as changes",
         path.display(),
@@ -170,7 +166,7 @@ fn recover_locked(repo: &Repo, _flock: &fs::File) -> Result<RecoverOutcome> {
     release_ref_locks(repo, &journal)?;
     // Attribute lookups (filters) read `.gitattributes` entries through it.
     index_write::load(repo)?;
-    let current = repo.refname_to_id(&journal.branch).ok();
+    let current = repo.ref_target(&journal.branch);
     let mut outcome = RecoverOutcome {
         action: RecoveryAction::Nothing,
         branch: Some(journal.branch.clone()),
@@ -212,12 +208,10 @@ fn recover_locked(repo: &Repo, _flock: &fs::File) -> Result<RecoverOutcome> {
 /// only written for the ref HEAD is on (if the user switched branches
 /// since, this working tree is no longer the landing's).
 fn checked_out(repo: &Repo, journal: &Journal) -> bool {
-    match repo.head() {
-        Ok(h) if repo.head_detached().unwrap_or(false) => {
-            journal.branch == "HEAD" && h.target().is_some()
-        }
-        Ok(h) => h.name() == Some(journal.branch.as_str()),
-        Err(_) => false,
+    match repo.head_branch() {
+        None if repo.head_detached() => journal.branch == "HEAD" && repo.head_target().is_some(),
+        None => false,
+        Some(name) => name == journal.branch,
     }
 }
 
@@ -336,7 +330,7 @@ fn abandon(
     for change in &journal.changes {
         checkout::remove_temp(repo, &change.path);
     }
-    let landed = current.is_some_and(|c| repo.graph_descendant_of(c, journal.new).unwrap_or(false));
+    let landed = current.is_some_and(|c| repo.is_descendant_of(c, journal.new).unwrap_or(false));
     if landed && let Some(d) = finish_bookkeeping(repo, journal, false).deferred {
         outcome.warnings.push(d);
     }
@@ -449,7 +443,7 @@ fn stale_empty_lock(lock: &std::path::Path, started_ns: u64) -> bool {
 
 /// Whether `content` names an audit commit of one of the journal's records.
 fn is_journalled_audit_commit(repo: &Repo, journal: &Journal, content: &str) -> bool {
-    Oid::from_str(content)
+    Oid::parse(content)
         .ok()
         .and_then(|oid| repo.find_commit(oid).ok())
         .and_then(|c| serde_json::from_slice::<AuditRecord>(c.message_bytes()).ok())
@@ -465,9 +459,9 @@ fn is_journalled_audit_commit(repo: &Repo, journal: &Journal, content: &str) -> 
 /// everything else in the common dir.
 fn ref_lock_path(repo: &Repo, name: &str) -> std::path::PathBuf {
     let base = if name == "HEAD" {
-        repo.path()
+        repo.git_dir()
     } else {
-        repo.commondir()
+        repo.common_dir()
     };
     base.join(format!("{name}.lock"))
 }

@@ -4,7 +4,6 @@
 //! racing `git commit` must not span, see RELIABILITY.md — the landing only
 //! renames (`checkout::place_staged`).
 
-use crate::git::Context;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -101,7 +100,7 @@ struct Written {
 }
 
 /// Writes the temp files one after another.
-fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)]) -> Written {
+fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, crate::git::Oid, u32)]) -> Written {
     let mut out = Written::default();
     for &(path, id, mode) in jobs {
         if let Err(e) = checkout::write_staged(repo, path, id, mode) {
@@ -117,19 +116,13 @@ fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)]) -> Written {
 /// with its own handle on the repository (libgit2 handles are not shared
 /// between threads). Like git's `checkout.workers`: blob inflation,
 /// conversion and the file system's per-file work overlap.
-fn write_in_parallel(repo: &Repo, jobs: &[(&RepoPath, git2::Oid, u32)], workers: usize) -> Written {
-    let git_dir = repo.path().to_path_buf();
-    let workdir = repo.workdir().map(std::path::Path::to_path_buf);
-    let open = || {
-        let own = git2::Repository::open(&git_dir)
-            .context(|| format!("open repository {}", git_dir.display()))?;
-        // The same working tree, however the caller found it.
-        if let Some(w) = &workdir {
-            own.set_workdir(w, false)
-                .context(|| format!("set the work tree {}", w.display()))?;
-        }
-        Repo::new(own)
-    };
+fn write_in_parallel(
+    repo: &Repo,
+    jobs: &[(&RepoPath, crate::git::Oid, u32)],
+    workers: usize,
+) -> Written {
+    let reopener = repo.reopener();
+    let open = || reopener.open();
     let outcome = super::by_directory::run(
         jobs,
         |job| job.0,

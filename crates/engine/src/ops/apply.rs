@@ -3,8 +3,8 @@
 //! fast-forward. One or several proposals; several either one after another
 //! (stopping at the first failure) or as a batch (all or nothing).
 
-use crate::git::Context;
-use git2::{Commit, MergeOptions, Oid, Tree};
+use crate::git::view::{Commit, Tree};
+use crate::git::{Merged, Oid};
 use serde::Serialize;
 
 use super::plan::{self, PlanSource};
@@ -227,7 +227,7 @@ pub fn preview(repo: &Repo, req: &ApplyRequest) -> Result<ApplyPreview> {
 }
 
 fn settings(repo: &Repo, req: &ApplyRequest) -> Result<Settings> {
-    let config = Config::for_git_dir(repo.path())?;
+    let config = Config::for_git_dir(repo.git_dir())?;
     let plan = plan::resolve(repo, &config, req.plan.as_ref())?;
     let requested = match req.timeout_secs {
         Some(0) => {
@@ -337,7 +337,7 @@ fn land_unvalidated(
     repo: &Repo,
     proposals: &[Proposal],
     s: &Settings,
-    committer: &git2::Signature<'_>,
+    committer: &crate::git::view::Signature,
 ) -> Result<Vec<ApplyOutcome>> {
     let turn = if s.dry_run {
         None
@@ -360,7 +360,7 @@ fn land_validated(
     proposals: &[Proposal],
     s: &Settings,
     start: &Head,
-    committer: &git2::Signature<'_>,
+    committer: &crate::git::view::Signature,
     budget: Budget,
 ) -> Result<Vec<ApplyOutcome>> {
     let built = build(repo, proposals, s, committer)?;
@@ -383,14 +383,7 @@ fn land_validated(
     // Only a branch that moved forward keeps what was validated: one that
     // was rewound or rewritten (`git reset`) meanwhile removed history the
     // validation ran on, so the apply validates again (#16 item 2 sibling).
-    let forward = repo
-        .graph_descendant_of(replayed.head.commit, built.head.commit)
-        .context(|| {
-            format!(
-                "compare commits {} and {}",
-                replayed.head.commit, built.head.commit
-            )
-        })?;
+    let forward = repo.is_descendant_of(replayed.head.commit, built.head.commit)?;
     if forward && same_in_touched_files(repo, proposals, &built.new_tree, &replayed.new_tree) {
         return conclude(repo, s, replayed, Some(turn), worktree_path, reports);
     }
@@ -440,24 +433,18 @@ fn build<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
     s: &Settings,
-    committer: &git2::Signature<'_>,
+    committer: &crate::git::view::Signature,
 ) -> Result<Built<'p, 'r>> {
     let head = git::head(repo)?;
     // Before anything loads the index (attribute lookups do), so one parse serves all.
     land::prepare_index(repo)?;
-    let head_commit = repo
-        .find_commit(head.commit)
-        .context(|| format!("read commit {}", head.commit))?;
-    let head_tree = head_commit
-        .tree()
-        .context(|| format!("read the tree of commit {}", head_commit.id()))?;
+    let head_commit = repo.find_commit(head.commit)?;
+    let head_tree = head_commit.tree()?;
     crate::crashpoint!("before-objects");
     let (steps, tip) = replay_all(repo, proposals, s, committer, head_commit)?;
     crate::crashpoint!("after-objects");
     let new = tip.id();
-    let new_tree = tip
-        .tree()
-        .context(|| format!("read the tree of commit {}", tip.id()))?;
+    let new_tree = tip.tree()?;
     // One step's changes are the whole landing's: no second tree walk.
     let (changed, (added, removed)) = match &steps[..] {
         [only] => (only.changed.clone(), only.lines),
@@ -487,14 +474,12 @@ fn replay_all<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
     s: &Settings,
-    committer: &git2::Signature<'_>,
+    committer: &crate::git::view::Signature,
     mut tip: Commit<'r>,
 ) -> Result<(Vec<Step<'p>>, Commit<'r>)> {
     let mut steps: Vec<Step<'_>> = Vec::new();
     for p in proposals {
-        let tip_tree = tip
-            .tree()
-            .context(|| format!("read the tree of commit {}", tip.id()))?;
+        let tip_tree = tip.tree()?;
         let against = match steps.last() {
             None => "the current HEAD".to_string(),
             Some(prev) => format!(
@@ -510,31 +495,23 @@ fn replay_all<'p, 'r>(
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
         let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
-        let proposed = repo
-            .find_commit(p.commit)
-            .context(|| format!("read commit {}", p.commit))?;
+        let proposed = repo.find_commit(p.commit)?;
         // The replay is the proposal itself (the usual case: the branch has
         // not moved since propose): its line counts are the ones propose
         // took from the very same two trees, no second diff.
         let exact = proposed.tree_id() == tree.id()
             && proposed.parent_count() == 1
-            && proposed
-                .parent(0)
-                .context(|| format!("read the parent of commit {}", proposed.id()))?
-                .tree_id()
-                == tip_tree.id();
+            && proposed.parent(0)?.tree_id() == tip_tree.id();
         let lines = if exact {
             (p.meta.lines_added, p.meta.lines_removed)
         } else {
             git::line_stats(repo, &tip_tree, &tree, &paths)?
         };
-        let author = proposed.author().to_owned();
+        let author = proposed.author();
         let message = message(p, s.plan.as_ref());
-        let oid = git::commit::create(repo, &author, committer, &message, &tree, &[&tip])?;
+        let oid = git::commit::create(repo, &author, committer, &message, tree.id(), &[tip.id()])?;
         let parent = tip.id();
-        tip = repo
-            .find_commit(oid)
-            .context(|| format!("read commit {}", oid))?;
+        tip = repo.find_commit(oid)?;
         steps.push(Step {
             proposal: p,
             commit: oid,
@@ -828,14 +805,8 @@ fn undo_commit(
     cause: &Error,
 ) -> Result<Oid> {
     let sig = git::committer(repo)?;
-    let old_tree = repo
-        .find_commit(head.commit)
-        .context(|| format!("read commit {}", head.commit))?
-        .tree()
-        .context(|| "read the tree of commit")?;
-    let new_commit = repo
-        .find_commit(new)
-        .context(|| format!("read commit {}", new))?;
+    let old_tree = repo.find_commit(head.commit)?.tree()?;
+    let new_commit = repo.find_commit(new)?;
     let msg = match strategy {
         RollbackStrategy::FileBackup => format!(
             "revert: restore files changed by {}\n\nRestores them from {} after the landing failed: {cause}\n",
@@ -844,10 +815,10 @@ fn undo_commit(
         ),
         _ => format!(
             "Revert \"{}\"\n\nThis reverts commit {new}: the landing failed: {cause}\n",
-            new_commit.summary().unwrap_or_default()
+            new_commit.summary()
         ),
     };
-    git::commit::create(repo, &sig, &sig, &msg, &old_tree, &[&new_commit])
+    git::commit::create(repo, &sig, &sig, &msg, old_tree.id(), &[new_commit.id()])
 }
 
 /// The tree a proposal gets on `tip`: P's tree when `tip` is P's base, else
@@ -859,44 +830,20 @@ fn replay<'r>(
     tip_tree: &Tree<'_>,
     against: String,
 ) -> Result<Tree<'r>> {
-    let p = repo
-        .find_commit(proposal.commit)
-        .context(|| format!("read commit {}", proposal.commit))?;
+    let p = repo.find_commit(proposal.commit)?;
     if tip.id() == proposal.base {
-        return p
-            .tree()
-            .context(|| format!("read the tree of commit {}", p.id()));
+        return p.tree();
     }
-    let base_tree = repo
-        .find_commit(proposal.base)
-        .context(|| format!("read commit {}", proposal.base))?
-        .tree()
-        .context(|| "read the tree of commit")?;
-    let mut opts = MergeOptions::new();
-    opts.find_renames(false);
-    let mut index = repo
-        .merge_trees(
-            &base_tree,
-            tip_tree,
-            &p.tree()
-                .context(|| format!("read the tree of commit {}", p.id()))?,
-            Some(&opts),
-        )
-        .context(|| "merge trees")?;
-    if index.has_conflicts() {
-        return Err(Error::Conflict {
+    let base_tree = repo.commit_tree(proposal.base)?;
+    match repo.merge_trees(base_tree.id(), tip_tree.id(), p.tree_id())? {
+        Merged::Clean(tree) => repo.find_tree(tree),
+        Merged::Conflicts(paths) => Err(Error::Conflict {
             patch_id: proposal.id.to_string(),
-            paths: git::conflict_paths(&index)?,
+            paths,
             against,
             operation: "apply",
-        });
+        }),
     }
-    repo.find_tree(
-        index
-            .write_tree_to(repo)
-            .context(|| "write the index as a tree")?,
-    )
-    .context(|| "read tree")
 }
 
 fn validation_commands(config: &Config, req: &ApplyRequest) -> Vec<String> {

@@ -1,7 +1,6 @@
 //! cat: a file as it is in a proposal's tree (or HEAD's), so locators can
 //! be computed from what the proposal will contain.
 
-use crate::git::Context;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -52,26 +51,26 @@ pub fn cat(repo: &Repo, req: &CatRequest) -> Result<CatOutcome> {
             "give a path relative to the top of the repository",
         )
     })?;
-    let tree = repo
-        .find_commit(commit)
-        .context(|| format!("read commit {}", commit))?
-        .tree()
-        .context(|| "read the tree of commit")?;
+    let tree = repo.commit_tree(commit)?;
     let entry = tree
         .get_path(std::path::Path::new(&req.path))
-        .map_err(|_| {
+        .ok_or_else(|| {
             Error::invalid(
                 format!("{} does not exist in {}", req.path, req.patch_id),
                 format!("list its files with `git ls-tree -r --name-only {commit}`"),
             )
         })?;
-    let blob = repo.find_blob(entry.id()).map_err(|_| {
+    let not_a_file = || {
         Error::invalid(
             format!("{} is not a file in {}", req.path, req.patch_id),
             "name a file, not a directory",
         )
-    })?;
-    let all = blob.content();
+    };
+    if entry.kind != crate::git::view::Kind::Blob {
+        return Err(not_a_file());
+    }
+    let blob = repo.blob(entry.id).map_err(|_| not_a_file())?;
+    let all = blob.as_slice();
     let binary = crate::edit::is_binary(all);
     let total = crate::edit::text::line_count(all);
     let (start, end, bytes) = match req.lines {
@@ -101,7 +100,7 @@ pub fn cat(repo: &Repo, req: &CatRequest) -> Result<CatOutcome> {
     Ok(CatOutcome {
         patch_id: req.patch_id.clone(),
         path: req.path.clone(),
-        blob: entry.id().to_string(),
+        blob: entry.id.to_string(),
         total_lines: total,
         start_line: start,
         end_line: end,

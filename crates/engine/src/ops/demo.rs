@@ -1,10 +1,7 @@
 //! The throwaway repository `git evolv demo` walks through, built from the
 //! fixtures embedded in the binary.
 
-use crate::git::Context;
 use std::path::Path;
-
-use git2::{Repository, RepositoryInitOptions};
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
@@ -39,19 +36,9 @@ pub const DEMO_VALIDATION: &str = "./check.sh";
 /// Creates a repository in `dir` holding the demo files in one commit, with
 /// a repository-local identity so the demo needs no global git config.
 pub fn create_repo(dir: &Path) -> Result<Repo> {
-    let mut opts = RepositoryInitOptions::new();
-    opts.initial_head("main");
-    let repo = Repository::init_opts(dir, &opts)
-        .context(|| format!("create repository {}", dir.display()))?;
-    {
-        let mut config = repo.config().context(|| "read config")?;
-        config
-            .set_str("user.name", "git-evolv demo")
-            .context(|| "set the demo's user.name")?;
-        config
-            .set_str("user.email", "demo@git-evolv.invalid")
-            .context(|| "set the demo's user.email")?;
-    }
+    let repo = crate::git::init(dir, "main")?;
+    repo.set_local_config("user.name", "git-evolv demo")?;
+    repo.set_local_config("user.email", "demo@git-evolv.invalid")?;
     for (path, content, executable) in DEMO_FILES {
         let full = dir.join(path);
         let parent = full.parent().expect("fixture paths have parents");
@@ -63,18 +50,7 @@ pub fn create_repo(dir: &Path) -> Result<Repo> {
                 .map_err(|e| Error::io("chmod", &full, e))?;
         }
     }
-    let mut index = repo.index().context(|| "read the index")?;
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .context(|| "add all")?;
-    index.write().context(|| "write a tree")?;
-    let tree = repo
-        .find_tree(index.write_tree().context(|| "write tree")?)
-        .context(|| "read tree")?;
-    let sig = crate::git::signature_now("git-evolv demo", "demo@git-evolv.invalid")
-        .context(|| "make a signature")?;
-    repo.commit(Some("HEAD"), &sig, &sig, "Initial commit", &tree, &[])
-        .context(|| "write a commit")?;
-    drop(tree);
-    Repo::new(repo)
+    let sig = crate::git::signature_now("git-evolv demo", "demo@git-evolv.invalid")?;
+    repo.commit_all("Initial commit", &sig)?;
+    Ok(repo)
 }

@@ -4,10 +4,10 @@
 //! proposal commit like `propose` does. Reads only the paths the list names
 //! and their ancestors; never the whole tree, the index or the working tree.
 
-use crate::git::Context;
 use std::collections::BTreeMap;
 
-use git2::{ObjectType, Oid, Tree, build::TreeUpdateBuilder};
+use crate::git::view::{Kind, Tree};
+use crate::git::{Oid, TreeEdit};
 use serde::Serialize;
 
 use crate::diff::hunks::{self, DiffBody};
@@ -131,21 +131,11 @@ pub fn edit(repo: &Repo, req: &EditRequest) -> Result<EditOutcome> {
                     "leave out onto to base the edits on HEAD, which has it",
                 ));
             }
-            (
-                repo.find_commit(p.commit)
-                    .context(|| format!("read commit {}", p.commit))?,
-                Some(id.clone()),
-            )
+            (repo.find_commit(p.commit)?, Some(id.clone()))
         }
-        None => (
-            repo.find_commit(head.commit)
-                .context(|| format!("read commit {}", head.commit))?,
-            None,
-        ),
+        None => (repo.find_commit(head.commit)?, None),
     };
-    let base_tree = base_commit
-        .tree()
-        .context(|| format!("read the tree of commit {}", base_commit.id()))?;
+    let base_tree = base_commit.tree()?;
     let base = read_base(repo, &base_tree, &req.edits)?;
     let mut new_id = cell_ids();
     let mut result = engine::run(req, &base, &mut new_id);
@@ -246,7 +236,7 @@ fn store(
     repo: &Repo,
     o: &EditOutcome,
     tree: &Tree<'_>,
-    base: &git2::Commit<'_>,
+    base: &crate::git::view::Commit<'_>,
 ) -> Result<(String, Oid)> {
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
@@ -354,10 +344,10 @@ fn base_entry(repo: &Repo, tree: &Tree<'_>, path: &str) -> Result<BaseEntry> {
             prefix.push('/');
         }
         prefix.push_str(part);
-        let Ok(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
+        let Some(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
             return Ok(BaseEntry::Missing);
         };
-        match entry.filemode() {
+        match entry.mode {
             0o040000 => {}
             0o120000 => {
                 return Ok(BaseEntry::Other(format!(
@@ -372,20 +362,15 @@ fn base_entry(repo: &Repo, tree: &Tree<'_>, path: &str) -> Result<BaseEntry> {
             }
         }
     }
-    let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+    let Some(entry) = tree.get_path(std::path::Path::new(path)) else {
         return Ok(BaseEntry::Missing);
     };
-    Ok(match (entry.kind(), entry.filemode()) {
-        (Some(ObjectType::Blob), mode @ (0o100644 | 0o100755)) => {
-            let blob = repo
-                .find_blob(entry.id())
-                .context(|| format!("read blob {}", entry.id()))?;
-            BaseEntry::File {
-                content: blob.content().to_vec(),
-                mode,
-                blob: entry.id().to_string(),
-            }
-        }
+    Ok(match (entry.kind, entry.mode) {
+        (Kind::Blob, mode @ (0o100644 | 0o100755)) => BaseEntry::File {
+            content: repo.blob(entry.id)?,
+            mode,
+            blob: entry.id.to_string(),
+        },
         (_, 0o120000) => BaseEntry::Other("a symlink".into()),
         (_, 0o160000) => BaseEntry::Other("a submodule".into()),
         _ => BaseEntry::Other("a directory".into()),
@@ -395,27 +380,24 @@ fn base_entry(repo: &Repo, tree: &Tree<'_>, path: &str) -> Result<BaseEntry> {
 /// Upserts and removes only the changed paths: libgit2 rewrites their
 /// ancestors and nothing else.
 fn build_tree<'r>(repo: &'r Repo, base: &Tree<'_>, files: &[FileChange]) -> Result<Tree<'r>> {
-    let mut update = TreeUpdateBuilder::new();
+    let mut edits = Vec::new();
     for f in files {
         if let Some(from) = &f.from {
-            update.remove(from);
+            edits.push(TreeEdit::Remove {
+                path: from.as_bytes().to_vec(),
+            });
         }
-        match &f.new {
-            Some(content) => {
-                let oid = repo.blob(content).context(|| "write a blob")?;
-                update.upsert(&f.path, oid, git::file_mode(f.mode));
-            }
-            None => {
-                update.remove(&f.path);
-            }
-        }
+        let path = f.path.as_bytes().to_vec();
+        edits.push(match &f.new {
+            Some(content) => TreeEdit::Put {
+                path,
+                id: repo.write_blob(content)?,
+                mode: f.mode,
+            },
+            None => TreeEdit::Remove { path },
+        });
     }
-    repo.find_tree(
-        update
-            .create_updated(repo, base)
-            .context(|| "update a tree")?,
-    )
-    .context(|| "read tree")
+    repo.find_tree(repo.edit_tree(base.id(), &edits)?)
 }
 
 fn file_result(f: &FileChange, reports: &[ValidatorReport], dry_run: bool) -> FileResult {
@@ -508,17 +490,7 @@ fn explain_working_tree(repo: &Repo, failures: &mut [EditFailure]) {
         if matches!(f.code, EditCode::InvalidInput | EditCode::ValidationFailed) {
             continue;
         }
-        let Ok(status) = repo.status_file(std::path::Path::new(&f.path)) else {
-            continue;
-        };
-        if status.intersects(
-            git2::Status::WT_MODIFIED
-                | git2::Status::WT_NEW
-                | git2::Status::WT_DELETED
-                | git2::Status::INDEX_MODIFIED
-                | git2::Status::INDEX_NEW
-                | git2::Status::INDEX_DELETED,
-        ) {
+        if repo.has_uncommitted_changes(std::path::Path::new(&f.path)) {
             f.hint.push_str(&format!(
                 "; note: the edit was computed against HEAD, not the working tree, and {} has uncommitted changes (commit them first if the edit is meant for them)",
                 f.path

@@ -3,7 +3,6 @@
 //! hidden files that are not ignored, never looks inside `.git`. Walks
 //! with the `ignore` crate's parallel walker.
 
-use crate::git::Context;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -82,7 +81,7 @@ pub fn glob(repo: &Repo, req: &GlobRequest) -> Result<GlobOutcome> {
         tracked(repo, dir.as_deref(), &m)?
     } else {
         let root = repo.workdir().ok_or_else(|| Error::BareRepository {
-            path: repo.path().to_path_buf(),
+            path: repo.git_dir().to_path_buf(),
         })?;
         let base = match &dir {
             Some(d) => root.join(d),
@@ -232,35 +231,21 @@ mod mtime {
 
 fn tracked(repo: &Repo, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEntry>> {
     let head = crate::git::head(repo)?;
-    let tree = repo
-        .find_commit(head.commit)
-        .context(|| format!("read commit {}", head.commit))?
-        .tree()
-        .context(|| "read the tree of commit")?;
+    let tree = repo.commit_tree(head.commit)?;
     let tree = match dir {
         Some(d) => match tree.get_path(Path::new(d)) {
-            Ok(e) if e.kind() == Some(git2::ObjectType::Tree) => repo
-                .find_tree(e.id())
-                .context(|| format!("read tree {}", e.id()))?,
+            Some(e) if e.kind == crate::git::view::Kind::Tree => repo.find_tree(e.id)?,
             _ => return Ok(Vec::new()),
         },
         None => tree,
     };
-    let mut out = Vec::new();
-    tree.walk(git2::TreeWalkMode::PreOrder, |parent, entry| {
-        if entry.kind() == Some(git2::ObjectType::Blob)
-            && let Some(name) = entry.name()
-        {
-            let path = format!("{parent}{name}");
-            if m.is_match(&path) {
-                out.push(GlobEntry {
-                    path,
-                    modified: None,
-                });
-            }
-        }
-        git2::TreeWalkResult::Ok
-    })
-    .context(|| "walk a tree")?;
-    Ok(out)
+    Ok(tree
+        .blobs()?
+        .into_iter()
+        .filter(|(path, _)| m.is_match(path))
+        .map(|(path, _)| GlobEntry {
+            path,
+            modified: None,
+        })
+        .collect())
 }

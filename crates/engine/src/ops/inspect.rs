@@ -1,6 +1,5 @@
 //! list, show and log: read-only views of proposals and the audit log.
 
-use crate::git::Context;
 use serde::Serialize;
 
 use crate::error::Result;
@@ -100,7 +99,12 @@ pub struct LogOutcome {
     pub entries: Vec<AuditEntry>,
 }
 
-fn summarise(repo: &Repo, p: &Proposal, head: Option<git2::Oid>, now: i64) -> ProposalSummary {
+fn summarise(
+    repo: &Repo,
+    p: &Proposal,
+    head: Option<crate::git::Oid>,
+    now: i64,
+) -> ProposalSummary {
     let applied = super::rollback::landed_commit(repo, &p.id);
     let status = if applied.is_some() {
         ProposalStatus::Applied
@@ -127,7 +131,7 @@ fn summarise(repo: &Repo, p: &Proposal, head: Option<git2::Oid>, now: i64) -> Pr
     }
 }
 
-fn head_commit(repo: &Repo) -> Option<git2::Oid> {
+fn head_commit(repo: &Repo) -> Option<crate::git::Oid> {
     git::head(repo).ok().map(|h| h.commit)
 }
 
@@ -167,20 +171,12 @@ pub fn list(repo: &Repo) -> Result<ListOutcome> {
 /// One proposal and its diff against its base.
 pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
     let p = proposals::load(repo, patch_id)?;
-    let commit = repo
-        .find_commit(p.commit)
-        .context(|| format!("read commit {}", p.commit))?;
-    let base_tree = repo
-        .find_commit(p.base)
-        .context(|| format!("read commit {}", p.base))?
-        .tree()
-        .context(|| "read the tree of commit")?;
+    let commit = repo.find_commit(p.commit)?;
+    let base_tree = repo.find_commit(p.base)?.tree()?;
     let diff = git::patch_text(
         repo,
         &base_tree,
-        &commit
-            .tree()
-            .context(|| format!("read the tree of commit {}", commit.id()))?,
+        &commit.tree()?,
         Some(&p.meta.affected_paths()),
     )?;
     let mut stack: Vec<String> = super::stack::below(repo, &p)?

@@ -3,15 +3,13 @@
 //! config, and run the pure `lint` engine. Findings are the outcome, never
 //! an `Error`; errors are for input that cannot be read or understood.
 
-use crate::git::Context;
 use std::path::{Path, PathBuf};
 
-use git2::{Repository, Sort};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::Repo;
 use crate::git::config::Config;
+use crate::git::{Order, RangeProblem, Repo, RevRange};
 use crate::hooks::invocation::InProgress;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
 
@@ -104,12 +102,7 @@ impl LintOutcome {
 /// The repository around `dir`, if any (lint of a message works outside
 /// one). Honours `GIT_DIR`, which git sets for some hooks.
 pub fn discover(dir: &Path) -> Option<Repo> {
-    let repo = if std::env::var_os("GIT_DIR").is_some() {
-        Repository::open_from_env()
-    } else {
-        Repository::discover(dir)
-    };
-    repo.ok().map(Repo::new_any)
+    crate::git::discover(dir)
 }
 
 /// The lint settings from git config (`evolv.commit.*`, `core.commentChar`),
@@ -117,7 +110,7 @@ pub fn discover(dir: &Path) -> Option<Repo> {
 /// a repository, the user's global config still applies.
 pub fn load_config(repo: Option<&Repo>) -> Result<LintConfig> {
     let config = match repo {
-        Some(r) => Config::for_git_dir(r.path())?,
+        Some(r) => Config::for_git_dir(r.git_dir())?,
         None => Config::without_repository()?,
     };
     lint_config(&config)
@@ -266,48 +259,35 @@ pub fn lint_range(
     include_merges: bool,
     config: &LintConfig,
 ) -> Result<LintOutcome> {
-    let spec = repo.revparse(range).map_err(|e| bad_range(range, &e))?;
-    if !spec.mode().contains(git2::RevparseMode::RANGE) {
-        return Err(Error::invalid_field(
+    let RevRange {
+        from,
+        to,
+        symmetric,
+    } = repo.parse_range(range).map_err(|p| match p {
+        RangeProblem::SingleRevision => Error::invalid_field(
             "range",
             format!("range '{range}' is a single revision, not a range"),
             "give A..B, e.g. origin/main..HEAD (the commits on HEAD that origin/main lacks)",
-        ));
-    }
-    let (Some(from), Some(to)) = (spec.from(), spec.to()) else {
-        return Err(Error::invalid_field(
+        ),
+        RangeProblem::EmptySide => Error::invalid_field(
             "range",
             format!("range '{range}' has an empty side"),
             "name both ends, e.g. origin/main..HEAD",
-        ));
+        ),
+        RangeProblem::Unresolved(why) => bad_range(range, &why),
+    })?;
+    let (from_side, hide) = match symmetric {
+        true => (
+            vec![to, from],
+            repo.merge_base(from, to).into_iter().collect(),
+        ),
+        false => (vec![to], vec![from]),
     };
-    let mut walk = repo.revwalk().context(|| "walk history")?;
-    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
-        .context(|| "sort history")?;
-    walk.push(to.id())
-        .context(|| format!("walk history from {}", to.id()))?;
-    if spec.mode().contains(git2::RevparseMode::MERGE_BASE) {
-        walk.push(from.id())
-            .context(|| format!("walk history from {}", from.id()))?;
-        if let Ok(base) = repo.merge_base(from.id(), to.id()) {
-            walk.hide(base)
-                .context(|| format!("walk history without {base}"))?;
-        }
-    } else {
-        walk.hide(from.id())
-            .context(|| format!("walk history without {}", from.id()))?;
-    }
     let mut messages = Vec::new();
-    for oid in walk {
-        let commit = repo
-            .find_commit(oid.context(|| "walk history")?)
-            .context(|| "read a commit of the walk")?;
+    for oid in repo.walk(&from_side, &hide, Order::OldestFirst)? {
+        let commit = repo.find_commit(oid)?;
         let author = commit.author();
-        let author_text = format!(
-            "{} <{}>",
-            String::from_utf8_lossy(author.name_bytes()),
-            String::from_utf8_lossy(author.email_bytes())
-        );
+        let author_text = format!("{} <{}>", author.name, author.email);
         let text = String::from_utf8_lossy(commit.message_bytes()).into_owned();
         let skipped = if commit.parent_count() > 1 && !include_merges {
             Some("merge commit (pass --include-merges to lint merges)".to_string())
@@ -334,15 +314,15 @@ pub fn lint_range(
     Ok(LintOutcome::from_messages(messages))
 }
 
-fn oid_short(commit: &git2::Commit<'_>) -> String {
+fn oid_short(commit: &crate::git::view::Commit<'_>) -> String {
     let id = commit.id().to_string();
     id[..12.min(id.len())].to_string()
 }
 
-fn bad_range(range: &str, e: &git2::Error) -> Error {
+fn bad_range(range: &str, why: &str) -> Error {
     Error::invalid_field(
         "range",
-        format!("range '{range}': {}", e.message()),
+        format!("range '{range}': {why}"),
         "check both revisions exist (`git rev-parse A B`); in CI, fetch the base first \
          (actions/checkout with fetch-depth: 0, or `git fetch origin main`)",
     )

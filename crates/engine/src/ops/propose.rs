@@ -4,10 +4,8 @@
 
 mod diff_out;
 mod scan;
-mod walk;
 
-use crate::git::Context;
-use git2::Oid;
+use crate::git::Oid;
 use serde::Serialize;
 
 pub use diff_out::{JSON_DIFF_MAX, ProposedDiff};
@@ -140,18 +138,14 @@ impl SkippedFile {
 
 /// Runs the edit and stores the proposal.
 pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
-    scan::bound_mapped_packs();
+    git::bound_mapped_packs();
     let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
     let scope = Scope::new(&req.scope)?;
     let head = git::head(repo)?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
-    let base = repo
-        .find_commit(head.commit)
-        .context(|| format!("read commit {}", head.commit))?;
-    let base_tree = base
-        .tree()
-        .context(|| format!("read the tree of commit {}", base.id()))?;
+    let base = repo.find_commit(head.commit)?;
+    let base_tree = base.tree()?;
 
     let files: Vec<BlobEntry> = blobs_in_scope(repo, &base_tree, &req.scope)?
         .into_iter()
@@ -277,17 +271,17 @@ fn no_match(req: &ProposeRequest, scan: &Scan, files_scanned: usize) -> Error {
 /// Writes the changed files' blobs and the trees above them (one pack
 /// when there are many) and returns the new root tree.
 fn write_tree<'r>(
-    repo: &'r git2::Repository,
-    base_tree: &git2::Tree<'_>,
+    repo: &'r Repo,
+    base_tree: &crate::git::view::Tree<'_>,
     scan: &Scan,
-) -> Result<git2::Tree<'r>> {
+) -> Result<crate::git::view::Tree<'r>> {
     let updates: Vec<FileUpdate<'_>> = scan
         .changed
         .iter()
         .map(|c| FileUpdate {
             path: c.entry.raw.as_deref().unwrap_or(c.entry.path.as_bytes()),
             oid: c.object.packed.oid,
-            mode: i32::from(git::file_mode(c.entry.mode)),
+            mode: git::normalized_mode(c.entry.mode),
         })
         .collect();
     let (root, trees) = git::updated_trees(repo, base_tree, &updates)?;
@@ -299,7 +293,6 @@ fn write_tree<'r>(
         .collect();
     git::write_objects(repo, &objects)?;
     repo.find_tree(root)
-        .context(|| format!("read tree {}", root))
 }
 
 /// The whole diff in git's path order: the scan's, with the diffs of the
@@ -308,8 +301,8 @@ fn write_tree<'r>(
 /// `binary`, `text`…). Without a scan diff, the tree diff of all of them.
 fn assemble_diff(
     repo: &Repo,
-    old: &git2::Tree<'_>,
-    new: &git2::Tree<'_>,
+    old: &crate::git::view::Tree<'_>,
+    new: &crate::git::view::Tree<'_>,
     scan: &mut Scan,
     paths: &[git::RepoPath],
 ) -> Result<ProposedDiff> {
@@ -349,8 +342,8 @@ fn assemble_diff(
 /// which each file's diff starts.
 fn spool_tree_diff(
     repo: &Repo,
-    old: &git2::Tree<'_>,
-    new: &git2::Tree<'_>,
+    old: &crate::git::view::Tree<'_>,
+    new: &crate::git::view::Tree<'_>,
     paths: &[git::RepoPath],
     file_at: &mut dyn FnMut(u64),
 ) -> Result<ProposedDiff> {
@@ -384,14 +377,14 @@ pub fn store_proposal(
     repo: &Repo,
     summary: &str,
     meta: &ProposalMeta,
-    (author, committer): (&git2::Signature<'_>, &git2::Signature<'_>),
-    tree: &git2::Tree<'_>,
-    base: &git2::Commit<'_>,
+    (author, committer): (&crate::git::view::Signature, &crate::git::view::Signature),
+    tree: &crate::git::view::Tree<'_>,
+    base: &crate::git::view::Commit<'_>,
 ) -> Result<(String, Oid)> {
     let nonce = nonce();
     let message = proposals::message(summary, meta, &nonce);
     // Signed when commit.gpgSign asks, as git signs every commit it makes.
-    let commit = git::commit::create(repo, author, committer, &message, tree, &[base])?;
+    let commit = git::commit::create(repo, author, committer, &message, tree.id(), &[base.id()])?;
     for extra in (0..=32).step_by(4) {
         let id = proposals::make_id(meta.created_at, commit, extra);
         let reflog = format!("evolv: propose {id}");
@@ -426,7 +419,7 @@ fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
         }
     };
     // The config adapter sees `git -c` too, as git would.
-    let template = crate::git::config::Config::for_git_dir(repo.path())
+    let template = crate::git::config::Config::for_git_dir(repo.git_dir())
         .ok()
         .and_then(|c| c.string("evolv.summaryTemplate").map(str::to_string))
         .filter(|t| !t.trim().is_empty())
@@ -508,18 +501,22 @@ fn scope_label(scope: &[String]) -> String {
 /// starts with a literal directory (`src/d000/**`), only those subtrees
 /// are walked, as `git grep` prunes its walk by pathspec; the globs
 /// themselves still decide (the caller filters).
-fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Result<Vec<BlobEntry>> {
+fn blobs_in_scope(
+    repo: &Repo,
+    tree: &crate::git::view::Tree<'_>,
+    globs: &[String],
+) -> Result<Vec<BlobEntry>> {
     let mut prefixes: Vec<String> = Vec::new();
     for glob in globs {
         let g = glob.trim().trim_start_matches("./").trim_start_matches('/');
         let literal = &g[..g.find(['*', '?', '[', '{', '\\']).unwrap_or(g.len())];
         match literal.rfind('/') {
             Some(end) if end > 0 => prefixes.push(literal[..end].to_string()),
-            _ => return walk::list_blobs(repo, tree.id(), ""),
+            _ => return git::list_files(repo, tree.id(), ""),
         }
     }
     if prefixes.is_empty() {
-        return walk::list_blobs(repo, tree.id(), "");
+        return git::list_files(repo, tree.id(), "");
     }
     prefixes.sort();
     prefixes.dedup();
@@ -532,13 +529,13 @@ fn blobs_in_scope(repo: &Repo, tree: &git2::Tree<'_>, globs: &[String]) -> Resul
     }
     let mut files = Vec::new();
     for prefix in outer {
-        let Ok(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
+        let Some(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
             continue;
         };
-        if entry.kind() != Some(git2::ObjectType::Tree) {
+        if entry.kind != crate::git::view::Kind::Tree {
             continue;
         }
-        files.extend(walk::list_blobs(repo, entry.id(), &format!("{prefix}/"))?);
+        files.extend(git::list_files(repo, entry.id, &format!("{prefix}/"))?);
     }
     Ok(files)
 }

@@ -3,8 +3,8 @@
 //! the changed files from the pre-apply commit, or — for `manual` — nothing
 //! but the plan's steps. Same care for the working tree as apply.
 
-use crate::git::Context;
-use git2::{Commit, Oid, Tree, build::TreeUpdateBuilder};
+use crate::git::view::{Commit, Tree};
+use crate::git::{Merged, Oid, Order, TreeEdit};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -105,7 +105,7 @@ pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
 pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
     let landed = proposals::applied_commit(repo, id)?;
     let head = git::head(repo).ok()?.commit;
-    let reachable = head == landed || repo.graph_descendant_of(head, landed).unwrap_or(false);
+    let reachable = head == landed || repo.is_descendant_of(head, landed).unwrap_or(false);
     if reachable {
         return Some(landed);
     }
@@ -116,12 +116,7 @@ pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
 /// base, unless a newer rollback of it is there too.
 fn landed_in_history(repo: &Repo, id: &str, head: Oid) -> Option<Oid> {
     let base = proposals::load(repo, id).ok()?.base;
-    let mut walk = repo.revwalk().ok()?;
-    walk.push(head).ok()?;
-    walk.hide(base).ok()?;
-    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)
-        .ok()?;
-    for oid in walk.flatten() {
+    for oid in repo.walk(&[head], &[base], Order::NewestFirst).ok()? {
         let Ok(commit) = repo.find_commit(oid) else {
             continue;
         };
@@ -151,9 +146,7 @@ fn undo(
 ) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     let head = git::head(repo)?;
-    let landed_commit = repo
-        .find_commit(landed)
-        .context(|| format!("read commit {}", landed))?;
+    let landed_commit = repo.find_commit(landed)?;
     let plan = recorded_plan(&landed_commit);
     let strategy = req
         .strategy
@@ -186,12 +179,8 @@ fn undo(
     }
 
     land::prepare_index(repo)?;
-    let head_commit = repo
-        .find_commit(head.commit)
-        .context(|| format!("read commit {}", head.commit))?;
-    let head_tree = head_commit
-        .tree()
-        .context(|| format!("read the tree of commit {}", head_commit.id()))?;
+    let head_commit = repo.find_commit(head.commit)?;
+    let head_tree = head_commit.tree()?;
     let (tree, message) = match strategy {
         RollbackStrategy::FileBackup => {
             let later = later_changes(repo, &landed_commit, head.commit)?;
@@ -216,7 +205,14 @@ fn undo(
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
-    let new = git::commit::create(repo, &author, &committer, &message, &tree, &[&head_commit])?;
+    let new = git::commit::create(
+        repo,
+        &author,
+        &committer,
+        &message,
+        tree.id(),
+        &[head_commit.id()],
+    )?;
     crate::crashpoint!("after-objects");
 
     let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
@@ -245,44 +241,18 @@ fn undo(
 /// would silently undo their changes to those files (#16 item 14). Each as
 /// `<short id> <summary> (<paths>)`, oldest first.
 fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<String>> {
-    let files: std::collections::HashSet<git::RepoPath> = git::changed_paths(
-        repo,
-        &landed
-            .parent(0)
-            .context(|| format!("read the parent of commit {}", landed.id()))?
-            .tree()
-            .context(|| "read the tree of commit")?,
-        &landed
-            .tree()
-            .context(|| format!("read the tree of commit {}", landed.id()))?,
-    )?
-    .into_iter()
-    .map(|c| c.path)
-    .collect();
-    let mut walk = repo.revwalk().context(|| "walk history")?;
-    walk.push(head)
-        .context(|| format!("walk history from {}", head))?;
-    walk.hide(landed.id())
-        .context(|| format!("walk history without {}", landed.id()))?;
-    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::REVERSE)
-        .context(|| "sort history")?;
+    let files: std::collections::HashSet<git::RepoPath> =
+        git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?
+            .into_iter()
+            .map(|c| c.path)
+            .collect();
     let mut out = Vec::new();
-    for oid in walk {
-        let commit = repo
-            .find_commit(oid.context(|| "walk history")?)
-            .context(|| "read a commit of the walk")?;
-        let tree = commit
-            .tree()
-            .context(|| format!("read the tree of commit {}", commit.id()))?;
+    for oid in repo.walk(&[head], &[landed.id()], Order::OldestFirst)? {
+        let commit = repo.find_commit(oid)?;
+        let tree = commit.tree()?;
         let mut touched: Vec<git::RepoPath> = Vec::new();
-        for parent in commit.parents() {
-            for change in git::changed_paths(
-                repo,
-                &parent
-                    .tree()
-                    .context(|| format!("read the tree of commit {}", parent.id()))?,
-                &tree,
-            )? {
+        for parent in commit.parent_ids() {
+            for change in git::changed_paths(repo, &repo.commit_tree(parent)?, &tree)? {
                 if files.contains(&change.path) && !touched.contains(&change.path) {
                     touched.push(change.path);
                 }
@@ -293,7 +263,7 @@ fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<Stri
             out.push(format!(
                 "{} {} ({})",
                 &id[..12],
-                commit.summary().unwrap_or_default(),
+                commit.summary(),
                 touched
                     .iter()
                     .map(ToString::to_string)
@@ -312,26 +282,19 @@ fn revert<'r>(
     landed: &Commit<'_>,
     head: &Commit<'_>,
 ) -> Result<(Tree<'r>, String)> {
-    let mut index = repo
-        .revert_commit(landed, head, 0, None)
-        .context(|| "revert commit")?;
-    if index.has_conflicts() {
-        return Err(Error::Conflict {
-            patch_id: patch_id.to_string(),
-            paths: git::conflict_paths(&index)?,
-            against: "the current HEAD".into(),
-            operation: "rollback",
-        });
-    }
-    let tree = repo
-        .find_tree(
-            index
-                .write_tree_to(repo)
-                .context(|| "write the index as a tree")?,
-        )
-        .context(|| "read tree")?;
+    let tree = match repo.revert_commit(landed.id(), head.id())? {
+        Merged::Clean(tree) => repo.find_tree(tree)?,
+        Merged::Conflicts(paths) => {
+            return Err(Error::Conflict {
+                patch_id: patch_id.to_string(),
+                paths,
+                against: "the current HEAD".into(),
+                operation: "rollback",
+            });
+        }
+    };
     let message = trailers::rollback_message(
-        &format!("Revert \"{}\"", landed.summary().unwrap_or_default()),
+        &format!("Revert \"{}\"", landed.summary()),
         &format!("This reverts commit {}.", landed.id()),
         patch_id,
     );
@@ -351,50 +314,27 @@ fn restore_from_backup<'r>(
     // The backup ref belongs to the landing the applied marker names; a
     // landing on another branch has its own parent.
     let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
-    let backup = match repo.refname_to_id(&proposals::backup_ref(patch_id)) {
-        Ok(oid) if marked => repo
-            .find_commit(oid)
-            .context(|| format!("read commit {}", oid))?,
-        _ => landed
-            .parent(0)
-            .context(|| format!("read the parent of commit {}", landed.id()))?,
+    let backup = match repo.ref_target(&proposals::backup_ref(patch_id)) {
+        Some(oid) if marked => repo.find_commit(oid)?,
+        _ => landed.parent(0)?,
     };
-    let backup_tree = backup
-        .tree()
-        .context(|| format!("read the tree of commit {}", backup.id()))?;
-    let landed_changes = git::changed_paths(
-        repo,
-        &landed
-            .parent(0)
-            .context(|| format!("read the parent of commit {}", landed.id()))?
-            .tree()
-            .context(|| "read the tree of commit")?,
-        &landed
-            .tree()
-            .context(|| format!("read the tree of commit {}", landed.id()))?,
-    )?;
-    let mut update = TreeUpdateBuilder::new();
-    for change in &landed_changes {
-        match backup_tree.get_path(change.path.fs()) {
-            Ok(entry) => {
-                update.upsert(
-                    change.path.as_bytes(),
-                    entry.id(),
-                    git::file_mode(entry.filemode()),
-                );
+    let backup_tree = backup.tree()?;
+    let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
+    let edits: Vec<TreeEdit> = landed_changes
+        .iter()
+        .map(|change| {
+            let path = change.path.as_bytes().to_vec();
+            match backup_tree.get_path(change.path.fs()) {
+                Some(entry) => TreeEdit::Put {
+                    path,
+                    id: entry.id,
+                    mode: entry.mode,
+                },
+                None => TreeEdit::Remove { path },
             }
-            Err(_) => {
-                update.remove(change.path.as_bytes());
-            }
-        }
-    }
-    let tree = repo
-        .find_tree(
-            update
-                .create_updated(repo, head_tree)
-                .context(|| "update a tree")?,
-        )
-        .context(|| "read tree")?;
+        })
+        .collect();
+    let tree = repo.find_tree(repo.edit_tree(head_tree.id(), &edits)?)?;
     // Named as `git log` would quote them (the message is text).
     let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
     let message = trailers::rollback_message(

@@ -181,12 +181,12 @@ mod tests {
     #[test]
     fn a_bare_repository_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        git2::Repository::init_bare(dir.path()).unwrap();
+        crate::git::test_git::git(dir.path(), &["init", "-q", "--bare"]);
         let err = Session::open(dir.path()).err().expect("bare is refused");
         assert_eq!(err.code(), "bare_repository");
-        // A library user handing in a bare repository of their own.
-        let bare = git2::Repository::open_bare(dir.path()).unwrap();
-        let err = crate::git::workdir(&crate::git::Repo::new_any(bare)).unwrap_err();
+        // A read-only view opens it; what needs a work tree is refused.
+        let bare = crate::git::open_any(dir.path()).unwrap();
+        let err = crate::git::workdir(&bare).unwrap_err();
         assert_eq!(err.code(), "bare_repository");
     }
 }

@@ -180,7 +180,7 @@ pub struct StartedTask {
 }
 
 fn tasks_dir(repo: &Repo) -> PathBuf {
-    repo.commondir().join("evolv").join("tasks")
+    repo.common_dir().join("evolv").join("tasks")
 }
 
 /// Whether `id` can name a task (it becomes a folder name).
@@ -320,7 +320,7 @@ pub fn start(repo: &Repo, req: &TaskRequest) -> Result<StartedTask> {
     let workdir = repo
         .workdir()
         .ok_or_else(|| Error::BareRepository {
-            path: repo.path().to_path_buf(),
+            path: repo.git_dir().to_path_buf(),
         })?
         .to_path_buf();
     let id = new_id();

@@ -9,11 +9,11 @@
 //! journalled in `store::pending` and chained by the next command: no
 //! record is dropped, and no command fails because another was logging.
 
-use crate::git::Context;
 use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use git2::{Oid, Repository, Signature};
+use crate::git::view::Signature;
+use crate::git::{Oid, Repo};
 use serde::{Deserialize, Serialize};
 
 use super::AUDIT_REF;
@@ -148,54 +148,36 @@ pub struct AuditEntry {
 
 /// The audit lock: an `flock` the kernel releases when its holder dies,
 /// held for one append (microseconds to milliseconds).
-pub fn lock(repo: &Repository) -> Result<File> {
-    let (file, path) = crate::git::lock_file::open(repo.commondir(), "audit.flock")?;
+pub fn lock(repo: &Repo) -> Result<File> {
+    let (file, path) = crate::git::lock_file::open(repo.common_dir(), "audit.flock")?;
     file.lock().map_err(|e| Error::io("lock", &path, e))?;
     Ok(file)
 }
 
-fn signature(repo: &Repository) -> Result<Signature<'static>> {
+fn signature(repo: &Repo) -> Result<Signature> {
     // A failed apply must still be audited when no identity is configured.
-    git::committer(repo).or_else(|_| {
-        crate::git::signature_now("git-evolv", "git-evolv@localhost").context(|| "make a signature")
-    })
+    git::committer(repo).or_else(|_| crate::git::signature_now("git-evolv", "git-evolv@localhost"))
 }
 
 /// Appends `record` after the appends before it; returns the audit id.
 /// Fails with `RefLocked` when someone else holds `refs/evolv/audit.lock`
 /// (`log` journals the record instead).
-pub fn append(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
+pub fn append(repo: &Repo, record: &AuditRecord) -> Result<Oid> {
     let _lock = lock(repo)?;
     append_locked(repo, record)
 }
 
 /// `append` for a caller holding the audit lock.
-pub fn append_locked(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
+pub fn append_locked(repo: &Repo, record: &AuditRecord) -> Result<Oid> {
     let json = serde_json::to_string(record).expect("audit record serialises");
     let sig = signature(repo)?;
-    let empty_tree = repo
-        .find_tree(
-            repo.treebuilder(None)
-                .context(|| "start a tree")?
-                .write()
-                .context(|| "write a tree")?,
-        )
-        .context(|| "read tree")?;
+    let empty_tree = repo.empty_tree()?;
     for _ in 0..APPEND_ATTEMPTS {
-        let tip = repo.refname_to_id(AUDIT_REF).ok();
-        let parents = match tip {
-            Some(t) => vec![
-                repo.find_commit(t)
-                    .context(|| format!("read commit {}", t))?,
-            ],
-            None => Vec::new(),
-        };
-        let parent_refs: Vec<_> = parents.iter().collect();
-        let oid = repo
-            .commit(None, &sig, &sig, &json, &empty_tree, &parent_refs)
-            .context(|| "write a commit")?;
+        let tip = repo.ref_target(AUDIT_REF);
+        let parents: Vec<Oid> = tip.into_iter().collect();
+        let oid = repo.write_record(&json, empty_tree, &parents, &sig)?;
         let msg = format!("evolv: audit {}", record.action);
-        lose_race_on_purpose(repo, &sig, &empty_tree)?;
+        lose_race_on_purpose(repo, &sig, empty_tree)?;
         match git::compare_and_swap(repo, AUDIT_REF, oid, tip, &msg) {
             Ok(()) => return Ok(oid),
             Err(Error::ConcurrentUpdate { .. }) => continue,
@@ -210,11 +192,7 @@ pub fn append_locked(repo: &Repository, record: &AuditRecord) -> Result<Oid> {
 
 /// The failpoint `FAILPOINT_RACES`: appends a record behind the caller's
 /// back while this process has races left to lose.
-fn lose_race_on_purpose(
-    repo: &Repository,
-    sig: &Signature<'_>,
-    tree: &git2::Tree<'_>,
-) -> Result<()> {
+fn lose_race_on_purpose(repo: &Repo, sig: &Signature, tree: Oid) -> Result<()> {
     static LOST: AtomicUsize = AtomicUsize::new(0);
     let Some(races) = std::env::var(FAILPOINT_RACES)
         .ok()
@@ -225,33 +203,25 @@ fn lose_race_on_purpose(
     if LOST.fetch_add(1, Ordering::Relaxed) >= races {
         return Ok(());
     }
-    let tip = repo.refname_to_id(AUDIT_REF).ok();
-    let parent = tip
-        .map(|t| repo.find_commit(t))
-        .transpose()
-        .context(|| "read the audit log's tip")?;
+    let tip = repo.ref_target(AUDIT_REF);
     let record = AuditRecord::new(AuditAction::Race, "failpoint", true);
     let json = serde_json::to_string(&record).expect("audit record serialises");
-    let parents: Vec<_> = parent.iter().collect();
-    let oid = repo
-        .commit(None, sig, sig, &json, tree, &parents)
-        .context(|| "write a commit")?;
+    let parents: Vec<Oid> = tip.into_iter().collect();
+    let oid = repo.write_record(&json, tree, &parents, sig)?;
     git::compare_and_swap(repo, AUDIT_REF, oid, tip, "evolv: audit race (failpoint)")
 }
 
 /// Audit entries of the chain, newest first, at most `limit`.
-pub fn read(repo: &Repository, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
+pub fn read(repo: &Repo, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
     let mut out = Vec::new();
-    let Ok(mut oid) = repo.refname_to_id(AUDIT_REF) else {
+    let Some(mut oid) = repo.ref_target(AUDIT_REF) else {
         return Ok(out);
     };
     loop {
         if limit.is_some_and(|l| out.len() >= l) {
             break;
         }
-        let commit = repo
-            .find_commit(oid)
-            .context(|| format!("read commit {}", oid))?;
+        let commit = repo.find_commit(oid)?;
         if let Ok(record) = serde_json::from_slice::<AuditRecord>(commit.message_bytes()) {
             out.push(AuditEntry {
                 id: oid.to_string(),

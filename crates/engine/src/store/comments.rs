@@ -5,8 +5,8 @@
 //! `git push origin 'refs/evolv/*:refs/evolv/*'` shares them with the
 //! proposals. This module stores and reads; `ops::review` checks requests.
 
-use crate::git::Context;
-use git2::{Oid, Repository, Signature};
+use crate::git::view::Signature;
+use crate::git::{Oid, Repo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -63,46 +63,24 @@ pub fn comments_ref(patch_id: &str) -> String {
     format!("{COMMENTS_PREFIX}{patch_id}")
 }
 
-fn signature(repo: &Repository) -> Result<Signature<'static>> {
+fn signature(repo: &Repo) -> Result<Signature> {
     // A reviewer without a configured identity can still comment.
-    git::committer(repo).or_else(|_| {
-        Signature::now("git-evolv", "git-evolv@localhost").context(|| "make a signature")
-    })
+    git::committer(repo).or_else(|_| git::signature_now("git-evolv", "git-evolv@localhost"))
 }
 
 /// Appends `comment` to its proposal's chain (compare-and-swap, retried
 /// when another process appended first); returns it with its id and author.
-pub fn append(repo: &Repository, mut comment: Comment) -> Result<Comment> {
+pub fn append(repo: &Repo, mut comment: Comment) -> Result<Comment> {
     let sig = signature(repo)?;
-    comment.author = format!(
-        "{} <{}>",
-        sig.name().unwrap_or_default(),
-        sig.email().unwrap_or_default()
-    );
+    comment.author = format!("{} <{}>", sig.name, sig.email);
     comment.id = String::new();
     let json = serde_json::to_string(&comment).expect("comment serialises");
     let refname = comments_ref(&comment.patch_id);
-    let empty_tree = repo
-        .find_tree(
-            repo.treebuilder(None)
-                .context(|| "start a tree")?
-                .write()
-                .context(|| "write a tree")?,
-        )
-        .context(|| "read tree")?;
+    let empty_tree = repo.empty_tree()?;
     for _ in 0..APPEND_ATTEMPTS {
-        let tip = repo.refname_to_id(&refname).ok();
-        let parents = match tip {
-            Some(t) => vec![
-                repo.find_commit(t)
-                    .context(|| format!("read commit {}", t))?,
-            ],
-            None => Vec::new(),
-        };
-        let parent_refs: Vec<_> = parents.iter().collect();
-        let oid = repo
-            .commit(None, &sig, &sig, &json, &empty_tree, &parent_refs)
-            .context(|| "write a commit")?;
+        let tip = repo.ref_target(&refname);
+        let parents: Vec<Oid> = tip.into_iter().collect();
+        let oid = repo.write_record(&json, empty_tree, &parents, &sig)?;
         match git::compare_and_swap(repo, &refname, oid, tip, "evolv: comment") {
             Ok(()) => {
                 comment.id = oid.to_string();
@@ -120,15 +98,13 @@ pub fn append(repo: &Repository, mut comment: Comment) -> Result<Comment> {
 
 /// The comments of `patch_id`, oldest first (none when it has no chain).
 /// A commit whose message is not a comment (written by hand) is skipped.
-pub fn list(repo: &Repository, patch_id: &str) -> Result<Vec<Comment>> {
+pub fn list(repo: &Repo, patch_id: &str) -> Result<Vec<Comment>> {
     let mut out = Vec::new();
-    let Ok(mut oid) = repo.refname_to_id(&comments_ref(patch_id)) else {
+    let Some(mut oid) = repo.ref_target(&comments_ref(patch_id)) else {
         return Ok(out);
     };
     loop {
-        let commit = repo
-            .find_commit(oid)
-            .context(|| format!("read commit {}", oid))?;
+        let commit = repo.find_commit(oid)?;
         if let Ok(mut c) = serde_json::from_slice::<Comment>(commit.message_bytes()) {
             c.id = oid.to_string();
             out.push(c);
@@ -143,19 +119,21 @@ pub fn list(repo: &Repository, patch_id: &str) -> Result<Vec<Comment>> {
 }
 
 /// The tip of `patch_id`'s chain, to tell whether comments changed.
-pub fn tip(repo: &Repository, patch_id: &str) -> Option<Oid> {
-    repo.refname_to_id(&comments_ref(patch_id)).ok()
+pub fn tip(repo: &Repo, patch_id: &str) -> Option<Oid> {
+    repo.ref_target(&comments_ref(patch_id))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn repo() -> (tempfile::TempDir, Repository) {
+    fn repo() -> (tempfile::TempDir, Repo) {
+        use crate::git::test_git::git;
         let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init(dir.path()).unwrap();
-        repo.config().unwrap().set_str("user.name", "R").unwrap();
-        repo.config().unwrap().set_str("user.email", "r@x").unwrap();
+        git(dir.path(), &["init", "-q"]);
+        git(dir.path(), &["config", "user.name", "R"]);
+        git(dir.path(), &["config", "user.email", "r@x"]);
+        let repo = crate::git::open_any(dir.path()).unwrap();
         (dir, repo)
     }
 

@@ -11,13 +11,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use git2::{Oid, Repository};
+use crate::git::{Oid, Repo};
 use serde::{Deserialize, Serialize};
 
 use super::audit::{self, AuditEntry, AuditRecord};
 use crate::error::{Error, Result};
 use crate::git;
-use crate::git::Context;
 
 /// A ref to set (`target`) or delete (`None`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,12 +86,12 @@ pub struct Completed {
 }
 
 /// Where the journalled bookkeeping lives.
-pub fn dir(repo: &Repository) -> PathBuf {
-    repo.commondir().join("evolv").join("pending")
+pub fn dir(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("evolv").join("pending")
 }
 
 /// Journals `pending` durably; returns its file.
-pub fn write(repo: &Repository, pending: &Pending) -> Result<PathBuf> {
+pub fn write(repo: &Repo, pending: &Pending) -> Result<PathBuf> {
     static SEQ: AtomicU32 = AtomicU32::new(0);
     let dir = dir(repo);
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
@@ -116,7 +115,7 @@ pub fn write(repo: &Repository, pending: &Pending) -> Result<PathBuf> {
 }
 
 /// The journalled files, oldest first.
-fn files(repo: &Repository) -> Vec<PathBuf> {
+fn files(repo: &Repo) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir(repo)) else {
         return Vec::new();
     };
@@ -129,7 +128,7 @@ fn files(repo: &Repository) -> Vec<PathBuf> {
 }
 
 /// Whether anything is journalled (one `readdir`; every command asks).
-pub fn exists(repo: &Repository) -> bool {
+pub fn exists(repo: &Repo) -> bool {
     fs::read_dir(dir(repo)).is_ok_and(|mut d| d.next().is_some())
 }
 
@@ -145,7 +144,7 @@ fn read(path: &Path) -> Result<Pending> {
 }
 
 /// Audit records still waiting, oldest first (`git evolv log` shows them).
-pub fn records(repo: &Repository) -> Vec<AuditRecord> {
+pub fn records(repo: &Repo) -> Vec<AuditRecord> {
     files(repo)
         .iter()
         .filter_map(|p| read(p).ok())
@@ -157,7 +156,7 @@ pub fn records(repo: &Repository) -> Vec<AuditRecord> {
 /// lock (so two commands never complete the same file twice). Idempotent:
 /// a record already in the log (killed after its append, before its file
 /// went) is not appended again. Stops at the first step that still fails.
-pub fn complete(repo: &Repository) -> Result<Completed> {
+pub fn complete(repo: &Repo) -> Result<Completed> {
     let mut done = Completed::default();
     if !exists(repo) {
         return Ok(done);
@@ -181,14 +180,12 @@ pub fn complete(repo: &Repository) -> Result<Completed> {
 }
 
 /// Does what it can of `pending`, removing each step it did.
-fn complete_one(repo: &Repository, pending: &mut Pending, done: &mut Completed) -> Option<Error> {
+fn complete_one(repo: &Repo, pending: &mut Pending, done: &mut Completed) -> Option<Error> {
     while let Some(update) = pending.refs.first() {
         let result = match &update.target {
-            Some(t) => Oid::from_str(t)
-                .context(|| format!("parse object id {t}"))
-                .and_then(|oid| {
-                    git::compare_and_swap_force(repo, &update.name, oid, &pending.reflog)
-                }),
+            Some(t) => Oid::parse(t).and_then(|oid| {
+                git::compare_and_swap_force(repo, &update.name, oid, &pending.reflog)
+            }),
             None => git::delete_ref(repo, &update.name).map(drop),
         };
         if let Err(e) = result {
@@ -239,7 +236,7 @@ impl Logged {
 /// Logs `record`: appends it, or journals it when it cannot be appended
 /// now. Fails only when it can be neither appended nor journalled (the
 /// disk refuses a write).
-pub fn log(repo: &Repository, record: &AuditRecord) -> Result<Logged> {
+pub fn log(repo: &Repo, record: &AuditRecord) -> Result<Logged> {
     match audit::append(repo, record) {
         Ok(oid) => Ok(Logged::Appended(oid)),
         Err(cause) => {
@@ -259,7 +256,7 @@ pub fn log(repo: &Repository, record: &AuditRecord) -> Result<Logged> {
 
 /// The whole log for `git evolv log`: records still journalled first
 /// (newest first, marked `pending`), then the chain, at most `limit`.
-pub fn read_all(repo: &Repository, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
+pub fn read_all(repo: &Repo, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
     let mut out: Vec<AuditEntry> = records(repo)
         .into_iter()
         .rev()

@@ -1,11 +1,10 @@
 //! Proposal commits: their ids, metadata and status.
 
-use git2::{Commit, Oid, Repository};
+use crate::git::{Oid, Repo, view::Commit};
 use serde::{Deserialize, Serialize};
 
 use super::{APPLIED_PREFIX, BACKUP_PREFIX, PROPOSALS_PREFIX};
 use crate::error::{Error, Result};
-use crate::git::Context;
 
 use super::file_records::FileRecord;
 use super::trailers::{self, METADATA as META_TRAILER};
@@ -248,53 +247,38 @@ fn parse(id: &str, commit: &Commit<'_>) -> Result<Proposal> {
     Ok(Proposal {
         id: PatchId(id.to_string()),
         commit: commit.id(),
-        base: commit
-            .parent_id(0)
-            .context(|| format!("read the parent of commit {}", commit.id()))?,
+        base: commit.parent_id(0)?,
         summary: msg.lines().next().unwrap_or_default().to_string(),
         meta,
     })
 }
 
 /// Loads proposal `id`; unknown or malformed ids are `PatchNotFound`.
-pub fn load(repo: &Repository, id: &str) -> Result<Proposal> {
+pub fn load(repo: &Repo, id: &str) -> Result<Proposal> {
     if !is_valid_id(id) {
         return Err(Error::PatchNotFound(id.to_string()));
     }
     let oid = repo
-        .refname_to_id(&proposal_ref(id))
-        .map_err(|_| Error::PatchNotFound(id.to_string()))?;
-    let commit = repo
-        .find_commit(oid)
-        .context(|| format!("read proposal commit {oid} of {PROPOSALS_PREFIX}{id}"))?;
+        .ref_target(&proposal_ref(id))
+        .ok_or_else(|| Error::PatchNotFound(id.to_string()))?;
+    let commit = repo.find_commit(oid)?;
     parse(id, &commit)
 }
 
 /// Every stored proposal, oldest first.
-pub fn list(repo: &Repository) -> Result<Vec<Proposal>> {
+pub fn list(repo: &Repo) -> Result<Vec<Proposal>> {
     let mut out = Vec::new();
-    let listing = || format!("list the refs under {PROPOSALS_PREFIX}");
-    for reference in repo
-        .references_glob(&format!("{PROPOSALS_PREFIX}*"))
-        .context(listing)?
-    {
-        let reference = reference.context(listing)?;
-        let Some(name) = reference.name() else {
-            continue;
-        };
+    for (name, target) in repo.refs_matching(&format!("{PROPOSALS_PREFIX}*"))? {
         let id = name.trim_start_matches(PROPOSALS_PREFIX).to_string();
-        let commit = reference
-            .peel_to_commit()
-            .context(|| format!("read the commit of {PROPOSALS_PREFIX}{id}"))?;
-        out.push(parse(&id, &commit)?);
+        out.push(parse(&id, &repo.find_commit(target)?)?);
     }
     out.sort_by(|a, b| (a.meta.created_at, &a.id).cmp(&(b.meta.created_at, &b.id)));
     Ok(out)
 }
 
 /// Where proposal `id` landed, if it is applied.
-pub fn applied_commit(repo: &Repository, id: &str) -> Option<Oid> {
-    repo.refname_to_id(&applied_ref(id)).ok()
+pub fn applied_commit(repo: &Repo, id: &str) -> Option<Oid> {
+    repo.ref_target(&applied_ref(id))
 }
 
 #[cfg(test)]
@@ -311,7 +295,7 @@ mod tests {
 
     #[test]
     fn ids_have_the_documented_shape() {
-        let oid = Oid::from_str("3fa9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8").unwrap();
+        let oid = Oid::parse("3fa9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8").unwrap();
         assert_eq!(make_id(1763793123, oid, 0), "patch_1763793123_3fa9c1d2");
         assert_eq!(make_id(1, oid, 2), "patch_1_3fa9c1d2e3");
     }

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use git2::Repository;
+use crate::git::Repo;
 use globset::{Glob, GlobMatcher};
 
 use super::{ChangedFile, ValidatorReport};
@@ -26,10 +26,10 @@ pub struct Configured {
 }
 
 /// Every validator in git config, in name order.
-pub fn configured(repo: &Repository) -> Result<Vec<Configured>> {
+pub fn configured(repo: &Repo) -> Result<Vec<Configured>> {
     // Through the config adapter: libgit2 does not see `git -c`, and a
     // validator set there must not be silently skipped (#10 item 4, #16).
-    let config = crate::git::config::Config::for_git_dir(repo.path())?;
+    let config = crate::git::config::Config::for_git_dir(repo.git_dir())?;
     let mut by_name: std::collections::BTreeMap<String, (Vec<String>, Option<String>)> =
         Default::default();
     for entry in config.entries() {

@@ -6,7 +6,7 @@
 mod builtin;
 mod command;
 
-use git2::Repository;
+use crate::git::Repo;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -37,7 +37,7 @@ pub struct ValidatorReport {
 
 /// Runs the built-in checks, then every configured validator whose glob
 /// matches a changed file.
-pub fn run(repo: &Repository, files: &[ChangedFile<'_>]) -> Result<Vec<ValidatorReport>> {
+pub fn run(repo: &Repo, files: &[ChangedFile<'_>]) -> Result<Vec<ValidatorReport>> {
     let mut reports: Vec<ValidatorReport> = files.iter().filter_map(builtin::check).collect();
     for v in command::configured(repo)? {
         if let Some(r) = command::run(&v, files)? {

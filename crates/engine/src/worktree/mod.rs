@@ -5,13 +5,10 @@
 //! dies, so a lock can never go stale. A throwaway worktree lives in a temp
 //! dir and is removed when its guard drops.
 
-use crate::git::Context;
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use git2::{
-    BranchType, Oid, Repository, Signature, Time, WorktreeAddOptions, WorktreePruneOptions,
-};
+use crate::git::{Oid, Repo};
 
 use crate::error::{Error, Result};
 use crate::validate::Budget;
@@ -22,6 +19,8 @@ pub use crate::process_group::{GroupRecord, is_alive as group_is_alive};
 const WARM_SLOTS: usize = 8;
 const WARM_PREFIX: &str = "evolv-wt-";
 const THROWAWAY_PREFIX: &str = "evolv-tmp-";
+/// The temporary branches a worktree is created from (see `create`).
+const TEMP_BRANCH_PREFIX: &str = "evolv-worktree-";
 
 /// A worktree held for one validation run.
 pub struct ValidationWorktree {
@@ -132,7 +131,7 @@ impl Drop for ValidationWorktree {
     fn drop(&mut self) {
         if self.throwaway.is_some() {
             let _ = fs::remove_dir_all(&self.path);
-            if let Ok(repo) = Repository::open(&self.common_dir) {
+            if let Ok(repo) = crate::git::open_any(&self.common_dir) {
                 prune(&repo, &self.name);
             }
             let _ = fs::remove_file(lock_path(&self.common_dir, &self.name));
@@ -183,8 +182,8 @@ fn wait_for_lock(lock: &File, path: &Path, budget: Budget) -> Result<()> {
 /// when `fresh`. Throwaway worktrees left by a killed run are removed first.
 /// Waiting for a busy warm worktree ends at `budget`'s deadline with a
 /// `Timeout`, like every other step of an apply (`--timeout`).
-pub fn acquire(repo: &Repository, fresh: bool, budget: Budget) -> Result<ValidationWorktree> {
-    let common_dir = repo.commondir().to_path_buf();
+pub fn acquire(repo: &Repo, fresh: bool, budget: Budget) -> Result<ValidationWorktree> {
+    let common_dir = repo.common_dir().to_path_buf();
     let dir = evolv_dir(&common_dir);
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     remove_stale_throwaways(repo, &common_dir);
@@ -243,7 +242,7 @@ pub fn acquire(repo: &Repository, fresh: bool, budget: Budget) -> Result<Validat
     })
 }
 
-fn throwaway(repo: &Repository, common_dir: &Path) -> Result<ValidationWorktree> {
+fn throwaway(repo: &Repo, common_dir: &Path) -> Result<ValidationWorktree> {
     // The pid keeps names apart even under the fixed test clock.
     let unique = crate::clock::unique().replace('.', "-");
     let name = format!("{THROWAWAY_PREFIX}{}-{unique}", std::process::id());
@@ -265,79 +264,25 @@ fn throwaway(repo: &Repository, common_dir: &Path) -> Result<ValidationWorktree>
     })
 }
 
-fn is_usable(repo: &Repository, name: &str, path: &Path) -> bool {
-    path.join(".git").is_file()
-        && repo
-            .find_worktree(name)
-            .is_ok_and(|wt| wt.validate().is_ok())
+fn is_usable(repo: &Repo, name: &str, path: &Path) -> bool {
+    path.join(".git").is_file() && repo.worktree_is_valid(name)
 }
 
-/// Creates worktree `name` at `path` through libgit2, empty: libgit2
-/// insists on checking out a branch, so a temporary one is made at a
-/// parentless empty-tree commit (always the same object), and deleted once
-/// the worktree's HEAD is detached there. The first `checkout` fills it.
-fn create(repo: &Repository, name: &str, path: &Path) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
-    }
-    let empty_tree = repo
-        .find_tree(
-            repo.treebuilder(None)
-                .context(|| "start a tree")?
-                .write()
-                .context(|| "write a tree")?,
-        )
-        .context(|| "read tree")?;
-    let sig = Signature::new("git-evolv", "git-evolv@localhost", &Time::new(0, 0))
-        .context(|| "make a Signature")?;
-    let empty = repo
-        .find_commit(
-            repo.commit(
-                None,
-                &sig,
-                &sig,
-                "git-evolv: empty worktree base\n",
-                &empty_tree,
-                &[],
-            )
-            .context(|| "write a commit")?,
-        )
-        .context(|| "read commit")?;
-    let branch_name = format!("evolv-worktree-{name}-{}", std::process::id());
-    let mut branch = repo
-        .branch(&branch_name, &empty, true)
-        .context(|| format!("create branch {}", branch_name))?;
-    let result = (|| -> Result<()> {
-        let mut opts = WorktreeAddOptions::new();
-        opts.reference(Some(branch.get()));
-        repo.worktree(name, path, Some(&opts))
-            .context(|| format!("add worktree {}", name))?;
-        Repository::open(path)
-            .context(|| format!("open repository {}", path.display()))?
-            .set_head_detached(empty.id())
-            .context(|| format!("detach HEAD at {}", empty.id()))?;
-        Ok(())
-    })();
-    branch.delete().context(|| "delete a branch")?;
-    if result.is_err() {
-        prune(repo, name);
-        let _ = fs::remove_dir_all(path);
-    }
-    result
+/// Creates worktree `name` at `path`, empty; the first `checkout` fills it.
+fn create(repo: &Repo, name: &str, path: &Path) -> Result<()> {
+    repo.add_empty_worktree(name, path, TEMP_BRANCH_PREFIX)
 }
 
-fn prune(repo: &Repository, name: &str) {
-    if let Ok(wt) = repo.find_worktree(name) {
-        let mut opts = WorktreePruneOptions::new();
-        opts.valid(true).locked(true).working_tree(true);
-        let _ = wt.prune(Some(&mut opts));
-    }
+fn prune(repo: &Repo, name: &str) {
+    repo.prune_worktree(name);
 }
 
 /// Removes throwaway worktrees whose owner is gone (its flock is free).
-fn remove_stale_throwaways(repo: &Repository, common_dir: &Path) {
-    let Ok(names) = repo.worktrees() else { return };
-    for name in names.iter().flatten() {
+fn remove_stale_throwaways(repo: &Repo, common_dir: &Path) {
+    let Ok(names) = repo.worktree_names() else {
+        return;
+    };
+    for name in &names {
         if !name.starts_with(THROWAWAY_PREFIX) {
             continue;
         }
@@ -348,8 +293,8 @@ fn remove_stale_throwaways(repo: &Repository, common_dir: &Path) {
         if lock.try_lock().is_err() {
             continue; // a live apply is using it
         }
-        if let Ok(wt) = repo.find_worktree(name) {
-            let _ = fs::remove_dir_all(wt.path());
+        if let Some(path) = repo.worktree_path(name) {
+            let _ = fs::remove_dir_all(path);
         }
         prune(repo, name);
         let _ = fs::remove_file(&lock_file);
@@ -357,11 +302,10 @@ fn remove_stale_throwaways(repo: &Repository, common_dir: &Path) {
 }
 
 /// Removes the warm worktrees that no apply is using; returns their paths.
-pub fn remove_warm(repo: &Repository) -> Result<Vec<PathBuf>> {
-    let common_dir = repo.commondir().to_path_buf();
+pub fn remove_warm(repo: &Repo) -> Result<Vec<PathBuf>> {
+    let common_dir = repo.common_dir().to_path_buf();
     let mut removed = Vec::new();
-    let names = repo.worktrees().context(|| "list worktrees")?;
-    for name in names.iter().flatten() {
+    for name in &repo.worktree_names()? {
         if !name.starts_with(WARM_PREFIX) {
             continue;
         }
@@ -370,8 +314,7 @@ pub fn remove_warm(repo: &Repository) -> Result<Vec<PathBuf>> {
         if lock.try_lock().is_err() {
             continue;
         }
-        if let Ok(wt) = repo.find_worktree(name) {
-            let path = wt.path().to_path_buf();
+        if let Some(path) = repo.worktree_path(name) {
             let _ = fs::remove_dir_all(&path);
             removed.push(path);
         }
@@ -379,16 +322,6 @@ pub fn remove_warm(repo: &Repository) -> Result<Vec<PathBuf>> {
         let _ = fs::remove_file(&lock_file);
     }
     // Leftover temporary branches from a run killed mid-create.
-    if let Ok(branches) = repo.branches(Some(BranchType::Local)) {
-        for (mut b, _) in branches.flatten() {
-            if b.name()
-                .ok()
-                .flatten()
-                .is_some_and(|n| n.starts_with("evolv-worktree-"))
-            {
-                let _ = b.delete();
-            }
-        }
-    }
+    repo.delete_branches_with_prefix(TEMP_BRANCH_PREFIX);
     Ok(removed)
 }

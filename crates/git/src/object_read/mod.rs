@@ -22,7 +22,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use git2::Oid;
+use crate::Oid;
 use memmap2::{Mmap, UncheckedAdvice};
 
 use self::delta::BaseCache;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use git2::Oid;
+use crate::Oid;
 
 use super::ObjectStore;
 use crate::test_git::git;
@@ -37,7 +37,7 @@ fn every_blob(dir: &Path) -> Vec<Oid> {
         .lines()
         .filter_map(|l| l.split(' ').next())
         .filter(|id| git(dir, &["cat-file", "-t", id]) == "blob")
-        .map(|id| Oid::from_str(id).unwrap())
+        .map(|id| Oid::parse(id).unwrap())
         .collect()
 }
 
@@ -150,7 +150,7 @@ fn objects_behind_alternates_and_packs_made_after_opening_are_found() {
     // A store opened before a repack finds the objects in the new pack.
     let store = ObjectStore::open(&clone.join(".git"), 1 << 20);
     let mut reader = store.reader().unwrap();
-    let own = Oid::from_str(&git(&clone, &["rev-parse", "HEAD:own.txt"])).unwrap();
+    let own = Oid::parse(&git(&clone, &["rev-parse", "HEAD:own.txt"])).unwrap();
     git(&clone, &["repack", "-a", "-d", "-q"]);
     git(&clone, &["prune-packed"]);
     assert!(
@@ -163,14 +163,14 @@ fn objects_behind_alternates_and_packs_made_after_opening_are_found() {
     assert_eq!(reader.blob(own).unwrap(), b"only in the clone\n");
 
     // Not there at all: a clear error, not a panic.
-    let none = Oid::from_str("0123456789012345678901234567890123456789").unwrap();
+    let none = Oid::parse("0123456789012345678901234567890123456789").unwrap();
     let e = reader.blob(none).unwrap_err().to_string();
     assert!(
         e.contains("0123456789012345678901234567890123456789") && e.contains("missing"),
         "{e}"
     );
     // Not a blob: refused by name.
-    let tree = Oid::from_str(&git(&clone, &["rev-parse", "HEAD^{tree}"])).unwrap();
+    let tree = Oid::parse(&git(&clone, &["rev-parse", "HEAD^{tree}"])).unwrap();
     assert!(
         reader
             .blob(tree)
@@ -242,8 +242,7 @@ fn a_blob_skipped_from_its_first_bytes_is_not_read_whole_and_text_is() {
     std::fs::write(dir.join("late.bin"), &late_nul).unwrap();
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", "one"]);
-    let id =
-        |path: &str| Oid::from_str(&git(dir, &["rev-parse", &format!("HEAD:{path}")])).unwrap();
+    let id = |path: &str| Oid::parse(&git(dir, &["rev-parse", &format!("HEAD:{path}")])).unwrap();
     let peek = super::Peek {
         len: 8000,
         skip: &|head: &[u8]| head.contains(&0),
@@ -311,7 +310,7 @@ fn a_large_binary_stored_as_a_delta_is_skipped_from_its_first_bytes_and_text_is_
             &pack_index(&dir.join(".git")).to_string_lossy(),
         ],
     );
-    let id = |rev: &str| Oid::from_str(&git(dir, &["rev-parse", rev])).unwrap();
+    let id = |rev: &str| Oid::parse(&git(dir, &["rev-parse", rev])).unwrap();
     let deltas: Vec<Oid> = ["HEAD~:a.bin", "HEAD:a.bin", "HEAD~:a.txt", "HEAD:a.txt"]
         .iter()
         .map(|r| id(r))
@@ -357,7 +356,7 @@ fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
     git(dir, &["commit", "-q", "-m", "late"]);
     let store = ObjectStore::open(&dir.join(".git"), 1 << 20);
     let mut reader = store.reader().unwrap();
-    let id = |rev: &str| Oid::from_str(&git(dir, &["rev-parse", rev])).unwrap();
+    let id = |rev: &str| Oid::parse(&git(dir, &["rev-parse", rev])).unwrap();
     let early = reader.blob(id("HEAD~:f1.txt")).unwrap();
     // The gc packs everything anew, deletes the old pack and the loose copy.
     git(dir, &["repack", "-a", "-d", "-q", "-f"]);

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use git2::{ObjectType, Repository};
+use crate::git::Repo;
 
 use super::SkippedFile;
 use super::diff_out::ProposedDiff;
@@ -106,12 +106,12 @@ impl Scan {
         // Few objects are written loose, from their content: the first
         // ones changed (in any chunk) keep it.
         let keep = changed_before.fetch_add(1, Ordering::Relaxed) < git::PACK_THRESHOLD;
-        let raw = keep.then_some((ObjectType::Blob, content));
+        let kept = keep.then_some(content);
         self.replacements += replacements;
         self.changed.push(Changed {
             entry: entry.clone(),
             count: replacements,
-            object: NewObject { packed, raw },
+            object: NewObject::blob(packed, kept),
             diff_at,
         });
         Ok(())
@@ -164,34 +164,6 @@ impl<F: FnMut(&git::RepoPath) -> bool> Patcher<F> {
             }
         }
     }
-}
-
-/// Bytes of pack files libgit2 keeps mapped at once, in windows of
-/// [`PACK_WINDOW`]: propose reads every tree of the scope through libgit2,
-/// and with libgit2's defaults (1 GiB windows, no practical limit) each
-/// page of every pack it touched stayed mapped, resident and counted in
-/// the process's RSS until the end (43 MiB of a real-code propose's 168,
-/// when libgit2 read the blobs too). Read pages stay in the page cache; a
-/// window mapped again costs page-table work only.
-const PACK_MAPPED_LIMIT: usize = 4 << 20;
-const PACK_WINDOW: usize = 1 << 20;
-
-/// Sets libgit2's window size and mapped limit for packs (once per
-/// process, before propose reads its first object: a window mapped before
-/// stays as large as it was; see [`PACK_MAPPED_LIMIT`]).
-#[allow(unsafe_code)]
-pub(super) fn bound_mapped_packs() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: both are plain size_t settings libgit2 reads when it
-        // maps a new window; they bound its cache of mappings and nothing
-        // else, so a lookup that saw the old value in between is only
-        // less frugal. Neither call can fail for these options.
-        unsafe {
-            let _ = git2::opts::set_mwindow_size(PACK_WINDOW);
-            let _ = git2::opts::set_mwindow_mapped_limit(PACK_MAPPED_LIMIT);
-        }
-    });
 }
 
 /// Files per chunk: neighbours in path order, so a chunk's blobs often
@@ -267,7 +239,7 @@ impl Drop for StopOnPanic<'_> {
 /// comment). `patcher` makes each worker's diff writer; `None`: no diff
 /// is written during the scan.
 pub(super) fn scan_files<F>(
-    repo: &Repository,
+    repo: &Repo,
     files: &[BlobEntry],
     replacer: &Replacer,
     mut patcher: impl FnMut() -> Option<Patcher<F>>,
@@ -275,7 +247,7 @@ pub(super) fn scan_files<F>(
 where
     F: FnMut(&git::RepoPath) -> bool + Send,
 {
-    let store = ObjectStore::open(repo.commondir(), BASE_CACHE_BYTES);
+    let store = ObjectStore::open(repo.common_dir(), BASE_CACHE_BYTES);
     let chunks = files.len().div_ceil(CHUNK_FILES);
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())

@@ -3,14 +3,12 @@
 //! both sides. Files come from the base → proposal tree diff `show`
 //! prints; lines from the engine's structured hunks and word diff.
 
-use crate::git::Context;
-use git2::{Delta, DiffOptions, Patch};
 use serde::Serialize;
 
 use crate::diff::hunks::{self, LineKind};
 use crate::diff::word::{self, SegmentKind};
 use crate::error::Result;
-use crate::git::Repo;
+use crate::git::{FileDiff, FileStatus, Repo};
 use crate::store::proposals::Proposal;
 
 /// One changed file, without its lines.
@@ -57,53 +55,8 @@ pub struct Line {
     pub w: Option<Marks>,
 }
 
-fn options(paths: &[crate::git::RepoPath]) -> DiffOptions {
-    let mut o = DiffOptions::new();
-    o.context_lines(3);
-    o.disable_pathspec_match(true);
-    for p in paths {
-        o.pathspec(p.as_bytes());
-    }
-    o
-}
-
-/// `paths` are exact (bytes): a name that is not UTF-8 is diffed too.
-fn diff<'r>(
-    repo: &'r Repo,
-    p: &Proposal,
-    paths: &[crate::git::RepoPath],
-) -> Result<git2::Diff<'r>> {
-    let old = repo
-        .find_commit(p.base)
-        .context(|| format!("read commit {}", p.base))?
-        .tree()
-        .context(|| "read the tree of commit")?;
-    let new = repo
-        .find_commit(p.commit)
-        .context(|| format!("read commit {}", p.commit))?
-        .tree()
-        .context(|| "read the tree of commit")?;
-    let mut opts = options(paths);
-    let mut diff = repo
-        .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))
-        .context(|| "compare two trees")?;
-    let mut find = git2::DiffFindOptions::new();
-    find.renames(true);
-    diff.find_similar(Some(&mut find))
-        .context(|| "find similar")?;
-    Ok(diff)
-}
-
 fn is_generated(repo: &Repo, path: &str) -> bool {
-    let attr = repo
-        .get_attr(
-            std::path::Path::new(path),
-            "linguist-generated",
-            git2::AttrCheckFlags::INDEX_ONLY,
-        )
-        .ok()
-        .flatten();
-    if let Some(v) = attr {
+    if let Some(v) = repo.index_attribute(path, "linguist-generated") {
         return v != "false" && v != "unset";
     }
     let name = path.rsplit('/').next().unwrap_or(path);
@@ -116,63 +69,50 @@ fn is_generated(repo: &Repo, path: &str) -> bool {
 
 /// The proposal's changed files, in diff order.
 pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
-    let diff = diff(repo, p, &p.meta.affected_paths())?;
-    let mut out = Vec::new();
-    for i in 0..diff.deltas().len() {
-        let delta = diff.get_delta(i).expect("index in range");
-        let new_path = delta
-            .new_file()
-            .path()
-            .map(|p| p.to_string_lossy().into_owned());
-        let old_path = delta
-            .old_file()
-            .path()
-            .map(|p| p.to_string_lossy().into_owned());
-        let operation_type = match delta.status() {
-            Delta::Added => "create",
-            Delta::Deleted => "delete",
-            Delta::Renamed => "rename",
-            _ => "modify",
-        };
-        let path = new_path.clone().or(old_path.clone()).unwrap_or_default();
-        let (mut added, mut removed, mut lines) = (0, 0, 0);
-        let mut binary = delta.flags().is_binary();
-        if let Some(patch) =
-            Patch::from_diff(&diff, i).context(|| format!("read file {i} of a diff"))?
-        {
-            let (_, a, r) = patch.line_stats().context(|| "count a diff's lines")?;
-            (added, removed) = (a, r);
-            lines = (0..patch.num_hunks())
-                .map(|h| patch.num_lines_in_hunk(h).unwrap_or(0) + 1)
-                .sum();
-            binary |= patch.delta().flags().is_binary();
-        }
-        out.push(FileView {
-            generated: is_generated(repo, &path),
-            path,
-            old_path: (delta.status() == Delta::Renamed).then(|| old_path.unwrap_or_default()),
-            operation_type,
-            binary,
-            lines_added: added,
-            lines_removed: removed,
-            diff_lines: lines,
-            old_oid: delta.old_file().id().to_string(),
-            new_oid: delta.new_file().id().to_string(),
-        });
-    }
-    Ok(out)
+    let diffs = file_diffs(repo, p, None)?;
+    Ok(diffs
+        .into_iter()
+        .map(|d| {
+            let operation_type = match d.status {
+                FileStatus::Added => "create",
+                FileStatus::Deleted => "delete",
+                FileStatus::Renamed => "rename",
+                FileStatus::Modified => "modify",
+            };
+            let path = d
+                .new_path
+                .clone()
+                .or(d.old_path.clone())
+                .unwrap_or_default();
+            FileView {
+                generated: is_generated(repo, &path),
+                path,
+                old_path: (d.status == FileStatus::Renamed).then(|| d.old_path.unwrap_or_default()),
+                operation_type,
+                binary: d.binary,
+                lines_added: d.lines_added,
+                lines_removed: d.lines_removed,
+                diff_lines: d.diff_lines,
+                old_oid: d.old_id.to_string(),
+                new_oid: d.new_id.to_string(),
+            }
+        })
+        .collect())
 }
 
-fn blob(repo: &Repo, oid: &str) -> Result<Vec<u8>> {
-    let oid = git2::Oid::from_str(oid).context(|| format!("parse object id {}", oid))?;
+/// The base → proposal diff of the proposal's paths (exact bytes: a name
+/// that is not UTF-8 is diffed too), renames found.
+fn file_diffs(repo: &Repo, p: &Proposal, only: Option<&str>) -> Result<Vec<FileDiff>> {
+    let old = repo.commit_tree(p.base)?.id();
+    let new = repo.commit_tree(p.commit)?.id();
+    repo.file_diffs(old, new, &p.meta.affected_paths(), only)
+}
+
+fn blob(repo: &Repo, oid: crate::git::Oid) -> Result<Vec<u8>> {
     if oid.is_zero() {
         return Ok(Vec::new());
     }
-    Ok(repo
-        .find_blob(oid)
-        .context(|| format!("read blob {}", oid))?
-        .content()
-        .to_vec())
+    repo.blob(oid)
 }
 
 /// The hunks of one file of the proposal (`None`: not one of its files),
@@ -182,27 +122,16 @@ fn blob(repo: &Repo, oid: &str) -> Result<Vec<u8>> {
 pub fn hunks(repo: &Repo, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>> {
     // The tree diff (renames found) names the file's blobs; only this
     // file's text is diffed, not every file's as `files` does.
-    let diff = diff(repo, p, &p.meta.affected_paths())?;
-    let found = (0..diff.deltas().len()).find(|&i| {
-        let delta = diff.get_delta(i).expect("index in range");
-        let shown = delta.new_file().path().or(delta.old_file().path());
-        shown.is_some_and(|s| s.to_string_lossy() == path)
-    });
-    let Some(i) = found else {
+    let diffs = file_diffs(repo, p, Some(path))?;
+    let shown = |d: &FileDiff| d.new_path.as_deref().or(d.old_path.as_deref()) == Some(path);
+    let Some(d) = diffs.iter().find(|d| shown(d)) else {
         return Ok(None);
     };
-    let delta = diff.get_delta(i).expect("index in range");
-    let mut binary = delta.flags().is_binary();
-    if let Some(patch) =
-        Patch::from_diff(&diff, i).context(|| format!("read file {i} of a diff"))?
-    {
-        binary |= patch.delta().flags().is_binary();
-    }
-    if binary {
+    if d.binary {
         return Ok(Some(Vec::new()));
     }
-    let old = blob(repo, &delta.old_file().id().to_string())?;
-    let new = blob(repo, &delta.new_file().id().to_string())?;
+    let old = blob(repo, d.old_id)?;
+    let new = blob(repo, d.new_id)?;
     Ok(Some(number(hunks::hunks(&old, &new).hunks)))
 }
 

@@ -5,16 +5,15 @@
 //! `git grep`. Same entries, same order and same modes (normalised as
 //! libgit2 normalises them) as `git::list_blobs`, which the test checks.
 
-use crate::git::Context;
-use git2::{ObjectType, Oid, Repository};
+use git2::ObjectType;
 
 use crate::error::{Error, Result};
-use crate::git::{self, BlobEntry, mode};
+use crate::{BlobEntry, Context, Oid, Repo, mode};
 
 /// Every regular file under the tree `tree`, in tree order, with paths
 /// prefixed by `dir` (`""` or text ending in `/`).
-pub(super) fn list_blobs(repo: &Repository, tree: Oid, dir: &str) -> Result<Vec<BlobEntry>> {
-    let odb = repo.odb().context(|| "open the object database")?;
+pub fn list_files(repo: &Repo, tree: Oid, dir: &str) -> Result<Vec<BlobEntry>> {
+    let odb = repo.raw().odb().context(|| "open the object database")?;
     let mut out = Vec::new();
     walk(&odb, tree, dir, None, &mut out)?;
     Ok(out)
@@ -44,7 +43,9 @@ fn walk(
     raw_dir: Option<&[u8]>,
     out: &mut Vec<BlobEntry>,
 ) -> Result<()> {
-    let object = odb.read(tree).context(|| format!("read object {}", tree))?;
+    let object = odb
+        .read(tree.raw())
+        .context(|| format!("read tree {tree}"))?;
     if object.kind() != ObjectType::Tree {
         return Err(corrupt(tree));
     }
@@ -69,13 +70,13 @@ fn walk(
         let name = &after[..nul];
         let id_bytes = after.get(nul + 1..nul + 21).ok_or_else(|| corrupt(tree))?;
         rest = &after[nul + 21..];
-        let id = Oid::from_bytes(id_bytes).context(|| "parse an object id")?;
+        let id = Oid::from_bytes(id_bytes)?;
         let mode = normalize(attr);
         let is_tree = mode == 0o040000;
         if !is_tree && !mode::is_file(mode) {
             continue;
         }
-        let (path, raw) = git::entry_path(dir, raw_dir, name, is_tree);
+        let (path, raw) = crate::entry_path(dir, raw_dir, name, is_tree);
         if is_tree {
             walk(odb, id, &path, raw.as_deref(), out)?;
         } else {
@@ -101,7 +102,8 @@ mod tests {
     #[test]
     fn lists_what_git_list_blobs_lists() {
         let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init(dir.path()).unwrap();
+        let handle = Repo::new_any(git2::Repository::init(dir.path()).unwrap());
+        let repo = handle.raw();
         let blob = repo.blob(b"x\n").unwrap();
         let mut inner = repo.treebuilder(None).unwrap();
         inner.insert("run.sh", blob, 0o100755).unwrap();
@@ -133,13 +135,13 @@ mod tests {
         let top = top.write().unwrap();
 
         let key = |e: &BlobEntry| (e.path.clone(), e.raw.clone(), e.oid, e.mode);
-        let ours: Vec<_> = list_blobs(&repo, top, "")
+        let ours: Vec<_> = list_files(&handle, top.into(), "")
             .unwrap()
             .iter()
             .map(key)
             .collect();
         let tree = repo.find_tree(top).unwrap();
-        let theirs: Vec<_> = crate::git::list_blobs(&repo, &tree)
+        let theirs: Vec<_> = crate::list_blobs(&handle, &crate::view::Tree::new(tree.clone()))
             .unwrap()
             .iter()
             .map(key)
@@ -147,7 +149,7 @@ mod tests {
         assert_eq!(ours, theirs);
         assert_eq!(ours.len(), 6, "{ours:?}");
         let sub = tree.get_name("a").unwrap().id();
-        let prefixed: Vec<_> = list_blobs(&repo, sub, "a/")
+        let prefixed: Vec<_> = list_files(&handle, sub.into(), "a/")
             .unwrap()
             .iter()
             .map(key)

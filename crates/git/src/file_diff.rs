@@ -1,0 +1,122 @@
+//! The files two trees differ in, as the review page lists them: each
+//! file's paths (renames found), kind of change, whether it is binary, its
+//! blobs and, when asked, its line counts.
+
+use crate::error::Result;
+use crate::{Context, Oid, Repo, RepoPath};
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileStatus {
+    Added,
+    Deleted,
+    Renamed,
+    Modified,
+}
+
+/// One file of a tree diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    /// Paths as text (lossily UTF-8); `None` on the side it is missing.
+    pub old_path: Option<String>,
+    pub new_path: Option<String>,
+    pub status: FileStatus,
+    pub binary: bool,
+    pub old_id: Oid,
+    pub new_id: Oid,
+    /// Lines added and removed, and lines of the patch (hunk headers
+    /// included); zero unless counted.
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    pub diff_lines: usize,
+}
+
+impl Repo {
+    /// The files of `paths` (exact, as bytes) that differ from tree `old`
+    /// to tree `new`, renames found, in diff order. Each file's patch is
+    /// computed (line counts, and binary as the patch finds it) unless
+    /// `only` names one file: then only that file's, without line counts.
+    pub fn file_diffs(
+        &self,
+        old: Oid,
+        new: Oid,
+        paths: &[RepoPath],
+        only: Option<&str>,
+    ) -> Result<Vec<FileDiff>> {
+        let raw = self.raw();
+        let doing = || format!("compare tree {old} with tree {new}");
+        let tree = |id: Oid| {
+            raw.find_tree(id.raw())
+                .context(|| format!("read tree {id}"))
+        };
+        let mut opts = git2::DiffOptions::new();
+        opts.context_lines(3);
+        opts.disable_pathspec_match(true);
+        for p in paths {
+            opts.pathspec(p.as_bytes());
+        }
+        let mut diff = raw
+            .diff_tree_to_tree(Some(&tree(old)?), Some(&tree(new)?), Some(&mut opts))
+            .context(doing)?;
+        let mut find = git2::DiffFindOptions::new();
+        find.renames(true);
+        diff.find_similar(Some(&mut find)).context(doing)?;
+        let mut out = Vec::new();
+        for (i, delta) in diff.deltas().enumerate() {
+            let text = |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().into_owned());
+            let status = match delta.status() {
+                git2::Delta::Added => FileStatus::Added,
+                git2::Delta::Deleted => FileStatus::Deleted,
+                git2::Delta::Renamed => FileStatus::Renamed,
+                _ => FileStatus::Modified,
+            };
+            let mut file = FileDiff {
+                old_path: text(delta.old_file()),
+                new_path: text(delta.new_file()),
+                status,
+                binary: delta.flags().is_binary(),
+                old_id: delta.old_file().id().into(),
+                new_id: delta.new_file().id().into(),
+                lines_added: 0,
+                lines_removed: 0,
+                diff_lines: 0,
+            };
+            let shown = file.new_path.as_deref().or(file.old_path.as_deref());
+            if only.is_some_and(|o| shown != Some(o)) {
+                out.push(file);
+                continue;
+            }
+            // The patch also tells a binary file libgit2 only found binary
+            // while diffing it.
+            if let Some(patch) = git2::Patch::from_diff(&diff, i)
+                .context(|| format!("diff {}", file.new_path.as_deref().unwrap_or_default()))?
+            {
+                file.binary |= patch.delta().flags().is_binary();
+                if only.is_none() {
+                    let (_, a, r) = patch.line_stats().context(doing)?;
+                    (file.lines_added, file.lines_removed) = (a, r);
+                    file.diff_lines = (0..patch.num_hunks())
+                        .map(|h| patch.num_lines_in_hunk(h).unwrap_or(0) + 1)
+                        .sum();
+                }
+            }
+            out.push(file);
+        }
+        Ok(out)
+    }
+
+    /// The value of attribute `name` for `path`, from the index's
+    /// attribute files only (`git check-attr --cached`); `None` when unset
+    /// or unspecified there.
+    pub fn index_attribute(&self, path: &str, name: &str) -> Option<String> {
+        self.raw()
+            .get_attr(
+                std::path::Path::new(path),
+                name,
+                git2::AttrCheckFlags::INDEX_ONLY,
+            )
+            .ok()
+            .flatten()
+            .map(str::to_string)
+    }
+}

@@ -1,0 +1,55 @@
+//! Three-way merges of trees and reverts of commits, as libgit2 computes
+//! them, answered as a tree id or the conflicting paths.
+
+use crate::error::Result;
+use crate::{Context, Oid, Repo};
+
+/// What a merge came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merged {
+    /// The merged tree, written.
+    Clean(Oid),
+    /// The paths in conflict, sorted, named as git names them.
+    Conflicts(Vec<String>),
+}
+
+impl Repo {
+    /// Merges `ancestor → ours` and `ancestor → theirs` (no rename
+    /// detection: a proposal names the paths it changes).
+    pub fn merge_trees(&self, ancestor: Oid, ours: Oid, theirs: Oid) -> Result<Merged> {
+        let raw = self.raw();
+        let tree = |id: Oid| {
+            raw.find_tree(id.raw())
+                .context(|| format!("read tree {id}"))
+        };
+        let mut opts = git2::MergeOptions::new();
+        opts.find_renames(false);
+        let index = raw
+            .merge_trees(&tree(ancestor)?, &tree(ours)?, &tree(theirs)?, Some(&opts))
+            .context(|| format!("merge tree {ancestor} → {ours} with → {theirs}"))?;
+        self.merged(index)
+    }
+
+    /// Reverts commit `commit` on top of commit `onto` (mainline 0).
+    pub fn revert_commit(&self, commit: Oid, onto: Oid) -> Result<Merged> {
+        let raw = self.raw();
+        let read = |id: Oid| {
+            raw.find_commit(id.raw())
+                .context(|| format!("read commit {id}"))
+        };
+        let index = raw
+            .revert_commit(&read(commit)?, &read(onto)?, 0, None)
+            .context(|| format!("revert commit {commit} on {onto}"))?;
+        self.merged(index)
+    }
+
+    fn merged(&self, mut index: git2::Index) -> Result<Merged> {
+        if index.has_conflicts() {
+            return Ok(Merged::Conflicts(crate::conflict_paths(&index)?));
+        }
+        index
+            .write_tree_to(self.raw())
+            .map(|id| Merged::Clean(id.into()))
+            .context(|| "write the merged tree")
+    }
+}

@@ -1,0 +1,105 @@
+//! An object id, the adapter's own: the layers above name objects by it
+//! and never see libgit2's type. Converting to and from libgit2's id costs
+//! nothing (the same 20 bytes); only this crate can do it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use evolv_core::error::{Error, GitCause, GitFailure, Result};
+
+/// A git object id (SHA-1).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Oid(git2::Oid);
+
+impl Oid {
+    /// All zeros: git's "no object" (a ref created or deleted).
+    pub fn zero() -> Oid {
+        Oid(git2::Oid::zero())
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0.is_zero()
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+
+    /// The id of raw `bytes` (20 of them).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Oid> {
+        git2::Oid::from_bytes(bytes)
+            .map(Oid)
+            .map_err(|e| crate::library_error("read an object id", e))
+    }
+
+    /// The id of a `blob` holding `content`, as `git hash-object` computes it.
+    pub fn of_blob(content: &[u8]) -> Oid {
+        Oid(git2::Oid::hash_object(git2::ObjectType::Blob, content)
+            .expect("hashing bytes cannot fail"))
+    }
+
+    /// The id `text` spells out in hex (40 digits; fewer are padded with
+    /// zeros, as libgit2 reads them).
+    pub fn parse(text: &str) -> Result<Oid> {
+        text.parse()
+    }
+
+    /// The first `n` hex digits.
+    pub fn short(&self, n: usize) -> String {
+        let mut s = self.to_string();
+        s.truncate(n);
+        s
+    }
+
+    /// The id of an object of `kind` holding `content`.
+    pub(crate) fn hash_object(kind: git2::ObjectType, content: &[u8]) -> Result<Oid> {
+        git2::Oid::hash_object(kind, content)
+            .map(Oid)
+            .map_err(|e| crate::library_error(format!("hash a {kind}"), e))
+    }
+
+    pub(crate) fn raw(self) -> git2::Oid {
+        self.0
+    }
+}
+
+impl From<git2::Oid> for Oid {
+    fn from(id: git2::Oid) -> Oid {
+        Oid(id)
+    }
+}
+
+impl From<Oid> for git2::Oid {
+    fn from(id: Oid) -> git2::Oid {
+        id.0
+    }
+}
+
+impl FromStr for Oid {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Oid> {
+        git2::Oid::from_str(text)
+            .map(Oid)
+            .map_err(|e| Error::GitLibrary {
+                doing: format!("read object id '{text}'"),
+                source: GitCause {
+                    message: e.message().to_string(),
+                    kind: GitFailure::Other,
+                },
+            })
+    }
+}
+
+impl fmt::Display for Oid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Debug for Oid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
