@@ -158,18 +158,7 @@ fn git_dash_c_sets_the_push_keys() {
     let zero = "0".repeat(40);
     let line = format!("refs/heads/release {head} refs/heads/release {zero}\n");
     let hook = |config: &[&str]| {
-        let bin_dir = std::path::Path::new(crate::common::BIN).parent().unwrap();
-        let mut path = vec![bin_dir.to_path_buf()];
-        path.extend(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        ));
-        let mut cmd = sealed("git", repo.home());
-        cmd.env("PATH", std::env::join_paths(path).unwrap());
-        for c in config {
-            cmd.args(["-c", c]);
-        }
-        cmd.args(["evolv", "hook", "pre-push", "origin", "/nowhere"])
-            .current_dir(repo.path());
+        let cmd = repo.git_with_evolv(config, &["evolv", "hook", "pre-push", "origin", "/nowhere"]);
         run_with_stdin(cmd, &line)
     };
     // `release` is not protected by default: the push passes.

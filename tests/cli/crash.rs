@@ -332,13 +332,7 @@ impl Scenario {
         cmd.args(args)
             .current_dir(self.repo.path())
             .envs(env.iter().copied());
-        let out = cmd.output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            stdout_bytes: out.stdout,
-        }
+        Run::of(cmd)
     }
 
     /// Where HEAD points (the branch, or the detached HEAD itself).

@@ -5,7 +5,6 @@
 //! them or by the hooks git starts.
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -18,7 +17,7 @@ use expectrl::{Expect, Regex, Session};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{BIN, Run, TestRepo, error_code, run_with_stdin, sealed};
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
@@ -50,14 +49,8 @@ fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&st
     run(cmd)
 }
 
-fn run(mut cmd: Command) -> Run {
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        stdout_bytes: out.stdout,
-    }
+fn run(cmd: Command) -> Run {
+    Run::of(cmd)
 }
 
 /// `git push …` from the repository, without a terminal.
@@ -629,21 +622,9 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
     let hook = |line: String| {
         let mut c = sealed(BIN, repo.home());
         c.args(["hook", "pre-push", "origin", "/x"])
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = detach(&mut c).spawn().unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            stdout_bytes: out.stdout,
-        }
+            .current_dir(&dir);
+        detach(&mut c);
+        run_with_stdin(c, format!("{line}\n"))
     };
     let del = hook(format!("(delete) {zero} refs/heads/main {head}"));
     assert_eq!(del.code, 1, "{}", del.stderr);
