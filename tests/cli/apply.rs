@@ -1,7 +1,7 @@
 //! `git evolv apply` without validation: seed scenarios 3 to 5, landing,
 //! dirty files and status, checked with git afterwards.
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_human, error_code};
 
 #[test]
 fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
@@ -45,13 +45,8 @@ fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
 fn scenario_4_unknown_id_is_patch_not_found_and_touches_nothing() {
     let repo = TestRepo::scenario();
     let before = (repo.head(), repo.status());
-    let run = repo.evolv(&["apply", "invalid_patch"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("Patch 'invalid_patch' not found"),
-        "{}",
-        run.stderr
-    );
+    let run = repo.transcript(&["apply", "invalid_patch"]);
+    assert_human!(repo, "apply_unknown_id", run);
     let json = repo.evolv(&["apply", "--json", "invalid_patch"]);
     assert_eq!(error_code(&json), "patch_not_found");
     assert_eq!(

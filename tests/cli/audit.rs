@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, sealed,
+};
 use crate::crash::{Scenario, full_change_set};
 
 fn repo_with_proposal() -> (TestRepo, String, String) {
@@ -103,11 +105,7 @@ fn a_stale_audit_lock_never_undoes_a_landing_and_its_record_arrives_later() {
     std::fs::remove_file(&lock).unwrap();
     let list = repo.evolv(&["list"]);
     list.ok();
-    assert!(
-        list.stderr.contains("journalled bookkeeping"),
-        "{}",
-        list.stderr
-    );
+    assert_human!(repo, "journalled_bookkeeping_chained", list.stderr.clone());
     assert_eq!(chained_apply_records(&repo, &id), 1);
     assert_eq!(pending_files(&repo), 0);
     // ... once only.
@@ -136,12 +134,7 @@ fn propose_under_a_stale_audit_lock_stores_its_proposal_and_succeeds() {
     }
     let text = repo.evolv(&["propose", "-p", "tok", "-r", "t3"]);
     text.ok();
-    assert!(
-        text.stderr
-            .contains("warning: the audit record could not be written yet: Unable to create"),
-        "{}",
-        text.stderr
-    );
+    assert_human!(repo, "propose_audit_record_later", text.stderr.clone());
     let list = repo.evolv(&["list", "--json"]);
     assert_eq!(
         list.json()["proposals"].as_array().map_or(0, Vec::len),
@@ -308,18 +301,13 @@ fn automatic_recovery_never_claims_a_landing_a_live_process_holds() {
         start.elapsed() < Duration::from_secs(2),
         "it waited for the live landing"
     );
-    assert!(!run.stderr.contains("recovered"), "{}", run.stderr);
+    assert_lacks(&run.stderr, "recovered");
     assert!(sc.repo.path().join(".git/evolv/journal").exists());
     holder.wait().unwrap();
     // Once nobody holds it, the next command recovers it and says so.
     let run = sc.run(&["log"], None);
     run.ok();
-    assert!(
-        run.stderr
-            .contains("recovered: completed the interrupted landing"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "recovered: completed the interrupted landing");
     assert!(sc.assert_consistent("after recovery"));
 }
 

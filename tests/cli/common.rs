@@ -45,8 +45,9 @@ impl Run {
         Run::from(cmd.output().expect("the command starts"))
     }
 
-    fn named(mut self, command: String) -> Self {
-        self.command = command;
+    /// The run, its command line set for its transcript.
+    pub fn named(mut self, command: impl Into<String>) -> Self {
+        self.command = command.into();
         self
     }
 
@@ -578,6 +579,9 @@ pub fn snapshot_settings(repo: &TestRepo) -> insta::Settings {
     let home = regex_escape(&repo.home().display().to_string());
     s.add_filter(&path, "[REPO]");
     s.add_filter(&home, "[HOME]");
+    if let Some(bin_dir) = Path::new(BIN).parent() {
+        s.add_filter(&regex_escape(&bin_dir.display().to_string()), "[BIN]");
+    }
     s.add_filter(r"\b[0-9a-f]{40}\b", "[HASH]");
     s.add_filter(r"\b[0-9a-f]{7,12}\b", "[SHORT]");
     s.add_filter(r"patch_(\d+)_[0-9a-f]{8,40}", "patch_${1}_[ID]");
@@ -585,6 +589,7 @@ pub fn snapshot_settings(repo: &TestRepo) -> insta::Settings {
         s.add_filter(r"patch_\d+_\[ID\]", "patch_[ID]");
     }
     s.add_filter(r"\b\d+ ms\b", "[N] ms");
+    s.add_filter(r"pending/\d+-\d+-\d+\.json", "pending/[RECORD].json");
     s
 }
 

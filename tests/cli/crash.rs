@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::common::{Run, TestRepo, error_code, sealed};
+use crate::common::{Run, TestRepo, assert_has, error_code, sealed};
 
 /// Every crash point a landing passes, in order.
 pub const POINTS: [&str; 13] = [
@@ -717,11 +717,7 @@ fn a_user_edit_after_the_crash_is_kept_and_reported() {
     // concurrent `git add` fails fast instead of interleaving.
     let add = sc.repo.git_run(&["add", "keep.txt"]);
     assert_ne!(add.code, 0);
-    assert!(
-        add.stderr.contains("index.lock': File exists"),
-        "{}",
-        add.stderr
-    );
+    assert_has(&add.stderr, "index.lock': File exists");
     // The user edits a file the landing had not reached yet.
     sc.repo.write("mod.txt", "my own edit\n");
     let rec = sc.run(&["recover", "--json"], None);
@@ -747,12 +743,7 @@ fn a_foreign_index_lock_is_never_deleted_and_git_words_are_shown() {
     std::fs::write(sc.repo.path().join(".git/index.lock"), "git's own").unwrap();
     let run = sc.run(&["apply", "--json", &sc.id], None);
     assert_eq!(error_code(&run), "index_locked");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("File exists")
-    );
+    assert_has(&run.error_message(), "File exists");
     assert_eq!(sc.branch(), sc.h, "nothing moved");
     assert!(!sc.repo.path().join(".git/evolv/journal").exists());
     assert_eq!(
@@ -766,12 +757,8 @@ fn a_foreign_index_lock_is_never_deleted_and_git_words_are_shown() {
     std::fs::write(sc.repo.path().join(".git/index.lock"), "git's own").unwrap();
     let rec = sc.run(&["recover"], None);
     assert_ne!(rec.code, 0);
-    assert!(
-        rec.stderr.contains("index.lock': File exists"),
-        "{}",
-        rec.stderr
-    );
-    assert!(rec.stderr.contains("git evolv recover"), "{}", rec.stderr);
+    assert_has(&rec.stderr, "index.lock': File exists");
+    assert_has(&rec.stderr, "git evolv recover");
     std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
     sc.run(&["recover"], None).ok();
     assert!(sc.assert_consistent("after the user removed their lock"));

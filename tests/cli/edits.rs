@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{BIN, TestRepo, assert_has, error_code, run_with_stdin, sealed};
 
 /// Proposes `list` (JSON) through stdin with `--json`.
 fn propose_list(repo: &TestRepo, list: &Value, extra: &[&str]) -> crate::common::Run {
@@ -189,11 +189,9 @@ fn range_errors_have_their_codes() {
     let one = |path: &str, loc: Value| json!({"edits": [{"op": "range", "path": path, "locator": loc, "new": "q"}]});
     let run = propose_list(&repo, &one("r.txt", lc(60, 1, 60, 1)), &[]);
     assert_eq!((run.code, error_code(&run)), (1, "out_of_bounds".into()));
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("line 60 exceeds file length (52 lines)")
+    assert_has(
+        &run.error_message(),
+        "line 60 exceeds file length (52 lines)",
     );
     let run = propose_list(&repo, &one("c.txt", lc(1, 4, 1, 4)), &[]);
     assert_eq!((run.code, error_code(&run)), (1, "invalid_locator".into()));
@@ -562,14 +560,7 @@ fn invalid_notebook_json_is_invalid_input_naming_the_position() {
         json!({"edits": [{"op": "notebook", "path": "bad.ipynb", "mode": "delete", "cell": 0}]});
     let run = propose_list(&repo, &list, &[]);
     assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("line 3"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.error_message(), "line 3");
 }
 
 #[test]

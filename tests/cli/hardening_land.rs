@@ -6,7 +6,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, error_code, sealed};
 
 fn json_code(run: &Run) -> String {
     error_code(run)
@@ -113,12 +113,7 @@ fn apply_and_rollback_refuse_while_a_merge_is_in_progress() {
     let head = repo.head();
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(json_code(&run), "operation_in_progress");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("MERGE_HEAD")
-    );
+    assert_has(&run.error_message(), "MERGE_HEAD");
     assert_eq!(repo.head(), head);
     assert_eq!(repo.read("f"), "old\n");
     repo.git(&["merge", "--abort"]);

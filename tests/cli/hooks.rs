@@ -17,7 +17,9 @@ use expectrl::{Expect, Regex, Session};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::common::{BIN, Run, TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, run_with_stdin, sealed,
+};
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
@@ -179,11 +181,10 @@ fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
     assert_eq!(state(&st, "pre-push"), "installed");
     assert_eq!(st["hooks"][1]["version"], env!("CARGO_PKG_VERSION"));
 
-    let human = repo.evolv(&["hooks", "status"]);
-    assert!(
-        human.stdout.contains("pre-push    installed"),
-        "{}",
-        human.stdout
+    assert_human!(
+        repo,
+        "hooks_status_installed",
+        repo.transcript(&["hooks", "status"])
     );
 
     repo.evolv(&["hooks", "uninstall"]).ok();
@@ -336,11 +337,7 @@ fn hooks_install_from_a_linked_worktree_goes_to_the_common_hooks_folder() {
     // The hook runs for pushes from the linked worktree.
     let del = no_tty(repo, &wt, "git", &["push", "origin", ":main"], &[]);
     assert_ne!(del.code, 0);
-    assert!(
-        del.stderr.contains("deleting the protected branch main"),
-        "{}",
-        del.stderr
-    );
+    assert_has(&del.stderr, "deleting the protected branch main");
 }
 
 #[test]
@@ -352,15 +349,9 @@ fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     assert_eq!(state(&st, "pre-push"), "bypassed", "{st}");
     assert_eq!(st["hooks_path"]["value"], ".githooks");
 
-    let run = repo.evolv(&["hooks", "install"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("core.hooksPath is set to '.githooks'")
-            && run.stderr.contains("local file:.git/config"),
-        "names where it was set:\n{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("--hooks-path"), "{}", run.stderr);
+    // Names where it was set, and the way out (--hooks-path).
+    let run = repo.transcript(&["hooks", "install"]);
+    assert_human!(repo, "hooks_install_core_hooks_path", run);
     assert_eq!(
         error_code(&repo.evolv(&["hooks", "install", "--json"])),
         "hooks_path_set"
@@ -386,12 +377,7 @@ fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     let run = repo.evolv(&["hooks", "install"]);
     assert_eq!(run.code, 2);
     let global = repo.home().join(".gitconfig");
-    assert!(
-        run.stderr
-            .contains(&format!("(global file:{})", global.display())),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, &format!("(global file:{})", global.display()));
     let run = repo.evolv(&["hooks", "install", "--hooks-path", "--json"]);
     run.ok();
     assert_eq!(
@@ -409,15 +395,11 @@ fn hooks_push_new_branch_and_fast_forward_pass() {
     let one = commit(repo, "b.txt", "b\n", "feat: b");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert!(run.stderr.contains("feature (new): ok"), "{}", run.stderr);
+    assert_has(&run.stderr, "feature (new): ok");
     let two = commit(repo, "b.txt", "b2\n", "fix: b");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert!(
-        run.stderr.contains("feature (1 ahead, 0 behind): ok"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "feature (1 ahead, 0 behind): ok");
     assert_eq!(
         p.remote_rev("refs/heads/feature").as_deref(),
         Some(two.as_str())
@@ -440,14 +422,9 @@ fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
     ]);
     let run = push(repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr
-            .contains("force push to the protected branch main"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("--force-with-lease"), "{}", run.stderr);
-    assert!(run.stderr.contains("pull first"), "{}", run.stderr);
+    assert_has(&run.stderr, "force push to the protected branch main");
+    assert_has(&run.stderr, "--force-with-lease");
+    assert_has(&run.stderr, "pull first");
     assert_eq!(p.remote_rev("refs/heads/main").unwrap(), before);
     // Even allowed plain pushes cannot force.
     let run = push_env(
@@ -478,11 +455,7 @@ fn hooks_deleting_main_is_refused() {
     let p = Pushing::new();
     let run = push(&p.repo, &["origin", "--delete", "main"]);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr.contains("deleting the protected branch main"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "deleting the protected branch main");
     assert!(p.remote_rev("refs/heads/main").is_some());
     // Other branches can be deleted.
     p.repo.git(&["branch", "old"]);
@@ -498,11 +471,7 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
     let tip = commit(repo, "a.txt", "a2\n", "fix: a");
     let run = push(repo, &["origin", "main"]);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr.contains("no terminal to confirm on"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "no terminal to confirm on");
     assert!(
         run.stderr
             .contains("git -c evolv.pushToProtected=allow push")
@@ -529,12 +498,7 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
         &[],
     );
     run.ok();
-    assert!(
-        run.stderr
-            .contains("allowed by evolv.pushToProtected=allow"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "allowed by evolv.pushToProtected=allow");
     assert_eq!(
         p.remote_rev("refs/heads/main").as_deref(),
         Some(tip.as_str())
@@ -628,11 +592,7 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
     };
     let del = hook(format!("(delete) {zero} refs/heads/main {head}"));
     assert_eq!(del.code, 1, "{}", del.stderr);
-    assert!(
-        del.stderr.contains("deleting the protected branch main"),
-        "{}",
-        del.stderr
-    );
+    assert_has(&del.stderr, "deleting the protected branch main");
     let new = hook(format!("refs/heads/main {head} refs/heads/topic {zero}"));
     assert_eq!(new.code, 0, "{}", new.stderr);
     fs::write(dir.join("a"), "a2\n").unwrap();
@@ -644,15 +604,10 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
         "plain push to main without a terminal: {}",
         ff.stderr
     );
-    assert!(
-        ff.stderr
-            .contains("main (1 ahead, 0 behind, protected): REFUSED"),
-        "{}",
-        ff.stderr
-    );
+    assert_has(&ff.stderr, "main (1 ahead, 0 behind, protected): REFUSED");
     let force = hook(format!("refs/heads/main {head} refs/heads/main {next}"));
     assert_eq!(force.code, 1);
-    assert!(force.stderr.contains("force push"), "{}", force.stderr);
+    assert_has(&force.stderr, "force push");
 }
 
 #[test]
@@ -700,15 +655,7 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
         "{v}"
     );
     assert_eq!(v["uncommitted"], serde_json::json!(["a.txt", "z.txt"]));
-    let human = repo.evolv(&["check"]);
-    assert!(
-        human
-            .stdout
-            .contains("upstream: origin/main (2 ahead, 1 behind)"),
-        "{}",
-        human.stdout
-    );
-    assert!(human.stderr.contains("pull first"), "{}", human.stderr);
+    assert_human!(repo, "check_ahead_behind", repo.transcript(&["check"]));
 }
 
 // ---- ask ----
@@ -810,13 +757,8 @@ fn ask_without_a_terminal_fails_or_takes_the_default() {
         "--option",
         "no: stop",
     ];
-    let run = no_tty(&repo, repo.path(), BIN, &args, &[]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("needs a terminal") && run.stderr.contains("--default"),
-        "{}",
-        run.stderr
-    );
+    let run = no_tty(&repo, repo.path(), BIN, &args, &[]).named("git evolv ask Sure? …");
+    assert_human!(repo, "ask_without_a_terminal", run.transcript());
     let mut json = args.to_vec();
     json.push("--json");
     assert_eq!(
@@ -844,7 +786,7 @@ fn ask_without_a_terminal_fails_or_takes_the_default() {
         &[],
     );
     assert_eq!(bad.code, 2);
-    assert!(bad.stderr.contains("--default `maybe`"), "{}", bad.stderr);
+    assert_has(&bad.stderr, "--default `maybe`");
 }
 
 /// `git push origin main` on a terminal, answering with `keys`.
@@ -923,7 +865,7 @@ fn hooks_dry_run_push_is_not_asked_about() {
     for flag in ["--dry-run", "-n"] {
         let run = push(&p.repo, &[flag, "origin", "main"]);
         assert_eq!(run.code, 0, "{flag}: {}", run.stderr);
-        assert!(run.stderr.contains("dry run"), "{}", run.stderr);
+        assert_has(&run.stderr, "dry run");
     }
     assert_eq!(p.remote_rev("refs/heads/main"), before);
     // A real push without a terminal is still refused.
@@ -973,8 +915,8 @@ fn hooks_unknown_remote_commit_is_fetch_first_not_a_force_push() {
     commit(&p.repo, "a.txt", "a2\n", "fix: a");
     let run = push(&p.repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert!(run.stderr.contains("fetch first"), "{}", run.stderr);
-    assert!(!run.stderr.contains("force push"), "{}", run.stderr);
+    assert_has(&run.stderr, "fetch first");
+    assert_lacks(&run.stderr, "force push");
 }
 
 #[test]
@@ -1024,20 +966,10 @@ fn hooks_protected_annotated_tags_are_peeled() {
     repo.git(&["tag", "-f", "-a", "-m", "r1 again", "release-1"]);
     let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
     run.ok();
-    assert!(
-        run.stderr
-            .contains("release-1 (1 ahead, 0 behind, protected): ok"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "release-1 (1 ahead, 0 behind, protected): ok");
     // Moving it back is a force push.
     repo.git(&["tag", "-f", "-a", "-m", "r1 back", "release-1", &old]);
     let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr
-            .contains("force push to the protected ref release-1"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "force push to the protected ref release-1");
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, error_code, sealed};
 
 const HOOK_BIN: &str = env!("CARGO_BIN_EXE_git-evolv-hook");
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -202,11 +202,7 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
     );
     assert_eq!(hook_status(&repo, "pre-push")["stale"], false);
     let human = repo.evolv(&["hooks", "status"]);
-    assert!(
-        human.stdout.contains("another build of git-evolv-hook"),
-        "{}",
-        human.stdout
-    );
+    assert_has(&human.stdout, "another build of git-evolv-hook");
     // The stale copy still lints.
     assert_eq!(commit(&repo, "not conventional").code, 1);
 
@@ -270,11 +266,7 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
     // The link still lints (git-evolv dispatches on the hook's name).
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
 
     let run = repo.evolv(&["hooks", "install", "--json"]);
     run.ok();
@@ -360,11 +352,7 @@ fn hooks_the_hook_binary_runs_by_hand() {
     };
     let bad = by_hand(&["commit-msg", "msg"]);
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
     repo.write("msg", "fix: by hand\n");
     by_hand(&["commit-msg", "msg"]).ok();
     let v = by_hand(&["--version"]);
@@ -372,7 +360,7 @@ fn hooks_the_hook_binary_runs_by_hand() {
     assert_eq!(v.stdout, format!("git-evolv-hook {VERSION}\n"));
     let usage = by_hand(&["lint"]);
     assert_eq!(usage.code, 2, "{}", usage.stderr);
-    assert!(usage.stderr.contains("commit-msg FILE"), "{}", usage.stderr);
+    assert_has(&usage.stderr, "commit-msg FILE");
 }
 
 /// pre-commit and lefthook call a hook file their own when it holds their

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{BIN, Run, TestRepo, error_code};
+use crate::common::{BIN, Run, TestRepo, assert_has, assert_lacks, error_code};
 
 fn write_exec(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -135,11 +135,7 @@ fn hooks_a_chained_hook_that_dispatches_on_its_name_still_runs() {
     // Both commit-msg hooks run, husky's first.
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
     assert!(log(&repo).contains("husky-commit-msg"));
     commit(&repo, "feat: both ran").ok();
 
@@ -162,11 +158,7 @@ fn hooks_install_refuses_a_folder_git_tracks() {
     let run = repo.evolv(&["--json", "hooks", "install", "--hooks-path"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_eq!(error_code(&run), "hooks_folder_tracked");
-    assert!(
-        run.stdout.contains(".githooks/commit-msg"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, ".githooks/commit-msg");
     assert_eq!(repo.status(), before, "nothing written");
     assert_eq!(repo.read(".githooks/commit-msg"), "#!/bin/sh\nexit 0\n");
     assert!(!repo.path().join(".githooks/pre-push").exists());
@@ -186,12 +178,8 @@ fn hooks_pre_commit_in_either_order_never_loops_and_uninstalls_cleanly() {
     repo.evolv(&["hooks", "install"]).ok();
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
-    assert!(!bad.stderr.contains("migration mode"), "{}", bad.stderr);
+    assert_has(&bad.stderr, "commit message rejected");
+    assert_lacks(&bad.stderr, "migration mode");
     commit(&repo, "feat: ok").ok();
     assert!(log(&repo).contains("pre-commit"));
     // pre-commit's hook stays where pre-commit looks for it.
@@ -254,11 +242,7 @@ fn hooks_the_loop_an_older_install_left_is_guarded_and_repaired() {
     assert!(!hooks.join("commit-msg.evolv-chained").exists());
     let bad = commit(&repo, "nope");
     assert_eq!(bad.code, 1);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
 }
 
 #[test]
@@ -323,13 +307,9 @@ fn hooks_path_hints_work_when_followed() {
     ]);
     let run = repo.evolv(&["--json", "hooks", "install"]);
     assert_eq!(error_code(&run), "hooks_path_set");
-    assert!(
-        run.json()["error"]["hint"]
-            .as_str()
-            .unwrap()
-            .contains("`git config --global --unset-all core.hooksPath`"),
-        "{}",
-        run.stdout
+    assert_has(
+        &run.error_hint(),
+        "`git config --global --unset-all core.hooksPath`",
     );
     // Following the hint works.
     repo.git(&["config", "--global", "--unset-all", "core.hooksPath"]);
@@ -345,7 +325,7 @@ fn hooks_path_hints_work_when_followed() {
     repo.git(&["config", "core.hooksPath", ".git/hooks"]);
     let run = repo.evolv(&["hooks", "install"]);
     run.ok();
-    assert!(!run.stderr.contains("never runs hooks"), "{}", run.stderr);
+    assert_lacks(&run.stderr, "never runs hooks");
     assert_eq!(hook_status(&repo, "commit-msg")["runs"], true);
 }
 

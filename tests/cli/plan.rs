@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, Run, TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_human, error_code, run_with_stdin, sealed,
+};
 
 /// Writes `plan` to a file outside the working tree and returns its path.
 fn plan_file(repo: &TestRepo, name: &str, plan: &Value) -> String {
@@ -95,7 +97,7 @@ fn check_prints_the_plan_normalised_with_defaults() {
     // Human form: a status line on stderr, the normalised plan on stdout.
     let human = repo.evolv(&["plan", "check", &file]);
     human.ok();
-    assert!(human.stderr.contains("valid"), "{}", human.stderr);
+    assert_human!(repo, "plan_check_valid", human.transcript());
     let printed: Value = serde_json::from_str(&human.stdout).unwrap();
     assert_eq!(printed, v["plan"]);
     // From stdin.
@@ -155,14 +157,8 @@ fn check_reports_every_problem_at_once_with_path_value_and_allowed() {
     );
     assert!(joined.contains("301 is above the maximum 300"), "{joined}");
     // People get the file name and every issue on stderr.
-    let human = repo.evolv(&["plan", "check", &file]);
-    assert_eq!(human.code, 2);
-    assert!(human.stderr.contains("bad.json"), "{}", human.stderr);
-    assert!(
-        human.stderr.contains("limits.max_lines"),
-        "{}",
-        human.stderr
-    );
+    let human = repo.transcript(&["plan", "check", &file]);
+    assert_human!(repo, "plan_check_invalid", human);
     // A missing rollback, invalid JSON and a missing file.
     let no_rollback = plan_file(&repo, "norb.json", &json!({"dry_run": false}));
     let run = repo.evolv(&["plan", "check", "--json", &no_rollback]);
@@ -173,12 +169,8 @@ fn check_reports_every_problem_at_once_with_path_value_and_allowed() {
     let run = repo.evolv(&["plan", "check", "--json", broken.to_str().unwrap()]);
     assert_eq!(error_code(&run), "invalid_plan");
     let run = repo.evolv(&["plan", "check", "--json", "/nonexistent/plan.json"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stdout.contains("/nonexistent/plan.json"),
-        "{}",
-        run.stdout
-    );
+    run.code(2);
+    assert_has(&run.stdout, "/nonexistent/plan.json");
 }
 
 #[test]
@@ -262,7 +254,7 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
     assert!(repo.read("backend/user.go").contains("getUserData"));
     let human = repo.evolv(&["apply", &id, "--plan", &file]);
     human.ok();
-    assert!(human.stdout.contains("Would apply"), "{}", human.stdout);
+    assert_human!(repo, "plan_apply_preview", human.transcript());
     // --dry-run overrides a plan that would land.
     let landing = plan_file(&repo, "land.json", &landing_plan(json!({})));
     let run = repo.evolv(&["apply", "--json", &id, "--plan", &landing, "--dry-run"]);
@@ -338,11 +330,7 @@ fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
         let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
         assert_eq!(run.code, 1, "{name}: {}", run.stdout);
         assert_eq!(error_code(&run), "validation_failed", "{name}");
-        assert!(
-            run.stdout.contains(&format!("{name}check")),
-            "{}",
-            run.stdout
-        );
+        assert_has(&run.stdout, &format!("{name}check"));
         assert_eq!(snapshot(&repo), before, "{name}: nothing landed");
     }
 }
@@ -423,11 +411,7 @@ fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     let landed = repo.head();
     let run = repo.evolv(&["rollback", &id]);
     run.ok();
-    assert!(
-        run.stdout.contains("git revert --no-edit HEAD"),
-        "{}",
-        run.stdout
-    );
+    assert_human!(repo, "plan_rollback_manual", run.transcript());
     assert_eq!(repo.head(), landed, "manual changes nothing");
     // The strategy can be overridden on the command line.
     let run = repo.evolv(&["rollback", "--json", &id, "--strategy", "git_revert"]);
@@ -546,7 +530,7 @@ fn evolv_plan_in_git_config_names_the_default_plan() {
     repo.git(&["config", "evolv.plan", "plans/missing.json"]);
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
-    assert!(run.stdout.contains("plans/missing.json"), "{}", run.stdout);
+    assert_has(&run.stdout, "plans/missing.json");
     // --plan wins over the configured one.
     let file = plan_file(&repo, "ok.json", &landing_plan(json!({})));
     repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();

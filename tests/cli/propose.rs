@@ -1,6 +1,6 @@
 //! `git evolv propose`: seed scenarios 1 and 2 and every rule of the issue.
 
-use crate::common::{TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{TestRepo, assert_has, assert_human, error_code, run_with_stdin, sealed};
 
 fn is_patch_id(id: &str) -> bool {
     let parts: Vec<&str> = id.splitn(3, '_').collect();
@@ -114,7 +114,7 @@ fn the_printed_diff_applies_with_git_apply_check() {
         !run.stdout.contains('\x1b'),
         "no colour when stdout is not a terminal"
     );
-    assert!(run.stderr.contains("Proposed patch_"), "{}", run.stderr);
+    assert_human!(repo, "propose_summary_on_stderr", run.stderr.clone());
     let mut git = sealed("git", repo.home());
     git.args(["apply", "--check", "-"]).current_dir(repo.path());
     let check = run_with_stdin(git, &run.stdout_bytes);
@@ -137,7 +137,7 @@ fn colour_follows_the_flag_and_no_color() {
         "-r",
         "a",
     ]);
-    assert!(always.stdout.contains("\x1b[32m+"), "{}", always.stdout);
+    assert_has(&always.stdout, "\x1b[32m+");
     let never = repo.evolv(&[
         "propose",
         "--color",
@@ -260,9 +260,8 @@ fn no_match_is_an_error_naming_pattern_scope_and_count_and_stores_nothing() {
         "{msg}"
     );
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
-    let human = repo.evolv(&["propose", "-p", "doesNotExist", "-r", "x"]);
-    assert_eq!(human.code, 1);
-    assert!(human.stderr.contains("doesNotExist"), "{}", human.stderr);
+    let human = repo.transcript(&["propose", "-p", "doesNotExist", "-r", "x"]);
+    assert_human!(repo, "propose_no_match", human);
 }
 
 #[test]
@@ -271,12 +270,7 @@ fn invalid_regex_is_invalid_input_with_the_engines_explanation() {
     let run = repo.evolv(&["propose", "--json", "-p", "get(User", "-r", "x"]);
     assert_eq!(run.code, 2);
     assert_eq!(error_code(&run), "invalid_input");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("unclosed group")
-    );
+    assert_has(&run.error_message(), "unclosed group");
 }
 
 #[test]

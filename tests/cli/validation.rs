@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_human, error_code};
 
 #[test]
 fn scenario_6_validation_runs_in_an_isolated_worktree_then_lands() {
@@ -99,9 +99,8 @@ fn a_failed_validation_lands_nothing_and_reports_the_output() {
     assert_eq!(repo.status(), "");
     assert!(repo.read("backend/user.go").contains("getUserData"));
     assert!(repo.rev(&format!("refs/evolv/applied/{id}")).is_none());
-    let human = repo.evolv(&["apply", &id, "--validate", "echo visible-tail; false"]);
-    assert_eq!(human.code, 1);
-    assert!(human.stderr.contains("visible-tail"), "{}", human.stderr);
+    let human = repo.transcript(&["apply", &id, "--validate", "echo visible-tail; false"]);
+    assert_human!(repo, "validation_failed_tail", human);
     let log = repo.evolv(&["log", "--json"]).json();
     assert_eq!(log["entries"][0]["action"], "apply");
     assert_eq!(log["entries"][0]["success"], false);

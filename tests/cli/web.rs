@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{BIN, TestRepo, sealed};
+use crate::common::{BIN, TestRepo, assert_has, sealed};
 
 /// A running `git evolv serve`, stopped (SIGINT) on drop (also used by
 /// `hardening_bytes`).
@@ -821,7 +821,7 @@ fn a_port_in_use_is_a_clear_error() {
     let first = Server::start(&repo);
     let run = repo.evolv(&["serve", "--port", &first.port.to_string()]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("is in use"), "{}", run.stderr);
+    assert_has(&run.stderr, "is in use");
 }
 
 #[test]
