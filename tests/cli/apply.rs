@@ -9,8 +9,7 @@ fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
     let head = repo.head();
     let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
     let run = repo.evolv(&["apply", "--json", &id]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["success"], true);
     assert_eq!(v["patch_id"], id.as_str());
     assert_eq!(v["previous_head"], head.as_str());
@@ -67,8 +66,7 @@ fn scenario_4_unknown_id_is_patch_not_found_and_touches_nothing() {
 
 #[test]
 fn scenario_5_conflict_reports_paths_and_touches_nothing() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     repo.write(
         "backend/user.go",
         "package main\nfunc getUserDataV2() string { return \"user\" }\n",
@@ -90,8 +88,7 @@ fn scenario_5_conflict_reports_paths_and_touches_nothing() {
 
 #[test]
 fn a_moved_head_is_replayed_three_way() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.write("README", "unrelated\n");
     repo.write(
         "backend/user.go",
@@ -112,8 +109,7 @@ fn a_moved_head_is_replayed_three_way() {
 
 #[test]
 fn uncommitted_changes_to_patched_files_are_refused() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let head = repo.head();
     repo.write(
         "backend/user.go",
@@ -169,8 +165,7 @@ fn unrelated_staged_and_unstaged_changes_survive_a_landing_exactly() {
 
 #[test]
 fn applying_twice_is_refused() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.evolv(&["apply", &id]).ok();
     let head = repo.head();
     let run = repo.evolv(&["apply", "--json", &id]);
@@ -249,8 +244,7 @@ fn a_repository_wide_edit_is_written_as_one_pack_and_lands_cleanly() {
     assert_eq!(show["files_changed"], 80);
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("src/m79/f.txt"), "79: fetchUserData\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 #[test]

@@ -55,8 +55,7 @@ fn a_stale_audit_lock_never_undoes_a_landing_and_its_record_arrives_later() {
     let lock = repo.path().join(".git/refs/evolv/audit.lock");
     std::fs::write(&lock, "").unwrap();
     let run = repo.evolv(&["apply", "--json", &id]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     let landed = v["commit"].as_str().unwrap().to_string();
     assert_eq!(repo.head(), landed);
     assert_eq!(repo.rev("HEAD~1").unwrap(), base);
@@ -126,8 +125,7 @@ fn propose_under_a_stale_audit_lock_stores_its_proposal_and_succeeds() {
     });
     for n in 1..=2 {
         let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", &format!("t{n}")]);
-        run.ok();
-        let v = run.json();
+        let v = run.success().stdout_json();
         assert_eq!(v["warnings"][0]["code"], "ref_locked", "{v}");
         let id = v["patch_id"].as_str().unwrap();
         assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_some());
@@ -189,8 +187,7 @@ fn a_foreign_lock_on_a_bookkeeping_ref_is_journalled_and_completed() {
     std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
     std::fs::write(&lock, "").unwrap();
     let run = repo.evolv(&["apply", "--json", &id]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["warnings"][0]["code"], "ref_locked", "{v}");
     assert!(
         v["warnings"][0]["message"]
@@ -241,8 +238,7 @@ fn an_audit_append_that_loses_races_keeps_the_landing_and_the_record_arrives() {
         &["apply", "--json", &id],
         &[("GIT_EVOLV_TEST_AUDIT_RACES", "100000")],
     );
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["warnings"][0]["code"], "concurrent_update", "{v}");
     assert_eq!(repo.rev("HEAD~1").unwrap(), base);
     assert_eq!(repo.head(), v["commit"].as_str().unwrap());

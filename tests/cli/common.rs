@@ -178,6 +178,12 @@ pub fn assert_lacks(haystack: &str, needle: &str) {
     );
 }
 
+/// The JSON string `v`; panics when it is not one.
+#[track_caller]
+pub fn str_of(v: &Value) -> &str {
+    v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
+}
+
 /// The strings at `field` of each object of the array `list`.
 #[track_caller]
 pub fn strings_of<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
@@ -303,6 +309,21 @@ impl TestRepo {
     pub fn on_test_clock(self) -> Self {
         self.minute.set(Some(0));
         self
+    }
+
+    /// The seed's scenario with one proposal of `getUserData` →
+    /// `fetchUserData` (`extra`: more `propose` arguments, e.g. a scope).
+    #[track_caller]
+    pub fn scenario_proposed(extra: &[&str]) -> (Self, String) {
+        let repo = TestRepo::scenario();
+        let id = repo.propose("getUserData", "fetchUserData", extra);
+        (repo, id)
+    }
+
+    /// The message of the last commit (`%B`), trimmed.
+    #[track_caller]
+    pub fn last_message(&self) -> String {
+        self.git(&["log", "-1", "--format=%B"]).trim().to_string()
     }
 
     /// A repository with `files` committed and one proposal of `pattern`

@@ -10,8 +10,7 @@ use crate::common::{TestRepo, assert_has, assert_human, error_code, run_with_std
 /// `git -c` and the patch landed unvalidated.
 #[test]
 fn git_dash_c_evolv_validate_false_runs_the_validation_and_it_fails() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let before = repo.head();
     let run = repo.git_evolv(&["evolv.validate=false"], &["apply", "--json", &id]);
     run.fails_with(1, "validation_failed");
@@ -26,8 +25,7 @@ fn git_dash_c_evolv_validate_false_runs_the_validation_and_it_fails() {
 
 #[test]
 fn git_dash_c_sets_the_apply_keys() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let before = repo.head();
     // evolv.timeout with a slow validation command.
     let run = repo.git_evolv(
@@ -190,8 +188,7 @@ fn git_dash_c_core_hooks_path_is_seen_by_hooks_install() {
 
 #[test]
 fn a_bad_config_value_or_line_is_invalid_config_naming_it() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.git(&["config", "evolv.timeout", "soon"]);
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");

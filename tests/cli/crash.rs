@@ -669,8 +669,7 @@ fn files_renamed_before_a_lost_ref_update_are_put_back() {
     std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
     sc.repo.git(&["update-ref", "refs/heads/main", &sc.h]);
     let rec = sc.run(&["recover", "--json"], None);
-    rec.ok();
-    let v = rec.json();
+    let v = rec.success().stdout_json();
     assert_eq!(v["action"], "rolled_back", "{v}");
     assert!(!v["restored"].as_array().unwrap().is_empty(), "{v}");
     assert!(!sc.assert_consistent("lost ref update"));
@@ -721,8 +720,7 @@ fn a_user_edit_after_the_crash_is_kept_and_reported() {
     // The user edits a file the landing had not reached yet.
     sc.repo.write("mod.txt", "my own edit\n");
     let rec = sc.run(&["recover", "--json"], None);
-    rec.ok();
-    let v = rec.json();
+    let v = rec.success().stdout_json();
     assert_eq!(v["action"], "rolled_forward");
     assert_eq!(v["skipped"], serde_json::json!(["mod.txt"]));
     assert_eq!(sc.repo.read("mod.txt"), "my own edit\n");

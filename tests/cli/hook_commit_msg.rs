@@ -105,10 +105,7 @@ fn hook_cleans_the_message_as_the_commit_will() {
         &["commit", "--allow-empty"],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "feat: through the editor"
-    );
+    assert_eq!(repo.last_message(), "feat: through the editor");
 }
 
 #[test]

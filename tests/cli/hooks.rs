@@ -155,8 +155,7 @@ fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
     assert_eq!(state(&st, "pre-push"), "missing");
 
     let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["hooks"][0]["change"], "written", "{v}");
     for hook in ["pre-push", "commit-msg"] {
         // Nothing to chain: the hook is a copy of the hook binary (issue
@@ -166,17 +165,7 @@ fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
         assert!(meta.file_type().is_file(), "{hook}");
         assert_ne!(meta.permissions().mode() & 0o111, 0, "{hook}");
     }
-    let again = repo.evolv(&["hooks", "install", "--json"]);
-    again.ok();
-    assert!(
-        again.json()["hooks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|h| h["change"] == "unchanged"),
-        "{}",
-        again.stdout
-    );
+    repo.assert_hooks_reinstall_unchanged();
     let st = status_json(&repo, repo.path());
     assert_eq!(state(&st, "pre-push"), "installed");
     assert_eq!(st["hooks"][1]["version"], env!("CARGO_PKG_VERSION"));
@@ -615,8 +604,7 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
     let p = Pushing::new();
     let repo = &p.repo;
     let run = repo.evolv(&["check", "--json"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["branch"], "main");
     assert_eq!(v["upstream"]["name"], "origin/main");
     assert_eq!(
@@ -644,8 +632,7 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
     repo.write("a.txt", "dirty\n");
     repo.write("z.txt", "new\n");
     let run = repo.evolv(&["check", "--json"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(
         (
             v["upstream"]["ahead"].as_u64(),

@@ -8,8 +8,6 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::common::{BIN, Run, TestRepo, assert_has, assert_lacks, error_code};
 
 fn write_exec(path: &Path, text: &str) {
@@ -18,18 +16,6 @@ fn write_exec(path: &Path, text: &str) {
     let _ = fs::remove_file(path);
     fs::write(path, text).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-fn hook_status(repo: &TestRepo, name: &str) -> Value {
-    let run = repo.evolv(&["hooks", "status", "--json"]);
-    run.ok();
-    run.json()["hooks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["name"] == name)
-        .unwrap()
-        .clone()
 }
 
 fn log(repo: &TestRepo) -> String {
@@ -139,13 +125,13 @@ fn hooks_a_chained_hook_that_dispatches_on_its_name_still_runs() {
     assert!(log(&repo).contains("husky-commit-msg"));
     commit(&repo, "feat: both ran").ok();
 
-    let st = hook_status(&repo, "pre-push");
+    let st = repo.hook_status("pre-push");
     assert_eq!(st["state"], "chained", "{st}");
     assert_eq!(st["runs"], true, "{st}");
     assert_eq!(st["manager"], "husky", "{st}");
     // status checks what husky will run.
     fs::remove_file(repo.path().join(".husky/pre-push")).unwrap();
-    let st = hook_status(&repo, "pre-push");
+    let st = repo.hook_status("pre-push");
     assert!(st["notes"].to_string().contains("no "), "{st}");
 }
 
@@ -172,7 +158,7 @@ fn hooks_pre_commit_in_either_order_never_loops_and_uninstalls_cleanly() {
     // evolv → pre-commit → evolv again (documented as idempotent).
     repo.evolv(&["hooks", "install"]).ok();
     pre_commit_install(&repo);
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(st["state"], "run_by_manager", "{st}");
     assert_eq!(st["runs"], true);
     repo.evolv(&["hooks", "install"]).ok();
@@ -197,7 +183,7 @@ fn hooks_pre_commit_in_either_order_never_loops_and_uninstalls_cleanly() {
     let before = log(&repo).len();
     commit(&repo, "not conventional either").ok();
     assert!(log(&repo).len() > before, "pre-commit still runs");
-    assert_eq!(hook_status(&repo, "commit-msg")["runs"], false);
+    assert_eq!(repo.hook_status("commit-msg")["runs"], false);
 
     // pre-commit → evolv, then `pre-commit uninstall`: evolv keeps running.
     repo.evolv(&["hooks", "install"]).ok();
@@ -256,7 +242,7 @@ fn hooks_a_shim_moved_to_old_is_reported_and_chained_on_install() {
         &hooks.join("commit-msg"),
         "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\necho lefthook >> .git/tool.log\n",
     );
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(st["state"], "not_running", "{st}");
     assert_eq!(st["runs"], false);
     assert!(st["notes"].to_string().contains("commit-msg.old"), "{st}");
@@ -275,7 +261,7 @@ fn hooks_a_shim_moved_to_old_is_reported_and_chained_on_install() {
             fs::remove_file(p).unwrap();
         }
     }
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(
         (st["state"].as_str(), st["runs"].as_bool()),
         (Some("installed"), Some(true))
@@ -290,7 +276,7 @@ fn hooks_a_shim_moved_to_old_is_reported_and_chained_on_install() {
             .unwrap()
             .contains("LEFTHOOK")
     );
-    assert_eq!(hook_status(&repo, "commit-msg")["state"], "foreign");
+    assert_eq!(repo.hook_status("commit-msg")["state"], "foreign");
 }
 
 #[test]
@@ -326,7 +312,7 @@ fn hooks_path_hints_work_when_followed() {
     let run = repo.evolv(&["hooks", "install"]);
     run.ok();
     assert_lacks(&run.stderr, "never runs hooks");
-    assert_eq!(hook_status(&repo, "commit-msg")["runs"], true);
+    assert_eq!(repo.hook_status("commit-msg")["runs"], true);
 }
 
 #[test]
@@ -338,5 +324,5 @@ fn hooks_install_into_hooks_path_keeps_running_after_it_is_unset() {
     repo.git(&["config", "--unset", "core.hooksPath"]);
     let bad = commit(&repo, "nope");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert_eq!(hook_status(&repo, "commit-msg")["state"], "installed");
+    assert_eq!(repo.hook_status("commit-msg")["state"], "installed");
 }

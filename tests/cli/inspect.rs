@@ -31,8 +31,7 @@ fn list_shows_id_age_summary_size_and_status() {
 
 #[test]
 fn show_prints_the_stored_diff() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "frontend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "frontend/**"]);
     let run = repo.evolv(&["show", &id]);
     run.ok();
     assert_human!(repo, "show_frontend", run.transcript());

@@ -402,10 +402,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
         &[("GIT_EDITOR", editor), ("MSG", "feat: edit a")],
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "feat: edit a"
-    );
+    assert_eq!(repo.last_message(), "feat: edit a");
 
     repo.write("a", "2\n");
     repo.git(&["add", "a"]);
@@ -428,10 +425,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
     );
     let run = repo.git_run(&["commit", "-q", "--cleanup=scissors", "-e", "-F", "msg.txt"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "fix: scissors"
-    );
+    assert_eq!(repo.last_message(), "fix: scissors");
 
     // `git -c core.commentChar=;` reaches the hook through the environment.
     repo.write("a", "3\n");
@@ -446,10 +440,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "fix: semicolons\n\n#42 stays"
-    );
+    assert_eq!(repo.last_message(), "fix: semicolons\n\n#42 stays");
 }
 
 #[test]

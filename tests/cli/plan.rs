@@ -44,8 +44,7 @@ fn snapshot(repo: &TestRepo) -> (String, String, String) {
 fn schema_is_draft_2020_12_and_accepts_what_check_accepts() {
     let repo = TestRepo::scenario();
     let run = repo.evolv(&["plan", "schema"]);
-    run.ok();
-    let schema = run.json();
+    let schema = run.success().stdout_json();
     assert_eq!(
         schema["$schema"],
         "https://json-schema.org/draft/2020-12/schema"
@@ -81,8 +80,7 @@ fn check_prints_the_plan_normalised_with_defaults() {
         &json!({"rollback": {"strategy": "git_revert"}}),
     );
     let run = repo.evolv(&["plan", "check", "--json", &file]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["valid"], true);
     assert_eq!(
         v["plan"],
@@ -213,8 +211,11 @@ fn seed_scenario_7_max_changes_50_refuses_a_patch_of_more_than_50_lines() {
 
 #[test]
 fn max_files_counts_the_files_the_patch_changes() {
-    let repo = TestRepo::with_files(&[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")]);
-    let id = repo.propose("x", "y", &[]);
+    let (repo, id) = TestRepo::proposed(
+        &[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")],
+        "x",
+        "y",
+    );
     let before = snapshot(&repo);
     let file = plan_file(
         &repo,
@@ -233,8 +234,7 @@ fn max_files_counts_the_files_the_patch_changes() {
 
 #[test]
 fn a_plan_that_does_not_say_dry_run_false_only_previews() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     let file = plan_file(
         &repo,
@@ -242,8 +242,7 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
         &json!({"rollback": {"strategy": "git_revert"}}),
     );
     let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["dry_run"], true);
     assert_eq!(v["success"], true);
     assert_eq!(
@@ -284,8 +283,7 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
 
 #[test]
 fn pre_conditions_run_at_the_head_and_expected_outcomes_at_the_new_commit() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let file = plan_file(
         &repo,
         "checks.json",
@@ -309,8 +307,7 @@ fn pre_conditions_run_at_the_head_and_expected_outcomes_at_the_new_commit() {
 
 #[test]
 fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     for (name, validation) in [
         (
@@ -337,8 +334,7 @@ fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
 
 #[test]
 fn the_plan_timeout_bounds_the_whole_apply_and_removes_a_throwaway_worktree() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     let file = plan_file(
         &repo,
@@ -363,8 +359,7 @@ fn the_plan_timeout_bounds_the_whole_apply_and_removes_a_throwaway_worktree() {
 #[test]
 fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     // git_revert: a revert commit.
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let file = plan_file(&repo, "revert.json", &landing_plan(json!({})));
     repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
     let run = repo.evolv(&["rollback", "--json", &id]);
@@ -400,8 +395,7 @@ fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     assert_eq!(repo.status(), "");
 
     // manual: nothing changes, the plan's steps are printed.
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let file = plan_file(
         &repo,
         "manual.json",
@@ -454,8 +448,7 @@ fn batch_lands_all_as_consecutive_commits_with_one_fast_forward_or_none() {
         "--validate",
         &validate,
     ]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["batch"], true);
     assert_eq!(v["results"].as_array().unwrap().len(), 2);
     assert_eq!(
@@ -512,8 +505,7 @@ fn without_batch_several_ids_apply_in_turn_and_stop_at_the_first_failure() {
 
 #[test]
 fn evolv_plan_in_git_config_names_the_default_plan() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     repo.write(
         "plans/strict.json",
@@ -539,8 +531,7 @@ fn evolv_plan_in_git_config_names_the_default_plan() {
 
 #[test]
 fn an_invalid_plan_stops_apply_before_anything_runs() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     let run = evolv_stdin(
         &repo,

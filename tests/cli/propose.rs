@@ -27,8 +27,7 @@ fn scenario_1_single_file_diff_without_touching_anything() {
         "--replacement",
         "fetchUserData",
     ]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["success"], true);
     let id = v["patch_id"].as_str().unwrap();
     assert!(is_patch_id(id), "{id}");
@@ -187,8 +186,11 @@ fn capture_references_expand_and_literal_disables_them() {
 
 #[test]
 fn anchors_are_multi_line_and_inline_flags_work() {
-    let repo = TestRepo::with_files(&[("a.txt", "start\nTODO one\nTODO two\nend\n")]);
-    let id = repo.propose("^TODO", "DONE", &[]);
+    let (repo, id) = TestRepo::proposed(
+        &[("a.txt", "start\nTODO one\nTODO two\nend\n")],
+        "^TODO",
+        "DONE",
+    );
     let p = repo.rev(&format!("refs/evolv/proposals/{id}")).unwrap();
     assert_eq!(
         repo.git(&["show", &format!("{p}:a.txt")]),
@@ -201,10 +203,10 @@ fn anchors_are_multi_line_and_inline_flags_work() {
 
 #[test]
 fn non_utf8_bytes_are_preserved_and_binary_files_skipped_and_counted() {
-    let repo = TestRepo::empty();
-    repo.write_bytes("latin1.txt", b"caf\xe9 old\n");
-    repo.write_bytes("blob.bin", b"old\0old");
-    repo.commit_all("files");
+    let repo = TestRepo::new()
+        .with_bytes("latin1.txt", b"caf\xe9 old\n")
+        .with_bytes("blob.bin", b"old\0old")
+        .committed("files");
     let run = repo.evolv(&["propose", "--json", "-p", "old", "-r", "new"]);
     let v = run.json();
     assert_eq!(v["affected_files"], serde_json::json!(["latin1.txt"]));
