@@ -35,6 +35,16 @@ fn odd_repo() -> TestRepo {
     repo
 }
 
+/// Clean, and HEAD's tree is `start`'s again.
+#[track_caller]
+fn assert_back_at(repo: &TestRepo, start: &str) {
+    assert_clean(repo);
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD^{tree}"]),
+        repo.git(&["rev-parse", &format!("{start}^{{tree}}")])
+    );
+}
+
 /// `git status --porcelain -z`, as bytes: empty when clean.
 #[track_caller]
 fn assert_clean(repo: &TestRepo) {
@@ -136,11 +146,7 @@ fn names_that_are_not_utf8_are_proposed_applied_and_rolled_back_by_revert() {
     assert_eq!(r["modified_files_bytes"][1], "636166e92e747874");
     assert_eq!(bytes(&repo, LATIN1), b"tok\n");
     assert_eq!(bytes(&repo, IN_DIR), b"tok\nmore\n");
-    assert_clean(&repo);
-    assert_eq!(
-        repo.git(&["rev-parse", "HEAD^{tree}"]),
-        repo.git(&["rev-parse", &format!("{start}^{{tree}}")])
-    );
+    assert_back_at(&repo, &start);
 }
 
 // See: issue 16 item 7.
@@ -156,11 +162,7 @@ fn names_that_are_not_utf8_roll_back_from_the_file_backup() {
     run.ok();
     assert!(run.stdout.contains(r#""d\377ir/x.txt""#), "{}", run.stdout);
     assert_eq!(bytes(&repo, IN_DIR), b"tok\nmore\n");
-    assert_clean(&repo);
-    assert_eq!(
-        repo.git(&["rev-parse", "HEAD^{tree}"]),
-        repo.git(&["rev-parse", &format!("{start}^{{tree}}")])
-    );
+    assert_back_at(&repo, &start);
 }
 
 // See: issue 16 items 1 and 7: the dirty check reads such a file too.

@@ -85,12 +85,18 @@ fn subcommands() -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn every_subcommand_has_a_man_page_that_renders() {
+/// Fails the test when man (man-db) is not on the machine.
+#[track_caller]
+fn need_man() {
     assert!(
         have("man"),
         "man (man-db) is needed: apt-get install man-db"
     );
+}
+
+#[test]
+fn every_subcommand_has_a_man_page_that_renders() {
+    need_man();
     let install = Install::new();
     let run = install.run("git-evolv", &["install-man", "--json"], &[]);
     run.ok();
@@ -128,10 +134,7 @@ fn every_subcommand_has_a_man_page_that_renders() {
 
 #[test]
 fn git_evolv_help_opens_the_manual_after_the_readme_install_from_a_clean_home() {
-    assert!(
-        have("man"),
-        "man (man-db) is needed: apt-get install man-db"
-    );
+    need_man();
     let install = Install::new();
     // Before: exactly the complaint of the issue.
     let before = install.run("git", &["evolv", "--help"], &[]);
@@ -343,10 +346,7 @@ fn git_evolv_tab_completes_subcommands_and_pending_ids_under_gits_bash_completio
 
 #[test]
 fn help_on_a_terminal_opens_the_manual_in_man() {
-    assert!(
-        have("man"),
-        "man (man-db) is needed: apt-get install man-db"
-    );
+    need_man();
     let repo = TestRepo::scenario();
     for args in [&["apply", "--help"][..], &["help", "apply"]] {
         let (screen, code) = crate::pager::in_pty(&repo, args, &[("MANPAGER", "cat")]);

@@ -1,6 +1,8 @@
 //! `git evolv propose`: seed scenarios 1 and 2 and every rule of the issue.
 
-use crate::common::{TestRepo, assert_has, assert_human, error_code, run_with_stdin, sealed};
+use crate::common::{
+    TestRepo, TestResult, assert_has, assert_human, error_code, run_with_stdin, sealed,
+};
 
 fn is_patch_id(id: &str) -> bool {
     let parts: Vec<&str> = id.splitn(3, '_').collect();
@@ -293,47 +295,22 @@ fn missing_identity_names_the_config_keys() {
 }
 
 #[test]
-fn bare_and_empty_repositories_and_non_repositories_get_clear_errors() {
+fn bare_and_empty_repositories_and_non_repositories_get_clear_errors() -> TestResult {
     let repo = TestRepo::scenario();
+    let propose_in =
+        |dir: &str| repo.evolv(&["-C", dir, "propose", "--json", "-p", "a", "-r", "b"]);
     let bare = repo.home().join("bare.git");
-    repo.git(&["clone", "-q", "--bare", ".", bare.to_str().unwrap()]);
-    let run = repo.evolv(&[
-        "-C",
-        bare.to_str().unwrap(),
-        "propose",
-        "--json",
-        "-p",
-        "a",
-        "-r",
-        "b",
-    ]);
-    assert_eq!(
-        (run.code, error_code(&run).as_str()),
-        (2, "bare_repository")
-    );
+    let bare = bare.to_str().ok_or("a UTF-8 path")?;
+    repo.try_git(&["clone", "-q", "--bare", ".", bare])?;
+    propose_in(bare).fails_with(2, "bare_repository");
 
-    let empty = TestRepo::empty();
+    let empty = TestRepo::try_empty()?;
     let run = empty.evolv(&["propose", "--json", "-p", "a", "-r", "b"]);
-    assert_eq!(
-        (run.code, error_code(&run).as_str()),
-        (2, "empty_repository")
-    );
+    run.fails_with(2, "empty_repository");
 
-    let nowhere = tempfile::tempdir().unwrap();
-    let run = repo.evolv(&[
-        "-C",
-        nowhere.path().to_str().unwrap(),
-        "propose",
-        "--json",
-        "-p",
-        "a",
-        "-r",
-        "b",
-    ]);
-    assert_eq!(
-        (run.code, error_code(&run).as_str()),
-        (2, "not_a_repository")
-    );
+    let nowhere = tempfile::tempdir()?;
+    propose_in(nowhere.path().to_str().ok_or("a UTF-8 path")?).fails_with(2, "not_a_repository");
+    Ok(())
 }
 
 #[test]

@@ -6,11 +6,16 @@
 //! output, review the diff with `INSTA_UPDATE=always cargo test --locked`
 //! and `git diff`.
 
-use crate::common::{TestRepo, TestResult, assert_human};
+use crate::common::{Error, TestRepo, TestResult, assert_human};
 
 /// The seed's scenario, its commands on the test clock.
 fn scenario() -> TestRepo {
     TestRepo::scenario().on_test_clock()
+}
+
+/// The proposal `getUserData` → `fetchUserData` in frontend/ only.
+fn frontend_proposal(repo: &TestRepo) -> Result<String, Error> {
+    repo.try_propose("getUserData", "fetchUserData", &["-s", "frontend/**"])
 }
 
 #[test]
@@ -53,7 +58,7 @@ fn empty_list_and_log_human() {
 #[test]
 fn apply_and_rollback_human() -> TestResult {
     let repo = scenario();
-    let a = repo.try_propose("getUserData", "fetchUserData", &["-s", "frontend/**"])?;
+    let a = frontend_proposal(&repo)?;
     let apply = repo.transcripts(&[
         &["apply", &a, "--dry-run", "--validate", "true"],
         &["apply", &a, "--validate", "true"],
@@ -78,7 +83,7 @@ fn lint_human() {
 #[test]
 fn error_rendering_human() -> TestResult {
     let repo = scenario();
-    let a = repo.try_propose("getUserData", "fetchUserData", &["-s", "frontend/**"])?;
+    let a = frontend_proposal(&repo)?;
     repo.try_write("frontend/api.ts", "dirty\n")?;
     let out = repo.transcripts(&[
         &["show", "patch_1_nope"],
