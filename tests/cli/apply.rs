@@ -1,7 +1,7 @@
 //! `git evolv apply` without validation: seed scenarios 3 to 5, landing,
 //! dirty files and status, checked with git afterwards.
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_human, error_code};
 
 #[test]
 fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
@@ -9,8 +9,7 @@ fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
     let head = repo.head();
     let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
     let run = repo.evolv(&["apply", "--json", &id]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["success"], true);
     assert_eq!(v["patch_id"], id.as_str());
     assert_eq!(v["previous_head"], head.as_str());
@@ -45,13 +44,8 @@ fn scenario_3_apply_lands_by_fast_forward_and_updates_only_changed_files() {
 fn scenario_4_unknown_id_is_patch_not_found_and_touches_nothing() {
     let repo = TestRepo::scenario();
     let before = (repo.head(), repo.status());
-    let run = repo.evolv(&["apply", "invalid_patch"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("Patch 'invalid_patch' not found"),
-        "{}",
-        run.stderr
-    );
+    let run = repo.transcript(&["apply", "invalid_patch"]);
+    assert_human!(repo, "apply_unknown_id", run);
     let json = repo.evolv(&["apply", "--json", "invalid_patch"]);
     assert_eq!(error_code(&json), "patch_not_found");
     assert_eq!(
@@ -72,8 +66,7 @@ fn scenario_4_unknown_id_is_patch_not_found_and_touches_nothing() {
 
 #[test]
 fn scenario_5_conflict_reports_paths_and_touches_nothing() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     repo.write(
         "backend/user.go",
         "package main\nfunc getUserDataV2() string { return \"user\" }\n",
@@ -95,8 +88,7 @@ fn scenario_5_conflict_reports_paths_and_touches_nothing() {
 
 #[test]
 fn a_moved_head_is_replayed_three_way() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.write("README", "unrelated\n");
     repo.write(
         "backend/user.go",
@@ -117,8 +109,7 @@ fn a_moved_head_is_replayed_three_way() {
 
 #[test]
 fn uncommitted_changes_to_patched_files_are_refused() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let head = repo.head();
     repo.write(
         "backend/user.go",
@@ -174,8 +165,7 @@ fn unrelated_staged_and_unstaged_changes_survive_a_landing_exactly() {
 
 #[test]
 fn applying_twice_is_refused() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.evolv(&["apply", &id]).ok();
     let head = repo.head();
     let run = repo.evolv(&["apply", "--json", &id]);
@@ -254,8 +244,7 @@ fn a_repository_wide_edit_is_written_as_one_pack_and_lands_cleanly() {
     assert_eq!(show["files_changed"], 80);
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("src/m79/f.txt"), "79: fetchUserData\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 #[test]

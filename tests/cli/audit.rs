@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, sealed,
+};
 use crate::crash::{Scenario, full_change_set};
 
 fn repo_with_proposal() -> (TestRepo, String, String) {
@@ -53,8 +55,7 @@ fn a_stale_audit_lock_never_undoes_a_landing_and_its_record_arrives_later() {
     let lock = repo.path().join(".git/refs/evolv/audit.lock");
     std::fs::write(&lock, "").unwrap();
     let run = repo.evolv(&["apply", "--json", &id]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     let landed = v["commit"].as_str().unwrap().to_string();
     assert_eq!(repo.head(), landed);
     assert_eq!(repo.rev("HEAD~1").unwrap(), base);
@@ -103,11 +104,7 @@ fn a_stale_audit_lock_never_undoes_a_landing_and_its_record_arrives_later() {
     std::fs::remove_file(&lock).unwrap();
     let list = repo.evolv(&["list"]);
     list.ok();
-    assert!(
-        list.stderr.contains("journalled bookkeeping"),
-        "{}",
-        list.stderr
-    );
+    assert_human!(repo, "journalled_bookkeeping_chained", list.stderr.clone());
     assert_eq!(chained_apply_records(&repo, &id), 1);
     assert_eq!(pending_files(&repo), 0);
     // ... once only.
@@ -128,20 +125,14 @@ fn propose_under_a_stale_audit_lock_stores_its_proposal_and_succeeds() {
     });
     for n in 1..=2 {
         let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", &format!("t{n}")]);
-        run.ok();
-        let v = run.json();
+        let v = run.success().stdout_json();
         assert_eq!(v["warnings"][0]["code"], "ref_locked", "{v}");
         let id = v["patch_id"].as_str().unwrap();
         assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_some());
     }
     let text = repo.evolv(&["propose", "-p", "tok", "-r", "t3"]);
     text.ok();
-    assert!(
-        text.stderr
-            .contains("warning: the audit record could not be written yet: Unable to create"),
-        "{}",
-        text.stderr
-    );
+    assert_human!(repo, "propose_audit_record_later", text.stderr.clone());
     let list = repo.evolv(&["list", "--json"]);
     assert_eq!(
         list.json()["proposals"].as_array().map_or(0, Vec::len),
@@ -196,8 +187,7 @@ fn a_foreign_lock_on_a_bookkeeping_ref_is_journalled_and_completed() {
     std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
     std::fs::write(&lock, "").unwrap();
     let run = repo.evolv(&["apply", "--json", &id]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["warnings"][0]["code"], "ref_locked", "{v}");
     assert!(
         v["warnings"][0]["message"]
@@ -248,8 +238,7 @@ fn an_audit_append_that_loses_races_keeps_the_landing_and_the_record_arrives() {
         &["apply", "--json", &id],
         &[("GIT_EVOLV_TEST_AUDIT_RACES", "100000")],
     );
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["warnings"][0]["code"], "concurrent_update", "{v}");
     assert_eq!(repo.rev("HEAD~1").unwrap(), base);
     assert_eq!(repo.head(), v["commit"].as_str().unwrap());
@@ -308,18 +297,13 @@ fn automatic_recovery_never_claims_a_landing_a_live_process_holds() {
         start.elapsed() < Duration::from_secs(2),
         "it waited for the live landing"
     );
-    assert!(!run.stderr.contains("recovered"), "{}", run.stderr);
+    assert_lacks(&run.stderr, "recovered");
     assert!(sc.repo.path().join(".git/evolv/journal").exists());
     holder.wait().unwrap();
     // Once nobody holds it, the next command recovers it and says so.
     let run = sc.run(&["log"], None);
     run.ok();
-    assert!(
-        run.stderr
-            .contains("recovered: completed the interrupted landing"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "recovered: completed the interrupted landing");
     assert!(sc.assert_consistent("after recovery"));
 }
 

@@ -9,15 +9,17 @@ use std::process::{Command, Stdio};
 
 use crate::common::{BIN, TestRepo, sealed};
 
-#[test]
-fn concurrent_applies_land_whole_or_fail_cleanly() {
-    const WRITERS: usize = 8;
-    let files: Vec<(String, String)> = (0..WRITERS)
+/// `n` files `w{i}/file.txt` holding `value {i}`, committed.
+fn writers_repo(n: usize) -> TestRepo {
+    let files: Vec<(String, String)> = (0..n)
         .map(|i| (format!("w{i}/file.txt"), format!("value {i}\n")))
         .collect();
-    let repo = TestRepo::with_files(&files);
-    repo.write("mine.txt", "the user's own untracked file\n");
-    let ids: Vec<String> = (0..WRITERS)
+    TestRepo::with_files(&files)
+}
+
+/// One proposal for each of the first `n` files: `value {i}` → `changed {i}`.
+fn propose_each(repo: &TestRepo, n: usize) -> Vec<String> {
+    (0..n)
         .map(|i| {
             repo.propose(
                 &format!("value {i}"),
@@ -25,7 +27,15 @@ fn concurrent_applies_land_whole_or_fail_cleanly() {
                 &["--scope", &format!("w{i}/**")],
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn concurrent_applies_land_whole_or_fail_cleanly() {
+    const WRITERS: usize = 8;
+    let repo = writers_repo(WRITERS);
+    repo.write("mine.txt", "the user's own untracked file\n");
+    let ids = propose_each(&repo, WRITERS);
     let status_loop = sealed("sh", repo.home())
         .args([
             "-c",
@@ -187,19 +197,8 @@ done"#;
 #[test]
 fn rollbacks_queue_with_concurrent_applies_and_none_fails() {
     const EACH: usize = 4;
-    let files: Vec<(String, String)> = (0..2 * EACH)
-        .map(|i| (format!("w{i}/file.txt"), format!("value {i}\n")))
-        .collect();
-    let repo = TestRepo::with_files(&files);
-    let ids: Vec<String> = (0..2 * EACH)
-        .map(|i| {
-            repo.propose(
-                &format!("value {i}"),
-                &format!("changed {i}"),
-                &["--scope", &format!("w{i}/**")],
-            )
-        })
-        .collect();
+    let repo = writers_repo(2 * EACH);
+    let ids = propose_each(&repo, 2 * EACH);
     for id in &ids[..EACH] {
         repo.evolv(&["apply", id]).ok();
     }
@@ -252,8 +251,7 @@ fn rollbacks_queue_with_concurrent_applies_and_none_fails() {
             i >= EACH
         );
     }
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 /// A validated apply whose branch is moved by someone else while its
@@ -303,8 +301,7 @@ fn a_head_moved_in_other_files_during_validation_lands_the_replay_without_revali
     );
     assert_eq!(repo.read("a.txt"), "ALPHA\n1\n2\n3\n4\n5\n6\nomega\n");
     assert_eq!(repo.read("other.txt"), "other\nmore\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 #[test]
@@ -324,6 +321,5 @@ fn a_head_moved_in_a_touched_file_during_validation_is_validated_again() {
         "3",
         "base, the moving commit, the landing"
     );
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }

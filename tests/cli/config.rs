@@ -3,20 +3,18 @@
 //! bad value is `invalid_config` naming the key, the value and what is
 //! expected.
 
-use crate::common::{TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{TestRepo, assert_has, assert_human, error_code, run_with_stdin, sealed};
 
 /// `evolv.validate=false` names the command `false`, which fails: the
 /// validation runs and lands nothing. Before the fix, libgit2 never saw
 /// `git -c` and the patch landed unvalidated.
 #[test]
 fn git_dash_c_evolv_validate_false_runs_the_validation_and_it_fails() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let before = repo.head();
     let run = repo.git_evolv(&["evolv.validate=false"], &["apply", "--json", &id]);
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    assert_eq!(error_code(&run), "validation_failed");
-    assert!(run.stdout.contains("`false`"), "{}", run.stdout);
+    run.fails_with(1, "validation_failed");
+    assert_has(&run.stdout, "`false`");
     assert_eq!(repo.head(), before);
     assert_eq!(repo.status(), "");
     // Without `-c`, nothing is configured and the same patch lands.
@@ -27,8 +25,7 @@ fn git_dash_c_evolv_validate_false_runs_the_validation_and_it_fails() {
 
 #[test]
 fn git_dash_c_sets_the_apply_keys() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let before = repo.head();
     // evolv.timeout with a slow validation command.
     let run = repo.git_evolv(
@@ -39,7 +36,7 @@ fn git_dash_c_sets_the_apply_keys() {
     // evolv.plan naming a missing file.
     let run = repo.git_evolv(&["evolv.plan=plans/none.json"], &["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
-    assert!(run.stdout.contains("plans/none.json"), "{}", run.stdout);
+    assert_has(&run.stdout, "plans/none.json");
     // evolv.worktree=fresh: a throwaway worktree, gone afterwards (the
     // warm one of the timeout run stays).
     let worktrees = repo.worktree_count();
@@ -158,18 +155,7 @@ fn git_dash_c_sets_the_push_keys() {
     let zero = "0".repeat(40);
     let line = format!("refs/heads/release {head} refs/heads/release {zero}\n");
     let hook = |config: &[&str]| {
-        let bin_dir = std::path::Path::new(crate::common::BIN).parent().unwrap();
-        let mut path = vec![bin_dir.to_path_buf()];
-        path.extend(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        ));
-        let mut cmd = sealed("git", repo.home());
-        cmd.env("PATH", std::env::join_paths(path).unwrap());
-        for c in config {
-            cmd.args(["-c", c]);
-        }
-        cmd.args(["evolv", "hook", "pre-push", "origin", "/nowhere"])
-            .current_dir(repo.path());
+        let cmd = repo.git_with_evolv(config, &["evolv", "hook", "pre-push", "origin", "/nowhere"]);
         run_with_stdin(cmd, &line)
     };
     // `release` is not protected by default: the push passes.
@@ -184,13 +170,9 @@ fn git_dash_c_sets_the_push_keys() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     // A bad value is invalid_config naming it.
-    let run = hook(&["evolv.pushToProtected=sometimes"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("sometimes") && run.stderr.contains("deny, allow or confirm"),
-        "{}",
-        run.stderr
-    );
+    let run = hook(&["evolv.pushToProtected=sometimes"])
+        .named("git -c evolv.pushToProtected=sometimes evolv hook pre-push origin /nowhere");
+    assert_human!(repo, "pre_push_bad_config_value", run.transcript());
 }
 
 #[test]
@@ -201,21 +183,19 @@ fn git_dash_c_core_hooks_path_is_seen_by_hooks_install() {
         &["hooks", "install", "--json"],
     );
     assert_eq!(error_code(&run), "hooks_path_set");
-    assert!(run.stdout.contains("command"), "{}", run.stdout);
+    assert_has(&run.stdout, "command");
 }
 
 #[test]
 fn a_bad_config_value_or_line_is_invalid_config_naming_it() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.git(&["config", "evolv.timeout", "soon"]);
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
-    let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(
-        msg.contains("evolv.timeout") && msg.contains("soon") && msg.contains("positive"),
-        "{msg}"
-    );
+    let msg = run.error_message();
+    for needle in ["evolv.timeout", "soon", "positive"] {
+        assert_has(&msg, needle);
+    }
     repo.git(&["config", "--unset", "evolv.timeout"]);
     repo.git(&["config", "evolv.worktree", "tepid"]);
     let run = repo.evolv(&["apply", "--json", &id]);
@@ -228,7 +208,7 @@ fn a_bad_config_value_or_line_is_invalid_config_naming_it() {
     std::fs::write(&config, text).unwrap();
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
-    assert!(run.stdout.contains(".git/config"), "{}", run.stdout);
+    assert_has(&run.stdout, ".git/config");
     let _ = sealed;
 }
 
@@ -253,7 +233,7 @@ fn a_checkout_worker_setting_git_refuses_is_refused_with_nothing_changed() {
             run.stdout
         );
         let key = setting.split('=').next().unwrap();
-        assert!(run.stdout.contains(key), "{setting}: {}", run.stdout);
+        assert_has(&run.stdout, key);
         assert_eq!(repo.head(), head, "{setting}");
         assert_eq!(repo.status(), "", "{setting}");
         assert!(!repo.path().join(".git/evolv/journal").exists());

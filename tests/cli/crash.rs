@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::common::{Run, TestRepo, error_code, sealed};
+use crate::common::{Run, TestRepo, assert_has, error_code, sealed};
 
 /// Every crash point a landing passes, in order.
 pub const POINTS: [&str; 13] = [
@@ -332,13 +332,7 @@ impl Scenario {
         cmd.args(args)
             .current_dir(self.repo.path())
             .envs(env.iter().copied());
-        let out = cmd.output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            stdout_bytes: out.stdout,
-        }
+        Run::of(cmd)
     }
 
     /// Where HEAD points (the branch, or the detached HEAD itself).
@@ -675,8 +669,7 @@ fn files_renamed_before_a_lost_ref_update_are_put_back() {
     std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
     sc.repo.git(&["update-ref", "refs/heads/main", &sc.h]);
     let rec = sc.run(&["recover", "--json"], None);
-    rec.ok();
-    let v = rec.json();
+    let v = rec.success().stdout_json();
     assert_eq!(v["action"], "rolled_back", "{v}");
     assert!(!v["restored"].as_array().unwrap().is_empty(), "{v}");
     assert!(!sc.assert_consistent("lost ref update"));
@@ -723,16 +716,11 @@ fn a_user_edit_after_the_crash_is_kept_and_reported() {
     // concurrent `git add` fails fast instead of interleaving.
     let add = sc.repo.git_run(&["add", "keep.txt"]);
     assert_ne!(add.code, 0);
-    assert!(
-        add.stderr.contains("index.lock': File exists"),
-        "{}",
-        add.stderr
-    );
+    assert_has(&add.stderr, "index.lock': File exists");
     // The user edits a file the landing had not reached yet.
     sc.repo.write("mod.txt", "my own edit\n");
     let rec = sc.run(&["recover", "--json"], None);
-    rec.ok();
-    let v = rec.json();
+    let v = rec.success().stdout_json();
     assert_eq!(v["action"], "rolled_forward");
     assert_eq!(v["skipped"], serde_json::json!(["mod.txt"]));
     assert_eq!(sc.repo.read("mod.txt"), "my own edit\n");
@@ -753,12 +741,7 @@ fn a_foreign_index_lock_is_never_deleted_and_git_words_are_shown() {
     std::fs::write(sc.repo.path().join(".git/index.lock"), "git's own").unwrap();
     let run = sc.run(&["apply", "--json", &sc.id], None);
     assert_eq!(error_code(&run), "index_locked");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("File exists")
-    );
+    assert_has(&run.error_message(), "File exists");
     assert_eq!(sc.branch(), sc.h, "nothing moved");
     assert!(!sc.repo.path().join(".git/evolv/journal").exists());
     assert_eq!(
@@ -772,12 +755,8 @@ fn a_foreign_index_lock_is_never_deleted_and_git_words_are_shown() {
     std::fs::write(sc.repo.path().join(".git/index.lock"), "git's own").unwrap();
     let rec = sc.run(&["recover"], None);
     assert_ne!(rec.code, 0);
-    assert!(
-        rec.stderr.contains("index.lock': File exists"),
-        "{}",
-        rec.stderr
-    );
-    assert!(rec.stderr.contains("git evolv recover"), "{}", rec.stderr);
+    assert_has(&rec.stderr, "index.lock': File exists");
+    assert_has(&rec.stderr, "git evolv recover");
     std::fs::remove_file(sc.repo.path().join(".git/index.lock")).unwrap();
     sc.run(&["recover"], None).ok();
     assert!(sc.assert_consistent("after the user removed their lock"));

@@ -162,8 +162,7 @@ fn traced_apply(repo: &TestRepo, env: &[(&str, &str)]) -> String {
     }
     let out = cmd.output().expect("strace is installed");
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
     std::fs::read_to_string(&trace).unwrap()
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, error_code, run_with_stdin, sealed};
 
 /// Proposes `list` (JSON) through stdin with `--json`.
 fn propose_list(repo: &TestRepo, list: &Value, extra: &[&str]) -> crate::common::Run {
@@ -37,13 +37,18 @@ fn untouched(repo: &TestRepo, head: &str) {
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
 }
 
+/// `propose --json --file FILE --old OLD --new NEW`: one exact edit.
+fn exact(repo: &TestRepo, file: &str, old: &str, new: &str) -> Run {
+    repo.evolv(&[
+        "propose", "--json", "--file", file, "--old", old, "--new", new,
+    ])
+}
+
 #[test]
 fn exact_replace_stores_a_proposal_and_touches_nothing() {
     let repo = TestRepo::with_files(&[("src/a.rs", "fn a() {\n    old();\n}\n")]);
     let head = repo.head();
-    let run = repo.evolv(&[
-        "propose", "--json", "--file", "src/a.rs", "--old", "old()", "--new", "new()",
-    ]);
+    let run = exact(&repo, "src/a.rs", "old()", "new()");
     let id = patch_id(&run);
     assert_eq!(at(&repo, &id, "src/a.rs"), b"fn a() {\n    new();\n}\n");
     untouched(&repo, &head);
@@ -69,9 +74,7 @@ fn exact_replace_stores_a_proposal_and_touches_nothing() {
 #[test]
 fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
     let repo = TestRepo::with_files(&[("a.txt", "x\ny\nx\n")]);
-    let run = repo.evolv(&[
-        "propose", "--json", "--file", "a.txt", "--old", "x", "--new", "z",
-    ]);
+    let run = exact(&repo, "a.txt", "x", "z");
     assert_eq!(run.code, 1);
     assert_eq!(error_code(&run), "ambiguous_match");
     assert_eq!(run.json()["error"]["failures"][0]["lines"], json!([1, 3]));
@@ -93,16 +96,7 @@ fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
 #[test]
 fn no_match_reports_the_closest_region_and_blob() {
     let repo = TestRepo::with_files(&[("a.py", "def f():\n\treturn 1\n\ndef g():\n\treturn 2\n")]);
-    let run = repo.evolv(&[
-        "propose",
-        "--json",
-        "--file",
-        "a.py",
-        "--old",
-        "def g():\n    return 2",
-        "--new",
-        "x",
-    ]);
+    let run = exact(&repo, "a.py", "def g():\n    return 2", "x");
     assert_eq!(run.code, 1);
     assert_eq!(error_code(&run), "no_match");
     let f = &run.json()["error"]["failures"][0];
@@ -119,9 +113,7 @@ fn no_match_reports_the_closest_region_and_blob() {
 fn a_failure_on_a_dirty_file_says_the_base_is_head() {
     let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
     repo.write("a.txt", "two\n");
-    let run = repo.evolv(&[
-        "propose", "--json", "--file", "a.txt", "--old", "two", "--new", "three",
-    ]);
+    let run = exact(&repo, "a.txt", "two", "three");
     assert_eq!(error_code(&run), "no_match");
     let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
     assert!(
@@ -133,16 +125,7 @@ fn a_failure_on_a_dirty_file_says_the_base_is_head() {
 #[test]
 fn already_applied_when_new_is_there() {
     let repo = TestRepo::with_files(&[("a.txt", "let y = 2;\n")]);
-    let run = repo.evolv(&[
-        "propose",
-        "--json",
-        "--file",
-        "a.txt",
-        "--old",
-        "let x = 1;",
-        "--new",
-        "let y = 2;",
-    ]);
+    let run = exact(&repo, "a.txt", "let x = 1;", "let y = 2;");
     assert_eq!(run.code, 1);
     assert_eq!(error_code(&run), "already_applied");
 }
@@ -189,11 +172,9 @@ fn range_errors_have_their_codes() {
     let one = |path: &str, loc: Value| json!({"edits": [{"op": "range", "path": path, "locator": loc, "new": "q"}]});
     let run = propose_list(&repo, &one("r.txt", lc(60, 1, 60, 1)), &[]);
     assert_eq!((run.code, error_code(&run)), (1, "out_of_bounds".into()));
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("line 60 exceeds file length (52 lines)")
+    assert_has(
+        &run.error_message(),
+        "line 60 exceeds file length (52 lines)",
     );
     let run = propose_list(&repo, &one("c.txt", lc(1, 4, 1, 4)), &[]);
     assert_eq!((run.code, error_code(&run)), (1, "invalid_locator".into()));
@@ -283,12 +264,10 @@ fn unsafe_paths_are_invalid_input() {
 
 #[test]
 fn binary_files_are_refused() {
-    let repo = TestRepo::empty();
-    repo.write_bytes("b.bin", b"ab\0cd");
-    repo.commit_all("bin");
-    let run = repo.evolv(&[
-        "propose", "--json", "--file", "b.bin", "--old", "ab", "--new", "x",
-    ]);
+    let repo = TestRepo::new()
+        .with_bytes("b.bin", b"ab\0cd")
+        .committed("bin");
+    let run = exact(&repo, "b.bin", "ab", "x");
     assert_eq!((run.code, error_code(&run)), (1, "binary_file".into()));
 }
 
@@ -354,8 +333,7 @@ fn same_line_edits_warn() {
 fn edits_schema_is_draft_2020_12() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let run = repo.evolv(&["propose", "--edits-schema"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
     assert_eq!(v["title"], "EditList");
 }
@@ -562,14 +540,7 @@ fn invalid_notebook_json_is_invalid_input_naming_the_position() {
         json!({"edits": [{"op": "notebook", "path": "bad.ipynb", "mode": "delete", "cell": 0}]});
     let run = propose_list(&repo, &list, &[]);
     assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("line 3"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.error_message(), "line 3");
 }
 
 #[test]
@@ -584,8 +555,7 @@ fn validators_strict_warn_and_only() {
     );
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), before);
     let run = repo.evolv(&[&["propose", "--json", "--check", "warn"][..], &broken].concat());
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert!(v["patch_id"].is_string());
     assert_eq!(v["validators"][0]["passed"], false);
     assert_eq!(v["files"][0]["validators"][0]["name"], "json");
@@ -605,9 +575,7 @@ fn validators_strict_warn_and_only() {
         "evolv.validator.py.command",
         "pwd > /dev/null; test -f x.py && grep -q 'x = 2' {files} && echo checked {files}",
     ]);
-    let run = repo.evolv(&[
-        "propose", "--json", "--file", "x.py", "--old", "1", "--new", "2",
-    ]);
+    let run = exact(&repo, "x.py", "1", "2");
     run.ok();
     let r = &run.json()["validators"][0];
     assert_eq!(
@@ -615,9 +583,7 @@ fn validators_strict_warn_and_only() {
         (Some("py"), Some(true))
     );
     assert!(r["output"].as_str().unwrap().contains("checked x.py"));
-    let run = repo.evolv(&[
-        "propose", "--json", "--file", "x.py", "--old", "1", "--new", "3",
-    ]);
+    let run = exact(&repo, "x.py", "1", "3");
     assert_eq!(
         (run.code, error_code(&run)),
         (1, "validation_failed".into())

@@ -32,6 +32,30 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Configures a clone the way both twins are configured.
+/// git run with `-C dir`.
+fn git_at(origin: &TestRepo, dir: &Path, args: &[&str]) -> String {
+    let mut all = vec!["-C", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    origin.git(&all)
+}
+
+/// `theirs` fast-forwarded by git itself to `landed`, the commit
+/// git-evolv landed in `ours`, holds the same files, and both are clean.
+#[track_caller]
+fn assert_git_writes_the_same(origin: &TestRepo, ours: &Path, theirs: &Path, landed: &str) {
+    let git_in = |dir: &Path, args: &[&str]| git_at(origin, dir, args);
+    git_in(theirs, &["fetch", "-q", ours.to_str().unwrap(), landed]);
+    git_in(theirs, &["merge", "-q", "--ff-only", landed]);
+    assert_eq!(
+        snapshot(ours),
+        snapshot(theirs),
+        "git-evolv wrote what git writes"
+    );
+    for dir in [ours, theirs] {
+        assert_eq!(git_in(dir, &["status", "--porcelain"]), "", "{dir:?}");
+    }
+}
+
 fn configure(repo: &TestRepo, dir: &Path) {
     for (key, value) in [
         ("core.autocrlf", "true"),
@@ -107,22 +131,8 @@ fn landed_files_are_byte_identical_to_what_git_checks_out() {
     let landed = run.json()["commit"].as_str().unwrap().to_string();
     assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 5);
 
-    let git_in = |dir: &Path, args: &[&str]| {
-        let mut all = vec!["-C", dir.to_str().unwrap()];
-        all.extend_from_slice(args);
-        origin.git(&all)
-    };
-    git_in(theirs, &["fetch", "-q", ours.to_str().unwrap(), &landed]);
-    git_in(theirs, &["merge", "-q", "--ff-only", &landed]);
-
-    assert_eq!(
-        snapshot(ours),
-        snapshot(theirs),
-        "git-evolv wrote what git writes"
-    );
-    for dir in [ours, theirs] {
-        assert_eq!(git_in(dir, &["status", "--porcelain"]), "", "{dir:?}");
-    }
+    assert_git_writes_the_same(&origin, ours, theirs, &landed);
+    let git_in = |dir: &Path, args: &[&str]| git_at(&origin, dir, args);
     let stamp = String::from_utf8(std::fs::read(ours.join("stamp.id")).unwrap()).unwrap();
     assert!(stamp.starts_with("$Id: "), "ident expanded: {stamp}");
     assert_eq!(
@@ -186,8 +196,7 @@ fn lfs_files_land_and_validate_as_real_content_not_pointers() {
     repo.evolv(&["apply", "--json", &id]).ok();
     assert_eq!(repo.read("data.big"), "old payload\n");
     assert_eq!(repo.read("code.txt"), "new code\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 /// Twin clones where a proposal (`lf` → `crlf` everywhere) changes
@@ -346,21 +355,7 @@ fn a_many_file_landing_under_attributes_writes_what_git_writes() {
     run.ok();
     assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 160);
     let landed = run.json()["commit"].as_str().unwrap().to_string();
-    let git_in = |dir: &Path, args: &[&str]| {
-        let mut all = vec!["-C", dir.to_str().unwrap()];
-        all.extend_from_slice(args);
-        origin.git(&all)
-    };
-    git_in(theirs, &["fetch", "-q", ours.to_str().unwrap(), &landed]);
-    git_in(theirs, &["merge", "-q", "--ff-only", &landed]);
-    assert_eq!(
-        snapshot(ours),
-        snapshot(theirs),
-        "git-evolv wrote what git writes"
-    );
-    for dir in [ours, theirs] {
-        assert_eq!(git_in(dir, &["status", "--porcelain"]), "", "{dir:?}");
-    }
+    assert_git_writes_the_same(&origin, ours, theirs, &landed);
     let leftovers: Vec<_> = snapshot(ours)
         .into_iter()
         .filter(|(p, _)| p.contains(".evolv-"))

@@ -35,6 +35,16 @@ fn odd_repo() -> TestRepo {
     repo
 }
 
+/// Clean, and HEAD's tree is `start`'s again.
+#[track_caller]
+fn assert_back_at(repo: &TestRepo, start: &str) {
+    assert_clean(repo);
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD^{tree}"]),
+        repo.git(&["rev-parse", &format!("{start}^{{tree}}")])
+    );
+}
+
 /// `git status --porcelain -z`, as bytes: empty when clean.
 #[track_caller]
 fn assert_clean(repo: &TestRepo) {
@@ -64,8 +74,7 @@ fn names_that_are_not_utf8_are_proposed_applied_and_rolled_back_by_revert() {
     let repo = odd_repo();
     let start = repo.head();
     let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(
         v["affected_files"],
         serde_json::json!(["a.txt", "caf\u{fffd}.txt", "d\u{fffd}ir/x.txt"])
@@ -133,16 +142,11 @@ fn names_that_are_not_utf8_are_proposed_applied_and_rolled_back_by_revert() {
     assert_eq!(listed["status"], "applied");
     assert_eq!(listed["affected_files_bytes"][2], "64ff69722f782e747874");
     let rollback = repo.evolv(&["rollback", &id, "--json"]);
-    rollback.ok();
-    let r = rollback.json();
+    let r = rollback.success().stdout_json();
     assert_eq!(r["modified_files_bytes"][1], "636166e92e747874");
     assert_eq!(bytes(&repo, LATIN1), b"tok\n");
     assert_eq!(bytes(&repo, IN_DIR), b"tok\nmore\n");
-    assert_clean(&repo);
-    assert_eq!(
-        repo.git(&["rev-parse", "HEAD^{tree}"]),
-        repo.git(&["rev-parse", &format!("{start}^{{tree}}")])
-    );
+    assert_back_at(&repo, &start);
 }
 
 // See: issue 16 item 7.
@@ -158,11 +162,7 @@ fn names_that_are_not_utf8_roll_back_from_the_file_backup() {
     run.ok();
     assert!(run.stdout.contains(r#""d\377ir/x.txt""#), "{}", run.stdout);
     assert_eq!(bytes(&repo, IN_DIR), b"tok\nmore\n");
-    assert_clean(&repo);
-    assert_eq!(
-        repo.git(&["rev-parse", "HEAD^{tree}"]),
-        repo.git(&["rev-parse", &format!("{start}^{{tree}}")])
-    );
+    assert_back_at(&repo, &start);
 }
 
 // See: issue 16 items 1 and 7: the dirty check reads such a file too.
@@ -242,8 +242,11 @@ fn a_landing_of_names_that_are_not_utf8_killed_anywhere_recovers() {
 // file name on Linux; it lands, rolls back, and is named as git names it.
 #[test]
 fn a_backslash_name_lands_rolls_back_and_is_quoted_as_git_quotes_it() {
-    let repo = TestRepo::with_files(&[("w\\in.txt", "tok\n"), ("dir/a\\b", "tok\n")]);
-    let id = repo.propose("tok", "TOK", &[]);
+    let (repo, id) = TestRepo::proposed(
+        &[("w\\in.txt", "tok\n"), ("dir/a\\b", "tok\n")],
+        "tok",
+        "TOK",
+    );
     let run = repo.evolv(&["apply", &id]);
     run.ok();
     assert!(

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_human, error_code};
 
 /// The bytes of `rel` at the proposal commit of `id`.
 fn proposed(repo: &TestRepo, id: &str, rel: &str) -> Vec<u8> {
@@ -75,8 +75,7 @@ fn star_scopes_stay_at_the_top_level_and_directory_names_cover_their_tree() {
 // See: issue 16 item 16.
 #[test]
 fn huge_timeouts_and_ages_are_no_panic() {
-    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
-    let id = repo.propose("x", "y", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "x\n")], "x", "y");
     let run = repo.evolv(&[
         "apply",
         &id,
@@ -110,8 +109,7 @@ proptest! {
         Just(u64::MAX), Just(i64::MAX as u64), Just(0u64), Just(1u64),
         any::<u64>(), (0u64..100_000)
     ]) {
-        let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
-        let id = repo.propose("x", "y", &[]);
+        let (repo, id) = TestRepo::proposed(&[("a.txt", "x\n")], "x", "y");
         let n = n.to_string();
         let runs = [
             repo.evolv(&["apply", "--dry-run", &id, "--timeout", &n]),
@@ -131,8 +129,7 @@ proptest! {
 // See: issue 16 item 13 and item 20 (`-C /nonexistent`).
 #[test]
 fn dash_c_resolves_relative_file_arguments_and_names_a_missing_directory() {
-    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
-    let id = repo.propose("x", "y", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "x\n")], "x", "y");
     std::fs::write(
         repo.file("plan.json"),
         r#"{"dry_run": true, "rollback": {"strategy": "git_revert"}}"#,
@@ -141,23 +138,22 @@ fn dash_c_resolves_relative_file_arguments_and_names_a_missing_directory() {
     let outside = tempfile::tempdir().unwrap();
     let dir = repo.path().to_str().unwrap();
     let mut cmd = crate::common::sealed(crate::common::BIN, repo.home());
-    let run = crate::common::Run::from(
-        cmd.current_dir(outside.path())
-            .args(["-C", dir, "apply", "--json", &id, "--plan", "plan.json"])
-            .output()
-            .unwrap(),
-    );
+    cmd.current_dir(outside.path()).args([
+        "-C",
+        dir,
+        "apply",
+        "--json",
+        &id,
+        "--plan",
+        "plan.json",
+    ]);
+    let run = crate::common::Run::of(cmd);
     run.ok();
     assert_eq!(run.json()["dry_run"], true);
 
-    let run = repo.evolv(&["-C", "/nonexistent/dir", "list"]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("/nonexistent/dir"), "{}", run.stderr);
-    assert!(
-        !run.stderr.contains("not inside a git repository"),
-        "{}",
-        run.stderr
-    );
+    // The directory is named, not "not inside a git repository".
+    let run = repo.transcript(&["-C", "/nonexistent/dir", "list"]);
+    assert_human!(repo, "dash_c_missing_directory", run);
 }
 
 // See: issue 16 item 20.
@@ -167,13 +163,8 @@ fn usage_errors_under_json_are_the_error_object_and_dash_values_get_a_tip() {
     let run = repo.evolv(&["propose", "--json", "-p", "x"]);
     assert_eq!(run.code, 2);
     assert_eq!(error_code(&run), "invalid_input");
-    let run = repo.evolv(&["propose", "-p", "--old-flag", "-r", "--new-flag"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("--pattern='--old-flag'"),
-        "{}",
-        run.stderr
-    );
+    let run = repo.transcript(&["propose", "-p", "--old-flag", "-r", "--new-flag"]);
+    assert_human!(repo, "dash_value_tip", run);
     let run = repo.evolv(&["propose", "--pattern=--old-flag", "-r", "--new-flag"]);
     run.ok();
     let help = repo.evolv(&["--help"]);
@@ -183,13 +174,10 @@ fn usage_errors_under_json_are_the_error_object_and_dash_values_get_a_tip() {
 // See: issue 16 item 20.
 #[test]
 fn log_n_0_prints_nothing_and_drop_removes_the_applied_marker() {
-    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
-    let id = repo.propose("x", "y", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "x\n")], "x", "y");
     repo.evolv(&["apply", &id]).ok();
-    let run = repo.evolv(&["log", "-n", "0"]);
-    run.ok();
-    assert_eq!(run.stdout, "");
-    assert!(!run.stderr.contains("empty"), "{}", run.stderr);
+    let run = repo.transcript(&["log", "-n", "0"]);
+    assert_human!(repo, "log_n_0", run);
     assert!(repo.rev(&format!("refs/evolv/applied/{id}")).is_some());
     repo.evolv(&["drop", &id]).ok();
     let left = repo.git(&["for-each-ref", "--format=%(refname)", "refs/evolv/"]);
@@ -199,8 +187,7 @@ fn log_n_0_prints_nothing_and_drop_removes_the_applied_marker() {
 // See: issue 16 item 20.
 #[test]
 fn list_show_and_log_work_in_a_bare_repository() {
-    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
-    let id = repo.propose("x", "y", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "x\n")], "x", "y");
     let bare = tempfile::tempdir().unwrap();
     let bare_path = bare.path().join("server.git");
     let bare_dir = bare_path.to_str().unwrap();
@@ -218,8 +205,7 @@ fn list_show_and_log_work_in_a_bare_repository() {
 // See: issue 16 item 15.
 #[test]
 fn a_dry_run_is_not_logged_like_a_landing() {
-    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
-    let id = repo.propose("x", "y", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "x\n")], "x", "y");
     repo.evolv(&["apply", "--dry-run", &id]).ok();
     let log = repo.evolv(&["log"]);
     log.ok();

@@ -6,7 +6,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, error_code, sealed, str_of};
 
 fn json_code(run: &Run) -> String {
     error_code(run)
@@ -16,8 +16,7 @@ fn json_code(run: &Run) -> String {
 #[test]
 fn local_edits_under_assume_unchanged_or_skip_worktree_are_refused_by_apply_and_rollback() {
     for flag in ["--assume-unchanged", "--skip-worktree"] {
-        let repo = TestRepo::with_files(&[("s.ini", "tok\nconf=1\n")]);
-        let id = repo.propose("tok", "TOK", &[]);
+        let (repo, id) = TestRepo::proposed(&[("s.ini", "tok\nconf=1\n")], "tok", "TOK");
         repo.git(&["update-index", flag, "s.ini"]);
         repo.write("s.ini", "tok\nconf=LOCAL\n");
         let head = repo.head();
@@ -43,8 +42,7 @@ fn local_edits_under_assume_unchanged_or_skip_worktree_are_refused_by_apply_and_
 // See: issue 16 item 2.
 #[test]
 fn a_branch_switch_during_a_validated_apply_lands_nothing_anywhere() {
-    let repo = TestRepo::with_files(&[("f", "old\n")]);
-    let id = repo.propose("old", "new", &[]);
+    let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     let main = repo.head();
     let child = sealed(BIN, repo.home())
         .args(["apply", "--json", &id, "--validate", "sleep 2"])
@@ -77,8 +75,7 @@ fn a_branch_switch_during_a_validated_apply_lands_nothing_anywhere() {
 // See: issue 16 item 6.
 #[test]
 fn applied_means_reachable_and_list_apply_and_rollback_agree() {
-    let repo = TestRepo::with_files(&[("f", "old\n")]);
-    let id = repo.propose("old", "new", &[]);
+    let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     repo.evolv(&["apply", &id]).ok();
     repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
     let list = repo.evolv(&["list", "--json"]);
@@ -100,8 +97,7 @@ fn applied_means_reachable_and_list_apply_and_rollback_agree() {
 // See: issue 16 item 6.
 #[test]
 fn apply_and_rollback_refuse_while_a_merge_is_in_progress() {
-    let repo = TestRepo::with_files(&[("f", "old\n"), ("g", "base\n")]);
-    let id = repo.propose("old", "new", &[]);
+    let (repo, id) = TestRepo::proposed(&[("f", "old\n"), ("g", "base\n")], "old", "new");
     repo.git(&["switch", "-q", "-c", "side"]);
     repo.write("g", "side\n");
     repo.commit_all("side");
@@ -113,12 +109,7 @@ fn apply_and_rollback_refuse_while_a_merge_is_in_progress() {
     let head = repo.head();
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(json_code(&run), "operation_in_progress");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("MERGE_HEAD")
-    );
+    assert_has(&run.error_message(), "MERGE_HEAD");
     assert_eq!(repo.head(), head);
     assert_eq!(repo.read("f"), "old\n");
     repo.git(&["merge", "--abort"]);
@@ -167,8 +158,7 @@ fn batch_results_carry_each_commits_own_numbers_and_parent() {
 // See: issue 16 item 14.
 #[test]
 fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them() {
-    let repo = TestRepo::with_files(&[("f", "a\nb\n")]);
-    let id = repo.propose("a", "A", &[]);
+    let (repo, id) = TestRepo::proposed(&[("f", "a\nb\n")], "a", "A");
     std::fs::write(
         repo.home().join("plan.json"),
         r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
@@ -192,15 +182,13 @@ fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them()
     assert_eq!(undone.len(), 1);
     assert!(undone[0].as_str().unwrap().starts_with(&head[..12]));
     assert_eq!(repo.read("f"), "a\nb\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 // See: issue 16 item 4.
 #[test]
 fn sigterm_kills_the_validation_group_and_lands_nothing() {
-    let repo = TestRepo::with_files(&[("f", "old\n")]);
-    let id = repo.propose("old", "new", &[]);
+    let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     let head = repo.head();
     let child = sealed(BIN, repo.home())
         .args([
@@ -235,8 +223,7 @@ fn sigterm_kills_the_validation_group_and_lands_nothing() {
 // See: issue 16 item 4: a worktree whose previous user's group may be alive.
 #[test]
 fn a_worktree_whose_group_outlived_a_killed_apply_is_not_reused() {
-    let repo = TestRepo::with_files(&[("f", "old\n")]);
-    let id = repo.propose("old", "new", &[]);
+    let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     let mut child = sealed(BIN, repo.home())
         .args([
             "apply",
@@ -289,8 +276,7 @@ fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
         repo.rev(&format!("{second}~1")).unwrap()
     );
     assert_eq!(repo.read("f"), "old\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 // See: issue 16 item 6 (a sibling found in the adversarial pass): the
@@ -301,8 +287,7 @@ fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
 // (from its own parent) and leaves the other branch's marker alone.
 #[test]
 fn a_proposal_applied_on_two_branches_stays_applied_on_each() {
-    let repo = TestRepo::with_files(&[("a.txt", "tok\n"), ("b.txt", "x\n")]);
-    let id = repo.propose("tok", "TOK", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "tok\n"), ("b.txt", "x\n")], "tok", "TOK");
     let feat = repo.home().join("feat");
     let feat_s = feat.to_str().unwrap();
     repo.git(&["worktree", "add", "-q", "-b", "feat", feat_s]);
@@ -345,8 +330,7 @@ fn a_proposal_applied_on_two_branches_stays_applied_on_each() {
     assert_eq!(listed.json()["proposals"][0]["status"], "applied");
     repo.evolv(&["rollback", &id]).ok();
     assert_eq!(repo.read("a.txt"), "tok\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 // See: issue 16 item 5's class (a message that sends the user in a
@@ -355,8 +339,7 @@ fn a_proposal_applied_on_two_branches_stays_applied_on_each() {
 // `recover` now sets it aside, touching no file, and says what to check.
 #[test]
 fn an_unreadable_journal_is_set_aside_by_recover_and_nothing_is_touched() {
-    let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
-    let id = repo.propose("tok", "TOK", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "tok\n")], "tok", "TOK");
     let head = repo.head();
     let journal = repo.path().join(".git/evolv/journal");
     std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
@@ -367,16 +350,9 @@ fn an_unreadable_journal_is_set_aside_by_recover_and_nothing_is_touched() {
     let hint = run.json()["error"]["hint"].as_str().unwrap().to_string();
     assert!(hint.contains("sets the journal aside"), "{hint}");
     let rec = repo.evolv(&["recover", "--json"]);
-    rec.ok();
-    let v = rec.json();
+    let v = rec.success().stdout_json();
     assert_eq!(v["action"], "abandoned");
-    assert!(
-        v["message"]
-            .as_str()
-            .unwrap()
-            .contains("journal.unreadable."),
-        "{v}"
-    );
+    assert_has(str_of(&v["message"]), "journal.unreadable.");
     assert!(!journal.exists());
     let kept: Vec<_> = std::fs::read_dir(journal.parent().unwrap())
         .unwrap()
@@ -392,8 +368,7 @@ fn an_unreadable_journal_is_set_aside_by_recover_and_nothing_is_touched() {
     assert_eq!(repo.read("a.txt"), "tok\n");
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("a.txt"), "TOK\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 // See: issue 16 item 2's class (the branch changing under a validated

@@ -4,7 +4,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, error_code, strings_of};
 
 // See: issue 16 item 3.
 #[test]
@@ -23,16 +23,10 @@ fn filtered_binary_and_non_text_files_are_skipped_counted_and_listed() {
         ("a.txt", "tok\n"),
     ]);
     let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["affected_files"], serde_json::json!(["a.txt"]));
     assert_eq!(v["statistics"]["filtered_skipped"], 3);
-    let skipped: Vec<&str> = v["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["path"].as_str().unwrap())
-        .collect();
+    let skipped = strings_of(&v["skipped"], "path");
     assert_eq!(skipped, ["a.bin", "a.dat", "img.png"]);
     assert!(!v["unified_diff"].as_str().unwrap().contains("Binary"));
 
@@ -88,8 +82,7 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
     run.ok();
     assert_eq!(run.json()["affected_files_bytes"][0], "636166e92e747874");
     let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["statistics"]["files_scanned"], 3);
     assert_eq!(v["statistics"]["files_matched"], 3);
     assert_eq!(v["statistics"]["path_skipped"], 0);
@@ -97,20 +90,17 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("a.txt"), "TOK\n");
     assert_eq!(std::fs::read(dir.join("x.txt")).unwrap(), b"TOK\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 // See: issue 16 item 8.
 #[test]
 fn a_backslash_in_a_file_name_lands_on_linux() {
-    let repo = TestRepo::with_files(&[("a\\b.txt", "tok\n"), ("c.txt", "tok\n")]);
-    let id = repo.propose("tok", "TOK", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a\\b.txt", "tok\n"), ("c.txt", "tok\n")], "tok", "TOK");
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("a\\b.txt"), "TOK\n");
     assert_eq!(repo.read("c.txt"), "TOK\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 // See: issue 16 item 19.
@@ -203,15 +193,13 @@ fn commit_gpgsign_signs_as_git_does_or_refuses_with_nothing_changed() {
     assert_eq!(error_code(&run), "signing_failed");
     assert_eq!(repo.head(), head);
     assert_eq!(repo.read("f"), "a\n");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 // See: issue 16 item 15.
 #[test]
 fn messages_name_the_operation_that_failed() {
-    let repo = TestRepo::with_files(&[("f", "a\n")]);
-    let id = repo.propose("a", "b", &[]);
+    let (repo, id) = TestRepo::proposed(&[("f", "a\n")], "a", "b");
     repo.evolv(&["apply", &id]).ok();
     repo.write("f", "c\n");
     repo.commit_all("change f");
@@ -296,8 +284,7 @@ fn edit_lists_do_not_edit_files_git_does_not_treat_as_text() {
 // `git -c core.autocrlf=true checkout` writes CRLF.
 #[test]
 fn git_dash_c_core_autocrlf_lands_what_git_checkout_writes() {
-    let repo = TestRepo::with_files(&[("a.txt", "tok\nx\n")]);
-    let id = repo.propose("tok", "TOK", &[]);
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "tok\nx\n")], "tok", "TOK");
     repo.git_evolv(&["core.autocrlf=true"], &["apply", &id])
         .ok();
     let landed = std::fs::read(repo.file("a.txt")).unwrap();

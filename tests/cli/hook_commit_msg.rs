@@ -5,7 +5,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{Run, TestRepo, sealed};
+use crate::common::{Run, TestRepo, assert_has, sealed};
 
 /// A repository with git-evolv's hooks and an editor that puts `$MSG` in
 /// front of what git wrote (so git's comments and `-v` diff stay below).
@@ -76,7 +76,7 @@ fn hook_cleans_the_message_as_the_commit_will() {
         &["commit", "--allow-empty", "-m", "#42 fix login"],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("type-empty"), "{}", run.stderr);
+    assert_has(&run.stderr, "type-empty");
     // commit.cleanup=whitespace keeps them through the editor too.
     let run = git(
         &repo,
@@ -97,7 +97,7 @@ fn hook_cleans_the_message_as_the_commit_will() {
         ],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("header-trim"), "{}", run.stderr);
+    assert_has(&run.stderr, "header-trim");
     // Through the editor with the default cleanup, comments go.
     let run = git(
         &repo,
@@ -105,10 +105,7 @@ fn hook_cleans_the_message_as_the_commit_will() {
         &["commit", "--allow-empty"],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "feat: through the editor"
-    );
+    assert_eq!(repo.last_message(), "feat: through the editor");
 }
 
 #[test]
@@ -208,7 +205,7 @@ fn hook_reads_its_configuration_without_libgit2() {
     assert_eq!(ok.code, 0, "{}", ok.stderr);
     let bad = g(&["commit", "-q", "--allow-empty", "-m", "fix: x"]);
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(bad.stderr.contains("type-enum"), "{}", bad.stderr);
+    assert_has(&bad.stderr, "type-enum");
 }
 
 /// Splits a simple shell command line (single quotes, `&&` ends it).

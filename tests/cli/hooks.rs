@@ -5,7 +5,6 @@
 //! them or by the hooks git starts.
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -18,7 +17,9 @@ use expectrl::{Expect, Regex, Session};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, run_with_stdin, sealed,
+};
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
@@ -50,14 +51,8 @@ fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&st
     run(cmd)
 }
 
-fn run(mut cmd: Command) -> Run {
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        stdout_bytes: out.stdout,
-    }
+fn run(cmd: Command) -> Run {
+    Run::of(cmd)
 }
 
 /// `git push …` from the repository, without a terminal.
@@ -160,8 +155,7 @@ fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
     assert_eq!(state(&st, "pre-push"), "missing");
 
     let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["hooks"][0]["change"], "written", "{v}");
     for hook in ["pre-push", "commit-msg"] {
         // Nothing to chain: the hook is a copy of the hook binary (issue
@@ -171,26 +165,15 @@ fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
         assert!(meta.file_type().is_file(), "{hook}");
         assert_ne!(meta.permissions().mode() & 0o111, 0, "{hook}");
     }
-    let again = repo.evolv(&["hooks", "install", "--json"]);
-    again.ok();
-    assert!(
-        again.json()["hooks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|h| h["change"] == "unchanged"),
-        "{}",
-        again.stdout
-    );
+    repo.assert_hooks_reinstall_unchanged();
     let st = status_json(&repo, repo.path());
     assert_eq!(state(&st, "pre-push"), "installed");
     assert_eq!(st["hooks"][1]["version"], env!("CARGO_PKG_VERSION"));
 
-    let human = repo.evolv(&["hooks", "status"]);
-    assert!(
-        human.stdout.contains("pre-push    installed"),
-        "{}",
-        human.stdout
+    assert_human!(
+        repo,
+        "hooks_status_installed",
+        repo.transcript(&["hooks", "status"])
     );
 
     repo.evolv(&["hooks", "uninstall"]).ok();
@@ -343,11 +326,7 @@ fn hooks_install_from_a_linked_worktree_goes_to_the_common_hooks_folder() {
     // The hook runs for pushes from the linked worktree.
     let del = no_tty(repo, &wt, "git", &["push", "origin", ":main"], &[]);
     assert_ne!(del.code, 0);
-    assert!(
-        del.stderr.contains("deleting the protected branch main"),
-        "{}",
-        del.stderr
-    );
+    assert_has(&del.stderr, "deleting the protected branch main");
 }
 
 #[test]
@@ -359,15 +338,9 @@ fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     assert_eq!(state(&st, "pre-push"), "bypassed", "{st}");
     assert_eq!(st["hooks_path"]["value"], ".githooks");
 
-    let run = repo.evolv(&["hooks", "install"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("core.hooksPath is set to '.githooks'")
-            && run.stderr.contains("local file:.git/config"),
-        "names where it was set:\n{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("--hooks-path"), "{}", run.stderr);
+    // Names where it was set, and the way out (--hooks-path).
+    let run = repo.transcript(&["hooks", "install"]);
+    assert_human!(repo, "hooks_install_core_hooks_path", run);
     assert_eq!(
         error_code(&repo.evolv(&["hooks", "install", "--json"])),
         "hooks_path_set"
@@ -393,12 +366,7 @@ fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     let run = repo.evolv(&["hooks", "install"]);
     assert_eq!(run.code, 2);
     let global = repo.home().join(".gitconfig");
-    assert!(
-        run.stderr
-            .contains(&format!("(global file:{})", global.display())),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, &format!("(global file:{})", global.display()));
     let run = repo.evolv(&["hooks", "install", "--hooks-path", "--json"]);
     run.ok();
     assert_eq!(
@@ -416,15 +384,11 @@ fn hooks_push_new_branch_and_fast_forward_pass() {
     let one = commit(repo, "b.txt", "b\n", "feat: b");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert!(run.stderr.contains("feature (new): ok"), "{}", run.stderr);
+    assert_has(&run.stderr, "feature (new): ok");
     let two = commit(repo, "b.txt", "b2\n", "fix: b");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert!(
-        run.stderr.contains("feature (1 ahead, 0 behind): ok"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "feature (1 ahead, 0 behind): ok");
     assert_eq!(
         p.remote_rev("refs/heads/feature").as_deref(),
         Some(two.as_str())
@@ -447,14 +411,9 @@ fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
     ]);
     let run = push(repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr
-            .contains("force push to the protected branch main"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("--force-with-lease"), "{}", run.stderr);
-    assert!(run.stderr.contains("pull first"), "{}", run.stderr);
+    assert_has(&run.stderr, "force push to the protected branch main");
+    assert_has(&run.stderr, "--force-with-lease");
+    assert_has(&run.stderr, "pull first");
     assert_eq!(p.remote_rev("refs/heads/main").unwrap(), before);
     // Even allowed plain pushes cannot force.
     let run = push_env(
@@ -485,11 +444,7 @@ fn hooks_deleting_main_is_refused() {
     let p = Pushing::new();
     let run = push(&p.repo, &["origin", "--delete", "main"]);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr.contains("deleting the protected branch main"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "deleting the protected branch main");
     assert!(p.remote_rev("refs/heads/main").is_some());
     // Other branches can be deleted.
     p.repo.git(&["branch", "old"]);
@@ -505,11 +460,7 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
     let tip = commit(repo, "a.txt", "a2\n", "fix: a");
     let run = push(repo, &["origin", "main"]);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr.contains("no terminal to confirm on"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "no terminal to confirm on");
     assert!(
         run.stderr
             .contains("git -c evolv.pushToProtected=allow push")
@@ -536,12 +487,7 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
         &[],
     );
     run.ok();
-    assert!(
-        run.stderr
-            .contains("allowed by evolv.pushToProtected=allow"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "allowed by evolv.pushToProtected=allow");
     assert_eq!(
         p.remote_rev("refs/heads/main").as_deref(),
         Some(tip.as_str())
@@ -629,29 +575,13 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
     let hook = |line: String| {
         let mut c = sealed(BIN, repo.home());
         c.args(["hook", "pre-push", "origin", "/x"])
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = detach(&mut c).spawn().unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            stdout_bytes: out.stdout,
-        }
+            .current_dir(&dir);
+        detach(&mut c);
+        run_with_stdin(c, format!("{line}\n"))
     };
     let del = hook(format!("(delete) {zero} refs/heads/main {head}"));
     assert_eq!(del.code, 1, "{}", del.stderr);
-    assert!(
-        del.stderr.contains("deleting the protected branch main"),
-        "{}",
-        del.stderr
-    );
+    assert_has(&del.stderr, "deleting the protected branch main");
     let new = hook(format!("refs/heads/main {head} refs/heads/topic {zero}"));
     assert_eq!(new.code, 0, "{}", new.stderr);
     fs::write(dir.join("a"), "a2\n").unwrap();
@@ -663,15 +593,10 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
         "plain push to main without a terminal: {}",
         ff.stderr
     );
-    assert!(
-        ff.stderr
-            .contains("main (1 ahead, 0 behind, protected): REFUSED"),
-        "{}",
-        ff.stderr
-    );
+    assert_has(&ff.stderr, "main (1 ahead, 0 behind, protected): REFUSED");
     let force = hook(format!("refs/heads/main {head} refs/heads/main {next}"));
     assert_eq!(force.code, 1);
-    assert!(force.stderr.contains("force push"), "{}", force.stderr);
+    assert_has(&force.stderr, "force push");
 }
 
 #[test]
@@ -679,8 +604,7 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
     let p = Pushing::new();
     let repo = &p.repo;
     let run = repo.evolv(&["check", "--json"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["branch"], "main");
     assert_eq!(v["upstream"]["name"], "origin/main");
     assert_eq!(
@@ -708,8 +632,7 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
     repo.write("a.txt", "dirty\n");
     repo.write("z.txt", "new\n");
     let run = repo.evolv(&["check", "--json"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(
         (
             v["upstream"]["ahead"].as_u64(),
@@ -719,15 +642,7 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
         "{v}"
     );
     assert_eq!(v["uncommitted"], serde_json::json!(["a.txt", "z.txt"]));
-    let human = repo.evolv(&["check"]);
-    assert!(
-        human
-            .stdout
-            .contains("upstream: origin/main (2 ahead, 1 behind)"),
-        "{}",
-        human.stdout
-    );
-    assert!(human.stderr.contains("pull first"), "{}", human.stderr);
+    assert_human!(repo, "check_ahead_behind", repo.transcript(&["check"]));
 }
 
 // ---- ask ----
@@ -829,13 +744,8 @@ fn ask_without_a_terminal_fails_or_takes_the_default() {
         "--option",
         "no: stop",
     ];
-    let run = no_tty(&repo, repo.path(), BIN, &args, &[]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("needs a terminal") && run.stderr.contains("--default"),
-        "{}",
-        run.stderr
-    );
+    let run = no_tty(&repo, repo.path(), BIN, &args, &[]).named("git evolv ask Sure? …");
+    assert_human!(repo, "ask_without_a_terminal", run.transcript());
     let mut json = args.to_vec();
     json.push("--json");
     assert_eq!(
@@ -863,7 +773,7 @@ fn ask_without_a_terminal_fails_or_takes_the_default() {
         &[],
     );
     assert_eq!(bad.code, 2);
-    assert!(bad.stderr.contains("--default `maybe`"), "{}", bad.stderr);
+    assert_has(&bad.stderr, "--default `maybe`");
 }
 
 /// `git push origin main` on a terminal, answering with `keys`.
@@ -942,7 +852,7 @@ fn hooks_dry_run_push_is_not_asked_about() {
     for flag in ["--dry-run", "-n"] {
         let run = push(&p.repo, &[flag, "origin", "main"]);
         assert_eq!(run.code, 0, "{flag}: {}", run.stderr);
-        assert!(run.stderr.contains("dry run"), "{}", run.stderr);
+        assert_has(&run.stderr, "dry run");
     }
     assert_eq!(p.remote_rev("refs/heads/main"), before);
     // A real push without a terminal is still refused.
@@ -992,8 +902,8 @@ fn hooks_unknown_remote_commit_is_fetch_first_not_a_force_push() {
     commit(&p.repo, "a.txt", "a2\n", "fix: a");
     let run = push(&p.repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert!(run.stderr.contains("fetch first"), "{}", run.stderr);
-    assert!(!run.stderr.contains("force push"), "{}", run.stderr);
+    assert_has(&run.stderr, "fetch first");
+    assert_lacks(&run.stderr, "force push");
 }
 
 #[test]
@@ -1043,20 +953,10 @@ fn hooks_protected_annotated_tags_are_peeled() {
     repo.git(&["tag", "-f", "-a", "-m", "r1 again", "release-1"]);
     let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
     run.ok();
-    assert!(
-        run.stderr
-            .contains("release-1 (1 ahead, 0 behind, protected): ok"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "release-1 (1 ahead, 0 behind, protected): ok");
     // Moving it back is a force push.
     repo.git(&["tag", "-f", "-a", "-m", "r1 back", "release-1", &old]);
     let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr
-            .contains("force push to the protected ref release-1"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "force push to the protected ref release-1");
 }

@@ -9,27 +9,13 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-use crate::common::{BIN, Run, TestRepo, error_code, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, error_code, sealed};
 
 const HOOK_BIN: &str = env!("CARGO_BIN_EXE_git-evolv-hook");
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 fn hook_path(repo: &TestRepo, name: &str) -> PathBuf {
     repo.path().join(".git/hooks").join(name)
-}
-
-fn hook_status(repo: &TestRepo, name: &str) -> Value {
-    let run = repo.evolv(&["hooks", "status", "--json"]);
-    run.ok();
-    run.json()["hooks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["name"] == name)
-        .unwrap_or_else(|| panic!("{name} in {}", run.stdout))
-        .clone()
 }
 
 fn commit(repo: &TestRepo, message: &str) -> Run {
@@ -82,7 +68,7 @@ fn hooks_install_copies_the_hook_binary_which_lints_like_before() {
     run.ok();
     for hook in ["commit-msg", "pre-push"] {
         assert_is_copy(&hook_path(&repo, hook));
-        let st = hook_status(&repo, hook);
+        let st = repo.hook_status(hook);
         assert_eq!(
             (st["state"].as_str(), st["runs"].as_bool()),
             (Some("installed"), Some(true)),
@@ -108,17 +94,7 @@ fn hooks_install_copies_the_hook_binary_which_lints_like_before() {
         "feat: linted by the copy"
     );
     // Idempotent.
-    let again = repo.evolv(&["hooks", "install", "--json"]);
-    again.ok();
-    assert!(
-        again.json()["hooks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|h| h["change"] == "unchanged"),
-        "{}",
-        again.stdout
-    );
+    repo.assert_hooks_reinstall_unchanged();
     // Uninstall removes the copies, and only them.
     repo.evolv(&["hooks", "uninstall"]).ok();
     for hook in ["commit-msg", "pre-push"] {
@@ -166,10 +142,10 @@ fn hooks_writing_over_the_installed_hook_never_touches_the_binaries() {
     // The other script is the hook now, and runs; git-evolv's does not.
     commit(&repo, "not conventional, not checked").ok();
     assert_eq!(repo.read(".git/other.log"), "other\n");
-    assert_eq!(hook_status(&repo, "commit-msg")["state"], "foreign");
+    assert_eq!(repo.hook_status("commit-msg")["state"], "foreign");
     // `install` chains it, and both run.
     repo.evolv(&["hooks", "install"]).ok();
-    assert_eq!(hook_status(&repo, "commit-msg")["state"], "chained");
+    assert_eq!(repo.hook_status("commit-msg")["state"], "chained");
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
     assert_eq!(repo.read(".git/other.log"), "other\nother\n");
@@ -191,7 +167,7 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
     );
     write_exec(&hook, &old);
 
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(st["state"], "installed", "{st}");
     assert_eq!(st["runs"], true, "{st}");
     assert_eq!(st["version"], older, "{st}");
@@ -200,13 +176,9 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
         st["notes"].to_string().contains("git evolv hooks install"),
         "{st}"
     );
-    assert_eq!(hook_status(&repo, "pre-push")["stale"], false);
+    assert_eq!(repo.hook_status("pre-push")["stale"], false);
     let human = repo.evolv(&["hooks", "status"]);
-    assert!(
-        human.stdout.contains("another build of git-evolv-hook"),
-        "{}",
-        human.stdout
-    );
+    assert_has(&human.stdout, "another build of git-evolv-hook");
     // The stale copy still lints.
     assert_eq!(commit(&repo, "not conventional").code, 1);
 
@@ -225,13 +197,13 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
         run.stdout
     );
     assert_is_copy(&hook);
-    assert_eq!(hook_status(&repo, "commit-msg")["stale"], false);
+    assert_eq!(repo.hook_status("commit-msg")["stale"], false);
 
     // The same version, another build: stale too.
     let mut other_build = fs::read(HOOK_BIN).unwrap();
     other_build.extend_from_slice(b"another build");
     write_exec(&hook, &other_build);
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(
         (st["version"].as_str(), st["stale"].as_bool()),
         (Some(VERSION), Some(true)),
@@ -252,7 +224,7 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
     for hook in ["commit-msg", "pre-push"] {
         std::os::unix::fs::symlink(BIN, hook_path(&repo, hook)).unwrap();
     }
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(
         (
             st["state"].as_str(),
@@ -270,11 +242,7 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
     // The link still lints (git-evolv dispatches on the hook's name).
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
 
     let run = repo.evolv(&["hooks", "install", "--json"]);
     run.ok();
@@ -286,7 +254,7 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
             run.stdout
         );
         assert_is_copy(&hook_path(&repo, hook));
-        assert_eq!(hook_status(&repo, hook)["stale"], false);
+        assert_eq!(repo.hook_status(hook)["stale"], false);
     }
     assert!(
         fs::read(BIN).unwrap() == before,
@@ -299,7 +267,7 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
     let hook = hook_path(&repo, "commit-msg");
     fs::remove_file(&hook).unwrap();
     std::os::unix::fs::symlink("/nonexistent/bin/git-evolv", &hook).unwrap();
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(
         (st["state"].as_str(), st["runs"].as_bool()),
         (Some("installed"), Some(false)),
@@ -360,11 +328,7 @@ fn hooks_the_hook_binary_runs_by_hand() {
     };
     let bad = by_hand(&["commit-msg", "msg"]);
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
     repo.write("msg", "fix: by hand\n");
     by_hand(&["commit-msg", "msg"]).ok();
     let v = by_hand(&["--version"]);
@@ -372,7 +336,7 @@ fn hooks_the_hook_binary_runs_by_hand() {
     assert_eq!(v.stdout, format!("git-evolv-hook {VERSION}\n"));
     let usage = by_hand(&["lint"]);
     assert_eq!(usage.code, 2, "{}", usage.stderr);
-    assert!(usage.stderr.contains("commit-msg FILE"), "{}", usage.stderr);
+    assert_has(&usage.stderr, "commit-msg FILE");
 }
 
 /// pre-commit and lefthook call a hook file their own when it holds their

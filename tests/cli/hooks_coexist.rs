@@ -8,9 +8,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use serde_json::Value;
-
-use crate::common::{BIN, Run, TestRepo, error_code};
+use crate::common::{BIN, Run, TestRepo, assert_has, assert_lacks, error_code};
 
 fn write_exec(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -18,18 +16,6 @@ fn write_exec(path: &Path, text: &str) {
     let _ = fs::remove_file(path);
     fs::write(path, text).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-fn hook_status(repo: &TestRepo, name: &str) -> Value {
-    let run = repo.evolv(&["hooks", "status", "--json"]);
-    run.ok();
-    run.json()["hooks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["name"] == name)
-        .unwrap()
-        .clone()
 }
 
 fn log(repo: &TestRepo) -> String {
@@ -135,21 +121,17 @@ fn hooks_a_chained_hook_that_dispatches_on_its_name_still_runs() {
     // Both commit-msg hooks run, husky's first.
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
     assert!(log(&repo).contains("husky-commit-msg"));
     commit(&repo, "feat: both ran").ok();
 
-    let st = hook_status(&repo, "pre-push");
+    let st = repo.hook_status("pre-push");
     assert_eq!(st["state"], "chained", "{st}");
     assert_eq!(st["runs"], true, "{st}");
     assert_eq!(st["manager"], "husky", "{st}");
     // status checks what husky will run.
     fs::remove_file(repo.path().join(".husky/pre-push")).unwrap();
-    let st = hook_status(&repo, "pre-push");
+    let st = repo.hook_status("pre-push");
     assert!(st["notes"].to_string().contains("no "), "{st}");
 }
 
@@ -162,11 +144,7 @@ fn hooks_install_refuses_a_folder_git_tracks() {
     let run = repo.evolv(&["--json", "hooks", "install", "--hooks-path"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_eq!(error_code(&run), "hooks_folder_tracked");
-    assert!(
-        run.stdout.contains(".githooks/commit-msg"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, ".githooks/commit-msg");
     assert_eq!(repo.status(), before, "nothing written");
     assert_eq!(repo.read(".githooks/commit-msg"), "#!/bin/sh\nexit 0\n");
     assert!(!repo.path().join(".githooks/pre-push").exists());
@@ -180,18 +158,14 @@ fn hooks_pre_commit_in_either_order_never_loops_and_uninstalls_cleanly() {
     // evolv → pre-commit → evolv again (documented as idempotent).
     repo.evolv(&["hooks", "install"]).ok();
     pre_commit_install(&repo);
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(st["state"], "run_by_manager", "{st}");
     assert_eq!(st["runs"], true);
     repo.evolv(&["hooks", "install"]).ok();
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
-    assert!(!bad.stderr.contains("migration mode"), "{}", bad.stderr);
+    assert_has(&bad.stderr, "commit message rejected");
+    assert_lacks(&bad.stderr, "migration mode");
     commit(&repo, "feat: ok").ok();
     assert!(log(&repo).contains("pre-commit"));
     // pre-commit's hook stays where pre-commit looks for it.
@@ -209,7 +183,7 @@ fn hooks_pre_commit_in_either_order_never_loops_and_uninstalls_cleanly() {
     let before = log(&repo).len();
     commit(&repo, "not conventional either").ok();
     assert!(log(&repo).len() > before, "pre-commit still runs");
-    assert_eq!(hook_status(&repo, "commit-msg")["runs"], false);
+    assert_eq!(repo.hook_status("commit-msg")["runs"], false);
 
     // pre-commit → evolv, then `pre-commit uninstall`: evolv keeps running.
     repo.evolv(&["hooks", "install"]).ok();
@@ -254,11 +228,7 @@ fn hooks_the_loop_an_older_install_left_is_guarded_and_repaired() {
     assert!(!hooks.join("commit-msg.evolv-chained").exists());
     let bad = commit(&repo, "nope");
     assert_eq!(bad.code, 1);
-    assert!(
-        bad.stderr.contains("commit message rejected"),
-        "{}",
-        bad.stderr
-    );
+    assert_has(&bad.stderr, "commit message rejected");
 }
 
 #[test]
@@ -272,7 +242,7 @@ fn hooks_a_shim_moved_to_old_is_reported_and_chained_on_install() {
         &hooks.join("commit-msg"),
         "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\necho lefthook >> .git/tool.log\n",
     );
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(st["state"], "not_running", "{st}");
     assert_eq!(st["runs"], false);
     assert!(st["notes"].to_string().contains("commit-msg.old"), "{st}");
@@ -291,7 +261,7 @@ fn hooks_a_shim_moved_to_old_is_reported_and_chained_on_install() {
             fs::remove_file(p).unwrap();
         }
     }
-    let st = hook_status(&repo, "commit-msg");
+    let st = repo.hook_status("commit-msg");
     assert_eq!(
         (st["state"].as_str(), st["runs"].as_bool()),
         (Some("installed"), Some(true))
@@ -306,7 +276,7 @@ fn hooks_a_shim_moved_to_old_is_reported_and_chained_on_install() {
             .unwrap()
             .contains("LEFTHOOK")
     );
-    assert_eq!(hook_status(&repo, "commit-msg")["state"], "foreign");
+    assert_eq!(repo.hook_status("commit-msg")["state"], "foreign");
 }
 
 #[test]
@@ -323,13 +293,9 @@ fn hooks_path_hints_work_when_followed() {
     ]);
     let run = repo.evolv(&["--json", "hooks", "install"]);
     assert_eq!(error_code(&run), "hooks_path_set");
-    assert!(
-        run.json()["error"]["hint"]
-            .as_str()
-            .unwrap()
-            .contains("`git config --global --unset-all core.hooksPath`"),
-        "{}",
-        run.stdout
+    assert_has(
+        &run.error_hint(),
+        "`git config --global --unset-all core.hooksPath`",
     );
     // Following the hint works.
     repo.git(&["config", "--global", "--unset-all", "core.hooksPath"]);
@@ -345,8 +311,8 @@ fn hooks_path_hints_work_when_followed() {
     repo.git(&["config", "core.hooksPath", ".git/hooks"]);
     let run = repo.evolv(&["hooks", "install"]);
     run.ok();
-    assert!(!run.stderr.contains("never runs hooks"), "{}", run.stderr);
-    assert_eq!(hook_status(&repo, "commit-msg")["runs"], true);
+    assert_lacks(&run.stderr, "never runs hooks");
+    assert_eq!(repo.hook_status("commit-msg")["runs"], true);
 }
 
 #[test]
@@ -358,5 +324,5 @@ fn hooks_install_into_hooks_path_keeps_running_after_it_is_unset() {
     repo.git(&["config", "--unset", "core.hooksPath"]);
     let bad = commit(&repo, "nope");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert_eq!(hook_status(&repo, "commit-msg")["state"], "installed");
+    assert_eq!(repo.hook_status("commit-msg")["state"], "installed");
 }

@@ -1,7 +1,7 @@
 //! Index formats and checkouts that are not plain: a split index, a sparse
 //! checkout (skip-worktree entries), a sparse index.
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_has, error_code, str_of};
 
 fn three_files() -> TestRepo {
     TestRepo::with_files(&[
@@ -83,12 +83,9 @@ fn a_sparse_index_is_refused_with_the_way_out() {
         error["message"].as_str().unwrap().contains("sparse index"),
         "{error}"
     );
-    assert!(
-        error["hint"]
-            .as_str()
-            .unwrap()
-            .contains("git sparse-checkout reapply --no-sparse-index"),
-        "{error}"
+    assert_has(
+        str_of(&error["hint"]),
+        "git sparse-checkout reapply --no-sparse-index",
     );
     assert_eq!(repo.head(), h);
     assert_eq!(repo.read("a/x.txt"), "hello a\n");

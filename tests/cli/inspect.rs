@@ -1,10 +1,10 @@
 //! list, show, drop, log and demo.
 
-use crate::common::{BIN, TestRepo, error_code, sealed};
+use crate::common::{BIN, TestRepo, assert_has, assert_human, error_code, sealed};
 
 #[test]
 fn list_shows_id_age_summary_size_and_status() {
-    let repo = TestRepo::scenario();
+    let repo = TestRepo::scenario().on_test_clock();
     let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
     let v = repo.evolv(&["list", "--json"]).json();
     let p = &v["proposals"][0];
@@ -16,12 +16,11 @@ fn list_shows_id_age_summary_size_and_status() {
     assert!(p["age_seconds"].is_i64());
     let human = repo.evolv(&["list"]);
     human.ok();
-    assert!(
-        human.stdout.contains(&id)
-            && human.stdout.contains("pending")
-            && human.stdout.contains("+2 -2"),
-        "{}",
-        human.stdout
+    // The id listed is this proposal's, to the last digit.
+    assert_human!(
+        repo,
+        "list_pending",
+        human.transcript().replace(&id, "[PATCH]")
     );
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(
@@ -32,16 +31,10 @@ fn list_shows_id_age_summary_size_and_status() {
 
 #[test]
 fn show_prints_the_stored_diff() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "frontend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "frontend/**"]);
     let run = repo.evolv(&["show", &id]);
     run.ok();
-    assert!(
-        run.stdout
-            .contains("-const data = getUserData()\n+const data = fetchUserData()\n"),
-        "{}",
-        run.stdout
-    );
+    assert_human!(repo, "show_frontend", run.transcript());
     let v = repo.evolv(&["show", "--json", &id]).json();
     assert_eq!(v["patch_id"], id.as_str());
     assert!(
@@ -79,7 +72,7 @@ fn drop_removes_proposals_and_checks_every_id_first() {
 
 #[test]
 fn log_lists_every_event_newest_first() {
-    let repo = TestRepo::scenario();
+    let repo = TestRepo::scenario().on_test_clock();
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let failed = repo.evolv(&["apply", &id, "--validate", "false"]);
     assert_eq!(failed.code, 1);
@@ -112,12 +105,7 @@ fn log_lists_every_event_newest_first() {
         first_id,
         "the audit id is the commit id"
     );
-    let human = repo.evolv(&["log"]);
-    assert!(
-        human.stdout.contains("FAILED (validation_failed)"),
-        "{}",
-        human.stdout
-    );
+    assert_human!(repo, "log_every_event", repo.transcript(&["log"]));
     assert_eq!(
         repo.evolv(&["log", "--json", "-n", "2"]).json()["entries"]
             .as_array()
@@ -148,9 +136,9 @@ fn demo_walks_through_and_leaves_nothing_behind() {
         "git evolv rollback",
         "git evolv log",
     ] {
-        assert!(stdout.contains(step), "missing {step}:\n{stdout}");
+        assert_has(&stdout, step);
     }
-    assert!(stdout.contains("+func fetchUserData"), "{stdout}");
+    assert_has(&stdout, "+func fetchUserData");
     let left: Vec<_> = std::fs::read_dir(home.path()).unwrap().collect();
     assert!(left.is_empty(), "demo left files behind: {left:?}");
     let json = sealed(BIN, home.path())

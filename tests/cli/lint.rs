@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{BIN, Run, TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, assert_human, run_with_stdin, sealed};
 
 /// Runs git in `dir` with extra environment variables.
 fn git_in(repo: &TestRepo, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
@@ -45,56 +45,16 @@ fn rules_of(message: &Value) -> Vec<String> {
 #[test]
 fn lint_a_message_argument_exit_codes() {
     let repo = TestRepo::empty();
-    let ok = repo.evolv(&["lint", "feat(auth): add login support"]);
-    assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
-    assert_eq!(ok.stdout, "", "a clean message prints no findings");
-
-    let bad = repo.evolv(&["lint", "feet: Add login."]);
-    assert_eq!(bad.code, 1, "{}{}", bad.stdout, bad.stderr);
-    assert!(
-        bad.stdout.contains("1:1: error[type-enum]"),
-        "{}",
-        bad.stdout
-    );
-    assert!(
-        bad.stdout.contains("did you mean `feat`?"),
-        "{}",
-        bad.stdout
-    );
-    assert!(bad.stdout.contains("error[subject-case]"), "{}", bad.stdout);
-    assert!(
-        bad.stdout.contains("error[subject-full-stop]"),
-        "{}",
-        bad.stdout
-    );
-    assert!(
-        bad.stdout.contains("suggested header: feat: add login\n"),
-        "{}",
-        bad.stdout
-    );
-    assert!(bad.stderr.contains("3 error(s)"), "{}", bad.stderr);
-
-    let plain = repo.evolv(&["lint", "add new feature"]);
-    assert_eq!(plain.code, 1);
-    assert!(
-        plain.stdout.contains("<type>: add new feature"),
-        "{}",
-        plain.stdout
-    );
-    assert!(
-        plain.stdout.contains("build, chore, ci, docs, feat, fix"),
-        "{}",
-        plain.stdout
-    );
-
-    // Warnings only: clean.
-    let warn = repo.evolv(&["lint", "feat: x\nbody right under the header"]);
-    assert_eq!(warn.code, 0, "{}{}", warn.stdout, warn.stderr);
-    assert!(
-        warn.stdout.contains("warning[body-leading-blank]"),
-        "{}",
-        warn.stdout
-    );
+    // A clean message prints no findings and exits 0; errors exit 1 with
+    // the rule, the did-you-mean and the suggested header; warnings only
+    // are clean.
+    let out = repo.transcripts(&[
+        &["lint", "feat(auth): add login support"],
+        &["lint", "feet: Add login."],
+        &["lint", "add new feature"],
+        &["lint", "feat: x\nbody right under the header"],
+    ]);
+    assert_human!(repo, "lint_message_argument", out);
 }
 
 #[test]
@@ -167,47 +127,26 @@ fn lint_a_file_points_into_the_file_and_cleans_like_git() {
 fn bad_input_exits_2_with_a_clear_error() {
     let repo = TestRepo::with_files(&[("a", "1\n")]);
     let run = repo.evolv(&["lint", "--json", "--file", "nope.txt"]);
-    assert_eq!(run.code, 2);
-    assert_eq!(error_code(&run), "invalid_input");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("nope.txt")
-    );
+    run.fails_with(2, "invalid_input");
+    assert_has(&run.error_message(), "nope.txt");
 
-    let run = repo.evolv(&["lint", "# only a comment"]);
-    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("is empty"), "{}", run.stderr);
+    let empty = repo.transcript(&["lint", "# only a comment"]);
+    assert_human!(repo, "lint_empty_message", empty);
 
     let run = repo.evolv(&["lint", "--json", "--range", "nosuch..HEAD"]);
-    assert_eq!(run.code, 2);
-    assert_eq!(error_code(&run), "invalid_input");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("nosuch")
-    );
+    run.fails_with(2, "invalid_input");
+    assert_has(&run.error_message(), "nosuch");
 
     let run = repo.evolv(&["lint", "--json", "--range", "HEAD"]);
-    assert_eq!(run.code, 2);
-    assert_eq!(error_code(&run), "invalid_input");
+    run.fails_with(2, "invalid_input");
 
     repo.git(&["config", "evolv.commit.rule.type-enum", "loud"]);
     let run = repo.evolv(&["lint", "--json", "feat: x"]);
-    assert_eq!(run.code, 2);
-    assert_eq!(error_code(&run), "invalid_config");
-    let v = run.json();
-    let msg = v["error"]["message"].as_str().unwrap();
-    assert!(
-        msg.contains("evolv.commit.rule.type-enum") && msg.contains("loud"),
-        "{msg}"
-    );
-    assert!(
-        v["error"]["hint"].as_str().unwrap().contains("git config"),
-        "{v}"
-    );
+    run.fails_with(2, "invalid_config");
+    let msg = run.error_message();
+    assert_has(&msg, "evolv.commit.rule.type-enum");
+    assert_has(&msg, "loud");
+    assert_has(&run.error_hint(), "git config");
 }
 
 #[test]
@@ -219,18 +158,10 @@ fn rules_and_values_come_from_git_config() {
     assert_eq!(repo.evolv(&["lint", "docs: x"]).code, 1);
 
     repo.git(&["config", "evolv.commit.rule.subject-case", "warn"]);
-    let run = repo.evolv(&["lint", "feat: Add x"]);
-    assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(
-        run.stdout.contains("warning[subject-case]"),
-        "{}",
-        run.stdout
-    );
+    let mut out = repo.transcript(&["lint", "feat: Add x"]);
 
     repo.git(&["config", "evolv.commit.headerMaxLength", "10"]);
-    let run = repo.evolv(&["lint", "feat: a longer header"]);
-    assert_eq!(run.code, 1);
-    assert!(run.stdout.contains("header-max-length"), "{}", run.stdout);
+    out += &repo.transcript(&["lint", "feat: a longer header"]);
 
     repo.git(&["config", "--unset", "evolv.commit.headerMaxLength"]);
     repo.git(&["config", "evolv.commit.scopes", "api,cli"]);
@@ -242,15 +173,11 @@ fn rules_and_values_come_from_git_config() {
         "evolv.commit.rule.breaking-change-footer",
         "error",
     ]);
-    let run = repo.evolv(&["lint", "feat(cli)!: drop x"]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stdout.contains("breaking-change-footer"),
-        "{}",
-        run.stdout
-    );
+    out += &repo.transcript(&["lint", "feat(cli)!: drop x"]);
     let both = "feat(cli)!: drop x\n\nBREAKING CHANGE: x is gone";
     assert_eq!(repo.evolv(&["lint", both]).code, 0);
+    // A rule set to warn, a length and a rule turned on, from git config.
+    assert_human!(repo, "lint_rules_from_git_config", out);
 }
 
 /// main: initial; topic: "feat: good", "Bad message", a bot commit; then a
@@ -358,23 +285,16 @@ fn range_lints_each_commit_skipping_merges_and_bots() {
     assert_eq!(rules_of(merge), ["type-empty", "subject-empty"]);
     assert_eq!(v["errors"], 4, "Bad message + the merge");
 
-    // Text and GitHub formats name the commit.
-    let text = repo.evolv(&["lint", "--range", &range]);
-    assert_eq!(text.code, 1);
-    assert!(
-        text.stdout
-            .contains("Bad message\n  1:1: error[type-empty]"),
-        "{}",
-        text.stdout
+    // Text and GitHub formats name the commit (a clean one is not shown).
+    let out = repo.transcripts(&[
+        &["lint", "--range", &range],
+        &["lint", "--range", &range, "--format", "github"],
+    ]);
+    assert_human!(
+        repo,
+        "lint_range_text_and_github",
+        out.replace(&base, "[BASE]")
     );
-    assert!(!text.stdout.contains("feat: good one"), "{}", text.stdout);
-    let gh = repo.evolv(&["lint", "--range", &range, "--format", "github"]);
-    let first = gh.stdout.lines().next().unwrap();
-    assert!(
-        first.starts_with("::error title=type-empty::commit "),
-        "{first}"
-    );
-    assert!(first.contains("\"Bad message\""), "{first}");
 
     // A clean range exits 0.
     let clean = repo.evolv(&["lint", "--range", &format!("{base}..HEAD^2")]);
@@ -401,14 +321,14 @@ fn commit_msg_hook_rejects_and_keeps_the_message() {
     let run = repo.git_run(&["commit", "--allow-empty", "-m", "Added the login page."]);
     assert_ne!(run.code, 0, "the hook must reject:\n{}", run.stderr);
     assert_eq!(repo.head(), before, "no commit was made");
-    assert!(
-        run.stderr.contains("commit message rejected"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("error[type-empty]"), "{}", run.stderr);
-    assert!(run.stderr.contains("NOT lost"), "{}", run.stderr);
-    assert!(run.stderr.contains(".git/COMMIT_EDITMSG"), "{}", run.stderr);
+    for needle in [
+        "commit message rejected",
+        "error[type-empty]",
+        "NOT lost",
+        ".git/COMMIT_EDITMSG",
+    ] {
+        assert_has(&run.stderr, needle);
+    }
     let kept = repo.path().join(".git/COMMIT_EDITMSG");
     assert_eq!(
         std::fs::read_to_string(&kept).unwrap().trim(),
@@ -421,11 +341,7 @@ fn commit_msg_hook_rejects_and_keeps_the_message() {
         .unwrap()
         .with_file_name("EVOLV_REJECTED_MSG");
     let retry = format!("git commit -e -F {}", saved.display());
-    assert!(
-        run.stderr.contains(&retry),
-        "{}\nwanted: {retry}",
-        run.stderr
-    );
+    assert_has(&run.stderr, &retry);
     assert_eq!(
         std::fs::read_to_string(&saved).unwrap(),
         "Added the login page.\n"
@@ -454,11 +370,7 @@ fn commit_msg_hook_rejects_and_keeps_the_message() {
         "fix: y\nbody without blank line",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("warning[body-leading-blank]"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "warning[body-leading-blank]");
 }
 
 #[test]
@@ -490,10 +402,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
         &[("GIT_EDITOR", editor), ("MSG", "feat: edit a")],
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "feat: edit a"
-    );
+    assert_eq!(repo.last_message(), "feat: edit a");
 
     repo.write("a", "2\n");
     repo.git(&["add", "a"]);
@@ -506,11 +415,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
     );
     assert_ne!(run.code, 0, "{}", run.stderr);
     assert_eq!(repo.head(), before);
-    assert!(
-        run.stderr.contains("1:1: error[type-empty]"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "1:1: error[type-empty]");
 
     // -e -F with --cleanup=scissors: git cuts the scissors part, and so
     // does the lint. (Without -e git keeps it: see docs/lint.md.)
@@ -520,10 +425,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
     );
     let run = repo.git_run(&["commit", "-q", "--cleanup=scissors", "-e", "-F", "msg.txt"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "fix: scissors"
-    );
+    assert_eq!(repo.last_message(), "fix: scissors");
 
     // `git -c core.commentChar=;` reaches the hook through the environment.
     repo.write("a", "3\n");
@@ -538,10 +440,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%B"]).trim(),
-        "fix: semicolons\n\n#42 stays"
-    );
+    assert_eq!(repo.last_message(), "fix: semicolons\n\n#42 stays");
 }
 
 #[test]
@@ -552,12 +451,9 @@ fn commit_msg_hook_in_a_linked_worktree_and_for_merges() {
     repo.git(&["worktree", "add", "-q", "-b", "topic", wt.to_str().unwrap()]);
     let run = git_in(&repo, &wt, &["commit", "--allow-empty", "-m", "bad"], &[]);
     assert_ne!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("COMMIT_EDITMSG"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("worktrees"),
-        "the linked worktree's own file: {}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "COMMIT_EDITMSG");
+    // The linked worktree's own file.
+    assert_has(&run.stderr, "worktrees");
     let run = git_in(
         &repo,
         &wt,
@@ -570,7 +466,7 @@ fn commit_msg_hook_in_a_linked_worktree_and_for_merges() {
     // a bad custom one is refused.
     let run = repo.git_run(&["merge", "--no-ff", "-q", "topic", "-m", "merging things"]);
     assert_ne!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("MERGE_MSG"), "{}", run.stderr);
+    assert_has(&run.stderr, "MERGE_MSG");
     repo.git(&["merge", "--abort"]);
     let run = repo.git_run(&["merge", "--no-ff", "--no-edit", "-q", "topic"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -604,9 +500,8 @@ fn hook_commit_msg_directly_and_empty_messages() {
             .starts_with("git commit -e -F /"),
         "{v}"
     );
-    let run = repo.evolv(&["hook", "commit-msg", "missing-file"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("missing-file"), "{}", run.stderr);
+    let missing = repo.transcript(&["hook", "commit-msg", "missing-file"]);
+    assert_human!(repo, "hook_commit_msg_missing_file", missing);
 }
 
 /// Did-you-mean only for near-miss types, never turning an ordinary first
@@ -614,32 +509,14 @@ fn hook_commit_msg_directly_and_empty_messages() {
 #[test]
 fn lint_suggests_a_type_only_for_near_misses() {
     let repo = TestRepo::empty();
-    for (message, suggested) in [
-        ("still broken on mac", "<type>: still broken on mac"),
-        ("build fails on arm", "<type>: build fails on arm"),
-        ("fxi login crash", "fix: login crash"),
-    ] {
-        let run = repo.evolv(&["lint", message]);
-        assert_eq!(run.code, 1, "{message}");
-        assert!(
-            run.stdout
-                .contains(&format!("suggested header: {suggested}")),
-            "{message}: {}",
-            run.stdout
-        );
-    }
-    let run = repo.evolv(&["lint", "feet: add login"]);
-    assert!(
-        run.stdout.contains("did you mean `feat`?"),
-        "{}",
-        run.stdout
-    );
-    let run = repo.evolv(&["lint", "stlye: format"]);
-    assert!(
-        run.stdout.contains("did you mean `style`?"),
-        "{}",
-        run.stdout
-    );
+    let out = repo.transcripts(&[
+        &["lint", "still broken on mac"],
+        &["lint", "build fails on arm"],
+        &["lint", "fxi login crash"],
+        &["lint", "feet: add login"],
+        &["lint", "stlye: format"],
+    ]);
+    assert_human!(repo, "lint_near_miss_types", out);
 }
 
 /// History is linted as stored, as `commitlint --from` reads it.
@@ -656,20 +533,14 @@ fn lint_range_takes_messages_as_stored() {
         "-m",
         "docs: fix gh-pages deploy ",
     ]);
-    let run = repo.evolv(&["lint", "--range", "HEAD~1..HEAD"]);
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("header-trim"), "{}", run.stdout);
+    let mut out = repo.transcript(&["lint", "--range", "HEAD~1..HEAD"]);
 
+    // A long first body line that looks like a footer is body, not footer.
     let long = "x".repeat(120);
     for first in [format!("x #12 {long}"), format!("a::b {long}")] {
         let msg = format!("fix: y\n\n{first}\n");
         repo.git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", &msg]);
-        let run = repo.evolv(&["lint", "--range", "HEAD~1..HEAD"]);
-        assert!(
-            run.stdout.contains("body-max-line-length")
-                && !run.stdout.contains("footer-max-line-length"),
-            "{first}: {}",
-            run.stdout
-        );
+        out += &repo.transcript(&["lint", "--range", "HEAD~1..HEAD"]);
     }
+    assert_human!(repo, "lint_range_as_stored", out);
 }

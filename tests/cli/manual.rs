@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{BIN, Run, TestRepo, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, sealed};
 
 /// A fresh install: `<prefix>/bin/git-evolv` (a copy of the binary under
 /// test), a clean HOME, PATH = `<prefix>/bin` then the system's.
@@ -85,12 +85,18 @@ fn subcommands() -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn every_subcommand_has_a_man_page_that_renders() {
+/// Fails the test when man (man-db) is not on the machine.
+#[track_caller]
+fn need_man() {
     assert!(
         have("man"),
         "man (man-db) is needed: apt-get install man-db"
     );
+}
+
+#[test]
+fn every_subcommand_has_a_man_page_that_renders() {
+    need_man();
     let install = Install::new();
     let run = install.run("git-evolv", &["install-man", "--json"], &[]);
     run.ok();
@@ -128,19 +134,12 @@ fn every_subcommand_has_a_man_page_that_renders() {
 
 #[test]
 fn git_evolv_help_opens_the_manual_after_the_readme_install_from_a_clean_home() {
-    assert!(
-        have("man"),
-        "man (man-db) is needed: apt-get install man-db"
-    );
+    need_man();
     let install = Install::new();
     // Before: exactly the complaint of the issue.
     let before = install.run("git", &["evolv", "--help"], &[]);
     assert_ne!(before.code, 0);
-    assert!(
-        before.stderr.contains("No manual entry for git-evolv"),
-        "{}",
-        before.stderr
-    );
+    assert_has(&before.stderr, "No manual entry for git-evolv");
     // The README's install step.
     install.run("git", &["evolv", "install-man"], &[]).ok();
     for args in [&["evolv", "--help"][..], &["help", "evolv"]] {
@@ -155,17 +154,13 @@ fn git_evolv_help_opens_the_manual_after_the_readme_install_from_a_clean_home() 
     // A subcommand's --help reaches git-evolv itself: text on a pipe…
     let run = install.run("git", &["evolv", "apply", "--help"], &[]);
     run.ok();
-    assert!(
-        run.stdout.contains("Usage: git evolv apply"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "Usage: git evolv apply");
     let run = install.run("man", &["git-evolv"], &[]);
     run.ok();
-    assert!(run.stdout.contains("ERROR CODES"), "{}", run.stdout);
+    assert_has(&run.stdout, "ERROR CODES");
     let run = install.run("man", &["git-evolv-apply"], &[]);
     run.ok();
-    assert!(run.stdout.contains("--validate"), "{}", run.stdout);
+    assert_has(&run.stdout, "--validate");
     // With MANPATH set as install-man asks for it when one is set already.
     let manpath = install.prefix.path().join("share/man");
     let run = install.run(
@@ -174,18 +169,16 @@ fn git_evolv_help_opens_the_manual_after_the_readme_install_from_a_clean_home() 
         &[("MANPATH", &format!("{}:", manpath.display()))],
     );
     run.ok();
-    assert!(run.stdout.contains("GIT-EVOLV"), "{}", run.stdout);
+    assert_has(&run.stdout, "GIT-EVOLV");
     let run = install.run(
         "git",
         &["evolv", "install-man"],
         &[("MANPATH", "/usr/share/man")],
     );
     run.ok();
-    assert!(
-        run.stderr
-            .contains(&format!("export MANPATH=\"{}", manpath.display())),
-        "{}",
-        run.stderr
+    assert_has(
+        &run.stderr,
+        &format!("export MANPATH=\"{}", manpath.display()),
     );
 }
 
@@ -194,18 +187,14 @@ fn git_evolv_help_subcommand_prints_the_manual_text() {
     let repo = TestRepo::scenario();
     let run = repo.evolv(&["help", "apply"]);
     run.ok();
-    assert!(
-        run.stdout.contains("Usage: git evolv apply"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("--validate"), "{}", run.stdout);
+    assert_has(&run.stdout, "Usage: git evolv apply");
+    assert_has(&run.stdout, "--validate");
     let run = repo.evolv(&["help"]);
     run.ok();
-    assert!(run.stdout.contains("propose"), "{}", run.stdout);
+    assert_has(&run.stdout, "propose");
     let run = repo.evolv(&["help", "nonsense"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("nonsense"), "{}", run.stderr);
+    assert_has(&run.stderr, "nonsense");
 }
 
 /// The subcommands a completion script offers at the top level.
@@ -357,10 +346,7 @@ fn git_evolv_tab_completes_subcommands_and_pending_ids_under_gits_bash_completio
 
 #[test]
 fn help_on_a_terminal_opens_the_manual_in_man() {
-    assert!(
-        have("man"),
-        "man (man-db) is needed: apt-get install man-db"
-    );
+    need_man();
     let repo = TestRepo::scenario();
     for args in [&["apply", "--help"][..], &["help", "apply"]] {
         let (screen, code) = crate::pager::in_pty(&repo, args, &[("MANPAGER", "cat")]);

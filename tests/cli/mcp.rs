@@ -1,6 +1,7 @@
 //! `git evolv mcp`: the protocol, every tool, every error path, spoken over
 //! the real binary's stdio and checked afterwards with git.
 
+use crate::common::{assert_has, str_of};
 use serde_json::{Value, json};
 
 use super::common::TestRepo;
@@ -371,8 +372,7 @@ fn engine_errors_are_tool_results_with_the_cli_message_code_and_hint() {
 
     let e = mcp.call_err("apply_edit", json!({"patch_id": other}));
     assert_eq!(e["code"], "conflict");
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
 }
 
 #[test]
@@ -477,13 +477,7 @@ fn paths_ids_and_client_plan_commands_are_confined() {
         json!({"patch_id": id, "execution_plan": plan}),
     );
     assert_eq!(e["code"], "invalid_input");
-    assert!(
-        e["hint"]
-            .as_str()
-            .unwrap()
-            .contains("evolv.mcp.allowPlanCommands true"),
-        "{e}"
-    );
+    assert_has(str_of(&e["hint"]), "evolv.mcp.allowPlanCommands true");
     assert!(!marker.exists(), "the client's command must not run");
     assert_eq!(repo.head(), head);
     repo.git(&["config", "evolv.mcp.allowPlanCommands", "true"]);

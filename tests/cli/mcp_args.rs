@@ -117,8 +117,7 @@ fn force_lets_a_file_backup_rollback_undo_later_commits_as_the_cli_does() {
     assert!(undone[0].as_str().unwrap().starts_with(&head[..12]));
     assert_eq!(repo.read("f"), "a\nb\n");
     assert_eq!(repo.git(&["rev-parse", "HEAD^"]).trim(), head);
-    assert_eq!(repo.status(), "");
-    repo.assert_fsck();
+    repo.assert_clean();
     mcp.finish();
 }
 

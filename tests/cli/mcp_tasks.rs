@@ -1,6 +1,7 @@
 //! Background tasks: `apply_edit` with `run_in_background`, `task_output`,
 //! `task_list`, and the CLI's `apply --background` / `task`.
 
+use crate::common::{assert_has, str_of};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -98,8 +99,7 @@ fn a_background_apply_returns_a_task_id_at_once_and_task_output_follows_it() {
 
 #[test]
 fn the_cli_runs_background_applies_and_waits_for_them() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let run = repo.evolv(&["apply", &id, "--background"]);
     run.ok();
     let task = run.stdout.trim().to_string();
@@ -173,11 +173,5 @@ fn a_task_whose_process_died_is_reported_failed() {
     let mut mcp = Mcp::start(&repo);
     let r = mcp.call_ok("task_output", json!({"task_id": task, "block": false}));
     assert_eq!(r["status"], "failed", "{r}");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("ended without reporting"),
-        "{r}"
-    );
+    assert_has(str_of(&r["error"]["message"]), "ended without reporting");
 }

@@ -32,8 +32,7 @@ pub fn in_pty(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> (String, 
 
 /// A repository with one pending proposal; returns it and the id.
 fn proposed() -> (TestRepo, String) {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     (repo, id)
 }
 
@@ -151,8 +150,11 @@ fn the_pager_command_follows_gits_order() {
 
 #[test]
 fn a_pager_that_quits_early_shows_no_broken_pipe_error() {
-    let repo = TestRepo::with_files(&[("big.txt", &"getUserData\n".repeat(20_000))]);
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::proposed(
+        &[("big.txt", &"getUserData\n".repeat(20_000))],
+        "getUserData",
+        "fetchUserData",
+    );
     // Reads one line and quits, like pressing q in less.
     let (screen, code) = in_pty(&repo, &["show", &id], &[("GIT_PAGER", "head -n 1")]);
     assert_eq!(code, 0, "{screen}");

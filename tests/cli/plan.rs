@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, Run, TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_human, error_code, run_with_stdin, sealed,
+};
 
 /// Writes `plan` to a file outside the working tree and returns its path.
 fn plan_file(repo: &TestRepo, name: &str, plan: &Value) -> String {
@@ -42,8 +44,7 @@ fn snapshot(repo: &TestRepo) -> (String, String, String) {
 fn schema_is_draft_2020_12_and_accepts_what_check_accepts() {
     let repo = TestRepo::scenario();
     let run = repo.evolv(&["plan", "schema"]);
-    run.ok();
-    let schema = run.json();
+    let schema = run.success().stdout_json();
     assert_eq!(
         schema["$schema"],
         "https://json-schema.org/draft/2020-12/schema"
@@ -79,8 +80,7 @@ fn check_prints_the_plan_normalised_with_defaults() {
         &json!({"rollback": {"strategy": "git_revert"}}),
     );
     let run = repo.evolv(&["plan", "check", "--json", &file]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["valid"], true);
     assert_eq!(
         v["plan"],
@@ -95,7 +95,7 @@ fn check_prints_the_plan_normalised_with_defaults() {
     // Human form: a status line on stderr, the normalised plan on stdout.
     let human = repo.evolv(&["plan", "check", &file]);
     human.ok();
-    assert!(human.stderr.contains("valid"), "{}", human.stderr);
+    assert_human!(repo, "plan_check_valid", human.transcript());
     let printed: Value = serde_json::from_str(&human.stdout).unwrap();
     assert_eq!(printed, v["plan"]);
     // From stdin.
@@ -155,14 +155,8 @@ fn check_reports_every_problem_at_once_with_path_value_and_allowed() {
     );
     assert!(joined.contains("301 is above the maximum 300"), "{joined}");
     // People get the file name and every issue on stderr.
-    let human = repo.evolv(&["plan", "check", &file]);
-    assert_eq!(human.code, 2);
-    assert!(human.stderr.contains("bad.json"), "{}", human.stderr);
-    assert!(
-        human.stderr.contains("limits.max_lines"),
-        "{}",
-        human.stderr
-    );
+    let human = repo.transcript(&["plan", "check", &file]);
+    assert_human!(repo, "plan_check_invalid", human);
     // A missing rollback, invalid JSON and a missing file.
     let no_rollback = plan_file(&repo, "norb.json", &json!({"dry_run": false}));
     let run = repo.evolv(&["plan", "check", "--json", &no_rollback]);
@@ -173,12 +167,8 @@ fn check_reports_every_problem_at_once_with_path_value_and_allowed() {
     let run = repo.evolv(&["plan", "check", "--json", broken.to_str().unwrap()]);
     assert_eq!(error_code(&run), "invalid_plan");
     let run = repo.evolv(&["plan", "check", "--json", "/nonexistent/plan.json"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stdout.contains("/nonexistent/plan.json"),
-        "{}",
-        run.stdout
-    );
+    run.code(2);
+    assert_has(&run.stdout, "/nonexistent/plan.json");
 }
 
 #[test]
@@ -221,8 +211,11 @@ fn seed_scenario_7_max_changes_50_refuses_a_patch_of_more_than_50_lines() {
 
 #[test]
 fn max_files_counts_the_files_the_patch_changes() {
-    let repo = TestRepo::with_files(&[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")]);
-    let id = repo.propose("x", "y", &[]);
+    let (repo, id) = TestRepo::proposed(
+        &[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")],
+        "x",
+        "y",
+    );
     let before = snapshot(&repo);
     let file = plan_file(
         &repo,
@@ -241,8 +234,7 @@ fn max_files_counts_the_files_the_patch_changes() {
 
 #[test]
 fn a_plan_that_does_not_say_dry_run_false_only_previews() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     let file = plan_file(
         &repo,
@@ -250,8 +242,7 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
         &json!({"rollback": {"strategy": "git_revert"}}),
     );
     let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["dry_run"], true);
     assert_eq!(v["success"], true);
     assert_eq!(
@@ -262,7 +253,7 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
     assert!(repo.read("backend/user.go").contains("getUserData"));
     let human = repo.evolv(&["apply", &id, "--plan", &file]);
     human.ok();
-    assert!(human.stdout.contains("Would apply"), "{}", human.stdout);
+    assert_human!(repo, "plan_apply_preview", human.transcript());
     // --dry-run overrides a plan that would land.
     let landing = plan_file(&repo, "land.json", &landing_plan(json!({})));
     let run = repo.evolv(&["apply", "--json", &id, "--plan", &landing, "--dry-run"]);
@@ -292,8 +283,7 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
 
 #[test]
 fn pre_conditions_run_at_the_head_and_expected_outcomes_at_the_new_commit() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let file = plan_file(
         &repo,
         "checks.json",
@@ -317,8 +307,7 @@ fn pre_conditions_run_at_the_head_and_expected_outcomes_at_the_new_commit() {
 
 #[test]
 fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     for (name, validation) in [
         (
@@ -338,19 +327,14 @@ fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
         let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
         assert_eq!(run.code, 1, "{name}: {}", run.stdout);
         assert_eq!(error_code(&run), "validation_failed", "{name}");
-        assert!(
-            run.stdout.contains(&format!("{name}check")),
-            "{}",
-            run.stdout
-        );
+        assert_has(&run.stdout, &format!("{name}check"));
         assert_eq!(snapshot(&repo), before, "{name}: nothing landed");
     }
 }
 
 #[test]
 fn the_plan_timeout_bounds_the_whole_apply_and_removes_a_throwaway_worktree() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     let file = plan_file(
         &repo,
@@ -375,8 +359,7 @@ fn the_plan_timeout_bounds_the_whole_apply_and_removes_a_throwaway_worktree() {
 #[test]
 fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     // git_revert: a revert commit.
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let file = plan_file(&repo, "revert.json", &landing_plan(json!({})));
     repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
     let run = repo.evolv(&["rollback", "--json", &id]);
@@ -412,8 +395,7 @@ fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     assert_eq!(repo.status(), "");
 
     // manual: nothing changes, the plan's steps are printed.
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let file = plan_file(
         &repo,
         "manual.json",
@@ -423,11 +405,7 @@ fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     let landed = repo.head();
     let run = repo.evolv(&["rollback", &id]);
     run.ok();
-    assert!(
-        run.stdout.contains("git revert --no-edit HEAD"),
-        "{}",
-        run.stdout
-    );
+    assert_human!(repo, "plan_rollback_manual", run.transcript());
     assert_eq!(repo.head(), landed, "manual changes nothing");
     // The strategy can be overridden on the command line.
     let run = repo.evolv(&["rollback", "--json", &id, "--strategy", "git_revert"]);
@@ -470,8 +448,7 @@ fn batch_lands_all_as_consecutive_commits_with_one_fast_forward_or_none() {
         "--validate",
         &validate,
     ]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["batch"], true);
     assert_eq!(v["results"].as_array().unwrap().len(), 2);
     assert_eq!(
@@ -528,8 +505,7 @@ fn without_batch_several_ids_apply_in_turn_and_stop_at_the_first_failure() {
 
 #[test]
 fn evolv_plan_in_git_config_names_the_default_plan() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     repo.write(
         "plans/strict.json",
@@ -546,7 +522,7 @@ fn evolv_plan_in_git_config_names_the_default_plan() {
     repo.git(&["config", "evolv.plan", "plans/missing.json"]);
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
-    assert!(run.stdout.contains("plans/missing.json"), "{}", run.stdout);
+    assert_has(&run.stdout, "plans/missing.json");
     // --plan wins over the configured one.
     let file = plan_file(&repo, "ok.json", &landing_plan(json!({})));
     repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
@@ -555,8 +531,7 @@ fn evolv_plan_in_git_config_names_the_default_plan() {
 
 #[test]
 fn an_invalid_plan_stops_apply_before_anything_runs() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let before = snapshot(&repo);
     let run = evolv_stdin(
         &repo,

@@ -9,8 +9,7 @@ const SLOW: &str = "echo first-step; sleep 1; echo second-step; sleep 1";
 
 #[test]
 fn a_slow_validation_shows_a_progress_line_on_a_terminal() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["-s", "frontend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["-s", "frontend/**"]);
     let (screen, code) = in_pty(&repo, &["apply", &id, "--validate", SLOW], &[]);
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains(&format!("Running `{SLOW}`")), "{screen}");
@@ -41,8 +40,7 @@ fn no_progress_on_a_pipe_or_under_quiet_or_json() {
 
 #[test]
 fn quick_work_draws_nothing() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["-s", "frontend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["-s", "frontend/**"]);
     let (screen, code) = in_pty(&repo, &["apply", &id, "--validate", "true"], &[]);
     assert_eq!(code, 0, "{screen}");
     assert!(!screen.contains("Running"), "{screen}");

@@ -1,6 +1,8 @@
 //! `git evolv propose`: seed scenarios 1 and 2 and every rule of the issue.
 
-use crate::common::{TestRepo, error_code, run_with_stdin, sealed};
+use crate::common::{
+    TestRepo, TestResult, assert_has, assert_human, error_code, run_with_stdin, sealed,
+};
 
 fn is_patch_id(id: &str) -> bool {
     let parts: Vec<&str> = id.splitn(3, '_').collect();
@@ -27,8 +29,7 @@ fn scenario_1_single_file_diff_without_touching_anything() {
         "--replacement",
         "fetchUserData",
     ]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["success"], true);
     let id = v["patch_id"].as_str().unwrap();
     assert!(is_patch_id(id), "{id}");
@@ -114,7 +115,7 @@ fn the_printed_diff_applies_with_git_apply_check() {
         !run.stdout.contains('\x1b'),
         "no colour when stdout is not a terminal"
     );
-    assert!(run.stderr.contains("Proposed patch_"), "{}", run.stderr);
+    assert_human!(repo, "propose_summary_on_stderr", run.stderr.clone());
     let mut git = sealed("git", repo.home());
     git.args(["apply", "--check", "-"]).current_dir(repo.path());
     let check = run_with_stdin(git, &run.stdout_bytes);
@@ -137,7 +138,7 @@ fn colour_follows_the_flag_and_no_color() {
         "-r",
         "a",
     ]);
-    assert!(always.stdout.contains("\x1b[32m+"), "{}", always.stdout);
+    assert_has(&always.stdout, "\x1b[32m+");
     let never = repo.evolv(&[
         "propose",
         "--color",
@@ -187,8 +188,11 @@ fn capture_references_expand_and_literal_disables_them() {
 
 #[test]
 fn anchors_are_multi_line_and_inline_flags_work() {
-    let repo = TestRepo::with_files(&[("a.txt", "start\nTODO one\nTODO two\nend\n")]);
-    let id = repo.propose("^TODO", "DONE", &[]);
+    let (repo, id) = TestRepo::proposed(
+        &[("a.txt", "start\nTODO one\nTODO two\nend\n")],
+        "^TODO",
+        "DONE",
+    );
     let p = repo.rev(&format!("refs/evolv/proposals/{id}")).unwrap();
     assert_eq!(
         repo.git(&["show", &format!("{p}:a.txt")]),
@@ -201,10 +205,10 @@ fn anchors_are_multi_line_and_inline_flags_work() {
 
 #[test]
 fn non_utf8_bytes_are_preserved_and_binary_files_skipped_and_counted() {
-    let repo = TestRepo::empty();
-    repo.write_bytes("latin1.txt", b"caf\xe9 old\n");
-    repo.write_bytes("blob.bin", b"old\0old");
-    repo.commit_all("files");
+    let repo = TestRepo::new()
+        .with_bytes("latin1.txt", b"caf\xe9 old\n")
+        .with_bytes("blob.bin", b"old\0old")
+        .committed("files");
     let run = repo.evolv(&["propose", "--json", "-p", "old", "-r", "new"]);
     let v = run.json();
     assert_eq!(v["affected_files"], serde_json::json!(["latin1.txt"]));
@@ -260,9 +264,8 @@ fn no_match_is_an_error_naming_pattern_scope_and_count_and_stores_nothing() {
         "{msg}"
     );
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
-    let human = repo.evolv(&["propose", "-p", "doesNotExist", "-r", "x"]);
-    assert_eq!(human.code, 1);
-    assert!(human.stderr.contains("doesNotExist"), "{}", human.stderr);
+    let human = repo.transcript(&["propose", "-p", "doesNotExist", "-r", "x"]);
+    assert_human!(repo, "propose_no_match", human);
 }
 
 #[test]
@@ -271,12 +274,7 @@ fn invalid_regex_is_invalid_input_with_the_engines_explanation() {
     let run = repo.evolv(&["propose", "--json", "-p", "get(User", "-r", "x"]);
     assert_eq!(run.code, 2);
     assert_eq!(error_code(&run), "invalid_input");
-    assert!(
-        run.json()["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("unclosed group")
-    );
+    assert_has(&run.error_message(), "unclosed group");
 }
 
 #[test]
@@ -297,47 +295,22 @@ fn missing_identity_names_the_config_keys() {
 }
 
 #[test]
-fn bare_and_empty_repositories_and_non_repositories_get_clear_errors() {
+fn bare_and_empty_repositories_and_non_repositories_get_clear_errors() -> TestResult {
     let repo = TestRepo::scenario();
+    let propose_in =
+        |dir: &str| repo.evolv(&["-C", dir, "propose", "--json", "-p", "a", "-r", "b"]);
     let bare = repo.home().join("bare.git");
-    repo.git(&["clone", "-q", "--bare", ".", bare.to_str().unwrap()]);
-    let run = repo.evolv(&[
-        "-C",
-        bare.to_str().unwrap(),
-        "propose",
-        "--json",
-        "-p",
-        "a",
-        "-r",
-        "b",
-    ]);
-    assert_eq!(
-        (run.code, error_code(&run).as_str()),
-        (2, "bare_repository")
-    );
+    let bare = bare.to_str().ok_or("a UTF-8 path")?;
+    repo.try_git(&["clone", "-q", "--bare", ".", bare])?;
+    propose_in(bare).fails_with(2, "bare_repository");
 
-    let empty = TestRepo::empty();
+    let empty = TestRepo::try_empty()?;
     let run = empty.evolv(&["propose", "--json", "-p", "a", "-r", "b"]);
-    assert_eq!(
-        (run.code, error_code(&run).as_str()),
-        (2, "empty_repository")
-    );
+    run.fails_with(2, "empty_repository");
 
-    let nowhere = tempfile::tempdir().unwrap();
-    let run = repo.evolv(&[
-        "-C",
-        nowhere.path().to_str().unwrap(),
-        "propose",
-        "--json",
-        "-p",
-        "a",
-        "-r",
-        "b",
-    ]);
-    assert_eq!(
-        (run.code, error_code(&run).as_str()),
-        (2, "not_a_repository")
-    );
+    let nowhere = tempfile::tempdir()?;
+    propose_in(nowhere.path().to_str().ok_or("a UTF-8 path")?).fails_with(2, "not_a_repository");
+    Ok(())
 }
 
 #[test]

@@ -10,8 +10,7 @@ fn rollback_reverts_the_landed_commit_with_a_new_commit() {
     repo.evolv(&["apply", &id]).ok();
     let landed = repo.head();
     let run = repo.evolv(&["rollback", "--json", &id]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     let revert = repo.head();
     assert_eq!(v["commit"], revert.as_str());
     assert_eq!(v["reverted"], landed.as_str());
@@ -34,8 +33,7 @@ fn rollback_reverts_the_landed_commit_with_a_new_commit() {
 
 #[test]
 fn rollback_of_what_was_not_applied_or_does_not_exist_is_refused() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let run = repo.evolv(&["rollback", "--json", &id]);
     assert_eq!((run.code, error_code(&run).as_str()), (1, "not_applied"));
     let run = repo.evolv(&["rollback", "--json", "patch_0_dead"]);
@@ -71,8 +69,7 @@ fn rollback_conflicts_are_reported_cleanly() {
 
 #[test]
 fn rollback_refuses_to_overwrite_uncommitted_work() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.evolv(&["apply", &id]).ok();
     let head = repo.head();
     repo.write(

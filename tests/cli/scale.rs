@@ -267,8 +267,7 @@ fn a_diff_over_a_mebibyte_is_truncated_in_json_only_and_counted_whole() {
         .collect();
     let repo = TestRepo::with_files(&files);
     let run = repo.evolv(&["propose", "--json", "-p", "old_name", "-r", "new_name"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     let diff = v["unified_diff"].as_str().unwrap();
     assert_eq!(v["diff_truncated"], true);
     assert!(
@@ -342,8 +341,7 @@ fn the_scan_on_every_core_over_packed_deltas_is_what_git_would_make() {
     assert!(stats.contains("count: 0"), "all packed: {stats}");
 
     let run = repo.evolv(&["propose", "--json", "-p", "old_name", "-r", "new_name"]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     assert_eq!(v["statistics"]["files_scanned"], 901);
     assert_eq!(v["statistics"]["files_matched"], 300);
     assert_eq!(v["statistics"]["binary_skipped"], 1);

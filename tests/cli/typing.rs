@@ -9,8 +9,7 @@ use crate::common::{BIN, TestRepo, error_code, sealed};
 
 #[test]
 fn a_failed_write_to_stdout_is_an_error_but_a_closed_pipe_is_not() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let full = File::create("/dev/full").unwrap();
     let out = sealed(BIN, repo.home())
         .args(["list"])
@@ -35,8 +34,7 @@ fn a_failed_write_to_stdout_is_an_error_but_a_closed_pipe_is_not() {
 
 #[test]
 fn waiting_for_a_busy_warm_worktree_ends_at_the_timeout() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let before = repo.head();
     // Another process holds every warm slot.
     let dir = repo.path().join(".git/evolv/worktrees");

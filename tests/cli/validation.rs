@@ -3,20 +3,18 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_human, error_code, strings_of};
 
 #[test]
 fn scenario_6_validation_runs_in_an_isolated_worktree_then_lands() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let where_file = repo.home().join("where");
     let cmd = format!(
         "pwd > {}; grep -q fetchUserData backend/user.go && echo checked",
         where_file.display()
     );
     let run = repo.evolv(&["apply", "--json", &id, "--validate", &cmd]);
-    run.ok();
-    let v = run.json();
+    let v = run.success().stdout_json();
     let wt = v["worktree_path"].as_str().unwrap().to_string();
     let ran_in = std::fs::read_to_string(&where_file).unwrap();
     assert_eq!(ran_in.trim(), wt);
@@ -99,9 +97,8 @@ fn a_failed_validation_lands_nothing_and_reports_the_output() {
     assert_eq!(repo.status(), "");
     assert!(repo.read("backend/user.go").contains("getUserData"));
     assert!(repo.rev(&format!("refs/evolv/applied/{id}")).is_none());
-    let human = repo.evolv(&["apply", &id, "--validate", "echo visible-tail; false"]);
-    assert_eq!(human.code, 1);
-    assert!(human.stderr.contains("visible-tail"), "{}", human.stderr);
+    let human = repo.transcript(&["apply", &id, "--validate", "echo visible-tail; false"]);
+    assert_human!(repo, "validation_failed_tail", human);
     let log = repo.evolv(&["log", "--json"]).json();
     assert_eq!(log["entries"][0]["action"], "apply");
     assert_eq!(log["entries"][0]["success"], false);
@@ -137,12 +134,7 @@ fn validation_and_timeout_come_from_git_config_when_no_flags_are_given() {
     repo.git(&["config", "--add", "evolv.validate", "echo second"]);
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let v = repo.evolv(&["apply", "--json", &id]).json();
-    let commands: Vec<&str> = v["validation"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["command"].as_str().unwrap())
-        .collect();
+    let commands = strings_of(&v["validation"], "command");
     assert_eq!(commands, ["echo first", "echo second"]);
 
     let repo = TestRepo::scenario();
@@ -157,8 +149,7 @@ fn validation_and_timeout_come_from_git_config_when_no_flags_are_given() {
 
 #[test]
 fn fresh_worktree_is_removed_and_pruned_afterwards() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let v = repo
         .evolv(&[
             "apply",
@@ -202,8 +193,7 @@ fn stale_throwaway_worktrees_from_a_killed_run_are_cleaned() {
 
 #[test]
 fn gc_worktrees_removes_the_warm_worktree() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     repo.evolv(&["apply", &id, "--validate", "true"]).ok();
     assert_eq!(repo.worktree_count(), 2);
     let v = repo.evolv(&["gc", "--worktrees", "--json"]).json();
@@ -214,8 +204,7 @@ fn gc_worktrees_removes_the_warm_worktree() {
 
 #[test]
 fn validation_does_not_see_the_callers_git_environment() {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     let git_dir = repo.path().join(".git");
     let run = repo.evolv_env(
         &[
@@ -240,13 +229,13 @@ fn validation_does_not_see_the_callers_git_environment() {
 fn the_validation_worktree_runs_filter_drivers_like_a_checkout_by_git() {
     // A smudge filter stands in for git-lfs: libgit2 skips drivers it does
     // not know and would leave the clean (pointer) form in the worktree.
-    let repo = TestRepo::empty();
-    repo.git(&["config", "filter.upper.smudge", "tr a-z A-Z"]);
-    repo.git(&["config", "filter.upper.clean", "tr A-Z a-z"]);
-    repo.write(".gitattributes", "*.dat filter=upper\n");
-    repo.write("x.dat", "hello\n");
-    repo.write("a.txt", "one\n");
-    repo.commit_all("filtered file");
+    let repo = TestRepo::new()
+        .with_config("filter.upper.smudge", "tr a-z A-Z")
+        .with_config("filter.upper.clean", "tr A-Z a-z")
+        .with(".gitattributes", "*.dat filter=upper\n")
+        .with("x.dat", "hello\n")
+        .with("a.txt", "one\n")
+        .committed("filtered file");
     assert_eq!(repo.git(&["cat-file", "-p", "HEAD:x.dat"]), "hello\n");
     for fresh in [false, true] {
         let (from, to) = if fresh {

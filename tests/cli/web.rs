@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{BIN, TestRepo, sealed};
+use crate::common::{BIN, TestRepo, assert_has, sealed, str_of};
 
 /// A running `git evolv serve`, stopped (SIGINT) on drop (also used by
 /// `hardening_bytes`).
@@ -198,8 +198,7 @@ impl Drop for Server {
 }
 
 fn repo_with_proposal() -> (TestRepo, String) {
-    let repo = TestRepo::scenario();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
     (repo, id)
 }
 
@@ -738,8 +737,7 @@ fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
     let proposed = run.json()["files"].clone();
 
     let show = repo.evolv(&["show", "--json", &id]);
-    show.ok();
-    let shown = show.json();
+    let shown = show.success().stdout_json();
     let server = Server::start(&repo);
     let view = server.get(&format!("/api/proposals/{id}")).json();
     for v in [&shown, &view] {
@@ -752,12 +750,9 @@ fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
         let py = by_path("x.py");
         assert_eq!(py["validators"][0]["name"], "py");
         assert_eq!(py["validators"][0]["exit_code"], 3);
-        assert!(
-            py["validators"][0]["output"]
-                .as_str()
-                .unwrap()
-                .contains("<b>py</b> says no to x.py"),
-            "{py}"
+        assert_has(
+            str_of(&py["validators"][0]["output"]),
+            "<b>py</b> says no to x.py",
         );
         assert_eq!(by_path("notes.txt")["validators"], serde_json::json!([]));
         // What propose reported is what was stored: same locators.
@@ -821,7 +816,7 @@ fn a_port_in_use_is_a_clear_error() {
     let first = Server::start(&repo);
     let run = repo.evolv(&["serve", "--port", &first.port.to_string()]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("is in use"), "{}", run.stderr);
+    assert_has(&run.stderr, "is in use");
 }
 
 #[test]
