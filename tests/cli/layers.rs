@@ -63,6 +63,8 @@ const CRATES: &[(&str, &[&str])] = &[
             "config",
             "lock_file",
             "crash",
+            "sys",
+            "zlib",
             "test_git",
         ],
     ),

@@ -30,9 +30,11 @@ pub mod path;
 mod refs;
 mod repo;
 mod status;
+mod sys;
 mod tree;
 mod tree_compare;
 mod tree_lookup;
+mod zlib;
 
 // The pure layer, under the names this crate's modules use.
 pub(crate) use evolv_core::error;
