@@ -29,6 +29,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "process_group",
             "progress",
             "signals",
+            "sys",
         ],
     ),
     (

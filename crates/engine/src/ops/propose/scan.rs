@@ -179,19 +179,9 @@ const PACK_WINDOW: usize = 1 << 20;
 /// Sets libgit2's window size and mapped limit for packs (once per
 /// process, before propose reads its first object: a window mapped before
 /// stays as large as it was; see [`PACK_MAPPED_LIMIT`]).
-#[allow(unsafe_code)]
 pub(super) fn bound_mapped_packs() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: both are plain size_t settings libgit2 reads when it
-        // maps a new window; they bound its cache of mappings and nothing
-        // else, so a lookup that saw the old value in between is only
-        // less frugal. Neither call can fail for these options.
-        unsafe {
-            let _ = git2::opts::set_mwindow_size(PACK_WINDOW);
-            let _ = git2::opts::set_mwindow_mapped_limit(PACK_MAPPED_LIMIT);
-        }
-    });
+    ONCE.call_once(|| crate::sys::bound_libgit2_mapped_packs(PACK_WINDOW, PACK_MAPPED_LIMIT));
 }
 
 /// Files per chunk: neighbours in path order, so a chunk's blobs often
