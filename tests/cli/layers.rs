@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// Each crate's source folder and its top-level modules from the top
 /// layer down: a module may import only those after it.
 const CRATES: &[(&str, &[&str])] = &[
-    ("src", &["cli", "mcp", "prompt", "web"]),
+    ("src", &["cli", "mcp", "prompt", "web", "sys"]),
     (
         "crates/engine/src",
         &[
