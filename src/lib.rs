@@ -12,6 +12,7 @@
 pub mod cli;
 pub mod mcp;
 pub mod prompt;
+mod sys;
 pub mod web;
 
 pub use evolv_core::{Error, Result};

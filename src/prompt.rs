@@ -6,7 +6,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use dialoguer::console::Term;
@@ -14,6 +13,7 @@ use dialoguer::{MultiSelect, Select};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::sys::{self, SigintIgnored};
 
 /// One option of a question: `label: description`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -177,23 +177,13 @@ fn read_line(tty: &mut File, deadline: std::time::Instant) -> Result<Option<Stri
         if left.is_zero() {
             return Ok(None);
         }
-        let mut fds = libc::pollfd {
-            fd: tty.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
         let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1);
-        #[allow(unsafe_code)]
-        // SAFETY: one valid pollfd for an fd open for the whole call.
-        let ready = unsafe { libc::poll(&mut fds, 1, ms) };
-        if ready < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(Error::io("wait for", "/dev/tty", e));
-        }
-        if ready == 0 {
+        let ready = match sys::poll_readable(&*tty, ms) {
+            Ok(ready) => ready,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io("wait for", "/dev/tty", e)),
+        };
+        if !ready {
             return Ok(None);
         }
         let mut byte = [0u8; 1];
@@ -209,34 +199,6 @@ fn read_line(tty: &mut File, deadline: std::time::Instant) -> Result<Option<Stri
     }
 }
 
-/// Ignores SIGINT while a prompt holds the terminal in raw mode: the
-/// terminal library re-raises Ctrl-C as SIGINT, which would kill us before
-/// we can restore the cursor and report "cancelled" (exit 130).
-struct SigintIgnored {
-    previous: libc::sighandler_t,
-}
-
-impl SigintIgnored {
-    #[allow(unsafe_code)]
-    fn new() -> Self {
-        // SAFETY: installs the SIG_IGN disposition; no handler code runs.
-        let previous = unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
-        SigintIgnored { previous }
-    }
-}
-
-impl Drop for SigintIgnored {
-    #[allow(unsafe_code)]
-    fn drop(&mut self) {
-        if self.previous != libc::SIG_ERR {
-            // SAFETY: restores the disposition saved in `new`.
-            unsafe {
-                libc::signal(libc::SIGINT, self.previous);
-            }
-        }
-    }
-}
-
 /// Holds the terminal in raw mode for the whole prompt, not only while a
 /// key is being read: keys typed while the question is drawn stay queued
 /// instead of being echoed or, for Ctrl-C, turned into a signal.
@@ -246,42 +208,25 @@ struct RawMode {
 }
 
 impl RawMode {
-    #[allow(unsafe_code)]
     fn enter() -> Option<Self> {
         let tty = OpenOptions::new()
             .read(true)
             .write(true)
             .open("/dev/tty")
             .ok()?;
-        let fd = tty.as_raw_fd();
-        let mut termios = std::mem::MaybeUninit::<libc::termios>::uninit();
-        // SAFETY: `fd` is open for the lifetime of `tty`; tcgetattr fills
-        // `termios` when it returns 0, and only then is it read.
-        let original = unsafe {
-            if libc::tcgetattr(fd, termios.as_mut_ptr()) != 0 {
-                return None;
-            }
-            termios.assume_init()
-        };
+        let original = sys::terminal_settings(&tty).ok()?;
         let mut raw = original;
-        // SAFETY: cfmakeraw only edits the struct it is given.
-        unsafe { libc::cfmakeraw(&mut raw) };
+        sys::make_raw(&mut raw);
         raw.c_oflag = original.c_oflag;
-        // SAFETY: `fd` is open and `raw` is a valid termios.
-        if unsafe { libc::tcsetattr(fd, libc::TCSADRAIN, &raw) } != 0 {
-            return None;
-        }
+        sys::set_terminal_settings(&tty, &raw).ok()?;
         Some(RawMode { tty, original })
     }
 }
 
 impl Drop for RawMode {
-    #[allow(unsafe_code)]
     fn drop(&mut self) {
-        // SAFETY: restores the settings read in `enter` on the same open fd.
-        unsafe {
-            libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSADRAIN, &self.original);
-        }
+        // The settings read in `enter`, on the same open terminal.
+        let _ = sys::set_terminal_settings(&self.tty, &self.original);
     }
 }
 

@@ -13,8 +13,15 @@
 //! ignored (a closed stderr is not a refused commit), a panic exits 101
 //! with its message. (Every write to stdout goes through `cli::Output`,
 //! which flushes it.)
+//!
+//! `unsafe` is allowed here because the C entry point is: exporting the
+//! `main` symbol (`no_mangle`), reading libc's `argv`, and ignoring
+//! SIGPIPE before anything else runs, as std's start-up would. This file
+//! and the library's `sys` module are the only places of this package
+//! allowed `unsafe` (`tests/cli/unsafe_fence.rs` keeps it so).
 
 #![no_main]
+#![allow(unsafe_code)]
 
 use std::ffi::{CStr, OsString, c_char, c_int};
 use std::os::unix::ffi::OsStringExt;
@@ -26,7 +33,6 @@ use git_evolv::hooks::binary::EMBEDDED_ID;
 static ID: [u8; EMBEDDED_ID.len()] = EMBEDDED_ID;
 
 /// The C entry point, called by libc's start-up code with the command line.
-#[allow(unsafe_code)]
 // SAFETY: with `no_main` this is the program's only `main` symbol.
 #[unsafe(no_mangle)]
 extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {

@@ -18,6 +18,8 @@
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 
+use crate::sys::{self, StdStream};
+
 /// `pager.evolv` / `pager.evolv.<subcommand>` (`git.c`'s
 /// `check_pager_config`): a boolean, or a command that also turns it on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,22 +147,13 @@ pub fn start_if_armed() {
 }
 
 /// Points stdout (and a terminal stderr) at the pager's stdin.
-#[allow(unsafe_code)]
 fn redirect_to(pipe: std::process::ChildStdin) {
     use std::io::{IsTerminal, Write};
-    use std::os::fd::AsRawFd;
     let _ = std::io::stdout().flush();
-    let fd = pipe.as_raw_fd();
     let stderr_too = std::io::stderr().is_terminal();
-    // SAFETY: dup2(2) on descriptors we own: `fd` is open (we hold
-    // `pipe`), 1 and 2 are the process's standard streams; no Rust object
-    // owns 1 or 2 in a way that dup2 invalidates (std's handles write to
-    // the number, whatever file it names).
-    unsafe {
-        libc::dup2(fd, libc::STDOUT_FILENO);
-        if stderr_too {
-            libc::dup2(fd, libc::STDERR_FILENO);
-        }
+    let _ = sys::point_std_stream(StdStream::Output, &pipe);
+    if stderr_too {
+        let _ = sys::point_std_stream(StdStream::Error, &pipe);
     }
     // Our copies (1, 2) keep the pipe open; the original closes here.
     drop(pipe);
@@ -168,7 +161,6 @@ fn redirect_to(pipe: std::process::ChildStdin) {
 
 /// Closes our end of the pipe and waits for the pager to exit, as git's
 /// `wait_for_pager` does; a no-op without a running pager.
-#[allow(unsafe_code)]
 pub fn finish() {
     use std::io::Write;
     let mut state = STATE.lock().unwrap_or_else(|e| e.into_inner());
@@ -176,13 +168,10 @@ pub fn finish() {
         let _ = std::io::stdout().flush();
         let _ = std::io::stderr().flush();
         if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
-            use std::os::fd::AsRawFd;
-            // SAFETY: as in `redirect_to`: pointing 1 and 2 at /dev/null
-            // closes the pipe's last write ends so the pager sees EOF.
-            unsafe {
-                libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
-                libc::dup2(null.as_raw_fd(), libc::STDERR_FILENO);
-            }
+            // Pointing 1 and 2 at /dev/null closes the pipe's last write
+            // ends so the pager sees EOF.
+            let _ = sys::point_std_stream(StdStream::Output, &null);
+            let _ = sys::point_std_stream(StdStream::Error, &null);
         }
         let _ = child.wait();
     }

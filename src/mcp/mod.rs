@@ -17,7 +17,6 @@ mod server;
 mod tools;
 
 use std::fs::File;
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 
 use rmcp::ServiceExt;
@@ -66,26 +65,15 @@ pub fn serve(dir: &Path) -> Result<()> {
 
 /// Duplicates stdin and stdout to close-on-exec descriptors for the
 /// protocol, then points fd 0 at /dev/null and fd 1 at stderr.
-#[allow(unsafe_code)]
 fn take_stdio() -> std::io::Result<(File, File)> {
-    let check = |rc: libc::c_int| {
-        if rc < 0 {
-            Err(std::io::Error::last_os_error())
-        } else {
-            Ok(rc)
-        }
-    };
-    // SAFETY: plain descriptor calls on fds 0, 1 and 2 and on descriptors
-    // this function just created; each new descriptor is owned exactly once.
-    unsafe {
-        let input = check(libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3))?;
-        let output = check(libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3))?;
-        let input = OwnedFd::from_raw_fd(input);
-        let output = OwnedFd::from_raw_fd(output);
-        let null = check(libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY))?;
-        check(libc::dup2(null, 0))?;
-        libc::close(null);
-        check(libc::dup2(2, 1))?;
-        Ok((File::from(input), File::from(output)))
-    }
+    use crate::sys::{StdStream, point_std_stream};
+    use std::os::fd::AsFd;
+    // fcntl(F_DUPFD_CLOEXEC, 3), as std duplicates a descriptor.
+    let input = std::io::stdin().as_fd().try_clone_to_owned()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned()?;
+    let null = File::open("/dev/null")?;
+    point_std_stream(StdStream::Input, &null)?;
+    drop(null);
+    point_std_stream(StdStream::Output, std::io::stderr())?;
+    Ok((File::from(input), File::from(output)))
 }

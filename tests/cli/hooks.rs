@@ -6,7 +6,6 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -20,25 +19,9 @@ use tempfile::TempDir;
 use crate::common::{
     BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, run_with_stdin, sealed,
 };
+use crate::sys::detach;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
-
-/// Makes the child the leader of a new session with no controlling
-/// terminal (portable, unlike the util-linux `setsid` command).
-fn detach(cmd: &mut Command) -> &mut Command {
-    #[allow(unsafe_code)]
-    // SAFETY: setsid(2) is async-signal-safe; nothing else runs between
-    // fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    cmd
-}
 
 /// Runs `program args` in `dir` with no controlling terminal.
 fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// Each crate's source folder and its top-level modules from the top
 /// layer down: a module may import only those after it.
 const CRATES: &[(&str, &[&str])] = &[
-    ("src", &["cli", "mcp", "prompt", "web"]),
+    ("src", &["cli", "mcp", "prompt", "web", "sys"]),
     (
         "crates/engine/src",
         &[
@@ -29,6 +29,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "process_group",
             "progress",
             "signals",
+            "sys",
         ],
     ),
     (
@@ -76,6 +77,8 @@ const CRATES: &[(&str, &[&str])] = &[
             "view",
             "fail",
             "oid",
+            "sys",
+            "zlib",
         ],
     ),
     (

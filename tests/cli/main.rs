@@ -39,6 +39,8 @@ mod propose;
 mod rollback;
 mod scale;
 mod snapshots;
+mod sys;
 mod typing;
+mod unsafe_fence;
 mod validation;
 mod web;

@@ -10,6 +10,7 @@ pub mod process_group;
 pub mod progress;
 pub mod signals;
 pub mod store;
+mod sys;
 pub mod validate;
 pub mod validators;
 pub mod worktree;

@@ -74,13 +74,14 @@ pub fn is_alive(pgid: u32) -> bool {
     !scanned
 }
 
-#[allow(unsafe_code)]
 fn group_exists(pgid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pgid) else {
         return false;
     };
-    // SAFETY: kill(2) with signal 0 only checks that the group exists.
-    let found = unsafe { libc::kill(-pid, 0) } == 0;
-    // EPERM: the group exists, it is only someone else's.
-    found || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    // Signal 0 only checks that the group exists.
+    match crate::sys::kill_group(pid, 0) {
+        Ok(()) => true,
+        // EPERM: the group exists, it is only someone else's.
+        Err(e) => e.raw_os_error() == Some(libc::EPERM),
+    }
 }

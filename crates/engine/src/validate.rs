@@ -310,13 +310,9 @@ fn wait_group_gone(pgid: u32) {
     }
 }
 
-#[allow(unsafe_code)]
 fn kill_group(pgid: u32) {
-    // SAFETY: kill(2) with a negative pid signals a process group; it has no
-    // memory-safety preconditions. ESRCH (group already gone) is expected.
-    unsafe {
-        libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
-    }
+    // ESRCH (group already gone) is expected.
+    let _ = crate::sys::kill_group(pgid as libc::pid_t, libc::SIGKILL);
 }
 
 #[cfg(test)]

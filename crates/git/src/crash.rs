@@ -18,7 +18,6 @@ macro_rules! crashpoint {
 
 /// The crash point `name`; use the `crashpoint!` macro.
 #[cfg(debug_assertions)]
-#[allow(unsafe_code)]
 pub fn point(name: &str) {
     if let Ok(spec) = std::env::var("GIT_EVOLV_CRASHPOINT_RUN")
         && let Some((at, command)) = spec.split_once('=')
@@ -29,12 +28,9 @@ pub fn point(name: &str) {
             .status();
     }
     if std::env::var("GIT_EVOLV_CRASHPOINT").as_deref() == Ok(name) {
-        // SAFETY: getpid(2) and kill(2) take plain integers and touch no
-        // memory of ours. SIGKILL, not abort: no destructor or handler runs,
-        // exactly like the OOM killer or `kill -9`.
-        unsafe {
-            libc::kill(libc::getpid(), libc::SIGKILL);
-        }
+        // SIGKILL, not abort: no destructor or handler runs, exactly like
+        // the OOM killer or `kill -9`.
+        crate::sys::kill_self();
     }
 }
 

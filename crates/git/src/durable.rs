@@ -12,7 +12,6 @@
 //! where one `fsync` does not order everything before it (`targeted`).
 
 use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -151,15 +150,10 @@ pub fn start_writeback_if_targeted(repo: &crate::Repo, file: &File) {
 
 /// Starts writing `file`'s data back to disk without waiting (the first
 /// half of git's batch flush; `settle` waits for it, `barrier` completes it).
-#[allow(unsafe_code)]
 pub fn start_writeback(file: &File) {
+    // A failure only means the final flush does all the work.
     #[cfg(target_os = "linux")]
-    // SAFETY: sync_file_range(2) takes a descriptor we own and keep open
-    // for the call; it touches no memory of ours. A failure only means
-    // the final flush does all the work.
-    unsafe {
-        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-    }
+    crate::sys::start_writeback(file);
     #[cfg(not(target_os = "linux"))]
     let _ = file;
 }
@@ -168,18 +162,10 @@ pub fn start_writeback(file: &File) {
 /// writeout-only flush (`sync_file_range` with both waits): no metadata and
 /// no device-cache flush, which the next `barrier` does for every file
 /// waited for before it.
-#[allow(unsafe_code)]
 pub fn wait_writeback(file: &File) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
-        let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
-            | libc::SYNC_FILE_RANGE_WRITE
-            | libc::SYNC_FILE_RANGE_WAIT_AFTER;
-        // SAFETY: as in `start_writeback`.
-        if unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, flags) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(())
+        crate::sys::wait_writeback(file)
     }
     #[cfg(not(target_os = "linux"))]
     file.sync_data()
@@ -194,24 +180,14 @@ pub fn wait_writeback(file: &File) -> std::io::Result<()> {
 /// made or mounted without a journal, btrfs logs per inode, network and
 /// overlay file systems pass calls on) the landing flushes the whole file
 /// system instead.
-#[allow(unsafe_code, clippy::unnecessary_cast)]
 fn journals_in_order(dir: &Path) -> bool {
     #[cfg(target_os = "linux")]
     {
         const EXT4: i64 = 0xEF53;
         const XFS: i64 = 0x5846_5342;
-        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
-            return false;
-        };
-        // SAFETY: statfs(2) fills the zeroed struct we pass and reads the
-        // NUL-terminated path we keep alive for the call.
-        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-        if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-            return false;
-        }
-        match st.f_type as i64 {
-            XFS => true,
-            EXT4 => ext4_journal(dir),
+        match crate::sys::filesystem_type(dir) {
+            Some(XFS) => true,
+            Some(EXT4) => ext4_journal(dir),
             _ => false,
         }
     }
@@ -415,7 +391,6 @@ pub fn flush<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item =
 /// working tree): objects, refs, the index and working-tree files alike,
 /// with one call each — the fallback where the targeted flush does not
 /// hold (`targeted`). It waits for every other process's writes too.
-#[allow(unsafe_code)]
 pub fn flush_filesystems(repo: &crate::Repo) -> Result<()> {
     if policy(repo) == Flush::Off {
         return Ok(());
@@ -441,17 +416,7 @@ pub fn flush_filesystems(repo: &crate::Repo) -> Result<()> {
     for dir in dirs {
         let file = File::open(&dir).map_err(|e| Error::io("open", &dir, e))?;
         #[cfg(target_os = "linux")]
-        {
-            // SAFETY: syncfs(2) takes a file descriptor we own and keep
-            // open for the call; it touches no memory of ours.
-            if unsafe { libc::syncfs(file.as_raw_fd()) } != 0 {
-                return Err(Error::io(
-                    "flush to disk",
-                    &dir,
-                    std::io::Error::last_os_error(),
-                ));
-            }
-        }
+        crate::sys::sync_filesystem(&file).map_err(|e| Error::io("flush to disk", &dir, e))?;
         #[cfg(not(target_os = "linux"))]
         file.sync_all()
             .map_err(|e| Error::io("flush to disk", &dir, e))?;

@@ -38,6 +38,7 @@ mod refs;
 mod repo;
 mod revparse;
 mod status;
+mod sys;
 mod tree;
 mod tree_compare;
 mod tree_edit;
@@ -45,6 +46,7 @@ mod tree_lookup;
 mod tree_scan;
 pub mod view;
 mod worktrees;
+mod zlib;
 
 // The pure layer, under the names this crate's modules use.
 pub(crate) use evolv_core::error;

@@ -1,6 +1,5 @@
 //! How much of the pack files libgit2 keeps mapped: bounded, for commands
 //! that read every tree of a large scope.
-#![allow(unsafe_code)]
 
 /// Bytes of pack files libgit2 keeps mapped at once, in windows of
 /// [`PACK_WINDOW`]: propose reads every tree of the scope through libgit2,
@@ -17,14 +16,5 @@ const PACK_WINDOW: usize = 1 << 20;
 /// stays as large as it was; see [`PACK_MAPPED_LIMIT`]).
 pub fn bound_mapped_packs() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: both are plain size_t settings libgit2 reads when it
-        // maps a new window; they bound its cache of mappings and nothing
-        // else, so a lookup that saw the old value in between is only
-        // less frugal. Neither call can fail for these options.
-        unsafe {
-            let _ = git2::opts::set_mwindow_size(PACK_WINDOW);
-            let _ = git2::opts::set_mwindow_mapped_limit(PACK_MAPPED_LIMIT);
-        }
-    });
+    ONCE.call_once(|| crate::sys::bound_libgit2_mapped_packs(PACK_WINDOW, PACK_MAPPED_LIMIT));
 }

@@ -183,7 +183,6 @@ fn relative(path: &Path, prefix: usize) -> Option<String> {
 mod mtime {
     use std::ffi::CString;
     use std::fs::File;
-    use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Path, PathBuf};
 
@@ -202,30 +201,8 @@ mod mtime {
             }
             let (_, dir) = self.open.as_ref()?;
             let name = CString::new(name.as_bytes()).ok()?;
-            stat_at(dir, &name)
+            crate::sys::mtime_at(dir, &name)
         }
-    }
-
-    #[allow(unsafe_code)]
-    fn stat_at(dir: &File, name: &CString) -> Option<i64> {
-        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: `dir` is an open descriptor, `name` a NUL-terminated
-        // string, and `st` is written by the call before it is read (only
-        // when the call succeeded).
-        let rc = unsafe {
-            libc::fstatat(
-                dir.as_raw_fd(),
-                name.as_ptr(),
-                st.as_mut_ptr(),
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        };
-        if rc != 0 {
-            return None;
-        }
-        // SAFETY: fstatat succeeded, so it filled `st`.
-        let st = unsafe { st.assume_init() };
-        Some(st.st_mtime)
     }
 }
 

@@ -252,10 +252,12 @@ fn runner_alive(pid: u32, task_id: &str) -> bool {
             .map(|c| String::from_utf8_lossy(&c).contains(task_id))
             .unwrap_or(false);
     }
-    // SAFETY: kill(2) with signal 0 only checks that the process exists.
-    #[allow(unsafe_code)]
-    let rc = unsafe { libc::kill(pid as libc::pid_t, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    // Signal 0 only checks that the process exists; EPERM: it does, it is
+    // only someone else's.
+    match crate::sys::kill(pid as libc::pid_t, 0) {
+        Ok(()) => true,
+        Err(e) => e.raw_os_error() == Some(libc::EPERM),
+    }
 }
 
 /// The state of a task, with a dead runner turned into `failed`.

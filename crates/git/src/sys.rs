@@ -1,0 +1,96 @@
+//! The system calls of the git adapter that std does not wrap, each behind
+//! a small safe function named for what it does: starting and waiting for
+//! a file's writeback (`sync_file_range`), flushing a whole file system
+//! (`syncfs`), a file system's type (`statfs`), and the crash tests'
+//! SIGKILL of the process itself. `unsafe` is needed because they are
+//! `libc` calls; none of them takes memory it could outlive, and the
+//! functions take owned Rust handles (`&File`, `&Path`), never raw
+//! descriptors. This module, `zlib` (the deflate FFI) and `object_read`
+//! are the only places of this crate allowed `unsafe`
+//! (`tests/cli/unsafe_fence.rs` keeps it so).
+
+#![allow(unsafe_code)]
+
+#[cfg(target_os = "linux")]
+use std::fs::File;
+#[cfg(target_os = "linux")]
+use std::os::fd::AsRawFd;
+
+/// Starts writing `file`'s data back to disk without waiting
+/// (`sync_file_range` with `SYNC_FILE_RANGE_WRITE`). A failure is
+/// ignored: it only means a later flush does all the work.
+#[cfg(target_os = "linux")]
+pub fn start_writeback(file: &File) {
+    // SAFETY: sync_file_range(2) takes a descriptor `file` owns and keeps
+    // open for the call; it touches no memory of ours.
+    unsafe {
+        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+    }
+}
+
+/// Waits until the data written to `file` is on the device
+/// (`sync_file_range` with both waits): no metadata, no device-cache flush.
+#[cfg(target_os = "linux")]
+pub fn wait_writeback(file: &File) -> std::io::Result<()> {
+    let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
+        | libc::SYNC_FILE_RANGE_WRITE
+        | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+    // SAFETY: as in `start_writeback`: a descriptor `file` keeps open, no
+    // memory of ours.
+    if unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, flags) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Flushes the whole file system `file` lives on (`syncfs`).
+#[cfg(target_os = "linux")]
+pub fn sync_filesystem(file: &File) -> std::io::Result<()> {
+    // SAFETY: syncfs(2) takes a descriptor `file` owns and keeps open for
+    // the call; it touches no memory of ours.
+    if unsafe { libc::syncfs(file.as_raw_fd()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The type (`f_type`, a magic number such as ext4's `0xEF53`) of the file
+/// system holding `path`, `None` when `statfs` fails or the path holds a
+/// NUL byte.
+#[cfg(target_os = "linux")]
+#[allow(clippy::unnecessary_cast)]
+pub fn filesystem_type(path: &std::path::Path) -> Option<i64> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: `libc::statfs` is a plain C struct of integers, for which
+    // all zero bytes is a valid value.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: statfs(2) reads the NUL-terminated path `c`, alive for the
+    // call, and fills `st`, a struct of the type it expects.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_type as i64)
+}
+
+/// SIGKILLs this process at once: no destructor or handler runs, exactly
+/// like the OOM killer or `kill -9` (the crash tests' crash points).
+#[cfg(debug_assertions)]
+pub fn kill_self() {
+    // SAFETY: getpid(2) and kill(2) take plain integers and touch no
+    // memory of ours.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+}
+
+/// Sets libgit2's window size and mapped limit for packs, process-wide.
+pub fn bound_libgit2_mapped_packs(window: usize, mapped_limit: usize) {
+    // SAFETY: both are plain size_t settings libgit2 reads when it maps a
+    // new window; they bound its cache of mappings and nothing else, so a
+    // lookup that saw the old value in between is only less frugal.
+    // Neither call can fail for these options.
+    unsafe {
+        let _ = git2::opts::set_mwindow_size(window);
+        let _ = git2::opts::set_mwindow_mapped_limit(mapped_limit);
+    }
+}

@@ -1,0 +1,350 @@
+//! `unsafe` stays fenced (issue 24 item 7): it appears only in the fence
+//! modules listed below, each of which opens with a module comment saying
+//! why and `#![allow(unsafe_code)]`; every `unsafe { … }` block has a
+//! `// SAFETY:` comment right above it; and nowhere else is `unsafe_code`
+//! allowed (the workspace denies it in its `[workspace.lints]`).
+//!
+//! Every `.rs` file of the workspace is read (crates, front ends, tests,
+//! benchmarks, fuzz targets, build script), with comments and string and
+//! character literals blanked out, so `unsafe` in prose or in a message
+//! does not count.
+
+use std::path::{Path, PathBuf};
+
+/// The modules allowed `unsafe`, one per crate that needs system calls,
+/// one for the zlib FFI, and the hook binary's C entry point.
+const FENCES: &[&str] = &[
+    "src/sys.rs",
+    "src/bin/git-evolv-hook.rs",
+    "crates/engine/src/sys.rs",
+    "crates/git/src/sys.rs",
+    "crates/git/src/zlib.rs",
+    "tests/cli/sys.rs",
+];
+
+/// Not fenced yet: the pack reader, being replaced by gix; its
+/// item-level allows stay until it goes.
+const UNFENCED: &[&str] = &["crates/git/src/object_read/"];
+
+/// Every `.rs` file under `dir`, build output and hidden folders left out.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `text` with comments and the insides of string and character literals
+/// replaced by spaces (line breaks kept, so lines still match).
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(blank(chars[i]));
+                    i += 1;
+                }
+            }
+        } else if let Some(hashes) = raw_string_at(&chars, i) {
+            // A raw string: r"…", r#"…"#, br"…".
+            for _ in 0..hashes + 2 {
+                out.push(chars[i]);
+                i += 1;
+            }
+            while i < chars.len() {
+                let closes = chars[i] == '"'
+                    && chars.len() > i + hashes
+                    && chars[i + 1..=i + hashes].iter().all(|c| *c == '#');
+                if closes {
+                    for _ in 0..=hashes {
+                        out.push(chars[i]);
+                        i += 1;
+                    }
+                    break;
+                }
+                out.push(blank(chars[i]));
+                i += 1;
+            }
+        } else if c == '"' {
+            out.push('"');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if i < chars.len() {
+                    out.push(blank(chars[i]));
+                    i += 1;
+                }
+            }
+            if i < chars.len() {
+                out.push('"');
+                i += 1;
+            }
+        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
+            // A character literal ('x', '\n', '\''); a lifetime is left as is.
+            out.push('\'');
+            i += 1;
+            if chars[i] == '\\' {
+                out.push(' ');
+                i += 1;
+            }
+            out.push(' ');
+            i += 1;
+            while i < chars.len() && chars[i] != '\'' {
+                out.push(blank(chars[i]));
+                i += 1;
+            }
+            if i < chars.len() {
+                out.push('\'');
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The number of `#`s of the raw string starting at `chars[i]` (its `r`),
+/// if one does: `r"`, `r#"`, `br##"` after a character not of a word.
+fn raw_string_at(chars: &[char], i: usize) -> Option<usize> {
+    let is_word = |c: &char| c.is_alphanumeric() || *c == '_';
+    if chars[i] != 'r' {
+        return None;
+    }
+    let before = match i.checked_sub(1).map(|j| chars[j]) {
+        Some('b') => i.checked_sub(2).map(|j| chars[j]),
+        other => other,
+    };
+    if before.as_ref().is_some_and(is_word) {
+        return None;
+    }
+    let hashes = chars[i + 1..].iter().take_while(|c| **c == '#').count();
+    (chars.get(i + 1 + hashes) == Some(&'"')).then_some(hashes)
+}
+
+/// Each identifier-like word of `code` with its line (0-based) and the
+/// byte offset just after it.
+fn words(code: &str) -> Vec<(&str, usize, usize)> {
+    let mut out = Vec::new();
+    let mut line = 0;
+    let mut start = None;
+    for (at, c) in code.char_indices().chain([(code.len(), ' ')]) {
+        if c.is_alphanumeric() || c == '_' {
+            start.get_or_insert(at);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            out.push((&code[s..at], line, at));
+        }
+        if c == '\n' {
+            line += 1;
+        }
+    }
+    out
+}
+
+/// Whether the comment lines right above line `at` (attributes skipped)
+/// hold a `SAFETY:` note.
+fn has_safety_note(lines: &[&str], at: usize) -> bool {
+    let mut i = at;
+    while i > 0 && lines[i - 1].trim_start().starts_with("#[") {
+        i -= 1;
+    }
+    let mut found = false;
+    while i > 0 && lines[i - 1].trim_start().starts_with("//") {
+        found |= lines[i - 1].contains("SAFETY:");
+        i -= 1;
+    }
+    found
+}
+
+/// Whether `code` (a file's code only) opens with `#![allow(unsafe_code)]`
+/// among its inner attributes.
+fn allows_unsafe_at_top(code: &str) -> bool {
+    code.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take_while(|l| l.starts_with("#!["))
+        .any(|l| l.replace(' ', "") == "#![allow(unsafe_code)]")
+}
+
+/// Every breach of the fence under `root`.
+fn problems(root: &Path, fences: &[&str], unfenced: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(root, &mut files);
+    let mut out = Vec::new();
+    for fence in fences {
+        if !root.join(fence).is_file() {
+            out.push(format!(
+                "{fence}: a listed fence module that does not exist"
+            ));
+        }
+    }
+    for path in files {
+        let name = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if unfenced.iter().any(|u| name.starts_with(u)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = code_only(&text);
+        let lines: Vec<&str> = text.lines().collect();
+        let fence = fences.contains(&name.as_str());
+        if fence {
+            if !text.trim_start().starts_with("//!") {
+                out.push(format!(
+                    "{name}: a fence module opens with a comment saying why it needs `unsafe`"
+                ));
+            }
+            if !allows_unsafe_at_top(&code) {
+                out.push(format!(
+                    "{name}: a fence module opens with `#![allow(unsafe_code)]`"
+                ));
+            }
+        }
+        let mut top_allow_seen = false;
+        for (word, line, end) in words(&code) {
+            let at = format!("{name}:{}", line + 1);
+            match word {
+                "unsafe" => {
+                    if !fence {
+                        out.push(format!("{at}: `unsafe` outside the fence modules"));
+                    }
+                    if code[end..].trim_start().starts_with('{') && !has_safety_note(&lines, line) {
+                        out.push(format!(
+                            "{at}: an `unsafe` block without a `// SAFETY:` comment above it"
+                        ));
+                    }
+                }
+                "unsafe_code" => {
+                    // The lint level: the word before the `(` of its list.
+                    let before = &code[..end - word.len()];
+                    let before = &before[..before.rfind('(').unwrap_or(0)];
+                    let level = before
+                        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap_or_default();
+                    if matches!(level, "deny" | "forbid") {
+                        continue;
+                    }
+                    let top = fence && !top_allow_seen && before.ends_with("#![allow");
+                    if top {
+                        top_allow_seen = true;
+                    } else if fence {
+                        out.push(format!("{at}: a second `allow(unsafe_code)` in a fence module (its own covers it)"));
+                    } else {
+                        out.push(format!(
+                            "{at}: `unsafe_code` allowed outside the fence modules"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn unsafe_lives_only_in_the_fence_modules_each_block_with_a_safety_note() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let found = problems(root, FENCES, UNFENCED);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The check itself fails when `unsafe` leaks out of the fence, a fence
+/// loses its opening allow, or a block loses its note; prose and strings
+/// naming `unsafe` do not count.
+#[test]
+fn an_unsafe_outside_the_fence_or_without_a_note_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src/old")).unwrap();
+    std::fs::create_dir_all(root.join("target/debug")).unwrap();
+    std::fs::write(
+        root.join("src/sys.rs"),
+        "//! Why: libc.\n\n#![allow(unsafe_code)]\n\n\
+         pub fn a() {\n    // SAFETY: sound.\n    unsafe { f() }\n}\n\n\
+         pub fn b() {\n    #[cfg(unix)]\n    // it is fine\n    unsafe {\n        f()\n    }\n}\n\n\
+         #[allow(unsafe_code)]\npub fn c() {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/zlib.rs"),
+        "//! Why: zlib.\n\npub fn d() {\n    // SAFETY: sound.\n    unsafe { f() }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "#![deny(unsafe_code)]\n\
+         /* unsafe { /* nested */ unsafe */ // unsafe {\n\
+         const S: &str = \"unsafe { x }\";\n\
+         const R: &str = r#\"unsafe \"quoted\" {\"#;\n\
+         const Q: char = '\"';\n\
+         fn unsafe_name<'a>(x: &'a str) -> &'a str { x }\n\n\
+         #[allow(clippy::all, unsafe_code)]\n\
+         fn e() {\n    // SAFETY: not enough outside a fence.\n    unsafe { f() }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/old/mod.rs"), "fn g() { unsafe { f() } }\n").unwrap();
+    std::fs::write(
+        root.join("target/debug/out.rs"),
+        "fn g() { unsafe { f() } }\n",
+    )
+    .unwrap();
+    let found = problems(
+        root,
+        &["src/sys.rs", "src/zlib.rs", "src/gone.rs"],
+        &["src/old/"],
+    );
+    let expected = [
+        "src/gone.rs: a listed fence module that does not exist",
+        "src/lib.rs:8: `unsafe_code` allowed outside the fence modules",
+        "src/lib.rs:11: `unsafe` outside the fence modules",
+        "src/sys.rs:13: an `unsafe` block without a `// SAFETY:` comment above it",
+        "src/sys.rs:18: a second `allow(unsafe_code)` in a fence module (its own covers it)",
+        "src/zlib.rs: a fence module opens with `#![allow(unsafe_code)]`",
+    ];
+    assert_eq!(found, expected, "{found:#?}");
+}
