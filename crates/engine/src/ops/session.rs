@@ -17,6 +17,7 @@ use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
 use super::inspect::{
     self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
 };
+use super::permissions::{self, Confirmation};
 use super::propose::{self, ProposeOutcome, ProposeRequest};
 use super::recover::{self, RecoverOutcome, RecoverRequest};
 use super::rollback::{self, RollbackOutcome, RollbackRequest};
@@ -75,6 +76,24 @@ impl Session {
     /// of a request are resolved).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// What an apply would land on a protected branch that the user must
+    /// confirm first; `None` when no question is due (`permissions`).
+    pub fn apply_confirmation(&self, req: &ApplyRequest) -> Result<Option<Confirmation>> {
+        permissions::apply_confirmation(&self.repo, req)
+    }
+
+    /// What a rollback would land on a protected branch that the user
+    /// must confirm first; `None` when no question is due.
+    pub fn rollback_confirmation(&self, patch_id: &str) -> Result<Option<Confirmation>> {
+        permissions::rollback_confirmation(&self.repo, patch_id)
+    }
+
+    /// Refuses an execution plan sent by a client that would run commands
+    /// the repository does not allow it to (`permissions`).
+    pub fn check_client_plan(&self, plan: Option<&serde_json::Value>) -> Result<()> {
+        permissions::check_client_plan(&self.repo, plan)
     }
 
     /// Computes an edit and stores it as a proposal.
