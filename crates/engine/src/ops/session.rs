@@ -10,6 +10,7 @@
 //! Session::open(&dir)?.apply(&request))`. Opening is cheap: a discovery
 //! and a stat for a pending journal.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::apply::{self, ApplyReport, ApplyRequest};
@@ -76,6 +77,31 @@ impl Session {
     /// of a request are resolved).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The repository's git dir (where per-repository state such as the
+    /// review page's cookie secret is kept).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.path()
+    }
+
+    /// Every ref under `refs/evolv/` (loose and packed: libgit2 re-reads
+    /// `packed-refs` when it changes) and where HEAD points, as ref name
+    /// to object id: what the review page's live feed compares between
+    /// polls. A ref that cannot be read is left out.
+    pub fn evolv_refs(&self) -> BTreeMap<String, String> {
+        let mut refs = BTreeMap::new();
+        if let Ok(iter) = self.repo.references_glob("refs/evolv/*") {
+            for r in iter.flatten() {
+                if let (Some(name), Some(target)) = (r.name(), r.target()) {
+                    refs.insert(name.to_string(), target.to_string());
+                }
+            }
+        }
+        if let Ok(head) = self.repo.refname_to_id("HEAD") {
+            refs.insert("HEAD".into(), head.to_string());
+        }
+        refs
     }
 
     /// What an apply would land on a protected branch that the user must
