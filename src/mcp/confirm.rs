@@ -7,10 +7,12 @@
 //!   returns an input-required result; the retried call carries the answer
 //!   and the request state, which is only a key into `pending` here. What
 //!   was asked (tool, arguments, branch head) is checked on our side.
-//! - Clients that cannot be asked are not blocked (the propose/apply split
-//!   is their confirmation) unless `evolv.mcp.confirm` is `always`.
+//! - Clients that cannot be asked go ahead or are refused as
+//!   `ops::permissions` says (`evolv.mcp.confirm`).
 //!
-//! There is no argument a model could fill in to skip the question.
+//! What needs confirming, and the config it reads, is decided by
+//! `ops::permissions`; this module only puts the question. There is no
+//! argument a model could fill in to skip it.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -24,81 +26,46 @@ use rmcp::model::{
 use rmcp::service::{ElicitationMode, RequestContext};
 
 use crate::error::{Error, Result};
-use crate::git;
-use crate::git::Repo;
-use crate::ops::apply::{self, ApplyRequest};
-use crate::policy::{PushPolicy, PushToProtected};
-use crate::store::proposals;
-
-/// The git config key: `auto` (ask when the client can be asked; the
-/// default), `always` (refuse when it cannot), `never` (never ask).
-pub const CONFIRM_KEY: &str = "evolv.mcp.confirm";
+use crate::ops::permissions::Confirmation;
 
 /// How long an unanswered input-required confirmation stays valid.
 const PENDING_TTL: Duration = Duration::from_secs(600);
 
-/// `evolv.mcp.confirm`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Auto,
-    Always,
-    Never,
-}
-
-/// What the user is asked about.
-#[derive(Debug, Clone)]
-pub struct Summary {
-    pub mode: Mode,
-    /// "apply" or "roll back".
-    pub action: &'static str,
-    pub patch_ids: Vec<String>,
-    /// The protected branch's short name.
-    pub branch: String,
-    /// The branch head when asked: an answer is only good for that head.
-    pub head: String,
-    pub files: Vec<String>,
-    pub lines_added: usize,
-    pub lines_removed: usize,
-    /// The commands the apply will run.
-    pub commands: Vec<String>,
-}
-
-impl Summary {
-    fn question(&self) -> String {
-        let mut text = format!(
-            "{} {} on the protected branch {}?\n{} file(s), +{} -{} lines: {}",
-            capitalise(self.action),
-            self.patch_ids.join(", "),
-            self.branch,
-            self.files.len(),
-            self.lines_added,
-            self.lines_removed,
-            self.files.join(", ")
-        );
-        if self.action == "apply" {
-            if self.commands.is_empty() {
-                text.push_str("\nValidation: none configured (git config evolv.validate).");
-            } else {
-                let cmds: Vec<String> = self.commands.iter().map(|c| format!("`{c}`")).collect();
-                text.push_str(&format!("\nValidation that will run: {}.", cmds.join(", ")));
-            }
-        }
-        text
-    }
-
-    fn refused(&self, why: &str) -> Error {
-        Error::Cancelled {
-            what: format!(
-                "{}: {} of {} on the protected branch {} was not done",
-                why,
-                self.action,
-                self.patch_ids.join(", "),
-                self.branch
-            ),
+/// The question put to the user about `c`.
+fn question(c: &Confirmation) -> String {
+    let mut text = format!(
+        "{} {} on the protected branch {}?\n{} file(s), +{} -{} lines: {}",
+        capitalise(c.action),
+        c.patch_ids.join(", "),
+        c.branch,
+        c.files.len(),
+        c.lines_added,
+        c.lines_removed,
+        c.files.join(", ")
+    );
+    if c.action == "apply" {
+        if c.commands.is_empty() {
+            text.push_str("\nValidation: none configured (git config evolv.validate).");
+        } else {
+            let cmds: Vec<String> = c.commands.iter().map(|c| format!("`{c}`")).collect();
+            text.push_str(&format!("\nValidation that will run: {}.", cmds.join(", ")));
         }
     }
+    text
 }
 
+/// The user said no (or could not answer): nothing was done.
+fn refused(c: &Confirmation, why: &str) -> Error {
+    Error::Cancelled {
+        what: format!(
+            "{}: {} of {} on the protected branch {} was not done",
+            why,
+            c.action,
+            c.patch_ids.join(", "),
+            c.branch
+        ),
+    }
+}
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     c.next()
@@ -119,119 +86,13 @@ pub enum Gate {
     Ask(CallToolResponse),
 }
 
-fn mode(repo: &Repo) -> Result<Mode> {
-    // Through the one config adapter, so `git -c` and includes count too.
-    let config = crate::git::config::Config::for_git_dir(repo.git_dir())?;
-    match config.string(CONFIRM_KEY).map(str::to_string) {
-        None => Ok(Mode::Auto),
-        Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
-            "auto" | "" => Ok(Mode::Auto),
-            "always" => Ok(Mode::Always),
-            "never" => Ok(Mode::Never),
-            _ => Err(Error::InvalidConfig {
-                key: CONFIRM_KEY.into(),
-                value: raw,
-                expected: "auto, always or never".into(),
-            }),
-        },
-    }
-}
-
-/// The protected branch HEAD is on, if it is one.
-fn protected_branch(repo: &Repo) -> Result<Option<(String, String)>> {
-    let head = git::head(repo)?;
-    let Some(branch) = head.branch else {
-        return Ok(None);
-    };
-    let values = crate::git::config::Config::for_git_dir(repo.git_dir())?.protected_branches();
-    let policy = PushPolicy::new(&values, PushToProtected::default(), false).map_err(|m| {
-        Error::invalid(
-            m,
-            "fix it with `git config --replace-all evolv.protectedBranches 'main master'`",
-        )
-    })?;
-    if !policy.is_protected(&branch) {
-        return Ok(None);
-    }
-    let short = branch.trim_start_matches("refs/heads/").to_string();
-    Ok(Some((short, head.commit.to_string())))
-}
-
-/// What an apply would be asked about; `None` when no question is due (not
-/// a protected branch, a dry run, or `evolv.mcp.confirm never`).
-pub fn apply_summary(repo: &Repo, req: &ApplyRequest) -> Result<Option<Summary>> {
-    let mode = mode(repo)?;
-    let Some((branch, head)) = protected_branch(repo)? else {
-        return Ok(None);
-    };
-    if mode == Mode::Never {
-        return Ok(None);
-    }
-    // Unknown ids and bad plans are reported by apply itself, as the CLI
-    // reports them: no question before an apply that cannot happen.
-    let mut files = Vec::new();
-    let (mut added, mut removed) = (0, 0);
-    for id in &req.patch_ids {
-        let Ok(p) = proposals::load(repo, id) else {
-            return Ok(None);
-        };
-        files.extend(p.meta.affected_files.iter().cloned());
-        added += p.meta.lines_added;
-        removed += p.meta.lines_removed;
-    }
-    let Ok(preview) = apply::preview(repo, req) else {
-        return Ok(None);
-    };
-    if preview.dry_run {
-        return Ok(None);
-    }
-    files.sort();
-    files.dedup();
-    Ok(Some(Summary {
-        mode,
-        action: "apply",
-        patch_ids: req.patch_ids.clone(),
-        branch,
-        head,
-        files,
-        lines_added: added,
-        lines_removed: removed,
-        commands: preview.commands,
-    }))
-}
-
-/// What a rollback would be asked about.
-pub fn rollback_summary(repo: &Repo, id: &str) -> Result<Option<Summary>> {
-    let mode = mode(repo)?;
-    let Some((branch, head)) = protected_branch(repo)? else {
-        return Ok(None);
-    };
-    if mode == Mode::Never || proposals::applied_commit(repo, id).is_none() {
-        return Ok(None);
-    }
-    let Ok(p) = proposals::load(repo, id) else {
-        return Ok(None);
-    };
-    Ok(Some(Summary {
-        mode,
-        action: "roll back",
-        patch_ids: vec![id.to_string()],
-        branch,
-        head,
-        files: p.meta.affected_files.clone(),
-        lines_added: p.meta.lines_removed,
-        lines_removed: p.meta.lines_added,
-        commands: Vec::new(),
-    }))
-}
-
-fn elicitation(summary: &Summary) -> ElicitRequestParams {
+fn elicitation(confirmation: &Confirmation) -> ElicitRequestParams {
     let schema = serde_json::json!({
         "type": "object",
         "properties": {
             "confirm": {
                 "type": "boolean",
-                "title": format!("{} on {}", capitalise(summary.action), summary.branch),
+                "title": format!("{} on {}", capitalise(confirmation.action), confirmation.branch),
                 "description": "Check to go ahead; decline to leave the branch as it is.",
                 "default": false
             }
@@ -240,7 +101,7 @@ fn elicitation(summary: &Summary) -> ElicitRequestParams {
     });
     ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: summary.question(),
+        message: question(confirmation),
         requested_schema: serde_json::from_value(schema).expect("a valid elicitation schema"),
     }
 }
@@ -277,94 +138,107 @@ pub async fn gate(
     tool: &str,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
-    summary: Summary,
+    confirmation: Confirmation,
 ) -> Result<Gate> {
-    let fingerprint = format!(
-        "{tool}\n{}\n{}",
-        serde_json::to_string(&request.arguments).unwrap_or_default(),
-        summary.head
-    );
     let stateless = context
         .protocol_version()
         .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
     if stateless {
+        let fingerprint = format!(
+            "{tool}\n{}\n{}",
+            serde_json::to_string(&request.arguments).unwrap_or_default(),
+            confirmation.head
+        );
         let can_ask = context
             .client_capabilities()
             .is_some_and(|c| c.elicitation.is_some());
-        if let Some(state) = &request.request_state {
-            let recorded = pending.lock().expect("pending lock").remove(state);
-            if let Some(p) = recorded
-                && p.fingerprint == fingerprint
-                && p.asked.elapsed() < PENDING_TTL
-            {
-                let answer = request
-                    .input_responses
-                    .as_ref()
-                    .and_then(|r| r.get("confirm"))
-                    .and_then(|v| serde_json::from_value::<ElicitResult>(v.clone()).ok());
-                return match answer {
-                    Some(a) if accepted(&a) => Ok(Gate::Proceed),
-                    Some(a) if a.action == ElicitationAction::Cancel => {
-                        Err(summary.refused("the user cancelled the confirmation"))
-                    }
-                    _ => Err(summary.refused("the user declined")),
-                };
-            }
-            // An unknown, stale or mismatched state: ask afresh.
-        }
-        if !can_ask {
-            return unasked(&summary);
-        }
-        let key = nonce();
-        {
-            let mut map = pending.lock().expect("pending lock");
-            map.retain(|_, p| p.asked.elapsed() < PENDING_TTL);
-            map.insert(
-                key.clone(),
-                Pending {
-                    fingerprint,
-                    asked: Instant::now(),
-                },
-            );
-        }
-        let mut requests = InputRequests::new();
-        requests.insert(
-            "confirm".into(),
-            InputRequest::Elicitation(ElicitRequest::new(elicitation(&summary))),
-        );
-        return Ok(Gate::Ask(
-            InputRequiredResult::new(Some(requests), Some(key)).into(),
-        ));
+        return ask_stateless(pending, request, can_ask, fingerprint, &confirmation);
     }
     if !context
         .peer
         .supported_elicitation_modes()
         .contains(&ElicitationMode::Form)
     {
-        return unasked(&summary);
+        return unasked(&confirmation);
     }
-    match context.peer.create_elicitation(elicitation(&summary)).await {
-        Ok(answer) if accepted(&answer) => Ok(Gate::Proceed),
-        Ok(answer) if answer.action == ElicitationAction::Cancel => {
-            Err(summary.refused("the user cancelled the confirmation"))
-        }
-        Ok(_) => Err(summary.refused("the user declined")),
-        Err(e) => Err(summary.refused(&format!("no answer to the confirmation ({e})"))),
+    match context
+        .peer
+        .create_elicitation(elicitation(&confirmation))
+        .await
+    {
+        Ok(answer) => answered(&answer, &confirmation),
+        Err(e) => Err(refused(
+            &confirmation,
+            &format!("no answer to the confirmation ({e})"),
+        )),
     }
 }
 
-/// A client that cannot be asked: go ahead, unless the repository wants
-/// every such landing confirmed.
-fn unasked(summary: &Summary) -> Result<Gate> {
-    match summary.mode {
-        Mode::Always => Err(Error::ConfirmationRequired {
-            what: format!(
-                "{} of {} on the protected branch {}",
-                summary.action,
-                summary.patch_ids.join(", "),
-                summary.branch
-            ),
-        }),
-        Mode::Auto | Mode::Never => Ok(Gate::Proceed),
+/// A 2026-07-28 connection: the answer of a retried call whose request
+/// state we handed out for the same question, else an input-required
+/// result that asks it.
+fn ask_stateless(
+    pending: &Mutex<HashMap<String, Pending>>,
+    request: &CallToolRequestParams,
+    can_ask: bool,
+    fingerprint: String,
+    confirmation: &Confirmation,
+) -> Result<Gate> {
+    if let Some(state) = &request.request_state {
+        let recorded = pending.lock().expect("pending lock").remove(state);
+        if let Some(p) = recorded
+            && p.fingerprint == fingerprint
+            && p.asked.elapsed() < PENDING_TTL
+        {
+            let answer = request
+                .input_responses
+                .as_ref()
+                .and_then(|r| r.get("confirm"))
+                .and_then(|v| serde_json::from_value::<ElicitResult>(v.clone()).ok());
+            return match answer {
+                Some(a) => answered(&a, confirmation),
+                None => Err(refused(confirmation, "the user declined")),
+            };
+        }
+        // An unknown, stale or mismatched state: ask afresh.
     }
+    if !can_ask {
+        return unasked(confirmation);
+    }
+    let key = nonce();
+    {
+        let mut map = pending.lock().expect("pending lock");
+        map.retain(|_, p| p.asked.elapsed() < PENDING_TTL);
+        map.insert(
+            key.clone(),
+            Pending {
+                fingerprint,
+                asked: Instant::now(),
+            },
+        );
+    }
+    let mut requests = InputRequests::new();
+    requests.insert(
+        "confirm".into(),
+        InputRequest::Elicitation(ElicitRequest::new(elicitation(confirmation))),
+    );
+    Ok(Gate::Ask(
+        InputRequiredResult::new(Some(requests), Some(key)).into(),
+    ))
+}
+
+/// What the user's answer means: go ahead only on an explicit yes.
+fn answered(answer: &ElicitResult, confirmation: &Confirmation) -> Result<Gate> {
+    if accepted(answer) {
+        Ok(Gate::Proceed)
+    } else if answer.action == ElicitationAction::Cancel {
+        Err(refused(confirmation, "the user cancelled the confirmation"))
+    } else {
+        Err(refused(confirmation, "the user declined"))
+    }
+}
+
+/// A client that cannot be asked: `ops` decides whether that is enough.
+fn unasked(confirmation: &Confirmation) -> Result<Gate> {
+    confirmation.unasked().map(|()| Gate::Proceed)
 }

@@ -1,19 +1,20 @@
 //! `git evolv mcp`: the MCP server over stdio (rmcp). Tools are thin
-//! adapters over `ops`; this module owns the transport, the tool table,
-//! argument checking, confirmation and result rendering, nothing else.
+//! adapters over `ops`, one file each under `tools/`, listed in its
+//! registry; this module owns the transport, the tool registry, argument
+//! parsing, asking for confirmation and result rendering, nothing else.
+//! What a client may do and what needs confirming is `ops::permissions`.
 //!
 //! stdout carries only JSON-RPC frames: the server moves the protocol's
 //! stdin and stdout to private descriptors at start and points fds 0 and 1
 //! at /dev/null and stderr, so no child process (git, a validation
 //! command) can read a frame or write into the stream.
 
-mod args;
+mod call;
 mod confirm;
-mod outputs;
 mod progress;
-mod safety;
 mod schema;
 mod server;
+mod tool;
 mod tools;
 
 use std::fs::File;
@@ -24,18 +25,16 @@ use rmcp::ServiceExt;
 pub use server::EvolvServer;
 
 use crate::error::{Error, Result};
+use crate::ops::Session;
 
 /// Serves the repository at `dir` until the client closes stdin.
 pub fn serve(dir: &Path) -> Result<()> {
-    // Fail fast, on stderr, outside a repository.
-    let repo = crate::git::open(dir)?;
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| Error::BareRepository {
-            path: repo.git_dir().to_path_buf(),
-        })?
+    // Fail fast, on stderr, outside a repository or in a bare one; no
+    // recovery here (each call's session does it, as the CLI's).
+    let workdir = Session::open_without_recovery(dir)?
+        .repo()
+        .work_tree()?
         .to_path_buf();
-    drop(repo);
     let (input, output) = take_stdio().map_err(|e| Error::io("set up", "stdio", e))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

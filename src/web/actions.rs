@@ -15,8 +15,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::AppState;
-use super::api::{blocking, error_response};
-use crate::error::Error;
+use super::api::{JsonBody, blocking};
 use crate::ops::apply::ApplyRequest;
 use crate::ops::drop::DropRequest;
 use crate::ops::review::{self, CommentRequest};
@@ -34,25 +33,11 @@ pub struct CommentBody {
     quote: String,
 }
 
-/// A JSON body that did not parse: 400 with the error shape of the API.
-fn parse<T: serde::de::DeserializeOwned>(bytes: &Bytes) -> Result<T, Box<Response>> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        Box::new(error_response(&Error::invalid(
-            format!("the request body is not valid: {e}"),
-            "send the JSON object the page sends",
-        )))
-    })
-}
-
 pub async fn comment(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
-    body: Bytes,
+    JsonBody(b): JsonBody<CommentBody>,
 ) -> Response {
-    let b: CommentBody = match parse(&body) {
-        Ok(b) => b,
-        Err(r) => return *r,
-    };
     let req = CommentRequest {
         patch_id: id,
         body: b.body,
@@ -83,12 +68,8 @@ pub struct DropBody {
 pub async fn drop(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
-    body: Bytes,
+    JsonBody(b): JsonBody<DropBody>,
 ) -> Response {
-    let b: DropBody = match parse(&body) {
-        Ok(b) => b,
-        Err(r) => return *r,
-    };
     blocking(state, move |s| {
         s.drop_proposals(&DropRequest {
             patch_ids: vec![id],
@@ -102,11 +83,8 @@ pub async fn drop(
 pub async fn rollback(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
-    body: Bytes,
+    JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Response {
-    if let Err(r) = parse::<NoOptions>(&body) {
-        return *r;
-    }
     blocking(state, move |s| {
         s.rollback(&RollbackRequest {
             patch_id: id,
@@ -168,11 +146,8 @@ impl ProgressSink for PageSink {
 pub async fn apply(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
-    body: Bytes,
+    JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Response {
-    if let Err(r) = parse::<NoOptions>(&body) {
-        return *r;
-    }
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
         let sink = Rc::new(PageSink(tx.clone()));

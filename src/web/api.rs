@@ -1,14 +1,16 @@
 //! The read side of the JSON API: the same `ops` outcomes the CLI renders,
 //! plus the per-file views the page draws (`ops::review`). Each request
 //! runs in a fresh `ops::Session` (recovery on open, the index released
-//! on drop) on a blocking thread (libgit2 is synchronous).
+//! on drop) on a blocking thread (the git layer is synchronous).
 
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
@@ -35,6 +37,28 @@ pub fn error_response(e: &Error) -> Response {
         Json(serde_json::json!({ "success": false, "error": e.to_body() })),
     )
         .into_response()
+}
+
+/// An action's JSON body. Every action takes its body through this
+/// extractor, so every one parses it the same way and answers one that
+/// does not parse alike: 400 with the API's error shape.
+pub struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> std::result::Result<Self, Response> {
+        // The body itself (its size limit, a broken stream): axum's answer.
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| {
+            error_response(&Error::invalid(
+                format!("the request body is not valid: {e}"),
+                "send the JSON object the page sends",
+            ))
+        })
+    }
 }
 
 /// Runs `work` in a fresh session on a blocking thread and answers JSON.

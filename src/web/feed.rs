@@ -9,7 +9,6 @@
 //! server's buffer, or, when it cannot (another server instance, a gap too
 //! old), a `reset` telling it to reload its state. Never a duplicate.
 
-use crate::git::Oid;
 use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::path::Path;
@@ -135,7 +134,7 @@ impl Watcher {
     pub fn start(dir: &Path, feed: Feed, interval: Duration) -> Result<Self> {
         // Read-only and long-lived: the thread keeps its own session.
         let session = crate::ops::Session::open_read_only(dir)?;
-        let mut last = snapshot(session.repo());
+        let mut last = session.evolv_refs();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         std::thread::Builder::new()
@@ -143,7 +142,7 @@ impl Watcher {
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
                     std::thread::sleep(interval);
-                    let now = snapshot(session.repo());
+                    let now = session.evolv_refs();
                     report(&feed, &last, &now);
                     last = now;
                 }
@@ -163,20 +162,6 @@ impl Drop for Watcher {
     }
 }
 
-/// Every ref under `refs/evolv/` (loose and packed: libgit2 re-reads
-/// `packed-refs` when it changes) and where HEAD points.
-fn snapshot(repo: &crate::git::Repo) -> BTreeMap<String, Oid> {
-    let mut refs: BTreeMap<String, Oid> = repo
-        .refs_matching("refs/evolv/*")
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
-    if let Some(head) = repo.ref_target("HEAD") {
-        refs.insert("HEAD".into(), head);
-    }
-    refs
-}
-
 /// Which kind of event a ref's change is, and for which proposal.
 fn classify(name: &str) -> Option<(&'static str, Option<String>)> {
     if name == "HEAD" {
@@ -193,7 +178,9 @@ fn classify(name: &str) -> Option<(&'static str, Option<String>)> {
     Some((kind, Some(id.to_string())))
 }
 
-fn report(feed: &Feed, old: &BTreeMap<String, Oid>, new: &BTreeMap<String, Oid>) {
+/// The events between two snapshots of `Session::evolv_refs` (ref name to
+/// object id).
+fn report(feed: &Feed, old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) {
     for (name, oid) in new {
         let change = match old.get(name) {
             None => "created",

@@ -31,7 +31,7 @@ pub struct ServeOptions {
 /// What every handler shares.
 pub(crate) struct AppState {
     /// Where the repository was opened from (re-opened per request: a
-    /// `git2::Repository` cannot be shared between threads).
+    /// repository handle cannot be shared between threads).
     pub dir: PathBuf,
     pub port: u16,
     /// The one-time URL token, exchanged for the session cookie.
@@ -98,10 +98,7 @@ impl Bound {
 pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
     // Opening a session also finishes a landing a killed process left
     // behind, before the page shows anything.
-    let git_dir = crate::ops::Session::open(dir)?
-        .repo()
-        .git_dir()
-        .to_path_buf();
+    let git_dir = crate::ops::Session::open(dir)?.git_dir().to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await

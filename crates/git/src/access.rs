@@ -140,6 +140,17 @@ impl Repo {
         Ok(out)
     }
 
+    /// [`Repo::refs_matching`], leaving out the refs that cannot be read
+    /// (a watcher that polls must not stop at one).
+    pub fn readable_refs_matching(&self, glob: &str) -> Vec<(String, Oid)> {
+        let Ok(refs) = self.raw().references_glob(glob) else {
+            return Vec::new();
+        };
+        refs.flatten()
+            .filter_map(|r| Some((r.name()?.to_string(), Oid::from(r.target()?))))
+            .collect()
+    }
+
     /// Whether `commit` descends from `ancestor` (a commit is not its own
     /// descendant).
     pub fn is_descendant_of(&self, commit: Oid, ancestor: Oid) -> Result<bool> {

@@ -16,6 +16,7 @@ pub mod glob;
 pub mod hooks;
 pub mod inspect;
 pub mod lint;
+pub mod permissions;
 pub mod plan;
 pub mod pre_push;
 pub mod propose;

@@ -10,6 +10,7 @@
 //! Session::open(&dir)?.apply(&request))`. Opening is cheap: a discovery
 //! and a stat for a pending journal.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::apply::{self, ApplyReport, ApplyRequest};
@@ -17,6 +18,7 @@ use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
 use super::inspect::{
     self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
 };
+use super::permissions::{self, Confirmation};
 use super::propose::{self, ProposeOutcome, ProposeRequest};
 use super::recover::{self, RecoverOutcome, RecoverRequest};
 use super::rollback::{self, RollbackOutcome, RollbackRequest};
@@ -75,6 +77,47 @@ impl Session {
     /// of a request are resolved).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The repository's git dir (where per-repository state such as the
+    /// review page's cookie secret is kept).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// Every ref under `refs/evolv/` (loose and packed: libgit2 re-reads
+    /// `packed-refs` when it changes) and where HEAD points, as ref name
+    /// to object id: what the review page's live feed compares between
+    /// polls. A ref that cannot be read is left out.
+    pub fn evolv_refs(&self) -> BTreeMap<String, String> {
+        let mut refs: BTreeMap<String, String> = self
+            .repo
+            .readable_refs_matching("refs/evolv/*")
+            .into_iter()
+            .map(|(name, id)| (name, id.to_string()))
+            .collect();
+        if let Some(head) = self.repo.ref_target("HEAD") {
+            refs.insert("HEAD".into(), head.to_string());
+        }
+        refs
+    }
+
+    /// What an apply would land on a protected branch that the user must
+    /// confirm first; `None` when no question is due (`permissions`).
+    pub fn apply_confirmation(&self, req: &ApplyRequest) -> Result<Option<Confirmation>> {
+        permissions::apply_confirmation(&self.repo, req)
+    }
+
+    /// What a rollback would land on a protected branch that the user
+    /// must confirm first; `None` when no question is due.
+    pub fn rollback_confirmation(&self, patch_id: &str) -> Result<Option<Confirmation>> {
+        permissions::rollback_confirmation(&self.repo, patch_id)
+    }
+
+    /// Refuses an execution plan sent by a client that would run commands
+    /// the repository does not allow it to (`permissions`).
+    pub fn check_client_plan(&self, plan: Option<&serde_json::Value>) -> Result<()> {
+        permissions::check_client_plan(&self.repo, plan)
     }
 
     /// Computes an edit and stores it as a proposal.

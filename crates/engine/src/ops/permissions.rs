@@ -1,0 +1,279 @@
+//! What a client that is not the person at the terminal (an MCP client)
+//! may ask for, and which of its landings need the user's confirmation
+//! first. The rules, the config keys they read and their defaults live
+//! here; a front end asks these functions and only renders the answer or
+//! puts the question to the user.
+//!
+//! - Ids and paths a client sends are checked before any use case runs:
+//!   no option (`-…`), no absolute path, no `..`, no NUL.
+//! - Commands inside a client's execution plan run only when the
+//!   repository allows it (`evolv.mcp.allowPlanCommands`, off by default).
+//! - An apply or rollback that lands on a protected branch
+//!   (`evolv.protectedBranches`, main and master by default) is confirmed
+//!   by the user, as `evolv.mcp.confirm` says (`auto` by default).
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::git::config::Config;
+use crate::ops::apply::{self, ApplyRequest};
+use crate::policy::{PushPolicy, PushToProtected};
+use crate::store::proposals;
+
+/// The git config key: `auto` (ask when the client can be asked; the
+/// default), `always` (refuse when it cannot), `never` (never ask).
+pub const CONFIRM_KEY: &str = "evolv.mcp.confirm";
+
+/// The git config key that lets clients' execution plans run commands.
+pub const ALLOW_PLAN_COMMANDS: &str = "evolv.mcp.allowPlanCommands";
+
+/// `evolv.mcp.confirm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmMode {
+    Auto,
+    Always,
+    Never,
+}
+
+/// A landing on a protected branch that the user confirms first: what
+/// they are asked about.
+#[derive(Debug, Clone)]
+pub struct Confirmation {
+    pub mode: ConfirmMode,
+    /// "apply" or "roll back".
+    pub action: &'static str,
+    pub patch_ids: Vec<String>,
+    /// The protected branch's short name.
+    pub branch: String,
+    /// The branch head when asked: an answer is only good for that head.
+    pub head: String,
+    pub files: Vec<String>,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// The commands the apply will run.
+    pub commands: Vec<String>,
+}
+
+impl Confirmation {
+    /// For a client that cannot be asked: go ahead (the propose/apply
+    /// split is its confirmation), unless the repository wants every such
+    /// landing confirmed (`evolv.mcp.confirm always`).
+    pub fn unasked(&self) -> Result<()> {
+        match self.mode {
+            ConfirmMode::Always => Err(Error::ConfirmationRequired {
+                what: format!(
+                    "{} of {} on the protected branch {}",
+                    self.action,
+                    self.patch_ids.join(", "),
+                    self.branch
+                ),
+            }),
+            ConfirmMode::Auto | ConfirmMode::Never => Ok(()),
+        }
+    }
+}
+
+/// `evolv.mcp.confirm`, read through the one config adapter (so `git -c`
+/// and includes count too).
+pub fn confirm_mode(repo: &Repo) -> Result<ConfirmMode> {
+    let config = Config::for_git_dir(repo.git_dir())?;
+    match config.string(CONFIRM_KEY).map(str::to_string) {
+        None => Ok(ConfirmMode::Auto),
+        Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Ok(ConfirmMode::Auto),
+            "always" => Ok(ConfirmMode::Always),
+            "never" => Ok(ConfirmMode::Never),
+            _ => Err(Error::InvalidConfig {
+                key: CONFIRM_KEY.into(),
+                value: raw,
+                expected: "auto, always or never".into(),
+            }),
+        },
+    }
+}
+
+/// The protected branch HEAD is on, if it is one: its short name and head.
+fn protected_branch(repo: &Repo) -> Result<Option<(String, String)>> {
+    let head = crate::git::head(repo)?;
+    let Some(branch) = head.branch else {
+        return Ok(None);
+    };
+    let values = Config::for_git_dir(repo.git_dir())?.protected_branches();
+    let policy = PushPolicy::new(&values, PushToProtected::default(), false).map_err(|m| {
+        Error::invalid(
+            m,
+            "fix it with `git config --replace-all evolv.protectedBranches 'main master'`",
+        )
+    })?;
+    if !policy.is_protected(&branch) {
+        return Ok(None);
+    }
+    let short = branch.trim_start_matches("refs/heads/").to_string();
+    Ok(Some((short, head.commit.to_string())))
+}
+
+/// What an apply needs confirmed; `None` when no question is due (not a
+/// protected branch, a dry run, or `evolv.mcp.confirm never`).
+pub fn apply_confirmation(repo: &Repo, req: &ApplyRequest) -> Result<Option<Confirmation>> {
+    let mode = confirm_mode(repo)?;
+    let Some((branch, head)) = protected_branch(repo)? else {
+        return Ok(None);
+    };
+    if mode == ConfirmMode::Never {
+        return Ok(None);
+    }
+    // Unknown ids and bad plans are reported by apply itself, as the CLI
+    // reports them: no question before an apply that cannot happen.
+    let mut files = Vec::new();
+    let (mut added, mut removed) = (0, 0);
+    for id in &req.patch_ids {
+        let Ok(p) = proposals::load(repo, id) else {
+            return Ok(None);
+        };
+        files.extend(p.meta.affected_files.iter().cloned());
+        added += p.meta.lines_added;
+        removed += p.meta.lines_removed;
+    }
+    let Ok(preview) = apply::preview(repo, req) else {
+        return Ok(None);
+    };
+    if preview.dry_run {
+        return Ok(None);
+    }
+    files.sort();
+    files.dedup();
+    Ok(Some(Confirmation {
+        mode,
+        action: "apply",
+        patch_ids: req.patch_ids.clone(),
+        branch,
+        head,
+        files,
+        lines_added: added,
+        lines_removed: removed,
+        commands: preview.commands,
+    }))
+}
+
+/// What a rollback needs confirmed; `None` as for an apply, and when the
+/// proposal is not applied (rollback itself reports that).
+pub fn rollback_confirmation(repo: &Repo, id: &str) -> Result<Option<Confirmation>> {
+    let mode = confirm_mode(repo)?;
+    let Some((branch, head)) = protected_branch(repo)? else {
+        return Ok(None);
+    };
+    if mode == ConfirmMode::Never || proposals::applied_commit(repo, id).is_none() {
+        return Ok(None);
+    }
+    let Ok(p) = proposals::load(repo, id) else {
+        return Ok(None);
+    };
+    Ok(Some(Confirmation {
+        mode,
+        action: "roll back",
+        patch_ids: vec![id.to_string()],
+        branch,
+        head,
+        files: p.meta.affected_files.clone(),
+        // Undoing removes what the apply added.
+        lines_added: p.meta.lines_removed,
+        lines_removed: p.meta.lines_added,
+        commands: Vec::new(),
+    }))
+}
+
+fn refuse(field: &str, value: &str, why: &str, hint: &str) -> Error {
+    Error::invalid(format!("argument `{field}`: '{value}' {why}"), hint)
+}
+
+/// A proposal or task id a client sent: never an option (`-…`), never a
+/// path.
+pub fn check_id(field: &str, id: &str) -> Result<()> {
+    if id.starts_with('-') {
+        return Err(refuse(
+            field,
+            id,
+            "begins with '-'",
+            "ids look like patch_1763793123_3fa9c1 (list_proposals shows them)",
+        ));
+    }
+    Ok(())
+}
+
+/// A repository-relative path or glob a client sent: no absolute path, no
+/// `..`, no leading `-`, no NUL. Matching happens over the repository's
+/// tree, so nothing else can name a file outside it.
+pub fn check_path(field: &str, path: &str) -> Result<()> {
+    let hint =
+        "paths and globs are relative to the top of the repository, e.g. 'src/**' or 'README.md'";
+    if path.starts_with('/') || path.starts_with('\\') || path.get(1..3) == Some(":\\") {
+        return Err(refuse(field, path, "is absolute", hint));
+    }
+    if path.split(['/', '\\']).any(|c| c == "..") {
+        return Err(refuse(field, path, "leaves the repository ('..')", hint));
+    }
+    if path.starts_with('-') {
+        return Err(refuse(field, path, "begins with '-'", hint));
+    }
+    if path.contains('\0') {
+        return Err(refuse(field, path, "contains a NUL byte", hint));
+    }
+    Ok(())
+}
+
+/// Refuses a client's plan that would run commands unless the repository
+/// allows it. Commands the repository configures itself (evolv.validate,
+/// evolv.plan) always run; this only concerns what the client sent.
+pub fn check_client_plan(repo: &Repo, plan: Option<&Value>) -> Result<()> {
+    let Some(plan) = plan else { return Ok(()) };
+    let commands: Vec<&str> = ["pre_conditions", "expected_outcomes"]
+        .iter()
+        .filter_map(|k| plan.get("validation")?.get(k)?.as_array())
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if commands.is_empty() || plan_commands_allowed(repo)? {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        format!(
+            "argument `execution_plan.validation`: this repository does not run commands from an MCP client's plan ({})",
+            commands
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        format!(
+            "allow it with `git config {ALLOW_PLAN_COMMANDS} true`, or send the plan without validation commands (the repository's own evolv.validate still runs)"
+        ),
+    ))
+}
+
+/// `evolv.mcp.allowPlanCommands`, false unless set.
+fn plan_commands_allowed(repo: &Repo) -> Result<bool> {
+    let config = Config::for_git_dir(repo.git_dir())?;
+    Ok(config.bool(ALLOW_PLAN_COMMANDS)?.unwrap_or(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_outside_the_repository_are_refused() {
+        for bad in ["/etc/passwd", "../x", "a/../../b", "-rf", "a\0b", "C:\\x"] {
+            assert!(check_path("path", bad).is_err(), "{bad}");
+        }
+        for good in ["src/**", "**/*.rs", "README.md", "a/b..c"] {
+            assert!(check_path("path", good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn ids_beginning_with_a_dash_are_refused() {
+        assert!(check_id("patch_id", "--all").is_err());
+        assert!(check_id("patch_id", "patch_1_ab").is_ok());
+    }
+}

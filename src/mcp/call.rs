@@ -1,0 +1,192 @@
+//! One `tools/call` as a tool's handler sees it: its arguments, and the
+//! ways to reach the repository, always through an `ops::Session` opened on
+//! a blocking thread (the git layer is synchronous and a session is not
+//! `Sync`). Long calls report progress when the request carries a progress
+//! token, and a cancellation kills the running validation.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rmcp::RoleServer;
+use rmcp::model::{CallToolRequestParams, JsonObject};
+use rmcp::service::RequestContext;
+
+use super::confirm::{self, Gate, Pending};
+use super::progress::Notifier;
+use crate::error::{Error, Result};
+use crate::ops::Session;
+use crate::ops::permissions::Confirmation;
+
+/// Confirmations handed out as input-required results, by request state.
+pub type PendingMap = Arc<Mutex<HashMap<String, Pending>>>;
+
+/// One `tools/call`.
+pub struct Call {
+    dir: Arc<PathBuf>,
+    pending: PendingMap,
+    name: String,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+}
+
+impl Call {
+    pub fn new(
+        dir: Arc<PathBuf>,
+        pending: PendingMap,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
+        Call {
+            dir,
+            pending,
+            name: request.name.to_string(),
+            request,
+            context,
+        }
+    }
+
+    /// The call's arguments, as the client sent them.
+    pub fn arguments(&self) -> Option<JsonObject> {
+        self.request.arguments.clone()
+    }
+
+    /// Runs `f` on a blocking thread in a session opened as the CLI opens
+    /// it (an interrupted landing recovered first, the index released
+    /// after). With `long`, the call reports progress (when the request
+    /// carries a token) and a cancellation stops it.
+    pub async fn blocking<T, F>(&self, long: bool, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Session) -> Result<T> + Send + 'static,
+    {
+        let dir = self.dir.clone();
+        if !long {
+            return run_blocking(move || with_session(&dir, f)).await;
+        }
+        let flag = Arc::new(AtomicBool::new(false));
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        // Watches for notifications/cancelled in a task of its own, so the
+        // flag is set even if rmcp drops this call's future.
+        let ct = self.context.ct.clone();
+        let watch_flag = flag.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = ct.cancelled() => watch_flag.store(true, Ordering::SeqCst),
+                _ = done_rx => {}
+            }
+        });
+        let (notifier, sender) = self.progress_notifier().unzip();
+        let result = run_blocking(move || {
+            crate::validate::with_cancel(flag, || {
+                with_session(&dir, |session| match notifier {
+                    Some(n) => crate::progress::scoped(Rc::new(n), || f(session)),
+                    None => f(session),
+                })
+            })
+        })
+        .await;
+        let _ = done_tx.send(());
+        // Every notification goes out before the result (the sink, and
+        // with it the channel's sender, is gone once the call returned).
+        if let Some(sender) = sender {
+            let _ = sender.await;
+        }
+        result
+    }
+
+    /// Runs `f` on a blocking thread in a session opened without the
+    /// automatic recovery: for views of the working tree as it is (`glob`,
+    /// as the CLI) and of task files (no wait for a landing the task
+    /// itself may be doing).
+    pub async fn unrecovered<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Session) -> Result<T> + Send + 'static,
+    {
+        let dir = self.dir.clone();
+        run_blocking(move || f(&Session::open_without_recovery(&dir)?)).await
+    }
+
+    /// Runs `f` on a blocking thread with the server's directory, for the
+    /// use cases that open the repository themselves (`check`).
+    pub async fn in_dir<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Path) -> Result<T> + Send + 'static,
+    {
+        let dir = self.dir.clone();
+        run_blocking(move || f(&dir)).await
+    }
+
+    /// Whether the client has cancelled this call, for a blocking wait to
+    /// poll.
+    pub fn cancelled(&self) -> impl Fn() -> bool + Send + 'static {
+        let ct = self.context.ct.clone();
+        move || ct.is_cancelled()
+    }
+
+    /// Asks the user to confirm what `ops` says needs confirming (nothing
+    /// when `confirmation` is `None`), in the way the client allows.
+    pub async fn confirm(&self, confirmation: Option<Confirmation>) -> Result<Gate> {
+        let Some(confirmation) = confirmation else {
+            return Ok(Gate::Proceed);
+        };
+        confirm::gate(
+            &self.pending,
+            &self.name,
+            &self.request,
+            &self.context,
+            confirmation,
+        )
+        .await
+    }
+
+    /// With a progress token in the request: the progress sink of the call
+    /// and the task that sends its notifications, in order.
+    fn progress_notifier(&self) -> Option<(Notifier, tokio::task::JoinHandle<()>)> {
+        let token = self.context.meta.get_progress_token()?;
+        let peer = self.context.peer.clone();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let sender = tokio::spawn(async move {
+            while let Some(param) = rx.recv().await {
+                if peer.notify_progress(param).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Some((Notifier::new(token, tx), sender))
+    }
+}
+
+/// Runs `f` in a session of the server's repository, as every front end
+/// does; what the session's automatic recovery did goes to stderr in the
+/// CLI's words.
+fn with_session<T>(dir: &Path, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
+    let session = Session::open(dir)?;
+    if let Some(outcome) = session.recovered() {
+        log::line(&format!("git-evolv: recovered: {}", outcome.describe()));
+    }
+    f(&session)
+}
+
+async fn run_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(Error::Git {
+            message: format!("internal error: the call's thread ended abnormally: {e}"),
+        })
+    })
+}
+
+/// stderr lines of the server (stdout carries only JSON-RPC frames).
+mod log {
+    use std::io::Write;
+
+    pub fn line(text: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
+    }
+}

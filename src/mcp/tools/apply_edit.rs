@@ -1,0 +1,182 @@
+//! `apply_edit`: validate and land proposals on the current branch, after
+//! the user's confirmation on a protected one; `git evolv apply`.
+
+use rmcp::model::CallToolResult;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::mcp::call::Call;
+use crate::mcp::confirm::Gate;
+use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::ops;
+use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::permissions::check_id;
+use crate::ops::plan::PlanSource;
+use crate::plan::ExecutionPlan;
+
+pub struct ApplyEdit;
+
+/// `apply_edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyEditArgs {
+    /// The proposal to apply (from `propose_edit` or `list_proposals`).
+    pub patch_id: Option<String>,
+    /// Several proposals, applied in this order (instead of `patch_id`).
+    pub patch_ids: Option<Vec<String>>,
+    /// The execution plan: limits, pre-conditions, expected outcomes,
+    /// rollback strategy. Its commands run only when the repository allows
+    /// it (`git config evolv.mcp.allowPlanCommands true`).
+    #[serde(default)]
+    #[schemars(with = "ExecutionPlan")]
+    pub execution_plan: Option<serde_json::Value>,
+    /// Do everything but move the branch; report what would land.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Return a `task_id` at once and run the apply in the background; poll
+    /// it with `task_output`.
+    #[serde(default)]
+    pub run_in_background: bool,
+}
+
+impl ApplyEditArgs {
+    /// The ids, `patch_id` first; empty when neither was given.
+    fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.patch_id.iter().cloned().collect();
+        ids.extend(self.patch_ids.iter().flatten().cloned());
+        ids
+    }
+
+    fn request(&self) -> ApplyRequest {
+        ApplyRequest {
+            patch_ids: self.ids(),
+            // The repository's own configuration decides the validation.
+            validate: None,
+            timeout_secs: None,
+            fresh_worktree: None,
+            plan: self.execution_plan.as_ref().map(|v| PlanSource::Text {
+                name: "execution_plan".into(),
+                text: v.to_string(),
+            }),
+            dry_run: self.dry_run,
+            batch: false,
+        }
+    }
+}
+
+/// `apply_edit`: the apply report (one entry per landed proposal); with
+/// `run_in_background`, only `task_id` and `status: running`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ApplyEditOutput {
+    pub success: bool,
+    pub dry_run: bool,
+    pub batch: bool,
+    /// What landed (or would land, in a dry run), in order.
+    pub results: Vec<ApplyOutcome>,
+    /// The background task running the apply (`run_in_background`); poll it
+    /// with `task_output`. Null for an apply that ran in the call.
+    pub task_id: Option<String>,
+    /// `running` for a background apply, else `succeeded`.
+    pub status: String,
+}
+
+impl ApplyEditOutput {
+    fn from_report(report: ApplyReport) -> Self {
+        ApplyEditOutput {
+            success: report.error.is_none(),
+            dry_run: report.dry_run,
+            batch: report.batch,
+            results: report.results,
+            task_id: None,
+            status: "succeeded".into(),
+        }
+    }
+
+    fn started(task_id: String, dry_run: bool) -> Self {
+        ApplyEditOutput {
+            success: true,
+            dry_run,
+            batch: false,
+            results: Vec::new(),
+            task_id: Some(task_id),
+            status: "running".into(),
+        }
+    }
+}
+
+impl McpTool for ApplyEdit {
+    const NAME: &'static str = "apply_edit";
+    const TITLE: &'static str = "Apply a proposal to the current branch";
+    const DESCRIPTION: &'static str = "Replays the proposal(s) onto the current branch, runs the repository's configured validation (git config evolv.validate) and the execution plan's commands in an isolated validation worktree, then fast-forwards the branch and updates only the changed files in the working tree and index. Refuses if those files have uncommitted changes. Nothing lands if validation fails or times out. On a protected branch the user is asked to confirm when the client supports it. With run_in_background it returns a task_id at once (poll with task_output). Undo with rollback.";
+    const EFFECT: Effect = Effect::Writes {
+        destructive: true,
+        idempotent: false,
+    };
+    type Args = ApplyEditArgs;
+    type Output = ApplyEditOutput;
+
+    async fn run(call: &Call, args: ApplyEditArgs) -> Result<Reply<ApplyEditOutput>> {
+        let req = check(call, &args).await?;
+        // Ask before anything that lands on a protected branch.
+        let confirmation = {
+            let req = req.clone();
+            call.blocking(false, move |s| s.apply_confirmation(&req))
+                .await?
+        };
+        if let Gate::Ask(response) = call.confirm(confirmation).await? {
+            return Ok(Reply::Response(response));
+        }
+        if args.run_in_background {
+            let dry_run = req.dry_run;
+            let started = call
+                .blocking(false, move |s| {
+                    ops::task::start(s.repo(), &ops::task::TaskRequest::from_apply(&req)?)
+                })
+                .await?;
+            return Ok(Reply::Output(ApplyEditOutput::started(
+                started.task_id,
+                dry_run,
+            )));
+        }
+        let report = call.blocking(true, move |s| s.apply(&req)).await?;
+        if let Some(e) = &report.error {
+            // Some proposals landed, then one failed: an error result that
+            // still says what landed.
+            let body = serde_json::json!({
+                "success": false,
+                "error": e.to_body(),
+                "results": report.results,
+                "failed_patch_id": report.failed_patch_id,
+            });
+            return Ok(Reply::Response(CallToolResult::structured_error(body).into()));
+        }
+        Ok(Reply::Output(ApplyEditOutput::from_report(report)))
+    }
+}
+
+/// What a client is refused before anything is looked at: a bad plan
+/// (every problem at once, each naming its field), no id, an id that is
+/// an option, plan commands the repository does not allow.
+async fn check(call: &Call, args: &ApplyEditArgs) -> Result<ApplyRequest> {
+    if let Some(plan) = &args.execution_plan {
+        ops::plan::load(&PlanSource::Text {
+            name: "execution_plan".into(),
+            text: plan.to_string(),
+        })?;
+    }
+    let ids = args.ids();
+    if ids.is_empty() {
+        return Err(Error::invalid(
+            "apply_edit: missing field `patch_id` (or `patch_ids`)",
+            "pass the id propose_edit returned (list_proposals shows them all)",
+        ));
+    }
+    for id in &ids {
+        check_id("patch_id", id)?;
+    }
+    let plan = args.execution_plan.clone();
+    call.blocking(false, move |s| s.check_client_plan(plan.as_ref()))
+        .await?;
+    Ok(args.request())
+}

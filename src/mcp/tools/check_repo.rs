@@ -1,0 +1,24 @@
+//! `check_repo`: the branch, its upstream and the uncommitted files;
+//! `git evolv check`.
+
+use crate::error::Result;
+use crate::mcp::call::Call;
+use crate::mcp::tool::{Effect, McpTool, NoArgs, Reply};
+use crate::ops::check::{self, CheckOutcome, CheckRequest};
+
+pub struct CheckRepo;
+
+impl McpTool for CheckRepo {
+    const NAME: &'static str = "check_repo";
+    const TITLE: &'static str = "Check the repository";
+    const DESCRIPTION: &'static str = "Reports the current branch, its upstream with commits ahead and behind, and the files with uncommitted changes. Runs read-only git commands; changes nothing.";
+    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+    type Args = NoArgs;
+    type Output = CheckOutcome;
+
+    async fn run(call: &Call, _: NoArgs) -> Result<Reply<CheckOutcome>> {
+        call.in_dir(|dir| check::run(dir, &CheckRequest {}))
+            .await
+            .map(Reply::Output)
+    }
+}

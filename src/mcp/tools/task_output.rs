@@ -1,0 +1,69 @@
+//! `task_output`: a background task's status and output, waiting for it
+//! to finish if asked; `git evolv task output`.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::error::Result;
+use crate::mcp::call::Call;
+use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::ops::task::{self, TaskOutcome};
+
+/// How long `task_output` waits by default, and at most.
+const TASK_WAIT_DEFAULT: u64 = 30;
+const TASK_WAIT_MAX: u64 = 600;
+
+pub struct TaskOutput;
+
+/// `task_output`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskOutputArgs {
+    /// The id `apply_edit` returned with `run_in_background`.
+    pub task_id: String,
+    /// Wait for the task to finish (default true); false answers at once
+    /// with the output so far.
+    #[serde(default = "yes")]
+    pub block: bool,
+    /// With `block`, answer after this many seconds even if the task is
+    /// still running (default 30, at most 600).
+    #[schemars(range(min = 0, max = 600))]
+    pub timeout_seconds: Option<u64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl McpTool for TaskOutput {
+    const NAME: &'static str = "task_output";
+    const TITLE: &'static str = "Read a background task";
+    const DESCRIPTION: &'static str = "Returns a background task's status (running, succeeded, failed, timed_out, cancelled), its output so far and, once finished, its result. With block (the default) it waits until the task finishes or timeout_seconds pass (then status is still running). Reads the task's files under the git dir; changes nothing.";
+    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+    type Args = TaskOutputArgs;
+    type Output = TaskOutcome;
+
+    async fn run(call: &Call, args: TaskOutputArgs) -> Result<Reply<TaskOutcome>> {
+        let wait = if args.block {
+            args.timeout_seconds
+                .unwrap_or(TASK_WAIT_DEFAULT)
+                .min(TASK_WAIT_MAX)
+        } else {
+            0
+        };
+        let cancelled = call.cancelled();
+        // Task files only: no wait for a landing the task itself may be doing.
+        call.unrecovered(move |s| {
+            task::wait(
+                s.repo(),
+                &args.task_id,
+                Duration::from_secs(wait),
+                &cancelled,
+            )
+        })
+        .await
+        .map(Reply::Output)
+    }
+}
