@@ -176,7 +176,8 @@ async fn run_blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
     tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
-        Err(Error::Git {
+        Err(Error::Internal {
+            at: "an MCP call's thread",
             message: format!("internal error: the call's thread ended abnormally: {e}"),
         })
     })

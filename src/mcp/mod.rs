@@ -49,10 +49,12 @@ pub fn serve(dir: &Path) -> Result<()> {
         let service = EvolvServer::new(workdir)
             .serve(transport)
             .await
-            .map_err(|e| Error::Git {
+            .map_err(|e| Error::Internal {
+                at: "the MCP session",
                 message: format!("MCP session could not start: {e}"),
             })?;
-        service.waiting().await.map_err(|e| Error::Git {
+        service.waiting().await.map_err(|e| Error::Internal {
+            at: "the MCP session",
             message: format!("MCP session ended abnormally: {e}"),
         })?;
         Ok::<(), Error>(())

@@ -71,7 +71,8 @@ where
     match result {
         Ok(Ok(value)) => Json(value).into_response(),
         Ok(Err(e)) => error_response(&e),
-        Err(_) => error_response(&Error::Git {
+        Err(_) => error_response(&Error::Internal {
+            at: "the review page's worker thread",
             message: "the request's worker thread failed".into(),
         }),
     }

@@ -218,10 +218,21 @@ pub enum Error {
         failures: Vec<crate::edit_failure::EditFailure>,
     },
 
-    /// A git command line that failed; the message names the command and
-    /// carries git's own stderr.
+    /// A git command line that failed: the command (`git check-attr
+    /// --stdin`), and a message that names it and carries git's own stderr.
     #[error("git: {message}")]
-    Git { message: String },
+    GitCommand { command: String, message: String },
+
+    /// Something git-evolv read is damaged: which object, ref or file
+    /// (`tree 3fa9c1…`, `.git/index`), and what is wrong with it.
+    #[error("git: {message}")]
+    Corrupt { what: String, message: String },
+
+    /// A failure of git-evolv itself rather than of the repository (a
+    /// worker thread that died, zlib without memory): where, and what.
+    /// Reported under `git_error`, as before there was a variant for it.
+    #[error("git: {message}")]
+    Internal { at: &'static str, message: String },
 
     /// A libgit2 call that failed, with what git-evolv was doing (which
     /// ref, path or object). The cause is the `source`, not the message.
@@ -310,7 +321,9 @@ impl Error {
                 [one] => one.code.as_str(),
                 _ => "edits_failed",
             },
-            Error::Git { .. } => "git_error",
+            Error::GitCommand { .. } | Error::Corrupt { .. } | Error::Internal { .. } => {
+                "git_error"
+            }
             Error::GitLibrary { .. } => "git_error",
             Error::Io { .. } => "io_error",
         }
@@ -422,7 +435,9 @@ may have crashed in this repository earlier: remove the file manually to continu
                 [one] => one.hint.clone(),
                 _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
             },
-            Error::Git { .. } => "run `git status` and `git fsck` to check the repository".into(),
+            Error::GitCommand { .. } | Error::Corrupt { .. } | Error::Internal { .. } => {
+                "run `git status` and `git fsck` to check the repository".into()
+            }
             Error::GitLibrary { source, .. } => match source.kind {
                 GitFailure::Locked => {
                     "another git process holds a lock on it; wait for it to finish, or remove the stale .lock file it names".into()
@@ -487,7 +502,9 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::UnreadableJournal { .. }
             | Error::UnsafePath { .. }
             | Error::SigningFailed { .. }
-            | Error::Git { .. }
+            | Error::GitCommand { .. }
+            | Error::Corrupt { .. }
+            | Error::Internal { .. }
             | Error::GitLibrary { .. }
             | Error::Io { .. } => 2,
         }

@@ -37,7 +37,7 @@ fn index(e: &Error) -> usize {
         Error::IndexLocked { .. } => 24,
         Error::Interrupted { .. } => 25,
         Error::UnsafePath { .. } => 26,
-        Error::Git { .. } => 27,
+        Error::GitCommand { .. } => 27,
         Error::GitLibrary { .. } => 28,
         Error::Io { .. } => 29,
         Error::RefLocked { .. } => 30,
@@ -53,9 +53,11 @@ fn index(e: &Error) -> usize {
         Error::InvalidRequest { .. } => 40,
         Error::Hinted(_) => 41,
         Error::UnreadableJournal { .. } => 42,
+        Error::Corrupt { .. } => 43,
+        Error::Internal { .. } => 44,
     }
 }
-const VARIANTS: usize = 43;
+const VARIANTS: usize = 45;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -164,8 +166,17 @@ fn samples() -> Vec<Error> {
             path: s("../x"),
             reason: s("leaves the tree"),
         },
-        Error::Git {
+        Error::GitCommand {
+            command: s("git status"),
             message: s("`git status` failed"),
+        },
+        Error::Corrupt {
+            what: s("tree 3fa9c1"),
+            message: s("tree 3fa9c1 is corrupt (`git fsck` names what is wrong)"),
+        },
+        Error::Internal {
+            at: "a landing's writer threads",
+            message: s("a thread writing the landing's files stopped short"),
         },
         corrupt_ref(),
         Error::io(

@@ -64,7 +64,8 @@ impl Git {
     fn text(&self, args: &[&str]) -> Result<String> {
         let out = self.output(args)?;
         if !out.status.success() {
-            return Err(Error::Git {
+            return Err(Error::GitCommand {
+                command: format!("git {}", args.join(" ")),
                 message: format!(
                     "`git {}` failed: {}",
                     args.join(" "),
@@ -81,7 +82,8 @@ impl Git {
         match out.status.code() {
             Some(0) => Ok(true),
             Some(1) => Ok(false),
-            _ => Err(Error::Git {
+            _ => Err(Error::GitCommand {
+                command: format!("git {}", args.join(" ")),
                 message: format!(
                     "`git {}` failed: {}",
                     args.join(" "),
@@ -207,7 +209,8 @@ impl Git {
         let mut counts = text.split_whitespace().map(|n| n.parse::<usize>().ok());
         match (counts.next().flatten(), counts.next().flatten()) {
             (Some(a), Some(b)) => Ok((a, b)),
-            _ => Err(Error::Git {
+            _ => Err(Error::GitCommand {
+                command: format!("git rev-list --left-right --count {range}"),
                 message: format!("unexpected `git rev-list --count` output: {text}"),
             }),
         }
@@ -276,7 +279,8 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<()> {
     if out.status.success() {
         return Ok(());
     }
-    Err(Error::Git {
+    Err(Error::GitCommand {
+        command: format!("git {}", args.join(" ")),
         message: format!(
             "`git {}` in {} failed: {}",
             args.join(" "),

@@ -279,7 +279,8 @@ fn check_attr(repo: &Repo, paths: &[&RepoPath], attrs: &[&str]) -> Result<Vec<u8
         .map_err(|e| Error::io("wait for `git check-attr` in", dir, e))?;
     let _ = writer.join();
     if !result.status.success() {
-        return Err(Error::Git {
+        return Err(Error::GitCommand {
+            command: "git check-attr".into(),
             message: format!(
                 "`git check-attr` failed: {}",
                 String::from_utf8_lossy(&result.stderr).trim()
@@ -314,7 +315,8 @@ pub fn smudged(repo: &Repo, path: &RepoPath, id: Oid) -> Result<Option<Vec<u8>>>
             )
         })?;
     if !out.status.success() {
-        return Err(Error::Git {
+        return Err(Error::GitCommand {
+            command: format!("git cat-file --filters --path={path} {id}"),
             message: format!(
                 "`git cat-file --filters --path={path} {id}` failed, so git-evolv cannot write {path} \
                  as git would: {}",
@@ -340,7 +342,8 @@ pub fn cleaned_id(repo: &Repo, path: &RepoPath) -> Result<Oid> {
     let text = String::from_utf8_lossy(&out.stdout);
     match Oid::parse(text.trim()) {
         Ok(id) if out.status.success() => Ok(id),
-        _ => Err(Error::Git {
+        _ => Err(Error::GitCommand {
+            command: format!("git hash-object -- {path}"),
             message: format!(
                 "`git hash-object -- {path}` failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
@@ -367,7 +370,8 @@ pub fn worktree_matches_index(repo: &Repo, path: &RepoPath) -> Result<bool> {
     match out.status.code() {
         Some(0) => Ok(true),
         Some(1) => Ok(false),
-        _ => Err(Error::Git {
+        _ => Err(Error::GitCommand {
+            command: format!("git diff --quiet -- {path}"),
             message: format!(
                 "`git diff --quiet -- {path}` failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()

@@ -113,13 +113,15 @@ fn parse(repo: &git2::Repository, path: &Path) -> Result<Option<(IndexFile, Opti
             Ok(None)
         }
         Err(Unreadable::Sparse) => Err(index_format::sparse_refusal(repo)),
-        Err(Unreadable::Unsupported(what)) => Err(Error::Git {
+        Err(Unreadable::Unsupported(what)) => Err(Error::Corrupt {
+            what: path.display().to_string(),
             message: format!(
                 "{} uses {what}, which git-evolv cannot read; `git update-index --index-version 2` rewrites it in a form it can",
                 path.display()
             ),
         }),
-        Err(Unreadable::Corrupt(what)) => Err(Error::Git {
+        Err(Unreadable::Corrupt(what)) => Err(Error::Corrupt {
+            what: path.display().to_string(),
             message: format!(
                 "{} is not a valid index file ({what}); git reports the same with `git status`",
                 path.display()
@@ -145,7 +147,8 @@ impl Snapshot {
             let (file, identity) = match parse(repo, &path)? {
                 Some(parsed) => parsed,
                 // git rewrote it: read the plain one.
-                None => parse(repo, &path)?.ok_or_else(|| Error::Git {
+                None => parse(repo, &path)?.ok_or_else(|| Error::Corrupt {
+                    what: path.display().to_string(),
                     message: format!("{} is still a split index", path.display()),
                 })?,
             };

@@ -128,7 +128,8 @@ fn rebuild(
     let object = odb
         .read(tree_id.raw())
         .context(|| format!("read tree {tree_id}"))?;
-    let corrupt = || Error::Git {
+    let corrupt = || Error::Corrupt {
+        what: format!("tree {tree_id}"),
         message: format!("tree {tree_id} is corrupt (`git fsck` names what is wrong)"),
     };
     if object.kind() != ObjectType::Tree {
@@ -169,7 +170,8 @@ fn rebuild(
         }
     }
     if found != files.len() + subdirs.len() {
-        return Err(Error::Git {
+        return Err(Error::Corrupt {
+            what: format!("tree {tree_id}"),
             message: format!(
                 "a changed file under '{}' is not in the base tree {tree_id}",
                 String::from_utf8_lossy(dir),

@@ -107,7 +107,8 @@ fn window_bits(len: usize) -> (i32, i32) {
 /// Appends the zlib stream of `data` at `level` to `out`.
 pub fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
     let (window, mem_level) = window_bits(data.len());
-    zlib::deflate_into(data, level, window, mem_level, out).map_err(|rc| Error::Git {
+    zlib::deflate_into(data, level, window, mem_level, out).map_err(|rc| Error::Internal {
+        at: "the pack writer's zlib",
         message: format!("zlib failed to compress an object (code {rc})"),
     })
 }

@@ -31,7 +31,8 @@ fn normalize(mode: u32) -> u32 {
 }
 
 fn corrupt(id: Oid) -> Error {
-    Error::Git {
+    Error::Corrupt {
+        what: format!("tree {id}"),
         message: format!("tree {id} is corrupt (`git fsck` names what is wrong)"),
     }
 }

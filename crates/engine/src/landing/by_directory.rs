@@ -118,7 +118,8 @@ pub fn run<T: Sync, S>(
             .map(|h| {
                 h.join().unwrap_or_else(|_| Outcome {
                     done: Vec::new(),
-                    error: Some(Error::Git {
+                    error: Some(Error::Internal {
+                        at: "a landing's writer threads",
                         message: "a thread writing the landing's files stopped short".into(),
                     }),
                 })
@@ -212,7 +213,8 @@ mod tests {
                 |(), p| {
                     ran.lock().unwrap().push(p.to_string());
                     if p.as_bytes() == b"d3/f065" {
-                        return Err(Error::Git {
+                        return Err(Error::Internal {
+                            at: "a test",
                             message: "refused".into(),
                         });
                     }
@@ -221,7 +223,10 @@ mod tests {
                 |_| {},
                 |_| {},
             );
-            assert!(matches!(out.error, Some(Error::Git { .. })), "{workers}");
+            assert!(
+                matches!(out.error, Some(Error::Internal { .. })),
+                "{workers}"
+            );
             assert!(!out.done.contains(&65), "{workers}");
             let ran = ran.into_inner().unwrap();
             assert!(!ran.iter().any(|p| p == "d3/f066"), "{workers}: {ran:?}");

@@ -204,7 +204,8 @@ fn task_dir(repo: &Repo, id: &str) -> Result<PathBuf> {
 fn read_file(dir: &Path) -> Result<TaskFile> {
     let path = dir.join("task.json");
     let text = fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
-    serde_json::from_slice(&text).map_err(|e| Error::Git {
+    serde_json::from_slice(&text).map_err(|e| Error::Corrupt {
+        what: path.display().to_string(),
         message: format!("{} is damaged: {e}", path.display()),
     })
 }

@@ -238,10 +238,12 @@ pub fn message(summary: &str, meta: &ProposalMeta, nonce: &str) -> String {
 
 fn parse(id: &str, commit: &Commit<'_>) -> Result<Proposal> {
     let msg = String::from_utf8_lossy(commit.message_bytes());
-    let meta_line = trailers::find(&msg, META_TRAILER).ok_or_else(|| Error::Git {
+    let meta_line = trailers::find(&msg, META_TRAILER).ok_or_else(|| Error::Corrupt {
+        what: proposal_ref(id),
         message: format!("{} has no {META_TRAILER}line", proposal_ref(id)),
     })?;
-    let meta: ProposalMeta = serde_json::from_str(meta_line).map_err(|e| Error::Git {
+    let meta: ProposalMeta = serde_json::from_str(meta_line).map_err(|e| Error::Corrupt {
+        what: proposal_ref(id),
         message: format!("{}: unreadable metadata: {e}", proposal_ref(id)),
     })?;
     Ok(Proposal {

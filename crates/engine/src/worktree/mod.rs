@@ -118,7 +118,8 @@ fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
     if status.success() {
         return Ok(());
     }
-    Err(Error::Git {
+    Err(Error::GitCommand {
+        command: format!("git checkout -f --detach {oid}"),
         message: format!(
             "`git checkout -f --detach {oid}` in {} failed: {}",
             dir.display(),

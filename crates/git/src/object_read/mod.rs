@@ -134,7 +134,8 @@ impl ObjectStore {
         Ok(Reader {
             store: self,
             packs: Arc::clone(&self.packs.read().unwrap_or_else(|e| e.into_inner())),
-            inflater: Inflater::new().ok_or_else(|| Error::Git {
+            inflater: Inflater::new().ok_or_else(|| Error::Internal {
+                at: "the object reader's zlib",
                 message: "zlib could not set up a stream (out of memory?)".into(),
             })?,
             read_since_release: 0,
@@ -238,7 +239,8 @@ impl Reader<'_> {
             return Ok(None);
         };
         if kind != OBJ_BLOB {
-            return Err(Error::Git {
+            return Err(Error::Corrupt {
+                what: format!("object {id}"),
                 message: format!(
                     "object {id} is listed as a file but is not a blob (`git fsck` names what is wrong)"
                 ),
@@ -413,7 +415,8 @@ impl Reader<'_> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(Error::io("read the object", path, e)),
             };
-            let bad = || Error::Git {
+            let bad = || Error::Corrupt {
+                what: path.display().to_string(),
                 message: format!(
                     "loose object {} is damaged (`git fsck` names what is wrong)",
                     path.display()
@@ -624,7 +627,8 @@ impl Peek<'_> {
 }
 
 fn damaged(pack: &Pack, at: u64) -> Error {
-    Error::Git {
+    Error::Corrupt {
+        what: pack.path.display().to_string(),
         message: format!(
             "pack {} is damaged at offset {at} (`git fsck` names what is wrong)",
             pack.path.display()
@@ -633,7 +637,8 @@ fn damaged(pack: &Pack, at: u64) -> Error {
 }
 
 fn missing(id: Oid) -> Error {
-    Error::Git {
+    Error::Corrupt {
+        what: format!("object {id}"),
         message: format!(
             "object {id} is missing from the object store (`git fsck` names what is wrong)"
         ),
@@ -641,7 +646,8 @@ fn missing(id: Oid) -> Error {
 }
 
 fn damaged_chain(id: Oid) -> Error {
-    Error::Git {
+    Error::Corrupt {
+        what: format!("object {id}"),
         message: format!(
             "object {id} has a chain of deltas that never ends: a pack is damaged (`git fsck` names it)"
         ),
@@ -657,7 +663,8 @@ fn check_hash(id: Oid, _kind: u8, data: &[u8]) -> Result<()> {
     hasher.update(format!("blob {}\0", data.len()).as_bytes());
     hasher.update(data);
     if hasher.finalize().as_slice() != id.as_bytes() {
-        return Err(Error::Git {
+        return Err(Error::Internal {
+            at: "the object reader",
             message: format!("object {id} read back with another hash: the pack reader is wrong"),
         });
     }

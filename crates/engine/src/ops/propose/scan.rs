@@ -334,7 +334,8 @@ where
             // Every chunk came back (a worker that died without sending
             // one panicked, and the scope passes that on).
             Ok(()) if next == chunks => Ok(scan),
-            Ok(()) => Err(crate::error::Error::Git {
+            Ok(()) => Err(crate::error::Error::Internal {
+                at: "propose's scan",
                 message: "the scan stopped before reading every file".into(),
             }),
             Err(e) => Err(e),
