@@ -25,7 +25,7 @@ pub(crate) fn library(doing: impl Into<String>, err: git2::Error) -> Error {
 
 /// Says what a libgit2 call was doing: `repo.find_reference(name).context(||
 /// format!("read ref {name}"))?`.
-pub trait Context<T> {
+pub(crate) trait Context<T> {
     fn context<S: Into<String>>(self, doing: impl FnOnce() -> S) -> Result<T>;
 }
 

@@ -54,7 +54,7 @@ pub(crate) use evolv_core::error;
 pub use access::Reopener;
 pub(crate) use diff::conflict_paths;
 pub use diff::{Change, ChangedPath, FilePatcher, line_stats, patch_text, write_patch};
-pub use fail::Context;
+pub(crate) use fail::Context;
 pub(crate) use fail::library as library_error;
 pub use file_diff::{FileDiff, FileStatus};
 pub use handle::Repo;
