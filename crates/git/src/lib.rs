@@ -15,6 +15,7 @@ mod diff;
 pub mod durable;
 mod fail;
 pub mod filters;
+mod gix_fail;
 mod handle;
 mod identity;
 mod index_cache;
