@@ -56,6 +56,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "index_cache",
             "path",
             "fail",
+            "gix_fail",
             "index_file",
             "index_format",
             "mode",

@@ -1,17 +1,9 @@
 //! gitoxide's failures, as the adapter reports them: like libgit2's (see
-//! `fail`), each becomes an [`Error::GitLibrary`] saying what was being
-//! read (the object id, the path) with gitoxide's message, and the chain
-//! of causes under it, as its cause. No gitoxide type leaves this crate.
+//! `fail`), gitoxide's message and the chain of causes under it become
+//! the cause of the project's error, which says what was being read (the
+//! index file's path: `index_cache`). No gitoxide type leaves this crate.
 
-use evolv_core::error::{Error, GitCause, GitFailure};
-
-/// `err` from gitoxide, while doing `doing`.
-pub(crate) fn library(doing: impl Into<String>, err: &(dyn std::error::Error + 'static)) -> Error {
-    Error::GitLibrary {
-        doing: doing.into(),
-        source: cause(err),
-    }
-}
+use evolv_core::error::{GitCause, GitFailure};
 
 /// gitoxide's message for `err`, its causes after it.
 pub(crate) fn cause(err: &(dyn std::error::Error + 'static)) -> GitCause {

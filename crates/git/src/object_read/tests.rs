@@ -227,7 +227,7 @@ fn a_damaged_pack_is_an_error_naming_it_never_a_panic_or_wrong_content() {
 }
 
 #[test]
-fn a_blob_skipped_from_its_first_bytes_is_skipped_and_text_is_read() {
+fn a_blob_skipped_from_its_first_bytes_is_not_read_whole_and_text_is() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     git(dir, &["init", "-q", "-b", "main"]);
@@ -269,7 +269,7 @@ fn a_blob_skipped_from_its_first_bytes_is_skipped_and_text_is_read() {
 }
 
 #[test]
-fn a_large_binary_stored_as_a_delta_is_skipped_and_text_is_read_whole() {
+fn a_large_binary_stored_as_a_delta_is_skipped_from_its_first_bytes_and_text_is_read_whole() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     git(dir, &["init", "-q", "-b", "main"]);
@@ -332,6 +332,10 @@ fn a_large_binary_stored_as_a_delta_is_skipped_and_text_is_read_whole() {
         assert_eq!(reader.blob_unless(id(rev), &peek).unwrap(), None, "{rev}");
     }
     assert_eq!(
+        reader.skipped_through_delta, 1,
+        "the delta was not made whole"
+    );
+    assert_eq!(
         reader
             .blob_unless(id("HEAD:a.txt"), &peek)
             .unwrap()
@@ -370,67 +374,4 @@ fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
             .parse::<usize>()
             .unwrap()
     );
-}
-
-#[test]
-fn objects_behind_a_multi_pack_index_are_found() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    history(dir);
-    // Three packs (the loose objects of three stretches of history), one
-    // multi-pack-index over them, as `git maintenance` leaves a repository.
-    git(dir, &["repack", "-d", "-q"]);
-    for round in 0..2 {
-        std::fs::write(dir.join("more.txt"), format!("round {round}\n")).unwrap();
-        git(dir, &["add", "more.txt"]);
-        git(dir, &["commit", "-q", "-m", "more"]);
-        git(dir, &["repack", "-d", "-q"]);
-    }
-    git(dir, &["multi-pack-index", "write"]);
-    let pack_dir = dir.join(".git/objects/pack");
-    assert!(pack_dir.join("multi-pack-index").exists());
-    let packs = std::fs::read_dir(&pack_dir)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "pack")
-        })
-        .count();
-    assert_eq!(packs, 3);
-    git(dir, &["multi-pack-index", "verify"]);
-    reads_as_git(dir, &dir.join(".git"), 1 << 20);
-}
-
-#[test]
-fn an_alternate_whose_path_git_quoted_is_followed() {
-    let tmp = tempfile::tempdir().unwrap();
-    // A tab and a double quote in the name: git C-quotes such a line.
-    let origin = tmp.path().join("ori\tg\"in");
-    std::fs::create_dir(&origin).unwrap();
-    history(&origin);
-    git(&origin, &["gc", "-q"]);
-    let clone = tmp.path().join("clone");
-    git(
-        tmp.path(),
-        &["clone", "-q", "--shared", origin.to_str().unwrap(), "clone"],
-    );
-    // The line C-quoted, as git's `quote_c_style` writes such a name and
-    // as git's reader unquotes it; git reading every object of the clone
-    // (below) proves the quoting is git's.
-    let alternates = clone.join(".git/objects/info/alternates");
-    let raw = std::fs::read_to_string(&alternates).unwrap();
-    let quoted = format!(
-        "\"{}\"\n",
-        raw.trim_end()
-            .replace('\\', "\\\\")
-            .replace('\t', "\\t")
-            .replace('"', "\\\"")
-    );
-    assert!(quoted.contains("ori\\tg\\\"in"), "{quoted}");
-    std::fs::write(&alternates, quoted).unwrap();
-    git(&clone, &["fsck", "--no-progress"]);
-    reads_as_git(&clone, &clone.join(".git"), 1 << 20);
 }
