@@ -70,6 +70,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "index_cache",
             "index_file",
             "index_format",
+            "gix_fail",
             "cli",
             "config",
             "mode",

@@ -1,5 +1,5 @@
 //! The repository's index as git-evolv reads it: a snapshot the repository
-//! handle (`git::Repo`) owns, parsed by `index_file` and kept while the
+//! handle (`git::Repo`) owns, parsed by `index_file` (gix-index) and kept while the
 //! file stays the same (same device, inode, size, mtime and trailing
 //! checksum, as gitoxide's shared index snapshot), so the dirty check, the
 //! early index and the final index of a landing share one parse, and an
@@ -88,7 +88,8 @@ fn current_identity(path: &Path) -> Result<Option<Identity>> {
 
 /// Reads and parses the index file at `path` through one open file, so
 /// the identity and the content belong together; an empty index if there
-/// is none, `None` if git had to make a split index plain first.
+/// is none, `None` if the file changed while a split index was read or
+/// git had to make one plain first (read it again).
 fn parse(repo: &git2::Repository, path: &Path) -> Result<Option<(IndexFile, Option<Identity>)>> {
     let mut file = match fs::File::open(path) {
         Ok(f) => f,
@@ -108,10 +109,16 @@ fn parse(repo: &git2::Repository, path: &Path) -> Result<Option<(IndexFile, Opti
     let identity = Identity::from_parts(&meta, checksum);
     match IndexFile::parse(&bytes) {
         Ok(index) => Ok(Some((index, Some(identity)))),
-        Err(Unreadable::Split) => {
-            index_format::unsplit(repo)?;
-            Ok(None)
-        }
+        // Read whole, the shared index included; if that fails (a
+        // shared index gix-index cannot read), git makes it plain first.
+        Err(Unreadable::Split) => match IndexFile::read_split(&bytes, path) {
+            Ok(Some(index)) => Ok(Some((index, Some(identity)))),
+            Ok(None) => Ok(None),
+            Err(_) => {
+                index_format::unsplit(repo)?;
+                Ok(None)
+            }
+        },
         Err(Unreadable::Sparse) => Err(index_format::sparse_refusal(repo)),
         Err(Unreadable::Unsupported(what)) => Err(Error::Corrupt {
             what: path.display().to_string(),
@@ -146,10 +153,10 @@ impl Snapshot {
             self.0 = None;
             let (file, identity) = match parse(repo, &path)? {
                 Some(parsed) => parsed,
-                // git rewrote it: read the plain one.
+                // Changed while read, or git made it plain: read it again.
                 None => parse(repo, &path)?.ok_or_else(|| Error::Corrupt {
                     what: path.display().to_string(),
-                    message: format!("{} is still a split index", path.display()),
+                    message: format!("{} changed twice while it was read", path.display()),
                 })?,
             };
             set_attribute_index(repo, &file)?;

@@ -1,5 +1,5 @@
-//! git's index file (`gitformat-index`), read and written by git-evolv
-//! itself. libgit2 verifies the trailing SHA-1 of the whole index on every
+//! git's index file (`gitformat-index`), read with gitoxide's `gix-index`
+//! and written by git-evolv itself. libgit2 verifies the trailing SHA-1 of the whole index on every
 //! read and hashes it again on every write, with collision detection: on a
 //! 100,000-file repository that was two thirds of an apply's instructions.
 //! git skips the check on read, and so does this reader; the writer hashes
@@ -12,7 +12,13 @@
 //! resolve-undo (`REUC`) is kept; the others are optional caches keyed to
 //! the old file (untracked cache, fsmonitor, offset tables) and are dropped,
 //! as libgit2 drops them. A split index (`link`) and a sparse index (`sdir`)
-//! are reported for the caller to deal with.
+//! are reported for the caller to deal with; a split index is then read
+//! whole, its shared index included, by [`IndexFile::read_split`].
+//!
+//! gix-index decodes the entries; the extensions this writer keeps are
+//! taken from the file's own bytes (gix-index does not hand out the
+//! resolve-undo extension), found past the entries whose on-disk sizes
+//! follow from what gix-index decoded.
 
 use crate::Oid;
 use sha1::{Digest, Sha1};
@@ -24,6 +30,8 @@ const FLAG_EXTENDED: u16 = 0x4000;
 const FLAG_ASSUME_VALID: u16 = 0x8000;
 const STAGE_MASK: u16 = 0x3000;
 const NAME_MASK: u16 = 0x0fff;
+const FLAG_EXTENDED_INTENT: u16 = 0x2000;
+const FLAG_EXTENDED_SKIP: u16 = 0x4000;
 
 /// Why an index file could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,73 +104,15 @@ pub struct IndexFile {
     extensions: Vec<Extension>,
 }
 
-/// One entry at `r` (`previous`: the path before it, which version 4
-/// paths are prefix-compressed against).
-fn read_entry(r: &mut Reader<'_>, version: u32, previous: &[u8]) -> Result<Entry, Unreadable> {
-    let start = r.pos;
-    let ctime = (r.u32()?, r.u32()?);
-    let mtime = (r.u32()?, r.u32()?);
-    let (dev, ino, mode, uid, gid, size) =
-        (r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?);
-    let mut id = [0u8; 20];
-    id.copy_from_slice(r.take(20)?);
-    let raw_flags = r.u16()?;
-    let flags_extended = if raw_flags & FLAG_EXTENDED != 0 {
-        if version < 3 {
-            return Err(corrupt("extended flags in a version 2 index"));
-        }
-        r.u16()?
-    } else {
-        0
-    };
-    let path = if version == 4 {
-        let strip = r.varint()?;
-        if strip > previous.len() {
-            return Err(corrupt("path prefix longer than the previous path"));
-        }
-        let mut path = previous[..previous.len() - strip].to_vec();
-        path.extend_from_slice(r.until_nul()?);
-        path
-    } else {
-        let path = r.until_nul()?.to_vec();
-        // Padded with 1 to 8 NULs to a multiple of 8, the NUL read above
-        // included.
-        let len = r.pos - start;
-        let padded = (len + 7) & !7;
-        r.take(padded - len)?;
-        path
-    };
-    Ok(Entry {
-        ctime,
-        mtime,
-        dev,
-        ino,
-        mode,
-        uid,
-        gid,
-        size,
-        id,
-        flags: raw_flags & (FLAG_ASSUME_VALID | STAGE_MASK),
-        flags_extended,
-        path,
-    })
-}
-
-/// The extensions after the entries: a split or sparse index, or an
-/// unknown mandatory extension, is refused first; then `deferred` (a fault
-/// in the entries that a split index would have excused) is; `TREE` is
-/// parsed and `REUC` kept, optional others dropped.
+/// The extensions after the entries (`raw`: each signature and its
+/// data): a split or sparse index, or an unknown mandatory extension, is
+/// refused first; then `deferred` (a fault in the entries that a split
+/// index would have excused) is; `TREE` is parsed and `REUC` kept,
+/// optional others dropped.
 fn read_extensions(
-    r: &mut Reader<'_>,
+    raw: Vec<RawExtension<'_>>,
     deferred: Option<&str>,
 ) -> Result<Vec<Extension>, Unreadable> {
-    let mut raw = Vec::new();
-    while r.pos < r.buf.len() {
-        let mut sig = [0u8; 4];
-        sig.copy_from_slice(r.take(4)?);
-        let len = r.u32()? as usize;
-        raw.push((sig, r.take(len)?));
-    }
     let signatures = || raw.iter().map(|(sig, _)| sig);
     if signatures().any(|s| s == b"link") {
         return Err(Unreadable::Split);
@@ -188,6 +138,131 @@ fn read_extensions(
         }
     }
     Ok(extensions)
+}
+
+/// An extension's signature and data.
+type RawExtension<'a> = ([u8; 4], &'a [u8]);
+
+/// The extensions in `body` (the file less its checksum) from `at` on.
+fn raw_extensions(body: &[u8], at: usize) -> Result<Vec<RawExtension<'_>>, Unreadable> {
+    let mut r = Reader {
+        buf: body,
+        pos: at.min(body.len()),
+    };
+    if at > body.len() {
+        return Err(corrupt("truncated"));
+    }
+    let mut raw = Vec::new();
+    while r.pos < r.buf.len() {
+        let mut sig = [0u8; 4];
+        sig.copy_from_slice(r.take(4)?);
+        let len = r.u32()? as usize;
+        raw.push((sig, r.take(len)?));
+    }
+    Ok(raw)
+}
+
+/// Where the entries of `state`, as stored in a `version` file, end.
+fn entries_end(state: &gix_index::State, version: u32) -> usize {
+    let mut at = HEADER;
+    let mut previous: &[u8] = &[];
+    for e in state.entries() {
+        let path: &[u8] = e.path(state);
+        let fixed = FIXED
+            + if e.flags.bits() & u32::from(FLAG_EXTENDED) != 0 {
+                2
+            } else {
+                0
+            };
+        if version == 4 {
+            let common = previous
+                .iter()
+                .zip(path)
+                .take_while(|(a, b)| a == b)
+                .count();
+            at += fixed + varint_len(previous.len() - common) + (path.len() - common) + 1;
+            previous = path;
+        } else {
+            at += (fixed + path.len() + 8) & !7;
+        }
+    }
+    at
+}
+
+fn varint_len(mut value: usize) -> usize {
+    let mut n = 1;
+    value >>= 7;
+    while value != 0 {
+        value -= 1;
+        n += 1;
+        value >>= 7;
+    }
+    n
+}
+
+/// gix-index's entries as this module's.
+fn entries_of(state: &gix_index::State) -> (Vec<Entry>, Option<&'static str>) {
+    let mut entries: Vec<Entry> = Vec::with_capacity(state.entries().len());
+    let mut deferred = None;
+    for e in state.entries() {
+        let bits = e.flags.bits();
+        let entry = Entry {
+            ctime: (e.stat.ctime.secs, e.stat.ctime.nsecs),
+            mtime: (e.stat.mtime.secs, e.stat.mtime.nsecs),
+            dev: e.stat.dev,
+            ino: e.stat.ino,
+            mode: e.mode.bits(),
+            uid: e.stat.uid,
+            gid: e.stat.gid,
+            size: e.stat.size,
+            id: e.id.as_bytes().try_into().expect("SHA-1 ids are 20 bytes"),
+            flags: (bits as u16) & (FLAG_ASSUME_VALID | STAGE_MASK),
+            flags_extended: ((bits >> 16) as u16) & (FLAG_EXTENDED_INTENT | FLAG_EXTENDED_SKIP),
+            path: e.path(state).to_vec(),
+        };
+        // A split index names replaced entries by position only (an
+        // empty path), so such faults count only if no `link` follows.
+        if entry.path.is_empty() {
+            deferred.get_or_insert("empty path");
+        }
+        if let Some(last) = entries.last()
+            && last.key() >= entry.key()
+        {
+            deferred.get_or_insert("entries out of order");
+        }
+        entries.push(entry);
+    }
+    (entries, deferred)
+}
+
+/// What gix-index says of `buf`, sorted into [`Unreadable`].
+fn decode(buf: &[u8]) -> Result<gix_index::State, Unreadable> {
+    let options = gix_index::decode::Options {
+        // One thread: a landing runs beside others; git reads on one too
+        // unless `index.threads` and an offset table say otherwise.
+        thread_limit: Some(1),
+        ..Default::default()
+    };
+    let decoded = gix_index::State::from_bytes(
+        buf,
+        filetime::FileTime::zero(),
+        gix_hash::Kind::Sha1,
+        options,
+    );
+    decoded.map(|(state, _)| state).map_err(|e| {
+        let message = crate::gix_fail::cause(&e).message;
+        if message.contains("link extension") {
+            return Unreadable::Split;
+        }
+        match message.split_once("mandatory extension '") {
+            Some((_, rest)) if rest.starts_with("sdir'") => Unreadable::Sparse,
+            Some((_, rest)) => Unreadable::Unsupported(format!(
+                "index extension '{}'",
+                rest.split('\'').next().unwrap_or(rest)
+            )),
+            None => Unreadable::Corrupt(message),
+        }
+    })
 }
 
 /// Appends entry `e` in `version`'s layout (version 4: its path
@@ -252,12 +327,8 @@ impl<'a> Reader<'a> {
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn u16(&mut self) -> Result<u16, Unreadable> {
-        let b = self.take(2)?;
-        Ok(u16::from_be_bytes([b[0], b[1]]))
-    }
-
     /// git's offset varint (version 4 path prefixes).
+    #[cfg(test)]
     fn varint(&mut self) -> Result<usize, Unreadable> {
         let mut c = self.take(1)?[0];
         let mut value = usize::from(c & 127);
@@ -283,6 +354,18 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The version of the index `buf`, if it is one git-evolv reads.
+fn header(buf: &[u8]) -> Result<u32, Unreadable> {
+    if buf.len() < HEADER + CHECKSUM || &buf[..4] != b"DIRC" {
+        return Err(corrupt("no index signature"));
+    }
+    let version = u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]);
+    if !(2..=4).contains(&version) {
+        return Err(Unreadable::Unsupported(format!("index version {version}")));
+    }
+    Ok(version)
+}
+
 impl IndexFile {
     /// The index of a repository that has no index file yet.
     pub fn empty() -> IndexFile {
@@ -295,46 +378,49 @@ impl IndexFile {
 
     /// Parses an index file's bytes (the trailing checksum is not checked).
     pub fn parse(buf: &[u8]) -> Result<IndexFile, Unreadable> {
-        if buf.len() < HEADER + CHECKSUM || &buf[..4] != b"DIRC" {
-            return Err(corrupt("no index signature"));
-        }
+        let version = header(buf)?;
+        let state = decode(buf)?;
         let body = &buf[..buf.len() - CHECKSUM];
-        let mut r = Reader { buf: body, pos: 4 };
-        let version = r.u32()?;
-        if !(2..=4).contains(&version) {
-            return Err(Unreadable::Unsupported(format!("index version {version}")));
-        }
-        let count = r.u32()? as usize;
-        // Each entry takes at least FIXED + 1 bytes (version 4: FIXED + 2).
-        if count > body.len() / FIXED {
-            return Err(corrupt("more entries than bytes"));
-        }
-        let mut entries: Vec<Entry> = Vec::with_capacity(count);
-        let mut previous: Vec<u8> = Vec::new();
-        let mut deferred: Option<&str> = None;
-        for _ in 0..count {
-            let entry = read_entry(&mut r, version, &previous)?;
-            // A split index names replaced entries by position only (an
-            // empty path), so such faults count only if no `link` follows.
-            if entry.path.is_empty() {
-                deferred.get_or_insert("empty path");
-            }
-            if let Some(last) = entries.last()
-                && last.key() >= entry.key()
-            {
-                deferred.get_or_insert("entries out of order");
-            }
-            if version == 4 {
-                previous.clone_from(&entry.path);
-            }
-            entries.push(entry);
-        }
-        let extensions = read_extensions(&mut r, deferred)?;
+        let raw = raw_extensions(body, entries_end(&state, version))?;
+        let (entries, deferred) = entries_of(&state);
+        let extensions = read_extensions(raw, deferred)?;
         Ok(IndexFile {
             version,
             entries,
             extensions,
         })
+    }
+
+    /// Reads the split index at `path`, whose bytes are `buf`: its entries
+    /// are those of the shared index it names with its own applied (as
+    /// gix-index merges them), its extensions its own. `None` when the
+    /// file at `path` is no longer `buf` (replaced meanwhile).
+    pub fn read_split(buf: &[u8], path: &std::path::Path) -> Result<Option<IndexFile>, Unreadable> {
+        let version = header(buf)?;
+        let own = decode(buf)?;
+        let body = &buf[..buf.len() - CHECKSUM];
+        let raw = raw_extensions(body, entries_end(&own, version))?;
+        let kept: Vec<_> = raw.into_iter().filter(|(sig, _)| sig != b"link").collect();
+        let extensions = read_extensions(kept, None)?;
+        let options = gix_index::decode::Options {
+            thread_limit: Some(1),
+            ..Default::default()
+        };
+        let whole = gix_index::File::at(path, gix_hash::Kind::Sha1, true, options)
+            .map_err(|e| Unreadable::Corrupt(crate::gix_fail::cause(&e).message))?;
+        if whole.checksum().map(|c| c.as_bytes().to_vec()).as_deref() != Some(&buf[body.len()..]) {
+            return Ok(None);
+        }
+        let (entries, deferred) = entries_of(&whole);
+        if let Some(what) = deferred {
+            return Err(corrupt(what));
+        }
+        Ok(Some(IndexFile {
+            // Written back plain, in the version of the split file.
+            version,
+            entries,
+            extensions,
+        }))
     }
 
     /// The position of `path` at `stage`, or where it would go.
@@ -771,6 +857,117 @@ mod tests {
         let after = listing(d);
         assert!(after.status.success(), "{after:?}");
         assert_eq!(before.stdout, after.stdout);
+    }
+
+    #[test]
+    fn resolve_undo_git_wrote_is_kept_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let commit = |m: &str| {
+            git(
+                d,
+                &[
+                    "-c",
+                    "user.name=T",
+                    "-c",
+                    "user.email=t@e",
+                    "commit",
+                    "-qam",
+                    m,
+                ],
+            );
+        };
+        git(d, &["init", "-q", "-b", "main"]);
+        std::fs::write(d.join("f"), "base\n").unwrap();
+        std::fs::write(d.join("g"), "g\n").unwrap();
+        git(d, &["add", "."]);
+        commit("base");
+        git(d, &["checkout", "-q", "-b", "side"]);
+        std::fs::write(d.join("f"), "side\n").unwrap();
+        commit("side");
+        git(d, &["checkout", "-q", "main"]);
+        std::fs::write(d.join("f"), "main\n").unwrap();
+        commit("main");
+        let merge = std::process::Command::new("git")
+            .args(["merge", "-q", "side"])
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert!(!merge.status.success(), "a conflict");
+        std::fs::write(d.join("f"), "both\n").unwrap();
+        git(d, &["add", "f"]);
+        for version in ["2", "4"] {
+            git(d, &["update-index", "--index-version", version]);
+            let bytes = std::fs::read(d.join(".git/index")).unwrap();
+            assert!(
+                bytes.windows(4).any(|w| w == b"REUC"),
+                "git kept resolve-undo"
+            );
+            let parsed = IndexFile::parse(&bytes).unwrap();
+            assert!(
+                parsed.serialize() == bytes,
+                "v{version}: not byte-identical"
+            );
+        }
+    }
+
+    #[test]
+    fn a_split_index_git_wrote_is_read_whole_and_written_back_plain() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        for (p, c) in [("a/x", "x"), ("a/y", "y"), ("b", "b"), ("c", "c")] {
+            std::fs::create_dir_all(d.join(p).parent().unwrap()).unwrap();
+            std::fs::write(d.join(p), c).unwrap();
+        }
+        git(d, &["add", "."]);
+        git(d, &["update-index", "--split-index"]);
+        // The split file's own entries: one replaced, one added, one gone.
+        std::fs::write(d.join("a/y"), "y2").unwrap();
+        std::fs::write(d.join("new"), "n").unwrap();
+        git(d, &["add", "a/y", "new"]);
+        git(d, &["rm", "-q", "--cached", "b"]);
+        let path = d.join(".git/index");
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            bytes.windows(4).any(|w| w == b"link"),
+            "git wrote a split index"
+        );
+        assert_eq!(IndexFile::parse(&bytes), Err(Unreadable::Split));
+        let whole = IndexFile::read_split(&bytes, &path).unwrap().unwrap();
+        let paths: Vec<&[u8]> = whole.entries.iter().map(|e| e.path.as_slice()).collect();
+        assert_eq!(paths, [&b"a/x"[..], b"a/y", b"c", b"new"]);
+        // git reads the plain index written from it as it reads the split one.
+        let listing = |index: Option<&std::path::Path>| {
+            let mut cmd = std::process::Command::new("git");
+            cmd.args(["ls-files", "-s", "--debug"]).current_dir(d);
+            if let Some(index) = index {
+                cmd.env("GIT_INDEX_FILE", index);
+            }
+            let out = cmd.output().unwrap();
+            assert!(out.status.success(), "{out:?}");
+            // Less git's in-memory flags (a split index marks entries
+            // CE_UPDATE_IN_BASE), which `--debug` prints too.
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(|l| l.split("\tflags:").next().unwrap_or(l).to_string())
+                .collect::<Vec<_>>()
+        };
+        let plain = d.join(".git/plain-index");
+        std::fs::write(&plain, whole.serialize()).unwrap();
+        assert!(
+            !std::fs::read(&plain)
+                .unwrap()
+                .windows(4)
+                .any(|w| w == b"link")
+        );
+        assert_eq!(listing(Some(&plain)), listing(None));
+        // A file that is no longer the bytes read: read again.
+        let mut other = bytes.clone();
+        let n = other.len();
+        other[n - 1] ^= 1;
+        assert_eq!(IndexFile::read_split(&other, &path), Ok(None));
     }
 
     #[test]

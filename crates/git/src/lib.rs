@@ -17,6 +17,7 @@ pub mod durable;
 mod fail;
 mod file_diff;
 pub mod filters;
+mod gix_fail;
 mod handle;
 mod history;
 mod identity;
