@@ -158,12 +158,14 @@ fn add_with_alternates(dir: PathBuf, depth: usize, dirs: &mut Vec<PathBuf>) {
         if line.is_empty() || line.starts_with(b"#") {
             continue;
         }
-        // git unquotes a line starting with `"`; such names are rare
-        // enough that reading the rest as it is would only miss a store.
-        let Ok(text) = std::str::from_utf8(line) else {
-            continue;
+        // git writes a path with odd bytes C-quoted (`"a\\tb/objects"`) and
+        // unquotes a line that starts with `"`; one it cannot unquote it
+        // reads as it is, and so does this.
+        let bytes = match unquote_c(line) {
+            Some(unquoted) => unquoted,
+            None => line.to_vec(),
         };
-        let path = Path::new(text);
+        let path = crate::path::fs_path(&bytes);
         let alt = if path.is_absolute() {
             path.to_path_buf()
         } else {
@@ -171,6 +173,43 @@ fn add_with_alternates(dir: PathBuf, depth: usize, dirs: &mut Vec<PathBuf>) {
         };
         add_with_alternates(alt, depth + 1, dirs);
     }
+}
+
+/// A C-quoted string (`"…"` with `\\`, `\"`, `\t`-style and `\NNN` octal
+/// escapes, as git quotes names) unquoted; `None` when `line` is not one.
+fn unquote_c(line: &[u8]) -> Option<Vec<u8>> {
+    let inner = line.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    let mut out = Vec::with_capacity(inner.len());
+    let mut rest = inner;
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        let (&e, tail) = rest.split_first()?;
+        rest = tail;
+        out.push(match e {
+            b'a' => 7,
+            b'b' => 8,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 11,
+            b'f' => 12,
+            b'r' => b'\r',
+            b'"' | b'\\' => e,
+            b'0'..=b'3' => {
+                let digits = rest.get(..2)?;
+                if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+                    return None;
+                }
+                rest = &rest[2..];
+                ((e - b'0') << 6) | ((digits[0] - b'0') << 3) | (digits[1] - b'0')
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
 }
 
 /// `path` mapped read-only.

@@ -374,3 +374,85 @@ fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
             .unwrap()
     );
 }
+
+/// An alternates line with a tab in its path is C-quoted, as git writes
+/// such names (`"…\tstore/.git/objects"`); git unquotes it, and so does
+/// the reader: every blob of the store behind it reads as git prints it.
+#[test]
+fn an_alternate_whose_path_is_quoted_is_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let origin = tmp.path().join("odd\tstore");
+    std::fs::create_dir(&origin).unwrap();
+    history(&origin);
+    git(&origin, &["gc", "-q"]);
+    let borrower = tmp.path().join("borrower");
+    std::fs::create_dir(&borrower).unwrap();
+    git(&borrower, &["init", "-q", "-b", "main"]);
+    let objects = origin.join(".git/objects");
+    let quoted = format!(
+        "\"{}\"\n",
+        objects.display().to_string().replace('\t', "\\t")
+    );
+    std::fs::write(borrower.join(".git/objects/info/alternates"), quoted).unwrap();
+    // git itself reads the quoted line: the borrower sees the origin's objects.
+    let head = git(&origin, &["rev-parse", "HEAD"]);
+    assert_eq!(git(&borrower, &["cat-file", "-t", &head]), "commit");
+    let store = ObjectStore::open(&borrower.join(".git"), 1 << 20);
+    let mut reader = store.reader().unwrap();
+    let blobs = every_blob(&origin);
+    assert!(blobs.len() > 100, "{} blobs", blobs.len());
+    for id in blobs {
+        let want = std::process::Command::new("git")
+            .args(["cat-file", "blob", &id.to_string()])
+            .current_dir(&borrower)
+            .output()
+            .unwrap()
+            .stdout;
+        assert_eq!(reader.blob(id).unwrap(), want, "blob {id}");
+    }
+}
+
+#[test]
+fn c_quoted_names_unquote_as_git_unquotes_them() {
+    use super::unquote_c;
+    assert_eq!(
+        unquote_c(b"\"a\\tb\\\\c\\\"d\""),
+        Some(b"a\tb\\c\"d".to_vec())
+    );
+    assert_eq!(
+        unquote_c(b"\"caf\\303\\251\""),
+        Some("café".as_bytes().to_vec())
+    );
+    assert_eq!(unquote_c(b"plain/path"), None);
+    assert_eq!(unquote_c(b"\"bad\\q\""), None);
+    assert_eq!(unquote_c(b"\"short\\3\""), None);
+}
+
+/// Several packs under a multi-pack-index (`git multi-pack-index write`),
+/// as `git maintenance` leaves them: every blob reads as git prints it.
+#[test]
+fn packs_under_a_multi_pack_index_read_as_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    history(dir);
+    git(dir, &["repack", "-q"]);
+    std::fs::write(dir.join("later.txt"), "a later pack\n").unwrap();
+    git(dir, &["add", "later.txt"]);
+    git(dir, &["commit", "-q", "-m", "later"]);
+    git(dir, &["repack", "-q"]);
+    git(dir, &["multi-pack-index", "write"]);
+    let common = dir.join(".git");
+    assert!(common.join("objects/pack/multi-pack-index").exists());
+    let packs = std::fs::read_dir(common.join("objects/pack"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "pack")
+        })
+        .count();
+    assert!(packs >= 2, "{packs} packs");
+    reads_as_git(dir, &common, 1 << 20);
+}
