@@ -10,6 +10,7 @@ use git2::Repository;
 
 use super::RepoPath;
 use super::attr_sources::{self, Sources};
+use super::config::Config;
 use super::index_cache::Snapshot;
 use super::index_file::IndexFile;
 use crate::error::{Error, Result};
@@ -25,6 +26,8 @@ pub struct Repo {
     attributes: RefCell<Option<Sources>>,
     /// `core.autocrlf=true` and `core.eol=crlf`, read once.
     eol: OnceCell<(bool, bool)>,
+    /// Git's configuration, every layer, read once when first asked for.
+    config: OnceCell<Config>,
 }
 
 impl Repo {
@@ -47,6 +50,7 @@ impl Repo {
             index: RefCell::default(),
             attributes: RefCell::default(),
             eol: OnceCell::new(),
+            config: OnceCell::new(),
         }
     }
 
@@ -62,6 +66,18 @@ impl Repo {
             .ok_or_else(|| Error::BareRepository {
                 path: self.repo.path().to_path_buf(),
             })
+    }
+
+    /// Git's configuration as git sees it (every layer, `git -c`
+    /// included), read once per handle: every use case of a session reads
+    /// this one value. A config that cannot be read is an error each time
+    /// it is asked for, and is not kept.
+    pub fn config(&self) -> Result<&Config> {
+        if let Some(config) = self.config.get() {
+            return Ok(config);
+        }
+        let config = Config::for_git_dir(self.repo.path())?;
+        Ok(self.config.get_or_init(|| config))
     }
 
     /// git itself, run at the top of the work tree (or in the git dir of a
@@ -148,7 +164,13 @@ impl Repo {
         } else {
             attr_sources::Indexed::Dirs(Default::default())
         };
-        *self.attributes.borrow_mut() = Some(Sources::new(&self.repo, indexed));
+        *self.attributes.borrow_mut() = Some(Sources::new(
+            &self.repo,
+            indexed,
+            self.config()
+                .ok()
+                .and_then(|c| c.path("core.attributesFile")),
+        ));
     }
 
     /// Forgets the attribute sources: a `.gitattributes` was written or

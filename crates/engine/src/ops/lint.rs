@@ -109,11 +109,10 @@ pub fn discover(dir: &Path) -> Option<Repo> {
 /// with git's layering: system, global, local, worktree, `git -c`. Outside
 /// a repository, the user's global config still applies.
 pub fn load_config(repo: Option<&Repo>) -> Result<LintConfig> {
-    let config = match repo {
-        Some(r) => Config::for_git_dir(r.git_dir())?,
-        None => Config::without_repository()?,
-    };
-    lint_config(&config)
+    match repo {
+        Some(r) => lint_config(r.config()?),
+        None => lint_config(&Config::without_repository()?),
+    }
 }
 
 /// The lint settings out of an already read configuration (the

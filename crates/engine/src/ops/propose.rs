@@ -419,7 +419,8 @@ fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
         }
     };
     // The config adapter sees `git -c` too, as git would.
-    let template = crate::git::config::Config::for_git_dir(repo.git_dir())
+    let template = repo
+        .config()
         .ok()
         .and_then(|c| c.string("evolv.summaryTemplate").map(str::to_string))
         .filter(|t| !t.trim().is_empty())
