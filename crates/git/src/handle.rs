@@ -5,6 +5,7 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use git2::Repository;
 
@@ -26,8 +27,9 @@ pub struct Repo {
     attributes: RefCell<Option<Sources>>,
     /// `core.autocrlf=true` and `core.eol=crlf`, read once.
     eol: OnceCell<(bool, bool)>,
-    /// Git's configuration, every layer, read once when first asked for.
-    config: OnceCell<Config>,
+    /// Git's configuration, every layer, read once when first asked for
+    /// (forgotten when this handle writes a setting).
+    config: RefCell<Option<Arc<Config>>>,
 }
 
 impl Repo {
@@ -50,7 +52,7 @@ impl Repo {
             index: RefCell::default(),
             attributes: RefCell::default(),
             eol: OnceCell::new(),
-            config: OnceCell::new(),
+            config: RefCell::default(),
         }
     }
 
@@ -72,12 +74,18 @@ impl Repo {
     /// included), read once per handle: every use case of a session reads
     /// this one value. A config that cannot be read is an error each time
     /// it is asked for, and is not kept.
-    pub fn config(&self) -> Result<&Config> {
-        if let Some(config) = self.config.get() {
-            return Ok(config);
+    pub fn config(&self) -> Result<Arc<Config>> {
+        if let Some(config) = self.config.borrow().as_ref() {
+            return Ok(config.clone());
         }
-        let config = Config::for_git_dir(self.repo.path())?;
-        Ok(self.config.get_or_init(|| config))
+        let config = Arc::new(Config::for_git_dir(self.repo.path())?);
+        *self.config.borrow_mut() = Some(config.clone());
+        Ok(config)
+    }
+
+    /// Forgets the configuration read, after this handle wrote a setting.
+    pub(crate) fn forget_config(&self) {
+        self.config.borrow_mut().take();
     }
 
     /// git itself, run at the top of the work tree (or in the git dir of a

@@ -110,7 +110,7 @@ pub fn discover(dir: &Path) -> Option<Repo> {
 /// a repository, the user's global config still applies.
 pub fn load_config(repo: Option<&Repo>) -> Result<LintConfig> {
     match repo {
-        Some(r) => lint_config(r.config()?),
+        Some(r) => lint_config(r.config()?.as_ref()),
         None => lint_config(&Config::without_repository()?),
     }
 }
