@@ -53,10 +53,7 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         batch: args.batch,
     };
     if args.background {
-        let started = crate::ops::task::start(
-            session.repo(),
-            &crate::ops::task::TaskRequest::from_apply(&req)?,
-        )?;
+        let started = session.start_task(&crate::ops::task::TaskRequest::from_apply(&req)?)?;
         if out.json {
             out.json_value(&started);
         } else {

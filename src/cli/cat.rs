@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::Output;
 use crate::error::{Error, Result};
-use crate::git::Repo;
+use crate::ops::Session;
 use crate::ops::cat::{self, CatRequest};
 
 #[derive(Debug, Args)]
@@ -35,13 +35,13 @@ fn parse_lines(spec: &str) -> Result<(usize, usize)> {
     ))
 }
 
-pub fn run(repo: &Repo, args: &CatArgs, out: &Output) -> Result<()> {
+pub fn run(session: &Session, args: &CatArgs, out: &Output) -> Result<()> {
     let req = CatRequest {
         patch_id: args.patch_id.clone(),
         path: args.path.clone(),
         lines: args.lines.as_deref().map(parse_lines).transpose()?,
     };
-    let o = cat::cat(repo, &req)?;
+    let o = session.cat(&req)?;
     if out.json {
         out.json_value(&o);
     } else if args.number && !o.binary {

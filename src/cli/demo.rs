@@ -5,15 +5,15 @@ use serde_json::json;
 
 use super::Output;
 use crate::error::{Error, Result};
-use crate::ops::demo::{DEMO_VALIDATION, create_repo};
-use crate::ops::{apply, inspect, propose, rollback};
+use crate::ops::demo::DEMO_VALIDATION;
+use crate::ops::{Session, apply, inspect, propose, rollback};
 
 pub fn run(out: &Output) -> Result<()> {
     let temp = tempfile::Builder::new()
         .prefix("git-evolv-demo-")
         .tempdir()
         .map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
-    let repo = create_repo(temp.path())?;
+    let session = Session::create_demo(temp.path())?;
     let step = |title: &str, command: &str| {
         if !out.json {
             out.line(&format!("\n== {title}\n$ {command}"));
@@ -30,22 +30,21 @@ pub fn run(out: &Output) -> Result<()> {
         "1. Propose a rename in backend/ only: a commit is stored, no file is touched",
         "git evolv propose --pattern getUserData --replacement fetchUserData --scope 'backend/**'",
     );
-    let proposed = propose::propose(
-        &repo,
-        &propose::ProposeRequest {
-            pattern: "getUserData".into(),
-            replacement: "fetchUserData".into(),
-            scope: vec!["backend/**".into()],
-            ..Default::default()
-        },
-    )?;
+    let proposed = session.propose(&propose::ProposeRequest {
+        pattern: "getUserData".into(),
+        replacement: "fetchUserData".into(),
+        scope: vec!["backend/**".into()],
+        ..Default::default()
+    })?;
     if !out.json {
         super::propose::render(&proposed, out);
     }
     let id = proposed.patch_id.clone();
 
     step("2. Review it", &format!("git evolv show {id}"));
-    let shown = inspect::show(&repo, &id)?;
+    let shown = session.show(&inspect::ShowRequest {
+        patch_id: id.clone(),
+    })?;
     if !out.json {
         super::inspect::render_show(&shown, out);
     }
@@ -54,14 +53,11 @@ pub fn run(out: &Output) -> Result<()> {
         "3. Apply it: replayed in an isolated worktree, validated there, then fast-forwarded",
         &format!("git evolv apply {id} --validate {DEMO_VALIDATION}"),
     );
-    let mut report = apply::apply(
-        &repo,
-        &apply::ApplyRequest {
-            patch_ids: vec![id.clone()],
-            validate: Some(vec![DEMO_VALIDATION.into()]),
-            ..Default::default()
-        },
-    )?;
+    let mut report = session.apply(&apply::ApplyRequest {
+        patch_ids: vec![id.clone()],
+        validate: Some(vec![DEMO_VALIDATION.into()]),
+        ..Default::default()
+    })?;
     let applied = report.results.remove(0);
     if !out.json {
         super::apply::render(&applied, out);
@@ -71,20 +67,17 @@ pub fn run(out: &Output) -> Result<()> {
         "4. Undo it: a revert commit, nothing rewritten",
         &format!("git evolv rollback {id}"),
     );
-    let rolled_back = rollback::rollback(
-        &repo,
-        &rollback::RollbackRequest {
-            patch_id: id.clone(),
-            strategy: None,
-            force: false,
-        },
-    )?;
+    let rolled_back = session.rollback(&rollback::RollbackRequest {
+        patch_id: id.clone(),
+        strategy: None,
+        force: false,
+    })?;
     if !out.json {
         super::rollback::render(&rolled_back, out);
     }
 
     step("5. Everything is in the audit log", "git evolv log");
-    let log = inspect::log(&repo, None)?;
+    let log = session.log(&inspect::LogRequest { limit: None })?;
     if out.json {
         // Each step as its own command prints it, envelope included.
         let step = |v: serde_json::Value| -> serde_json::Value {
@@ -106,7 +99,7 @@ pub fn run(out: &Output) -> Result<()> {
         super::inspect::render_log(&log, out);
         out.line("\nDone; the throwaway repository has been removed. Try it on your own code:\n  git evolv propose --pattern 'old' --replacement 'new' --scope 'src/**'");
     }
-    drop(repo);
+    drop(session);
     temp.close()
         .map_err(|e| Error::io("remove", std::env::temp_dir(), e))?;
     Ok(())

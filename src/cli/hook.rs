@@ -11,9 +11,7 @@ use clap::{Args, Subcommand};
 use super::Output;
 use super::lint::{summary, text};
 use crate::error::{Error, Result};
-use crate::git::config::{Config, discover_git_dir};
-use crate::hooks::invocation::{self, CommitArgs, InProgress};
-use crate::lint::{CleanMode, GitCleanup};
+use crate::hooks::invocation;
 use crate::ops::lint;
 use crate::ops::pre_push::{PrePushOutcome, PrePushRequest, pre_push};
 use crate::policy::{Verdict, short_ref};
@@ -111,34 +109,7 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
 /// file and the configuration from the git directory, and nothing else (no
 /// libgit2 repository, no recovery, no index). See: issue #14, item 5.
 fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
-    let git_dir = discover_git_dir(dir);
-    let git_config = match &git_dir {
-        Some(d) => Config::for_git_dir(d)?,
-        None => Config::without_repository()?,
-    };
-    let config = lint::lint_config(&git_config)?;
-    let args = invocation::parent_git_args("commit").map(|a| CommitArgs::parse(&a));
-    // The cleanup of `git commit` when its command line is known; else (a
-    // rebase, a merge, another OS) the editor's cleanup, as before.
-    let cleanup = match &args {
-        Some(a) => CleanMode::Git(GitCleanup::for_commit(
-            a.cleanup
-                .as_deref()
-                .or_else(|| git_config.string("commit.cleanup")),
-            a.editor(),
-            a.verbose,
-        )),
-        None => CleanMode::Edit,
-    };
-    let request = lint::CommitMsgRequest {
-        file: file.to_path_buf(),
-        config,
-        cleanup,
-        amend: args.as_ref().is_some_and(|a| a.amend),
-        verbose: args.as_ref().is_some_and(|a| a.verbose),
-        in_progress: git_dir.as_deref().map_or(InProgress::None, InProgress::of),
-        work_dir: dir.to_path_buf(),
-    };
+    let request = lint::CommitMsgRequest::for_hook(dir, file)?;
     let result = lint::commit_msg(&request)?;
     if out.json {
         out.json_value(&result);

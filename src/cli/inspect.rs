@@ -4,8 +4,10 @@ use clap::Args;
 
 use super::Output;
 use crate::error::Result;
-use crate::git::Repo;
-use crate::ops::inspect::{self, LogOutcome, ProposalSummary, ShowOutcome};
+use crate::ops::Session;
+use crate::ops::inspect::{
+    ListRequest, LogOutcome, LogRequest, ProposalSummary, ShowOutcome, ShowRequest,
+};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
@@ -33,8 +35,8 @@ fn age(seconds: i64) -> String {
     }
 }
 
-pub fn list(repo: &Repo, out: &Output) -> Result<()> {
-    let outcome = inspect::list(repo)?;
+pub fn list(session: &Session, out: &Output) -> Result<()> {
+    let outcome = session.list(&ListRequest {})?;
     if out.json {
         out.json_value(&outcome);
         return Ok(());
@@ -69,8 +71,10 @@ fn row(p: &ProposalSummary) -> String {
     )
 }
 
-pub fn show(repo: &Repo, args: &ShowArgs, out: &Output) -> Result<()> {
-    let mut outcome = inspect::show(repo, &args.patch_id)?;
+pub fn show(session: &Session, args: &ShowArgs, out: &Output) -> Result<()> {
+    let mut outcome = session.show(&ShowRequest {
+        patch_id: args.patch_id.clone(),
+    })?;
     if args.word_diff {
         outcome.word_diff = Some(crate::diff::word::word_diff(&outcome.diff_bytes));
     }
@@ -177,12 +181,12 @@ fn render_comments(comments: &[crate::store::comments::Comment]) -> String {
     text
 }
 
-pub fn log(repo: &Repo, args: &LogArgs, out: &Output) -> Result<()> {
+pub fn log(session: &Session, args: &LogArgs, out: &Output) -> Result<()> {
     if args.limit == Some(0) && !out.json {
         // `git log -n 0` prints nothing: zero entries were asked for.
         return Ok(());
     }
-    render_log(&inspect::log(repo, args.limit)?, out);
+    render_log(&session.log(&LogRequest { limit: args.limit })?, out);
     Ok(())
 }
 

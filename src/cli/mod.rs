@@ -27,7 +27,7 @@ mod rollback;
 mod serve;
 mod task;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +38,16 @@ pub use output::Output;
 use crate::error::{Error, Result};
 
 use crate::ops::Session;
+use crate::ops::apply::ApplyRequest;
+use crate::ops::cat::CatRequest;
+use crate::ops::drop::{DropRequest, GcRequest};
+use crate::ops::edit::EditRequest;
+use crate::ops::glob::GlobRequest;
+use crate::ops::inspect::{ListRequest, LogRequest, ShowRequest};
+use crate::ops::propose::ProposeRequest;
+use crate::ops::recover::RecoverRequest;
+use crate::ops::rollback::RollbackRequest;
+use crate::ops::session::Request;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
 /// worktree, land it by fast-forward, undo it by revert.
@@ -391,47 +401,39 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Serve(args) => return serve::run(&dir, args, out).map(|()| 0),
         _ => {}
     }
-    if matches!(
-        cli.command,
-        Command::List | Command::Show(_) | Command::Log(_)
-    ) && crate::git::open_any(&dir)?.is_bare()
-    {
-        // Proposals pushed to a server can be listed there (#16 item 20);
-        // nothing lands in a bare repository, so nothing to recover.
-        let session = Session::open_read_only(&dir)?;
-        return run_command(cli, &session, out);
-    }
-    // Read-only and about the working tree as it is: no recovery first.
-    if let Command::Glob(args) = &cli.command {
-        let session = Session::open_without_recovery(&dir)?;
-        return glob::run(session.repo(), &dir, args, out).map(|()| 0);
-    }
-    if matches!(cli.command, Command::Recover) {
-        let session = Session::open_without_recovery(&dir)?;
-        return recover::run(&session, out).map(|()| 0);
-    }
-    let session = Session::open(&dir)?;
-    recover::report_automatic(&session, out);
-    run_command(cli, &session, out)
+    run_command(cli, &dir, out)
 }
 
-/// The command proper, once any interrupted landing is recovered.
-fn run_command(cli: &Cli, session: &Session, out: &Output) -> Result<u8> {
-    let repo = session.repo();
+/// Opens the repository as requests of type `R` say (`ops::session::Open`)
+/// and tells the user what an automatic recovery did.
+pub(crate) fn session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
+    let session = Session::open_for::<R>(dir)?;
+    recover::report_automatic(&session, out);
+    Ok(session)
+}
+
+/// The commands that work on an open repository.
+fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
     match &cli.command {
-        Command::Propose(args) => return propose::run(repo, args, out),
-        Command::List => inspect::list(repo, out),
-        Command::Show(args) => inspect::show(repo, args, out),
-        Command::Drop(args) => drop::run(session, args, out),
-        Command::Apply(args) => return apply::run(session, args, out),
-        Command::Task(args) => return task::run(repo, args, out),
-        Command::Rollback(args) => rollback::run(repo, args, out),
-        Command::Log(args) => inspect::log(repo, args, out),
-        Command::Cat(args) => cat::run(repo, args, out),
-        Command::Gc(args) => drop::gc(session, args, out),
+        Command::Propose(args) if propose::edits(args) => {
+            return propose::run(&session::<EditRequest>(dir, out)?, args, out);
+        }
+        Command::Propose(args) => {
+            return propose::run(&session::<ProposeRequest>(dir, out)?, args, out);
+        }
+        Command::List => inspect::list(&session::<ListRequest>(dir, out)?, out),
+        Command::Show(args) => inspect::show(&session::<ShowRequest>(dir, out)?, args, out),
+        Command::Drop(args) => drop::run(&session::<DropRequest>(dir, out)?, args, out),
+        Command::Apply(args) => return apply::run(&session::<ApplyRequest>(dir, out)?, args, out),
+        Command::Task(args) => return task::run(dir, args, out),
+        Command::Rollback(args) => rollback::run(&session::<RollbackRequest>(dir, out)?, args, out),
+        Command::Log(args) => inspect::log(&session::<LogRequest>(dir, out)?, args, out),
+        Command::Cat(args) => cat::run(&session::<CatRequest>(dir, out)?, args, out),
+        Command::Gc(args) => drop::gc(&session::<GcRequest>(dir, out)?, args, out),
+        Command::Glob(args) => glob::run(&session::<GlobRequest>(dir, out)?, dir, args, out),
+        Command::Recover => recover::run(&session::<RecoverRequest>(dir, out)?, out),
         Command::Demo
         | Command::Plan(_)
-        | Command::Recover
         | Command::Ask(_)
         | Command::Lint(_)
         | Command::Hook(_)
@@ -441,7 +443,6 @@ fn run_command(cli: &Cli, session: &Session, out: &Output) -> Result<u8> {
         | Command::Help(_)
         | Command::Mcp(_)
         | Command::Check
-        | Command::Glob(_)
         | Command::Serve(_) => unreachable!("handled above"),
     }
     .map(|()| 0)

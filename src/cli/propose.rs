@@ -8,9 +8,9 @@ use clap::Args;
 use super::Output;
 use crate::edit::list::{CheckMode, Edit, EditList, Locator};
 use crate::error::{Error, Result};
-use crate::git::Repo;
-use crate::ops::edit::{self as edit_op, EditOutcome};
-use crate::ops::propose::{self, ProposeOutcome, ProposeRequest};
+use crate::ops::Session;
+use crate::ops::edit::EditOutcome;
+use crate::ops::propose::{ProposeOutcome, ProposeRequest};
 
 #[derive(Debug, Args)]
 pub struct ProposeArgs {
@@ -240,8 +240,14 @@ impl ProposeArgs {
     }
 }
 
-pub fn run(repo: &Repo, args: &ProposeArgs, out: &Output) -> Result<u8> {
-    if args.edits.any() || args.edits.onto.is_some() {
+/// Whether the command line gives an edit list (`--edits`, `--file`, …)
+/// rather than a regex over a scope.
+pub fn edits(args: &ProposeArgs) -> bool {
+    args.edits.any() || args.edits.onto.is_some()
+}
+
+pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
+    if edits(args) {
         if args.pattern.is_some() {
             return Err(Error::invalid(
                 "--pattern cannot be combined with edit flags",
@@ -249,12 +255,12 @@ pub fn run(repo: &Repo, args: &ProposeArgs, out: &Output) -> Result<u8> {
             ));
         }
         let list = args.edits.list(args.message.clone())?;
-        let outcome = out.with_progress(|| edit_op::edit(repo, &list))?;
+        let outcome = out.with_progress(|| session.edit(&list))?;
         render_edit(&outcome, out);
         return Ok(if outcome.success { 0 } else { 1 });
     }
     let req = args.request()?;
-    let outcome = out.with_progress(|| propose::propose(repo, &req))?;
+    let outcome = out.with_progress(|| session.propose(&req))?;
     render(&outcome, out);
     Ok(0)
 }

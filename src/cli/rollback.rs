@@ -4,8 +4,8 @@ use clap::Args;
 
 use super::Output;
 use crate::error::{Error, Result};
-use crate::git::Repo;
-use crate::ops::rollback::{self, RollbackOutcome, RollbackRequest};
+use crate::ops::Session;
+use crate::ops::rollback::{RollbackOutcome, RollbackRequest};
 use crate::plan::RollbackStrategy;
 
 #[derive(Debug, Args)]
@@ -23,7 +23,7 @@ pub struct RollbackArgs {
     pub force: bool,
 }
 
-pub fn run(repo: &Repo, args: &RollbackArgs, out: &Output) -> Result<()> {
+pub fn run(session: &Session, args: &RollbackArgs, out: &Output) -> Result<()> {
     let strategy = match &args.strategy {
         None => None,
         Some(name) => Some(RollbackStrategy::from_name(name).ok_or_else(|| {
@@ -38,7 +38,7 @@ pub fn run(repo: &Repo, args: &RollbackArgs, out: &Output) -> Result<()> {
         strategy,
         force: args.force,
     };
-    let outcome = out.with_progress(|| rollback::rollback(repo, &req))?;
+    let outcome = out.with_progress(|| session.rollback(&req))?;
     render(&outcome, out);
     Ok(())
 }

@@ -1,14 +1,15 @@
 //! `git evolv task`: background tasks (`apply --background`): show one,
 //! wait for it, list them, cancel one.
 
+use std::path::Path;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
 use super::Output;
-use crate::error::{Error, Result};
-use crate::git::Repo;
-use crate::ops::task::{self, TaskOutcome, TaskStatus};
+use super::session;
+use crate::error::Result;
+use crate::ops::task::{TaskOutcome, TaskQuery, TaskRunRequest, TaskStatus};
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -43,10 +44,10 @@ pub enum TaskCommand {
 /// The exit code: 0 when the task succeeded (or is still running and no
 /// wait was asked for), 1 when it failed, timed out or was cancelled, or
 /// is still running after --wait.
-pub fn run(repo: &Repo, args: &TaskArgs, out: &Output) -> Result<u8> {
+pub fn run(dir: &Path, args: &TaskArgs, out: &Output) -> Result<u8> {
     match &args.command {
         Some(TaskCommand::List) => {
-            let outcome = task::list(repo)?;
+            let outcome = session::<TaskQuery>(dir, out)?.tasks(&TaskQuery::default())?;
             if out.json {
                 out.json_value(&outcome);
             } else if outcome.tasks.is_empty() {
@@ -68,23 +69,31 @@ pub fn run(repo: &Repo, args: &TaskArgs, out: &Output) -> Result<u8> {
             Ok(0)
         }
         Some(TaskCommand::Cancel { task_id }) => {
-            let outcome = task::cancel(repo, task_id, Duration::from_secs(30))?;
+            let outcome = session::<TaskQuery>(dir, out)?.cancel_task(
+                &TaskQuery {
+                    task_id: Some(task_id.clone()),
+                },
+                Duration::from_secs(30),
+            )?;
             render(&outcome, out);
             Ok(u8::from(outcome.status == TaskStatus::Running))
         }
         Some(TaskCommand::Run { task_id }) => {
-            let status = task::run(repo, task_id)?;
+            let status = session::<TaskRunRequest>(dir, out)?.run_task(&TaskRunRequest {
+                task_id: task_id.clone(),
+            })?;
             Ok(u8::from(status != TaskStatus::Succeeded))
         }
         None => {
-            let id = args.task_id.as_deref().ok_or_else(|| {
-                Error::invalid("no task id given", "pass an id from `git evolv task list`")
-            })?;
+            let session = session::<TaskQuery>(dir, out)?;
+            let query = TaskQuery {
+                task_id: args.task_id.clone(),
+            };
             let outcome = if args.wait {
                 let wait = Duration::from_secs(args.timeout.unwrap_or(u64::MAX / 4));
-                task::wait(repo, id, wait, &|| false)?
+                session.wait_task(&query, wait, &|| false)?
             } else {
-                task::status(repo, id)?
+                session.task_status(&query)?
             };
             render(&outcome, out);
             Ok(match outcome.status {

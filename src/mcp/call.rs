@@ -19,6 +19,7 @@ use super::progress::Notifier;
 use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::permissions::Confirmation;
+use crate::ops::session::Request;
 
 /// Confirmations handed out as input-required results, by request state.
 pub type PendingMap = Arc<Mutex<HashMap<String, Pending>>>;
@@ -57,14 +58,18 @@ impl Call {
     /// it (an interrupted landing recovered first, the index released
     /// after). With `long`, the call reports progress (when the request
     /// carries a token) and a cancellation stops it.
-    pub async fn blocking<T, F>(&self, long: bool, f: F) -> Result<T>
+    pub async fn blocking<R, T>(
+        &self,
+        long: bool,
+        f: impl FnOnce(&Session) -> Result<T> + Send + 'static,
+    ) -> Result<T>
     where
+        R: Request + ?Sized,
         T: Send + 'static,
-        F: FnOnce(&Session) -> Result<T> + Send + 'static,
     {
         let dir = self.dir.clone();
         if !long {
-            return run_blocking(move || with_session(&dir, f)).await;
+            return run_blocking(move || with_session::<R, T>(&dir, f)).await;
         }
         let flag = Arc::new(AtomicBool::new(false));
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
@@ -81,7 +86,7 @@ impl Call {
         let (notifier, sender) = self.progress_notifier().unzip();
         let result = run_blocking(move || {
             crate::validate::with_cancel(flag, || {
-                with_session(&dir, |session| match notifier {
+                with_session::<R, T>(&dir, |session| match notifier {
                     Some(n) => crate::progress::scoped(Rc::new(n), || f(session)),
                     None => f(session),
                 })
@@ -95,19 +100,6 @@ impl Call {
             let _ = sender.await;
         }
         result
-    }
-
-    /// Runs `f` on a blocking thread in a session opened without the
-    /// automatic recovery: for views of the working tree as it is (`glob`,
-    /// as the CLI) and of task files (no wait for a landing the task
-    /// itself may be doing).
-    pub async fn unrecovered<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Session) -> Result<T> + Send + 'static,
-    {
-        let dir = self.dir.clone();
-        run_blocking(move || f(&Session::open_without_recovery(&dir)?)).await
     }
 
     /// Runs `f` on a blocking thread with the server's directory, for the
@@ -164,8 +156,11 @@ impl Call {
 /// Runs `f` in a session of the server's repository, as every front end
 /// does; what the session's automatic recovery did goes to stderr in the
 /// CLI's words.
-fn with_session<T>(dir: &Path, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
-    let session = Session::open(dir)?;
+fn with_session<R: Request + ?Sized, T>(
+    dir: &Path,
+    f: impl FnOnce(&Session) -> Result<T>,
+) -> Result<T> {
+    let session = Session::open_for::<R>(dir)?;
     if let Some(outcome) = session.recovered() {
         log::line(&format!("git-evolv: recovered: {}", outcome.describe()));
     }

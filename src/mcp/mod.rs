@@ -26,13 +26,13 @@ pub use server::EvolvServer;
 
 use crate::error::{Error, Result};
 use crate::ops::Session;
+use crate::ops::session::ServerRequest;
 
 /// Serves the repository at `dir` until the client closes stdin.
 pub fn serve(dir: &Path) -> Result<()> {
     // Fail fast, on stderr, outside a repository or in a bare one; no
     // recovery here (each call's session does it, as the CLI's).
-    let workdir = Session::open_without_recovery(dir)?
-        .repo()
+    let workdir = Session::open_for::<ServerRequest>(dir)?
         .work_tree()?
         .to_path_buf();
     let (input, output) = take_stdio().map_err(|e| Error::io("set up", "stdio", e))?;

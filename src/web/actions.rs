@@ -18,7 +18,7 @@ use super::AppState;
 use super::api::{JsonBody, blocking};
 use crate::ops::apply::ApplyRequest;
 use crate::ops::drop::DropRequest;
-use crate::ops::review::{self, CommentRequest};
+use crate::ops::review::CommentRequest;
 use crate::ops::rollback::RollbackRequest;
 use crate::progress::{self, Event, ProgressSink, Task};
 use crate::store::comments::Locator;
@@ -44,7 +44,7 @@ pub async fn comment(
         locator: b.locator,
         quote: b.quote,
     };
-    let mut r = blocking(state, move |s| review::comment(s.repo(), &req)).await;
+    let mut r = blocking::<CommentRequest, _>(state, move |s| s.comment(&req)).await;
     if r.status() == StatusCode::OK {
         *r.status_mut() = StatusCode::CREATED;
     }
@@ -70,7 +70,7 @@ pub async fn drop(
     Path(id): Path<String>,
     JsonBody(b): JsonBody<DropBody>,
 ) -> Response {
-    blocking(state, move |s| {
+    blocking::<DropRequest, _>(state, move |s| {
         s.drop_proposals(&DropRequest {
             patch_ids: vec![id],
             all_above: b.all_above,
@@ -85,7 +85,7 @@ pub async fn rollback(
     Path(id): Path<String>,
     JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Response {
-    blocking(state, move |s| {
+    blocking::<RollbackRequest, _>(state, move |s| {
         s.rollback(&RollbackRequest {
             patch_id: id,
             strategy: None,
@@ -152,7 +152,7 @@ pub async fn apply(
     tokio::task::spawn_blocking(move || {
         let sink = Rc::new(PageSink(tx.clone()));
         let outcome = progress::scoped(sink, || {
-            state.open().and_then(|session| {
+            state.open::<ApplyRequest>().and_then(|session| {
                 // A stacked proposal brings the pending ones below it
                 // (ops::apply decides, as for the CLI).
                 send(&tx, serde_json::json!({"type": "start", "patch_ids": [id]}));

@@ -17,7 +17,9 @@ use super::AppState;
 use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::inspect::{self, ListRequest, ShowOutcome, ShowRequest};
+use crate::ops::review::ReviewPage;
 use crate::ops::review::{self, Hunk};
+use crate::ops::session::Request as UseCaseRequest;
 
 /// The HTTP status of an error: the caller's mistake, a missing proposal,
 /// a "no" from the repository, or our failure.
@@ -62,12 +64,16 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
 }
 
 /// Runs `work` in a fresh session on a blocking thread and answers JSON.
-pub async fn blocking<T, F>(state: Arc<AppState>, work: F) -> Response
+/// The session opens as requests of type `R` say.
+pub async fn blocking<R, T>(
+    state: Arc<AppState>,
+    work: impl FnOnce(&Session) -> Result<T> + Send + 'static,
+) -> Response
 where
+    R: UseCaseRequest + ?Sized,
     T: Serialize + Send + 'static,
-    F: FnOnce(&Session) -> Result<T> + Send + 'static,
 {
-    let result = tokio::task::spawn_blocking(move || work(&state.open()?)).await;
+    let result = tokio::task::spawn_blocking(move || work(&state.open::<R>()?)).await;
     match result {
         Ok(Ok(value)) => Json(value).into_response(),
         Ok(Err(e)) => error_response(&e),
@@ -88,8 +94,8 @@ pub struct ListView {
 }
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Response {
-    blocking(state, |s| {
-        let (branch, head) = review::head(s.repo()).unzip();
+    blocking::<ReviewPage, _>(state, |s| {
+        let (branch, head) = s.review_head().unzip();
         Ok(ListView {
             list: s.list(&ListRequest {})?,
             branch,
@@ -112,13 +118,13 @@ pub struct ProposalView {
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    blocking(state, move |s| {
+    blocking::<ReviewPage, _>(state, move |s| {
         Ok(ProposalView {
             show: s.show(&ShowRequest {
                 patch_id: id.clone(),
             })?,
-            detail: review::detail(s.repo(), &id)?,
-            branch: review::head(s.repo()).map(|(branch, _)| branch),
+            detail: s.review_detail(&id)?,
+            branch: s.review_head().map(|(branch, _)| branch),
         })
     })
     .await
@@ -141,9 +147,9 @@ pub async fn file(
     Path(id): Path<String>,
     Query(q): Query<FileQuery>,
 ) -> Response {
-    blocking(state, move |s| {
+    blocking::<ReviewPage, _>(state, move |s| {
         Ok(FileHunks {
-            hunks: review::file_hunks(s.repo(), &id, &q.path)?,
+            hunks: s.review_hunks(&id, &q.path)?,
             path: q.path,
         })
     })

@@ -46,8 +46,8 @@ pub(crate) struct AppState {
 impl AppState {
     /// Opens a session for one request (it recovers an interrupted
     /// landing first and releases the index when dropped, as for the CLI).
-    pub fn open(&self) -> Result<crate::ops::Session> {
-        crate::ops::Session::open(&self.dir)
+    pub fn open<R: crate::ops::session::Request + ?Sized>(&self) -> Result<crate::ops::Session> {
+        crate::ops::Session::open_for::<R>(&self.dir)
     }
 }
 
@@ -98,7 +98,9 @@ impl Bound {
 pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
     // Opening a session also finishes a landing a killed process left
     // behind, before the page shows anything.
-    let git_dir = crate::ops::Session::open(dir)?.git_dir().to_path_buf();
+    let git_dir = crate::ops::Session::open_for::<crate::ops::review::ReviewPage>(dir)?
+        .git_dir()
+        .to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await

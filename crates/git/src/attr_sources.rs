@@ -90,7 +90,9 @@ pub fn index_may_track(git_dir: &Path) -> bool {
 impl Sources {
     /// Looks for the sources outside the working tree; `indexed` says
     /// where the index tracks a `.gitattributes`.
-    pub fn new(repo: &git2::Repository, indexed: Indexed) -> Self {
+    /// `configured` is `core.attributesFile` as the config adapter reads
+    /// it (`git -c core.attributesFile=…` too).
+    pub fn new(repo: &git2::Repository, indexed: Indexed, configured: Option<PathBuf>) -> Self {
         let mut outside = vec![
             repo.commondir().join("info/attributes"),
             repo.path().join("info/attributes"),
@@ -98,10 +100,6 @@ impl Sources {
         if std::env::var_os("GIT_ATTR_NOSYSTEM").is_none() {
             outside.push("/etc/gitattributes".into());
         }
-        // Through the config adapter: `git -c core.attributesFile=…` too.
-        let configured = super::config::Config::for_git_dir(repo.path())
-            .ok()
-            .and_then(|c| c.path("core.attributesFile"));
         match configured {
             Some(p) => outside.push(p),
             None => {

@@ -212,7 +212,7 @@ fn threads(repo: &Repo, files: usize, default: usize) -> Result<usize> {
     // `None`: a value that is not an integer (rare: read again to say so).
     static SETTINGS: super::PerRepo<Option<(i64, usize)>> = super::PerRepo::new();
     let read = || -> std::result::Result<(i64, i64), (String, String)> {
-        let Ok(config) = super::config::Config::for_git_dir(repo.raw().path()) else {
+        let Ok(config) = repo.config() else {
             return Ok((0, 100));
         };
         let int = |key: &str, unset: i64| match config.string(key) {

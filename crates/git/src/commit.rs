@@ -57,7 +57,7 @@ pub fn create(
 /// includes and `git -c`, which libgit2 does not see), read once per
 /// commit without running git. A value git would refuse is refused.
 fn wants_signature(repo: &crate::Repo) -> Result<bool> {
-    let config = super::config::Config::for_git_dir(repo.raw().path())?;
+    let config = repo.config()?;
     Ok(config.bool("commit.gpgsign")?.unwrap_or(false))
 }
 

@@ -43,7 +43,7 @@ pub enum Flush {
 pub fn policy(repo: &crate::Repo) -> Flush {
     static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
     POLICY.get(repo, || {
-        let Ok(config) = super::config::Config::for_git_dir(repo.raw().path()) else {
+        let Ok(config) = repo.config() else {
             return Flush::Batch;
         };
         if test_off()

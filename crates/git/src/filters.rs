@@ -54,7 +54,7 @@ fn command_line_moves_attributes() -> bool {
 /// not see `git -c`).
 fn eol_config(repo: &Repo) -> (bool, bool) {
     repo.eol(|| {
-        let Ok(config) = super::config::Config::for_git_dir(repo.raw().path()) else {
+        let Ok(config) = repo.config() else {
             return (false, false);
         };
         let autocrlf = config

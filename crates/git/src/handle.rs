@@ -5,11 +5,13 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use git2::Repository;
 
 use super::RepoPath;
 use super::attr_sources::{self, Sources};
+use super::config::Config;
 use super::index_cache::Snapshot;
 use super::index_file::IndexFile;
 use crate::error::{Error, Result};
@@ -25,6 +27,9 @@ pub struct Repo {
     attributes: RefCell<Option<Sources>>,
     /// `core.autocrlf=true` and `core.eol=crlf`, read once.
     eol: OnceCell<(bool, bool)>,
+    /// Git's configuration, every layer, read once when first asked for
+    /// (forgotten when this handle writes a setting).
+    config: RefCell<Option<Arc<Config>>>,
 }
 
 impl Repo {
@@ -47,6 +52,7 @@ impl Repo {
             index: RefCell::default(),
             attributes: RefCell::default(),
             eol: OnceCell::new(),
+            config: RefCell::default(),
         }
     }
 
@@ -62,6 +68,24 @@ impl Repo {
             .ok_or_else(|| Error::BareRepository {
                 path: self.repo.path().to_path_buf(),
             })
+    }
+
+    /// Git's configuration as git sees it (every layer, `git -c`
+    /// included), read once per handle: every use case of a session reads
+    /// this one value. A config that cannot be read is an error each time
+    /// it is asked for, and is not kept.
+    pub fn config(&self) -> Result<Arc<Config>> {
+        if let Some(config) = self.config.borrow().as_ref() {
+            return Ok(config.clone());
+        }
+        let config = Arc::new(Config::for_git_dir(self.repo.path())?);
+        *self.config.borrow_mut() = Some(config.clone());
+        Ok(config)
+    }
+
+    /// Forgets the configuration read, after this handle wrote a setting.
+    pub(crate) fn forget_config(&self) {
+        self.config.borrow_mut().take();
     }
 
     /// git itself, run at the top of the work tree (or in the git dir of a
@@ -148,7 +172,13 @@ impl Repo {
         } else {
             attr_sources::Indexed::Dirs(Default::default())
         };
-        *self.attributes.borrow_mut() = Some(Sources::new(&self.repo, indexed));
+        *self.attributes.borrow_mut() = Some(Sources::new(
+            &self.repo,
+            indexed,
+            self.config()
+                .ok()
+                .and_then(|c| c.path("core.attributesFile")),
+        ));
     }
 
     /// Forgets the attribute sources: a `.gitattributes` was written or

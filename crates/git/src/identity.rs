@@ -5,7 +5,6 @@
 use crate::view::Signature;
 
 use crate::Context;
-use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// The author signature for new commits.
@@ -19,7 +18,7 @@ pub fn committer(repo: &crate::Repo) -> Result<Signature> {
 }
 
 fn signature(repo: &crate::Repo, name_var: &str, email_var: &str) -> Result<Signature> {
-    let config = Config::for_git_dir(repo.raw().path())?;
+    let config = repo.config()?;
     let from_env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
     let from_config = |key: &str| {
         config

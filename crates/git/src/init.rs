@@ -19,6 +19,7 @@ pub fn init(dir: &Path, branch: &str) -> Result<Repo> {
 impl Repo {
     /// Sets `key` to `value` in the repository's own config file.
     pub fn set_local_config(&self, key: &str, value: &str) -> Result<()> {
+        self.forget_config();
         self.raw()
             .config()
             .and_then(|mut c| c.set_str(key, value))

@@ -251,7 +251,7 @@ fn flush_policy(repo: &crate::Repo) -> Flush {
     static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
     POLICY.get(repo, || {
         let test_off = durable::test_off();
-        match super::config::Config::for_git_dir(repo.raw().path()) {
+        match repo.config() {
             Ok(config) => Flush::from_config(
                 config.string("core.fsync"),
                 config.string("core.fsyncMethod"),

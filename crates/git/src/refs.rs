@@ -123,7 +123,8 @@ fn patiently(
 fn lock_timeout(repo: &crate::Repo) -> Duration {
     static TIMEOUT: super::PerRepo<Duration> = super::PerRepo::new();
     TIMEOUT.get(repo, || {
-        let ms = crate::config::Config::for_git_dir(repo.raw().path())
+        let ms = repo
+            .config()
             .ok()
             .and_then(|c| {
                 c.string("core.filesRefLockTimeout")?

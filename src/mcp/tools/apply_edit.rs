@@ -121,7 +121,7 @@ impl McpTool for ApplyEdit {
         // Ask before anything that lands on a protected branch.
         let confirmation = {
             let req = req.clone();
-            call.blocking(false, move |s| s.apply_confirmation(&req))
+            call.blocking::<ApplyRequest, _>(false, move |s| s.apply_confirmation(&req))
                 .await?
         };
         if let Gate::Ask(response) = call.confirm(confirmation).await? {
@@ -130,8 +130,8 @@ impl McpTool for ApplyEdit {
         if args.run_in_background {
             let dry_run = req.dry_run;
             let started = call
-                .blocking(false, move |s| {
-                    ops::task::start(s.repo(), &ops::task::TaskRequest::from_apply(&req)?)
+                .blocking::<ops::task::TaskRequest, _>(false, move |s| {
+                    s.start_task(&ops::task::TaskRequest::from_apply(&req)?)
                 })
                 .await?;
             return Ok(Reply::Output(ApplyEditOutput::started(
@@ -139,7 +139,7 @@ impl McpTool for ApplyEdit {
                 dry_run,
             )));
         }
-        let report = call.blocking(true, move |s| s.apply(&req)).await?;
+        let report = call.blocking::<ApplyRequest, _>(true, move |s| s.apply(&req)).await?;
         if let Some(e) = &report.error {
             // Some proposals landed, then one failed: an error result that
             // still says what landed.
@@ -176,7 +176,7 @@ async fn check(call: &Call, args: &ApplyEditArgs) -> Result<ApplyRequest> {
         check_id("patch_id", id)?;
     }
     let plan = args.execution_plan.clone();
-    call.blocking(false, move |s| s.check_client_plan(plan.as_ref()))
+    call.blocking::<ApplyRequest, _>(false, move |s| s.check_client_plan(plan.as_ref()))
         .await?;
     Ok(args.request())
 }

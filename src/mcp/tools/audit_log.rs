@@ -28,7 +28,7 @@ impl McpTool for AuditLog {
     type Output = LogOutcome;
 
     async fn run(call: &Call, args: AuditLogArgs) -> Result<Reply<LogOutcome>> {
-        call.blocking(false, move |s| s.log(&LogRequest { limit: args.limit }))
+        call.blocking::<LogRequest, _>(false, move |s| s.log(&LogRequest { limit: args.limit }))
             .await
             .map(Reply::Output)
     }

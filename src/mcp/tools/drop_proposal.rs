@@ -54,7 +54,7 @@ impl McpTool for DropProposal {
         for id in &req.patch_ids {
             check_id("patch_ids", id)?;
         }
-        call.blocking(false, move |s| s.drop_proposals(&req))
+        call.blocking::<DropRequest, _>(false, move |s| s.drop_proposals(&req))
             .await
             .map(Reply::Output)
     }

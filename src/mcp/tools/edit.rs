@@ -60,7 +60,7 @@ pub async fn edit(call: &Call, list: EditList) -> Result<EditToolOutput> {
     // Paths are checked by the edit engine over the base tree (no
     // absolute path, no `..`, no `.git`, no symlinked parent).
     let mut outcome = call
-        .blocking(true, move |s| ops::edit::edit(s.repo(), &list))
+        .blocking::<ops::edit::EditRequest, _>(true, move |s| s.edit(&list))
         .await?;
     let diff_total_bytes = outcome.diff_bytes.len();
     let diff_truncated = cap(&mut outcome.unified_diff, DEFAULT_MAX_DIFF_BYTES);

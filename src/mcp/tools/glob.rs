@@ -7,7 +7,6 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Reply};
-use crate::ops;
 use crate::ops::glob::{GlobOutcome, GlobRequest};
 use crate::ops::permissions::check_path;
 
@@ -42,7 +41,7 @@ impl McpTool for Glob {
         }
         // The working tree as it is: no recovery first (as the CLI).
         let mut outcome = call
-            .unrecovered(move |s| ops::glob::glob(s.repo(), &args))
+            .blocking::<GlobRequest, _>(false, move |s| s.glob(&args))
             .await?;
         let total_files = outcome.files.len();
         outcome.files.truncate(MAX_GLOB_FILES);

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Reply};
-use crate::ops::lint::{self, LintOutcome, MessageSource};
+use crate::ops::lint::{LintOutcome, MessageRequest};
 
 pub struct LintCommit;
 
@@ -29,15 +29,11 @@ impl McpTool for LintCommit {
     type Output = LintOutcome;
 
     async fn run(call: &Call, args: LintCommitArgs) -> Result<Reply<LintOutcome>> {
-        call.blocking(false, move |s| {
-            let config = lint::load_config(Some(s.repo()))?;
-            lint::lint_message(
-                &MessageSource::Text {
-                    name: "<message>".into(),
-                    text: args.message,
-                },
-                &config,
-            )
+        call.blocking::<MessageRequest, _>(false, move |s| {
+            s.lint_message(&MessageRequest {
+                name: "<message>".into(),
+                text: args.message,
+            })
         })
         .await
         .map(Reply::Output)

@@ -16,7 +16,7 @@ impl McpTool for ListProposals {
     type Output = ListOutcome;
 
     async fn run(call: &Call, _: NoArgs) -> Result<Reply<ListOutcome>> {
-        call.blocking(false, |s| s.list(&ListRequest {}))
+        call.blocking::<ListRequest, _>(false, |s| s.list(&ListRequest {}))
             .await
             .map(Reply::Output)
     }

@@ -84,7 +84,7 @@ impl McpTool for ProposeEdit {
         }
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let req = args.request();
-        let mut outcome = call.blocking(true, move |s| s.propose(&req)).await?;
+        let mut outcome = call.blocking::<ProposeRequest, _>(true, move |s| s.propose(&req)).await?;
         // The outcome carries the diff's first JSON_DIFF_MAX bytes; the
         // cap is taken from the whole diff, which it keeps.
         let (head, cut) = outcome.diff.head(max)?;

@@ -74,7 +74,7 @@ impl McpTool for ReadFile {
         check_path("path", &args.path)?;
         let req = args.request();
         let mut outcome = call
-            .blocking(false, move |s| ops::cat::cat(s.repo(), &req))
+            .blocking::<ops::cat::CatRequest, _>(false, move |s| s.cat(&req))
             .await?;
         let mut numbered = String::from_utf8_lossy(&ops::cat::numbered(&outcome)).into_owned();
         let truncated =

@@ -58,14 +58,14 @@ impl McpTool for Rollback {
         check_id("patch_id", &args.patch_id)?;
         let confirmation = {
             let id = args.patch_id.clone();
-            call.blocking(false, move |s| s.rollback_confirmation(&id))
+            call.blocking::<RollbackRequest, _>(false, move |s| s.rollback_confirmation(&id))
                 .await?
         };
         if let Gate::Ask(response) = call.confirm(confirmation).await? {
             return Ok(Reply::Response(response));
         }
         let req = args.request();
-        call.blocking(true, move |s| s.rollback(&req))
+        call.blocking::<RollbackRequest, _>(true, move |s| s.rollback(&req))
             .await
             .map(Reply::Output)
     }

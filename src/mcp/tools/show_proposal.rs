@@ -51,7 +51,7 @@ impl McpTool for ShowProposal {
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let id = args.patch_id.clone();
         let mut outcome = call
-            .blocking(false, move |s| s.show(&ShowRequest { patch_id: id }))
+            .blocking::<ShowRequest, _>(false, move |s| s.show(&ShowRequest { patch_id: id }))
             .await?;
         let diff_total_bytes = outcome.diff_bytes.len();
         let mut diff_truncated = cap(&mut outcome.unified_diff, max);

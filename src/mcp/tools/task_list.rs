@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, NoArgs, Reply};
-use crate::ops::task::{self, TaskListOutcome};
+use crate::ops::task::{TaskListOutcome, TaskQuery};
 
 pub struct TaskList;
 
@@ -18,7 +18,7 @@ impl McpTool for TaskList {
 
     async fn run(call: &Call, _: NoArgs) -> Result<Reply<TaskListOutcome>> {
         // Task files only, as `task_output`: no recovery first.
-        call.unrecovered(|s| task::list(s.repo()))
+        call.blocking::<TaskQuery, _>(false, |s| s.tasks(&TaskQuery::default()))
             .await
             .map(Reply::Output)
     }

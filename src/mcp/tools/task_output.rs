@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Reply};
-use crate::ops::task::{self, TaskOutcome};
+use crate::ops::task::{TaskOutcome, TaskQuery};
 
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;
@@ -55,10 +55,11 @@ impl McpTool for TaskOutput {
         };
         let cancelled = call.cancelled();
         // Task files only: no wait for a landing the task itself may be doing.
-        call.unrecovered(move |s| {
-            task::wait(
-                s.repo(),
-                &args.task_id,
+        call.blocking::<TaskQuery, _>(false, move |s| {
+            s.wait_task(
+                &TaskQuery {
+                    task_id: Some(args.task_id),
+                },
                 Duration::from_secs(wait),
                 &cancelled,
             )

@@ -227,7 +227,7 @@ pub fn preview(repo: &Repo, req: &ApplyRequest) -> Result<ApplyPreview> {
 }
 
 fn settings(repo: &Repo, req: &ApplyRequest) -> Result<Settings> {
-    let config = Config::for_git_dir(repo.git_dir())?;
+    let config = repo.config()?;
     let plan = plan::resolve(repo, &config, req.plan.as_ref())?;
     let requested = match req.timeout_secs {
         Some(0) => {

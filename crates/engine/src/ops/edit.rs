@@ -257,7 +257,7 @@ fn store(
         affected_files_bytes: None,
         onto: o.onto.clone(),
     };
-    super::propose::store_proposal(repo, &o.summary, &meta, (&author, &committer), tree, base)
+    crate::store::proposals::store(repo, &o.summary, &meta, (&author, &committer), tree, base)
 }
 
 /// What is kept of a file's result with the proposal (the diff and the

@@ -61,6 +61,26 @@ fn matcher(pattern: &str) -> Result<GlobMatcher> {
         .compile_matcher())
 }
 
+/// `dir` (relative to `cwd`) as a path from the top of the repository:
+/// a glob's `path` given on a command line.
+pub fn path_from_top(repo: &Repo, cwd: &Path, dir: &str) -> Result<String> {
+    let root = repo.workdir().ok_or_else(|| Error::BareRepository {
+        path: repo.git_dir().to_path_buf(),
+    })?;
+    let abs = cwd.join(dir);
+    let canon = abs.canonicalize().map_err(|e| Error::io("open", &abs, e))?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| Error::io("open", root, e))?;
+    let rel = canon.strip_prefix(&root).map_err(|_| {
+        Error::invalid(
+            format!("--path {dir} is outside the repository"),
+            "give a directory inside the working tree",
+        )
+    })?;
+    Ok(rel.to_string_lossy().replace('\\', "/"))
+}
+
 /// Lists the matching files.
 pub fn glob(repo: &Repo, req: &GlobRequest) -> Result<GlobOutcome> {
     let m = matcher(&req.pattern)?;

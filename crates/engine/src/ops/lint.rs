@@ -109,11 +109,10 @@ pub fn discover(dir: &Path) -> Option<Repo> {
 /// with git's layering: system, global, local, worktree, `git -c`. Outside
 /// a repository, the user's global config still applies.
 pub fn load_config(repo: Option<&Repo>) -> Result<LintConfig> {
-    let config = match repo {
-        Some(r) => Config::for_git_dir(r.git_dir())?,
-        None => Config::without_repository()?,
-    };
-    lint_config(&config)
+    match repo {
+        Some(r) => lint_config(r.config()?.as_ref()),
+        None => lint_config(&Config::without_repository()?),
+    }
 }
 
 /// The lint settings out of an already read configuration (the
@@ -184,6 +183,14 @@ pub fn run(dir: &Path, req: &LintRequest) -> Result<LintOutcome> {
             "lint a message text, a message file, or the commits of a range A..B",
         )),
     }
+}
+
+/// One message to lint with an open repository's settings (the MCP
+/// tool): `name` is how reports show it.
+#[derive(Debug, Clone)]
+pub struct MessageRequest {
+    pub name: String,
+    pub text: String,
 }
 
 /// `lint` of a message read from stdin (shown as `<stdin>` in reports).
@@ -364,6 +371,45 @@ pub struct CommitMsgRequest {
     pub in_progress: InProgress,
     /// Where to ask git whether a rebase's commit already exists.
     pub work_dir: PathBuf,
+}
+
+impl CommitMsgRequest {
+    /// The request of the commit-msg hook run in `dir` on the message file
+    /// `file`: the lint settings from the git dir alone (no repository
+    /// opened: the hook must start fast), the cleanup of `git commit` when
+    /// its command line is known (else, a rebase, a merge, another OS, the
+    /// editor's cleanup), and the operation in progress.
+    pub fn for_hook(dir: &Path, file: &Path) -> Result<CommitMsgRequest> {
+        use crate::git::config::discover_git_dir;
+        use crate::hooks::invocation::{self, CommitArgs};
+        use crate::lint::GitCleanup;
+        let git_dir = discover_git_dir(dir);
+        let git_config = match &git_dir {
+            Some(d) => Config::for_git_dir(d)?,
+            None => Config::without_repository()?,
+        };
+        let config = lint_config(&git_config)?;
+        let args = invocation::parent_git_args("commit").map(|a| CommitArgs::parse(&a));
+        let cleanup = match &args {
+            Some(a) => CleanMode::Git(GitCleanup::for_commit(
+                a.cleanup
+                    .as_deref()
+                    .or_else(|| git_config.string("commit.cleanup")),
+                a.editor(),
+                a.verbose,
+            )),
+            None => CleanMode::Edit,
+        };
+        Ok(CommitMsgRequest {
+            file: file.to_path_buf(),
+            config,
+            cleanup,
+            amend: args.as_ref().is_some_and(|a| a.amend),
+            verbose: args.as_ref().is_some_and(|a| a.verbose),
+            in_progress: git_dir.as_deref().map_or(InProgress::None, InProgress::of),
+            work_dir: dir.to_path_buf(),
+        })
+    }
 }
 
 /// `git evolv hook commit-msg <file>`: lints the message file git passes,

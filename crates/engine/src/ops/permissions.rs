@@ -16,7 +16,6 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::git::config::Config;
 use crate::ops::apply::{self, ApplyRequest};
 use crate::policy::{PushPolicy, PushToProtected};
 use crate::store::proposals;
@@ -77,7 +76,7 @@ impl Confirmation {
 /// `evolv.mcp.confirm`, read through the one config adapter (so `git -c`
 /// and includes count too).
 pub fn confirm_mode(repo: &Repo) -> Result<ConfirmMode> {
-    let config = Config::for_git_dir(repo.git_dir())?;
+    let config = repo.config()?;
     match config.string(CONFIRM_KEY).map(str::to_string) {
         None => Ok(ConfirmMode::Auto),
         Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
@@ -99,7 +98,7 @@ fn protected_branch(repo: &Repo) -> Result<Option<(String, String)>> {
     let Some(branch) = head.branch else {
         return Ok(None);
     };
-    let values = Config::for_git_dir(repo.git_dir())?.protected_branches();
+    let values = repo.config()?.protected_branches();
     let policy = PushPolicy::new(&values, PushToProtected::default(), false).map_err(|m| {
         Error::invalid(
             m,
@@ -253,7 +252,7 @@ pub fn check_client_plan(repo: &Repo, plan: Option<&Value>) -> Result<()> {
 
 /// `evolv.mcp.allowPlanCommands`, false unless set.
 fn plan_commands_allowed(repo: &Repo) -> Result<bool> {
-    let config = Config::for_git_dir(repo.git_dir())?;
+    let config = repo.config()?;
     Ok(config.bool(ALLOW_PLAN_COMMANDS)?.unwrap_or(false))
 }
 

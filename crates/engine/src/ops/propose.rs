@@ -5,7 +5,6 @@
 mod diff_out;
 mod scan;
 
-use crate::git::Oid;
 use serde::Serialize;
 
 pub use diff_out::{JSON_DIFF_MAX, ProposedDiff};
@@ -209,7 +208,7 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         onto: None,
     };
 
-    let (patch_id, commit) = store_proposal(
+    let (patch_id, commit) = proposals::store(
         repo,
         &summary,
         &meta,
@@ -370,40 +369,6 @@ fn spool_tree_diff(
     }
 }
 
-/// Writes P and points a fresh `refs/evolv/proposals/<id>` at it; two
-/// proposals in the same second get different ids because the id comes
-/// from P's hash and P's message carries a per-call nonce.
-pub fn store_proposal(
-    repo: &Repo,
-    summary: &str,
-    meta: &ProposalMeta,
-    (author, committer): (&crate::git::view::Signature, &crate::git::view::Signature),
-    tree: &crate::git::view::Tree<'_>,
-    base: &crate::git::view::Commit<'_>,
-) -> Result<(String, Oid)> {
-    let nonce = nonce();
-    let message = proposals::message(summary, meta, &nonce);
-    // Signed when commit.gpgSign asks, as git signs every commit it makes.
-    let commit = git::commit::create(repo, author, committer, &message, tree.id(), &[base.id()])?;
-    for extra in (0..=32).step_by(4) {
-        let id = proposals::make_id(meta.created_at, commit, extra);
-        let reflog = format!("evolv: propose {id}");
-        match git::compare_and_swap(repo, &proposals::proposal_ref(&id), commit, None, &reflog) {
-            Ok(()) => return Ok((id, commit)),
-            Err(Error::ConcurrentUpdate { .. }) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(Error::ConcurrentUpdate {
-        what: "refs/evolv/proposals".into(),
-        expected: "a free proposal id".into(),
-    })
-}
-
-fn nonce() -> String {
-    crate::clock::unique()
-}
-
 /// The default summary, which the landed commit's message starts with: a
 /// Conventional Commit header (`refactor: replace 'a' with 'b' in src/**`)
 /// so git-evolv's own commits pass its own lint (#16 item 17). Git config
@@ -419,7 +384,8 @@ fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
         }
     };
     // The config adapter sees `git -c` too, as git would.
-    let template = crate::git::config::Config::for_git_dir(repo.git_dir())
+    let template = repo
+        .config()
         .ok()
         .and_then(|c| c.string("evolv.summaryTemplate").map(str::to_string))
         .filter(|t| !t.trim().is_empty())

@@ -14,6 +14,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::apply::{self, ApplyReport, ApplyRequest};
+use super::cat::{self, CatOutcome, CatRequest};
+use super::edit::{self, EditOutcome, EditRequest};
+use super::glob::{self, GlobOutcome, GlobRequest};
+use super::lint::{self, LintOutcome, MessageSource};
+use super::review::{self, CommentRequest, Detail, ReviewPage};
+use crate::store::comments::Comment;
+
 use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
 use super::inspect::{
     self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
@@ -22,8 +29,65 @@ use super::permissions::{self, Confirmation};
 use super::propose::{self, ProposeOutcome, ProposeRequest};
 use super::recover::{self, RecoverOutcome, RecoverRequest};
 use super::rollback::{self, RollbackOutcome, RollbackRequest};
+use super::task::{
+    self, StartedTask, TaskListOutcome, TaskOutcome, TaskQuery, TaskRequest, TaskRunRequest,
+    TaskStatus,
+};
 use crate::error::Result;
 use crate::git::Repo;
+
+/// How a request opens the repository: each request type says it (its
+/// [`Request::OPEN`]), no front end decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Finishes or undoes an interrupted landing first; a bare repository
+    /// is refused.
+    Recovering,
+    /// The repository as it is, no recovery first (the working tree as it
+    /// is, task files, recovery itself); a bare repository is refused.
+    AsIs,
+    /// Read-only, bare allowed, no recovery (the review page's ref feed).
+    ReadOnly,
+    /// A view of proposals: a bare repository (proposals pushed to a
+    /// server, #16 item 20) opens read-only as it is, where nothing lands
+    /// and nothing is to recover; any other is recovered first.
+    View,
+    /// Needs no repository, or reads it through git itself: the use case
+    /// is a function of `ops` taking the directory (`lint`, `check`,
+    /// `hooks`, the hooks' own entries, `plan`).
+    NoRepository,
+}
+
+/// A use case's request, and how it opens the repository.
+pub trait Request {
+    const OPEN: Open;
+}
+
+macro_rules! opens {
+    ($mode:ident: $($request:ty),* $(,)?) => {
+        $(impl Request for $request {
+            const OPEN: Open = Open::$mode;
+        })*
+    };
+}
+
+opens!(Recovering:
+    ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
+    CatRequest, TaskRequest, TaskRunRequest, CommentRequest, ReviewPage,
+    lint::MessageRequest,
+);
+opens!(AsIs: RecoverRequest, GlobRequest, TaskQuery, ServerRequest);
+opens!(ReadOnly: review::RefFeed);
+opens!(View: ListRequest, ShowRequest, LogRequest);
+opens!(NoRepository:
+    super::check::CheckRequest, super::hooks::HooksRequest, lint::LintRequest,
+    lint::CommitMsgRequest, super::pre_push::PrePushRequest, super::plan::PlanSource,
+);
+
+/// A server starting on a repository (the MCP server): it fails fast
+/// outside one or in a bare one, and recovers nothing (each call's own
+/// session does).
+pub struct ServerRequest;
 
 /// An open repository, recovered and ready for use cases.
 pub struct Session {
@@ -33,10 +97,35 @@ pub struct Session {
 }
 
 impl Session {
+    /// Opens the repository containing `dir` as requests of type `R` need
+    /// it ([`Request::OPEN`]); what an automatic recovery did is in
+    /// [`Session::recovered`].
+    pub fn open_for<R: Request + ?Sized>(dir: &Path) -> Result<Session> {
+        match R::OPEN {
+            Open::Recovering => Session::open(dir),
+            Open::AsIs => Session::open_without_recovery(dir),
+            Open::ReadOnly => Session::open_read_only(dir),
+            Open::View if crate::git::open_any(dir)?.is_bare() => Session::open_read_only(dir),
+            Open::View => Session::open(dir),
+            Open::NoRepository => Err(crate::error::Error::invalid(
+                format!("{} needs no repository session", std::any::type_name::<R>()),
+                "call its ops function with the directory",
+            )),
+        }
+    }
+
+    /// A new demo repository in `dir` (`ops::demo`), opened for its run.
+    pub fn create_demo(dir: &Path) -> Result<Session> {
+        Ok(Session {
+            repo: super::demo::create_repo(dir)?,
+            dir: dir.to_path_buf(),
+            recovered: None,
+        })
+    }
+
     /// Opens the repository containing `dir` (bare repositories are
-    /// refused here, once) and recovers an interrupted landing first; what
-    /// the recovery did is in [`Session::recovered`].
-    pub fn open(dir: &Path) -> Result<Session> {
+    /// refused here, once) and recovers an interrupted landing first.
+    fn open(dir: &Path) -> Result<Session> {
         let mut session = Session::open_without_recovery(dir)?;
         session.recovered = recover::recover_pending(&session.repo)?;
         Ok(session)
@@ -44,7 +133,7 @@ impl Session {
 
     /// Opens without the automatic recovery: for `recover` itself, and for
     /// read-only views of the working tree as it is (`glob`).
-    pub fn open_without_recovery(dir: &Path) -> Result<Session> {
+    fn open_without_recovery(dir: &Path) -> Result<Session> {
         Ok(Session {
             repo: crate::git::open(dir)?,
             dir: dir.to_path_buf(),
@@ -54,7 +143,7 @@ impl Session {
 
     /// Opens a repository that may be bare, without recovery: for the
     /// read-only views (`list`, `show`, `log`) of a server's repository.
-    pub fn open_read_only(dir: &Path) -> Result<Session> {
+    fn open_read_only(dir: &Path) -> Result<Session> {
         Ok(Session {
             repo: crate::git::open_any(dir)?,
             dir: dir.to_path_buf(),
@@ -68,9 +157,9 @@ impl Session {
         self.recovered.as_ref()
     }
 
-    /// The repository, for use cases that take it directly.
-    pub fn repo(&self) -> &Repo {
-        &self.repo
+    /// The top of the work tree; `BareRepository` for a bare repository.
+    pub fn work_tree(&self) -> Result<&Path> {
+        self.repo.work_tree()
     }
 
     /// The directory the session was opened from (where relative paths
@@ -164,6 +253,95 @@ impl Session {
     /// Finishes or undoes an interrupted landing, on demand.
     pub fn recover(&self, _req: &RecoverRequest) -> Result<RecoverOutcome> {
         recover::recover(&self.repo)
+    }
+
+    /// Applies an edit list (files written, deleted, renamed, notebook
+    /// cells) and stores it as a proposal.
+    pub fn edit(&self, req: &EditRequest) -> Result<EditOutcome> {
+        edit::edit(&self.repo, req)
+    }
+
+    /// A file's lines, at HEAD, a proposal or the working tree.
+    pub fn cat(&self, req: &CatRequest) -> Result<CatOutcome> {
+        cat::cat(&self.repo, req)
+    }
+
+    /// The files matching a glob, newest first.
+    pub fn glob(&self, req: &GlobRequest) -> Result<GlobOutcome> {
+        glob::glob(&self.repo, req)
+    }
+
+    /// `dir`, relative to `cwd`, as a path from the top of the work tree
+    /// (a glob's `path` given on a command line).
+    pub fn glob_path_from(&self, cwd: &Path, dir: &str) -> Result<String> {
+        glob::path_from_top(&self.repo, cwd, dir)
+    }
+
+    /// Starts a background apply.
+    pub fn start_task(&self, req: &TaskRequest) -> Result<StartedTask> {
+        task::start(&self.repo, req)
+    }
+
+    /// Runs a background apply (the task's own process).
+    pub fn run_task(&self, req: &TaskRunRequest) -> Result<TaskStatus> {
+        task::run(&self.repo, &req.task_id)
+    }
+
+    /// Every background task.
+    pub fn tasks(&self, _req: &TaskQuery) -> Result<TaskListOutcome> {
+        task::list(&self.repo)
+    }
+
+    /// A background task's status and output so far.
+    pub fn task_status(&self, req: &TaskQuery) -> Result<TaskOutcome> {
+        task::status(&self.repo, req.id()?)
+    }
+
+    /// Waits up to `wait` for a background task to finish.
+    pub fn wait_task(
+        &self,
+        req: &TaskQuery,
+        wait: std::time::Duration,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TaskOutcome> {
+        task::wait(&self.repo, req.id()?, wait, cancelled)
+    }
+
+    /// Cancels a background task, waiting up to `wait` for it to stop.
+    pub fn cancel_task(&self, req: &TaskQuery, wait: std::time::Duration) -> Result<TaskOutcome> {
+        task::cancel(&self.repo, req.id()?, wait)
+    }
+
+    /// Lints one commit message with the repository's settings.
+    pub fn lint_message(&self, req: &lint::MessageRequest) -> Result<LintOutcome> {
+        let config = lint::load_config(Some(&self.repo))?;
+        lint::lint_message(
+            &MessageSource::Text {
+                name: req.name.clone(),
+                text: req.text.clone(),
+            },
+            &config,
+        )
+    }
+
+    /// Checks and stores a review comment.
+    pub fn comment(&self, req: &CommentRequest) -> Result<Comment> {
+        review::comment(&self.repo, req)
+    }
+
+    /// The review page's detail of a proposal.
+    pub fn review_detail(&self, patch_id: &str) -> Result<Detail> {
+        review::detail(&self.repo, patch_id)
+    }
+
+    /// The review page's hunks of one file of a proposal.
+    pub fn review_hunks(&self, patch_id: &str, path: &str) -> Result<Vec<review::Hunk>> {
+        review::file_hunks(&self.repo, patch_id, path)
+    }
+
+    /// The branch HEAD is on and its commit, if any.
+    pub fn review_head(&self) -> Option<(String, String)> {
+        review::head(&self.repo)
     }
 }
 

@@ -283,6 +283,38 @@ pub fn applied_commit(repo: &Repo, id: &str) -> Option<Oid> {
     repo.ref_target(&applied_ref(id))
 }
 
+/// Writes P (a proposal: propose, edit lists and notebook edits all
+/// store theirs here) and points a fresh `refs/evolv/proposals/<id>` at it; two
+/// proposals in the same second get different ids because the id comes
+/// from P's hash and P's message carries a per-call nonce.
+pub fn store(
+    repo: &Repo,
+    summary: &str,
+    meta: &ProposalMeta,
+    (author, committer): (&crate::git::view::Signature, &crate::git::view::Signature),
+    tree: &crate::git::view::Tree<'_>,
+    base: &crate::git::view::Commit<'_>,
+) -> Result<(String, Oid)> {
+    let nonce = crate::clock::unique();
+    let message = message(summary, meta, &nonce);
+    // Signed when commit.gpgSign asks, as git signs every commit it makes.
+    let commit =
+        crate::git::commit::create(repo, author, committer, &message, tree.id(), &[base.id()])?;
+    for extra in (0..=32).step_by(4) {
+        let id = make_id(meta.created_at, commit, extra);
+        let reflog = format!("evolv: propose {id}");
+        match crate::git::compare_and_swap(repo, &proposal_ref(&id), commit, None, &reflog) {
+            Ok(()) => return Ok((id, commit)),
+            Err(Error::ConcurrentUpdate { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::ConcurrentUpdate {
+        what: "refs/evolv/proposals".into(),
+        expected: "a free proposal id".into(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

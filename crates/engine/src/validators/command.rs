@@ -29,7 +29,7 @@ pub struct Configured {
 pub fn configured(repo: &Repo) -> Result<Vec<Configured>> {
     // Through the config adapter: libgit2 does not see `git -c`, and a
     // validator set there must not be silently skipped (#10 item 4, #16).
-    let config = crate::git::config::Config::for_git_dir(repo.git_dir())?;
+    let config = repo.config()?;
     let mut by_name: std::collections::BTreeMap<String, (Vec<String>, Option<String>)> =
         Default::default();
     for entry in config.entries() {

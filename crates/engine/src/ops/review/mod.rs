@@ -25,6 +25,14 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 /// Longest quoted passage kept, in bytes.
 pub const MAX_QUOTE_BYTES: usize = 64 * 1024;
 
+/// The review page's own views (the list with HEAD, a proposal's detail,
+/// a file's hunks) and its start: opened as the page always has, an
+/// interrupted landing recovered first.
+pub struct ReviewPage;
+
+/// The review page's live feed of refs: long-lived and read-only.
+pub struct RefFeed;
+
 /// A comment to add to a proposal.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
