@@ -1,7 +1,7 @@
 //! git's index file (`gitformat-index`), read and written by git-evolv
 //! itself. libgit2 verifies the trailing SHA-1 of the whole index on every
 //! read and hashes it again on every write, with collision detection: on a
-//! 100,000-file repository that was two thirds of an apply's instructions.
+//! large repository that was most of an apply's instructions.
 //! git skips the check on read, and so does this reader; the writer hashes
 //! with a plain SHA-1 (the checksum guards against torn files, not
 //! attackers).
