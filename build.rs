@@ -6,13 +6,13 @@
 //!   instead of 4-11 MB. Symbols stay, for profilers and backtraces.
 //! - it is not position-independent: a PIE of this size has ~12,000
 //!   relative relocations, which the dynamic loader applies on every start
-//!   (0.16 M instructions and ~60 copy-on-write page faults of 0.53 M and
-//!   144 per hook run; see BENCHMARKS.md, "commit-msg hook"). A short-lived
+//!   (a large share of a hook run's instructions and page faults; see
+//!   BENCHMARKS.md, "commit-msg hook"). A short-lived
 //!   hook loses little by a fixed load address; `git-evolv` itself (the MCP
 //!   and web servers) stays PIE.
 //! - on GNU/Linux, where the C compiler has `libgcc_eh.a`, the unwinder is
 //!   linked in statically rather than loading `libgcc_s.so` (whose start-up
-//!   probes the CPU, ~0.1 ms per run on a virtual machine): `-lgcc_s`,
+//!   probes the CPU on every run): `-lgcc_s`,
 //!   which Rust's standard library asks for, finds a `libgcc_s.a` (a copy
 //!   of `libgcc_eh.a`) in a folder of this build first. Without it the
 //!   binary loads `libgcc_s.so` as before.

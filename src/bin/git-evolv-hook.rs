@@ -8,7 +8,7 @@
 //!
 //! It is run on every commit, so it also skips std's start-up (`no_main`):
 //! that reads `/proc/self/maps` to find the main thread's stack guard and
-//! sets up a signal stack, about a seventh of a hook run's instructions.
+//! sets up a signal stack, a good part of a hook run's instructions.
 //! What the start-up does that matters here is done below: SIGPIPE is
 //! ignored (a closed stderr is not a refused commit), a panic exits 101
 //! with its message. (Every write to stdout goes through `cli::Output`,

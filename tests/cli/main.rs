@@ -38,6 +38,7 @@ mod progress;
 mod propose;
 mod rollback;
 mod scale;
+mod sizes;
 mod snapshots;
 mod sys;
 mod typing;

@@ -53,8 +53,8 @@ pub fn indexed_dirs(index: &IndexFile) -> Indexed {
 }
 
 /// Whether the index file of `git_dir` may track a `.gitattributes`,
-/// from its raw bytes, without parsing its entries (22 M instructions for
-/// 30,000 of them, to answer a yes/no question that is nearly always no).
+/// from its raw bytes, without parsing its entries (parsing them all is
+/// a lot of work to answer a yes/no question that is nearly always no).
 /// A plain version 2 or 3 index holds every path whole, so a tracked
 /// `.gitattributes` puts those bytes in the file; `false` is then certain.
 /// `true` only means "parse it": the bytes occur (in any name or

@@ -98,7 +98,7 @@ pub fn write_patch(
 /// One file's diff from its two contents in memory, as [`patch_text`]
 /// prints it for that file, without the trees, the object store or an
 /// attribute lookup (libgit2's per-file `.gitattributes` lookup resolved
-/// every path with `realpath`: 40% of a 30,000-file propose). Only for
+/// every path with `realpath`, a large part of a big propose). Only for
 /// paths no attribute applies to, which is what makes the two the same:
 /// both use git's default diff driver. `Send`: runs beside the scan.
 #[derive(Debug, Clone, Copy)]
@@ -169,8 +169,8 @@ fn fix_index_mode(text: &mut Vec<u8>, mode: i32) {
 
 /// A second handle on `repo` whose index is empty and in memory. libgit2
 /// looks up each file's diff driver in `.gitattributes`, which loads and
-/// checksums the whole on-disk index: 28% of the instructions of a propose
-/// on 100k files, for a diff of a few paths. Attributes still come from the
+/// checksums the whole on-disk index: work that grows with the repository,
+/// for a diff of a few paths. Attributes still come from the
 /// working tree's `.gitattributes` files.
 fn without_index(repo: &crate::Repo) -> Result<Repository> {
     let dir = repo.raw().path();

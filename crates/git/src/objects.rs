@@ -65,7 +65,7 @@ pub struct FileUpdate<'a> {
 /// The trees of `base` with `updates` (existing files only, sorted by
 /// path or not) put in: the new root's id and every new tree object, built
 /// here rather than by libgit2's tree updater, which wrote each tree as a
-/// loose object and read it back (20% of a 300-file propose). Entries keep
+/// loose object and read it back (a large part of a propose). Entries keep
 /// their order and, when untouched, their raw mode, as libgit2 did. The
 /// base trees are read raw, their entries copied as they are (libgit2's
 /// parsed trees cost more than the hashing).

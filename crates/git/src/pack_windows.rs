@@ -5,7 +5,7 @@
 /// [`PACK_WINDOW`]: propose reads every tree of the scope through libgit2,
 /// and with libgit2's defaults (1 GiB windows, no practical limit) each
 /// page of every pack it touched stayed mapped, resident and counted in
-/// the process's RSS until the end (43 MiB of a real-code propose's 168,
+/// the process's RSS until the end (a large share of a propose's peak,
 /// when libgit2 read the blobs too). Read pages stay in the page cache; a
 /// window mapped again costs page-table work only.
 const PACK_MAPPED_LIMIT: usize = 4 << 20;

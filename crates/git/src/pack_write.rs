@@ -1,6 +1,6 @@
 //! Writes many new objects (a proposal's blobs and trees) as one pack without delta search, as git itself
 //! writes new objects (issue 14 item 2): libgit2's packbuilder searched
-//! deltas between every pair in its window (`find_deltas`, 60% of a large
+//! deltas between every pair in its window (`find_deltas`, most of a large
 //! propose's cycles). Each object is hashed and zlib-compressed on its own
 //! (level 1, git's `core.looseCompression` default; small ones stored), which callers may do
 //! on several threads; `git gc` computes deltas later, as it does for
@@ -31,9 +31,9 @@ const OBJ_TREE: u8 = 2;
 const LEVEL: i32 = 1;
 /// Objects smaller than this, and trees, are stored in the pack without
 /// compression (zlib level 0): zlib's fixed cost per stream (its Huffman
-/// trees) was 40k instructions, a third of a 30,000-file propose for files
-/// of 150 bytes, and tree entries are mostly object ids, which do not
-/// compress (LZ77 over them cost 150 M instructions for 330 trees). `git gc`
+/// trees) outweighs what compressing a small file saves, and tree entries
+/// are mostly object ids, which do not compress (LZ77 over them is cost
+/// for nothing). `git gc`
 /// recompresses them with the rest; until then they take a little more room.
 const STORE_BELOW: usize = 2048;
 

@@ -22,7 +22,7 @@ pub fn open(dir: &Path) -> Result<Repo> {
 /// to a server (#16 item 20).
 pub fn open_any(dir: &Path) -> Result<Repo> {
     // Like git, trust the object store on read (`git fsck` is what verifies
-    // hashes); libgit2 re-hashing every blob costs propose 15% on big trees.
+    // hashes); libgit2 re-hashing every blob slows propose on big trees.
     git2::opts::strict_hash_verification(false);
     let repo = if std::env::var_os("GIT_DIR").is_some() {
         Repository::open_from_env()

@@ -1,7 +1,7 @@
 //! Which of a landing's paths hold uncommitted work that it would overwrite.
 //!
-//! `git_status_file` walks the whole index for every path (0.7 s for 100
-//! paths in a 100k-file repository), so each path is checked directly: its
+//! `git_status_file` walks the whole index for every path (a cost that
+//! grows with the repository, times the paths), so each path is checked directly: its
 //! index entry (from `index_cache`) against HEAD's tree, then its file
 //! against the index entry by stat data, hashing only when the stat data
 //! disagrees. A path that still looks modified is confirmed by git itself

@@ -1,6 +1,6 @@
 //! Which paths differ between two trees, descending only into subtrees whose
 //! ids differ. libgit2's tree-to-tree diff visits every entry of both trees
-//! (200 M instructions for 100k files); this costs what the change costs.
+//! however small the change; this costs what the change costs.
 
 use crate::Context;
 use git2::{ObjectType, Repository, Tree, TreeEntry};

@@ -1,8 +1,7 @@
 //! The files a propose scans: every regular file of a tree, listed from
 //! the raw tree objects (`mode name\0id` entries) rather than through
-//! libgit2's parsed trees, whose per-entry objects and lookups cost 70 M
-//! instructions for 30,000 files, more than git's whole tree walk in
-//! `git grep`. Same entries, same order and same modes (normalised as
+//! libgit2's parsed trees, whose per-entry objects and lookups cost more
+//! than git's whole tree walk in `git grep`. Same entries, same order and same modes (normalised as
 //! libgit2 normalises them) as `git::list_blobs`, which the test checks.
 
 use git2::ObjectType;

@@ -36,13 +36,52 @@ pub fn edit(
     else {
         unreachable!("called for notebook edits only")
     };
-    let invalid = |msg: String| {
+    let at = At { index, path };
+    let (text, with_ids) = read_notebook(&at, content)?;
+    let cells = find_cells(text)
+        .ok_or_else(|| at.invalid("has no \"cells\" array at the top level".into()))?;
+    let target = target_cell(&at, &cells, *mode, *cell, cell_id.as_deref())?;
+    let src = source.as_deref().unwrap_or_default();
+    let mut out = String::with_capacity(text.len() + 256);
+    match mode {
+        CellMode::Delete => delete_cell(text, &cells, target as usize, &mut out),
+        CellMode::Replace => {
+            let change = Replacement {
+                cell_type: *cell_type,
+                source: source.as_deref(),
+                keep_outputs: *keep_outputs,
+            };
+            replace_cell(&at, text, &cells, target as usize, &change, &mut out)?
+        }
+        CellMode::Insert => {
+            let kind = cell_type.unwrap_or(CellType::Code);
+            let cell = new_cell(&cells, kind, src, with_ids, new_id);
+            insert_cell(text, &cells, target, &cell, &mut out);
+        }
+    }
+    Ok(out.into_bytes())
+}
+
+/// The edit a failure names: its index in the list and its file.
+struct At<'a> {
+    index: usize,
+    path: &'a str,
+}
+
+impl At<'_> {
+    fn invalid(&self, msg: String) -> EditFailure {
+        let (index, path) = (self.index, self.path);
         EditFailure::invalid(Some(index), path, format!("edits[{index}]: {path}: {msg}"))
-    };
+    }
+}
+
+/// The notebook's text, and whether its cells carry ids (nbformat 4.5 and
+/// newer); fails unless it is an nbformat 4 notebook.
+fn read_notebook<'t>(at: &At, content: &'t [u8]) -> Result<(&'t str, bool), EditFailure> {
     let text = std::str::from_utf8(content)
-        .map_err(|e| invalid(format!("is not UTF-8 ({e}), so it is not a notebook")))?;
+        .map_err(|e| at.invalid(format!("is not UTF-8 ({e}), so it is not a notebook")))?;
     let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        invalid(format!(
+        at.invalid(format!(
             "is not valid notebook JSON: {e} (line {}, column {})",
             e.line(),
             e.column()
@@ -54,18 +93,26 @@ pub fn edit(
         .and_then(|v| v.as_u64())
         .unwrap_or(0);
     let Some(major) = major else {
-        return Err(invalid(
-            "has no \"nbformat\" version: it is not a Jupyter notebook".into(),
-        ));
+        return Err(at.invalid("has no \"nbformat\" version: it is not a Jupyter notebook".into()));
     };
     if major < 4 {
-        return Err(invalid(format!(
+        return Err(at.invalid(format!(
             "is nbformat {major}; only nbformat 4 notebooks can be edited"
         )));
     }
-    let with_ids = major > 4 || minor >= 5;
-    let cells = find_cells(text)
-        .ok_or_else(|| invalid("has no \"cells\" array at the top level".into()))?;
+    Ok((text, major > 4 || minor >= 5))
+}
+
+/// The cell the edit names (by index or by id), checked to exist; -1 is
+/// "before the first" for an insert.
+fn target_cell(
+    at: &At,
+    cells: &Cells,
+    mode: CellMode,
+    cell: Option<i64>,
+    cell_id: Option<&str>,
+) -> Result<i64, EditFailure> {
+    let (index, path) = (at.index, at.path);
     let n = cells.items.len();
     let oob = |c: i64| {
         EditFailure::new(
@@ -79,7 +126,7 @@ pub fn edit(
         )
     };
     let target: i64 = match (cell, cell_id) {
-        (Some(c), _) => *c,
+        (Some(c), _) => c,
         (None, Some(id)) => cells
             .items
             .iter()
@@ -94,7 +141,7 @@ pub fn edit(
                     "cell ids are in the notebook's JSON (nbformat 4.5 and newer); or give the cell's index",
                 )
             })?,
-        (None, None) => return Err(invalid("give cell or cell_id".into())),
+        (None, None) => return Err(at.invalid("give cell or cell_id".into())),
     };
     let valid = match mode {
         CellMode::Insert => (-1..n as i64).contains(&target),
@@ -103,137 +150,166 @@ pub fn edit(
     if !valid {
         return Err(oob(target));
     }
-    let layout = |at: usize| cell_layout(text, at, &cells);
-    let mut out = String::with_capacity(text.len() + 256);
-    match mode {
-        CellMode::Delete => {
-            let i = target as usize;
-            let (s, e) = if n == 1 {
-                (cells.open + 1, cells.close)
-            } else if i + 1 < n {
-                (cells.items[i].0, cells.items[i + 1].0)
-            } else {
-                (cells.items[i - 1].1, cells.items[i].1)
-            };
-            out.push_str(&text[..s]);
-            out.push_str(&text[e..]);
-        }
-        CellMode::Replace => {
-            let i = target as usize;
-            let (s, e, old) = &cells.items[i];
-            let mut cell = old.clone();
-            let old_type = cell
-                .get("cell_type")
-                .and_then(Json::as_str)
-                .unwrap_or("code")
-                .to_string();
-            let new_type = cell_type
-                .map(CellType::as_str)
-                .unwrap_or(&old_type)
-                .to_string();
-            let src = source.as_deref().unwrap_or_default();
-            let as_lines = !matches!(cell.get("source"), Some(Json::Str(_)));
-            let new_source = source_json(src, as_lines);
-            if cell.get("source").map(source_text).as_deref() == Some(src) && new_type == old_type {
-                return Err(EditFailure::new(
-                    Some(index),
-                    path,
-                    EditCode::AlreadyApplied,
-                    format!("edits[{index}]: cell {i} of {path} already has this source and type"),
-                    "drop this edit from the list",
-                ));
-            }
-            cell.set("cell_type", Json::Str(new_type.clone()));
-            cell.set("source", new_source);
-            if new_type == "code" {
-                if old_type != "code" || !keep_outputs {
-                    cell.set("outputs", Json::Arr(Vec::new()));
-                    cell.set("execution_count", Json::Null);
-                }
-            } else {
-                cell.remove("outputs");
-                cell.remove("execution_count");
-            }
-            out.push_str(&text[..*s]);
-            write(&cell, &layout(*s), 0, &mut out);
-            out.push_str(&text[*e..]);
-        }
-        CellMode::Insert => {
-            let kind = cell_type.unwrap_or(CellType::Code);
-            let mut cell = Json::Obj(Vec::new());
-            cell.set("cell_type", Json::Str(kind.as_str().into()));
-            cell.set("metadata", Json::Obj(Vec::new()));
-            let as_lines = !cells
-                .items
-                .iter()
-                .any(|(_, _, c)| matches!(c.get("source"), Some(Json::Str(_))));
-            cell.set(
-                "source",
-                source_json(source.as_deref().unwrap_or_default(), as_lines),
-            );
-            if kind == CellType::Code {
-                cell.set("outputs", Json::Arr(Vec::new()));
-                cell.set("execution_count", Json::Null);
-            }
-            if with_ids {
-                let mut id = new_id();
-                while cells
-                    .items
-                    .iter()
-                    .any(|(_, _, c)| c.get("id").and_then(Json::as_str) == Some(&id))
-                {
-                    id = new_id();
-                }
-                cell.set("id", Json::Str(id));
-            }
-            if n == 0 {
-                let top = top_unit(text);
-                let l = Layout {
-                    unit: top.clone(),
-                    base: top.clone().map(|u| u.repeat(2)).unwrap_or_default(),
-                    colon: ": ",
-                    comma: ", ",
-                };
-                out.push_str(&text[..=cells.open]);
-                if let Some(u) = &top {
-                    out.push('\n');
-                    out.push_str(&u.repeat(2));
-                }
-                write(&cell, &l, 0, &mut out);
-                if let Some(u) = &top {
-                    out.push('\n');
-                    out.push_str(u);
-                }
-                out.push_str(&text[cells.close..]);
-            } else {
-                // The separator between cells as the file writes it.
-                let l0 = layout(cells.items[0].0);
-                let sep_text = if n > 1 {
-                    text[cells.items[0].1..cells.items[1].0].to_string()
-                } else if l0.unit.is_some() {
-                    format!(",\n{}", l0.base)
-                } else {
-                    l0.comma.to_string()
-                };
-                let mut new_cell = String::new();
-                write(&cell, &l0, 0, &mut new_cell);
-                if target == -1 {
-                    let at = cells.items[0].0;
-                    out.push_str(&text[..at]);
-                    out.push_str(&new_cell);
-                    out.push_str(&sep_text);
-                    out.push_str(&text[at..]);
-                } else {
-                    let at = cells.items[target as usize].1;
-                    out.push_str(&text[..at]);
-                    out.push_str(&sep_text);
-                    out.push_str(&new_cell);
-                    out.push_str(&text[at..]);
-                }
-            }
-        }
+    Ok(target)
+}
+
+/// Writes `text` without cell `i` (and one separator beside it) to `out`.
+fn delete_cell(text: &str, cells: &Cells, i: usize, out: &mut String) {
+    let n = cells.items.len();
+    let (s, e) = if n == 1 {
+        (cells.open + 1, cells.close)
+    } else if i + 1 < n {
+        (cells.items[i].0, cells.items[i + 1].0)
+    } else {
+        (cells.items[i - 1].1, cells.items[i].1)
+    };
+    out.push_str(&text[..s]);
+    out.push_str(&text[e..]);
+}
+
+/// What a replace sets in the cell.
+struct Replacement<'a> {
+    cell_type: Option<CellType>,
+    source: Option<&'a str>,
+    keep_outputs: bool,
+}
+
+/// Writes `text` with cell `i` given the new source and type to `out`;
+/// outputs go unless a code cell stays code and keeps them.
+fn replace_cell(
+    at: &At,
+    text: &str,
+    cells: &Cells,
+    i: usize,
+    change: &Replacement,
+    out: &mut String,
+) -> Result<(), EditFailure> {
+    let (index, path) = (at.index, at.path);
+    let (s, e, old) = &cells.items[i];
+    let mut cell = old.clone();
+    let old_type = cell
+        .get("cell_type")
+        .and_then(Json::as_str)
+        .unwrap_or("code")
+        .to_string();
+    let new_type = change
+        .cell_type
+        .map(CellType::as_str)
+        .unwrap_or(&old_type)
+        .to_string();
+    let src = change.source.unwrap_or_default();
+    let as_lines = !matches!(cell.get("source"), Some(Json::Str(_)));
+    let new_source = source_json(src, as_lines);
+    if cell.get("source").map(source_text).as_deref() == Some(src) && new_type == old_type {
+        return Err(EditFailure::new(
+            Some(index),
+            path,
+            EditCode::AlreadyApplied,
+            format!("edits[{index}]: cell {i} of {path} already has this source and type"),
+            "drop this edit from the list",
+        ));
     }
-    Ok(out.into_bytes())
+    cell.set("cell_type", Json::Str(new_type.clone()));
+    cell.set("source", new_source);
+    if new_type == "code" {
+        if old_type != "code" || !change.keep_outputs {
+            cell.set("outputs", Json::Arr(Vec::new()));
+            cell.set("execution_count", Json::Null);
+        }
+    } else {
+        cell.remove("outputs");
+        cell.remove("execution_count");
+    }
+    out.push_str(&text[..*s]);
+    write(&cell, &cell_layout(text, *s, cells), 0, out);
+    out.push_str(&text[*e..]);
+    Ok(())
+}
+
+/// A new cell of `kind` holding `src`, its source spelled as the other
+/// cells spell theirs, with a fresh id when the notebook's cells have ids.
+fn new_cell(
+    cells: &Cells,
+    kind: CellType,
+    src: &str,
+    with_ids: bool,
+    new_id: &mut dyn FnMut() -> String,
+) -> Json {
+    let mut cell = Json::Obj(Vec::new());
+    cell.set("cell_type", Json::Str(kind.as_str().into()));
+    cell.set("metadata", Json::Obj(Vec::new()));
+    let as_lines = !cells
+        .items
+        .iter()
+        .any(|(_, _, c)| matches!(c.get("source"), Some(Json::Str(_))));
+    cell.set("source", source_json(src, as_lines));
+    if kind == CellType::Code {
+        cell.set("outputs", Json::Arr(Vec::new()));
+        cell.set("execution_count", Json::Null);
+    }
+    if with_ids {
+        let mut id = new_id();
+        while cells
+            .items
+            .iter()
+            .any(|(_, _, c)| c.get("id").and_then(Json::as_str) == Some(&id))
+        {
+            id = new_id();
+        }
+        cell.set("id", Json::Str(id));
+    }
+    cell
+}
+
+/// Writes `text` with `cell` after cell `target` (-1: at the top) to
+/// `out`, laid out as the cells beside it (or the file's top level).
+fn insert_cell(text: &str, cells: &Cells, target: i64, cell: &Json, out: &mut String) {
+    let n = cells.items.len();
+    if n == 0 {
+        let top = top_unit(text);
+        let l = Layout {
+            unit: top.clone(),
+            base: top.clone().map(|u| u.repeat(2)).unwrap_or_default(),
+            colon: ": ",
+            comma: ", ",
+        };
+        out.push_str(&text[..=cells.open]);
+        if let Some(u) = &top {
+            out.push('\n');
+            out.push_str(&u.repeat(2));
+        }
+        write(cell, &l, 0, out);
+        if let Some(u) = &top {
+            out.push('\n');
+            out.push_str(u);
+        }
+        out.push_str(&text[cells.close..]);
+        return;
+    }
+    // The separator between cells as the file writes it.
+    let l0 = cell_layout(text, cells.items[0].0, cells);
+    let sep_text = if n > 1 {
+        text[cells.items[0].1..cells.items[1].0].to_string()
+    } else if l0.unit.is_some() {
+        format!(",\n{}", l0.base)
+    } else {
+        l0.comma.to_string()
+    };
+    let mut new_cell = String::new();
+    write(cell, &l0, 0, &mut new_cell);
+    if target == -1 {
+        let at = cells.items[0].0;
+        out.push_str(&text[..at]);
+        out.push_str(&new_cell);
+        out.push_str(&sep_text);
+        out.push_str(&text[at..]);
+    } else {
+        let at = cells.items[target as usize].1;
+        out.push_str(&text[..at]);
+        out.push_str(&sep_text);
+        out.push_str(&new_cell);
+        out.push_str(&text[at..]);
+    }
 }
 
 /// The cell's source as one string.

@@ -18,10 +18,11 @@ use std::fs;
 use crate::git::Oid;
 use serde::Serialize;
 
+use super::finish::finish_bookkeeping;
 use super::journal::{Change, Journal, Kind};
-use super::land::{
-    finish_bookkeeping, landing_lock, roll_forward, stale_entries, swap_branch, try_landing_lock,
-};
+use super::place::roll_forward;
+use super::protocol::{stale_entries, swap_branch};
+use super::turn::{landing_lock, try_landing_lock};
 use crate::error::{Error, Result};
 use crate::git::checkout;
 use crate::git::index_write::{self, IndexLock};

@@ -173,11 +173,10 @@ const CHUNK_FILES: usize = 128;
 /// Chunks a worker may run ahead of the oldest one not yet put back in
 /// order, per worker: bounds what waits in memory behind a large file.
 const AHEAD_PER_WORKER: usize = 4;
-/// Bytes of delta bases the workers keep, shared (git keeps 96 MiB). On
-/// the real-code benchmark (packs then read with `pread`) 8 MiB took the
-/// scan from 1.43 s to 1.21 s and peak RSS from 66 to 78 MiB; 16 MiB
-/// gained 0.05 s more for 92 MiB, too close to propose's 100 MB budget
-/// (issue 14 item 2).
+/// Bytes of delta bases the workers keep, shared (git keeps 96 MiB): a
+/// cache this size saves most of the re-inflating of shared bases, and a
+/// larger one gains little more time for memory too close to propose's
+/// 100 MB budget (issue 14 item 2; the figures are in BENCHMARKS.md).
 const BASE_CACHE_BYTES: usize = 8 << 20;
 /// Workers at most: reading and editing scale with cores, memory with
 /// workers (each has its buffers, its blob in hand and its chunks in

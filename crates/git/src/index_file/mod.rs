@@ -1,7 +1,7 @@
 //! git's index file (`gitformat-index`), read with gitoxide's `gix-index`
 //! and written by git-evolv itself. libgit2 verifies the trailing SHA-1 of the whole index on every
 //! read and hashes it again on every write, with collision detection: on a
-//! 100,000-file repository that was two thirds of an apply's instructions.
+//! large repository that was most of an apply's instructions.
 //! git skips the check on read, and so does this reader; the writer hashes
 //! with a plain SHA-1 (the checksum guards against torn files, not
 //! attackers).
@@ -19,6 +19,10 @@
 //! taken from the file's own bytes (gix-index does not hand out the
 //! resolve-undo extension), found past the entries whose on-disk sizes
 //! follow from what gix-index decoded.
+
+mod cache_tree;
+
+use cache_tree::{CacheTree, invalidate, parse_tree, write_tree};
 
 use crate::Oid;
 use sha1::{Digest, Sha1};
@@ -77,16 +81,6 @@ impl Entry {
     fn key(&self) -> (&[u8], u16) {
         (&self.path, self.stage())
     }
-}
-
-/// A cache-tree node: the tree a directory's entries make, if still valid.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct CacheTree {
-    name: Vec<u8>,
-    /// Entries covered, or -1 once invalidated.
-    count: i64,
-    id: Option<[u8; 20]>,
-    children: Vec<CacheTree>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -536,81 +530,6 @@ fn write_varint(out: &mut Vec<u8>, mut value: usize) {
         value >>= 7;
     }
     out.extend_from_slice(&bytes[pos..]);
-}
-
-fn parse_tree(data: &[u8]) -> Result<CacheTree, Unreadable> {
-    let mut r = Reader { buf: data, pos: 0 };
-    let root = parse_tree_node(&mut r, 0)?;
-    if r.pos != data.len() {
-        return Err(corrupt("trailing bytes in the cache tree"));
-    }
-    Ok(root)
-}
-
-fn parse_tree_node(r: &mut Reader<'_>, depth: usize) -> Result<CacheTree, Unreadable> {
-    if depth > 4096 {
-        return Err(corrupt("cache tree too deep"));
-    }
-    let name = r.until_nul()?.to_vec();
-    let rest = &r.buf[r.pos..];
-    let line_end = rest
-        .iter()
-        .position(|&b| b == b'\n')
-        .ok_or_else(|| corrupt("cache tree line"))?;
-    let line = std::str::from_utf8(&rest[..line_end]).map_err(|_| corrupt("cache tree line"))?;
-    r.pos += line_end + 1;
-    let (count, subtrees) = line
-        .split_once(' ')
-        .and_then(|(c, s)| Some((c.parse::<i64>().ok()?, s.parse::<usize>().ok()?)))
-        .ok_or_else(|| corrupt("cache tree counts"))?;
-    let id = if count >= 0 {
-        let mut id = [0u8; 20];
-        id.copy_from_slice(r.take(20)?);
-        Some(id)
-    } else {
-        None
-    };
-    if subtrees > r.buf.len() - r.pos {
-        return Err(corrupt("cache tree counts"));
-    }
-    let mut children = Vec::with_capacity(subtrees);
-    for _ in 0..subtrees {
-        children.push(parse_tree_node(r, depth + 1)?);
-    }
-    Ok(CacheTree {
-        name,
-        count,
-        id,
-        children,
-    })
-}
-
-fn write_tree(node: &CacheTree, out: &mut Vec<u8>) {
-    out.extend_from_slice(&node.name);
-    out.push(0);
-    out.extend_from_slice(format!("{} {}\n", node.count, node.children.len()).as_bytes());
-    if let (true, Some(id)) = (node.count >= 0, node.id) {
-        out.extend_from_slice(&id);
-    }
-    for child in &node.children {
-        write_tree(child, out);
-    }
-}
-
-/// git's `cache_tree_invalidate_path`: every directory on the way to
-/// `path` is invalid, and a directory named `path` itself is gone.
-fn invalidate(node: &mut CacheTree, path: &[u8]) {
-    node.count = -1;
-    node.id = None;
-    match path.iter().position(|&b| b == b'/') {
-        None => node.children.retain(|c| c.name != path),
-        Some(slash) => {
-            let (dir, rest) = (&path[..slash], &path[slash + 1..]);
-            if let Some(child) = node.children.iter_mut().find(|c| c.name == dir) {
-                invalidate(child, rest);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,217 @@
+//! Step 5 of the landing protocol: each changed path brought to its
+//! post-image in the landing's order (removals first, then `.gitattributes`,
+//! then parents before children), the staged files renamed into place from
+//! several threads, and the new index entries that result.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::git::Oid;
+
+use super::finish::{Done, finish_index};
+use super::journal::{Change, Journal};
+use crate::crashpoint;
+use crate::error::Result;
+use crate::git::Repo;
+use crate::git::checkout;
+use crate::git::index_write::{self, Entry, IndexLock};
+use crate::git::{self, RepoPath};
+use crate::progress::{self, Task};
+
+/// Steps 5 and 6 with the branch at `journal.new`. `fresh` (the landing
+/// that just moved the branch): the paths were just checked to hold their
+/// pre-images, so no file is re-read, and the staged ones are renamed into
+/// place. `None`: recovery, which classifies every file afresh.
+pub(super) fn roll_forward(
+    repo: &Repo,
+    journal: &mut Journal,
+    lock: IndexLock,
+    fresh: Option<&HashSet<RepoPath>>,
+) -> Result<Done> {
+    let no_staged = HashSet::new();
+    let pass = Pass {
+        workdir: crate::git::workdir(repo)?,
+        staged: fresh.unwrap_or(&no_staged),
+        fresh: fresh.is_some(),
+        sparse: index_write::sparse_paths(repo, journal.changes.iter().map(|c| &c.path))?,
+    };
+    let mut done = Done::default();
+    let order = landing_order(journal);
+    let total = order.len();
+    let mut entries = Vec::with_capacity(total);
+    // The landing that just moved the branch renames its staged files
+    // into place last, from several threads (`place_in_parallel`); every
+    // other path is done first, in order.
+    let threads = match fresh {
+        // Checked before the branch moved (`move_branch_in_turn`): never
+        // a reason to fail after it.
+        Some(staged) => checkout::rename_workers(repo, staged.len()).unwrap_or(1),
+        None => 1,
+    };
+    let mut renames = Vec::new();
+    progress::start(Task::Land, "files", Some(total as u64));
+    let mut serial = 0;
+    for &i in &order {
+        let change = &journal.changes[i];
+        if threads > 1
+            && let Some(im) = change.after
+            && pass.staged.contains(&change.path)
+        {
+            renames.push(checkout::Placing::new(repo, &change.path)?);
+            entries.push((
+                change.path.clone(),
+                Entry::Clean {
+                    id: im.id,
+                    mode: im.mode,
+                },
+            ));
+            continue;
+        }
+        if serial % 64 == 0 {
+            progress::update(Task::Land, serial as u64, Some(total as u64), None);
+        }
+        let entry = pass.bring_forward(repo, change, &mut done)?;
+        entries.push((change.path.clone(), entry));
+        files_done(serial, total);
+        serial += 1;
+    }
+    place_in_parallel(&renames, threads, serial, total, &mut done)?;
+    progress::update(Task::Land, total as u64, Some(total as u64), None);
+    progress::finish(Task::Land);
+    finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
+    Ok(done)
+}
+
+/// The crash points after the `k`-th of a landing's `total` paths
+/// (counted from 0): the first, the middle and the last.
+fn files_done(k: usize, total: usize) {
+    if k == 0 {
+        crashpoint!("after-first-file");
+    }
+    if k == total / 2 {
+        crashpoint!("after-middle-file");
+    }
+    if k + 1 == total {
+        crashpoint!("after-last-file");
+    }
+}
+
+/// Renames the staged files of `renames` into place from `threads`
+/// threads (`by_directory`): each rename waits while the file system frees
+/// the old file, and threads in different directories wait together. The
+/// paths done before them (`before` of `total`) count toward the crash
+/// points. On an error the files already renamed stay: the journal's
+/// recovery, or the undo of the failed landing, sorts every path.
+fn place_in_parallel(
+    renames: &[checkout::Placing],
+    threads: usize,
+    before: usize,
+    total: usize,
+    done: &mut Done,
+) -> Result<()> {
+    if renames.is_empty() {
+        return Ok(());
+    }
+    let outcome = super::by_directory::run(
+        renames,
+        checkout::Placing::path,
+        threads,
+        || Ok(git::confine::remember_dirs()),
+        |_, placing| placing.place(),
+        |n| files_done(before + n - 1, total),
+        |n| progress::update(Task::Land, (before + n) as u64, Some(total as u64), None),
+    );
+    done.written
+        .extend(outcome.done.iter().map(|&i| renames[i].path().clone()));
+    match outcome.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The order a landing writes its paths in: removals first (so a file can
+/// replace a directory and back), then N's `.gitattributes` files (git
+/// converts every other file under N's attributes), then the other
+/// writes, parents before children. Indices into `journal.changes`.
+fn landing_order(journal: &Journal) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..journal.changes.len()).collect();
+    let key = |i: usize| {
+        let c = &journal.changes[i];
+        (
+            c.after.is_some(),
+            !c.path.is_gitattributes(),
+            c.path.as_bytes(),
+        )
+    };
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+    order
+}
+
+/// What one `roll_forward` knows about all its paths.
+struct Pass<'a> {
+    workdir: &'a Path,
+    /// Paths whose new content already waits in their temp file.
+    staged: &'a HashSet<RepoPath>,
+    /// The landing that just moved the branch (see `roll_forward`).
+    fresh: bool,
+    /// Paths outside the sparse checkout: the entry changes, no file does.
+    sparse: HashSet<RepoPath>,
+}
+
+impl Pass<'_> {
+    /// Brings one path to its post-image (or leaves it, recorded as
+    /// skipped, when it holds the user's own content) and returns its new
+    /// index entry.
+    fn bring_forward(&self, repo: &Repo, change: &Change, done: &mut Done) -> Result<Entry> {
+        let path = &change.path;
+        let before = change.before.map(|im| (im.id, im.mode));
+        let is_staged = self.staged.contains(path);
+        if !is_staged {
+            checkout::remove_temp(repo, path);
+        }
+        let Some((id, mode)) = change.after.map(|im| (im.id, im.mode)) else {
+            if !self.sparse.contains(path) {
+                self.remove(repo, path, before, done)?;
+            }
+            return Ok(Entry::Absent);
+        };
+        if self.sparse.contains(path) {
+            return Ok(Entry::Stale { id, mode });
+        }
+        if !self.fresh && checkout::holds(repo, path, Some((id, mode)))? {
+            return Ok(Entry::Clean { id, mode });
+        }
+        let ours = self.fresh
+            || (checkout::holds(repo, path, before)?
+                && git::confine::blocked_prefix(self.workdir, path).is_none());
+        if !ours {
+            done.skipped.push(path.clone());
+            return Ok(Entry::Stale { id, mode });
+        }
+        if is_staged {
+            checkout::place_staged(repo, path)?;
+        } else {
+            checkout::write_blob(repo, path, id, mode)?;
+        }
+        done.written.push(path.clone());
+        Ok(Entry::Clean { id, mode })
+    }
+
+    /// Removes a path N deletes, if it still holds its pre-image.
+    fn remove(
+        &self,
+        repo: &Repo,
+        path: &RepoPath,
+        before: Option<(Oid, u32)>,
+        done: &mut Done,
+    ) -> Result<()> {
+        let present = self.fresh || !checkout::has_no_file(repo, path);
+        if present && (self.fresh || checkout::holds(repo, path, before)?) {
+            checkout::remove(repo, path)?;
+            done.written.push(path.clone());
+        } else if present {
+            done.skipped.push(path.clone());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,363 @@
+//! Steps 2 to 4 of the landing protocol (see `land`): the journal, the
+//! early index and the compare-and-swap of the branch, and the `Landing`
+//! that then brings the working tree, index and bookkeeping along (or
+//! undoes the move after a failure).
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fs::File;
+
+use crate::git::{Oid, view::Tree};
+
+use super::checks::{ensure_clean, ensure_confined, ensure_on_branch};
+use super::finish::Finished;
+use super::journal::{Change, Image, Journal, Kind, RefUpdate};
+use super::place::roll_forward;
+use super::stage::Staged;
+use super::turn::Turn;
+use crate::crashpoint;
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::git::checkout;
+use crate::git::index_write::{self, Entry, IndexLock};
+use crate::git::{self, ChangedPath, Head, RepoPath};
+use crate::store::audit::AuditRecord;
+
+/// Names a test may pass in `GIT_EVOLV_TEST_FAILPOINT` to make the step
+/// after it fail, so recovery paths are tested against the real binary.
+pub const FAILPOINT_AFTER_BRANCH_MOVE: &str = "after-branch-move";
+
+/// What a landing does once the working tree is done: bookkeeping refs to
+/// set or delete and audit records to append (one audit id each, in order).
+#[derive(Debug, Clone, Default)]
+pub struct Epilogue {
+    pub refs: Vec<RefUpdate>,
+    pub audit: Vec<AuditRecord>,
+}
+
+impl Epilogue {
+    /// Sets ref `name` to `target` at the end of the landing.
+    pub fn set(&mut self, name: String, target: Oid) {
+        self.refs.push(RefUpdate {
+            name,
+            target: Some(target.to_string()),
+        });
+    }
+
+    /// Deletes ref `name` at the end of the landing.
+    pub fn delete(&mut self, name: String) {
+        self.refs.push(RefUpdate { name, target: None });
+    }
+}
+
+/// An injected failure, for tests of what happens after the branch moved.
+pub fn failpoint(name: &str) -> Result<()> {
+    if std::env::var("GIT_EVOLV_TEST_FAILPOINT").as_deref() == Ok(name) {
+        return Err(Error::io(
+            "continue after",
+            name,
+            std::io::Error::other("failure injected by GIT_EVOLV_TEST_FAILPOINT"),
+        ));
+    }
+    Ok(())
+}
+
+/// A branch that has moved, whose working tree, index and bookkeeping are
+/// still to be brought along. Holds the landing lock (and `index.lock`)
+/// until dropped; dropped unfinished, it leaves the journal for `recover`.
+pub struct Landing {
+    _known_dirs: git::confine::KnownDirs,
+    _flock: File,
+    journal: RefCell<Journal>,
+    index_lock: RefCell<Option<IndexLock>>,
+    /// Paths whose new content already waits in their temp file.
+    staged: HashSet<RepoPath>,
+}
+
+/// Steps 2 to 4 of the protocol, for the holder of a turn (which the
+/// landing keeps): moves `head` to `new` (a descendant of `head.commit`)
+/// once `changed` is known to hold no uncommitted work. Nothing is touched
+/// on failure.
+pub fn move_branch_in_turn(
+    repo: &Repo,
+    turn: Turn,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Landing> {
+    // Each directory above the changed paths is verified once for the
+    // whole landing, not once per path and step.
+    let known_dirs = git::confine::remember_dirs();
+    checkout::check_worker_settings(repo)?;
+    let new_tree = repo.find_commit(new)?.tree()?;
+    let head_tree = repo.find_commit(head.commit)?.tree()?;
+    let journal = write_journal(
+        repo, head, new, &head_tree, &new_tree, changed, reflog, epilogue,
+    )?;
+    let index_lock = match IndexLock::acquire(repo, &journal.nonce) {
+        Ok(lock) => lock,
+        Err(e) => {
+            let _ = Journal::delete(repo);
+            return Err(e);
+        }
+    };
+    // Checked again under both locks, as git does: a validation may have
+    // run for minutes, and now no `git add` can change the index under us.
+    // The early index goes in as soon as the checks are done, before the
+    // files are staged: a `git commit` that read the index before it must
+    // then stall through the staging too before it can write it back (see
+    // RELIABILITY.md, "Concurrent landings").
+    let mut staged = Staged::default();
+    let moved = ensure_on_branch(repo, head)
+        .and_then(|()| ensure_clean(repo, head, &head_tree, &new_tree, changed))
+        .and_then(|()| install_early_index(repo, &journal))
+        .and_then(|replaced| match staged.stage(repo, &journal) {
+            Ok(()) => swap_or_restore(repo, &journal, replaced),
+            Err(e) => Err(restore_or_interrupt(repo, replaced, e)),
+        });
+    if let Err(e) = moved {
+        index_write::discard_early(repo);
+        staged.discard(repo);
+        if matches!(e, Error::Interrupted { .. }) {
+            // The old index could not be put back: the journal and our
+            // lock stay for `recover`, which rolls the index back.
+            std::mem::forget(index_lock);
+        } else {
+            drop(index_lock);
+            let _ = Journal::delete(repo);
+        }
+        return Err(e);
+    }
+    Ok(Landing {
+        _known_dirs: known_dirs,
+        _flock: turn.flock,
+        journal: RefCell::new(journal),
+        index_lock: RefCell::new(Some(index_lock)),
+        staged: staged.paths,
+    })
+}
+
+/// Step 3: refuses while an interrupted landing's journal is left, checks
+/// the paths are confined, and writes the journal of the move from `head`
+/// to `new` (after flushing N's objects, which it names).
+#[allow(clippy::too_many_arguments)]
+fn write_journal(
+    repo: &Repo,
+    head: &Head,
+    new: Oid,
+    head_tree: &Tree<'_>,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Journal> {
+    if Journal::exists(repo) {
+        return Err(Error::Interrupted {
+            detail: format!(
+                "its journal {} is still there",
+                super::journal::path(repo).display()
+            ),
+        });
+    }
+    ensure_confined(changed)?;
+    let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    let mut journal = Journal::new(
+        repo,
+        Kind::Land,
+        head.ref_name(),
+        head.commit,
+        new,
+        head_tree,
+        new_tree,
+        &paths,
+        reflog,
+    );
+    journal.refs = epilogue.refs;
+    journal.audit = epilogue.audit;
+    // N's objects are on disk before a journal (or a ref) names them: their
+    // data is waited for here, then the journal's; the barrier after the
+    // staged files (`Staged::stage`), before the branch moves, commits
+    // them all.
+    match super::flush::new_objects(repo, &journal, new_tree)? {
+        Some(files) => git::durable::settle(repo, &files)?,
+        None => git::durable::flush_filesystems(repo)?,
+    }
+    journal.write_before_barrier(repo)?;
+    crashpoint!("after-journal");
+    Ok(journal)
+}
+
+/// Moves `journal.branch` from `journal.old` to `journal.new` by
+/// compare-and-swap, with `index.lock` held by the caller. git reads the
+/// index without its lock, and `git commit` reads HEAD before the index,
+/// then takes `index.lock` and moves HEAD only from the commit it read. So
+/// an index naming N's blobs (without stat data: git re-reads those files)
+/// is put in place *before* the branch moves: a commit that sees the branch
+/// at N then also sees N's index, and one that read H commits nothing (its
+/// own compare-and-swap fails, or it finds our lock). If the branch had
+/// moved meanwhile, the old index is put back.
+pub(super) fn swap_branch(repo: &Repo, journal: &Journal) -> Result<()> {
+    let replaced = install_early_index(repo, journal)?;
+    swap_or_restore(repo, journal, replaced)
+}
+
+/// Puts N's early index (N's entries without stat data) in place, keeping
+/// the one it replaces.
+fn install_early_index(repo: &Repo, journal: &Journal) -> Result<index_write::Replaced> {
+    let early = index_write::build(repo, &stale_entries(journal, |c| c.after))?;
+    let replaced = index_write::install_early(repo, &early)?;
+    crashpoint!("after-early-index");
+    Ok(replaced)
+}
+
+/// The compare-and-swap of `swap_branch`, after the early index: on
+/// failure the replaced index is put back.
+fn swap_or_restore(repo: &Repo, journal: &Journal, replaced: index_write::Replaced) -> Result<()> {
+    let swapped = git::compare_and_swap(
+        repo,
+        &journal.branch,
+        journal.new,
+        Some(journal.old),
+        &journal.reflog,
+    );
+    match swapped {
+        Ok(()) => {
+            replaced.keep_new();
+            crashpoint!("after-cas");
+            Ok(())
+        }
+        Err(e) => Err(restore_or_interrupt(repo, replaced, e)),
+    }
+}
+
+/// Puts the index the early index replaced back after `e` stopped the
+/// landing; `e`, or `Interrupted` (recovery's job) if it cannot.
+fn restore_or_interrupt(repo: &Repo, replaced: index_write::Replaced, e: Error) -> Error {
+    match replaced.restore(repo) {
+        Ok(()) => e,
+        Err(restore) => Error::Interrupted {
+            detail: format!(
+                "the landing stopped ({e}) and the index it had replaced could not be put back ({restore})"
+            ),
+        },
+    }
+}
+
+/// The index entries one side of the journal implies for its paths
+/// (`side` picks the pre- or post-image), without stat data.
+pub(super) fn stale_entries(
+    journal: &Journal,
+    side: impl Fn(&Change) -> Option<Image>,
+) -> Vec<(RepoPath, Entry)> {
+    journal
+        .changes
+        .iter()
+        .map(|c| {
+            let entry = match side(c) {
+                Some(im) => Entry::Stale {
+                    id: im.id,
+                    mode: im.mode,
+                },
+                None => Entry::Absent,
+            };
+            (c.path.clone(), entry)
+        })
+        .collect()
+}
+
+impl Landing {
+    /// Steps 5 and 6: files, index, bookkeeping refs, audit. Bookkeeping
+    /// that cannot be done now is journalled, never a failure (issue 16
+    /// item 5): the branch has moved, and the landing is finished.
+    pub fn finish(&self, repo: &Repo) -> Result<Finished> {
+        let mut journal = self.journal.borrow_mut();
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        let done = roll_forward(repo, &mut journal, lock, Some(&self.staged))?;
+        Ok(Finished {
+            audit_ids: done.audit_ids,
+            deferred: done.deferred,
+        })
+    }
+
+    /// Brings the working tree and index to N but drops the bookkeeping
+    /// (the landing failed, and is audited as such): for a plan whose
+    /// rollback is manual, whose steps expect the checkout to match N.
+    pub fn settle(&self, repo: &Repo) -> Result<()> {
+        let mut journal = self.journal.borrow_mut();
+        journal.refs.clear();
+        journal.audit.clear();
+        journal.write(repo)?;
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        roll_forward(repo, &mut journal, lock, None)?;
+        Ok(())
+    }
+
+    /// Undoes the landing after a failure: journals the move from N to
+    /// `undo` (whose tree restores H's content of the changed paths), moves
+    /// the branch and brings the working tree and index along.
+    pub fn retarget(&self, repo: &Repo, undo: Oid) -> Result<()> {
+        let mut journal = self.journal.borrow_mut();
+        let landed = journal.new;
+        let old_tree = repo.find_commit(landed)?.tree()?;
+        let new_tree = repo.find_commit(undo)?.tree()?;
+        let paths: Vec<RepoPath> = journal.changes.iter().map(|c| c.path.clone()).collect();
+        let reflog = "evolv: undo failed landing";
+        let mut next = Journal::new(
+            repo,
+            Kind::Undo,
+            &journal.branch,
+            landed,
+            undo,
+            &old_tree,
+            &new_tree,
+            &paths,
+            reflog,
+        );
+        // A lock we may still hold carries the old nonce.
+        next.nonce = journal.nonce.clone();
+        next.write(repo)?;
+        *journal = next;
+        let lock = match self.index_lock.borrow_mut().take() {
+            Some(lock) => lock,
+            None => IndexLock::acquire(repo, &journal.nonce)?,
+        };
+        if let Err(e) = swap_branch(repo, &journal) {
+            // The undo journal stays for `recover`, which completes it; so
+            // does our lock if the index could not be put back.
+            if matches!(e, Error::Interrupted { .. }) {
+                std::mem::forget(lock);
+            }
+            return Err(e);
+        }
+        roll_forward(repo, &mut journal, lock, None)?;
+        Ok(())
+    }
+}
+
+/// Moves `head` to `new` and brings everything along: the whole landing,
+/// for the holder of a turn (rollback takes its turn before it reads the
+/// head, so it queues behind concurrent landings instead of racing). A
+/// failure after the branch moved leaves the journal for `git evolv recover`.
+pub fn land_in_turn(
+    repo: &Repo,
+    turn: Turn,
+    head: &Head,
+    new: Oid,
+    changed: &[ChangedPath],
+    reflog: &str,
+    epilogue: Epilogue,
+) -> Result<Finished> {
+    let landing = move_branch_in_turn(repo, turn, head, new, changed, reflog, epilogue)?;
+    landing.finish(repo).map_err(|cause| Error::LandingFailed {
+        cause: Box::new(cause),
+        recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),
+    })
+}
