@@ -174,22 +174,7 @@ impl Repo {
         parents: &[Oid],
         who: &crate::view::Signature,
     ) -> Result<Oid> {
-        let raw = self.raw();
-        let tree = raw
-            .find_tree(tree.raw())
-            .context(|| format!("read tree {tree}"))?;
-        let parents = parents
-            .iter()
-            .map(|p| {
-                raw.find_commit(p.raw())
-                    .context(|| format!("read commit {p}"))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
-        let sig = who.raw()?;
-        raw.commit(None, &sig, &sig, message, &tree, &parents)
-            .map(Oid::from)
-            .context(|| format!("write a commit of tree {}", tree.id()))
+        crate::commit::unsigned(self, who, who, message, tree, parents)
     }
 
     /// The empty tree, written.

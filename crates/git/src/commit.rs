@@ -26,31 +26,44 @@ pub fn create(
     parents: &[Oid],
 ) -> Result<Oid> {
     if !wants_signature(repo)? {
-        let raw = repo.raw();
-        let tree_obj = raw
-            .find_tree(tree.raw())
-            .context(|| format!("read tree {tree}"))?;
-        let parent_objs = parents
-            .iter()
-            .map(|p| {
-                raw.find_commit(p.raw())
-                    .context(|| format!("read commit {p}"))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let parent_refs: Vec<&git2::Commit<'_>> = parent_objs.iter().collect();
-        return raw
-            .commit(
-                None,
-                &author.raw()?,
-                &committer.raw()?,
-                message,
-                &tree_obj,
-                &parent_refs,
-            )
-            .map(Oid::from)
-            .context(|| format!("write a commit of tree {tree}"));
+        return unsigned(repo, author, committer, message, tree, parents);
     }
     signed(repo, author, committer, message, tree, parents)
+}
+
+/// Writes a commit object through libgit2, never signed (the bookkeeping
+/// commits of [`crate::Repo::write_record`], and landings git does not
+/// sign).
+pub(crate) fn unsigned(
+    repo: &crate::Repo,
+    author: &Signature,
+    committer: &Signature,
+    message: &str,
+    tree: Oid,
+    parents: &[Oid],
+) -> Result<Oid> {
+    let raw = repo.raw();
+    let tree_obj = raw
+        .find_tree(tree.raw())
+        .context(|| format!("read tree {tree}"))?;
+    let parent_objs = parents
+        .iter()
+        .map(|p| {
+            raw.find_commit(p.raw())
+                .context(|| format!("read commit {p}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let parent_refs: Vec<&git2::Commit<'_>> = parent_objs.iter().collect();
+    raw.commit(
+        None,
+        &author.raw()?,
+        &committer.raw()?,
+        message,
+        &tree_obj,
+        &parent_refs,
+    )
+    .map(Oid::from)
+    .context(|| format!("write a commit of tree {tree}"))
 }
 
 /// `commit.gpgSign` as git reads it, through the config adapter (files,
