@@ -347,7 +347,7 @@ fn commands_running_beside_landings_never_fail_and_never_say_recovered() {
         children.push(("list", spawn(vec!["list".into()])));
     }
     for (what, child) in children {
-        let run = Run::from(child.wait_with_output().unwrap());
+        let run = Run::wait(child);
         assert_eq!(run.code, 0, "{what}: {}{}", run.stdout, run.stderr);
         assert!(!run.stderr.contains("recovered"), "{what}: {}", run.stderr);
     }

@@ -8,6 +8,34 @@ use std::path::{Path, PathBuf};
 use crate::common::{Run, TestRepo, sealed};
 use crate::crash::crash_bin;
 
+/// `git-evolv -C dir args`, run from `origin`.
+fn evolv_in(origin: &TestRepo, dir: &Path, args: &[&str]) -> Run {
+    origin.evolv(&[&["-C", dir.to_str().unwrap()], args].concat())
+}
+
+/// Proposes `old` → `new` in `dir`, filtered files included, and lands
+/// it: the patch id and the apply's run.
+fn land_filtered(origin: &TestRepo, dir: &Path) -> (String, Run) {
+    let run = evolv_in(
+        origin,
+        dir,
+        &[
+            "propose",
+            "--json",
+            "-p",
+            "old",
+            "-r",
+            "new",
+            "--include-filtered",
+        ],
+    );
+    run.ok();
+    let id = run.json_str("/patch_id");
+    let run = evolv_in(origin, dir, &["apply", "--json", &id]);
+    run.ok();
+    (id, run)
+}
+
 /// Every regular file under `dir` (`.git` left out), path → bytes.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -106,28 +134,12 @@ fn landed_files_are_byte_identical_to_what_git_checks_out() {
         "autocrlf is in effect"
     );
 
-    let evolv = |args: &[&str]| {
-        let mut all = vec!["-C", ours.to_str().unwrap()];
-        all.extend_from_slice(args);
-        origin.evolv(&all)
-    };
+    let evolv = |args: &[&str]| evolv_in(&origin, ours, args);
     // A filter driver and -text are skipped by default (#16 item 3); this
     // test is about landing them as git would, so it opts in.
     let run = evolv(&["propose", "--json", "-p", "old", "-r", "new"]);
     assert_eq!(run.json()["statistics"]["filtered_skipped"], 2);
-    let run = evolv(&[
-        "propose",
-        "--json",
-        "-p",
-        "old",
-        "-r",
-        "new",
-        "--include-filtered",
-    ]);
-    run.ok();
-    let id = run.json()["patch_id"].as_str().unwrap().to_string();
-    let run = evolv(&["apply", "--json", &id]);
-    run.ok();
+    let (id, run) = land_filtered(&origin, ours);
     let landed = run.json()["commit"].as_str().unwrap().to_string();
     assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 5);
 
@@ -335,24 +347,7 @@ fn a_many_file_landing_under_attributes_writes_what_git_writes() {
         .collect();
     let (ours, theirs) = (&twins[0], &twins[1]);
     assert_eq!(snapshot(ours), snapshot(theirs), "the twins start alike");
-    let evolv = |args: &[&str]| {
-        let mut all = vec!["-C", ours.to_str().unwrap()];
-        all.extend_from_slice(args);
-        origin.evolv(&all)
-    };
-    let run = evolv(&[
-        "propose",
-        "--json",
-        "-p",
-        "old",
-        "-r",
-        "new",
-        "--include-filtered",
-    ]);
-    run.ok();
-    let id = run.json()["patch_id"].as_str().unwrap().to_string();
-    let run = evolv(&["apply", "--json", &id]);
-    run.ok();
+    let (_, run) = land_filtered(&origin, ours);
     assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 160);
     let landed = run.json()["commit"].as_str().unwrap().to_string();
     assert_git_writes_the_same(&origin, ours, theirs, &landed);

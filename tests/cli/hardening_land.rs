@@ -44,16 +44,10 @@ fn local_edits_under_assume_unchanged_or_skip_worktree_are_refused_by_apply_and_
 fn a_branch_switch_during_a_validated_apply_lands_nothing_anywhere() {
     let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     let main = repo.head();
-    let child = sealed(BIN, repo.home())
-        .args(["apply", "--json", &id, "--validate", "sleep 2"])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = repo.spawn_evolv(&["apply", "--json", &id, "--validate", "sleep 2"]);
     std::thread::sleep(Duration::from_millis(1000));
     repo.git(&["switch", "-q", "-c", "other"]);
-    let run = Run::from(child.wait_with_output().unwrap());
+    let run = Run::wait(child);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert_eq!(json_code(&run), "branch_switched");
     assert_eq!(
@@ -190,26 +184,20 @@ fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them()
 fn sigterm_kills_the_validation_group_and_lands_nothing() {
     let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     let head = repo.head();
-    let child = sealed(BIN, repo.home())
-        .args([
-            "apply",
-            "--json",
-            &id,
-            "--validate",
-            "sleep 2; echo BROKEN > status.txt",
-        ])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = repo.spawn_evolv(&[
+        "apply",
+        "--json",
+        &id,
+        "--validate",
+        "sleep 2; echo BROKEN > status.txt",
+    ]);
     std::thread::sleep(Duration::from_millis(1000));
     let pid = child.id().to_string();
     std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status()
         .unwrap();
-    let run = Run::from(child.wait_with_output().unwrap());
+    let run = Run::wait(child);
     assert_eq!(run.code, 143, "{}{}", run.stdout, run.stderr);
     assert_eq!(json_code(&run), "interrupted");
     std::thread::sleep(Duration::from_millis(1800));
@@ -260,16 +248,10 @@ fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
     let second = repo.commit_all("second");
     repo.git(&["checkout", "-q", "--detach", "HEAD"]);
     let id = repo.propose("old", "new", &[]);
-    let child = sealed(BIN, repo.home())
-        .args(["apply", "--json", &id, "--validate", "sleep 2"])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = repo.spawn_evolv(&["apply", "--json", &id, "--validate", "sleep 2"]);
     std::thread::sleep(Duration::from_millis(1000));
     repo.git(&["checkout", "-q", "--detach", "HEAD~1"]);
-    let run = Run::from(child.wait_with_output().unwrap());
+    let run = Run::wait(child);
     assert_eq!(json_code(&run), "branch_switched", "{}", run.stdout);
     assert_eq!(
         repo.rev("HEAD~0").unwrap(),
@@ -384,13 +366,7 @@ fn a_branch_rewound_during_validation_is_validated_again() {
     let id = repo.propose("tok", "TOK", &[]);
     let count = repo.home().join("validations");
     let validate = format!("echo run >> '{}'; sleep 2; test -f b", count.display());
-    let apply = sealed(BIN, repo.home())
-        .args(["apply", &id, "--validate", &validate, "--json"])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let apply = repo.spawn_evolv(&["apply", &id, "--validate", &validate, "--json"]);
     let t0 = std::time::Instant::now();
     while !count.exists() {
         assert!(t0.elapsed().as_secs() < 60, "the validation never started");
@@ -398,7 +374,7 @@ fn a_branch_rewound_during_validation_is_validated_again() {
     }
     repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
     let rewound = repo.head();
-    let run = Run::from(apply.wait_with_output().unwrap());
+    let run = Run::wait(apply);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert_eq!(json_code(&run), "validation_failed");
     let runs = std::fs::read_to_string(&count).unwrap();

@@ -137,9 +137,7 @@ fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
     let st = status_json(&repo, repo.path());
     assert_eq!(state(&st, "pre-push"), "missing");
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    let v = run.success().stdout_json();
-    assert_eq!(v["hooks"][0]["change"], "written", "{v}");
+    assert_eq!(repo.hook_changes("install")[0], "written");
     for hook in ["pre-push", "commit-msg"] {
         // Nothing to chain: the hook is a copy of the hook binary (issue
         // 14 item 5), a real file, and git runs it.
@@ -215,14 +213,7 @@ fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
     fs::write(&hook, &foreign).unwrap();
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    assert_eq!(
-        run.json()["hooks"][1]["change"],
-        "chained",
-        "{}",
-        run.stdout
-    );
+    assert_eq!(repo.hook_changes("install")[1], "chained");
     assert_eq!(
         state(&status_json(repo, repo.path()), "pre-push"),
         "chained"
@@ -255,14 +246,7 @@ fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
         Some(tip.as_str())
     );
 
-    let run = repo.evolv(&["hooks", "uninstall", "--json"]);
-    run.ok();
-    assert_eq!(
-        run.json()["hooks"][1]["change"],
-        "restored",
-        "{}",
-        run.stdout
-    );
+    assert_eq!(repo.hook_changes("uninstall")[1], "restored");
     assert_eq!(fs::read_to_string(&hook).unwrap(), foreign);
     assert!(!hooks_dir(repo).join("pre-push.evolv-chained").exists());
     assert_eq!(
@@ -650,34 +634,34 @@ fn exit_code(session: &OsSession) -> i32 {
 
 const DOWN: &str = "\x1b[B";
 
-#[test]
-fn ask_select_through_a_terminal() {
-    let repo = TestRepo::empty();
-    let mut s = ask_session(
-        &repo,
-        &[
+/// One `ask` in a terminal: its arguments, what it shows before the keys
+/// go in, the keys, the JSON answer it prints (a regex) and its exit code.
+struct Asked {
+    args: &'static [&'static str],
+    shown: &'static str,
+    keys: &'static [&'static str],
+    answer: &'static str,
+    code: i32,
+}
+
+const ASKED: &[Asked] = &[
+    // Select: down to the second option.
+    Asked {
+        args: &[
             "Deploy where?",
             "--option",
             "staging: the test cluster",
             "--option",
             "prod: customers",
-            "--json",
         ],
-    );
-    s.expect("Deploy where?").unwrap();
-    s.expect("staging — the test cluster").unwrap();
-    s.send(DOWN).unwrap();
-    s.send("\r").unwrap();
-    s.expect(Regex(r#""selected": \[\s*"prod"\s*\]"#)).unwrap();
-    assert_eq!(exit_code(&s), 0);
-}
-
-#[test]
-fn ask_multi_select_through_a_terminal() {
-    let repo = TestRepo::empty();
-    let mut s = ask_session(
-        &repo,
-        &[
+        shown: "staging — the test cluster",
+        keys: &[DOWN, "\r"],
+        answer: r#""selected": \[\s*"prod"\s*\]"#,
+        code: 0,
+    },
+    // Multi-select: the default kept, the first two ticked.
+    Asked {
+        args: &[
             "Run which?",
             "--option",
             "lint: fast",
@@ -688,31 +672,40 @@ fn ask_multi_select_through_a_terminal() {
             "--multi",
             "--default",
             "e2e",
-            "--json",
         ],
-    );
-    s.expect("e2e — slow").unwrap();
-    s.send(" ").unwrap();
-    s.send(DOWN).unwrap();
-    s.send(" ").unwrap();
-    s.send("\r").unwrap();
-    s.expect(Regex(r#""selected": \[\s*"lint",\s*"unit",\s*"e2e"\s*\]"#))
-        .unwrap();
-    assert_eq!(exit_code(&s), 0);
-}
+        shown: "e2e — slow",
+        keys: &[" ", DOWN, " ", "\r"],
+        answer: r#""selected": \[\s*"lint",\s*"unit",\s*"e2e"\s*\]"#,
+        code: 0,
+    },
+    // Escape and Ctrl-C cancel, exit 130.
+    Asked {
+        args: &["Sure?", "--option", "yes", "--option", "no"],
+        shown: "Sure?",
+        keys: &["\x1b"],
+        answer: r#""cancelled": true"#,
+        code: 130,
+    },
+    Asked {
+        args: &["Sure?", "--option", "yes", "--option", "no"],
+        shown: "Sure?",
+        keys: &["\x03"],
+        answer: r#""cancelled": true"#,
+        code: 130,
+    },
+];
 
 #[test]
-fn ask_escape_and_ctrl_c_cancel_with_exit_130() {
+fn ask_through_a_terminal_selects_or_cancels() {
     let repo = TestRepo::empty();
-    for key in ["\x1b", "\x03"] {
-        let mut s = ask_session(
-            &repo,
-            &["Sure?", "--option", "yes", "--option", "no", "--json"],
-        );
-        s.expect("Sure?").unwrap();
-        s.send(key).unwrap();
-        s.expect(Regex(r#""cancelled": true"#)).unwrap();
-        assert_eq!(exit_code(&s), 130, "key {key:?}");
+    for case in ASKED {
+        let mut s = ask_session(&repo, &[case.args, &["--json"]].concat());
+        s.expect(case.shown).unwrap();
+        for key in case.keys {
+            s.send(key).unwrap();
+        }
+        s.expect(Regex(case.answer)).unwrap();
+        assert_eq!(exit_code(&s), case.code, "{:?}", case.keys);
     }
 }
 

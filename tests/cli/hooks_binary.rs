@@ -182,20 +182,7 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
     // The stale copy still lints.
     assert_eq!(commit(&repo, "not conventional").code, 1);
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    assert_eq!(
-        run.json()["hooks"][0]["change"],
-        "updated",
-        "{}",
-        run.stdout
-    );
-    assert_eq!(
-        run.json()["hooks"][1]["change"],
-        "unchanged",
-        "{}",
-        run.stdout
-    );
+    assert_eq!(repo.hook_changes("install"), ["updated", "unchanged"]);
     assert_is_copy(&hook);
     assert_eq!(repo.hook_status("commit-msg")["stale"], false);
 
@@ -244,15 +231,8 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
     assert_eq!(bad.code, 1, "{}", bad.stderr);
     assert_has(&bad.stderr, "commit message rejected");
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    for (i, hook) in ["commit-msg", "pre-push"].iter().enumerate() {
-        assert_eq!(
-            run.json()["hooks"][i]["change"],
-            "updated",
-            "{}",
-            run.stdout
-        );
+    assert_eq!(repo.hook_changes("install"), ["updated", "updated"]);
+    for hook in ["commit-msg", "pre-push"] {
         assert_is_copy(&hook_path(&repo, hook));
         assert_eq!(repo.hook_status(hook)["stale"], false);
     }

@@ -37,6 +37,7 @@ mod plan;
 mod progress;
 mod propose;
 mod rollback;
+mod rust_source;
 mod scale;
 mod sizes;
 mod snapshots;

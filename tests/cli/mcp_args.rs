@@ -58,15 +58,7 @@ fn include_filtered_edits_what_git_does_not_treat_as_text_as_the_cli_does() {
         json!(["big.pointer", "data.raw", "plain.txt"])
     );
     assert_eq!(all["statistics"]["filtered_skipped"], 0);
-    let cli = repo.evolv(&[
-        "propose",
-        "--json",
-        "-p",
-        "old",
-        "-r",
-        "new",
-        "--include-filtered",
-    ]);
+    let cli = repo.propose_run("old", "new", &["--include-filtered"]);
     assert_eq!(cli.json()["statistics"], all["statistics"]);
     assert_eq!(cli.json()["affected_files"], all["affected_files"]);
     let id = all["patch_id"].as_str().unwrap();

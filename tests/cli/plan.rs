@@ -31,6 +31,13 @@ fn landing_plan(extra: Value) -> Value {
     plan
 }
 
+/// `apply --json id` under a landing plan with `extra` (see
+/// [`landing_plan`]).
+fn apply_landing(repo: &TestRepo, id: &str, extra: Value) -> Run {
+    let file = plan_file(repo, "plan.json", &landing_plan(extra));
+    repo.evolv(&["apply", "--json", id, "--plan", &file])
+}
+
 /// The state a refused apply must leave exactly as it was.
 fn snapshot(repo: &TestRepo) -> (String, String, String) {
     (
@@ -177,12 +184,7 @@ fn seed_scenario_7_max_changes_50_refuses_a_patch_of_more_than_50_lines() {
     let repo = TestRepo::with_files(&[("big.rs", body.as_str()), ("small.rs", "oldName\n")]);
     let id = repo.propose("oldName", "newName", &["--scope", "big.rs"]);
     let before = snapshot(&repo);
-    let file = plan_file(
-        &repo,
-        "plan.json",
-        &landing_plan(json!({"limits": {"max_changes": 50}})),
-    );
-    let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
+    let run = apply_landing(&repo, &id, json!({"limits": {"max_changes": 50}}));
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(error_code(&run), "constraint_violation");
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
@@ -199,12 +201,7 @@ fn seed_scenario_7_max_changes_50_refuses_a_patch_of_more_than_50_lines() {
         "limits are checked before any worktree"
     );
     // The same patch within a larger limit lands.
-    let roomy = plan_file(
-        &repo,
-        "roomy.json",
-        &landing_plan(json!({"limits": {"max_changes": 200}})),
-    );
-    repo.evolv(&["apply", "--json", &id, "--plan", &roomy]).ok();
+    apply_landing(&repo, &id, json!({"limits": {"max_changes": 200}})).ok();
     assert!(repo.read("big.rs").contains("newName"));
     repo.assert_fsck();
 }
@@ -217,12 +214,7 @@ fn max_files_counts_the_files_the_patch_changes() {
         "y",
     );
     let before = snapshot(&repo);
-    let file = plan_file(
-        &repo,
-        "p.json",
-        &landing_plan(json!({"limits": {"max_files": 2}})),
-    );
-    let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
+    let run = apply_landing(&repo, &id, json!({"limits": {"max_files": 2}}));
     assert_eq!(error_code(&run), "constraint_violation");
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(
@@ -284,15 +276,14 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
 #[test]
 fn pre_conditions_run_at_the_head_and_expected_outcomes_at_the_new_commit() {
     let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let file = plan_file(
+    let run = apply_landing(
         &repo,
-        "checks.json",
-        &landing_plan(json!({"validation": {
+        &id,
+        json!({"validation": {
             "pre_conditions": ["grep -q 'func getUserData' backend/user.go"],
             "expected_outcomes": ["grep -q 'func fetchUserData' backend/user.go"]
-        }})),
+        }}),
     );
-    let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
     run.ok();
     let stages: Vec<Value> = run.json()["validation"]
         .as_array()
@@ -360,8 +351,7 @@ fn the_plan_timeout_bounds_the_whole_apply_and_removes_a_throwaway_worktree() {
 fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     // git_revert: a revert commit.
     let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let file = plan_file(&repo, "revert.json", &landing_plan(json!({})));
-    repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
+    apply_landing(&repo, &id, json!({})).ok();
     let run = repo.evolv(&["rollback", "--json", &id]);
     run.ok();
     assert_eq!(run.json()["strategy"], "git_revert");
@@ -524,8 +514,7 @@ fn evolv_plan_in_git_config_names_the_default_plan() {
     assert_eq!(error_code(&run), "invalid_config");
     assert_has(&run.stdout, "plans/missing.json");
     // --plan wins over the configured one.
-    let file = plan_file(&repo, "ok.json", &landing_plan(json!({})));
-    repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
+    apply_landing(&repo, &id, json!({})).ok();
     assert_ne!(repo.head(), before_head);
 }
 
