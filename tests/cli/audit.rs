@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, sealed,
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, assert_lacks, error_code, sealed,
 };
 use crate::crash::{Scenario, full_change_set};
 
@@ -63,9 +63,9 @@ fn a_stale_audit_lock_never_undoes_a_landing_and_its_record_arrives_later() {
     let w = &v["warnings"][0];
     assert_eq!(w["code"], "ref_locked", "{v}");
     let msg = w["message"].as_str().unwrap();
-    assert!(
-        msg.contains("Unable to create '") && msg.contains("refs/evolv/audit.lock': File exists."),
-        "{msg}"
+    assert_has_all(
+        msg,
+        &["Unable to create '", "refs/evolv/audit.lock': File exists."],
     );
     assert!(
         !w["hint"]

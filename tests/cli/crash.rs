@@ -269,6 +269,25 @@ fn rand_suffix() -> String {
 }
 
 impl Scenario {
+    /// After a crash at `point`: `git status` as before the run, and no
+    /// lock file left in `.git`.
+    #[track_caller]
+    fn assert_status_and_no_lock(&self, point: &str) {
+        assert_eq!(self.repo.status(), self.status, "{point}");
+        assert!(
+            locks_in(&self.repo.path().join(".git")).is_empty(),
+            "{point}"
+        );
+    }
+
+    /// The repository passes `git fsck` and takes a new commit.
+    #[track_caller]
+    fn assert_usable(&self) {
+        self.repo.assert_fsck();
+        self.repo
+            .git(&["commit", "-q", "--allow-empty", "-m", "probe"]);
+    }
+
     pub fn new(specs: Vec<Spec>) -> Self {
         let repo = TestRepo::empty();
         repo.write(".gitignore", "build/\n");
@@ -692,8 +711,7 @@ fn a_killed_rollback_recovers_to_n_or_its_revert() {
             let ok = &now == want || (matches!(want, Node::Missing) && now == Node::Dir);
             assert!(ok, "{point}: {}: {now:?} (reverted: {reverted})", s.path);
         }
-        assert_eq!(sc.repo.status(), sc.status, "{point}");
-        assert!(locks_in(&sc.repo.path().join(".git")).is_empty(), "{point}");
+        sc.assert_status_and_no_lock(point);
         assert_eq!(
             sc.repo
                 .rev(&format!("refs/evolv/applied/{}", sc.id))
@@ -701,9 +719,7 @@ fn a_killed_rollback_recovers_to_n_or_its_revert() {
             reverted,
             "{point}: applied ref"
         );
-        sc.repo.assert_fsck();
-        sc.repo
-            .git(&["commit", "-q", "--allow-empty", "-m", "probe"]);
+        sc.assert_usable();
     }
 }
 
@@ -834,15 +850,12 @@ fn a_killed_batch_apply_recovers_to_h_or_n() {
             let ok = &now == want || (matches!(want, Node::Missing) && now == Node::Dir);
             assert!(ok, "{point}: {}: {now:?} (landed: {landed})", s.path);
         }
-        assert_eq!(sc.repo.status(), sc.status, "{point}");
-        assert!(locks_in(&sc.repo.path().join(".git")).is_empty(), "{point}");
+        sc.assert_status_and_no_lock(point);
         for id in [sc.id.as_str(), "patch_2_c0ffee02"] {
             let applied = sc.repo.rev(&format!("refs/evolv/applied/{id}"));
             assert_eq!(applied.is_some(), landed, "{point}: {id}");
         }
-        sc.repo.assert_fsck();
-        sc.repo
-            .git(&["commit", "-q", "--allow-empty", "-m", "probe"]);
+        sc.assert_usable();
     }
 }
 

@@ -3,7 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, Run, TestRepo, assert_has, error_code, run_with_stdin, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_has_all, error_code, run_with_stdin, sealed,
+};
 
 /// Proposes `list` (JSON) through stdin with `--json`.
 fn propose_list(repo: &TestRepo, list: &Value, extra: &[&str]) -> crate::common::Run {
@@ -23,6 +25,14 @@ fn at(repo: &TestRepo, id: &str, path: &str) -> Vec<u8> {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.stdout_bytes
+}
+
+/// Asserts the proposal's version of each file (path, bytes).
+#[track_caller]
+fn assert_proposed(repo: &TestRepo, id: &str, files: &[(&str, &[u8])]) {
+    for (path, want) in files {
+        assert_eq!(at(repo, id, path), *want, "{path}");
+    }
 }
 
 fn patch_id(run: &crate::common::Run) -> String {
@@ -143,9 +153,10 @@ fn crlf_bom_no_final_newline_and_mode_are_kept() {
         {"op": "replace", "path": "run.sh", "old": "hi", "new": "bye"}
     ]});
     let id = patch_id(&propose_list(&repo, &list, &[]));
-    assert_eq!(
-        at(&repo, &id, "w.txt"),
-        b"\xEF\xBB\xBF1\r\n2\r\n2b\r\nthree"
+    assert_proposed(
+        &repo,
+        &id,
+        &[("w.txt", b"\xEF\xBB\xBF1\r\n2\r\n2b\r\nthree")],
     );
     let ls = repo.git(&["ls-tree", &format!("refs/evolv/proposals/{id}"), "run.sh"]);
     assert!(ls.starts_with("100755"), "{ls}");
@@ -312,7 +323,7 @@ fn malformed_lists_exit_2_naming_index_and_field() {
     );
     assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(msg.contains("edits[1]") && msg.contains("neu"), "{msg}");
+    assert_has_all(&msg, &["edits[1]", "neu"]);
 }
 
 #[test]
@@ -569,12 +580,11 @@ fn validators_strict_warn_and_only() {
     assert_eq!(run.code, 0);
     assert!(run.json()["patch_id"].is_null());
     // A configured validator runs in a temp dir with the repo paths.
-    repo.git(&["config", "evolv.validator.py.glob", "*.py"]);
-    repo.git(&[
-        "config",
+    repo.set_config("evolv.validator.py.glob", "*.py");
+    repo.set_config(
         "evolv.validator.py.command",
         "pwd > /dev/null; test -f x.py && grep -q 'x = 2' {files} && echo checked {files}",
-    ]);
+    );
     let run = exact(&repo, "x.py", "1", "2");
     run.ok();
     let r = &run.json()["validators"][0];
@@ -611,21 +621,15 @@ fn fixture_files_keep_their_bytes() {
         {"op": "replace", "path": "latin1.txt", "old": "na", "new": "NA"}
     ]});
     let id = patch_id(&propose_list(&repo, &list, &[]));
-    assert_eq!(
-        at(&repo, &id, "crlf.txt"),
-        b"first line\r\n2nd\r\nline\r\nthird line\r\n"
-    );
-    assert_eq!(
-        at(&repo, &id, "bom.txt"),
-        b"\xef\xbb\xbfHELLO bom\nsecond\n"
-    );
-    assert_eq!(
-        at(&repo, &id, "no_final_newline.txt"),
-        b"alpha\nbeta\nGAMMA"
-    );
-    assert_eq!(
-        at(&repo, &id, "latin1.txt"),
-        b"caf\xe9 cr\xe8me\nNA\xefve\n"
+    assert_proposed(
+        &repo,
+        &id,
+        &[
+            ("crlf.txt", b"first line\r\n2nd\r\nline\r\nthird line\r\n"),
+            ("bom.txt", b"\xef\xbb\xbfHELLO bom\nsecond\n"),
+            ("no_final_newline.txt", b"alpha\nbeta\nGAMMA"),
+            ("latin1.txt", b"caf\xe9 cr\xe8me\nNA\xefve\n"),
+        ],
     );
     let range = json!({"edits": [{"op": "range", "path": "latin1.txt", "locator": {"start_offset": 0, "end_offset": 1}, "new": "C"}]});
     let run = propose_list(&repo, &range, &[]);

@@ -97,6 +97,28 @@ fn configure(repo: &TestRepo, dir: &Path) {
     }
 }
 
+/// Two clones of `origin` (`evolv` and `git` in its home), configured
+/// alike (and with `config`), each of `files` checked out again under
+/// that configuration, as in a user's clone.
+fn twin_clones(origin: &TestRepo, files: &[&str], config: &[(&str, &str)]) -> Vec<PathBuf> {
+    ["evolv", "git"]
+        .iter()
+        .map(|name| {
+            let dir = origin.home().join(name);
+            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
+            configure(origin, &dir);
+            for (key, value) in config {
+                origin.git(&["-C", dir.to_str().unwrap(), "config", key, value]);
+            }
+            for f in files {
+                std::fs::remove_file(dir.join(f)).unwrap();
+            }
+            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
+            dir
+        })
+        .collect()
+}
+
 #[test]
 fn landed_files_are_byte_identical_to_what_git_checks_out() {
     let origin = TestRepo::with_files(&[
@@ -110,20 +132,8 @@ fn landed_files_are_byte_identical_to_what_git_checks_out() {
         ("run.bat", "echo old\nexit\n"),
         ("raw.bin", "old\nbytes\n"),
     ]);
-    let twins: Vec<std::path::PathBuf> = ["evolv", "git"]
-        .iter()
-        .map(|name| {
-            let dir = origin.home().join(name);
-            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
-            configure(&origin, &dir);
-            // Check out again under the configuration, as a user's clone is.
-            for f in ["plain.txt", "stamp.id", "shout.dat", "run.bat", "raw.bin"] {
-                std::fs::remove_file(dir.join(f)).unwrap();
-            }
-            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
-            dir
-        })
-        .collect();
+    let files = ["plain.txt", "stamp.id", "shout.dat", "run.bat", "raw.bin"];
+    let twins = twin_clones(&origin, &files, &[]);
     let (ours, theirs) = (&twins[0], &twins[1]);
     assert_eq!(snapshot(ours), snapshot(theirs), "the twins start alike");
     assert!(
@@ -325,26 +335,8 @@ fn a_many_file_landing_under_attributes_writes_what_git_writes() {
         "*.id ident\n*.dat filter=upper\n*.bat eol=crlf\n",
     ));
     let origin = TestRepo::with_files(&all);
-    let twins: Vec<PathBuf> = ["evolv", "git"]
-        .iter()
-        .map(|name| {
-            let dir = origin.home().join(name);
-            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
-            configure(&origin, &dir);
-            origin.git(&[
-                "-C",
-                dir.to_str().unwrap(),
-                "config",
-                "checkout.workers",
-                "4",
-            ]);
-            for (path, _) in &files {
-                std::fs::remove_file(dir.join(path)).unwrap();
-            }
-            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
-            dir
-        })
-        .collect();
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let twins = twin_clones(&origin, &paths, &[("checkout.workers", "4")]);
     let (ours, theirs) = (&twins[0], &twins[1]);
     assert_eq!(snapshot(ours), snapshot(theirs), "the twins start alike");
     let (_, run) = land_filtered(&origin, ours);

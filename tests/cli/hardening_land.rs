@@ -153,14 +153,7 @@ fn batch_results_carry_each_commits_own_numbers_and_parent() {
 #[test]
 fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them() {
     let (repo, id) = TestRepo::proposed(&[("f", "a\nb\n")], "a", "A");
-    std::fs::write(
-        repo.home().join("plan.json"),
-        r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
-    )
-    .unwrap();
-    let plan = repo.home().join("plan.json");
-    repo.evolv(&["apply", &id, "--plan", plan.to_str().unwrap()])
-        .ok();
+    repo.apply_with_file_backup(&id);
     let id2 = repo.propose("b", "B", &[]);
     repo.evolv(&["apply", &id2]).ok();
     let head = repo.head();
@@ -227,13 +220,7 @@ fn a_worktree_whose_group_outlived_a_killed_apply_is_not_reused() {
     std::thread::sleep(Duration::from_millis(1200));
     child.kill().unwrap(); // SIGKILL: no handler runs, the group lives on
     let _ = child.wait();
-    let run = repo.evolv(&[
-        "apply",
-        "--json",
-        &id,
-        "--validate",
-        "sleep 3; test ! -e status.txt",
-    ]);
+    let run = repo.apply_validating(&id, "sleep 3; test ! -e status.txt");
     run.ok();
     assert_eq!(repo.read("f"), "new\n");
     repo.assert_fsck();

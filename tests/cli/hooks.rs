@@ -17,7 +17,8 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use crate::common::{
-    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, run_with_stdin, sealed,
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, assert_lacks, error_code,
+    run_with_stdin, sealed,
 };
 use crate::sys::detach;
 
@@ -31,7 +32,8 @@ fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&st
         cmd.env(k, v);
     }
     detach(&mut cmd);
-    run(cmd)
+    let name = if program == BIN { "git-evolv" } else { program };
+    run(cmd).named(format!("{name} {}", args.join(" ")))
 }
 
 fn run(cmd: Command) -> Run {
@@ -94,6 +96,13 @@ impl Pushing {
         );
         run.ok();
         Pushing { repo, remote }
+    }
+
+    /// The same, git-evolv's hooks uninstalled again.
+    fn without_our_hooks() -> Self {
+        let p = Pushing::new();
+        p.repo.evolv(&["hooks", "uninstall"]).ok();
+        p
     }
 
     fn remote_rev(&self, r: &str) -> Option<String> {
@@ -189,19 +198,16 @@ fn hooks_shim_fails_loudly_when_the_binary_is_gone() {
         .stdin(Stdio::null());
     let run = run(cmd);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("/nonexistent/git-evolv is gone")
-            && run.stderr.contains("git evolv hooks install"),
-        "{}",
-        run.stderr
+    assert_has_all(
+        &run.stderr,
+        &["/nonexistent/git-evolv is gone", "git evolv hooks install"],
     );
 }
 
 #[test]
 fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
-    let p = Pushing::new();
+    let p = Pushing::without_our_hooks();
     let repo = &p.repo;
-    repo.evolv(&["hooks", "uninstall"]).ok();
     let log = repo.home().join("foreign.log");
     let foreign = format!(
         "#!/bin/sh\necho \"args: $*\" >> '{}'\ncat >> '{}'\n[ -e '{}' ] && exit 1\nexit 0\n",
@@ -268,9 +274,8 @@ fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
 
 #[test]
 fn hooks_install_from_a_linked_worktree_goes_to_the_common_hooks_folder() {
-    let p = Pushing::new();
+    let p = Pushing::without_our_hooks();
     let repo = &p.repo;
-    repo.evolv(&["hooks", "uninstall"]).ok();
     let wt = repo.home().join("linked");
     repo.git(&["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()]);
     let run = run({
@@ -293,14 +298,18 @@ fn hooks_install_from_a_linked_worktree_goes_to_the_common_hooks_folder() {
     // The hook runs for pushes from the linked worktree.
     let del = no_tty(repo, &wt, "git", &["push", "origin", ":main"], &[]);
     assert_ne!(del.code, 0);
-    assert_has(&del.stderr, "deleting the protected branch main");
+    assert_human!(
+        repo,
+        "hooks_linked_worktree_delete_refused",
+        del.transcript()
+    );
 }
 
 #[test]
 fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     repo.evolv(&["hooks", "install"]).ok();
-    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    repo.set_config("core.hooksPath", ".githooks");
     let st = status_json(&repo, repo.path());
     assert_eq!(state(&st, "pre-push"), "bypassed", "{st}");
     assert_eq!(st["hooks_path"]["value"], ".githooks");
@@ -328,12 +337,11 @@ fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     assert!(!repo.file(".githooks/pre-push").exists());
 
     // Set globally: the message names the global file.
-    repo.git(&["config", "--unset", "core.hooksPath"]);
+    repo.set_config("--unset", "core.hooksPath");
     repo.git(&["config", "--global", "core.hooksPath", "~/hooks"]);
     let run = repo.evolv(&["hooks", "install"]);
     assert_eq!(run.code, 2);
-    let global = repo.home().join(".gitconfig");
-    assert_has(&run.stderr, &format!("(global file:{})", global.display()));
+    assert_human!(repo, "hooks_install_global_hooks_path", run.transcript());
     let run = repo.evolv(&["hooks", "install", "--hooks-path", "--json"]);
     run.ok();
     assert_eq!(
@@ -349,13 +357,13 @@ fn hooks_push_new_branch_and_fast_forward_pass() {
     let repo = &p.repo;
     repo.git(&["checkout", "-q", "-b", "feature"]);
     let one = commit(repo, "b.txt", "b\n", "feat: b");
-    let run = push(repo, &["origin", "feature"]);
-    run.ok();
-    assert_has(&run.stderr, "feature (new): ok");
+    let new = push(repo, &["origin", "feature"]);
+    new.ok();
     let two = commit(repo, "b.txt", "b2\n", "fix: b");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert_has(&run.stderr, "feature (1 ahead, 0 behind): ok");
+    let out = new.transcript() + &run.transcript();
+    assert_human!(repo, "hooks_feature_branch_pushes", out);
     assert_eq!(
         p.remote_rev("refs/heads/feature").as_deref(),
         Some(two.as_str())
@@ -378,9 +386,7 @@ fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
     ]);
     let run = push(repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "force push to the protected branch main");
-    assert_has(&run.stderr, "--force-with-lease");
-    assert_has(&run.stderr, "pull first");
+    assert_human!(repo, "hooks_force_push_to_main_refused", run.transcript());
     assert_eq!(p.remote_rev("refs/heads/main").unwrap(), before);
     // Even allowed plain pushes cannot force.
     let run = push_env(
@@ -411,7 +417,7 @@ fn hooks_deleting_main_is_refused() {
     let p = Pushing::new();
     let run = push(&p.repo, &["origin", "--delete", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "deleting the protected branch main");
+    assert_human!(p.repo, "hooks_delete_main_refused", run.transcript());
     assert!(p.remote_rev("refs/heads/main").is_some());
     // Other branches can be deleted.
     p.repo.git(&["branch", "old"]);
@@ -427,13 +433,10 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
     let tip = commit(repo, "a.txt", "a2\n", "fix: a");
     let run = push(repo, &["origin", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "no terminal to confirm on");
-    assert!(
-        run.stderr
-            .contains("git -c evolv.pushToProtected=allow push")
-            && run.stderr.contains("GIT_EVOLV_ALLOW_PUSH=1"),
-        "says how to allow:\n{}",
-        run.stderr
+    assert_human!(
+        repo,
+        "hooks_push_to_main_without_a_terminal",
+        run.transcript()
     );
     assert_ne!(
         p.remote_rev("refs/heads/main").as_deref(),
@@ -454,7 +457,11 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
         &[],
     );
     run.ok();
-    assert_has(&run.stderr, "allowed by evolv.pushToProtected=allow");
+    assert_human!(
+        repo,
+        "hooks_push_to_main_allowed_by_config",
+        run.transcript()
+    );
     assert_eq!(
         p.remote_rev("refs/heads/main").as_deref(),
         Some(tip.as_str())
@@ -468,7 +475,7 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
     );
 
     // Configured protection: release/* is protected, main no longer.
-    repo.git(&["config", "evolv.protectedBranches", "release/*, prod"]);
+    repo.set_config("evolv.protectedBranches", "release/*, prod");
     let tip = commit(repo, "a.txt", "a4\n", "fix: a4");
     push(repo, &["origin", "main"]).ok();
     assert_eq!(
@@ -489,12 +496,9 @@ fn hooks_pre_push_notes_uncommitted_files_and_commits_behind() {
     repo.write("new.txt", "untracked\n");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert!(
-        run.stderr.contains("2 file(s) with uncommitted changes")
-            && run.stderr.contains("a.txt")
-            && run.stderr.contains("new.txt"),
-        "{}",
-        run.stderr
+    assert_has_all(
+        &run.stderr,
+        &["2 file(s) with uncommitted changes", "a.txt", "new.txt"],
     );
 }
 
@@ -545,10 +549,10 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
             .current_dir(&dir);
         detach(&mut c);
         run_with_stdin(c, format!("{line}\n"))
+            .named(format!("echo '{line}' | git-evolv hook pre-push origin /x"))
     };
     let del = hook(format!("(delete) {zero} refs/heads/main {head}"));
     assert_eq!(del.code, 1, "{}", del.stderr);
-    assert_has(&del.stderr, "deleting the protected branch main");
     let new = hook(format!("refs/heads/main {head} refs/heads/topic {zero}"));
     assert_eq!(new.code, 0, "{}", new.stderr);
     fs::write(dir.join("a"), "a2\n").unwrap();
@@ -560,10 +564,10 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
         "plain push to main without a terminal: {}",
         ff.stderr
     );
-    assert_has(&ff.stderr, "main (1 ahead, 0 behind, protected): REFUSED");
     let force = hook(format!("refs/heads/main {head} refs/heads/main {next}"));
     assert_eq!(force.code, 1);
-    assert_has(&force.stderr, "force push");
+    let out = [del, ff, force].iter().map(Run::transcript).collect();
+    assert_human!(repo, "hooks_pre_push_sha256", out);
 }
 
 #[test]
@@ -678,22 +682,20 @@ const ASKED: &[Asked] = &[
         answer: r#""selected": \[\s*"lint",\s*"unit",\s*"e2e"\s*\]"#,
         code: 0,
     },
-    // Escape and Ctrl-C cancel, exit 130.
-    Asked {
-        args: &["Sure?", "--option", "yes", "--option", "no"],
-        shown: "Sure?",
-        keys: &["\x1b"],
-        answer: r#""cancelled": true"#,
-        code: 130,
-    },
-    Asked {
-        args: &["Sure?", "--option", "yes", "--option", "no"],
-        shown: "Sure?",
-        keys: &["\x03"],
-        answer: r#""cancelled": true"#,
-        code: 130,
-    },
+    cancelled_by(&["\x1b"]),
+    cancelled_by(&["\x03"]),
 ];
+
+/// Escape or Ctrl-C: the question cancelled, exit 130.
+const fn cancelled_by(keys: &'static [&'static str]) -> Asked {
+    Asked {
+        args: &["Sure?", "--option", "yes", "--option", "no"],
+        shown: "Sure?",
+        keys,
+        answer: r#""cancelled": true"#,
+        code: 130,
+    }
+}
 
 #[test]
 fn ask_through_a_terminal_selects_or_cancels() {
@@ -749,7 +751,7 @@ fn ask_without_a_terminal_fails_or_takes_the_default() {
         &[],
     );
     assert_eq!(bad.code, 2);
-    assert_has(&bad.stderr, "--default `maybe`");
+    assert_human!(repo, "ask_unknown_default", bad.transcript());
 }
 
 /// `git push origin main` on a terminal, answering with `keys`.
@@ -878,7 +880,7 @@ fn hooks_unknown_remote_commit_is_fetch_first_not_a_force_push() {
     commit(&p.repo, "a.txt", "a2\n", "fix: a");
     let run = push(&p.repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "fetch first");
+    assert_human!(p.repo, "hooks_force_push_fetch_first", run.transcript());
     assert_lacks(&run.stderr, "force push");
 }
 
@@ -915,11 +917,7 @@ fn hooks_install_in_a_submodule_uses_its_own_git_dir() {
 fn hooks_protected_annotated_tags_are_peeled() {
     let p = Pushing::new();
     let repo = &p.repo;
-    repo.git(&[
-        "config",
-        "evolv.protectedBranches",
-        "main refs/tags/release-*",
-    ]);
+    repo.set_config("evolv.protectedBranches", "main refs/tags/release-*");
     let allow = [("GIT_EVOLV_ALLOW_PUSH", "1")];
     repo.git(&["tag", "-a", "-m", "r1", "release-1"]);
     let old = repo.head();
@@ -927,12 +925,12 @@ fn hooks_protected_annotated_tags_are_peeled() {
     // Moving the tag forward is a fast-forward of the peeled commits.
     commit(repo, "a.txt", "a2\n", "fix: a2");
     repo.git(&["tag", "-f", "-a", "-m", "r1 again", "release-1"]);
-    let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
-    run.ok();
-    assert_has(&run.stderr, "release-1 (1 ahead, 0 behind, protected): ok");
+    let forward = push_env(repo, &["--force", "origin", "release-1"], &allow);
+    forward.ok();
     // Moving it back is a force push.
     repo.git(&["tag", "-f", "-a", "-m", "r1 back", "release-1", &old]);
     let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "force push to the protected ref release-1");
+    let out = forward.transcript() + &run.transcript();
+    assert_human!(repo, "hooks_protected_tag_moves", out);
 }

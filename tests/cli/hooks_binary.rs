@@ -9,7 +9,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::common::{BIN, Run, TestRepo, assert_has, error_code, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, error_code, sealed,
+};
 
 const HOOK_BIN: &str = env!("CARGO_BIN_EXE_git-evolv-hook");
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -81,12 +83,13 @@ fn hooks_install_copies_the_hook_binary_which_lints_like_before() {
     // good one passes.
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected")
-            && bad.stderr.contains("Fix it and retry with:")
-            && bad.stderr.contains("EVOLV_REJECTED_MSG"),
-        "{}",
-        bad.stderr
+    assert_has_all(
+        &bad.stderr,
+        &[
+            "commit message rejected",
+            "Fix it and retry with:",
+            "EVOLV_REJECTED_MSG",
+        ],
     );
     commit(&repo, "feat: linted by the copy").ok();
     assert_eq!(
@@ -178,7 +181,7 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
     );
     assert_eq!(repo.hook_status("pre-push")["stale"], false);
     let human = repo.evolv(&["hooks", "status"]);
-    assert_has(&human.stdout, "another build of git-evolv-hook");
+    assert_human!(repo, "hooks_status_stale_copy", human.transcript());
     // The stale copy still lints.
     assert_eq!(commit(&repo, "not conventional").code, 1);
 
@@ -304,11 +307,11 @@ fn hooks_the_hook_binary_runs_by_hand() {
     let by_hand = |args: &[&str]| {
         let mut cmd = sealed(HOOK_BIN, repo.home());
         cmd.args(args).current_dir(repo.path());
-        Run::from(cmd.output().unwrap())
+        Run::from(cmd.output().unwrap()).named(format!("git-evolv-hook {}", args.join(" ")))
     };
     let bad = by_hand(&["commit-msg", "msg"]);
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert_has(&bad.stderr, "commit message rejected");
+    assert_human!(repo, "hook_binary_rejects_by_hand", bad.transcript());
     repo.write("msg", "fix: by hand\n");
     by_hand(&["commit-msg", "msg"]).ok();
     let v = by_hand(&["--version"]);
@@ -316,7 +319,7 @@ fn hooks_the_hook_binary_runs_by_hand() {
     assert_eq!(v.stdout, format!("git-evolv-hook {VERSION}\n"));
     let usage = by_hand(&["lint"]);
     assert_eq!(usage.code, 2, "{}", usage.stderr);
-    assert_has(&usage.stderr, "commit-msg FILE");
+    assert_human!(repo, "hook_binary_usage", usage.transcript());
 }
 
 /// pre-commit and lefthook call a hook file their own when it holds their

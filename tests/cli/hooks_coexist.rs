@@ -43,7 +43,7 @@ fn husky(repo: &TestRepo) {
             "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"",
         );
     }
-    repo.git(&["config", "core.hooksPath", ".husky/_"]);
+    repo.set_config("core.hooksPath", ".husky/_");
 }
 
 /// A pre-commit-installed commit-msg hook: pre-commit's identifying line,
@@ -139,7 +139,7 @@ fn hooks_a_chained_hook_that_dispatches_on_its_name_still_runs() {
 fn hooks_install_refuses_a_folder_git_tracks() {
     // See: issue #17, item 2.
     let repo = TestRepo::with_files(&[(".githooks/commit-msg", "#!/bin/sh\nexit 0\n")]);
-    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    repo.set_config("core.hooksPath", ".githooks");
     let before = repo.status();
     let run = repo.evolv(&["--json", "hooks", "install", "--hooks-path"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
@@ -302,13 +302,13 @@ fn hooks_path_hints_work_when_followed() {
     repo.evolv(&["hooks", "install"]).ok();
 
     // uninstall needs no flag: it removes ours from every folder.
-    repo.git(&["config", "core.hooksPath", ".hooks-here"]);
+    repo.set_config("core.hooksPath", ".hooks-here");
     let run = repo.evolv(&["hooks", "uninstall"]);
     run.ok();
     assert!(!repo.path().join(".git/hooks/commit-msg").exists());
 
     // core.hooksPath naming the default folder is no detour.
-    repo.git(&["config", "core.hooksPath", ".git/hooks"]);
+    repo.set_config("core.hooksPath", ".git/hooks");
     let run = repo.evolv(&["hooks", "install"]);
     run.ok();
     assert_lacks(&run.stderr, "never runs hooks");
@@ -321,7 +321,7 @@ fn hooks_install_into_hooks_path_keeps_running_after_it_is_unset() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     husky(&repo);
     repo.evolv(&["hooks", "install", "--hooks-path"]).ok();
-    repo.git(&["config", "--unset", "core.hooksPath"]);
+    repo.set_config("--unset", "core.hooksPath");
     let bad = commit(&repo, "nope");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
     assert_eq!(repo.hook_status("commit-msg")["state"], "installed");

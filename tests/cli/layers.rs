@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::common::TestResult;
 use crate::rust_source::{
     assert_clean, assert_reports, code_only, is_test_file, relative, rust_files, scratch_tree,
     workspace,
@@ -400,7 +401,7 @@ fn no_module_imports_one_above_it_or_in_a_cycle() {
 /// The check itself fails when a cycle, or an import up the layers, is
 /// put back: a crate with `a ↔ b` inside `store/`, and `low` naming `high`.
 #[test]
-fn a_cycle_or_an_upward_import_is_found() {
+fn a_cycle_or_an_upward_import_is_found() -> TestResult {
     let tree = scratch_tree(&[
         ("lib.rs", "pub mod high;\npub mod low;\npub mod store;\n"),
         ("high.rs", "use crate::low::f;\n"),
@@ -419,7 +420,7 @@ fn a_cycle_or_an_upward_import_is_found() {
             "store/note.rs",
             "// crate::high\nconst S: &str = \"crate::high\";\n",
         ),
-    ]);
+    ])?;
     let found = problems(tree.path(), &["high", "low", "store"]);
     assert_reports(
         &found,
@@ -429,4 +430,5 @@ fn a_cycle_or_an_upward_import_is_found() {
             "low imports high, a layer above it",
         ],
     );
+    Ok(())
 }

@@ -76,15 +76,8 @@ fn include_filtered_edits_what_git_does_not_treat_as_text_as_the_cli_does() {
 #[test]
 fn force_lets_a_file_backup_rollback_undo_later_commits_as_the_cli_does() {
     let repo = TestRepo::with_files(&[("f", "a\nb\n")]);
-    let plan = repo.home().join("plan.json");
-    std::fs::write(
-        &plan,
-        r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
-    )
-    .unwrap();
     let id = repo.propose("a", "A", &[]);
-    repo.evolv(&["apply", &id, "--plan", plan.to_str().unwrap()])
-        .ok();
+    repo.apply_with_file_backup(&id);
     let later = repo.propose("b", "B", &[]);
     repo.evolv(&["apply", &later]).ok();
     let head = repo.head();

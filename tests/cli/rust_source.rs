@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
+use crate::common::Error;
+
 /// Every `.rs` file under `dir`, sorted, build output (`target`) and
 /// hidden folders left out; none when `dir` does not exist.
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
@@ -182,14 +184,14 @@ pub fn assert_clean(found: &[String]) {
 
 /// A scratch folder holding `files` (path, content), for a check's
 /// self-test.
-pub fn scratch_tree(files: &[(&str, &str)]) -> TempDir {
-    let dir = tempfile::tempdir().unwrap();
+pub fn scratch_tree(files: &[(&str, &str)]) -> Result<TempDir, Error> {
+    let dir = tempfile::tempdir()?;
     for (path, content) in files {
         let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
+        std::fs::create_dir_all(path.parent().ok_or("a path with a folder")?)?;
+        std::fs::write(path, content)?;
     }
-    dir
+    Ok(dir)
 }
 
 /// Asserts that a check reported exactly one problem containing each of

@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use crate::common::TestResult;
 use crate::rust_source::{
     assert_clean, assert_reports, code_only, is_test_file, relative, rust_files, scratch_tree,
     workspace,
@@ -233,7 +234,7 @@ fn no_source_file_or_function_is_too_long() {
 /// The check itself fails on a tree with a long file and a long function,
 /// and leaves test code, comments, strings and the allow-lists alone.
 #[test]
-fn a_long_file_or_function_is_found() {
+fn a_long_file_or_function_is_found() -> TestResult {
     let body = |n: usize| "    let x = 1;\n".repeat(n);
     // 81 lines from `fn` to `}`: too long. 80: fine.
     let long = format!("fn long() {{\n{}}}\n", body(79));
@@ -258,7 +259,7 @@ fn a_long_file_or_function_is_found() {
         ),
         ("crates/core/src/big_tests.rs", &code(900)),
         ("crates/core/src/old/mod.rs", &long.replace("long", "old")),
-    ]);
+    ])?;
     let root = tree.path();
     let found = oversized(root, &["crates/core/src/old/"], &[]);
     assert_reports(
@@ -276,4 +277,5 @@ fn a_long_file_or_function_is_found() {
     ];
     let found = oversized(root, &["crates/core/src/old/"], &allowed);
     assert_reports(&found, &["crates/core/src/big.rs: 601 lines"]);
+    Ok(())
 }

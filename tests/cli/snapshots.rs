@@ -104,3 +104,44 @@ fn error_rendering_human() -> TestResult {
     assert_human!(repo, "validation_failed", failed);
     Ok(())
 }
+
+/// Every subcommand, as `git evolv SUB --help` prints it.
+const SUBCOMMANDS: &[&str] = &[
+    "propose",
+    "list",
+    "show",
+    "drop",
+    "apply",
+    "rollback",
+    "recover",
+    "log",
+    "gc",
+    "plan",
+    "demo",
+    "lint",
+    "hooks",
+    "hook",
+    "check",
+    "cat",
+    "glob",
+    "ask",
+    "completions",
+    "install-man",
+    "help",
+    "mcp",
+    "task",
+    "serve",
+];
+
+/// The `--help` of git-evolv and of each subcommand: the reference a
+/// user reads, pinned (`help_<subcommand>.snap`).
+#[test]
+fn every_help_text_human() -> TestResult {
+    let repo = TestRepo::try_empty()?;
+    assert_human!(repo, "help_git_evolv", repo.transcript(&["--help"]));
+    for sub in SUBCOMMANDS {
+        let name = format!("help_{}", sub.replace('-', "_"));
+        assert_human!(repo, name.as_str(), repo.transcript(&[sub, "--help"]));
+    }
+    Ok(())
+}

@@ -11,6 +11,7 @@
 
 use std::path::Path;
 
+use crate::common::TestResult;
 use crate::rust_source::{assert_clean, code_only, relative, rust_files, scratch_tree, workspace};
 
 /// The modules allowed `unsafe`, one per crate that needs system calls,
@@ -157,7 +158,7 @@ fn unsafe_lives_only_in_the_fence_modules_each_block_with_a_safety_note() {
 /// loses its opening allow, or a block loses its note; prose and strings
 /// naming `unsafe` do not count.
 #[test]
-fn an_unsafe_outside_the_fence_or_without_a_note_is_found() {
+fn an_unsafe_outside_the_fence_or_without_a_note_is_found() -> TestResult {
     let sys = "//! Why: libc.\n\n#![allow(unsafe_code)]\n\n\
          pub fn a() {\n    // SAFETY: sound.\n    unsafe { f() }\n}\n\n\
          pub fn b() {\n    #[cfg(unix)]\n    // it is fine\n    unsafe {\n        f()\n    }\n}\n\n\
@@ -178,7 +179,7 @@ fn an_unsafe_outside_the_fence_or_without_a_note_is_found() {
         ("src/lib.rs", lib),
         ("src/old/mod.rs", unchecked),
         ("target/debug/out.rs", unchecked),
-    ]);
+    ])?;
     let found = problems(
         tree.path(),
         &["src/sys.rs", "src/zlib.rs", "src/gone.rs"],
@@ -193,4 +194,5 @@ fn an_unsafe_outside_the_fence_or_without_a_note_is_found() {
         "src/zlib.rs: a fence module opens with `#![allow(unsafe_code)]`",
     ];
     assert_eq!(found, expected, "{found:#?}");
+    Ok(())
 }

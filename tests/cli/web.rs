@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{BIN, TestRepo, assert_has, sealed, str_of};
+use crate::common::{BIN, TestRepo, assert_has, assert_has_all, assert_human, sealed, str_of};
 
 /// A running `git evolv serve`, stopped (SIGINT) on drop (also used by
 /// `hardening_bytes`).
@@ -522,16 +522,24 @@ fn the_event_stream_needs_our_origin_and_reports_cli_changes_with_sequence_numbe
     assert_eq!(server.interrupt(), 0);
 }
 
+/// A comment's JSON body: its text, where it sits (path, side, and start
+/// line and column, end line and column) and the text it quotes.
+fn comment(text: &str, (path, side, span): (&str, &str, [u32; 4]), quote: &str) -> Value {
+    let [start_line, start_col, end_line, end_col] = span;
+    serde_json::json!({
+        "body": text,
+        "locator": {"path": path, "side": side, "start_line": start_line,
+                    "start_col": start_col, "end_line": end_line, "end_col": end_col},
+        "quote": quote
+    })
+}
+
 #[test]
 fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
     let (repo, id) = repo_with_proposal();
     let server = Server::start(&repo);
-    let body = serde_json::json!({
-        "body": "Call it <b>fetchUser</b> instead",
-        "locator": {"path": "backend/user.go", "side": "new", "start_line": 2,
-                    "start_col": 6, "end_line": 2, "end_col": 19},
-        "quote": "fetchUserData"
-    });
+    let at = ("backend/user.go", "new", [2, 6, 2, 19]);
+    let body = comment("Call it <b>fetchUser</b> instead", at, "fetchUserData");
     let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
     assert_eq!(r.status, 201, "{}", r.body);
     let stored = r.json();
@@ -559,12 +567,8 @@ fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
     assert_eq!(shown["comments"], comments, "{shown}");
     drop(mcp);
     let human = repo.evolv(&["show", &id]);
-    assert!(
-        human.ok().stdout.contains("backend/user.go:2:6-2:19 (new)"),
-        "{}",
-        human.stdout
-    );
-    assert!(human.stdout.contains("  > fetchUserData"));
+    human.ok();
+    assert_human!(repo, "show_with_a_comment", human.transcript());
 
     // A new server (same port, so the page's cookie still works) sees it.
     let port = server.port;
@@ -590,12 +594,11 @@ fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
 fn comments_travel_with_a_push_of_the_namespace() {
     let (repo, id) = repo_with_proposal();
     let server = Server::start(&repo);
-    let body = serde_json::json!({
-        "body": "shared with the team",
-        "locator": {"path": "backend/auth.go", "side": "old", "start_line": 2,
-                    "start_col": 1, "end_line": 2, "end_col": 5},
-        "quote": "func"
-    });
+    let body = comment(
+        "shared with the team",
+        ("backend/auth.go", "old", [2, 1, 2, 5]),
+        "func",
+    );
     let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
     assert_eq!(r.status, 201, "{}", r.body);
     let remote = tempfile::tempdir().unwrap();
@@ -623,11 +626,7 @@ fn comments_travel_with_a_push_of_the_namespace() {
 #[test]
 fn apply_streams_its_validation_then_lands_as_the_cli_does() {
     let (repo, id) = repo_with_proposal();
-    repo.git(&[
-        "config",
-        "evolv.validate",
-        "echo checking one; echo checking two",
-    ]);
+    repo.set_config("evolv.validate", "echo checking one; echo checking two");
     let server = Server::start(&repo);
     let before = repo.head();
     let r = server.post(&format!("/api/proposals/{id}/apply"), "{}");
@@ -710,14 +709,13 @@ fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
         ("x.py", "x = 1\n"),
         ("notes.txt", "keep\n"),
     ]);
-    repo.git(&["config", "evolv.validator.py.glob", "*.py"]);
+    repo.set_config("evolv.validator.py.glob", "*.py");
     // Output with markup: it must reach the page as text (the browser
     // suite checks the rendering).
-    repo.git(&[
-        "config",
+    repo.set_config(
         "evolv.validator.py.command",
         "echo '<b>py</b> says no to' {files}; exit 3",
-    ]);
+    );
     let edits = r#"{"edits": [
         {"op": "replace", "path": "c.json", "old": "1}", "new": "1"},
         {"op": "replace", "path": "x.py", "old": "1", "new": "2"},
@@ -767,14 +765,7 @@ fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
     // People see it too, under the diff.
     let human = repo.evolv(&["show", &id]);
     human.ok();
-    assert!(
-        human.stdout.contains("validator json FAILED")
-            && human
-                .stdout
-                .contains("validator py FAILED: <b>py</b> says no to x.py"),
-        "{}",
-        human.stdout
-    );
+    assert_human!(repo, "show_with_failed_validators", human.transcript());
     // A replace records none: the field is there, empty.
     let other = repo.propose("keep", "held", &[]);
     let shown = repo.evolv(&["show", "--json", &other]).json();
@@ -825,14 +816,13 @@ fn validation_output_reaches_the_page_while_the_command_still_runs() {
     // The command prints, then waits until the test has seen that line:
     // without streaming, the line would arrive only after the timeout.
     let go = repo.home().join("go");
-    repo.git(&[
-        "config",
+    repo.set_config(
         "evolv.validate",
         &format!(
             "echo first; while [ ! -e '{}' ]; do sleep 0.05; done; echo second",
             go.display()
         ),
-    ]);
+    );
     let server = Server::start(&repo);
     let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
     let body = "{}";
@@ -898,9 +888,6 @@ fn a_stack_is_shown_as_such_and_applied_as_one_batch() {
     assert_eq!(last["report"]["batch"], true);
     assert_eq!(repo.rev("HEAD~2").unwrap(), before);
     let auth = repo.read("backend/auth.go");
-    assert!(
-        auth.contains("authenticate(") && auth.contains("fetchUserData"),
-        "{auth}"
-    );
+    assert_has_all(&auth, &["authenticate(", "fetchUserData"]);
     assert_eq!(repo.status(), "");
 }

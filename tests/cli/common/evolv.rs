@@ -116,6 +116,20 @@ impl TestRepo {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// `apply --json id --validate script`, its run.
+    pub fn apply_validating(&self, id: &str, script: &str) -> Run {
+        self.evolv(&["apply", "--json", id, "--validate", script])
+    }
+
+    /// Lands `id` under a plan whose rollback strategy is `file_backup`
+    /// (its rollback restores the files rather than reverting).
+    #[track_caller]
+    pub fn apply_with_file_backup(&self, id: &str) {
+        let plan = r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#;
+        let plan = self.home_file("file_backup.json", plan);
+        self.evolv(&["apply", id, "--plan", &plan]).ok();
+    }
+
     /// The `hooks status --json` entry of the hook `name`.
     #[track_caller]
     pub fn hook_status(&self, name: &str) -> Value {

@@ -54,6 +54,14 @@ pub fn assert_has(haystack: &str, needle: &str) {
     );
 }
 
+/// Asserts that `haystack` contains each of `needles`.
+#[track_caller]
+pub fn assert_has_all(haystack: &str, needles: &[&str]) {
+    for needle in needles {
+        assert_has(haystack, needle);
+    }
+}
+
 /// Asserts that `haystack` does not contain `needle`.
 #[track_caller]
 pub fn assert_lacks(haystack: &str, needle: &str) {

@@ -70,6 +70,14 @@ impl TestRepo {
         TestRepo::try_with_files(files).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// A repository with `n` files committed, the `i`th `file(i)` (path,
+    /// content).
+    #[track_caller]
+    pub fn with_many(n: usize, file: impl Fn(usize) -> (String, String)) -> Self {
+        let files: Vec<(String, String)> = (0..n).map(file).collect();
+        TestRepo::with_files(&files)
+    }
+
     /// The repository with `rel` written (not committed).
     #[track_caller]
     pub fn with(self, rel: &str, content: &str) -> Self {
@@ -87,8 +95,23 @@ impl TestRepo {
     /// The repository with `git config key value` set.
     #[track_caller]
     pub fn with_config(self, key: &str, value: &str) -> Self {
-        self.git(&["config", key, value]);
+        self.set_config(key, value);
         self
+    }
+
+    /// Sets `git config key value` in the repository.
+    #[track_caller]
+    pub fn set_config(&self, key: &str, value: &str) {
+        self.git(&["config", key, value]);
+    }
+
+    /// Writes `content` to `name` in the home folder (outside the work
+    /// tree: a plan, an edit list) and returns its path.
+    #[track_caller]
+    pub fn home_file(&self, name: &str, content: &str) -> String {
+        let path = self.home().join(name);
+        std::fs::write(&path, content).unwrap_or_else(|e| panic!("write {name}: {e}"));
+        path.display().to_string()
     }
 
     /// The repository with everything in the work tree committed.

@@ -19,6 +19,9 @@ pub fn snapshot_settings(repo: &TestRepo) -> insta::Settings {
     if let Some(bin_dir) = Path::new(BIN).parent() {
         s.add_filter(&regex_escape(&bin_dir.display().to_string()), "[BIN]");
     }
+    // Other scratch folders (a bare remote, a clone): tempfile's names.
+    s.add_filter(r#"/[^\s'"]*/\.tmp[A-Za-z0-9]{6}"#, "[TMP]");
+    s.add_filter(r"\b[0-9a-f]{64}\b", "[HASH]");
     s.add_filter(r"\b[0-9a-f]{40}\b", "[HASH]");
     s.add_filter(r"\b[0-9a-f]{7,12}\b", "[SHORT]");
     s.add_filter(r"patch_(\d+)_[0-9a-f]{8,40}", "patch_${1}_[ID]");
