@@ -296,9 +296,10 @@ fn a_head_moved_in_other_files_during_validation_lands_the_replay_without_revali
         moved.as_str(),
         "replayed onto the moved head: {v}"
     );
-    assert_eq!(repo.read("a.txt"), "ALPHA\n1\n2\n3\n4\n5\n6\nomega\n");
-    assert_eq!(repo.read("other.txt"), "other\nmore\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[
+        ("a.txt", "ALPHA\n1\n2\n3\n4\n5\n6\nomega\n"),
+        ("other.txt", "other\nmore\n"),
+    ]);
 }
 
 #[test]

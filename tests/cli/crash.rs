@@ -280,6 +280,20 @@ impl Scenario {
         );
     }
 
+    /// Stores the proposal `id` on the scenario's base adding one file,
+    /// `path` with `content`; returns that file's spec.
+    fn store_adding(&self, path: &'static str, content: &str, id: &str) -> Spec {
+        let specs = [Spec {
+            path,
+            h: Node::Missing,
+            n: file(content),
+        }];
+        let tree = tree_with(&self.repo, &self.h, &specs);
+        store_proposal(&self.repo, &self.h, &tree, id);
+        let [spec] = specs;
+        spec
+    }
+
     /// The repository passes `git fsck` and takes a new commit.
     #[track_caller]
     fn assert_usable(&self) {
@@ -811,13 +825,7 @@ fn paths_outside_the_working_tree_or_through_symlinks_are_refused() {
     // N writes below a directory that is a symlink in the working tree.
     let outside = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(outside.path(), sc.repo.file("escape")).unwrap();
-    let specs = vec![Spec {
-        path: "escape/pwned.txt",
-        h: Node::Missing,
-        n: file("x\n"),
-    }];
-    let tree = tree_with(&sc.repo, &sc.h, &specs);
-    store_proposal(&sc.repo, &sc.h, &tree, "patch_2_badbad00");
+    sc.store_adding("escape/pwned.txt", "x\n", "patch_2_badbad00");
     let run = sc.run(&["apply", "--json", "patch_2_badbad00"], None);
     assert_eq!(error_code(&run), "dirty_worktree", "{}", run.stdout);
     assert!(!outside.path().join("pwned.txt").exists());
@@ -829,13 +837,7 @@ fn a_killed_batch_apply_recovers_to_h_or_n() {
     for point in POINTS {
         let sc = Scenario::new(full_change_set());
         // A second proposal on the same base, touching another file.
-        let extra = vec![Spec {
-            path: "keep2.txt",
-            h: Node::Missing,
-            n: file("second\n"),
-        }];
-        let tree = tree_with(&sc.repo, &sc.h, &extra);
-        store_proposal(&sc.repo, &sc.h, &tree, "patch_2_c0ffee02");
+        let extra = [sc.store_adding("keep2.txt", "second\n", "patch_2_c0ffee02")];
         let run = sc.run(
             &["apply", "--batch", &sc.id, "patch_2_c0ffee02"],
             Some(point),

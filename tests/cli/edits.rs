@@ -27,12 +27,15 @@ fn at(repo: &TestRepo, id: &str, path: &str) -> Vec<u8> {
     run.stdout_bytes
 }
 
-/// Asserts the proposal's version of each file (path, bytes).
+/// Proposes the edit `list` and asserts the proposal's version of each
+/// file (path, bytes); returns the patch id.
 #[track_caller]
-fn assert_proposed(repo: &TestRepo, id: &str, files: &[(&str, &[u8])]) {
+fn assert_list_proposes(repo: &TestRepo, list: &Value, files: &[(&str, &[u8])]) -> String {
+    let id = patch_id(&propose_list(repo, list, &[]));
     for (path, want) in files {
-        assert_eq!(at(repo, id, path), *want, "{path}");
+        assert_eq!(at(repo, &id, path), *want, "{path}");
     }
+    id
 }
 
 fn patch_id(run: &crate::common::Run) -> String {
@@ -85,12 +88,9 @@ fn exact_replace_stores_a_proposal_and_touches_nothing() {
 fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
     let repo = TestRepo::with_files(&[("a.txt", "x\ny\nx\n")]);
     let run = exact(&repo, "a.txt", "x", "z");
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "ambiguous_match");
+    run.fails_with(1, "ambiguous_match");
     assert_eq!(run.json()["error"]["failures"][0]["lines"], json!([1, 3]));
-    let run = repo.evolv(&[
-        "propose",
-        "--json",
+    let args = [
         "--file",
         "a.txt",
         "--old",
@@ -98,8 +98,8 @@ fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
         "--new",
         "z",
         "--replace-all",
-    ]);
-    let id = patch_id(&run);
+    ];
+    let id = propose_flags(&repo, &args);
     assert_eq!(at(&repo, &id, "a.txt"), b"z\ny\nz\n");
 }
 
@@ -107,8 +107,7 @@ fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
 fn no_match_reports_the_closest_region_and_blob() {
     let repo = TestRepo::with_files(&[("a.py", "def f():\n\treturn 1\n\ndef g():\n\treturn 2\n")]);
     let run = exact(&repo, "a.py", "def g():\n    return 2", "x");
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "no_match");
+    run.fails_with(1, "no_match");
     let f = &run.json()["error"]["failures"][0];
     assert_eq!(f["candidate"]["start_line"], 4);
     assert_eq!(f["candidate"]["first_diff_line"], 5);
@@ -136,8 +135,7 @@ fn a_failure_on_a_dirty_file_says_the_base_is_head() {
 fn already_applied_when_new_is_there() {
     let repo = TestRepo::with_files(&[("a.txt", "let y = 2;\n")]);
     let run = exact(&repo, "a.txt", "let x = 1;", "let y = 2;");
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "already_applied");
+    run.fails_with(1, "already_applied");
 }
 
 #[test]
@@ -152,10 +150,9 @@ fn crlf_bom_no_final_newline_and_mode_are_kept() {
         {"op": "replace", "path": "w.txt", "old": "one\ntwo", "new": "1\n2\n2b"},
         {"op": "replace", "path": "run.sh", "old": "hi", "new": "bye"}
     ]});
-    let id = patch_id(&propose_list(&repo, &list, &[]));
-    assert_proposed(
+    let id = assert_list_proposes(
         &repo,
-        &id,
+        &list,
         &[("w.txt", b"\xEF\xBB\xBF1\r\n2\r\n2b\r\nthree")],
     );
     let ls = repo.git(&["ls-tree", &format!("refs/evolv/proposals/{id}"), "run.sh"]);
@@ -229,13 +226,14 @@ fn write_delete_rename_and_their_errors() {
     let repo = TestRepo::with_files(&[("old.rs", "fn x() {}\n"), ("gone.rs", "g\n")]);
     let content = repo.home().join("content.txt");
     std::fs::write(&content, "new file\n").unwrap();
+    let content = content.to_str().unwrap();
     let run = repo.evolv(&[
         "propose",
         "--json",
         "--file",
         "deep/dir/new.rs",
         "--write-from",
-        content.to_str().unwrap(),
+        content,
     ]);
     let id = patch_id(&run);
     assert_eq!(at(&repo, &id, "deep/dir/new.rs"), b"new file\n");
@@ -620,10 +618,9 @@ fn fixture_files_keep_their_bytes() {
         {"op": "replace", "path": "no_final_newline.txt", "old": "gamma", "new": "GAMMA"},
         {"op": "replace", "path": "latin1.txt", "old": "na", "new": "NA"}
     ]});
-    let id = patch_id(&propose_list(&repo, &list, &[]));
-    assert_proposed(
+    let id = assert_list_proposes(
         &repo,
-        &id,
+        &list,
         &[
             ("crlf.txt", b"first line\r\n2nd\r\nline\r\nthird line\r\n"),
             ("bom.txt", b"\xef\xbb\xbfHELLO bom\nsecond\n"),

@@ -4,7 +4,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use crate::common::{TestRepo, assert_has_all, error_code, strings_of};
+use crate::common::{TestRepo, assert_has_all, assert_statistics, error_code, strings_of};
 
 // See: issue 16 item 3.
 #[test]
@@ -80,9 +80,7 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
     assert_eq!(run.json()["affected_files_bytes"][0], "636166e92e747874");
     let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
     let v = run.success().stdout_json();
-    assert_eq!(v["statistics"]["files_scanned"], 3);
-    assert_eq!(v["statistics"]["files_matched"], 3);
-    assert_eq!(v["statistics"]["path_skipped"], 0);
+    assert_statistics(&v, "files_scanned=3 files_matched=3 path_skipped=0");
     let id = v["patch_id"].as_str().unwrap().to_string();
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("a.txt"), "TOK\n");
@@ -95,9 +93,7 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
 fn a_backslash_in_a_file_name_lands_on_linux() {
     let (repo, id) = TestRepo::proposed(&[("a\\b.txt", "tok\n"), ("c.txt", "tok\n")], "tok", "TOK");
     repo.evolv(&["apply", &id]).ok();
-    assert_eq!(repo.read("a\\b.txt"), "TOK\n");
-    assert_eq!(repo.read("c.txt"), "TOK\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("a\\b.txt", "TOK\n"), ("c.txt", "TOK\n")]);
 }
 
 // See: issue 16 item 19.
@@ -181,8 +177,7 @@ fn commit_gpgsign_signs_as_git_does_or_refuses_with_nothing_changed() {
     let run = repo.evolv(&["apply", "--json", &id2]);
     assert_eq!(error_code(&run), "signing_failed");
     assert_eq!(repo.head(), head);
-    assert_eq!(repo.read("f"), "a\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("f", "a\n")]);
 }
 
 // See: issue 16 item 15.

@@ -59,6 +59,11 @@ fn commit(repo: &TestRepo, file: &str, content: &str, message: &str) -> String {
     repo.head()
 }
 
+/// Rewrites the last commit's message, bypassing commit-msg.
+fn amend(repo: &TestRepo, message: &str) {
+    repo.git(&["commit", "-q", "--no-verify", "--amend", "-m", message]);
+}
+
 fn hooks_dir(repo: &TestRepo) -> PathBuf {
     repo.path().join(".git/hooks")
 }
@@ -103,6 +108,13 @@ impl Pushing {
         let p = Pushing::new();
         p.repo.evolv(&["hooks", "uninstall"]).ok();
         p
+    }
+
+    /// Asserts that the remote's main is at `tip` (`at`), or is not.
+    #[track_caller]
+    fn assert_remote_main(&self, tip: &str, at: bool) {
+        let main = self.remote_rev("refs/heads/main");
+        assert_eq!(main.as_deref() == Some(tip), at, "{main:?}");
     }
 
     fn remote_rev(&self, r: &str) -> Option<String> {
@@ -376,14 +388,7 @@ fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
     let p = Pushing::new();
     let repo = &p.repo;
     let before = p.remote_rev("refs/heads/main").unwrap();
-    repo.git(&[
-        "commit",
-        "-q",
-        "--no-verify",
-        "--amend",
-        "-m",
-        "chore: rewritten",
-    ]);
+    amend(repo, "chore: rewritten");
     let run = push(repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
     assert_human!(repo, "hooks_force_push_to_main_refused", run.transcript());
@@ -399,14 +404,7 @@ fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
     repo.git(&["checkout", "-q", "-b", "feature"]);
     commit(repo, "b.txt", "b\n", "feat: b");
     push(repo, &["origin", "feature"]).ok();
-    repo.git(&[
-        "commit",
-        "-q",
-        "--no-verify",
-        "--amend",
-        "-m",
-        "feat: b, reworded",
-    ]);
+    amend(repo, "feat: b, reworded");
     let run = push(repo, &["--force-with-lease", "origin", "feature"]);
     run.ok();
     assert_eq!(p.remote_rev("refs/heads/feature"), Some(repo.head()));
@@ -433,15 +431,9 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
     let tip = commit(repo, "a.txt", "a2\n", "fix: a");
     let run = push(repo, &["origin", "main"]);
     assert_ne!(run.code, 0);
-    assert_human!(
-        repo,
-        "hooks_push_to_main_without_a_terminal",
-        run.transcript()
-    );
-    assert_ne!(
-        p.remote_rev("refs/heads/main").as_deref(),
-        Some(tip.as_str())
-    );
+    let refused = run.transcript();
+    assert_human!(repo, "hooks_push_to_main_without_a_terminal", refused);
+    p.assert_remote_main(&tip, false);
 
     let run = no_tty(
         repo,
@@ -457,15 +449,9 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
         &[],
     );
     run.ok();
-    assert_human!(
-        repo,
-        "hooks_push_to_main_allowed_by_config",
-        run.transcript()
-    );
-    assert_eq!(
-        p.remote_rev("refs/heads/main").as_deref(),
-        Some(tip.as_str())
-    );
+    let allowed = run.transcript();
+    assert_human!(repo, "hooks_push_to_main_allowed_by_config", allowed);
+    p.assert_remote_main(&tip, true);
 
     let tip = commit(repo, "a.txt", "a3\n", "fix: a again");
     push_env(repo, &["origin", "main"], &[("GIT_EVOLV_ALLOW_PUSH", "1")]).ok();

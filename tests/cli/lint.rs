@@ -204,14 +204,8 @@ fn range_repo() -> (TestRepo, String) {
     repo.commit_all("Bad message");
     repo.write("d", "1\n");
     repo.git(&["add", "-A"]);
-    repo.git(&[
-        "commit",
-        "-q",
-        "--author",
-        "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>",
-        "-m",
-        "Bump lodash",
-    ]);
+    let bot = "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>";
+    repo.git(&["commit", "-q", "--author", bot, "-m", "Bump lodash"]);
     repo.git(&["checkout", "-q", "-b", "side", &base]);
     repo.write("e", "1\n");
     repo.commit_all("fix: on the side");
@@ -395,25 +389,19 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
         &format!("Capital Letters Here.\n{}\n", "y".repeat(150)),
     );
     repo.git(&["add", "a"]);
-    let dir = repo.path();
-    let run = git_in(
-        &repo,
-        dir,
-        &["commit", "-v"],
-        &[("GIT_EDITOR", editor), ("MSG", "feat: edit a")],
-    );
+    // `git commit -v`, the editor writing `message` above git's text.
+    let commit_v = |message| {
+        let env = [("GIT_EDITOR", editor), ("MSG", message)];
+        git_in(&repo, repo.path(), &["commit", "-v"], &env)
+    };
+    let run = commit_v("feat: edit a");
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert_eq!(repo.last_message(), "feat: edit a");
 
     repo.write("a", "2\n");
     repo.git(&["add", "a"]);
     let before = repo.head();
-    let run = git_in(
-        &repo,
-        dir,
-        &["commit", "-v"],
-        &[("GIT_EDITOR", editor), ("MSG", "Edit a")],
-    );
+    let run = commit_v("Edit a");
     assert_ne!(run.code, 0, "{}", run.stderr);
     assert_eq!(repo.head(), before);
     assert_human!(repo, "commit_msg_hook_verbose_commit", run.transcript());
@@ -433,7 +421,7 @@ fn commit_msg_hook_with_editor_comments_and_verbose_scissors() {
     repo.git(&["add", "a"]);
     let run = git_in(
         &repo,
-        dir,
+        repo.path(),
         &["-c", "core.commentChar=;", "commit"],
         &[
             ("GIT_EDITOR", editor),

@@ -367,10 +367,8 @@ fn engine_errors_are_tool_results_with_the_cli_message_code_and_hint() {
 fn unknown_tools_and_malformed_requests_are_32602_and_the_server_survives() {
     let repo = TestRepo::scenario();
     let mut mcp = Mcp::start(&repo);
-    let r = mcp.request(
-        "tools/call",
-        json!({"name": "no_such_tool", "arguments": {}}),
-    );
+    let unknown = json!({"name": "no_such_tool", "arguments": {}});
+    let r = mcp.request("tools/call", unknown);
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(
         r["error"]["message"]

@@ -96,11 +96,8 @@ fn schema_is_draft_2020_12_and_accepts_what_check_accepts() {
 #[test]
 fn check_prints_the_plan_normalised_with_defaults() {
     let repo = TestRepo::scenario();
-    let file = named_plan_file(
-        &repo,
-        "min.json",
-        &json!({"rollback": {"strategy": "git_revert"}}),
-    );
+    let minimal = json!({"rollback": {"strategy": "git_revert"}});
+    let file = named_plan_file(&repo, "min.json", &minimal);
     let run = repo.evolv(&["plan", "check", "--json", &file]);
     let v = run.success().stdout_json();
     assert_eq!(v["valid"], true);

@@ -34,6 +34,13 @@ fn propose_human() {
 }
 
 #[test]
+fn empty_list_and_log_human() {
+    let repo = scenario();
+    let out = repo.transcripts(&[&["list"], &["log"]]);
+    assert_human!(repo, "empty", out);
+}
+
+#[test]
 fn show_list_and_log_human() -> TestResult {
     let repo = scenario();
     let a = repo.try_propose("getUserData", "fetchUserData", &[])?;
@@ -46,13 +53,6 @@ fn show_list_and_log_human() -> TestResult {
     assert_human!(repo, "list", list);
     assert_human!(repo, "log", log);
     Ok(())
-}
-
-#[test]
-fn empty_list_and_log_human() {
-    let repo = scenario();
-    let out = repo.transcripts(&[&["list"], &["log"]]);
-    assert_human!(repo, "empty", out);
 }
 
 #[test]

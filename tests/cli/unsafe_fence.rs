@@ -149,11 +149,6 @@ fn problems(root: &Path, fences: &[&str], unfenced: &[&str]) -> Vec<String> {
     out
 }
 
-#[test]
-fn unsafe_lives_only_in_the_fence_modules_each_block_with_a_safety_note() {
-    assert_clean(&problems(workspace(), FENCES, UNFENCED));
-}
-
 /// The check itself fails when `unsafe` leaks out of the fence, a fence
 /// loses its opening allow, or a block loses its note; prose and strings
 /// naming `unsafe` do not count.
@@ -195,4 +190,9 @@ fn an_unsafe_outside_the_fence_or_without_a_note_is_found() -> TestResult {
     ];
     assert_eq!(found, expected, "{found:#?}");
     Ok(())
+}
+
+#[test]
+fn unsafe_lives_only_in_the_fence_modules_each_block_with_a_safety_note() {
+    assert_clean(&problems(workspace(), FENCES, UNFENCED));
 }

@@ -59,6 +59,11 @@ fn dechunk(raw: &str) -> String {
 }
 
 /// One HTTP/1.1 request on a fresh connection, read to its end.
+/// A GET of `path` with `headers`, no body.
+fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> Resp {
+    request(port, "GET", path, headers, "")
+}
+
 fn request(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
@@ -123,7 +128,7 @@ impl Server {
             .unwrap_or_else(|| panic!("unexpected URL {url:?}"));
         let (port, token) = rest.split_once("/?token=").unwrap();
         let port: u16 = port.parse().unwrap();
-        let login = request(port, "GET", &format!("/?token={token}"), &[], "");
+        let login = get(port, &format!("/?token={token}"), &[]);
         let cookie = login
             .header("set-cookie")
             .unwrap()
@@ -144,7 +149,7 @@ impl Server {
     }
 
     pub(crate) fn get(&self, path: &str) -> Resp {
-        request(self.port, "GET", path, &[("Cookie", &self.cookie)], "")
+        get(self.port, path, &[("Cookie", &self.cookie)])
     }
 
     fn post(&self, path: &str, body: &str) -> Resp {
@@ -234,13 +239,7 @@ fn it_listens_on_127_0_0_1_only_and_prints_a_url_with_a_token() {
 fn the_token_becomes_an_http_only_strict_cookie_and_leaves_the_url() {
     let (repo, _) = repo_with_proposal();
     let server = Server::start(&repo);
-    let r = request(
-        server.port,
-        "GET",
-        &format!("/p/abc?token={}", server.token),
-        &[],
-        "",
-    );
+    let r = get(server.port, &format!("/p/abc?token={}", server.token), &[]);
     assert_eq!(r.status, 303);
     assert_eq!(r.header("location"), Some("/p/abc"));
     let cookie = r.header("set-cookie").unwrap();
@@ -260,15 +259,13 @@ fn a_missing_or_wrong_token_is_401() {
     let (repo, _) = repo_with_proposal();
     let server = Server::start(&repo);
     for path in ["/", "/api/proposals", "/assets/app.js", "/?token=wrong"] {
-        let r = request(server.port, "GET", path, &[], "");
+        let r = get(server.port, path, &[]);
         assert_eq!(r.status, 401, "{path}: {r:?}");
     }
-    let r = request(
+    let r = get(
         server.port,
-        "GET",
         "/api/proposals",
         &[("Cookie", "evolv-session-1=nope")],
-        "",
     );
     assert_eq!(r.status, 401);
 }
@@ -283,32 +280,26 @@ fn a_host_that_is_not_loopback_is_403_even_with_the_cookie() {
         format!("127.0.0.1.nip.io:{port}"),
         "127.0.0.1:1".to_string(),
     ] {
-        let r = request(
+        let r = get(
             port,
-            "GET",
             "/api/proposals",
             &[("Host", &host), ("Cookie", &server.cookie)],
-            "",
         );
         assert_eq!(r.status, 403, "{host}");
-        let r = request(
+        let r = get(
             port,
-            "GET",
             &format!("/?token={}", server.token),
             &[("Host", &host)],
-            "",
         );
         assert_eq!(r.status, 403, "token exchange via {host}");
     }
-    let ok = request(
+    let ok = get(
         port,
-        "GET",
         "/api/proposals",
         &[
             ("Host", &format!("localhost:{port}")),
             ("Cookie", &server.cookie),
         ],
-        "",
     );
     assert_eq!(ok.status, 200);
 }
@@ -319,52 +310,29 @@ fn a_cross_origin_or_non_json_post_changes_nothing() {
     let server = Server::start(&repo);
     let path = format!("/api/proposals/{id}/drop");
     let origin = server.origin();
-    let cases: Vec<(Vec<(&str, &str)>, u16)> = vec![
+    // (with the session cookie, Origin, Content-Type, the status).
+    let json = "application/json";
+    let cases = [
+        (true, Some("http://evil.example"), json, 403),
+        (true, None, json, 403),
+        (true, Some("http://localhost:1"), json, 403),
+        (true, Some(origin.as_str()), "text/plain", 415),
         (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", "http://evil.example"),
-                ("Content-Type", "application/json"),
-            ],
-            403,
-        ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Content-Type", "application/json"),
-            ],
-            403,
-        ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", "http://localhost:1"),
-                ("Content-Type", "application/json"),
-            ],
-            403,
-        ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", &origin),
-                ("Content-Type", "text/plain"),
-            ],
+            true,
+            Some(&origin),
+            "application/x-www-form-urlencoded",
             415,
         ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", &origin),
-                ("Content-Type", "application/x-www-form-urlencoded"),
-            ],
-            415,
-        ),
-        (
-            vec![("Origin", &origin), ("Content-Type", "application/json")],
-            401,
-        ),
+        (false, Some(&origin), json, 401),
     ];
-    for (headers, status) in cases {
+    for (cookie, from, content_type, status) in cases {
+        let mut headers = vec![("Content-Type", content_type)];
+        if cookie {
+            headers.push(("Cookie", &server.cookie));
+        }
+        if let Some(from) = from {
+            headers.push(("Origin", from));
+        }
         let r = request(server.port, "POST", &path, &headers, "{}");
         assert_eq!(r.status, status, "{headers:?}: {}", r.body);
     }

@@ -71,6 +71,22 @@ pub fn assert_lacks(haystack: &str, needle: &str) {
     );
 }
 
+/// Asserts the numbers of a propose's `statistics`, given as
+/// `"files_scanned=3 files_matched=2"`.
+#[track_caller]
+pub fn assert_statistics(propose: &Value, counts: &str) {
+    for pair in counts.split_whitespace() {
+        let (name, count) = pair.split_once('=').expect("name=count");
+        let got = propose["statistics"][name].as_u64().map(|n| n.to_string());
+        assert_eq!(
+            got.as_deref(),
+            Some(count),
+            "{name}: {}",
+            propose["statistics"]
+        );
+    }
+}
+
 /// The JSON string `v`; panics when it is not one.
 #[track_caller]
 pub fn str_of(v: &Value) -> &str {

@@ -291,4 +291,14 @@ impl TestRepo {
         assert_eq!(self.status(), "");
         self.assert_fsck();
     }
+
+    /// Each of `files` (path, content) reads as given, and the repository
+    /// is clean (see [`TestRepo::assert_clean`]).
+    #[track_caller]
+    pub fn assert_clean_with(&self, files: &[(&str, &str)]) {
+        for (path, content) in files {
+            assert_eq!(self.read(path), *content, "{path}");
+        }
+        self.assert_clean();
+    }
 }
