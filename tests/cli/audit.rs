@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::common::{
     BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, assert_lacks, error_code, sealed,
 };
-use crate::crash::{Scenario, full_change_set};
+use crate::crash_scenario::{Scenario, full_change_set};
 
 fn repo_with_proposal() -> (TestRepo, String, String) {
     let repo = TestRepo::with_files(&[("a.txt", "tok\nx\n"), ("b.txt", "other\n")]);

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{Error, Run, TestRepo, TestResult, sealed};
-use crate::crash::crash_bin;
+use crate::crash_scenario::crash_bin;
 
 /// `git-evolv -C dir args`, run from `origin`.
 fn evolv_in(origin: &TestRepo, dir: &Path, args: &[&str]) -> Run {

@@ -102,7 +102,7 @@ fn names_that_are_not_utf8_are_proposed_applied_and_rolled_back_by_revert() {
     show.ok();
     assert_human!(repo, "show_non_utf8_names", show.transcript());
     // The review page's file list has every file (it diffs by exact path).
-    let server = crate::web::Server::start(&repo);
+    let server = crate::web_client::Server::start(&repo);
     let page = server.get(&format!("/api/proposals/{id}")).json();
     let files = page["diff_files"].as_array().map_or(0, Vec::len);
     assert_eq!(files, 3, "{page}");

@@ -373,7 +373,7 @@ fn a_branch_rewound_during_validation_is_validated_again() {
 // a `git stash` hint. Nothing was written, but the cause is the path.
 #[test]
 fn a_proposal_writing_into_dot_git_is_refused_as_an_unsafe_path() {
-    use crate::crash::{git_env, store_proposal};
+    use crate::crash_scenario::{git_env, store_proposal};
     let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
     let h = repo.head();
     let blob = git_env(&repo, &["hash-object", "-w", "--stdin"], &[], b"evil\n");

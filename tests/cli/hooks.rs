@@ -1,8 +1,7 @@
 //! Hooks with real git: install / uninstall / status, pushes to a local bare
-//! remote through the installed pre-push hook, `check`, and `ask` driven
-//! through a pseudo-terminal. Commands that must not find a terminal run in
-//! a new session (`setsid(2)` before exec), so `/dev/tty` cannot be opened by
-//! them or by the hooks git starts.
+//! remote through the installed pre-push hook, and `check`. Commands that
+//! must not find a terminal run in a new session (`setsid(2)` before exec),
+//! so `/dev/tty` cannot be opened by them or by the hooks git starts.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -12,7 +11,7 @@ use std::time::Duration;
 
 use expectrl::process::unix::WaitStatus;
 use expectrl::session::OsSession;
-use expectrl::{Expect, Regex, Session};
+use expectrl::{Expect, Session};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -25,7 +24,13 @@ use crate::sys::detach;
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// Runs `program args` in `dir` with no controlling terminal.
-fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(crate) fn no_tty(
+    repo: &TestRepo,
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Run {
     let mut cmd = sealed(program, repo.home());
     cmd.args(args).current_dir(dir);
     for (k, v) in env {
@@ -602,142 +607,12 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
     assert_human!(repo, "check_ahead_behind", repo.transcript(&["check"]));
 }
 
-// ---- ask ----
-
-fn ask_session(repo: &TestRepo, args: &[&str]) -> OsSession {
-    let mut cmd = sealed(BIN, repo.home());
-    cmd.arg("ask")
-        .args(args)
-        .env("TERM", "xterm")
-        .current_dir(repo.path());
-    let mut session = Session::spawn(cmd).unwrap();
-    session.set_expect_timeout(Some(Duration::from_secs(20)));
-    session
-}
-
-fn exit_code(session: &OsSession) -> i32 {
+/// How the process behind `session` exited.
+pub(crate) fn exit_code(session: &OsSession) -> i32 {
     match session.get_process().wait().unwrap() {
         WaitStatus::Exited(_, code) => code,
         other => panic!("unexpected status {other:?}"),
     }
-}
-
-const DOWN: &str = "\x1b[B";
-
-/// One `ask` in a terminal: its arguments, what it shows before the keys
-/// go in, the keys, the JSON answer it prints (a regex) and its exit code.
-struct Asked {
-    args: &'static [&'static str],
-    shown: &'static str,
-    keys: &'static [&'static str],
-    answer: &'static str,
-    code: i32,
-}
-
-const ASKED: &[Asked] = &[
-    // Select: down to the second option.
-    Asked {
-        args: &[
-            "Deploy where?",
-            "--option",
-            "staging: the test cluster",
-            "--option",
-            "prod: customers",
-        ],
-        shown: "staging — the test cluster",
-        keys: &[DOWN, "\r"],
-        answer: r#""selected": \[\s*"prod"\s*\]"#,
-        code: 0,
-    },
-    // Multi-select: the default kept, the first two ticked.
-    Asked {
-        args: &[
-            "Run which?",
-            "--option",
-            "lint: fast",
-            "--option",
-            "unit: medium",
-            "--option",
-            "e2e: slow",
-            "--multi",
-            "--default",
-            "e2e",
-        ],
-        shown: "e2e — slow",
-        keys: &[" ", DOWN, " ", "\r"],
-        answer: r#""selected": \[\s*"lint",\s*"unit",\s*"e2e"\s*\]"#,
-        code: 0,
-    },
-    cancelled_by(&["\x1b"]),
-    cancelled_by(&["\x03"]),
-];
-
-/// Escape or Ctrl-C: the question cancelled, exit 130.
-const fn cancelled_by(keys: &'static [&'static str]) -> Asked {
-    Asked {
-        args: &["Sure?", "--option", "yes", "--option", "no"],
-        shown: "Sure?",
-        keys,
-        answer: r#""cancelled": true"#,
-        code: 130,
-    }
-}
-
-#[test]
-fn ask_through_a_terminal_selects_or_cancels() {
-    let repo = TestRepo::empty();
-    for case in ASKED {
-        let mut s = ask_session(&repo, &[case.args, &["--json"]].concat());
-        s.expect(case.shown).unwrap();
-        for key in case.keys {
-            s.send(key).unwrap();
-        }
-        s.expect(Regex(case.answer)).unwrap();
-        assert_eq!(exit_code(&s), case.code, "{:?}", case.keys);
-    }
-}
-
-#[test]
-fn ask_without_a_terminal_fails_or_takes_the_default() {
-    let repo = TestRepo::empty();
-    let args = [
-        "ask",
-        "Sure?",
-        "--option",
-        "yes: do it",
-        "--option",
-        "no: stop",
-    ];
-    let run = no_tty(&repo, repo.path(), BIN, &args, &[]).named("git evolv ask Sure? …");
-    assert_human!(repo, "ask_without_a_terminal", run.transcript());
-    let mut json = args.to_vec();
-    json.push("--json");
-    assert_eq!(
-        error_code(&no_tty(&repo, repo.path(), BIN, &json, &[])),
-        "no_terminal"
-    );
-
-    json.extend(["--default", "no"]);
-    let run = no_tty(&repo, repo.path(), BIN, &json, &[]);
-    run.ok();
-    assert_eq!(
-        run.json(),
-        serde_json::json!({"cancelled": false, "selected": ["no"]})
-    );
-    let mut plain = args.to_vec();
-    plain.extend(["--default", "yes"]);
-    let run = no_tty(&repo, repo.path(), BIN, &plain, &[]);
-    assert_eq!((run.code, run.stdout.as_str()), (0, "yes\n"));
-
-    let bad = no_tty(
-        &repo,
-        repo.path(),
-        BIN,
-        &[&args[..], &["--default", "maybe"]].concat(),
-        &[],
-    );
-    assert_eq!(bad.code, 2);
-    assert_human!(repo, "ask_unknown_default", bad.transcript());
 }
 
 /// `git push origin main` on a terminal, answering with `keys`.
