@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::common::{
-    BIN, Run, TestRepo, assert_has, assert_has_all, error_code, run_with_stdin, sealed,
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, error_code, run_with_stdin,
+    sealed,
 };
 
 /// Proposes `list` (JSON) through stdin with `--json`.
@@ -448,11 +449,8 @@ fn show_word_diff_uses_gits_format() {
         &["--file", "a.txt", "--old", "hello", "--new", "goodbye"],
     );
     let run = repo.evolv(&["show", &id, "--word-diff"]);
-    assert!(
-        run.ok().stdout.contains("say [-hello-]{+goodbye+} world\n"),
-        "{}",
-        run.stdout
-    );
+    run.ok();
+    assert_human!(repo, "show_word_diff", run.transcript());
     let v = repo.evolv(&["show", &id, "--word-diff", "--json"]).json();
     assert!(v["word_diff"].as_str().unwrap().contains("{+goodbye+}"));
 }
