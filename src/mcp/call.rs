@@ -102,17 +102,6 @@ impl Call {
         result
     }
 
-    /// Runs `f` on a blocking thread with the server's directory, for the
-    /// use cases that open the repository themselves (`check`).
-    pub async fn in_dir<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Path) -> Result<T> + Send + 'static,
-    {
-        let dir = self.dir.clone();
-        run_blocking(move || f(&dir)).await
-    }
-
     /// Whether the client has cancelled this call, for a blocking wait to
     /// poll.
     pub fn cancelled(&self) -> impl Fn() -> bool + Send + 'static {

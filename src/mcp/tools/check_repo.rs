@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, NoArgs, Reply};
-use crate::ops::check::{self, CheckOutcome, CheckRequest};
+use crate::ops::check::{CheckOutcome, CheckRequest};
 
 pub struct CheckRepo;
 
@@ -17,7 +17,7 @@ impl McpTool for CheckRepo {
     type Output = CheckOutcome;
 
     async fn run(call: &Call, _: NoArgs) -> Result<Reply<CheckOutcome>> {
-        call.in_dir(|dir| check::run(dir, &CheckRequest {}))
+        call.blocking::<CheckRequest, _>(false, |s| s.check(&CheckRequest {}))
             .await
             .map(Reply::Output)
     }

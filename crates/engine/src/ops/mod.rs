@@ -24,7 +24,9 @@ pub mod recover;
 pub mod review;
 pub mod rollback;
 pub mod session;
+pub mod settings;
 pub mod stack;
 pub mod task;
 
 pub use session::Session;
+pub use settings::Settings;

@@ -5,7 +5,7 @@
 use crate::git::view::{Commit, Tree};
 use crate::git::{Merged, Oid};
 
-use super::settings::Settings;
+use super::settings::RunSettings;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::{self, ChangedPath, Head, RepoPath};
@@ -76,7 +76,7 @@ pub(super) fn same_in_touched_files(
 pub(super) fn build<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
-    s: &Settings,
+    s: &RunSettings,
     committer: &crate::git::view::Signature,
 ) -> Result<Built<'p, 'r>> {
     let head = git::head(repo)?;
@@ -117,7 +117,7 @@ pub(super) fn build<'p, 'r>(
 pub(super) fn replay_all<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
-    s: &Settings,
+    s: &RunSettings,
     committer: &crate::git::view::Signature,
     mut tip: Commit<'r>,
 ) -> Result<(Vec<Step<'p>>, Commit<'r>)> {
