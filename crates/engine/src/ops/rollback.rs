@@ -138,6 +138,8 @@ fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     serde_json::from_str(&json).ok()
 }
 
+/// Undoes `landed` in the turn taken: the strategy's new tree committed
+/// on the head and landed (or, for `manual`, only the plan's steps).
 fn undo(
     repo: &Repo,
     turn: land::Turn,
@@ -156,20 +158,7 @@ fn undo(
     record.branch = Some(head.ref_name().to_string());
     record.previous_head = Some(head.commit.to_string());
     record.plan = plan.clone();
-    let mut outcome = RollbackOutcome {
-        patch_id: patch_id.to_string(),
-        strategy: strategy.as_str(),
-        commit: None,
-        reverted: landed.to_string(),
-        previous_head: head.commit.to_string(),
-        branch: head.display_name().to_string(),
-        modified_files: Vec::new(),
-        modified_files_bytes: None,
-        audit_log_id: String::new(),
-        warnings: Vec::new(),
-        commands: Vec::new(),
-        undone_commits: Vec::new(),
-    };
+    let mut outcome = RollbackOutcome::begun(patch_id, strategy, landed, &head);
     if strategy == RollbackStrategy::Manual {
         outcome.commands = plan.map(|p| p.rollback.commands).unwrap_or_default();
         let logged = pending::log(repo, &record)?;
@@ -181,9 +170,68 @@ fn undo(
     land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
+    let (tree, message) = undone_tree(
+        repo,
+        req,
+        strategy,
+        &landed_commit,
+        (&head_commit, &head_tree),
+        &mut outcome,
+    )?;
+    let changed = git::changed_paths(repo, &head_tree, &tree)?;
+    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
+    let new = commit_undo(repo, &message, tree.id(), head_commit.id())?;
+    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    outcome.modified_files = git::path::lossy_list(&paths);
+    outcome.modified_files_bytes = git::path::bytes_column(&paths);
+    outcome.commit = Some(new.to_string());
+    record.commit = Some(new.to_string());
+    record.set_files(&paths);
+    let epilogue = epilogue(repo, patch_id, landed, record);
+    let reflog = format!("evolv: rollback {patch_id}");
+    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
+    outcome.audit_log_id = finished.audit_id(0);
+    outcome.warnings.extend(finished.deferred);
+    Ok(outcome)
+}
+
+impl RollbackOutcome {
+    /// The outcome of a rollback of `landed` by `strategy` that has
+    /// changed nothing yet.
+    fn begun(patch_id: &str, strategy: RollbackStrategy, landed: Oid, head: &git::Head) -> Self {
+        RollbackOutcome {
+            patch_id: patch_id.to_string(),
+            strategy: strategy.as_str(),
+            commit: None,
+            reverted: landed.to_string(),
+            previous_head: head.commit.to_string(),
+            branch: head.display_name().to_string(),
+            modified_files: Vec::new(),
+            modified_files_bytes: None,
+            audit_log_id: String::new(),
+            warnings: Vec::new(),
+            commands: Vec::new(),
+            undone_commits: Vec::new(),
+        }
+    }
+}
+
+/// The head's tree with `landed` undone by `strategy`, and the commit
+/// message. `file_backup` refuses to undo later commits' changes to the
+/// same files unless forced (and names them in `outcome`); a tree equal
+/// to the head's is nothing to do.
+fn undone_tree<'r>(
+    repo: &'r Repo,
+    req: &RollbackRequest,
+    strategy: RollbackStrategy,
+    landed: &Commit<'_>,
+    (head_commit, head_tree): (&Commit<'_>, &Tree<'_>),
+    outcome: &mut RollbackOutcome,
+) -> Result<(Tree<'r>, String)> {
+    let patch_id = req.patch_id.as_str();
     let (tree, message) = match strategy {
         RollbackStrategy::FileBackup => {
-            let later = later_changes(repo, &landed_commit, head.commit)?;
+            let later = later_changes(repo, landed, head_commit.id())?;
             if !later.is_empty() && !req.force {
                 return Err(Error::LaterChanges {
                     patch_id: patch_id.to_string(),
@@ -191,49 +239,39 @@ fn undo(
                 });
             }
             outcome.undone_commits = later;
-            restore_from_backup(repo, patch_id, &landed_commit, &head_tree)?
+            restore_from_backup(repo, patch_id, landed, head_tree)?
         }
-        _ => revert(repo, patch_id, &landed_commit, &head_commit)?,
+        _ => revert(repo, patch_id, landed, head_commit)?,
     };
     if tree.id() == head_tree.id() {
         return Err(Error::NothingToApply {
             patch_id: patch_id.to_string(),
         });
     }
-    let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
+    Ok((tree, message))
+}
+
+/// The rollback commit, on the head, by the configured identities.
+fn commit_undo(repo: &Repo, message: &str, tree: Oid, head: Oid) -> Result<Oid> {
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
-    let new = git::commit::create(
-        repo,
-        &author,
-        &committer,
-        &message,
-        tree.id(),
-        &[head_commit.id()],
-    )?;
+    let new = git::commit::create(repo, &author, &committer, message, tree, &[head])?;
     crate::crashpoint!("after-objects");
+    Ok(new)
+}
 
-    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
-    outcome.modified_files = git::path::lossy_list(&paths);
-    outcome.modified_files_bytes = git::path::bytes_column(&paths);
-    outcome.commit = Some(new.to_string());
-    record.commit = Some(new.to_string());
-    record.set_files(&paths);
+/// What the landing writes after the branch moved: the audit record, and
+/// the proposal's markers removed. The markers name the last landing; one
+/// on another branch stays applied there (see `landed_commit`).
+fn epilogue(repo: &Repo, patch_id: &str, landed: Oid, record: AuditRecord) -> land::Epilogue {
     let mut epilogue = land::Epilogue::default();
-    // The markers name the last landing; one on another branch stays
-    // applied there (see `landed_commit`).
     if proposals::applied_commit(repo, patch_id) == Some(landed) {
         epilogue.delete(proposals::applied_ref(patch_id));
         epilogue.delete(proposals::backup_ref(patch_id));
     }
     epilogue.audit.push(record);
-    let reflog = format!("evolv: rollback {patch_id}");
-    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
-    outcome.audit_log_id = finished.audit_id(0);
-    outcome.warnings.extend(finished.deferred);
-    Ok(outcome)
+    epilogue
 }
 
 /// The commits after `landed` up to `head` (first-parent and merged ones
