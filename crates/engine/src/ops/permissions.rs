@@ -82,6 +82,17 @@ fn protected_branch(repo: &Repo, settings: &Settings) -> Result<Option<(String, 
     Ok(Some((short, head.commit.to_string())))
 }
 
+/// How to confirm a landing on HEAD's branch, with the branch's short
+/// name and head; `None` when HEAD is not on a protected branch or the
+/// repository never asks (`evolv.mcp.confirm never`).
+fn confirming(repo: &Repo, settings: &Settings) -> Result<Option<(ConfirmMode, String, String)>> {
+    let mode = settings.confirm_mode()?;
+    let Some((branch, head)) = protected_branch(repo, settings)? else {
+        return Ok(None);
+    };
+    Ok((mode != ConfirmMode::Never).then_some((mode, branch, head)))
+}
+
 /// What an apply needs confirmed; `None` when no question is due (not a
 /// protected branch, a dry run, or `evolv.mcp.confirm never`).
 pub fn apply_confirmation(
@@ -89,13 +100,9 @@ pub fn apply_confirmation(
     settings: &Settings,
     req: &ApplyRequest,
 ) -> Result<Option<Confirmation>> {
-    let mode = settings.confirm_mode()?;
-    let Some((branch, head)) = protected_branch(repo, settings)? else {
+    let Some((mode, branch, head)) = confirming(repo, settings)? else {
         return Ok(None);
     };
-    if mode == ConfirmMode::Never {
-        return Ok(None);
-    }
     // Unknown ids and bad plans are reported by apply itself, as the CLI
     // reports them: no question before an apply that cannot happen.
     let mut files = Vec::new();
@@ -136,11 +143,10 @@ pub fn rollback_confirmation(
     settings: &Settings,
     id: &str,
 ) -> Result<Option<Confirmation>> {
-    let mode = settings.confirm_mode()?;
-    let Some((branch, head)) = protected_branch(repo, settings)? else {
+    let Some((mode, branch, head)) = confirming(repo, settings)? else {
         return Ok(None);
     };
-    if mode == ConfirmMode::Never || proposals::applied_commit(repo, id).is_none() {
+    if proposals::applied_commit(repo, id).is_none() {
         return Ok(None);
     }
     let Ok(p) = proposals::load(repo, id) else {
