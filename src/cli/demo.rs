@@ -49,6 +49,15 @@ fn step(out: &Output, title: &str, command: &str) {
     }
 }
 
+/// `value`, rendered for people as its own command renders it (with
+/// `--json`, everything is printed at the end, in one object).
+fn shown<T>(out: &Output, value: T, render: impl Fn(&T, &Output)) -> T {
+    if !out.json {
+        render(&value, out);
+    }
+    value
+}
+
 /// Proposes, shows, applies and rolls back a rename, rendering each step
 /// for people as its own command would; then reads the audit log.
 fn walk(session: &Session, out: &Output) -> Result<Steps> {
@@ -63,18 +72,14 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
         scope: vec!["backend/**".into()],
         ..Default::default()
     })?;
-    if !out.json {
-        super::propose::render(&proposed, out);
-    }
+    let proposed = shown(out, proposed, super::propose::render);
     let id = proposed.patch_id.clone();
 
     step(out, "2. Review it", &format!("git evolv show {id}"));
-    let shown = session.show(&inspect::ShowRequest {
+    let show = session.show(&inspect::ShowRequest {
         patch_id: id.clone(),
     })?;
-    if !out.json {
-        super::inspect::render_show(&shown, out);
-    }
+    let show = shown(out, show, super::inspect::render_show);
 
     step(
         out,
@@ -86,10 +91,7 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
         validate: Some(vec![DEMO_VALIDATION.into()]),
         ..Default::default()
     })?;
-    let applied = report.results.remove(0);
-    if !out.json {
-        super::apply::render(&applied, out);
-    }
+    let applied = shown(out, report.results.remove(0), super::apply::render);
 
     step(
         out,
@@ -101,15 +103,13 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
         strategy: None,
         force: false,
     })?;
-    if !out.json {
-        super::rollback::render(&rolled_back, out);
-    }
+    let rolled_back = shown(out, rolled_back, super::rollback::render);
 
     step(out, "5. Everything is in the audit log", "git evolv log");
     let log = session.log(&inspect::LogRequest { limit: None })?;
     Ok(Steps {
         proposed,
-        shown,
+        shown: show,
         applied,
         rolled_back,
         log,

@@ -82,15 +82,42 @@ fn protected_branch(repo: &Repo, settings: &Settings) -> Result<Option<(String, 
     Ok(Some((short, head.commit.to_string())))
 }
 
-/// How to confirm a landing on HEAD's branch, with the branch's short
-/// name and head; `None` when HEAD is not on a protected branch or the
-/// repository never asks (`evolv.mcp.confirm never`).
-fn confirming(repo: &Repo, settings: &Settings) -> Result<Option<(ConfirmMode, String, String)>> {
+/// What a landing to confirm changes: the user is asked about these.
+struct Changes {
+    files: Vec<String>,
+    lines_added: usize,
+    lines_removed: usize,
+    commands: Vec<String>,
+}
+
+/// The question before `action` of `patch_ids` lands on HEAD's branch;
+/// `None` when HEAD is not on a protected branch, the repository never
+/// asks (`evolv.mcp.confirm never`), or `changes` finds nothing to ask
+/// about (read only once a question would be due).
+fn confirmation(
+    repo: &Repo,
+    settings: &Settings,
+    (action, patch_ids): (&'static str, &[String]),
+    changes: impl FnOnce() -> Option<Changes>,
+) -> Result<Option<Confirmation>> {
     let mode = settings.confirm_mode()?;
     let Some((branch, head)) = protected_branch(repo, settings)? else {
         return Ok(None);
     };
-    Ok((mode != ConfirmMode::Never).then_some((mode, branch, head)))
+    if mode == ConfirmMode::Never {
+        return Ok(None);
+    }
+    Ok(changes().map(|c| Confirmation {
+        mode,
+        action,
+        patch_ids: patch_ids.to_vec(),
+        branch,
+        head,
+        files: c.files,
+        lines_added: c.lines_added,
+        lines_removed: c.lines_removed,
+        commands: c.commands,
+    }))
 }
 
 /// What an apply needs confirmed; `None` when no question is due (not a
@@ -100,40 +127,35 @@ pub fn apply_confirmation(
     settings: &Settings,
     req: &ApplyRequest,
 ) -> Result<Option<Confirmation>> {
-    let Some((mode, branch, head)) = confirming(repo, settings)? else {
-        return Ok(None);
-    };
-    // Unknown ids and bad plans are reported by apply itself, as the CLI
-    // reports them: no question before an apply that cannot happen.
+    confirmation(repo, settings, ("apply", &req.patch_ids), || {
+        apply_changes(repo, settings, req)
+    })
+}
+
+/// What an apply of `req` changes. Unknown ids and bad plans are reported
+/// by apply itself, as the CLI reports them: no question before an apply
+/// that cannot happen, nor before a dry run.
+fn apply_changes(repo: &Repo, settings: &Settings, req: &ApplyRequest) -> Option<Changes> {
     let mut files = Vec::new();
     let (mut added, mut removed) = (0, 0);
     for id in &req.patch_ids {
-        let Ok(p) = proposals::load(repo, id) else {
-            return Ok(None);
-        };
+        let p = proposals::load(repo, id).ok()?;
         files.extend(p.meta.affected_files.iter().cloned());
         added += p.meta.lines_added;
         removed += p.meta.lines_removed;
     }
-    let Ok(preview) = apply::preview(repo, settings, req) else {
-        return Ok(None);
-    };
+    let preview = apply::preview(repo, settings, req).ok()?;
     if preview.dry_run {
-        return Ok(None);
+        return None;
     }
     files.sort();
     files.dedup();
-    Ok(Some(Confirmation {
-        mode,
-        action: "apply",
-        patch_ids: req.patch_ids.clone(),
-        branch,
-        head,
+    Some(Changes {
         files,
         lines_added: added,
         lines_removed: removed,
         commands: preview.commands,
-    }))
+    })
 }
 
 /// What a rollback needs confirmed; `None` as for an apply, and when the
@@ -143,27 +165,17 @@ pub fn rollback_confirmation(
     settings: &Settings,
     id: &str,
 ) -> Result<Option<Confirmation>> {
-    let Some((mode, branch, head)) = confirming(repo, settings)? else {
-        return Ok(None);
-    };
-    if proposals::applied_commit(repo, id).is_none() {
-        return Ok(None);
-    }
-    let Ok(p) = proposals::load(repo, id) else {
-        return Ok(None);
-    };
-    Ok(Some(Confirmation {
-        mode,
-        action: "roll back",
-        patch_ids: vec![id.to_string()],
-        branch,
-        head,
-        files: p.meta.affected_files.clone(),
-        // Undoing removes what the apply added.
-        lines_added: p.meta.lines_removed,
-        lines_removed: p.meta.lines_added,
-        commands: Vec::new(),
-    }))
+    confirmation(repo, settings, ("roll back", &[id.to_string()]), || {
+        proposals::applied_commit(repo, id)?;
+        let p = proposals::load(repo, id).ok()?;
+        Some(Changes {
+            files: p.meta.affected_files.clone(),
+            // Undoing removes what the apply added.
+            lines_added: p.meta.lines_removed,
+            lines_removed: p.meta.lines_added,
+            commands: Vec::new(),
+        })
+    })
 }
 
 fn refuse(field: &str, value: &str, why: &str, hint: &str) -> Error {

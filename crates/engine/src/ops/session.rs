@@ -54,7 +54,8 @@ pub enum Open {
     /// is refused.
     Recovering,
     /// The repository as it is, no recovery first (the working tree as it
-    /// is, task files, recovery itself); a bare repository is refused.
+    /// is, recovery itself, a server starting); a bare repository is
+    /// refused.
     AsIs,
     /// Read-only, bare allowed, no recovery (the review page's ref feed).
     ReadOnly,
