@@ -194,3 +194,55 @@ impl Settings {
         Ok(lint)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::config::Env;
+
+    /// Settings from `git -c` pairs alone: no system, global or repository
+    /// file is read.
+    fn settings(pairs: &[(&str, &str)]) -> Settings {
+        let env = Env {
+            no_system: true,
+            command_line: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), Some(v.to_string())))
+                .collect(),
+            ..Env::default()
+        };
+        Settings::new(Arc::new(Config::load(None, &env).unwrap()))
+    }
+
+    #[test]
+    fn unset_keys_read_as_their_defaults() {
+        let s = settings(&[]);
+        assert!(s.validate_commands().is_empty());
+        assert_eq!(s.timeout_secs().unwrap(), None);
+        assert_eq!(s.confirm_mode().unwrap(), ConfirmMode::Auto);
+        assert!(!s.plan_commands_allowed().unwrap());
+        assert!(s.validators().unwrap().is_empty());
+        assert_eq!(s.summary_template(), None);
+        assert_eq!(s.lint().unwrap(), LintConfig::default());
+    }
+
+    #[test]
+    fn a_bad_value_fails_only_the_key_that_holds_it() {
+        let s = settings(&[
+            ("evolv.timeout", "soon"),
+            ("evolv.mcp.confirm", "always"),
+            ("evolv.validate", "make test"),
+            ("evolv.summaryTemplate", "  "),
+        ]);
+        let err = s.timeout_secs().unwrap_err();
+        assert_eq!(err.code(), "invalid_config");
+        assert!(err.to_string().contains("evolv.timeout"), "{err}");
+        assert_eq!(s.confirm_mode().unwrap(), ConfirmMode::Always);
+        assert_eq!(s.validate_commands(), ["make test"]);
+        assert_eq!(s.summary_template(), None);
+        let err = settings(&[("evolv.mcp.confirm", "sometimes")])
+            .confirm_mode()
+            .unwrap_err();
+        assert_eq!(err.code(), "invalid_config");
+    }
+}
