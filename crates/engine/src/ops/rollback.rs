@@ -229,6 +229,11 @@ fn undone_tree<'r>(
     outcome: &mut RollbackOutcome,
 ) -> Result<(Tree<'r>, String)> {
     let patch_id = req.patch_id.as_str();
+    let undo = Undo {
+        repo,
+        patch_id,
+        landed,
+    };
     let (tree, message) = match strategy {
         RollbackStrategy::FileBackup => {
             let later = later_changes(repo, landed, head_commit.id())?;
@@ -239,9 +244,9 @@ fn undone_tree<'r>(
                 });
             }
             outcome.undone_commits = later;
-            restore_from_backup(repo, patch_id, landed, head_tree)?
+            undo.restore_from_backup(head_tree)?
         }
-        _ => revert(repo, patch_id, landed, head_commit)?,
+        _ => undo.revert(head_commit)?,
     };
     if tree.id() == head_tree.id() {
         return Err(Error::NothingToApply {
@@ -313,72 +318,82 @@ fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<Stri
     Ok(out)
 }
 
-/// `git_revert`: the inverse of the landed commit, three-way onto the head.
-fn revert<'r>(
+/// The landed commit of a proposal, being undone.
+#[derive(Clone, Copy)]
+struct Undo<'a, 'r> {
     repo: &'r Repo,
-    patch_id: &str,
-    landed: &Commit<'_>,
-    head: &Commit<'_>,
-) -> Result<(Tree<'r>, String)> {
-    let tree = match repo.revert_commit(landed.id(), head.id())? {
-        Merged::Clean(tree) => repo.find_tree(tree)?,
-        Merged::Conflicts(paths) => {
-            return Err(Error::Conflict {
-                patch_id: patch_id.to_string(),
-                paths,
-                against: "the current HEAD".into(),
-                operation: "rollback",
-            });
-        }
-    };
-    let message = trailers::rollback_message(
-        &format!("Revert \"{}\"", landed.summary()),
-        &format!("This reverts commit {}.", landed.id()),
-        patch_id,
-    );
-    Ok((tree, message))
+    patch_id: &'a str,
+    landed: &'a Commit<'a>,
 }
 
-/// `file_backup`: the head's tree with every file the landed commit changed
-/// put back as it was in the pre-apply commit (`refs/evolv/backup/<id>`,
-/// else the landed commit's parent). Later edits to those files are undone
-/// too; that is what a file backup means.
-fn restore_from_backup<'r>(
-    repo: &'r Repo,
-    patch_id: &str,
-    landed: &Commit<'_>,
-    head_tree: &Tree<'_>,
-) -> Result<(Tree<'r>, String)> {
-    // The backup ref belongs to the landing the applied marker names; a
-    // landing on another branch has its own parent.
-    let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
-    let backup = match repo.ref_target(&proposals::backup_ref(patch_id)) {
-        Some(oid) if marked => repo.find_commit(oid)?,
-        _ => landed.parent(0)?,
-    };
-    let backup_tree = backup.tree()?;
-    let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
-    let edits: Vec<TreeEdit> = landed_changes
-        .iter()
-        .map(|change| {
-            let path = change.path.as_bytes().to_vec();
-            match backup_tree.get_path(change.path.fs()) {
-                Some(entry) => TreeEdit::Put {
-                    path,
-                    id: entry.id,
-                    mode: entry.mode,
-                },
-                None => TreeEdit::Remove { path },
+impl<'r> Undo<'_, 'r> {
+    /// `git_revert`: the inverse of the landed commit, three-way onto the head.
+    fn revert(&self, head: &Commit<'_>) -> Result<(Tree<'r>, String)> {
+        let Undo {
+            repo,
+            patch_id,
+            landed,
+        } = *self;
+        let tree = match repo.revert_commit(landed.id(), head.id())? {
+            Merged::Clean(tree) => repo.find_tree(tree)?,
+            Merged::Conflicts(paths) => {
+                return Err(Error::Conflict {
+                    patch_id: patch_id.to_string(),
+                    paths,
+                    against: "the current HEAD".into(),
+                    operation: "rollback",
+                });
             }
-        })
-        .collect();
-    let tree = repo.find_tree(repo.edit_tree(head_tree.id(), &edits)?)?;
-    // Named as `git log` would quote them (the message is text).
-    let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
-    let message = trailers::rollback_message(
-        &format!("revert: restore files changed by {patch_id}"),
-        &format!("Restores {} from {}.", files.join(", "), backup.id()),
-        patch_id,
-    );
-    Ok((tree, message))
+        };
+        let message = trailers::rollback_message(
+            &format!("Revert \"{}\"", landed.summary()),
+            &format!("This reverts commit {}.", landed.id()),
+            patch_id,
+        );
+        Ok((tree, message))
+    }
+
+    /// `file_backup`: the head's tree with every file the landed commit changed
+    /// put back as it was in the pre-apply commit (`refs/evolv/backup/<id>`,
+    /// else the landed commit's parent). Later edits to those files are undone
+    /// too; that is what a file backup means.
+    fn restore_from_backup(&self, head_tree: &Tree<'_>) -> Result<(Tree<'r>, String)> {
+        let Undo {
+            repo,
+            patch_id,
+            landed,
+        } = *self;
+        // The backup ref belongs to the landing the applied marker names; a
+        // landing on another branch has its own parent.
+        let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
+        let backup = match repo.ref_target(&proposals::backup_ref(patch_id)) {
+            Some(oid) if marked => repo.find_commit(oid)?,
+            _ => landed.parent(0)?,
+        };
+        let backup_tree = backup.tree()?;
+        let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
+        let edits: Vec<TreeEdit> = landed_changes
+            .iter()
+            .map(|change| {
+                let path = change.path.as_bytes().to_vec();
+                match backup_tree.get_path(change.path.fs()) {
+                    Some(entry) => TreeEdit::Put {
+                        path,
+                        id: entry.id,
+                        mode: entry.mode,
+                    },
+                    None => TreeEdit::Remove { path },
+                }
+            })
+            .collect();
+        let tree = repo.find_tree(repo.edit_tree(head_tree.id(), &edits)?)?;
+        // Named as `git log` would quote them (the message is text).
+        let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
+        let message = trailers::rollback_message(
+            &format!("revert: restore files changed by {patch_id}"),
+            &format!("Restores {} from {}.", files.join(", "), backup.id()),
+            patch_id,
+        );
+        Ok((tree, message))
+    }
 }
