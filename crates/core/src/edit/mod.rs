@@ -14,6 +14,7 @@ pub mod path;
 mod proptests;
 pub mod range;
 pub mod replace;
+mod slot;
 pub mod text;
 
 pub use scope::Scope;
