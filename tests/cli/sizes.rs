@@ -43,7 +43,6 @@ const ALLOWED_FUNCTIONS: &[&str] = &[
     "crates/engine/src/ops/rollback.rs: undo",
     "src/cli/demo.rs: run",
     // Not split in time.
-    "crates/core/src/edit/range.rs: apply",
     "crates/engine/src/ops/propose/scan.rs: scan_files",
     "crates/engine/src/landing/by_directory.rs: run",
     "crates/core/src/lint/rules.rs: check",
