@@ -45,8 +45,6 @@ const ALLOWED_FUNCTIONS: &[&str] = &[
     // Not split in time.
     "crates/engine/src/ops/propose/scan.rs: scan_files",
     "crates/engine/src/landing/by_directory.rs: run",
-    "crates/core/src/lint/rules.rs: check",
-    "crates/core/src/lint/rules.rs: header_rules",
     "crates/engine/src/validate.rs: run_one",
     "crates/git/src/pack_write.rs: write_pack",
     "crates/core/src/policy/mod.rs: decide",
