@@ -47,7 +47,6 @@ const ALLOWED_FUNCTIONS: &[&str] = &[
     "crates/engine/src/landing/by_directory.rs: run",
     "crates/engine/src/validate.rs: run_one",
     "crates/git/src/pack_write.rs: write_pack",
-    "crates/core/src/policy/mod.rs: decide",
 ];
 
 /// Every `.rs` file under `dir` that is not a test file.
