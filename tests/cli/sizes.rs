@@ -44,7 +44,6 @@ const ALLOWED_FUNCTIONS: &[&str] = &[
     "src/cli/demo.rs: run",
     // Not split in time.
     "crates/engine/src/ops/propose/scan.rs: scan_files",
-    "crates/engine/src/landing/by_directory.rs: run",
     "crates/git/src/pack_write.rs: write_pack",
 ];
 
