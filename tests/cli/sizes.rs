@@ -43,7 +43,6 @@ const ALLOWED_FUNCTIONS: &[&str] = &[
     "crates/engine/src/ops/rollback.rs: undo",
     "src/cli/demo.rs: run",
     // Not split in time.
-    "crates/engine/src/ops/propose/scan.rs: scan_files",
     "crates/git/src/pack_write.rs: write_pack",
 ];
 
