@@ -227,6 +227,10 @@ mod tests {
         clean(raw, CleanMode::Edit, &CommentChar::default())
     }
 
+    fn stored(raw: &str) -> Cleaned {
+        clean(raw, CleanMode::Stored, &CommentChar::default())
+    }
+
     #[test]
     fn strips_comments_trailing_whitespace_cr_and_blank_runs() {
         let c = edit(
@@ -271,11 +275,7 @@ mod tests {
 
     #[test]
     fn stored_messages_keep_hash_lines() {
-        let c = clean(
-            "fix: z\n\n# not a comment in history\n",
-            CleanMode::Stored,
-            &CommentChar::default(),
-        );
+        let c = stored("fix: z\n\n# not a comment in history\n");
         assert_eq!(c.text(), "fix: z\n\n# not a comment in history");
     }
 
@@ -323,11 +323,7 @@ mod tests {
     #[test]
     fn stored_messages_are_taken_as_stored() {
         // See: issue #16, item 21.
-        let c = clean(
-            "docs: fix gh-pages deploy \n\n\nbody  \n\n",
-            CleanMode::Stored,
-            &CommentChar::default(),
-        );
+        let c = stored("docs: fix gh-pages deploy \n\n\nbody  \n\n");
         assert_eq!(c.text(), "docs: fix gh-pages deploy \n\n\nbody  ");
     }
 
