@@ -40,8 +40,6 @@ const ALLOWED_FUNCTIONS: &[&str] = &[
     "crates/engine/src/ops/propose.rs: propose",
     "crates/engine/src/ops/rollback.rs: undo",
     "src/cli/demo.rs: run",
-    // Not split in time.
-    "crates/git/src/pack_write.rs: write_pack",
 ];
 
 /// Every `.rs` file under `dir` that is not a test file.
