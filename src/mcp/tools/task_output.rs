@@ -8,14 +8,12 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
 use crate::ops::task::{TaskOutcome, TaskQuery};
 
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;
 const TASK_WAIT_MAX: u64 = 600;
-
-pub struct TaskOutput;
 
 /// `task_output`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,11 +35,15 @@ fn yes() -> bool {
     true
 }
 
+pub struct TaskOutput;
+
 impl McpTool for TaskOutput {
-    const NAME: &'static str = "task_output";
-    const TITLE: &'static str = "Read a background task";
-    const DESCRIPTION: &'static str = "Returns a background task's status (running, succeeded, failed, timed_out, cancelled), its output so far and, once finished, its result. With block (the default) it waits until the task finishes or timeout_seconds pass (then status is still running). Reads the task's files under the git dir; changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+    const META: Meta = Meta {
+        name: "task_output",
+        title: "Read a background task",
+        description: "Returns a background task's status (running, succeeded, failed, timed_out, cancelled), its output so far and, once finished, its result. With block (the default) it waits until the task finishes or timeout_seconds pass (then status is still running). Reads the task's files under the git dir; changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = TaskOutputArgs;
     type Output = TaskOutcome;
 
