@@ -113,13 +113,6 @@ impl Call {
         run_blocking(move || f(&dir)).await
     }
 
-    /// Whether the client has cancelled this call, for a blocking wait to
-    /// poll.
-    pub fn cancelled(&self) -> impl Fn() -> bool + Send + 'static {
-        let ct = self.context.ct.clone();
-        move || ct.is_cancelled()
-    }
-
     /// Asks the user to confirm what the use case says needs confirming
     /// (`needs`, on a blocking thread in a session opened for `R`), in the
     /// way the client allows. `Some` is the answer to give instead of

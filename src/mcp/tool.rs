@@ -92,7 +92,8 @@ pub trait McpTool: 'static {
 }
 
 /// A tool that is one use case: its arguments are checked, then `op` runs
-/// in a session opened as `Request` says, and what it returns is the
+/// in a session opened as `Request` says (on a blocking thread, with the
+/// call's progress sink and cancellation flag), and what it returns is the
 /// output.
 pub trait SessionTool: 'static {
     const META: Meta;
@@ -102,9 +103,6 @@ pub trait SessionTool: 'static {
     type Output: Serialize + JsonSchema + Send + 'static;
     /// The use case's request type: it decides how the session opens.
     type Request: Request;
-    /// The call reports progress and a cancellation stops it (a scan, a
-    /// validation).
-    const LONG: bool = false;
 
     /// As [`McpTool::parse`].
     fn parse(arguments: Option<JsonObject>) -> Result<Self::Args> {
@@ -131,7 +129,9 @@ impl<T: SessionTool> McpTool for T {
 
     async fn run(call: &Call, args: Self::Args) -> Result<Reply<Self::Output>> {
         T::check(&args)?;
-        call.blocking::<T::Request, _>(T::LONG, move |s| T::op(s, args))
+        // Every call may report progress and be cancelled: a scan or a
+        // wait stops at the client's word, a quick read has nothing to say.
+        call.blocking::<T::Request, _>(true, move |s| T::op(s, args))
             .await
             .map(Reply::Output)
     }

@@ -24,6 +24,16 @@ pub struct DropProposalArgs {
     pub all_above: bool,
 }
 
+impl DropProposalArgs {
+    fn request(&self) -> DropRequest {
+        DropRequest {
+            patch_ids: patch_ids(&self.patch_id, &self.patch_ids),
+            all: false,
+            all_above: self.all_above,
+        }
+    }
+}
+
 pub struct DropProposal;
 
 impl SessionTool for DropProposal {
@@ -37,15 +47,11 @@ impl SessionTool for DropProposal {
     type Output = DropOutcome;
     type Request = DropRequest;
 
-    fn check(args: &DropProposalArgs) -> Result<()> {
-        check_ids("patch_ids", &patch_ids(&args.patch_id, &args.patch_ids))
+    fn op(session: &Session, args: DropProposalArgs) -> Result<DropOutcome> {
+        session.drop_proposals(&args.request())
     }
 
-    fn op(session: &Session, args: DropProposalArgs) -> Result<DropOutcome> {
-        session.drop_proposals(&DropRequest {
-            patch_ids: patch_ids(&args.patch_id, &args.patch_ids),
-            all: false,
-            all_above: args.all_above,
-        })
+    fn check(args: &DropProposalArgs) -> Result<()> {
+        check_ids("patch_ids", &args.request().patch_ids)
     }
 }

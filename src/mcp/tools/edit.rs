@@ -53,7 +53,6 @@ impl SessionTool for Edit {
     type Args = EditList;
     type Output = EditToolOutput;
     type Request = EditRequest;
-    const LONG: bool = true;
 
     /// The edit list's own parser, as `propose --edits` reads the file: its
     /// messages name the edit at fault (`edits[0]: …`).
@@ -67,11 +66,11 @@ impl SessionTool for Edit {
         })
     }
 
-    fn check(list: &EditList) -> Result<()> {
-        check_ids("onto", &list.onto)
-    }
-
     fn op(session: &Session, list: EditList) -> Result<EditToolOutput> {
         EditToolOutput::of(session, &list)
+    }
+
+    fn check(list: &EditList) -> Result<()> {
+        check_ids("onto", &list.onto)
     }
 }

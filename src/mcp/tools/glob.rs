@@ -38,11 +38,6 @@ impl SessionTool for Glob {
     /// The working tree as it is: no recovery first (as the CLI).
     type Request = GlobRequest;
 
-    fn check(args: &GlobRequest) -> Result<()> {
-        check_paths("pattern", [&args.pattern])?;
-        check_paths("path", &args.path)
-    }
-
     fn op(session: &Session, args: GlobRequest) -> Result<GlobOutput> {
         let mut outcome = session.glob(&args)?;
         let total_files = outcome.files.len();
@@ -52,5 +47,10 @@ impl SessionTool for Glob {
             total_files,
             truncated: total_files > MAX_GLOB_FILES,
         })
+    }
+
+    fn check(args: &GlobRequest) -> Result<()> {
+        check_paths("pattern", [&args.pattern])?;
+        check_paths("path", &args.path)
     }
 }

@@ -64,7 +64,6 @@ impl SessionTool for NotebookEdit {
     type Args = NotebookEditArgs;
     type Output = EditToolOutput;
     type Request = EditRequest;
-    const LONG: bool = true;
 
     fn op(session: &Session, args: NotebookEditArgs) -> Result<EditToolOutput> {
         EditToolOutput::of(session, &args.list())

@@ -81,11 +81,6 @@ impl SessionTool for ProposeEdit {
     type Args = ProposeEditArgs;
     type Output = ProposeEditOutput;
     type Request = ProposeRequest;
-    const LONG: bool = true;
-
-    fn check(args: &ProposeEditArgs) -> Result<()> {
-        check_paths("scope", &args.scope)
-    }
 
     fn op(session: &Session, args: ProposeEditArgs) -> Result<ProposeEditOutput> {
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
@@ -99,5 +94,9 @@ impl SessionTool for ProposeEdit {
             success: true,
             outcome,
         })
+    }
+
+    fn check(args: &ProposeEditArgs) -> Result<()> {
+        check_paths("scope", &args.scope)
     }
 }

@@ -70,11 +70,6 @@ impl SessionTool for ReadFile {
     type Output = ReadFileOutput;
     type Request = CatRequest;
 
-    fn check(args: &ReadFileArgs) -> Result<()> {
-        check_ids("patch_id", &args.patch_id)?;
-        check_paths("path", [&args.path])
-    }
-
     fn op(session: &Session, args: ReadFileArgs) -> Result<ReadFileOutput> {
         let mut outcome = session.cat(&args.request())?;
         let mut numbered = String::from_utf8_lossy(&cat::numbered(&outcome)).into_owned();
@@ -85,5 +80,10 @@ impl SessionTool for ReadFile {
             numbered,
             truncated,
         })
+    }
+
+    fn check(args: &ReadFileArgs) -> Result<()> {
+        check_ids("patch_id", &args.patch_id)?;
+        check_paths("path", [&args.path])
     }
 }

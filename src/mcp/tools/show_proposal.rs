@@ -50,15 +50,11 @@ impl SessionTool for ShowProposal {
     type Output = ShowProposalOutput;
     type Request = ShowRequest;
 
-    fn check(args: &ShowProposalArgs) -> Result<()> {
-        check_id("patch_id", &args.patch_id)
-    }
-
     fn op(session: &Session, args: ShowProposalArgs) -> Result<ShowProposalOutput> {
-        let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let mut outcome = session.show(&ShowRequest {
             patch_id: args.patch_id,
         })?;
+        let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let diff_total_bytes = outcome.diff_bytes.len();
         let mut diff_truncated = cap(&mut outcome.unified_diff, max);
         let word_diff = args.word_diff.then(|| {
@@ -72,5 +68,9 @@ impl SessionTool for ShowProposal {
             diff_total_bytes,
             word_diff,
         })
+    }
+
+    fn check(args: &ShowProposalArgs) -> Result<()> {
+        check_id("patch_id", &args.patch_id)
     }
 }
