@@ -2,8 +2,11 @@
 //! name, title, description (saying exactly what the tool touches), what
 //! it may do (the annotation hints), its argument and output types (whose
 //! JSON Schemas are its `inputSchema` and `outputSchema`) and its handler.
-//! The registry (`tools/mod.rs`) lists them; the server lists and calls
-//! them through [`Entry`], never by a name of its own.
+//! Most tools are one use case ([`SessionTool`]: the handler is the call of
+//! a `Session` method); the few that need more of the call (a confirmation,
+//! no session) write their own ([`McpTool`]). The registry (`tools/mod.rs`)
+//! lists them; the server lists and calls them through [`Entry`], never by
+//! a name of its own.
 
 use std::future::Future;
 use std::pin::Pin;
