@@ -72,7 +72,7 @@ pub enum Reply<T> {
 }
 
 /// One MCP tool. Most are a [`SessionTool`]; this trait is for the
-/// handlers that need more of the call (a confirmation, a cancellation).
+/// handlers that need more of the call (a confirmation, no session).
 pub trait McpTool: 'static {
     const META: Meta;
     /// The arguments; their schema is the tool's `inputSchema`.

@@ -14,6 +14,8 @@ use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
 use crate::ops::plan::PlanSource;
 use crate::plan::ExecutionPlan;
 
+pub struct ApplyEdit;
+
 /// `apply_edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -94,8 +96,6 @@ impl ApplyEditOutput {
         }
     }
 }
-
-pub struct ApplyEdit;
 
 impl McpTool for ApplyEdit {
     const META: Meta = Meta {

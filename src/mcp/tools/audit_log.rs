@@ -8,6 +8,8 @@ use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::inspect::{LogOutcome, LogRequest};
 
+pub struct AuditLog;
+
 /// `audit_log`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -16,8 +18,6 @@ pub struct AuditLogArgs {
     #[schemars(range(min = 1))]
     pub limit: Option<usize>,
 }
-
-pub struct AuditLog;
 
 impl SessionTool for AuditLog {
     const META: Meta = Meta {

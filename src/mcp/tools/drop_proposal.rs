@@ -9,6 +9,8 @@ use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::drop::{DropOutcome, DropRequest};
 
+pub struct DropProposal;
+
 /// `drop_proposal`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -33,8 +35,6 @@ impl DropProposalArgs {
         }
     }
 }
-
-pub struct DropProposal;
 
 impl SessionTool for DropProposal {
     const META: Meta = Meta {

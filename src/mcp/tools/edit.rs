@@ -2,6 +2,8 @@
 //! notebook cells) stored as one proposal; `git evolv propose --edits`.
 
 use rmcp::model::JsonObject;
+
+pub struct Edit;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -40,8 +42,6 @@ impl EditToolOutput {
         })
     }
 }
-
-pub struct Edit;
 
 impl SessionTool for Edit {
     const META: Meta = Meta {

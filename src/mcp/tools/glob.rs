@@ -13,6 +13,8 @@ use crate::ops::glob::{GlobOutcome, GlobRequest};
 /// At most this many files in a result.
 const MAX_GLOB_FILES: usize = 1000;
 
+pub struct Glob;
+
 /// `glob`: the files found, newest first, capped.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct GlobOutput {
@@ -23,8 +25,6 @@ pub struct GlobOutput {
     /// `files` holds only the first 1000; narrow the pattern or `path`.
     pub truncated: bool,
 }
-
-pub struct Glob;
 
 impl SessionTool for Glob {
     const META: Meta = Meta {

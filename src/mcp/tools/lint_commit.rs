@@ -9,6 +9,8 @@ use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::lint::{LintOutcome, MessageRequest};
 
+pub struct LintCommit;
+
 /// `lint_commit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -17,8 +19,6 @@ pub struct LintCommitArgs {
     /// Commits rules.
     pub message: String,
 }
-
-pub struct LintCommit;
 
 impl SessionTool for LintCommit {
     const META: Meta = Meta {

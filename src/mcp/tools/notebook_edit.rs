@@ -11,6 +11,8 @@ use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::edit::EditRequest;
 
+pub struct NotebookEdit;
+
 /// `notebook_edit`: one cell of a Jupyter notebook, as an edit list of one.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -51,8 +53,6 @@ impl NotebookEditArgs {
         }
     }
 }
-
-pub struct NotebookEdit;
 
 impl SessionTool for NotebookEdit {
     const META: Meta = Meta {

@@ -11,6 +11,8 @@ use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
 
+pub struct ProposeEdit;
+
 /// `propose_edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -68,8 +70,6 @@ pub struct ProposeEditOutput {
     #[serde(flatten)]
     pub outcome: ProposeOutcome,
 }
-
-pub struct ProposeEdit;
 
 impl SessionTool for ProposeEdit {
     const META: Meta = Meta {

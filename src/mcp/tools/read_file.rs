@@ -14,6 +14,8 @@ use crate::ops::cat::{self, CatOutcome, CatRequest};
 /// The cap of `content` and `numbered`.
 const MAX_READ_BYTES: usize = 256 * 1024;
 
+pub struct ReadFile;
+
 /// `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -56,8 +58,6 @@ pub struct ReadFileOutput {
     /// for a line range to read the rest.
     pub truncated: bool,
 }
-
-pub struct ReadFile;
 
 impl SessionTool for ReadFile {
     const META: Meta = Meta {

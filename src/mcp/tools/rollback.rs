@@ -11,6 +11,8 @@ use crate::ops::permissions::check_id;
 use crate::ops::rollback::{RollbackOutcome, RollbackRequest};
 use crate::plan::RollbackStrategy;
 
+pub struct Rollback;
+
 /// `rollback`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -39,8 +41,6 @@ impl RollbackArgs {
         }
     }
 }
-
-pub struct Rollback;
 
 impl McpTool for Rollback {
     const META: Meta = Meta {

@@ -10,6 +10,8 @@ use crate::ops::Session;
 use crate::ops::inspect::{ShowOutcome, ShowRequest};
 use crate::ops::permissions::check_id;
 
+pub struct ShowProposal;
+
 /// `show_proposal`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -36,8 +38,6 @@ pub struct ShowProposalOutput {
     /// The diff in git's `--word-diff` form (`[-old-]{+new+}`), when asked for.
     pub word_diff: Option<String>,
 }
-
-pub struct ShowProposal;
 
 impl SessionTool for ShowProposal {
     const META: Meta = Meta {

@@ -16,6 +16,8 @@ use crate::validate;
 const TASK_WAIT_DEFAULT: u64 = 30;
 const TASK_WAIT_MAX: u64 = 600;
 
+pub struct TaskOutput;
+
 /// `task_output`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -35,8 +37,6 @@ pub struct TaskOutputArgs {
 fn yes() -> bool {
     true
 }
-
-pub struct TaskOutput;
 
 impl SessionTool for TaskOutput {
     const META: Meta = Meta {
