@@ -9,6 +9,7 @@ use crate::mcp::args::check_paths;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::glob::{GlobOutcome, GlobRequest};
+use crate::ops::permissions::check_path;
 
 /// At most this many files in a result.
 const MAX_GLOB_FILES: usize = 1000;
@@ -50,7 +51,7 @@ impl SessionTool for Glob {
     }
 
     fn check(args: &GlobRequest) -> Result<()> {
-        check_paths("pattern", [&args.pattern])?;
+        check_path("pattern", &args.pattern)?;
         check_paths("path", &args.path)
     }
 }

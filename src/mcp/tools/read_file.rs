@@ -5,11 +5,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::mcp::args::{check_ids, check_paths};
+use crate::mcp::args::check_ids;
 use crate::mcp::cap::cap;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::cat::{self, CatOutcome, CatRequest};
+use crate::ops::permissions::check_path;
 
 /// The cap of `content` and `numbered`.
 const MAX_READ_BYTES: usize = 256 * 1024;
@@ -84,6 +85,6 @@ impl SessionTool for ReadFile {
 
     fn check(args: &ReadFileArgs) -> Result<()> {
         check_ids("patch_id", &args.patch_id)?;
-        check_paths("path", [&args.path])
+        check_path("path", &args.path)
     }
 }
