@@ -102,17 +102,6 @@ impl Call {
         result
     }
 
-    /// Runs `f` on a blocking thread with the server's directory, for the
-    /// use cases that open the repository themselves (`check`).
-    pub async fn in_dir<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Path) -> Result<T> + Send + 'static,
-    {
-        let dir = self.dir.clone();
-        run_blocking(move || f(&dir)).await
-    }
-
     /// Asks the user to confirm what the use case says needs confirming
     /// (`needs`, on a blocking thread in a session opened for `R`), in the
     /// way the client allows. `Some` is the answer to give instead of

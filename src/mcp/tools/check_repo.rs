@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::mcp::args::NoArgs;
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
-use crate::ops::check::{self, CheckOutcome, CheckRequest};
+use crate::ops::check::{CheckOutcome, CheckRequest};
 
 pub struct CheckRepo;
 
@@ -20,7 +20,7 @@ impl McpTool for CheckRepo {
     type Output = CheckOutcome;
 
     async fn run(call: &Call, _: NoArgs) -> Result<Reply<CheckOutcome>> {
-        call.in_dir(|dir| check::run(dir, &CheckRequest {}))
+        call.blocking::<CheckRequest, _>(false, |s| s.check(&CheckRequest {}))
             .await
             .map(Reply::Output)
     }
