@@ -147,8 +147,11 @@ fn repository_size_benches(c: &mut Criterion) {
     group.sample_size(30);
     for n in [1_000, 100_000] {
         let (_dir, repo) = repo_of(n);
+        let settings = git_evolv::ops::Settings::new(repo.config().expect("reads config"));
         group.bench_function(format!("{n}_files"), |b| {
-            b.iter(|| git_evolv::ops::edit::edit(&repo, black_box(&list)).expect("proposes"))
+            b.iter(|| {
+                git_evolv::ops::edit::edit(&repo, &settings, black_box(&list)).expect("proposes")
+            })
         });
     }
     group.finish();

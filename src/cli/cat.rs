@@ -21,13 +21,10 @@ pub struct CatArgs {
     pub number: bool,
 }
 
-fn parse_lines(spec: &str) -> Result<(usize, usize)> {
-    let bad = || {
-        Error::invalid(
-            format!("--lines '{spec}' is not A:B"),
-            "give e.g. --lines 10:20",
-        )
-    };
+/// `--lines A:B` as two numbers; anything else is refused with `hint`
+/// (`propose --lines` shares it, with its own hint).
+pub(super) fn parse_lines(spec: &str, hint: &str) -> Result<(usize, usize)> {
+    let bad = || bad_lines(spec, hint);
     let (a, b) = spec.split_once(':').ok_or_else(bad)?;
     Ok((
         a.trim().parse().map_err(|_| bad())?,
@@ -35,11 +32,20 @@ fn parse_lines(spec: &str) -> Result<(usize, usize)> {
     ))
 }
 
+/// The refusal of a `--lines` value that is not `A:B`.
+pub(super) fn bad_lines(spec: &str, hint: &str) -> Error {
+    Error::invalid(format!("--lines '{spec}' is not A:B"), hint)
+}
+
 pub fn run(session: &Session, args: &CatArgs, out: &Output) -> Result<()> {
     let req = CatRequest {
         patch_id: args.patch_id.clone(),
         path: args.path.clone(),
-        lines: args.lines.as_deref().map(parse_lines).transpose()?,
+        lines: args
+            .lines
+            .as_deref()
+            .map(|spec| parse_lines(spec, "give e.g. --lines 10:20"))
+            .transpose()?,
     };
     let o = session.cat(&req)?;
     if out.json {

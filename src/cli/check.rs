@@ -4,10 +4,10 @@ use std::path::Path;
 
 use super::Output;
 use crate::error::Result;
-use crate::ops::check::{self, CheckRequest};
+use crate::ops::check::CheckRequest;
 
 pub fn run(dir: &Path, out: &Output) -> Result<()> {
-    let outcome = check::run(dir, &CheckRequest {})?;
+    let outcome = super::session::<CheckRequest>(dir, out)?.check(&CheckRequest {})?;
     if out.json {
         out.success_json(&outcome);
         return Ok(());

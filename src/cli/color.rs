@@ -136,22 +136,24 @@ enum Colour {
 
 impl Colour {
     fn fg(self) -> String {
-        match self {
-            Colour::Ansi(n) => (30 + u32::from(n)).to_string(),
-            Colour::Bright(n) => (90 + u32::from(n)).to_string(),
-            Colour::Index(n) => format!("38;5;{n}"),
-            Colour::Rgb(r, g, b) => format!("38;2;{r};{g};{b}"),
-            Colour::Default => "39".into(),
-        }
+        self.sgr(30)
     }
 
     fn bg(self) -> String {
+        self.sgr(40)
+    }
+
+    /// The SGR parameter for this colour where `base` is black's code
+    /// (30 for the foreground, 40 for the background): the bright colours
+    /// are 60 above, the 256-colour and true-colour forms `base + 8`,
+    /// the default colour `base + 9`.
+    fn sgr(self, base: u32) -> String {
         match self {
-            Colour::Ansi(n) => (40 + u32::from(n)).to_string(),
-            Colour::Bright(n) => (100 + u32::from(n)).to_string(),
-            Colour::Index(n) => format!("48;5;{n}"),
-            Colour::Rgb(r, g, b) => format!("48;2;{r};{g};{b}"),
-            Colour::Default => "49".into(),
+            Colour::Ansi(n) => (base + u32::from(n)).to_string(),
+            Colour::Bright(n) => (base + 60 + u32::from(n)).to_string(),
+            Colour::Index(n) => format!("{};5;{n}", base + 8),
+            Colour::Rgb(r, g, b) => format!("{};2;{r};{g};{b}", base + 8),
+            Colour::Default => (base + 9).to_string(),
         }
     }
 }

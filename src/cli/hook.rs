@@ -12,8 +12,9 @@ use super::Output;
 use super::lint::{summary, text};
 use crate::error::{Error, Result};
 use crate::hooks::invocation;
-use crate::ops::lint;
-use crate::ops::pre_push::{PrePushOutcome, PrePushRequest, pre_push};
+use crate::ops::Session;
+use crate::ops::lint::CommitMsgRequest;
+use crate::ops::pre_push::{PrePushOutcome, PrePushRequest};
 use crate::policy::{Verdict, short_ref};
 use crate::prompt;
 
@@ -109,8 +110,7 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
 /// file and the configuration from the git directory, and nothing else (no
 /// libgit2 repository, no recovery, no index). See: issue #14, item 5.
 fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
-    let request = lint::CommitMsgRequest::for_hook(dir, file)?;
-    let result = lint::commit_msg(&request)?;
+    let result = Session::open_for::<CommitMsgRequest>(dir)?.commit_msg(file)?;
     if out.json {
         out.json_value(&result);
         return Ok(result.outcome.exit_code());
@@ -156,16 +156,13 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
     let prompt_off = terminal_prompt_disabled();
     let terminal = !prompt_off && prompt::open_terminal().is_some();
     let dry_run = invocation::push_is_dry_run();
-    let outcome = pre_push(
-        dir,
-        &PrePushRequest {
-            remote: remote.to_string(),
-            url: url.to_string(),
-            stdin,
-            terminal,
-            dry_run,
-        },
-    )?;
+    let outcome = Session::open_for::<PrePushRequest>(dir)?.pre_push(&PrePushRequest {
+        remote: remote.to_string(),
+        url: url.to_string(),
+        stdin,
+        terminal,
+        dry_run,
+    })?;
     out.status(&render(&outcome));
     if prompt_off && outcome.refs.iter().any(|r| r.protected) {
         out.status("  note: GIT_TERMINAL_PROMPT=0: not asking on the terminal");

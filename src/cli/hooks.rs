@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::hooks::HookState;
-use crate::ops::hooks::{self, HooksAction, HooksOutcome, HooksRequest};
+use crate::ops::hooks::{HooksAction, HooksOutcome, HooksRequest};
 
 #[derive(Debug, Args)]
 pub struct HooksArgs {
@@ -44,13 +44,10 @@ pub fn run(dir: &Path, args: &HooksArgs, out: &Output) -> Result<()> {
         }
         HooksCommand::Status => (HooksAction::Status, false, "Hooks in"),
     };
-    let outcome = hooks::run(
-        dir,
-        &HooksRequest {
-            action,
-            use_hooks_path,
-        },
-    )?;
+    let outcome = super::session::<HooksRequest>(dir, out)?.hooks(&HooksRequest {
+        action,
+        use_hooks_path,
+    })?;
     if out.json {
         out.success_json(&outcome);
     } else {

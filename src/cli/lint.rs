@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use super::Output;
 use crate::error::{Error, Result};
 use crate::lint::{Finding, Severity};
-use crate::ops::lint::{self, LintOutcome, LintRequest, MessageReport, MessageSource};
+use crate::ops::lint::{LintOutcome, LintRequest, MessageReport, MessageSource};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -59,17 +59,14 @@ pub fn run(dir: &Path, args: &LintArgs, out: &Output) -> Result<u8> {
         let MessageSource::Text { text, .. } = stdin_source()? else {
             unreachable!("stdin is text")
         };
-        lint::run_stdin(dir, &text)?
+        super::session::<LintRequest>(dir, out)?.lint_stdin(&text)?
     } else {
-        lint::run(
-            dir,
-            &LintRequest {
-                message: args.message.clone(),
-                file: args.file.clone(),
-                range: args.range.clone(),
-                include_merges: args.include_merges,
-            },
-        )?
+        super::session::<LintRequest>(dir, out)?.lint(&LintRequest {
+            message: args.message.clone(),
+            file: args.file.clone(),
+            range: args.range.clone(),
+            include_merges: args.include_merges,
+        })?
     };
     match format(args, out) {
         LintFormat::Json => out.json_value(&outcome),

@@ -189,7 +189,7 @@ fn escape(text: &str) -> String {
 /// its own gets one showing its short help, so no page lacks the section.
 fn examples(sub: Option<&str>) -> Vec<(String, String)> {
     let own: Vec<(String, String)> = written_examples(sub)
-        .into_iter()
+        .iter()
         .map(|(c, w)| (c.to_string(), w.to_string()))
         .collect();
     match (own.is_empty(), sub) {
@@ -201,16 +201,22 @@ fn examples(sub: Option<&str>) -> Vec<(String, String)> {
     }
 }
 
-fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
-    match sub {
-        None => vec![
+/// The manual's own examples: (subcommand, its examples as (command,
+/// what it does)); `None` is the page of git evolv itself.
+const WRITTEN_EXAMPLES: Examples = &[
+    (
+        None,
+        &[
             (
                 "git evolv propose --pattern 'getUserData' --replacement 'fetchUserData' --scope 'backend/**'\ngit evolv list\ngit evolv show patch_1763793123_3fa9c1\ngit evolv apply patch_1763793123_3fa9c1 --validate 'cargo test'\ngit evolv rollback patch_1763793123_3fa9c1\ngit evolv log",
                 "A session: propose a rename, review it, land it after the tests pass, undo it, read the audit log.",
             ),
             ("git evolv demo", "A guided run in a throwaway repository."),
         ],
-        Some("propose") => vec![
+    ),
+    (
+        Some("propose"),
+        &[
             (
                 "git evolv propose -p 'getUserData' -r 'fetchUserData' -s 'backend/**'",
                 "Propose a rename in every file under backend/.",
@@ -224,25 +230,37 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Capture groups expand in the replacement.",
             ),
         ],
-        Some("list") => vec![
+    ),
+    (
+        Some("list"),
+        &[
             ("git evolv list", "Every proposal with its status."),
             (
                 "git evolv list --json | jq '.proposals[].patch_id'",
                 "The ids, for scripts.",
             ),
         ],
-        Some("show") => vec![(
+    ),
+    (
+        Some("show"),
+        &[(
             "git evolv show patch_1763793123_3fa9c1",
             "The proposal's summary and diff, paged and coloured like git show.",
         )],
-        Some("drop") => vec![
+    ),
+    (
+        Some("drop"),
+        &[
             (
                 "git evolv drop patch_1763793123_3fa9c1",
                 "Remove one proposal.",
             ),
             ("git evolv drop --all", "Remove every proposal."),
         ],
-        Some("apply") => vec![
+    ),
+    (
+        Some("apply"),
+        &[
             (
                 "git evolv apply patch_1763793123_3fa9c1 --validate 'cargo test'",
                 "Validate in the warm worktree, then land.",
@@ -256,7 +274,10 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Everything but moving the branch, under an execution plan.",
             ),
         ],
-        Some("rollback") => vec![
+    ),
+    (
+        Some("rollback"),
+        &[
             (
                 "git evolv rollback patch_1763793123_3fa9c1",
                 "A revert commit of what apply landed.",
@@ -266,12 +287,21 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Put the files back as they were before the apply.",
             ),
         ],
-        Some("recover") => vec![(
+    ),
+    (
+        Some("recover"),
+        &[(
             "git evolv recover",
             "Finish or undo a landing that was killed.",
         )],
-        Some("log") => vec![("git evolv log -n 5", "The five newest audit records.")],
-        Some("gc") => vec![
+    ),
+    (
+        Some("log"),
+        &[("git evolv log -n 5", "The five newest audit records.")],
+    ),
+    (
+        Some("gc"),
+        &[
             (
                 "git evolv gc --older-than 30",
                 "Drop proposals older than 30 days.",
@@ -281,7 +311,10 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Remove the warm validation worktrees.",
             ),
         ],
-        Some("plan") => vec![
+    ),
+    (
+        Some("plan"),
+        &[
             (
                 "git evolv plan schema > plan.schema.json",
                 "The JSON Schema of an execution plan.",
@@ -291,11 +324,17 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Check a plan and print it with its defaults.",
             ),
         ],
-        Some("demo") => vec![(
+    ),
+    (
+        Some("demo"),
+        &[(
             "git evolv demo",
             "propose, show, apply, rollback in a throwaway repository.",
         )],
-        Some("lint") => vec![
+    ),
+    (
+        Some("lint"),
+        &[
             (
                 "git evolv lint 'feat(api): add the user endpoint'",
                 "Lint one message.",
@@ -305,26 +344,41 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Lint a pull request's commits as GitHub annotations.",
             ),
         ],
-        Some("hooks") => vec![
+    ),
+    (
+        Some("hooks"),
+        &[
             (
                 "git evolv hooks install",
                 "Install the commit-msg and pre-push hooks.",
             ),
             ("git evolv hooks status", "Which hooks are installed."),
         ],
-        Some("hook") => vec![(
+    ),
+    (
+        Some("hook"),
+        &[(
             "git evolv hook commit-msg .git/COMMIT_EDITMSG",
             "What the installed commit-msg hook runs.",
         )],
-        Some("check") => vec![(
+    ),
+    (
+        Some("check"),
+        &[(
             "git evolv check --json",
             "Uncommitted files and the upstream, for scripts.",
         )],
-        Some("ask") => vec![(
+    ),
+    (
+        Some("ask"),
+        &[(
             "git evolv ask 'Deploy where?' --option 'staging: test cluster' --option 'prod: customers'",
             "Ask on the terminal; prints the chosen label.",
         )],
-        Some("completions") => vec![
+    ),
+    (
+        Some("completions"),
+        &[
             (
                 "git evolv completions bash > ~/.local/share/bash-completion/completions/git-evolv",
                 "Completion for bash (git evolv <TAB> under git's completion, and git-evolv).",
@@ -334,7 +388,10 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Completion for zsh (with fpath+=~/.zfunc).",
             ),
         ],
-        Some("install-man") => vec![
+    ),
+    (
+        Some("install-man"),
+        &[
             (
                 "git evolv install-man",
                 "Install the pages next to the binary (~/.cargo/share/man/man1).",
@@ -344,17 +401,38 @@ fn written_examples(sub: Option<&str>) -> Vec<(&'static str, &'static str)> {
                 "Install them under ~/.local/share/man/man1.",
             ),
         ],
-        Some("help") => vec![("git evolv help apply", "The manual of git evolv apply.")],
-        Some("cat") => vec![(
+    ),
+    (
+        Some("help"),
+        &[("git evolv help apply", "The manual of git evolv apply.")],
+    ),
+    (
+        Some("cat"),
+        &[(
             "git evolv cat patch_1763793123_3fa9c1 src/main.rs --lines 10:20",
             "Lines 10 to 20 of a file as the proposal would leave it.",
         )],
-        Some("glob") => vec![(
+    ),
+    (
+        Some("glob"),
+        &[(
             "git evolv glob '**/*.rs'",
             "Rust files of the working tree, newest first.",
         )],
-        Some(_) => Vec::new(),
-    }
+    ),
+];
+
+type Examples = &'static [(
+    Option<&'static str>,
+    &'static [(&'static str, &'static str)],
+)];
+
+/// The examples written for a page, if any.
+fn written_examples(sub: Option<&str>) -> &'static [(&'static str, &'static str)] {
+    WRITTEN_EXAMPLES
+        .iter()
+        .find(|(s, _)| *s == sub)
+        .map_or(&[], |(_, examples)| examples)
 }
 
 /// `git evolv help [<subcommand>]`: the manual through `man -l -` when

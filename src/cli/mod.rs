@@ -389,9 +389,10 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         _ => {}
     }
     let dir = std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?;
-    // These open the repository themselves: lint works outside one (a
-    // message from an argument or stdin) and stays fast on the hook path;
-    // hooks and check go through git itself (SHA-256 repositories, `git -c`).
+    // These open no repository (their requests open `Open::NoRepository`
+    // sessions): lint works outside one (a message from an argument or
+    // stdin) and stays fast on the hook path; hooks and check go through
+    // git itself (SHA-256 repositories). The servers open a session per call.
     match &cli.command {
         Command::Lint(args) => return lint::run(&dir, args, out),
         Command::Hook(args) => return hook::run(&dir, args, out),

@@ -269,25 +269,25 @@ hint: {}",
 }
 
 /// Reads the colour and pager settings (`color.*`, `pager.evolv*`,
-/// `core.pager`) as git sees them, through the one config adapter (every
-/// layer, `git -c` included); nothing is read for `--json`, which neither
-/// pages nor colours. A config that cannot be read is an error.
+/// `core.pager`) as git sees them, from the settings of a session without
+/// a repository around `dir` (every layer, `git -c` included); nothing is
+/// read for `--json`, which neither pages nor colours. A config that
+/// cannot be read is an error.
 pub fn config_lookup(
     dir: Option<&Path>,
     flags: &Flags<'_>,
 ) -> Result<impl Fn(&str) -> Option<Option<String>> + use<>> {
-    use crate::git::config::{Config, discover_git_dir};
-    let config = if flags.json {
-        Config::default()
+    use crate::ops::{Session, Settings, settings::SettingsRequest};
+    let settings = if flags.json {
+        Settings::default()
     } else {
         let start = match dir {
             Some(d) => d.to_path_buf(),
             None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
         };
-        match discover_git_dir(&start) {
-            Some(git_dir) => Config::for_git_dir(&git_dir)?,
-            None => Config::without_repository()?,
-        }
+        Session::open_for::<SettingsRequest>(&start)?
+            .settings()?
+            .clone()
     };
-    Ok(move |key: &str| config.get(key).map(|e| e.value.clone()))
+    Ok(move |key: &str| settings.raw(key))
 }

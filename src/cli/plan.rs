@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::Output;
 use crate::error::{Error, Result};
-use crate::ops::plan::{self, PlanSource};
+use crate::ops::plan::PlanSource;
 use crate::plan::ExecutionPlan;
 
 #[derive(Debug, Args)]
@@ -50,7 +50,9 @@ pub fn run(args: &PlanArgs, out: &Output) -> Result<()> {
             Ok(())
         }
         PlanCommand::Check { file } => {
-            let outcome = plan::check(&source(file)?)?;
+            // A plan check needs no repository: the session opens none.
+            let session = super::session::<PlanSource>(Path::new("."), out)?;
+            let outcome = session.check_plan(&source(file)?)?;
             if out.json {
                 out.json_value(&outcome);
             } else {

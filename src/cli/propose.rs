@@ -184,20 +184,13 @@ impl EditArgs {
     }
 }
 
+/// `--lines A:B`: a 1-based, inclusive, non-empty range of lines.
 fn parse_lines(spec: &str) -> Result<(usize, usize)> {
-    let bad = || {
-        Error::invalid(
-            format!("--lines '{spec}' is not A:B"),
-            "give the first and last line to replace, 1-based and inclusive, e.g. --lines 12:20",
-        )
-    };
-    let (a, b) = spec.split_once(':').ok_or_else(bad)?;
-    let (a, b): (usize, usize) = (
-        a.trim().parse().map_err(|_| bad())?,
-        b.trim().parse().map_err(|_| bad())?,
-    );
+    const HINT: &str =
+        "give the first and last line to replace, 1-based and inclusive, e.g. --lines 12:20";
+    let (a, b) = super::cat::parse_lines(spec, HINT)?;
     if a == 0 || b < a {
-        return Err(bad());
+        return Err(super::cat::bad_lines(spec, HINT));
     }
     Ok((a, b))
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
-use rmcp::model::{CallToolRequestParams, JsonObject};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject};
 use rmcp::service::RequestContext;
 
 use super::confirm::{self, Gate, Pending};
@@ -102,38 +102,29 @@ impl Call {
         result
     }
 
-    /// Runs `f` on a blocking thread with the server's directory, for the
-    /// use cases that open the repository themselves (`check`).
-    pub async fn in_dir<T, F>(&self, f: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Path) -> Result<T> + Send + 'static,
-    {
-        let dir = self.dir.clone();
-        run_blocking(move || f(&dir)).await
-    }
-
-    /// Whether the client has cancelled this call, for a blocking wait to
-    /// poll.
-    pub fn cancelled(&self) -> impl Fn() -> bool + Send + 'static {
-        let ct = self.context.ct.clone();
-        move || ct.is_cancelled()
-    }
-
-    /// Asks the user to confirm what `ops` says needs confirming (nothing
-    /// when `confirmation` is `None`), in the way the client allows.
-    pub async fn confirm(&self, confirmation: Option<Confirmation>) -> Result<Gate> {
-        let Some(confirmation) = confirmation else {
-            return Ok(Gate::Proceed);
+    /// Asks the user to confirm what the use case says needs confirming
+    /// (`needs`, on a blocking thread in a session opened for `R`), in the
+    /// way the client allows. `Some` is the answer to give instead of
+    /// running the call (an input-required result).
+    pub async fn ask<R: Request + ?Sized>(
+        &self,
+        needs: impl FnOnce(&Session) -> Result<Option<Confirmation>> + Send + 'static,
+    ) -> Result<Option<CallToolResponse>> {
+        let Some(confirmation) = self.blocking::<R, _>(false, needs).await? else {
+            return Ok(None);
         };
-        confirm::gate(
+        let gate = confirm::gate(
             &self.pending,
             &self.name,
             &self.request,
             &self.context,
             confirmation,
         )
-        .await
+        .await?;
+        Ok(match gate {
+            Gate::Proceed => None,
+            Gate::Ask(response) => Some(response),
+        })
     }
 
     /// With a progress token in the request: the progress sink of the call

@@ -9,7 +9,9 @@
 //! at /dev/null and stderr, so no child process (git, a validation
 //! command) can read a frame or write into the stream.
 
+mod args;
 mod call;
+mod cap;
 mod confirm;
 mod progress;
 mod schema;

@@ -2,8 +2,11 @@
 //! name, title, description (saying exactly what the tool touches), what
 //! it may do (the annotation hints), its argument and output types (whose
 //! JSON Schemas are its `inputSchema` and `outputSchema`) and its handler.
-//! The registry (`tools/mod.rs`) lists them; the server lists and calls
-//! them through [`Entry`], never by a name of its own.
+//! Most tools are one use case ([`SessionTool`]: the handler is the call of
+//! a `Session` method); the few that need more of the call (a confirmation,
+//! no session) write their own ([`McpTool`]). The registry (`tools/mod.rs`)
+//! lists them; the server lists and calls them through [`Entry`], never by
+//! a name of its own.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -16,21 +19,46 @@ use serde::de::DeserializeOwned;
 use super::call::Call;
 use super::schema::{input, output, parse_args};
 use crate::error::{Error, Result};
+use crate::ops::Session;
+use crate::ops::session::Request;
 
-/// The default cap of a diff in a tool result: 64 KiB.
-pub const DEFAULT_MAX_DIFF_BYTES: usize = 64 * 1024;
-
-/// What a tool may do, as its annotation hints say.
-#[derive(Clone, Copy)]
-pub enum Effect {
-    /// Reads, or adds objects and refs in git-evolv's own namespace only.
-    ReadOnly { idempotent: bool },
-    /// Changes the branch, the working tree or git-evolv's refs.
-    Writes { destructive: bool, idempotent: bool },
+/// What a tool says of itself in `tools/list`.
+pub struct Meta {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Says exactly what the tool touches.
+    pub description: &'static str,
+    pub effect: Effect,
 }
 
-/// Added to the description of every tool that writes only in git-evolv's
-/// own namespace (read-only, not idempotent: the proposing tools).
+/// What a tool may do: each is one set of the annotation hints.
+#[derive(Clone, Copy)]
+pub enum Effect {
+    /// Reads only; the same call answers the same.
+    Reads,
+    /// Adds objects and refs in git-evolv's own namespace only (a
+    /// proposal): read-only to the client, but each call adds one more.
+    Proposes,
+    /// Moves the current branch and updates the working tree and index.
+    Lands,
+    /// Deletes refs in git-evolv's own namespace; dropping twice drops once.
+    Drops,
+}
+
+impl Effect {
+    /// `(readOnlyHint, destructiveHint, idempotentHint)`.
+    const fn hints(self) -> (bool, bool, bool) {
+        match self {
+            Effect::Reads => (true, false, true),
+            Effect::Proposes => (true, false, false),
+            Effect::Lands => (false, true, false),
+            Effect::Drops => (false, true, true),
+        }
+    }
+}
+
+/// Added to the description of every tool that proposes: what "read-only"
+/// means for it.
 const NAMESPACE_NOTE: &str = "It only adds git objects and refs under refs/evolv/ (git-evolv's own namespace): it never touches the working tree, the index, HEAD or any branch.";
 
 /// What a handler answers.
@@ -43,12 +71,10 @@ pub enum Reply<T> {
     Response(CallToolResponse),
 }
 
-/// One MCP tool.
+/// One MCP tool. Most are a [`SessionTool`]; this trait is for the
+/// handlers that need more of the call (a confirmation, no session).
 pub trait McpTool: 'static {
-    const NAME: &'static str;
-    const TITLE: &'static str;
-    const DESCRIPTION: &'static str;
-    const EFFECT: Effect;
+    const META: Meta;
     /// The arguments; their schema is the tool's `inputSchema`.
     type Args: DeserializeOwned + JsonSchema + Send;
     /// The success's `structuredContent`; its schema is the `outputSchema`.
@@ -57,7 +83,7 @@ pub trait McpTool: 'static {
     /// Parses the call's arguments; a bad one is `invalid_input` naming
     /// the field at fault.
     fn parse(arguments: Option<JsonObject>) -> Result<Self::Args> {
-        parse_args(Self::NAME, arguments)
+        parse_args(Self::META.name, arguments)
     }
 
     /// Checks what only a client is refused, calls the use case and shapes
@@ -66,6 +92,52 @@ pub trait McpTool: 'static {
         call: &Call,
         args: Self::Args,
     ) -> impl Future<Output = Result<Reply<Self::Output>>> + Send;
+}
+
+/// A tool that is one use case: its arguments are checked, then `op` runs
+/// in a session opened as `Request` says (on a blocking thread, with the
+/// call's progress sink and cancellation flag), and what it returns is the
+/// output.
+pub trait SessionTool: 'static {
+    const META: Meta;
+    /// The arguments; their schema is the tool's `inputSchema`.
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+    /// What `op` returns; its schema is the `outputSchema`.
+    type Output: Serialize + JsonSchema + Send + 'static;
+    /// The use case's request type: it decides how the session opens.
+    type Request: Request;
+
+    /// As [`McpTool::parse`].
+    fn parse(arguments: Option<JsonObject>) -> Result<Self::Args> {
+        parse_args(Self::META.name, arguments)
+    }
+
+    /// What only a client is refused, before the repository is opened.
+    fn check(_args: &Self::Args) -> Result<()> {
+        Ok(())
+    }
+
+    /// Calls the use case and shapes its outcome (on a blocking thread).
+    fn op(session: &Session, args: Self::Args) -> Result<Self::Output>;
+}
+
+impl<T: SessionTool> McpTool for T {
+    const META: Meta = <T as SessionTool>::META;
+    type Args = <T as SessionTool>::Args;
+    type Output = <T as SessionTool>::Output;
+
+    fn parse(arguments: Option<JsonObject>) -> Result<Self::Args> {
+        <T as SessionTool>::parse(arguments)
+    }
+
+    async fn run(call: &Call, args: Self::Args) -> Result<Reply<Self::Output>> {
+        T::check(&args)?;
+        // Every call may report progress and be cancelled: a scan or a
+        // wait stops at the client's word, a quick read has nothing to say.
+        call.blocking::<T::Request, _>(true, move |s| T::op(s, args))
+            .await
+            .map(Reply::Output)
+    }
 }
 
 type Handler =
@@ -83,31 +155,31 @@ pub struct Entry {
 /// The registry entry of `T`.
 pub const fn entry<T: McpTool>() -> Entry {
     Entry {
-        name: T::NAME,
+        name: T::META.name,
         describe: describe::<T>,
         call: dispatch::<T>,
     }
 }
 
 fn describe<T: McpTool>() -> Tool {
-    let description = match T::EFFECT {
-        Effect::ReadOnly { idempotent: false } => format!("{} {NAMESPACE_NOTE}", T::DESCRIPTION),
-        _ => T::DESCRIPTION.to_string(),
+    let Meta {
+        name,
+        title,
+        description,
+        effect,
+    } = T::META;
+    let description = match effect {
+        Effect::Proposes => format!("{description} {NAMESPACE_NOTE}"),
+        _ => description.to_string(),
     };
-    Tool::new(T::NAME, description, input::<T::Args>())
-        .with_title(T::TITLE)
+    Tool::new(name, description, input::<T::Args>())
+        .with_title(title)
         .with_raw_output_schema(output::<T::Output>())
-        .with_annotations(annotations(T::TITLE, T::EFFECT))
+        .with_annotations(annotations(title, effect))
 }
 
 fn annotations(title: &str, effect: Effect) -> ToolAnnotations {
-    let (read_only, destructive, idempotent) = match effect {
-        Effect::ReadOnly { idempotent } => (true, false, idempotent),
-        Effect::Writes {
-            destructive,
-            idempotent,
-        } => (false, destructive, idempotent),
-    };
+    let (read_only, destructive, idempotent) = effect.hints();
     // All four hints explicitly: a missing destructiveHint counts as true.
     ToolAnnotations::with_title(title)
         .read_only(read_only)
@@ -140,44 +212,4 @@ pub fn error_result(e: &Error) -> CallToolResult {
         "success": false,
         "error": e.to_body(),
     }))
-}
-
-/// Tools without arguments.
-#[derive(Debug, serde::Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
-
-/// Cuts `text` to at most `max` bytes at a line end (or a character
-/// boundary when the first line is longer); returns whether it cut.
-pub fn cap(text: &mut String, max: usize) -> bool {
-    if text.len() <= max {
-        return false;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    if let Some(nl) = text[..end].rfind('\n') {
-        end = nl + 1;
-    }
-    text.truncate(end);
-    true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::cap;
-
-    #[test]
-    fn cap_cuts_at_a_line_end_and_keeps_short_text() {
-        let mut t = "one\ntwo\nthree\n".to_string();
-        assert!(cap(&mut t, 10));
-        assert_eq!(t, "one\ntwo\n");
-        let mut short = "a\n".to_string();
-        assert!(!cap(&mut short, 10));
-        assert_eq!(short, "a\n");
-        let mut wide = "ééé".to_string();
-        assert!(cap(&mut wide, 3));
-        assert_eq!(wide, "é");
-    }
 }

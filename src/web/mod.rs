@@ -99,7 +99,7 @@ pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
     // Opening a session also finishes a landing a killed process left
     // behind, before the page shows anything.
     let git_dir = crate::ops::Session::open_for::<crate::ops::review::ReviewPage>(dir)?
-        .git_dir()
+        .git_dir()?
         .to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -180,6 +180,53 @@ fn run_one(
 ) -> Result<(CommandReport, bool)> {
     let started = Instant::now();
     let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
+    let mut child = spawn(command, dir, &output)?;
+    let pgid = child.id();
+    if let Some(record) = record {
+        record.set(Some(pgid));
+    }
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let waited = wait(command, deadline, &rx, &output);
+    // Kill the whole group either way: after a timeout or a signal to stop
+    // the command, after an exit to stop anything it left running in the
+    // worktree. Then wait, so nothing of it outlives this apply.
+    kill_group(pgid);
+    let status = match waited.status {
+        Some(s) => s,
+        None => rx
+            .recv()
+            .unwrap_or_else(|_| Err(std::io::Error::other("waiter thread vanished"))),
+    };
+    let _ = waiter.join();
+    wait_group_gone(pgid);
+    if let Some(record) = record {
+        record.set(None);
+    }
+    interrupted()?;
+    let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
+    let exit_code = if waited.timed_out || waited.cancelled {
+        -1
+    } else {
+        status.code().unwrap_or(-1)
+    };
+    let report = CommandReport {
+        command: command.to_string(),
+        stage,
+        exit_code,
+        duration_ms: started.elapsed().as_millis() as u64,
+        output_tail: tail(&mut output),
+        timed_out: waited.timed_out,
+    };
+    Ok((report, waited.cancelled))
+}
+
+/// Starts `sh -c command` in `dir`, in a process group of its own, with
+/// its output (both streams) into `output` and no repository variables
+/// of ours in its environment.
+fn spawn(command: &str, dir: &Path, output: &File) -> Result<Child> {
     let stdout = output
         .try_clone()
         .map_err(|e| Error::io("dup", "temp file", e))?;
@@ -197,75 +244,59 @@ fn run_one(
     for var in crate::git::cli::REPO_VARS {
         cmd.env_remove(var);
     }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| Error::io("run `sh -c` for validation in", dir, e))?;
-    let pgid = child.id();
-    if let Some(record) = record {
-        record.set(Some(pgid));
-    }
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
+    cmd.spawn()
+        .map_err(|e| Error::io("run `sh -c` for validation in", dir, e))
+}
+
+/// How the wait for a command ended: its exit status when it exited, and
+/// whether the deadline passed or the client cancelled first.
+struct Waited {
+    status: Option<std::io::Result<ExitStatus>>,
+    timed_out: bool,
+    cancelled: bool,
+}
+
+/// Waits for the command's exit, the deadline, a cancellation or a
+/// signal, whichever comes first.
+fn wait(
+    command: &str,
+    deadline: Instant,
+    exited: &mpsc::Receiver<std::io::Result<ExitStatus>>,
+    output: &File,
+) -> Waited {
     // With a progress scope, report each output line, their count and the
     // last one at each poll (issue 15, #11 item 6; the review page streams
     // the lines, #12); the polls are the cancellation's own.
     progress::start(Task::Validate, command, None);
-    let mut lines = progress::LineFollower::new(Task::Validate, command, &output);
-    let mut was_cancelled = false;
-    let (status, timed_out) = loop {
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(remaining.min(SIGNAL_POLL)) {
-            Ok(status) => break (Some(status), false),
-            Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
-                was_cancelled = true;
-                break (None, false);
-            }
-            // A signal: stop waiting; the group is killed below.
-            Err(mpsc::RecvTimeoutError::Timeout) if signals::received().is_some() => {
-                break (None, false);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => {
-                lines.poll();
-                continue;
-            }
-            Err(_) => break (None, true),
-        }
+    let mut lines = progress::LineFollower::new(Task::Validate, command, output);
+    let mut waited = Waited {
+        status: None,
+        timed_out: false,
+        cancelled: false,
     };
+    loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match exited.recv_timeout(remaining.min(SIGNAL_POLL)) {
+            Ok(status) => {
+                waited.status = Some(status);
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
+                waited.cancelled = true;
+                break;
+            }
+            // A signal: stop waiting; the group is killed after.
+            Err(mpsc::RecvTimeoutError::Timeout) if signals::received().is_some() => break,
+            Err(mpsc::RecvTimeoutError::Timeout) if !remaining.is_zero() => lines.poll(),
+            Err(_) => {
+                waited.timed_out = true;
+                break;
+            }
+        }
+    }
     lines.finish();
     progress::finish(Task::Validate);
-    // Kill the whole group either way: after a timeout or a signal to stop
-    // the command, after an exit to stop anything it left running in the
-    // worktree. Then wait, so nothing of it outlives this apply.
-    kill_group(pgid);
-    let status = match status {
-        Some(s) => s,
-        None => rx
-            .recv()
-            .unwrap_or_else(|_| Err(std::io::Error::other("waiter thread vanished"))),
-    };
-    let _ = waiter.join();
-    wait_group_gone(pgid);
-    if let Some(record) = record {
-        record.set(None);
-    }
-    interrupted()?;
-    let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
-    let exit_code = if timed_out || was_cancelled {
-        -1
-    } else {
-        status.code().unwrap_or(-1)
-    };
-    let report = CommandReport {
-        command: command.to_string(),
-        stage,
-        exit_code,
-        duration_ms: started.elapsed().as_millis() as u64,
-        output_tail: tail(&mut output),
-        timed_out,
-    };
-    Ok((report, was_cancelled))
+    waited
 }
 
 /// The last `TAIL_BYTES` bytes of the output, whatever its line lengths

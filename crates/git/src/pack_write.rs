@@ -121,12 +121,25 @@ pub fn write_pack(repo: &crate::Repo, objects: &[&PackedObject]) -> Result<()> {
     order.dedup_by_key(|b| b.oid);
     let dir = repo.raw().commondir().join("objects").join("pack");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
+    let pack = write_pack_file(&dir, &order)?;
+    let idx = index_v2(&order, &pack.offsets, &pack.sum);
+    install(repo, &dir, pack, &idx)
+}
 
-    // The pack: header, entries, SHA-1 of it all, written as it is hashed
-    // (never a second copy of every entry in memory).
-    let pack_tmp = new_temp(&dir)?;
-    let failed = |e| Error::io("write", pack_tmp.path().to_path_buf(), e);
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, pack_tmp.as_file());
+/// A pack written to a temp file: where each entry starts, and the
+/// checksum that ends it (and names it).
+struct WrittenPack {
+    file: tempfile::NamedTempFile,
+    offsets: Vec<u64>,
+    sum: sha1::digest::Output<Sha1>,
+}
+
+/// The pack: header, entries, SHA-1 of it all, written as it is hashed
+/// (never a second copy of every entry in memory).
+fn write_pack_file(dir: &Path, order: &[&PackedObject]) -> Result<WrittenPack> {
+    let file = new_temp(dir)?;
+    let failed = |e| Error::io("write", file.path().to_path_buf(), e);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file.as_file());
     let mut hasher = Sha1::new();
     let mut put = |bytes: &[u8]| {
         hasher.update(bytes);
@@ -137,22 +150,26 @@ pub fn write_pack(repo: &crate::Repo, objects: &[&PackedObject]) -> Result<()> {
     put(&(order.len() as u32).to_be_bytes()).map_err(failed)?;
     let mut offsets = Vec::with_capacity(order.len());
     let mut at = 12u64;
-    for b in &order {
+    for b in order {
         offsets.push(at);
         put(&b.entry).map_err(failed)?;
         at += b.entry.len() as u64;
     }
-    let pack_sum = hasher.finalize();
-    out.write_all(&pack_sum).map_err(failed)?;
+    let sum = hasher.finalize();
+    out.write_all(&sum).map_err(failed)?;
     out.flush().map_err(failed)?;
     drop(out);
+    Ok(WrittenPack { file, offsets, sum })
+}
 
-    // Its index, version 2.
+/// The pack's index, version 2: fan-out, ids, CRCs, offsets (large ones
+/// in a table of their own), the pack's checksum and its own.
+fn index_v2(order: &[&PackedObject], offsets: &[u64], pack_sum: &[u8]) -> Vec<u8> {
     let mut idx = Vec::with_capacity(8 + 1024 + order.len() * 28 + 40);
     idx.extend_from_slice(&[0xff, b't', b'O', b'c']);
     idx.extend_from_slice(&2u32.to_be_bytes());
     let mut fanout = [0u32; 256];
-    for b in &order {
+    for b in order {
         fanout[b.oid.as_bytes()[0] as usize] += 1;
     }
     let mut total = 0;
@@ -160,14 +177,14 @@ pub fn write_pack(repo: &crate::Repo, objects: &[&PackedObject]) -> Result<()> {
         total += count;
         idx.extend_from_slice(&total.to_be_bytes());
     }
-    for b in &order {
+    for b in order {
         idx.extend_from_slice(b.oid.as_bytes());
     }
-    for b in &order {
+    for b in order {
         idx.extend_from_slice(&b.crc.to_be_bytes());
     }
     let mut large = Vec::new();
-    for &offset in &offsets {
+    for &offset in offsets {
         if offset < 0x8000_0000 {
             idx.extend_from_slice(&(offset as u32).to_be_bytes());
         } else {
@@ -178,17 +195,23 @@ pub fn write_pack(repo: &crate::Repo, objects: &[&PackedObject]) -> Result<()> {
     for offset in large {
         idx.extend_from_slice(&offset.to_be_bytes());
     }
-    idx.extend_from_slice(&pack_sum);
+    idx.extend_from_slice(pack_sum);
     let idx_sum = Sha1::digest(&idx);
     idx.extend_from_slice(&idx_sum);
+    idx
+}
 
-    let name = format!("pack-{}", hex(&pack_sum));
+/// Writes the index beside the pack, flushes both as git would, renames
+/// them into place (the pack first) and makes `repo` see the new pack.
+fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Result<()> {
+    let name = format!("pack-{}", hex(&pack.sum));
+    let pack_tmp = pack.file;
     let flush = flush_policy(repo);
     read_only(&pack_tmp)?;
-    let idx_tmp = new_temp(&dir)?;
+    let idx_tmp = new_temp(dir)?;
     idx_tmp
         .as_file()
-        .write_all(&idx)
+        .write_all(idx)
         .map_err(|e| Error::io("write", idx_tmp.path().to_path_buf(), e))?;
     read_only(&idx_tmp)?;
     // Both written before either is flushed: the file system commits the

@@ -6,12 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::mcp::args::{check_ids, patch_ids};
 use crate::mcp::call::Call;
-use crate::mcp::confirm::Gate;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
 use crate::ops;
 use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
-use crate::ops::permissions::check_id;
 use crate::ops::plan::PlanSource;
 use crate::plan::ExecutionPlan;
 
@@ -41,16 +40,9 @@ pub struct ApplyEditArgs {
 }
 
 impl ApplyEditArgs {
-    /// The ids, `patch_id` first; empty when neither was given.
-    fn ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.patch_id.iter().cloned().collect();
-        ids.extend(self.patch_ids.iter().flatten().cloned());
-        ids
-    }
-
     fn request(&self) -> ApplyRequest {
         ApplyRequest {
-            patch_ids: self.ids(),
+            patch_ids: patch_ids(&self.patch_id, &self.patch_ids),
             // The repository's own configuration decides the validation.
             validate: None,
             timeout_secs: None,
@@ -106,12 +98,11 @@ impl ApplyEditOutput {
 }
 
 impl McpTool for ApplyEdit {
-    const NAME: &'static str = "apply_edit";
-    const TITLE: &'static str = "Apply a proposal to the current branch";
-    const DESCRIPTION: &'static str = "Replays the proposal(s) onto the current branch, runs the repository's configured validation (git config evolv.validate) and the execution plan's commands in an isolated validation worktree, then fast-forwards the branch and updates only the changed files in the working tree and index. Refuses if those files have uncommitted changes. Nothing lands if validation fails or times out. On a protected branch the user is asked to confirm when the client supports it. With run_in_background it returns a task_id at once (poll with task_output). Undo with rollback.";
-    const EFFECT: Effect = Effect::Writes {
-        destructive: true,
-        idempotent: false,
+    const META: Meta = Meta {
+        name: "apply_edit",
+        title: "Apply a proposal to the current branch",
+        description: "Replays the proposal(s) onto the current branch, runs the repository's configured validation (git config evolv.validate) and the execution plan's commands in an isolated validation worktree, then fast-forwards the branch and updates only the changed files in the working tree and index. Refuses if those files have uncommitted changes. Nothing lands if validation fails or times out. On a protected branch the user is asked to confirm when the client supports it. With run_in_background it returns a task_id at once (poll with task_output). Undo with rollback.",
+        effect: Effect::Lands,
     };
     type Args = ApplyEditArgs;
     type Output = ApplyEditOutput;
@@ -119,13 +110,12 @@ impl McpTool for ApplyEdit {
     async fn run(call: &Call, args: ApplyEditArgs) -> Result<Reply<ApplyEditOutput>> {
         let req = check(call, &args).await?;
         // Ask before anything that lands on a protected branch.
-        let confirmation = {
-            let req = req.clone();
-            call.blocking::<ApplyRequest, _>(false, move |s| s.apply_confirmation(&req))
-                .await?
-        };
-        if let Gate::Ask(response) = call.confirm(confirmation).await? {
-            return Ok(Reply::Response(response));
+        let asking = req.clone();
+        if let Some(asked) = call
+            .ask::<ApplyRequest>(move |s| s.apply_confirmation(&asking))
+            .await?
+        {
+            return Ok(Reply::Response(asked));
         }
         if args.run_in_background {
             let dry_run = req.dry_run;
@@ -165,16 +155,14 @@ async fn check(call: &Call, args: &ApplyEditArgs) -> Result<ApplyRequest> {
             text: plan.to_string(),
         })?;
     }
-    let ids = args.ids();
+    let ids = patch_ids(&args.patch_id, &args.patch_ids);
     if ids.is_empty() {
         return Err(Error::invalid(
             "apply_edit: missing field `patch_id` (or `patch_ids`)",
             "pass the id propose_edit returned (list_proposals shows them all)",
         ));
     }
-    for id in &ids {
-        check_id("patch_id", id)?;
-    }
+    check_ids("patch_id", &ids)?;
     let plan = args.execution_plan.clone();
     call.blocking::<ApplyRequest, _>(false, move |s| s.check_client_plan(plan.as_ref()))
         .await?;

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::inspect::{LogOutcome, LogRequest};
 
 pub struct AuditLog;
@@ -19,17 +19,18 @@ pub struct AuditLogArgs {
     pub limit: Option<usize>,
 }
 
-impl McpTool for AuditLog {
-    const NAME: &'static str = "audit_log";
-    const TITLE: &'static str = "Read the audit log";
-    const DESCRIPTION: &'static str = "Returns the audit log (refs/evolv/audit), newest first: every propose, apply, rollback, drop and failure with its patch id, commit and outcome. Changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for AuditLog {
+    const META: Meta = Meta {
+        name: "audit_log",
+        title: "Read the audit log",
+        description: "Returns the audit log (refs/evolv/audit), newest first: every propose, apply, rollback, drop and failure with its patch id, commit and outcome. Changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = AuditLogArgs;
     type Output = LogOutcome;
+    type Request = LogRequest;
 
-    async fn run(call: &Call, args: AuditLogArgs) -> Result<Reply<LogOutcome>> {
-        call.blocking::<LogRequest, _>(false, move |s| s.log(&LogRequest { limit: args.limit }))
-            .await
-            .map(Reply::Output)
+    fn op(session: &Session, args: AuditLogArgs) -> Result<LogOutcome> {
+        session.log(&LogRequest { limit: args.limit })
     }
 }

@@ -2,22 +2,25 @@
 //! `git evolv check`.
 
 use crate::error::Result;
+use crate::mcp::args::NoArgs;
 use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, NoArgs, Reply};
-use crate::ops::check::{self, CheckOutcome, CheckRequest};
+use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
+use crate::ops::check::{CheckOutcome, CheckRequest};
 
 pub struct CheckRepo;
 
 impl McpTool for CheckRepo {
-    const NAME: &'static str = "check_repo";
-    const TITLE: &'static str = "Check the repository";
-    const DESCRIPTION: &'static str = "Reports the current branch, its upstream with commits ahead and behind, and the files with uncommitted changes. Runs read-only git commands; changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+    const META: Meta = Meta {
+        name: "check_repo",
+        title: "Check the repository",
+        description: "Reports the current branch, its upstream with commits ahead and behind, and the files with uncommitted changes. Runs read-only git commands; changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = NoArgs;
     type Output = CheckOutcome;
 
     async fn run(call: &Call, _: NoArgs) -> Result<Reply<CheckOutcome>> {
-        call.in_dir(|dir| check::run(dir, &CheckRequest {}))
+        call.blocking::<CheckRequest, _>(false, |s| s.check(&CheckRequest {}))
             .await
             .map(Reply::Output)
     }

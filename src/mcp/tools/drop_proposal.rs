@@ -4,10 +4,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::args::{check_ids, patch_ids};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::drop::{DropOutcome, DropRequest};
-use crate::ops::permissions::check_id;
 
 pub struct DropProposal;
 
@@ -28,34 +28,30 @@ pub struct DropProposalArgs {
 
 impl DropProposalArgs {
     fn request(&self) -> DropRequest {
-        let mut ids: Vec<String> = self.patch_id.iter().cloned().collect();
-        ids.extend(self.patch_ids.iter().flatten().cloned());
         DropRequest {
-            patch_ids: ids,
+            patch_ids: patch_ids(&self.patch_id, &self.patch_ids),
             all: false,
             all_above: self.all_above,
         }
     }
 }
 
-impl McpTool for DropProposal {
-    const NAME: &'static str = "drop_proposal";
-    const TITLE: &'static str = "Drop proposals";
-    const DESCRIPTION: &'static str = "Deletes the named proposals' refs under refs/evolv/proposals/ (every id is checked before any is dropped; a proposal with others stacked on it needs all_above, which drops those too) and records the drop in the audit log. Never touches the working tree, the index or a branch; a landed proposal can still be rolled back.";
-    const EFFECT: Effect = Effect::Writes {
-        destructive: true,
-        idempotent: true,
+impl SessionTool for DropProposal {
+    const META: Meta = Meta {
+        name: "drop_proposal",
+        title: "Drop proposals",
+        description: "Deletes the named proposals' refs under refs/evolv/proposals/ (every id is checked before any is dropped; a proposal with others stacked on it needs all_above, which drops those too) and records the drop in the audit log. Never touches the working tree, the index or a branch; a landed proposal can still be rolled back.",
+        effect: Effect::Drops,
     };
     type Args = DropProposalArgs;
     type Output = DropOutcome;
+    type Request = DropRequest;
 
-    async fn run(call: &Call, args: DropProposalArgs) -> Result<Reply<DropOutcome>> {
-        let req = args.request();
-        for id in &req.patch_ids {
-            check_id("patch_ids", id)?;
-        }
-        call.blocking::<DropRequest, _>(false, move |s| s.drop_proposals(&req))
-            .await
-            .map(Reply::Output)
+    fn op(session: &Session, args: DropProposalArgs) -> Result<DropOutcome> {
+        session.drop_proposals(&args.request())
+    }
+
+    fn check(args: &DropProposalArgs) -> Result<()> {
+        check_ids("patch_ids", &args.request().patch_ids)
     }
 }

@@ -5,8 +5,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::args::check_paths;
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::glob::{GlobOutcome, GlobRequest};
 use crate::ops::permissions::check_path;
 
@@ -26,29 +27,31 @@ pub struct GlobOutput {
     pub truncated: bool,
 }
 
-impl McpTool for Glob {
-    const NAME: &'static str = "glob";
-    const TITLE: &'static str = "Find files by glob";
-    const DESCRIPTION: &'static str = "Lists the files of the working tree (honouring .gitignore; or, with tracked, the files at HEAD) whose repository-relative path matches the glob (`*` within a directory, `**` across), newest first, at most 1000. `path` narrows the search to a directory of the repository. Changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for Glob {
+    const META: Meta = Meta {
+        name: "glob",
+        title: "Find files by glob",
+        description: "Lists the files of the working tree (honouring .gitignore; or, with tracked, the files at HEAD) whose repository-relative path matches the glob (`*` within a directory, `**` across), newest first, at most 1000. `path` narrows the search to a directory of the repository. Changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = GlobRequest;
     type Output = GlobOutput;
+    /// The working tree as it is: no recovery first (as the CLI).
+    type Request = GlobRequest;
 
-    async fn run(call: &Call, args: GlobRequest) -> Result<Reply<GlobOutput>> {
-        check_path("pattern", &args.pattern)?;
-        if let Some(p) = &args.path {
-            check_path("path", p)?;
-        }
-        // The working tree as it is: no recovery first (as the CLI).
-        let mut outcome = call
-            .blocking::<GlobRequest, _>(false, move |s| s.glob(&args))
-            .await?;
+    fn op(session: &Session, args: GlobRequest) -> Result<GlobOutput> {
+        let mut outcome = session.glob(&args)?;
         let total_files = outcome.files.len();
         outcome.files.truncate(MAX_GLOB_FILES);
-        Ok(Reply::Output(GlobOutput {
+        Ok(GlobOutput {
             outcome,
             total_files,
             truncated: total_files > MAX_GLOB_FILES,
-        }))
+        })
+    }
+
+    fn check(args: &GlobRequest) -> Result<()> {
+        check_path("pattern", &args.pattern)?;
+        check_paths("path", &args.path)
     }
 }

@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::lint::{LintOutcome, MessageRequest};
 
 pub struct LintCommit;
@@ -20,22 +20,21 @@ pub struct LintCommitArgs {
     pub message: String,
 }
 
-impl McpTool for LintCommit {
-    const NAME: &'static str = "lint_commit";
-    const TITLE: &'static str = "Lint a commit message";
-    const DESCRIPTION: &'static str = "Checks a commit message against the repository's Conventional Commits rules (git config evolv.commit.*) and returns the findings. Reads configuration only; changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for LintCommit {
+    const META: Meta = Meta {
+        name: "lint_commit",
+        title: "Lint a commit message",
+        description: "Checks a commit message against the repository's Conventional Commits rules (git config evolv.commit.*) and returns the findings. Reads configuration only; changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = LintCommitArgs;
     type Output = LintOutcome;
+    type Request = MessageRequest;
 
-    async fn run(call: &Call, args: LintCommitArgs) -> Result<Reply<LintOutcome>> {
-        call.blocking::<MessageRequest, _>(false, move |s| {
-            s.lint_message(&MessageRequest {
-                name: "<message>".into(),
-                text: args.message,
-            })
+    fn op(session: &Session, args: LintCommitArgs) -> Result<LintOutcome> {
+        session.lint_message(&MessageRequest {
+            name: "<message>".into(),
+            text: args.message,
         })
-        .await
-        .map(Reply::Output)
     }
 }

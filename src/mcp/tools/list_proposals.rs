@@ -1,23 +1,25 @@
 //! `list_proposals`: every proposal with its status; `git evolv list`.
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, NoArgs, Reply};
+use crate::mcp::args::NoArgs;
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::inspect::{ListOutcome, ListRequest};
 
 pub struct ListProposals;
 
-impl McpTool for ListProposals {
-    const NAME: &'static str = "list_proposals";
-    const TITLE: &'static str = "List proposals";
-    const DESCRIPTION: &'static str = "Lists every proposal with its id, summary, files and lines changed, and status (pending, applied, base-moved). Reads refs under refs/evolv/ only; changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for ListProposals {
+    const META: Meta = Meta {
+        name: "list_proposals",
+        title: "List proposals",
+        description: "Lists every proposal with its id, summary, files and lines changed, and status (pending, applied, base-moved). Reads refs under refs/evolv/ only; changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = NoArgs;
     type Output = ListOutcome;
+    type Request = ListRequest;
 
-    async fn run(call: &Call, _: NoArgs) -> Result<Reply<ListOutcome>> {
-        call.blocking::<ListRequest, _>(false, |s| s.list(&ListRequest {}))
-            .await
-            .map(Reply::Output)
+    fn op(session: &Session, _: NoArgs) -> Result<ListOutcome> {
+        session.list(&ListRequest {})
     }
 }

@@ -1,7 +1,8 @@
 //! The registry: every MCP tool, one line each, in the order `tools/list`
-//! gives them. A tool is its file here (`tool::McpTool`: name, title,
-//! description, hints, argument and output types, handler); the line below
-//! declares its module and lists it, so a new tool is its file and its line.
+//! gives them. A tool is its file here (`tool::SessionTool` or
+//! `tool::McpTool`: its `Meta`, argument and output types, handler); the
+//! line below declares its module and lists it, so a new tool is its file
+//! and its line.
 
 use super::tool::{Entry, entry};
 

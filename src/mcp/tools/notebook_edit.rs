@@ -4,11 +4,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::edit::{EditToolOutput, edit};
+use super::edit::EditToolOutput;
 use crate::edit::list::{CellMode, CellType, Edit, EditList};
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
+use crate::ops::edit::EditRequest;
 
 pub struct NotebookEdit;
 
@@ -53,15 +54,18 @@ impl NotebookEditArgs {
     }
 }
 
-impl McpTool for NotebookEdit {
-    const NAME: &'static str = "notebook_edit";
-    const TITLE: &'static str = "Propose a notebook cell edit";
-    const DESCRIPTION: &'static str = "Replaces, inserts or deletes one cell of a Jupyter notebook (by index or cell id) and stores the result as a proposal commit under refs/evolv/proposals/<patch_id>, exactly as `edit` with one notebook edit does.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: false };
+impl SessionTool for NotebookEdit {
+    const META: Meta = Meta {
+        name: "notebook_edit",
+        title: "Propose a notebook cell edit",
+        description: "Replaces, inserts or deletes one cell of a Jupyter notebook (by index or cell id) and stores the result as a proposal commit under refs/evolv/proposals/<patch_id>, exactly as `edit` with one notebook edit does.",
+        effect: Effect::Proposes,
+    };
     type Args = NotebookEditArgs;
     type Output = EditToolOutput;
+    type Request = EditRequest;
 
-    async fn run(call: &Call, args: NotebookEditArgs) -> Result<Reply<EditToolOutput>> {
-        edit(call, args.list()).await.map(Reply::Output)
+    fn op(session: &Session, args: NotebookEditArgs) -> Result<EditToolOutput> {
+        EditToolOutput::of(session, &args.list())
     }
 }

@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{DEFAULT_MAX_DIFF_BYTES, Effect, McpTool, Reply, cap};
-use crate::ops::permissions::check_path;
+use crate::mcp::args::check_paths;
+use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, cap};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
 
 pub struct ProposeEdit;
@@ -70,29 +71,32 @@ pub struct ProposeEditOutput {
     pub outcome: ProposeOutcome,
 }
 
-impl McpTool for ProposeEdit {
-    const NAME: &'static str = "propose_edit";
-    const TITLE: &'static str = "Propose an edit";
-    const DESCRIPTION: &'static str = "Runs a regex (or literal) replacement over the files tracked at HEAD that match `scope`, stores the result as a proposal commit under refs/evolv/proposals/<patch_id>, and returns its unified diff (capped at max_diff_bytes, with full statistics). Files git does not treat as text (a filter driver such as LFS, `binary`, `-text`) are skipped and counted unless include_filtered. A pattern that matches nothing is the error `no_match`. Apply it with apply_edit.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: false };
+impl SessionTool for ProposeEdit {
+    const META: Meta = Meta {
+        name: "propose_edit",
+        title: "Propose an edit",
+        description: "Runs a regex (or literal) replacement over the files tracked at HEAD that match `scope`, stores the result as a proposal commit under refs/evolv/proposals/<patch_id>, and returns its unified diff (capped at max_diff_bytes, with full statistics). Files git does not treat as text (a filter driver such as LFS, `binary`, `-text`) are skipped and counted unless include_filtered. A pattern that matches nothing is the error `no_match`. Apply it with apply_edit.",
+        effect: Effect::Proposes,
+    };
     type Args = ProposeEditArgs;
     type Output = ProposeEditOutput;
+    type Request = ProposeRequest;
 
-    async fn run(call: &Call, args: ProposeEditArgs) -> Result<Reply<ProposeEditOutput>> {
-        for s in &args.scope {
-            check_path("scope", s)?;
-        }
+    fn op(session: &Session, args: ProposeEditArgs) -> Result<ProposeEditOutput> {
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
-        let req = args.request();
-        let mut outcome = call.blocking::<ProposeRequest, _>(true, move |s| s.propose(&req)).await?;
+        let mut outcome = session.propose(&args.request())?;
         // The outcome carries the diff's first JSON_DIFF_MAX bytes; the
         // cap is taken from the whole diff, which it keeps.
         let (head, cut) = outcome.diff.head(max)?;
         outcome.unified_diff = String::from_utf8_lossy(&head).into_owned();
         outcome.diff_truncated = cap(&mut outcome.unified_diff, max) || cut;
-        Ok(Reply::Output(ProposeEditOutput {
+        Ok(ProposeEditOutput {
             success: true,
             outcome,
-        }))
+        })
+    }
+
+    fn check(args: &ProposeEditArgs) -> Result<()> {
+        check_paths("scope", &args.scope)
     }
 }

@@ -5,11 +5,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply, cap};
-use crate::ops;
-use crate::ops::cat::{CatOutcome, CatRequest};
-use crate::ops::permissions::{check_id, check_path};
+use crate::mcp::args::check_ids;
+use crate::mcp::cap::cap;
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
+use crate::ops::cat::{self, CatOutcome, CatRequest};
+use crate::ops::permissions::check_path;
 
 /// The cap of `content` and `numbered`.
 const MAX_READ_BYTES: usize = 256 * 1024;
@@ -59,30 +60,31 @@ pub struct ReadFileOutput {
     pub truncated: bool,
 }
 
-impl McpTool for ReadFile {
-    const NAME: &'static str = "read_file";
-    const TITLE: &'static str = "Read a file at HEAD or in a proposal";
-    const DESCRIPTION: &'static str = "Returns a file as it is at HEAD, or as a proposal (patch_id) would make it, with line numbers (cat -n layout) and its total line count, so locators for `edit` can be computed from what the edit will see. Optionally only lines start_line..end_line; capped at 256 KiB. Reads git objects only; changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for ReadFile {
+    const META: Meta = Meta {
+        name: "read_file",
+        title: "Read a file at HEAD or in a proposal",
+        description: "Returns a file as it is at HEAD, or as a proposal (patch_id) would make it, with line numbers (cat -n layout) and its total line count, so locators for `edit` can be computed from what the edit will see. Optionally only lines start_line..end_line; capped at 256 KiB. Reads git objects only; changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = ReadFileArgs;
     type Output = ReadFileOutput;
+    type Request = CatRequest;
 
-    async fn run(call: &Call, args: ReadFileArgs) -> Result<Reply<ReadFileOutput>> {
-        if let Some(id) = &args.patch_id {
-            check_id("patch_id", id)?;
-        }
-        check_path("path", &args.path)?;
-        let req = args.request();
-        let mut outcome = call
-            .blocking::<ops::cat::CatRequest, _>(false, move |s| s.cat(&req))
-            .await?;
-        let mut numbered = String::from_utf8_lossy(&ops::cat::numbered(&outcome)).into_owned();
+    fn op(session: &Session, args: ReadFileArgs) -> Result<ReadFileOutput> {
+        let mut outcome = session.cat(&args.request())?;
+        let mut numbered = String::from_utf8_lossy(&cat::numbered(&outcome)).into_owned();
         let truncated =
             cap(&mut outcome.content, MAX_READ_BYTES) | cap(&mut numbered, MAX_READ_BYTES);
-        Ok(Reply::Output(ReadFileOutput {
+        Ok(ReadFileOutput {
             outcome,
             numbered,
             truncated,
-        }))
+        })
+    }
+
+    fn check(args: &ReadFileArgs) -> Result<()> {
+        check_ids("patch_id", &args.patch_id)?;
+        check_path("path", &args.path)
     }
 }

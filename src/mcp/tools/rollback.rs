@@ -6,8 +6,7 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::call::Call;
-use crate::mcp::confirm::Gate;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
 use crate::ops::permissions::check_id;
 use crate::ops::rollback::{RollbackOutcome, RollbackRequest};
 use crate::plan::RollbackStrategy;
@@ -44,25 +43,23 @@ impl RollbackArgs {
 }
 
 impl McpTool for Rollback {
-    const NAME: &'static str = "rollback";
-    const TITLE: &'static str = "Roll back an applied proposal";
-    const DESCRIPTION: &'static str = "Undoes what apply_edit landed with a new commit on the current branch (git_revert: a revert commit; file_backup: the changed files restored from before the apply; manual: changes nothing and returns the plan's steps). A file_backup rollback over later commits that changed the same files is refused (`later_changes`) unless force, which undoes those commits' changes to them too. Updates only those files in the working tree and index, and refuses if they have uncommitted changes. On a protected branch the user is asked to confirm when the client supports it.";
-    const EFFECT: Effect = Effect::Writes {
-        destructive: true,
-        idempotent: false,
+    const META: Meta = Meta {
+        name: "rollback",
+        title: "Roll back an applied proposal",
+        description: "Undoes what apply_edit landed with a new commit on the current branch (git_revert: a revert commit; file_backup: the changed files restored from before the apply; manual: changes nothing and returns the plan's steps). A file_backup rollback over later commits that changed the same files is refused (`later_changes`) unless force, which undoes those commits' changes to them too. Updates only those files in the working tree and index, and refuses if they have uncommitted changes. On a protected branch the user is asked to confirm when the client supports it.",
+        effect: Effect::Lands,
     };
     type Args = RollbackArgs;
     type Output = RollbackOutcome;
 
     async fn run(call: &Call, args: RollbackArgs) -> Result<Reply<RollbackOutcome>> {
         check_id("patch_id", &args.patch_id)?;
-        let confirmation = {
-            let id = args.patch_id.clone();
-            call.blocking::<RollbackRequest, _>(false, move |s| s.rollback_confirmation(&id))
-                .await?
-        };
-        if let Gate::Ask(response) = call.confirm(confirmation).await? {
-            return Ok(Reply::Response(response));
+        let id = args.patch_id.clone();
+        if let Some(asked) = call
+            .ask::<RollbackRequest>(move |s| s.rollback_confirmation(&id))
+            .await?
+        {
+            return Ok(Reply::Response(asked));
         }
         let req = args.request();
         call.blocking::<RollbackRequest, _>(true, move |s| s.rollback(&req))

@@ -4,8 +4,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{DEFAULT_MAX_DIFF_BYTES, Effect, McpTool, Reply, cap};
+use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, cap};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::inspect::{ShowOutcome, ShowRequest};
 use crate::ops::permissions::check_id;
 
@@ -38,21 +39,22 @@ pub struct ShowProposalOutput {
     pub word_diff: Option<String>,
 }
 
-impl McpTool for ShowProposal {
-    const NAME: &'static str = "show_proposal";
-    const TITLE: &'static str = "Show a proposal";
-    const DESCRIPTION: &'static str = "Returns one proposal's summary, status and stored unified diff (capped at max_diff_bytes, 64 KiB by default, with a truncation flag; `git show refs/evolv/proposals/<patch_id>` has all of it). Changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for ShowProposal {
+    const META: Meta = Meta {
+        name: "show_proposal",
+        title: "Show a proposal",
+        description: "Returns one proposal's summary, status and stored unified diff (capped at max_diff_bytes, 64 KiB by default, with a truncation flag; `git show refs/evolv/proposals/<patch_id>` has all of it). Changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = ShowProposalArgs;
     type Output = ShowProposalOutput;
+    type Request = ShowRequest;
 
-    async fn run(call: &Call, args: ShowProposalArgs) -> Result<Reply<ShowProposalOutput>> {
-        check_id("patch_id", &args.patch_id)?;
+    fn op(session: &Session, args: ShowProposalArgs) -> Result<ShowProposalOutput> {
+        let mut outcome = session.show(&ShowRequest {
+            patch_id: args.patch_id,
+        })?;
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
-        let id = args.patch_id.clone();
-        let mut outcome = call
-            .blocking::<ShowRequest, _>(false, move |s| s.show(&ShowRequest { patch_id: id }))
-            .await?;
         let diff_total_bytes = outcome.diff_bytes.len();
         let mut diff_truncated = cap(&mut outcome.unified_diff, max);
         let word_diff = args.word_diff.then(|| {
@@ -60,11 +62,15 @@ impl McpTool for ShowProposal {
             diff_truncated |= cap(&mut text, max);
             text
         });
-        Ok(Reply::Output(ShowProposalOutput {
+        Ok(ShowProposalOutput {
             outcome,
             diff_truncated,
             diff_total_bytes,
             word_diff,
-        }))
+        })
+    }
+
+    fn check(args: &ShowProposalArgs) -> Result<()> {
+        check_id("patch_id", &args.patch_id)
     }
 }

@@ -2,24 +2,26 @@
 //! `git evolv task list`.
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, NoArgs, Reply};
+use crate::mcp::args::NoArgs;
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::task::{TaskListOutcome, TaskQuery};
 
 pub struct TaskList;
 
-impl McpTool for TaskList {
-    const NAME: &'static str = "task_list";
-    const TITLE: &'static str = "List background tasks";
-    const DESCRIPTION: &'static str = "Lists the repository's background tasks, newest first, with their status. Reads the task files under the git dir; changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for TaskList {
+    const META: Meta = Meta {
+        name: "task_list",
+        title: "List background tasks",
+        description: "Lists the repository's background tasks, newest first, with their status. Reads the task files under the git dir; changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = NoArgs;
     type Output = TaskListOutcome;
+    /// Task files only, as `task_output`: no recovery first.
+    type Request = TaskQuery;
 
-    async fn run(call: &Call, _: NoArgs) -> Result<Reply<TaskListOutcome>> {
-        // Task files only, as `task_output`: no recovery first.
-        call.blocking::<TaskQuery, _>(false, |s| s.tasks(&TaskQuery::default()))
-            .await
-            .map(Reply::Output)
+    fn op(session: &Session, _: NoArgs) -> Result<TaskListOutcome> {
+        session.tasks(&TaskQuery::default())
     }
 }

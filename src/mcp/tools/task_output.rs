@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::Result;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Reply};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::task::{TaskOutcome, TaskQuery};
+use crate::validate;
 
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;
@@ -37,15 +38,19 @@ fn yes() -> bool {
     true
 }
 
-impl McpTool for TaskOutput {
-    const NAME: &'static str = "task_output";
-    const TITLE: &'static str = "Read a background task";
-    const DESCRIPTION: &'static str = "Returns a background task's status (running, succeeded, failed, timed_out, cancelled), its output so far and, once finished, its result. With block (the default) it waits until the task finishes or timeout_seconds pass (then status is still running). Reads the task's files under the git dir; changes nothing.";
-    const EFFECT: Effect = Effect::ReadOnly { idempotent: true };
+impl SessionTool for TaskOutput {
+    const META: Meta = Meta {
+        name: "task_output",
+        title: "Read a background task",
+        description: "Returns a background task's status (running, succeeded, failed, timed_out, cancelled), its output so far and, once finished, its result. With block (the default) it waits until the task finishes or timeout_seconds pass (then status is still running). Reads the task's files under the git dir; changes nothing.",
+        effect: Effect::Reads,
+    };
     type Args = TaskOutputArgs;
     type Output = TaskOutcome;
+    /// Task files only: no wait for a landing the task itself may be doing.
+    type Request = TaskQuery;
 
-    async fn run(call: &Call, args: TaskOutputArgs) -> Result<Reply<TaskOutcome>> {
+    fn op(session: &Session, args: TaskOutputArgs) -> Result<TaskOutcome> {
         let wait = if args.block {
             args.timeout_seconds
                 .unwrap_or(TASK_WAIT_DEFAULT)
@@ -53,18 +58,10 @@ impl McpTool for TaskOutput {
         } else {
             0
         };
-        let cancelled = call.cancelled();
-        // Task files only: no wait for a landing the task itself may be doing.
-        call.blocking::<TaskQuery, _>(false, move |s| {
-            s.wait_task(
-                &TaskQuery {
-                    task_id: Some(args.task_id),
-                },
-                Duration::from_secs(wait),
-                &cancelled,
-            )
-        })
-        .await
-        .map(Reply::Output)
+        let query = TaskQuery {
+            task_id: Some(args.task_id),
+        };
+        // The call's cancellation flag stops the wait.
+        session.wait_task(&query, Duration::from_secs(wait), &validate::cancelled)
     }
 }

@@ -55,6 +55,11 @@ pub fn segments(old: &str, new: &str) -> Vec<Segment> {
     let diff = TextDiff::configure()
         .timeout(std::time::Duration::from_millis(50))
         .diff_words(old, new);
+    merged(&diff)
+}
+
+/// The diff's changes as segments, neighbours of one kind merged.
+fn merged<'a>(diff: &TextDiff<'a, 'a, '_, str>) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     for change in diff.iter_all_changes() {
         let kind = match change.tag() {
@@ -64,10 +69,12 @@ pub fn segments(old: &str, new: &str) -> Vec<Segment> {
         };
         match out.last_mut() {
             Some(last) if last.kind == kind => last.text.push_str(change.value()),
-            _ => out.push(seg(kind, change.value())),
+            _ => out.push(Segment {
+                kind,
+                text: change.value().to_string(),
+            }),
         }
     }
-    // Whitespace between two changes reads better inside them, as git shows it.
     out
 }
 
@@ -239,23 +246,7 @@ mod tests {
 
     /// The full diff, without the shortcut.
     fn full(old: &str, new: &str) -> Vec<Segment> {
-        let diff = TextDiff::configure().diff_words(old, new);
-        let mut out: Vec<Segment> = Vec::new();
-        for change in diff.iter_all_changes() {
-            let kind = match change.tag() {
-                ChangeTag::Equal => SegmentKind::Equal,
-                ChangeTag::Delete => SegmentKind::Removed,
-                ChangeTag::Insert => SegmentKind::Added,
-            };
-            match out.last_mut() {
-                Some(last) if last.kind == kind => last.text.push_str(change.value()),
-                _ => out.push(Segment {
-                    kind,
-                    text: change.value().to_string(),
-                }),
-            }
-        }
-        out
+        merged(&TextDiff::configure().diff_words(old, new))
     }
 
     #[test]

@@ -10,7 +10,8 @@ use super::failure::{EditCode, EditFailure};
 use super::list::{Edit, EditList};
 use super::range::{self, RangeEdit};
 use super::replace::{self, ReplaceEdit};
-use super::text::{Change, line_of};
+use super::slot::Slot;
+use super::text::Change;
 use super::{FileEdit, Replacer, is_binary, notebook};
 
 /// What a path is at the base.
@@ -65,17 +66,6 @@ pub struct EngineOutcome {
     /// Indexes of the edits that succeeded.
     pub applied: Vec<usize>,
     pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone)]
-struct Slot {
-    content: Option<Vec<u8>>,
-    mode: i32,
-    origin: Option<String>,
-    /// Line spans (in the current content) earlier edits touched.
-    spans: Vec<(usize, usize, usize)>,
-    edits: Vec<usize>,
-    warnings: Vec<String>,
 }
 
 struct Run<'a> {
@@ -234,17 +224,10 @@ impl Run<'_> {
         failures
     }
 
+    /// Runs one edit that is not a range edit on the current state of its
+    /// file (or files, for a rename).
     fn one(&mut self, i: usize, e: &Edit) -> Result<(), EditFailure> {
         let path = e.path();
-        let not_found = |what: &str| {
-            EditFailure::new(
-                Some(i),
-                path,
-                EditCode::NotFound,
-                format!("edits[{i}]: {path} {what}"),
-                "check the path: it is relative to the top of the repository and read from the base (HEAD, or the proposal given as onto)",
-            )
-        };
         match e {
             Edit::Replace {
                 old,
@@ -252,12 +235,6 @@ impl Run<'_> {
                 replace_all,
                 ..
             } => {
-                let blob = self.blob(path);
-                let slot = self.slot(i, path)?;
-                let content = slot
-                    .content
-                    .clone()
-                    .ok_or_else(|| not_found("does not exist"))?;
                 let edit = ReplaceEdit {
                     index: i,
                     path,
@@ -265,97 +242,140 @@ impl Run<'_> {
                     new,
                     replace_all: *replace_all,
                 };
-                let (out, changes) = replace::apply(&content, &edit).map_err(|mut f| {
-                    f.detail.blob = blob;
-                    f
-                })?;
-                slot.commit(path, &content, out, &changes);
+                self.replace(&edit)
             }
             Edit::Regex {
                 pattern,
                 replacement,
                 max_count,
                 ..
-            } => {
-                let slot = self.slot(i, path)?;
-                let content = slot
-                    .content
-                    .clone()
-                    .ok_or_else(|| not_found("does not exist"))?;
-                let out = regex_edit(i, path, &content, pattern, replacement, *max_count)?;
-                let changes = diff_span(i, &content, &out);
-                slot.commit(path, &content, out, &changes);
-            }
-            Edit::Write { content: text, .. } => {
-                let slot = self.slot(i, path)?;
-                let old = slot.content.clone().unwrap_or_default();
-                if slot.content.as_deref() == Some(text.as_bytes()) {
-                    return Err(EditFailure::new(
-                        Some(i),
-                        path,
-                        EditCode::AlreadyApplied,
-                        format!("edits[{i}]: {path} already has exactly this content"),
-                        "drop this edit from the list",
-                    ));
-                }
-                let changes = [Change {
-                    edit: i,
-                    start: 0,
-                    end: old.len(),
-                    new_len: text.len(),
-                }];
-                slot.commit(path, &old, text.as_bytes().to_vec(), &changes);
-            }
-            Edit::Delete { .. } => {
-                let slot = self.slot(i, path)?;
-                if slot.content.is_none() {
-                    return Err(not_found("does not exist, so it cannot be deleted"));
-                }
-                slot.content = None;
-                slot.edits.push(i);
-            }
-            Edit::Rename { to, .. } => {
-                let to_missing = {
-                    let dst = self.slot(i, to).map_err(|mut f| {
-                        f.message = f.message.replace(".path:", ".to:");
-                        f
-                    })?;
-                    dst.content.is_none()
-                };
-                if !to_missing {
-                    return Err(EditFailure::invalid(
-                        Some(i),
-                        path,
-                        format!(
-                            "edits[{i}].to: {to} already exists; delete it first if you mean to replace it"
-                        ),
-                    ));
-                }
-                let src = self.slot(i, path)?;
-                let Some(content) = src.content.take() else {
-                    return Err(not_found("does not exist, so it cannot be renamed"));
-                };
-                src.edits.push(i);
-                let (mode, origin) = (src.mode, src.origin.clone());
-                let dst = self.slots.get_mut(to.as_str()).expect("created above");
-                dst.content = Some(content);
-                dst.mode = mode;
-                dst.origin = origin;
-                dst.edits.push(i);
-            }
-            Edit::Notebook { .. } => {
-                let slot = self.slot(i, path)?;
-                let content = slot.content.clone().ok_or_else(|| {
-                    not_found("does not exist; a notebook edit never creates one")
-                })?;
-                let out = notebook::edit(i, path, &content, e, self.new_id)?;
-                let slot = self.slots.get_mut(path).expect("looked up above");
-                let changes = diff_span(i, &content, &out);
-                slot.commit(path, &content, out, &changes);
-            }
+            } => self.regex(i, path, pattern, replacement, *max_count),
+            Edit::Write { content, .. } => self.write(i, path, content),
+            Edit::Delete { .. } => self.delete(i, path),
+            Edit::Rename { to, .. } => self.rename(i, path, to),
+            Edit::Notebook { .. } => self.notebook(i, e),
             Edit::Range { .. } => unreachable!("range edits run first"),
         }
+    }
+
+    /// The current content of `path`, which the edit needs to exist.
+    fn existing(&mut self, i: usize, path: &str, what: &str) -> Result<Vec<u8>, EditFailure> {
+        let slot = self.slot(i, path)?;
+        slot.content.clone().ok_or_else(|| not_found(i, path, what))
+    }
+
+    fn replace(&mut self, edit: &ReplaceEdit<'_>) -> Result<(), EditFailure> {
+        let (i, path) = (edit.index, edit.path);
+        let blob = self.blob(path);
+        let content = self.existing(i, path, "does not exist")?;
+        let (out, changes) = replace::apply(&content, edit).map_err(|mut f| {
+            f.detail.blob = blob;
+            f
+        })?;
+        self.commit(path, &content, out, &changes);
         Ok(())
+    }
+
+    fn regex(
+        &mut self,
+        i: usize,
+        path: &str,
+        pattern: &str,
+        replacement: &str,
+        max_count: usize,
+    ) -> Result<(), EditFailure> {
+        let content = self.existing(i, path, "does not exist")?;
+        let out = regex_edit(i, path, &content, pattern, replacement, max_count)?;
+        let changes = diff_span(i, &content, &out);
+        self.commit(path, &content, out, &changes);
+        Ok(())
+    }
+
+    fn write(&mut self, i: usize, path: &str, text: &str) -> Result<(), EditFailure> {
+        let slot = self.slot(i, path)?;
+        let old = slot.content.clone().unwrap_or_default();
+        if slot.content.as_deref() == Some(text.as_bytes()) {
+            return Err(EditFailure::new(
+                Some(i),
+                path,
+                EditCode::AlreadyApplied,
+                format!("edits[{i}]: {path} already has exactly this content"),
+                "drop this edit from the list",
+            ));
+        }
+        let changes = [Change {
+            edit: i,
+            start: 0,
+            end: old.len(),
+            new_len: text.len(),
+        }];
+        slot.commit(path, &old, text.as_bytes().to_vec(), &changes);
+        Ok(())
+    }
+
+    fn delete(&mut self, i: usize, path: &str) -> Result<(), EditFailure> {
+        let slot = self.slot(i, path)?;
+        if slot.content.is_none() {
+            return Err(not_found(
+                i,
+                path,
+                "does not exist, so it cannot be deleted",
+            ));
+        }
+        slot.content = None;
+        slot.edits.push(i);
+        Ok(())
+    }
+
+    fn rename(&mut self, i: usize, path: &str, to: &str) -> Result<(), EditFailure> {
+        let to_missing = {
+            let dst = self.slot(i, to).map_err(|mut f| {
+                f.message = f.message.replace(".path:", ".to:");
+                f
+            })?;
+            dst.content.is_none()
+        };
+        if !to_missing {
+            return Err(EditFailure::invalid(
+                Some(i),
+                path,
+                format!(
+                    "edits[{i}].to: {to} already exists; delete it first if you mean to replace it"
+                ),
+            ));
+        }
+        let src = self.slot(i, path)?;
+        let Some(content) = src.content.take() else {
+            return Err(not_found(
+                i,
+                path,
+                "does not exist, so it cannot be renamed",
+            ));
+        };
+        src.edits.push(i);
+        let (mode, origin) = (src.mode, src.origin.clone());
+        let dst = self.slots.get_mut(to).expect("created above");
+        dst.content = Some(content);
+        dst.mode = mode;
+        dst.origin = origin;
+        dst.edits.push(i);
+        Ok(())
+    }
+
+    fn notebook(&mut self, i: usize, e: &Edit) -> Result<(), EditFailure> {
+        let path = e.path();
+        let content =
+            self.existing(i, path, "does not exist; a notebook edit never creates one")?;
+        let out = notebook::edit(i, path, &content, e, self.new_id)?;
+        let changes = diff_span(i, &content, &out);
+        self.commit(path, &content, out, &changes);
+        Ok(())
+    }
+
+    /// Takes `new` as the content of `path`, whose slot an edit looked up.
+    fn commit(&mut self, path: &str, input: &[u8], new: Vec<u8>, changes: &[Change]) {
+        let slot = self.slots.get_mut(path).expect("looked up by the edit");
+        slot.commit(path, input, new, changes);
     }
 
     fn finish(self, out: &mut EngineOutcome) {
@@ -429,86 +449,15 @@ impl Run<'_> {
     }
 }
 
-impl Slot {
-    fn new(content: Option<Vec<u8>>, mode: i32, origin: Option<&str>) -> Self {
-        Slot {
-            content,
-            mode,
-            origin: origin.map(str::to_owned),
-            spans: Vec::new(),
-            edits: Vec::new(),
-            warnings: Vec::new(),
-        }
-    }
-
-    /// Takes `new` as the content, warning when an edit touches a line an
-    /// earlier edit touched, and moves the earlier spans to the new lines.
-    fn commit(&mut self, path: &str, input: &[u8], new: Vec<u8>, changes: &[Change]) {
-        let mut sorted = changes.to_vec();
-        sorted.sort_by_key(|c| (c.start, c.end));
-        let newlines = |b: &[u8]| b.iter().filter(|&&x| x == b'\n').count() as isize;
-        let (mut bdelta, mut ldelta) = (0isize, 0isize);
-        let mut batch: Vec<(usize, usize, usize, isize)> = Vec::new();
-        let mut fresh = Vec::new();
-        for c in &sorted {
-            let ls = line_of(input, c.start);
-            let le = if c.end > c.start {
-                line_of(input, c.end - 1)
-            } else {
-                ls
-            };
-            let earlier = self
-                .spans
-                .iter()
-                .copied()
-                .chain(batch.iter().map(|&(e, a, b, _)| (e, a, b)));
-            for (e, a, b) in earlier {
-                if e != c.edit && a <= le && ls <= b {
-                    let (lo, hi) = (e.min(c.edit), e.max(c.edit));
-                    let w = format!(
-                        "edits[{lo}] and edits[{hi}] both touch line {} of {path}; edits[{hi}] applies to the result of edits[{lo}]",
-                        ls.max(a)
-                    );
-                    if !self.warnings.contains(&w) {
-                        self.warnings.push(w);
-                    }
-                }
-            }
-            let at = (c.start as isize + bdelta).max(0) as usize;
-            let added = newlines(new.get(at..at + c.new_len).unwrap_or_default());
-            let removed = newlines(&input[c.start..c.end]);
-            let out_ls = (ls as isize + ldelta).max(1) as usize;
-            fresh.push((c.edit, out_ls, out_ls + added.max(0) as usize));
-            batch.push((c.edit, ls, le, added - removed));
-            bdelta += c.new_len as isize - (c.end - c.start) as isize;
-            ldelta += added - removed;
-        }
-        let mut spans: Vec<(usize, usize, usize)> = self
-            .spans
-            .iter()
-            .filter(|&&(_, a, b)| !batch.iter().any(|&(_, ls, le, _)| a <= le && ls <= b))
-            .map(|&(e, a, b)| {
-                let d: isize = batch
-                    .iter()
-                    .filter(|&&(_, _, le, _)| le < a)
-                    .map(|x| x.3)
-                    .sum();
-                (
-                    e,
-                    (a as isize + d).max(1) as usize,
-                    (b as isize + d).max(1) as usize,
-                )
-            })
-            .collect();
-        spans.extend(fresh);
-        self.spans = spans;
-        for c in changes {
-            if !self.edits.contains(&c.edit) {
-                self.edits.push(c.edit);
-            }
-        }
-        self.content = Some(new);
-    }
+/// An edit's path is not there (or no longer is).
+fn not_found(i: usize, path: &str, what: &str) -> EditFailure {
+    EditFailure::new(
+        Some(i),
+        path,
+        EditCode::NotFound,
+        format!("edits[{i}]: {path} {what}"),
+        "check the path: it is relative to the top of the repository and read from the base (HEAD, or the proposal given as onto)",
+    )
 }
 
 /// One change covering everything between the common prefix and suffix.

@@ -112,44 +112,22 @@ impl<'a> Reader<'a> {
     pub fn value(&mut self) -> Option<Json> {
         match self.peek()? {
             b'{' => {
-                self.pos += 1;
                 let mut m = Vec::new();
-                if self.peek()? == b'}' {
-                    self.pos += 1;
-                    return Some(Json::Obj(m));
-                }
-                loop {
-                    let k = self.string()?;
-                    self.expect(b':')?;
-                    m.push((k, self.value()?));
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b'}' => {
-                            self.pos += 1;
-                            return Some(Json::Obj(m));
-                        }
-                        _ => return None,
-                    }
-                }
+                self.items(b'}', |r| {
+                    let k = r.string()?;
+                    r.expect(b':')?;
+                    m.push((k, r.value()?));
+                    Some(())
+                })?;
+                Some(Json::Obj(m))
             }
             b'[' => {
-                self.pos += 1;
                 let mut v = Vec::new();
-                if self.peek()? == b']' {
-                    self.pos += 1;
-                    return Some(Json::Arr(v));
-                }
-                loop {
-                    v.push(self.value()?);
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b']' => {
-                            self.pos += 1;
-                            return Some(Json::Arr(v));
-                        }
-                        _ => return None,
-                    }
-                }
+                self.items(b']', |r| {
+                    v.push(r.value()?);
+                    Some(())
+                })?;
+                Some(Json::Arr(v))
             }
             b'"' => self.string().map(Json::Str),
             b't' => self.word("true", Json::Bool(true)),
@@ -165,6 +143,27 @@ impl<'a> Reader<'a> {
                     }
                 }
                 (self.pos > start).then(|| Json::Num(self.text[start..self.pos].to_string()))
+            }
+        }
+    }
+
+    /// Reads the comma-separated items of an object or array, each with
+    /// `item`, from its opening bracket through `close`.
+    fn items(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.pos += 1;
+        if self.peek()? == close {
+            self.pos += 1;
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b if b == close => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                _ => return None,
             }
         }
     }

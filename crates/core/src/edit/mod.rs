@@ -14,6 +14,7 @@ pub mod path;
 mod proptests;
 pub mod range;
 pub mod replace;
+mod slot;
 pub mod text;
 
 pub use scope::Scope;
@@ -372,22 +373,20 @@ mod tests {
 
     #[test]
     fn a_limit_replaces_the_first_matches_only() {
-        let r = Replacer::new("a", "b", false).unwrap();
-        assert_eq!(
-            r.edit_at_most(b"aaa", 2),
-            FileEdit::Changed {
-                content: b"bba".to_vec(),
-                replacements: 2
-            }
-        );
-        let r = Replacer::new("$", ";", false).unwrap();
-        assert_eq!(
-            r.edit_at_most(b"x\r\ny\r\n", 5),
-            FileEdit::Changed {
-                content: b"x;\r\ny;\r\n".to_vec(),
-                replacements: 2
-            }
-        );
+        for (pattern, replacement, input, limit, content) in [
+            ("a", "b", &b"aaa"[..], 2, &b"bba"[..]),
+            ("$", ";", b"x\r\ny\r\n", 5, b"x;\r\ny;\r\n"),
+        ] {
+            let r = Replacer::new(pattern, replacement, false).unwrap();
+            assert_eq!(
+                r.edit_at_most(input, limit),
+                FileEdit::Changed {
+                    content: content.to_vec(),
+                    replacements: 2
+                },
+                "{pattern}"
+            );
+        }
     }
 
     #[test]

@@ -31,37 +31,69 @@ pub fn apply(
     content: &[u8],
     edits: &[RangeEdit<'_>],
 ) -> (Vec<u8>, Vec<Change>, Vec<EditFailure>) {
-    let mut failures = Vec::new();
-    if is_binary(content) {
-        for e in edits {
-            failures.push(EditFailure::new(
-                Some(e.index),
-                path,
-                EditCode::BinaryFile,
-                format!("edits[{}]: {path} is a binary file", e.index),
-                "range edits need text; use op \"write\" or \"delete\"",
-            ));
-        }
-        return (content.to_vec(), Vec::new(), failures);
-    }
-    let bom = bom_len(content);
-    let Ok(text) = std::str::from_utf8(&content[bom..]) else {
-        for e in edits {
-            failures.push(EditFailure::invalid(
-                Some(e.index),
-                path,
-                format!(
-                    "edits[{}]: {path} is not UTF-8 text, and range edits count Unicode characters",
-                    e.index
-                ),
-            ));
-        }
-        return (content.to_vec(), Vec::new(), failures);
+    let text = match as_text(path, content, edits) {
+        Ok(text) => text,
+        Err(failures) => return (content.to_vec(), Vec::new(), failures),
     };
+    let bom = bom_len(content);
     let index = TextIndex::new(text);
+    let mut failures = Vec::new();
+    let spans = resolve_all(&index, bom, path, edits, &mut failures);
+    let kept = drop_overlaps(&index, bom, path, spans, &mut failures);
+    let (out, changes) = splice(content, edits, &kept);
+    (out, changes, failures)
+}
+
+/// The text after any BOM, or a failure for every edit when the file is
+/// binary or not UTF-8 (range positions count Unicode characters).
+fn as_text<'a>(
+    path: &str,
+    content: &'a [u8],
+    edits: &[RangeEdit<'_>],
+) -> Result<&'a str, Vec<EditFailure>> {
+    if is_binary(content) {
+        return Err(edits
+            .iter()
+            .map(|e| {
+                EditFailure::new(
+                    Some(e.index),
+                    path,
+                    EditCode::BinaryFile,
+                    format!("edits[{}]: {path} is a binary file", e.index),
+                    "range edits need text; use op \"write\" or \"delete\"",
+                )
+            })
+            .collect());
+    }
+    std::str::from_utf8(&content[bom_len(content)..]).map_err(|_| {
+        edits
+            .iter()
+            .map(|e| {
+                EditFailure::invalid(
+                    Some(e.index),
+                    path,
+                    format!(
+                        "edits[{}]: {path} is not UTF-8 text, and range edits count Unicode characters",
+                        e.index
+                    ),
+                )
+            })
+            .collect()
+    })
+}
+
+/// The byte span of each edit's locator; a locator that does not fit the
+/// file is a failure instead.
+fn resolve_all(
+    index: &TextIndex<'_>,
+    bom: usize,
+    path: &str,
+    edits: &[RangeEdit<'_>],
+    failures: &mut Vec<EditFailure>,
+) -> Vec<Span> {
     let mut spans = Vec::new();
     for e in edits {
-        match resolve(&index, e.locator) {
+        match resolve(index, e.locator) {
             Ok((start, end)) => spans.push(Span {
                 index: e.index,
                 start: start + bom,
@@ -79,6 +111,18 @@ pub fn apply(
             )),
         }
     }
+    spans
+}
+
+/// The spans in file order with no two overlapping: of two that overlap,
+/// the one later in the list fails, naming both.
+fn drop_overlaps(
+    index: &TextIndex<'_>,
+    bom: usize,
+    path: &str,
+    mut spans: Vec<Span>,
+    failures: &mut Vec<EditFailure>,
+) -> Vec<Span> {
     // Sorted by start, zero-width inserts before a range starting at the
     // same point, ties in list order.
     spans.sort_by_key(|s| (s.start, s.end, s.index));
@@ -101,8 +145,8 @@ pub fn apply(
                     "edits[{}] and edits[{}] overlap in {path}: {} and {}",
                     a.index,
                     b.index,
-                    describe(&index, bom, a),
-                    describe(&index, bom, b)
+                    describe(index, bom, a),
+                    describe(index, bom, b)
                 ),
                 "range edits of one file all refer to the file at the base: merge the two edits into one, or make the ranges disjoint",
             ));
@@ -114,6 +158,12 @@ pub fn apply(
         }
         kept.push(s);
     }
+    kept
+}
+
+/// `content` with each kept span replaced by its edit's new text (in the
+/// file's line ending), and the changes made.
+fn splice(content: &[u8], edits: &[RangeEdit<'_>], kept: &[Span]) -> (Vec<u8>, Vec<Change>) {
     let crlf = is_crlf(content);
     let news: std::collections::HashMap<usize, String> = edits
         .iter()
@@ -122,7 +172,7 @@ pub fn apply(
     let mut out = Vec::with_capacity(content.len());
     let mut last = 0;
     let mut changes = Vec::with_capacity(kept.len());
-    for s in &kept {
+    for s in kept {
         let new = &news[&s.index];
         out.extend_from_slice(&content[last..s.start]);
         out.extend_from_slice(new.as_bytes());
@@ -135,7 +185,7 @@ pub fn apply(
         });
     }
     out.extend_from_slice(&content[last..]);
-    (out, changes, failures)
+    (out, changes)
 }
 
 /// Ranges overlap when they share a character; touching ones do not, and

@@ -227,6 +227,10 @@ mod tests {
         clean(raw, CleanMode::Edit, &CommentChar::default())
     }
 
+    fn stored(raw: &str) -> Cleaned {
+        clean(raw, CleanMode::Stored, &CommentChar::default())
+    }
+
     #[test]
     fn strips_comments_trailing_whitespace_cr_and_blank_runs() {
         let c = edit(
@@ -270,16 +274,6 @@ mod tests {
     }
 
     #[test]
-    fn stored_messages_keep_hash_lines() {
-        let c = clean(
-            "fix: z\n\n# not a comment in history\n",
-            CleanMode::Stored,
-            &CommentChar::default(),
-        );
-        assert_eq!(c.text(), "fix: z\n\n# not a comment in history");
-    }
-
-    #[test]
     fn each_git_cleanup_mode_keeps_what_git_keeps() {
         // See: issue #17, item 6: `-m "#42 fix login"` keeps its `#` line.
         let c = |mode, editor, verbose, raw| {
@@ -320,15 +314,22 @@ mod tests {
         );
     }
 
+    /// Stored messages keep their `#` lines, and their whitespace but
+    /// for the trailing blank lines (issue #16, item 21).
     #[test]
     fn stored_messages_are_taken_as_stored() {
-        // See: issue #16, item 21.
-        let c = clean(
-            "docs: fix gh-pages deploy \n\n\nbody  \n\n",
-            CleanMode::Stored,
-            &CommentChar::default(),
-        );
-        assert_eq!(c.text(), "docs: fix gh-pages deploy \n\n\nbody  ");
+        for (raw, text) in [
+            (
+                "fix: z\n\n# not a comment in history\n",
+                "fix: z\n\n# not a comment in history",
+            ),
+            (
+                "docs: fix gh-pages deploy \n\n\nbody  \n\n",
+                "docs: fix gh-pages deploy \n\n\nbody  ",
+            ),
+        ] {
+            assert_eq!(stored(raw).text(), text, "{raw:?}");
+        }
     }
 
     #[test]

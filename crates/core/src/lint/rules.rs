@@ -43,6 +43,20 @@ impl Sink<'_> {
     }
 }
 
+/// The header line: its text, and where a byte of it is.
+#[derive(Clone, Copy)]
+struct HeaderLine<'t> {
+    number: usize,
+    text: &'t str,
+}
+
+impl HeaderLine<'_> {
+    /// The line and column of byte `byte`.
+    fn at(&self, byte: usize) -> (usize, usize) {
+        (self.number, column(self.text, byte))
+    }
+}
+
 /// Runs every rule; returns the findings (in line order) and the header
 /// with every derivable fix applied, if the header had an error.
 pub fn check(parts: &Parts<'_>, config: &LintConfig) -> (Vec<Finding>, Option<String>) {
@@ -51,47 +65,69 @@ pub fn check(parts: &Parts<'_>, config: &LintConfig) -> (Vec<Finding>, Option<St
         findings: Vec::new(),
     };
     let line = parts.header();
-    let text = line.text.as_str();
-    let at = |byte: usize| (line.number, column(text, byte));
-    let parsed = header::parse(text);
-    let mut fixed: Option<String> = None;
+    let header = HeaderLine {
+        number: line.number,
+        text: line.text.as_str(),
+    };
+    let fixed = match header::parse(header.text) {
+        None => unparsed_header(&mut sink, header),
+        Some(h) => header_rules(&mut sink, h, header),
+    };
+    whole_header_rules(&mut sink, header);
+    body_rules(&mut sink, parts);
+
+    let has_header_error = sink
+        .findings
+        .iter()
+        .any(|f| f.line == header.number && f.severity == Severity::Error);
+    let fixed = Some(apply_trim_and_stop(&fixed)).filter(|f| has_header_error && f != header.text);
+    let mut findings = sink.findings;
+    findings.sort_by_key(|f| (f.line, f.column));
+    (findings, fixed)
+}
+
+/// A header that is not `type(scope): description` at all: no type and no
+/// description; returns the header rebuilt in that form.
+fn unparsed_header(sink: &mut Sink<'_>, header: HeaderLine<'_>) -> String {
+    let config = sink.config;
+    let text = header.text;
     let types = config.types.join(", ");
     let form = "type(scope): description, e.g. `feat(parser): accept tabs`".to_string();
+    let rebuilt = suggest::rebuild_header(text, &config.types);
+    let what = if text.contains(':') {
+        "the header is not `type(scope): description` (a type of letters, digits or _, then `: ` with a space)"
+    } else {
+        "the header has no type"
+    };
+    sink.push(
+        Rule::TypeEmpty,
+        header.at(0),
+        what.to_string(),
+        format!("{form}; type one of: {types}"),
+        Some(rebuilt.clone()),
+    );
+    sink.push(
+        Rule::SubjectEmpty,
+        header.at(0),
+        "no description after `type: `".into(),
+        form,
+        Some(rebuilt.clone()),
+    );
+    rebuilt
+}
 
-    match parsed {
-        None => {
-            let rebuilt = suggest::rebuild_header(text, &config.types);
-            let what = if text.contains(':') {
-                "the header is not `type(scope): description` (a type of letters, digits or _, then `: ` with a space)"
-            } else {
-                "the header has no type"
-            };
-            sink.push(
-                Rule::TypeEmpty,
-                at(0),
-                what.to_string(),
-                format!("{form}; type one of: {types}"),
-                Some(rebuilt.clone()),
-            );
-            sink.push(
-                Rule::SubjectEmpty,
-                at(0),
-                "no description after `type: `".into(),
-                form.clone(),
-                Some(rebuilt.clone()),
-            );
-            fixed = Some(rebuilt);
-        }
-        Some(h) => header_rules(&mut sink, h, text, at, &mut fixed),
-    }
-
+/// The rules on the header as a whole line, parsed or not: its full stop,
+/// its length, its surrounding whitespace.
+fn whole_header_rules(sink: &mut Sink<'_>, header: HeaderLine<'_>) {
+    let config = sink.config;
+    let text = header.text;
     // commitlint: the header ends in `.` but not `...`, unless the first
     // `:` is the last character.
     let colon_last = text.find(':').is_some_and(|i| i > 0 && i == text.len() - 1);
     if !colon_last && text.ends_with('.') && !text.ends_with("...") {
         sink.push(
             Rule::SubjectFullStop,
-            at(text.len() - 1),
+            header.at(text.len() - 1),
             "the description ends with a full stop".into(),
             "no `.` at the end of the header".into(),
             Some(text[..text.len() - 1].to_string()),
@@ -105,7 +141,7 @@ pub fn check(parts: &Parts<'_>, config: &LintConfig) -> (Vec<Finding>, Option<St
             .map_or(text.len(), |(i, _)| i);
         sink.push(
             Rule::HeaderMaxLength,
-            at(cut),
+            header.at(cut),
             format!(
                 "the header is {len} characters long, more than {}",
                 config.header_max_length
@@ -125,124 +161,128 @@ pub fn check(parts: &Parts<'_>, config: &LintConfig) -> (Vec<Finding>, Option<St
         };
         sink.push(
             Rule::HeaderTrim,
-            at(col),
+            header.at(col),
             "the header starts or ends with whitespace".into(),
             "no leading or trailing whitespace".into(),
             Some(text.trim().to_string()),
         );
-        fixed.get_or_insert_with(|| text.to_string());
     }
-    body_rules(&mut sink, parts);
-
-    let has_header_error = sink
-        .findings
-        .iter()
-        .any(|f| f.line == line.number && f.severity == Severity::Error);
-    let fixed = fixed
-        .map(|f| apply_trim_and_stop(&f))
-        .filter(|f| has_header_error && f != text);
-    let mut findings = sink.findings;
-    findings.sort_by_key(|f| (f.line, f.column));
-    (findings, fixed)
 }
 
-fn header_rules(
-    sink: &mut Sink<'_>,
-    h: Header<'_>,
-    text: &str,
-    at: impl Fn(usize) -> (usize, usize),
-    fixed: &mut Option<String>,
-) {
+/// The rules on a parsed header's parts; returns the header rebuilt with
+/// the fixes they suggest.
+fn header_rules(sink: &mut Sink<'_>, h: Header<'_>, header: HeaderLine<'_>) -> String {
+    let ty = type_rules(sink, &h, header);
+    scope_rule(sink, &h, header);
+    let subject = subject_rules(sink, &h, header);
+    let scope = h.scope.map(|s| format!("({s})")).unwrap_or_default();
+    let bang = if h.breaking { "!" } else { "" };
+    format!("{ty}{scope}{bang}: {subject}")
+}
+
+/// The type: present, in lower case, one of the allowed; returns it fixed
+/// as far as the rules can tell.
+fn type_rules(sink: &mut Sink<'_>, h: &Header<'_>, header: HeaderLine<'_>) -> String {
     let config = sink.config;
+    let text = header.text;
     let types = config.types.join(", ");
     let mut ty = h.ty.to_string();
-    let mut subject = h.subject.to_string();
     if h.ty.is_empty() {
         sink.push(
             Rule::TypeEmpty,
-            at(0),
+            header.at(0),
             "the type is empty".into(),
             format!("one of: {types}"),
             Some(format!("<type>{}", text.trim_start())),
         );
-    } else {
-        let lower = h.ty.to_lowercase();
-        // commitlint counts a type starting with a digit as lower case.
-        if lower != h.ty && !lower.starts_with(|c: char| c.is_ascii_digit()) {
-            sink.push(
-                Rule::TypeCase,
-                at(0),
-                format!("the type `{}` is not in lower case", h.ty),
-                format!("`{lower}`"),
-                Some(format!("{lower}{}", &text[h.ty.len()..])),
-            );
-            ty = lower;
-        }
-        if !config.types.iter().any(|t| t == h.ty) {
-            let near = suggest::nearest_type(h.ty, &config.types);
-            let suggestion = near
-                .as_ref()
-                .map(|t| format!("did you mean `{t}`? {t}{}", &text[h.ty.len()..]));
-            sink.push(
-                Rule::TypeEnum,
-                at(0),
-                format!("the type `{}` is not an allowed type", h.ty),
-                format!("one of: {types}"),
-                suggestion,
-            );
-            if let Some(t) = near {
-                ty = t;
-            }
+        return ty;
+    }
+    let lower = h.ty.to_lowercase();
+    // commitlint counts a type starting with a digit as lower case.
+    if lower != h.ty && !lower.starts_with(|c: char| c.is_ascii_digit()) {
+        sink.push(
+            Rule::TypeCase,
+            header.at(0),
+            format!("the type `{}` is not in lower case", h.ty),
+            format!("`{lower}`"),
+            Some(format!("{lower}{}", &text[h.ty.len()..])),
+        );
+        ty = lower;
+    }
+    if !config.types.iter().any(|t| t == h.ty) {
+        let near = suggest::nearest_type(h.ty, &config.types);
+        let suggestion = near
+            .as_ref()
+            .map(|t| format!("did you mean `{t}`? {t}{}", &text[h.ty.len()..]));
+        sink.push(
+            Rule::TypeEnum,
+            header.at(0),
+            format!("the type `{}` is not an allowed type", h.ty),
+            format!("one of: {types}"),
+            suggestion,
+        );
+        if let Some(t) = near {
+            ty = t;
         }
     }
-    if let Some(scope) = h.scope
-        && !config.scopes.is_empty()
-        && sink.on(Rule::ScopeEnum)
-    {
-        let unknown: Vec<&str> = scope
-            .split([',', '/'])
-            .map(str::trim)
-            .filter(|s| !config.scopes.iter().any(|x| x == s))
-            .collect();
-        if !unknown.is_empty() {
-            sink.push(
-                Rule::ScopeEnum,
-                at(h.scope_at),
-                format!("the scope `{}` is not an allowed scope", unknown.join(", ")),
-                format!("one of: {}", config.scopes.join(", ")),
-                None,
-            );
-        }
+    ty
+}
+
+/// The scope, when scopes are configured: each of its parts allowed.
+fn scope_rule(sink: &mut Sink<'_>, h: &Header<'_>, header: HeaderLine<'_>) {
+    let config = sink.config;
+    let Some(scope) = h.scope else {
+        return;
+    };
+    if config.scopes.is_empty() || !sink.on(Rule::ScopeEnum) {
+        return;
     }
+    let unknown: Vec<&str> = scope
+        .split([',', '/'])
+        .map(str::trim)
+        .filter(|s| !config.scopes.iter().any(|x| x == s))
+        .collect();
+    if !unknown.is_empty() {
+        sink.push(
+            Rule::ScopeEnum,
+            header.at(h.scope_at),
+            format!("the scope `{}` is not an allowed scope", unknown.join(", ")),
+            format!("one of: {}", config.scopes.join(", ")),
+            None,
+        );
+    }
+}
+
+/// The description: present, not starting with a capital; returns it
+/// fixed as far as the rules can tell.
+fn subject_rules(sink: &mut Sink<'_>, h: &Header<'_>, header: HeaderLine<'_>) -> String {
     if h.subject.is_empty() {
         sink.push(
             Rule::SubjectEmpty,
-            at(h.subject_at),
+            header.at(h.subject_at),
             "the description is empty".into(),
             "a short description after `type: `".into(),
             None,
         );
-    } else if h.subject.starts_with(|c: char| c.is_uppercase()) {
-        // commitlint's sentence-, start-, pascal- and upper-case all mean,
-        // for a subject starting with a letter: that letter is upper case.
-        let lowered = suggest::lower_first(h.subject);
-        sink.push(
-            Rule::SubjectCase,
-            at(h.subject_at),
-            "the description starts with a capital letter (sentence-, start-, pascal- or upper-case)"
-                .into(),
-            "a description starting in lower case, e.g. `add x`".into(),
-            lowered
-                .as_ref()
-                .map(|s| format!("{}{s}", &text[..h.subject_at])),
-        );
-        if let Some(s) = lowered {
-            subject = s;
-        }
+        return String::new();
     }
-    let scope = h.scope.map(|s| format!("({s})")).unwrap_or_default();
-    let bang = if h.breaking { "!" } else { "" };
-    *fixed = Some(format!("{ty}{scope}{bang}: {subject}"));
+    if !h.subject.starts_with(|c: char| c.is_uppercase()) {
+        return h.subject.to_string();
+    }
+    // commitlint's sentence-, start-, pascal- and upper-case all mean,
+    // for a subject starting with a letter: that letter is upper case.
+    let lowered = suggest::lower_first(h.subject);
+    sink.push(
+        Rule::SubjectCase,
+        header.at(h.subject_at),
+        "the description starts with a capital letter (sentence-, start-, pascal- or upper-case)"
+            .into(),
+        "a description starting in lower case, e.g. `add x`".into(),
+        lowered
+            .as_ref()
+            .map(|s| format!("{}{s}", &header.text[..h.subject_at])),
+    );
+    lowered.unwrap_or_else(|| h.subject.to_string())
 }
 
 fn apply_trim_and_stop(header: &str) -> String {

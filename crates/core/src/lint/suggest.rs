@@ -179,45 +179,40 @@ mod tests {
         assert_eq!(nearest_type("still", &t), None);
     }
 
+    /// Each header, rebuilt with the default types, reads as expected.
+    fn assert_rebuilt(cases: &[(&str, &str)]) {
+        let t = types();
+        for (header, rebuilt) in cases {
+            assert_eq!(rebuild_header(header, &t), *rebuilt, "{header}");
+        }
+    }
+
     #[test]
     fn ordinary_sentences_are_not_given_a_type() {
         // See: issue #17, item 9.
-        let t = types();
-        assert_eq!(
-            rebuild_header("still broken on mac", &t),
-            "<type>: still broken on mac"
-        );
-        assert_eq!(
-            rebuild_header("build fails on arm", &t),
-            "<type>: build fails on arm"
-        );
-        assert_eq!(rebuild_header("fxi login crash", &t), "fix: login crash");
-        assert_eq!(rebuild_header("feet add login", &t), "feat: add login");
-        assert_eq!(rebuild_header("build: bump x", &t), "build: bump x");
+        assert_rebuilt(&[
+            ("still broken on mac", "<type>: still broken on mac"),
+            ("build fails on arm", "<type>: build fails on arm"),
+            ("fxi login crash", "fix: login crash"),
+            ("feet add login", "feat: add login"),
+            ("build: bump x", "build: bump x"),
+        ]);
     }
 
     #[test]
     fn rebuilds_headers() {
-        let t = types();
-        assert_eq!(rebuild_header("fix:x", &t), "fix: x");
-        assert_eq!(rebuild_header("feat : add y", &t), "feat: add y");
-        assert_eq!(
-            rebuild_header("Fix(api) - Handle nil", &t),
-            "fix(api): handle nil"
-        );
-        assert_eq!(
-            rebuild_header("feat(ui)!:drop ie", &t),
-            "feat(ui)!: drop ie"
-        );
-        assert_eq!(rebuild_header("add login", &t), "<type>: add login");
-        assert_eq!(rebuild_header("Add login", &t), "<type>: add login");
-        assert_eq!(
-            rebuild_header("PROJ-123: Do x", &t),
-            "<type>(PROJ-123): do x"
-        );
-        assert_eq!(rebuild_header("net/http: fix", &t), "<type>(net/http): fix");
-        assert_eq!(rebuild_header("feat:", &t), "feat: <description>");
-        assert_eq!(rebuild_header("fix(api):", &t), "fix(api): <description>");
+        assert_rebuilt(&[
+            ("fix:x", "fix: x"),
+            ("feat : add y", "feat: add y"),
+            ("Fix(api) - Handle nil", "fix(api): handle nil"),
+            ("feat(ui)!:drop ie", "feat(ui)!: drop ie"),
+            ("add login", "<type>: add login"),
+            ("Add login", "<type>: add login"),
+            ("PROJ-123: Do x", "<type>(PROJ-123): do x"),
+            ("net/http: fix", "<type>(net/http): fix"),
+            ("feat:", "feat: <description>"),
+            ("fix(api):", "fix(api): <description>"),
+        ]);
     }
 
     #[test]

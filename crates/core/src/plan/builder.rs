@@ -68,13 +68,6 @@ impl ExecutionPlanBuilder {
         if missing_rollback {
             issues.push(super::parse::missing_rollback());
         }
-        if let Err(more) = plan.validate() {
-            issues.extend(more);
-        }
-        if issues.is_empty() {
-            Ok(plan)
-        } else {
-            Err(issues)
-        }
+        plan.validated(issues)
     }
 }

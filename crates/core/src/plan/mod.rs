@@ -268,6 +268,19 @@ impl ExecutionPlan {
         }
     }
 
+    /// The plan, unless `issues` (found while building it) or `validate`
+    /// find a problem: then every one of them.
+    fn validated(self, mut issues: Vec<PlanIssue>) -> Result<Self, Vec<PlanIssue>> {
+        if let Err(more) = self.validate() {
+            issues.extend(more);
+        }
+        if issues.is_empty() {
+            Ok(self)
+        } else {
+            Err(issues)
+        }
+    }
+
     /// The JSON Schema (draft 2020-12) of a plan, every field described.
     pub fn json_schema() -> serde_json::Value {
         let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();

@@ -89,14 +89,7 @@ pub(super) fn parse(text: &str) -> Result<ExecutionPlan, Vec<PlanIssue>> {
             return Err(issues);
         }
     };
-    if let Err(more) = plan.validate() {
-        issues.extend(more);
-    }
-    if issues.is_empty() {
-        Ok(plan)
-    } else {
-        Err(issues)
-    }
+    plan.validated(issues)
 }
 
 fn join(path: &str, name: &str) -> String {

@@ -248,6 +248,27 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
     } else {
         "ref"
     };
+    let mut notes = behind_notes(line, facts, name);
+    let verdict = if !protected || line.local_oid == line.remote_oid {
+        // Unprotected, or a no-op: the remote ref does not change.
+        Verdict::Allowed
+    } else if let Some(refused) = loses_history(line, facts, kind, name) {
+        refused
+    } else {
+        permission(policy, terminal, kind, name, &mut notes)
+    };
+    RefVerdict {
+        line: line.clone(),
+        protected,
+        verdict,
+        ahead: facts.ahead,
+        behind: facts.behind,
+        notes,
+    }
+}
+
+/// A note when the remote ref has work this push does not build on.
+fn behind_notes(line: &PushLine, facts: &RefFacts, name: &str) -> Vec<String> {
     let mut notes = Vec::new();
     if !line.is_deletion() && !line.creates() {
         if !facts.remote_known {
@@ -260,19 +281,26 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
             ));
         }
     }
-    let verdict = if !protected || line.local_oid == line.remote_oid {
-        // Unprotected, or a no-op: the remote ref does not change.
-        Verdict::Allowed
-    } else if line.is_deletion() {
-        Verdict::Refused {
+    notes
+}
+
+/// The refusal of a push to a protected ref that would lose what the
+/// remote has: deleting it, overwriting unseen work, or rewriting history.
+fn loses_history(line: &PushLine, facts: &RefFacts, kind: &str, name: &str) -> Option<Verdict> {
+    if line.is_deletion() {
+        return Some(Verdict::Refused {
             reason: format!("deleting the protected {kind} {name}"),
             suggestion: "protected branches are not deleted from a workstation; ask a maintainer, or change evolv.protectedBranches".into(),
-        }
-    } else if !line.creates() && !facts.remote_known {
+        });
+    }
+    if line.creates() {
+        return None;
+    }
+    if !facts.remote_known {
         // git's words for it: the plain push is "rejected (fetch first)";
         // only a forced one would go through, and overwrite that work.
         // See: issue #17, item 7.
-        Verdict::Refused {
+        return Some(Verdict::Refused {
             reason: format!(
                 "the protected {kind} {name} on the remote ({}) contains work that you do not have locally (fetch first); git rejects a plain push, and a forced one would overwrite that work",
                 abbrev(&line.remote_oid)
@@ -280,46 +308,48 @@ fn decide(line: &PushLine, facts: &RefFacts, policy: &PushPolicy, terminal: bool
             suggestion: format!(
                 "fetch and integrate first (`git pull --rebase`), then push again; or push to a feature branch and open a pull request into {name}"
             ),
-        }
-    } else if !line.creates() && !facts.fast_forward {
-        Verdict::Refused {
-            reason: format!(
-                "force push to the protected {kind} {name}: it is not a fast-forward of the remote's {} and would rewrite its history",
-                abbrev(&line.remote_oid)
-            ),
-            suggestion: format!(
-                "open a pull request into {name}, or `git pull --rebase` and push again; on a feature branch use `git push --force-with-lease`"
-            ),
-        }
-    } else if policy.allow_env {
+        });
+    }
+    (!facts.fast_forward).then(|| Verdict::Refused {
+        reason: format!(
+            "force push to the protected {kind} {name}: it is not a fast-forward of the remote's {} and would rewrite its history",
+            abbrev(&line.remote_oid)
+        ),
+        suggestion: format!(
+            "open a pull request into {name}, or `git pull --rebase` and push again; on a feature branch use `git push --force-with-lease`"
+        ),
+    })
+}
+
+/// Whether a push that keeps the protected ref's history may go: allowed
+/// by the environment or config, confirmed on a terminal, else refused.
+fn permission(
+    policy: &PushPolicy,
+    terminal: bool,
+    kind: &str,
+    name: &str,
+    notes: &mut Vec<String>,
+) -> Verdict {
+    if policy.allow_env {
         notes.push("allowed by GIT_EVOLV_ALLOW_PUSH=1".into());
-        Verdict::Allowed
-    } else if policy.push_to_protected == PushToProtected::Allow {
+        return Verdict::Allowed;
+    }
+    if policy.push_to_protected == PushToProtected::Allow {
         notes.push("allowed by evolv.pushToProtected=allow".into());
-        Verdict::Allowed
-    } else if terminal {
-        Verdict::Confirm
-    } else {
-        let why = match policy.push_to_protected {
-            PushToProtected::Confirm => {
-                "evolv.pushToProtected=confirm needs a terminal to ask on, and there is none"
-            }
-            _ => {
-                "there is no terminal to confirm on, and evolv.pushToProtected is deny (the default)"
-            }
-        };
-        Verdict::Refused {
-            reason: format!("push to the protected {kind} {name}: {why}"),
-            suggestion: "to allow this push, run `git -c evolv.pushToProtected=allow push …` or set GIT_EVOLV_ALLOW_PUSH=1; better, push a feature branch and open a pull request".into(),
+        return Verdict::Allowed;
+    }
+    if terminal {
+        return Verdict::Confirm;
+    }
+    let why = match policy.push_to_protected {
+        PushToProtected::Confirm => {
+            "evolv.pushToProtected=confirm needs a terminal to ask on, and there is none"
         }
+        _ => "there is no terminal to confirm on, and evolv.pushToProtected is deny (the default)",
     };
-    RefVerdict {
-        line: line.clone(),
-        protected,
-        verdict,
-        ahead: facts.ahead,
-        behind: facts.behind,
-        notes,
+    Verdict::Refused {
+        reason: format!("push to the protected {kind} {name}: {why}"),
+        suggestion: "to allow this push, run `git -c evolv.pushToProtected=allow push …` or set GIT_EVOLV_ALLOW_PUSH=1; better, push a feature branch and open a pull request".into(),
     }
 }
 

@@ -13,8 +13,6 @@
 //! stale, and `hooks install` refreshes it.
 
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
@@ -117,7 +115,6 @@ pub fn require(git_evolv: &Path) -> Result<PathBuf> {
 /// whatever `dest` was (our old link to `git-evolv` included) is replaced,
 /// never written through.
 pub fn copy_to(source: &Path, dest: &Path) -> Result<()> {
-    let dir = dest.parent().expect("hook paths have a folder");
     let bytes = fs::read(source).map_err(|e| Error::io("read", source, e))?;
     if version_of(&bytes).is_none() {
         return Err(Error::invalid(
@@ -127,18 +124,7 @@ pub fn copy_to(source: &Path, dest: &Path) -> Result<()> {
             ),
         ));
     }
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".git-evolv-hook")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io("create a temp file in", dir, e))?;
-    tmp.write_all(&bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
-    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755))
-        .map_err(|e| Error::io("chmod", tmp.path().to_path_buf(), e))?;
-    tmp.persist(dest)
-        .map_err(|e| Error::io("write", dest, e.error))?;
-    Ok(())
+    super::executable::replace_with_executable(dest, &bytes, true)
 }
 
 #[cfg(test)]

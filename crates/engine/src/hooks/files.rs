@@ -3,7 +3,6 @@
 //! small file operations installing and removing a hook are made of.
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -188,16 +187,5 @@ pub(super) fn is_executable(path: &Path) -> bool {
 /// Temp file in the same folder, mode 0755, then rename: a hook is never
 /// seen half-written.
 pub(super) fn write_executable(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().expect("hook paths have a folder");
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".git-evolv-hook")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io("create a temp file in", dir, e))?;
-    tmp.write_all(text.as_bytes())
-        .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
-    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755))
-        .map_err(|e| Error::io("chmod", tmp.path().to_path_buf(), e))?;
-    tmp.persist(path)
-        .map_err(|e| Error::io("write", path, e.error))?;
-    Ok(())
+    super::executable::replace_with_executable(path, text.as_bytes(), false)
 }

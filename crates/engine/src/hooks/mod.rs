@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub mod binary;
+mod executable;
 mod files;
 mod install;
 pub mod invocation;

@@ -40,93 +40,40 @@ pub fn run<T: Sync, S>(
     each: impl Fn(usize) + Sync,
     mut tick: impl FnMut(usize),
 ) -> Outcome {
-    let mut out = Outcome::default();
     if workers <= 1 {
-        let mut state = match init() {
-            Ok(s) => s,
-            Err(e) => {
-                out.error = Some(e);
-                return out;
-            }
-        };
-        for (i, job) in jobs.iter().enumerate() {
-            if let Err(e) = work(&mut state, job) {
-                out.error = Some(e);
-                break;
-            }
-            out.done.push(i);
-            each(out.done.len());
-        }
-        tick(out.done.len());
-        return out;
+        return on_this_thread(jobs, init, work, each, tick);
     }
-    let mut starts: Vec<usize> = (0..jobs.len())
-        .filter(|&i| i == 0 || parent(path_of(&jobs[i])) != parent(path_of(&jobs[i - 1])))
-        .collect();
-    starts.push(jobs.len());
-    let next = AtomicUsize::new(0);
-    let count = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
+    let shared = Shared {
+        starts: directory_starts(jobs, path_of),
+        next: AtomicUsize::new(0),
+        count: AtomicUsize::new(0),
+        failed: AtomicBool::new(false),
+    };
     let (alive, finished) = mpsc::channel::<()>();
     let results: Vec<Outcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 let alive = alive.clone();
-                let (next, count, failed, starts) = (&next, &count, &failed, &starts);
-                let (init, work, each) = (&init, &work, &each);
+                let (shared, init, work, each) = (&shared, &init, &work, &each);
                 scope.spawn(move || {
                     // Dropped when the thread ends, however it ends: the
                     // calling thread stops waiting once every one is gone.
                     let _alive = alive;
-                    let mut out = Outcome::default();
-                    let mut state = match init() {
-                        Ok(s) => s,
-                        Err(e) => {
-                            failed.store(true, Ordering::Relaxed);
-                            out.error = Some(e);
-                            return out;
-                        }
-                    };
-                    while !failed.load(Ordering::Relaxed) {
-                        let d = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(range) = starts.get(d..d + 2) else {
-                            break;
-                        };
-                        for (i, job) in jobs.iter().enumerate().take(range[1]).skip(range[0]) {
-                            if failed.load(Ordering::Relaxed) {
-                                return out;
-                            }
-                            if let Err(e) = work(&mut state, job) {
-                                failed.store(true, Ordering::Relaxed);
-                                out.error = Some(e);
-                                return out;
-                            }
-                            out.done.push(i);
-                            each(count.fetch_add(1, Ordering::Relaxed) + 1);
-                        }
-                    }
-                    out
+                    shared.work_directories(jobs, init, work, each)
                 })
             })
             .collect();
         drop(alive);
         while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(TICK) {
-            tick(count.load(Ordering::Relaxed));
+            tick(shared.count.load(Ordering::Relaxed));
         }
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| Outcome {
-                    done: Vec::new(),
-                    error: Some(Error::Internal {
-                        at: "a landing's writer threads",
-                        message: "a thread writing the landing's files stopped short".into(),
-                    }),
-                })
-            })
+            .map(|h| h.join().unwrap_or_else(|_| stopped_short()))
             .collect()
     });
-    tick(count.load(Ordering::Relaxed));
+    tick(shared.count.load(Ordering::Relaxed));
+    let mut out = Outcome::default();
     for r in results {
         out.done.extend(r.done);
         if out.error.is_none() {
@@ -134,6 +81,104 @@ pub fn run<T: Sync, S>(
         }
     }
     out
+}
+
+/// Every job in order on the calling thread, until one fails.
+fn on_this_thread<T, S>(
+    jobs: &[T],
+    init: impl Fn() -> Result<S>,
+    work: impl Fn(&mut S, &T) -> Result<()>,
+    each: impl Fn(usize),
+    mut tick: impl FnMut(usize),
+) -> Outcome {
+    let mut out = Outcome::default();
+    let mut state = match init() {
+        Ok(s) => s,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    };
+    for (i, job) in jobs.iter().enumerate() {
+        if let Err(e) = work(&mut state, job) {
+            out.error = Some(e);
+            break;
+        }
+        out.done.push(i);
+        each(out.done.len());
+    }
+    tick(out.done.len());
+    out
+}
+
+/// The index of each directory's first job, and the number of jobs last.
+fn directory_starts<T>(jobs: &[T], path_of: impl Fn(&T) -> &RepoPath) -> Vec<usize> {
+    let mut starts: Vec<usize> = (0..jobs.len())
+        .filter(|&i| i == 0 || parent(path_of(&jobs[i])) != parent(path_of(&jobs[i - 1])))
+        .collect();
+    starts.push(jobs.len());
+    starts
+}
+
+/// What the threads share: the directories, the next one to take, the
+/// jobs done, and whether one failed.
+struct Shared {
+    starts: Vec<usize>,
+    next: AtomicUsize,
+    count: AtomicUsize,
+    failed: AtomicBool,
+}
+
+impl Shared {
+    /// One thread's work: whole directories, one after the other, until
+    /// none is left or a job fails here or on another thread.
+    fn work_directories<T, S>(
+        &self,
+        jobs: &[T],
+        init: impl Fn() -> Result<S>,
+        work: impl Fn(&mut S, &T) -> Result<()>,
+        each: impl Fn(usize),
+    ) -> Outcome {
+        let mut out = Outcome::default();
+        let mut state = match init() {
+            Ok(s) => s,
+            Err(e) => {
+                self.failed.store(true, Ordering::Relaxed);
+                out.error = Some(e);
+                return out;
+            }
+        };
+        while !self.failed.load(Ordering::Relaxed) {
+            let d = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(range) = self.starts.get(d..d + 2) else {
+                break;
+            };
+            for (i, job) in jobs.iter().enumerate().take(range[1]).skip(range[0]) {
+                if self.failed.load(Ordering::Relaxed) {
+                    return out;
+                }
+                if let Err(e) = work(&mut state, job) {
+                    self.failed.store(true, Ordering::Relaxed);
+                    out.error = Some(e);
+                    return out;
+                }
+                out.done.push(i);
+                each(self.count.fetch_add(1, Ordering::Relaxed) + 1);
+            }
+        }
+        out
+    }
+}
+
+/// The outcome of a thread that panicked.
+fn stopped_short() -> Outcome {
+    Outcome {
+        done: Vec::new(),
+        error: Some(Error::Internal {
+            at: "a landing's writer threads",
+            message: "a thread writing the landing's files stopped short".into(),
+        }),
+    }
 }
 
 /// The directory part of `path` (empty at the top).

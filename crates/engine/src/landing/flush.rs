@@ -178,6 +178,21 @@ mod tests {
     use crate::git::{Repo, RepoPath};
     use crate::landing::journal::{Journal, Kind};
 
+    /// A repository at `d` whose one commit, `base`, holds `files` (path,
+    /// content) in a pack; returns its id.
+    fn packed_base(d: &std::path::Path, files: &[(&str, &str)]) -> String {
+        git(d, &["init", "-q", "-b", "main"]);
+        for (path, content) in files {
+            let path = d.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "base"]);
+        git(d, &["gc", "-q"]);
+        git(d, &["rev-parse", "HEAD"])
+    }
+
     /// The repository at `d` and the journal of a landing over `paths`
     /// from commit `old` to commit `new` (as git prints their ids).
     fn landing(d: &std::path::Path, old: &str, new: &str, paths: &[RepoPath]) -> (Repo, Journal) {
@@ -210,13 +225,7 @@ mod tests {
     fn a_batch_landings_new_objects_include_every_commits_own() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        git(d, &["init", "-q", "-b", "main"]);
-        std::fs::create_dir_all(d.join("a")).unwrap();
-        std::fs::write(d.join("a/f.txt"), "one\n").unwrap();
-        git(d, &["add", "-A"]);
-        git(d, &["commit", "-q", "-m", "base"]);
-        git(d, &["gc", "-q"]);
-        let old = git(d, &["rev-parse", "HEAD"]);
+        let old = packed_base(d, &[("a/f.txt", "one\n")]);
         std::fs::write(d.join("a/f.txt"), "passing\n").unwrap();
         git(d, &["commit", "-q", "-am", "first"]);
         let passing = git(d, &["rev-parse", "HEAD:a/f.txt"]);
@@ -252,15 +261,7 @@ mod tests {
     fn a_landings_new_objects_are_its_commits_the_trees_toward_its_paths_and_its_blobs() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        git(d, &["init", "-q", "-b", "main"]);
-        std::fs::create_dir_all(d.join("a/b")).unwrap();
-        std::fs::create_dir_all(d.join("c")).unwrap();
-        std::fs::write(d.join("a/b/f.txt"), "one\n").unwrap();
-        std::fs::write(d.join("c/g.txt"), "same\n").unwrap();
-        git(d, &["add", "-A"]);
-        git(d, &["commit", "-q", "-m", "base"]);
-        git(d, &["gc", "-q"]);
-        let old = git(d, &["rev-parse", "HEAD"]);
+        let old = packed_base(d, &[("a/b/f.txt", "one\n"), ("c/g.txt", "same\n")]);
         std::fs::write(d.join("a/b/f.txt"), "two\n").unwrap();
         git(d, &["commit", "-q", "-am", "first"]);
         std::fs::write(d.join("a/b/f.txt"), "three\n").unwrap();

@@ -23,6 +23,8 @@ use crate::store::file_records::{FileRecord, Span};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
 
+use super::settings::Settings;
+
 /// The request of `edit` is the edit list itself: the same JSON for the
 /// CLI (`propose --edits`), the library and the MCP server.
 pub type EditRequest = EditList;
@@ -110,8 +112,9 @@ impl EditOutcome {
     }
 }
 
-/// Runs the edit list and stores the proposal.
-pub fn edit(repo: &Repo, req: &EditRequest) -> Result<EditOutcome> {
+/// Runs the edit list and stores the proposal, with the session's
+/// settings (the configured validators).
+pub fn edit(repo: &Repo, settings: &Settings, req: &EditRequest) -> Result<EditOutcome> {
     if req.edits.is_empty() {
         return Err(Error::invalid_field(
             "edits",
@@ -120,103 +123,27 @@ pub fn edit(repo: &Repo, req: &EditRequest) -> Result<EditOutcome> {
         ));
     }
     let head = git::head(repo)?;
-    let (base_commit, onto) = match &req.onto {
-        Some(id) => {
-            let p = proposals::load(repo, id)?;
-            if let Some(applied) = proposals::applied_commit(repo, id) {
-                return Err(Error::invalid(
-                    format!(
-                        "onto: proposal '{id}' is already applied (as {applied}); stack only on pending proposals"
-                    ),
-                    "leave out onto to base the edits on HEAD, which has it",
-                ));
-            }
-            (repo.find_commit(p.commit)?, Some(id.clone()))
-        }
-        None => (repo.find_commit(head.commit)?, None),
-    };
+    let (base_commit, onto) = base_of(repo, req, head.commit)?;
     let base_tree = base_commit.tree()?;
     let base = read_base(repo, &base_tree, &req.edits)?;
     let mut new_id = cell_ids();
     let mut result = engine::run(req, &base, &mut new_id);
     super::edit_filtered::refuse_text_edits(repo, req, &mut result)?;
-
-    let mut failures = result.failures;
-    if onto.is_none() {
-        explain_working_tree(repo, &mut failures);
-    }
-    if !failures.is_empty() && (!req.keep_going || result.applied.is_empty()) {
-        return Err(Error::EditsFailed { failures });
-    }
-    if result.files.is_empty() {
-        return Err(Error::invalid(
-            "the edits change nothing: the files end up as they are at the base",
-            "check the edit list",
-        ));
-    }
-
+    let failures = usable_failures(repo, req, &mut result, onto.is_none())?;
     let check = req.check.unwrap_or_default();
-    let changed: Vec<ChangedFile<'_>> = result
-        .files
-        .iter()
-        .filter_map(|f| {
-            f.new.as_deref().map(|c| ChangedFile {
-                path: &f.path,
-                content: c,
-            })
-        })
-        .collect();
-    let reports = validators::run(repo, &changed)?;
-    if check == CheckMode::Strict && reports.iter().any(|r| !r.passed) {
-        return Err(Error::EditsFailed {
-            failures: validation_failures(&reports),
-        });
-    }
-
+    let reports = validate(settings, &result.files, check)?;
     let new_tree = build_tree(repo, &base_tree, &result.files)?;
-    let mut paths: Vec<String> = Vec::new();
-    for f in &result.files {
-        paths.extend(f.from.iter().cloned());
-        paths.push(f.path.clone());
-    }
-    let patch = git::patch_text(repo, &base_tree, &new_tree, Some(&paths))?;
-    let (lines_added, lines_removed) = crate::diff::line_counts(&patch);
-    let dry_run = check == CheckMode::Only;
-    let files: Vec<FileResult> = result
-        .files
-        .iter()
-        .map(|f| file_result(f, &reports, dry_run))
-        .collect();
-    // Renames name both paths, so `show` diffs both sides.
-    let affected_files = paths.clone();
-    let statistics = EditStatistics {
-        edits: req.edits.len(),
-        edits_applied: result.applied.len(),
-        edits_failed: failures.len(),
-        files_changed: files.len(),
-        lines_added,
-        lines_removed,
-    };
-    let summary = summary(req, &result.files);
-    let mut outcome = EditOutcome {
-        success: !(dry_run && reports.iter().any(|r| !r.passed)),
-        patch_id: None,
-        summary,
-        affected_files,
-        unified_diff: String::from_utf8_lossy(&patch).into_owned(),
-        files,
+    let mut outcome = describe(
+        repo,
+        req,
+        (&base_tree, &new_tree),
+        result,
         failures,
-        warnings: result.warnings,
-        validators: reports,
-        check,
-        statistics,
-        commit: None,
-        base: base_commit.id().to_string(),
-        onto,
-        dry_run,
-        diff_bytes: patch,
-    };
-    if dry_run {
+        reports,
+    )?;
+    outcome.base = base_commit.id().to_string();
+    outcome.onto = onto;
+    if outcome.dry_run {
         return Ok(outcome);
     }
     let (patch_id, commit) = store(repo, &outcome, &new_tree, &base_commit)?;
@@ -228,6 +155,130 @@ pub fn edit(repo: &Repo, req: &EditRequest) -> Result<EditOutcome> {
     outcome.patch_id = Some(patch_id);
     outcome.commit = Some(commit.to_string());
     Ok(outcome)
+}
+
+/// The commit the edits apply to: HEAD's, or the pending proposal's the
+/// list is stacked `onto` (an applied one is refused: HEAD has it).
+fn base_of<'r>(
+    repo: &'r Repo,
+    req: &EditRequest,
+    head: Oid,
+) -> Result<(crate::git::view::Commit<'r>, Option<String>)> {
+    let Some(id) = &req.onto else {
+        return Ok((repo.find_commit(head)?, None));
+    };
+    let p = proposals::load(repo, id)?;
+    if let Some(applied) = proposals::applied_commit(repo, id) {
+        return Err(Error::invalid(
+            format!(
+                "onto: proposal '{id}' is already applied (as {applied}); stack only on pending proposals"
+            ),
+            "leave out onto to base the edits on HEAD, which has it",
+        ));
+    }
+    Ok((repo.find_commit(p.commit)?, Some(id.clone())))
+}
+
+/// The failed edits the proposal is stored with (`keep_going`); an error
+/// when they stop it, or when the edits that worked change nothing.
+fn usable_failures(
+    repo: &Repo,
+    req: &EditRequest,
+    result: &mut engine::EngineOutcome,
+    on_head: bool,
+) -> Result<Vec<EditFailure>> {
+    let mut failures = std::mem::take(&mut result.failures);
+    if on_head {
+        explain_working_tree(repo, &mut failures);
+    }
+    if !failures.is_empty() && (!req.keep_going || result.applied.is_empty()) {
+        return Err(Error::EditsFailed { failures });
+    }
+    if result.files.is_empty() {
+        return Err(Error::invalid(
+            "the edits change nothing: the files end up as they are at the base",
+            "check the edit list",
+        ));
+    }
+    Ok(failures)
+}
+
+/// Runs the validators on the changed files; with `check strict`, a
+/// failing one stops the edit.
+fn validate(
+    settings: &Settings,
+    files: &[FileChange],
+    check: CheckMode,
+) -> Result<Vec<ValidatorReport>> {
+    let changed: Vec<ChangedFile<'_>> = files
+        .iter()
+        .filter_map(|f| {
+            f.new.as_deref().map(|c| ChangedFile {
+                path: &f.path,
+                content: c,
+            })
+        })
+        .collect();
+    let reports = validators::run(&settings.validators()?, &changed)?;
+    if check == CheckMode::Strict && reports.iter().any(|r| !r.passed) {
+        return Err(Error::EditsFailed {
+            failures: validation_failures(&reports),
+        });
+    }
+    Ok(reports)
+}
+
+/// The outcome of the edits from the base tree to the new one, before it
+/// is stored (no id, no commit; `base` and `onto` filled in by the caller).
+fn describe(
+    repo: &Repo,
+    req: &EditRequest,
+    (base_tree, new_tree): (&Tree<'_>, &Tree<'_>),
+    result: engine::EngineOutcome,
+    failures: Vec<EditFailure>,
+    reports: Vec<ValidatorReport>,
+) -> Result<EditOutcome> {
+    // Renames name both paths, so `show` diffs both sides.
+    let mut paths: Vec<String> = Vec::new();
+    for f in &result.files {
+        paths.extend(f.from.iter().cloned());
+        paths.push(f.path.clone());
+    }
+    let patch = git::patch_text(repo, base_tree, new_tree, Some(&paths))?;
+    let (lines_added, lines_removed) = crate::diff::line_counts(&patch);
+    let check = req.check.unwrap_or_default();
+    let dry_run = check == CheckMode::Only;
+    let files: Vec<FileResult> = result
+        .files
+        .iter()
+        .map(|f| file_result(f, &reports, dry_run))
+        .collect();
+    let statistics = EditStatistics {
+        edits: req.edits.len(),
+        edits_applied: result.applied.len(),
+        edits_failed: failures.len(),
+        files_changed: files.len(),
+        lines_added,
+        lines_removed,
+    };
+    Ok(EditOutcome {
+        success: !(dry_run && reports.iter().any(|r| !r.passed)),
+        patch_id: None,
+        summary: summary(req, &result.files),
+        affected_files: paths,
+        unified_diff: String::from_utf8_lossy(&patch).into_owned(),
+        files,
+        failures,
+        warnings: result.warnings,
+        validators: reports,
+        check,
+        statistics,
+        commit: None,
+        base: String::new(),
+        onto: None,
+        dry_run,
+        diff_bytes: patch,
+    })
 }
 
 /// Stores the proposal: metadata as `propose` writes it (operation

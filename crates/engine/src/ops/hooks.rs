@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use crate::git::cli::Git;
 use crate::hooks::{self, HOOKS, HookState, HookStatus};
 
+use super::settings::Settings;
+
 /// `core.hooksPath` when set: its value, the folder it names, and where it
 /// was set (`git config --show-origin --show-scope`).
 #[derive(Debug, Clone, Serialize)]
@@ -63,8 +65,8 @@ fn default_hooks_dir(git: &Git) -> Result<PathBuf> {
 
 /// `core.hooksPath`, resolved as git does: `~/` from HOME, a relative path
 /// from the top of the working tree (where hooks run).
-fn hooks_path(git: &Git) -> Result<Option<HooksPath>> {
-    let Some((value, origin)) = git.config()?.hooks_path() else {
+fn hooks_path(git: &Git, settings: &Settings) -> Result<Option<HooksPath>> {
+    let Some((value, origin)) = settings.hooks_path() else {
         return Ok(None);
     };
     if value.is_empty() {
@@ -102,11 +104,12 @@ enum Action {
 /// core.hooksPath naming the default folder itself is no detour.
 fn target_dir(
     git: &Git,
+    settings: &Settings,
     use_hooks_path: bool,
     action: Action,
 ) -> Result<(PathBuf, Option<HooksPath>)> {
     let default = default_hooks_dir(git)?;
-    match hooks_path(git)? {
+    match hooks_path(git, settings)? {
         Some(hp) if same_dir(&hp.dir, &default) => Ok((default, Some(hp))),
         Some(hp) if use_hooks_path => {
             if action == Action::Install {
@@ -169,8 +172,13 @@ fn refuse_tracked(git: &Git, dir: &Path) -> Result<()> {
 }
 
 /// Installs the shims calling `binary`.
-fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOutcome> {
-    let (dir, hooks_path) = target_dir(git, use_hooks_path, Action::Install)?;
+fn install(
+    git: &Git,
+    settings: &Settings,
+    binary: &Path,
+    use_hooks_path: bool,
+) -> Result<HooksOutcome> {
+    let (dir, hooks_path) = target_dir(git, settings, use_hooks_path, Action::Install)?;
     let mut hooks = HOOKS
         .iter()
         .map(|(name, template)| hooks::install_in(&dir, name, template, binary))
@@ -202,9 +210,9 @@ fn install(git: &Git, binary: &Path, use_hooks_path: bool) -> Result<HooksOutcom
 /// them, and restores chained hooks: after it, no git-evolv hook is left
 /// to come back when core.hooksPath changes. `use_hooks_path` is accepted
 /// for older scripts and changes nothing.
-fn uninstall(git: &Git, _use_hooks_path: bool) -> Result<HooksOutcome> {
+fn uninstall(git: &Git, settings: &Settings, _use_hooks_path: bool) -> Result<HooksOutcome> {
     let default = default_hooks_dir(git)?;
-    let hooks_path = hooks_path(git)?;
+    let hooks_path = hooks_path(git, settings)?;
     let mut dirs = vec![default.clone()];
     if let Some(hp) = hooks_path
         .as_ref()
@@ -231,9 +239,9 @@ fn uninstall(git: &Git, _use_hooks_path: bool) -> Result<HooksOutcome> {
 
 /// Each hook's state in the folder git runs hooks from; shims of ours in
 /// the default folder that core.hooksPath hides are `bypassed`.
-fn status(git: &Git) -> Result<HooksOutcome> {
+fn status(git: &Git, settings: &Settings) -> Result<HooksOutcome> {
     let default_dir = default_hooks_dir(git)?;
-    let hooks_path = hooks_path(git)?;
+    let hooks_path = hooks_path(git, settings)?;
     let active = hooks_path
         .as_ref()
         .filter(|hp| !same_dir(&hp.dir, &default_dir))
@@ -273,17 +281,18 @@ fn status(git: &Git) -> Result<HooksOutcome> {
     })
 }
 
-/// `hooks` for front ends: opens the repository with git itself (SHA-256
-/// repositories work), installs shims calling this executable.
-pub fn run(dir: &Path, req: &HooksRequest) -> Result<HooksOutcome> {
+/// `hooks` in the repository around `dir`, opened with git itself
+/// (SHA-256 repositories work), with the session's settings
+/// (`core.hooksPath`); installs shims calling this executable.
+pub fn run(dir: &Path, settings: &Settings, req: &HooksRequest) -> Result<HooksOutcome> {
     let git = Git::open(dir)?;
     match req.action {
         HooksAction::Install => {
             let binary = std::env::current_exe()
                 .map_err(|e| Error::io("locate", "the git-evolv executable", e))?;
-            install(&git, &binary, req.use_hooks_path)
+            install(&git, settings, &binary, req.use_hooks_path)
         }
-        HooksAction::Uninstall => uninstall(&git, req.use_hooks_path),
-        HooksAction::Status => status(&git),
+        HooksAction::Uninstall => uninstall(&git, settings, req.use_hooks_path),
+        HooksAction::Status => status(&git, settings),
     }
 }

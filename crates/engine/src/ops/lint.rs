@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::config::Config;
 use crate::git::{Order, RangeProblem, Repo, RevRange};
 use crate::hooks::invocation::InProgress;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
+
+use super::settings::Settings;
 
 /// What to lint: one message (text or file) or the commits of a range.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -99,72 +100,15 @@ impl LintOutcome {
     }
 }
 
-/// The repository around `dir`, if any (lint of a message works outside
-/// one). Honours `GIT_DIR`, which git sets for some hooks.
-pub fn discover(dir: &Path) -> Option<Repo> {
-    crate::git::discover(dir)
-}
-
-/// The lint settings from git config (`evolv.commit.*`, `core.commentChar`),
-/// with git's layering: system, global, local, worktree, `git -c`. Outside
-/// a repository, the user's global config still applies.
-pub fn load_config(repo: Option<&Repo>) -> Result<LintConfig> {
-    match repo {
-        Some(r) => lint_config(r.config()?.as_ref()),
-        None => lint_config(&Config::without_repository()?),
-    }
-}
-
-/// The lint settings out of an already read configuration (the
-/// commit-msg hook reads it from the git dir alone, no repository open).
-pub fn lint_config(git_config: &Config) -> Result<LintConfig> {
-    let mut config = LintConfig::default();
-    // Keys in the order they first appear (`scopes` and
-    // `rule.scope-enum` interact), each with git's winning value, and
-    // every value of the list key.
-    let mut names: Vec<&str> = Vec::new();
-    for entry in git_config.entries() {
-        if entry.key.starts_with("evolv.commit.") && !names.contains(&entry.key.as_str()) {
-            names.push(&entry.key);
-        }
-    }
-    for key in names {
-        let rest = &key["evolv.commit.".len()..];
-        let values = if rest == "ignoreauthors" {
-            git_config.all(key)
-        } else {
-            git_config.string(key).into_iter().collect()
-        };
-        for value in values {
-            config
-                .apply(rest, value)
-                .map_err(|issue| Error::InvalidConfig {
-                    key: key.to_string(),
-                    value: value.to_string(),
-                    expected: issue.expected,
-                })?;
-        }
-    }
-    let comment = git_config
-        .entries()
-        .iter()
-        .rev()
-        .find(|e| e.key == "core.commentchar" || e.key == "core.commentstring");
-    if let Some(entry) = comment {
-        config.comment_char = CommentChar::from_config(entry.value.as_deref().unwrap_or("true"));
-    }
-    Ok(config)
-}
-
-/// `lint` for front ends: the message, the file or the range of `req`
-/// (exactly one), with the configuration of the repository around `dir`
-/// if there is one. A range needs a repository; a message does not.
-pub fn run(dir: &Path, req: &LintRequest) -> Result<LintOutcome> {
-    let repo = discover(dir);
-    let config = load_config(repo.as_ref())?;
+/// `lint`: the message, the file or the range of `req` (exactly one),
+/// with the session's settings (the repository's around `dir` if there is
+/// one). A range needs a repository (the one around `dir`, honouring
+/// `GIT_DIR`, which git sets for some hooks); a message does not.
+pub fn run(dir: &Path, settings: &Settings, req: &LintRequest) -> Result<LintOutcome> {
+    let config = settings.lint()?;
     match (&req.message, &req.file, &req.range) {
         (None, None, Some(range)) => {
-            let repo = repo.ok_or_else(|| Error::NotARepository {
+            let repo = crate::git::discover(dir).ok_or_else(|| Error::NotARepository {
                 path: dir.to_path_buf(),
             })?;
             lint_range(&repo, range, req.include_merges, &config)
@@ -194,8 +138,8 @@ pub struct MessageRequest {
 }
 
 /// `lint` of a message read from stdin (shown as `<stdin>` in reports).
-pub fn run_stdin(dir: &Path, text: &str) -> Result<LintOutcome> {
-    let config = load_config(discover(dir).as_ref())?;
+pub fn run_stdin(settings: &Settings, text: &str) -> Result<LintOutcome> {
+    let config = settings.lint()?;
     lint_message(
         &MessageSource::Text {
             name: "<stdin>".into(),
@@ -379,22 +323,16 @@ impl CommitMsgRequest {
     /// opened: the hook must start fast), the cleanup of `git commit` when
     /// its command line is known (else, a rebase, a merge, another OS, the
     /// editor's cleanup), and the operation in progress.
-    pub fn for_hook(dir: &Path, file: &Path) -> Result<CommitMsgRequest> {
+    pub fn for_hook(dir: &Path, settings: &Settings, file: &Path) -> Result<CommitMsgRequest> {
         use crate::git::config::discover_git_dir;
         use crate::hooks::invocation::{self, CommitArgs};
         use crate::lint::GitCleanup;
+        let config = settings.lint()?;
         let git_dir = discover_git_dir(dir);
-        let git_config = match &git_dir {
-            Some(d) => Config::for_git_dir(d)?,
-            None => Config::without_repository()?,
-        };
-        let config = lint_config(&git_config)?;
         let args = invocation::parent_git_args("commit").map(|a| CommitArgs::parse(&a));
         let cleanup = match &args {
             Some(a) => CleanMode::Git(GitCleanup::for_commit(
-                a.cleanup
-                    .as_deref()
-                    .or_else(|| git_config.string("commit.cleanup")),
+                a.cleanup.as_deref().or_else(|| settings.commit_cleanup()),
                 a.editor(),
                 a.verbose,
             )),

@@ -1,9 +1,10 @@
 //! One function per use case: a request in (`Deserialize` + `JsonSchema`,
 //! so the MCP server and the review page take them as JSON), an outcome
-//! (plain data, `Serialize`) or an `Error` out. Front ends open a
-//! [`Session`] and call these; they render the outcomes (the `success`
-//! envelope is theirs) and add their own hints; no rule or default lives
-//! anywhere else.
+//! (plain data, `Serialize`) or an `Error` out, with the session's
+//! [`Settings`] when it reads git config. Front ends open a [`Session`] and
+//! call its method for the use case; they render the outcomes (the
+//! `success` envelope is theirs) and add their own hints; no rule or
+//! default lives anywhere else.
 
 pub mod apply;
 pub mod cat;
@@ -24,7 +25,9 @@ pub mod recover;
 pub mod review;
 pub mod rollback;
 pub mod session;
+pub mod settings;
 pub mod stack;
 pub mod task;
 
 pub use session::Session;
+pub use settings::Settings;

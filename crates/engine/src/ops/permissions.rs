@@ -20,20 +20,9 @@ use crate::ops::apply::{self, ApplyRequest};
 use crate::policy::{PushPolicy, PushToProtected};
 use crate::store::proposals;
 
-/// The git config key: `auto` (ask when the client can be asked; the
-/// default), `always` (refuse when it cannot), `never` (never ask).
-pub const CONFIRM_KEY: &str = "evolv.mcp.confirm";
+use super::settings::{ALLOW_PLAN_COMMANDS, Settings};
 
-/// The git config key that lets clients' execution plans run commands.
-pub const ALLOW_PLAN_COMMANDS: &str = "evolv.mcp.allowPlanCommands";
-
-/// `evolv.mcp.confirm`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfirmMode {
-    Auto,
-    Always,
-    Never,
-}
+pub use super::settings::ConfirmMode;
 
 /// A landing on a protected branch that the user confirms first: what
 /// they are asked about.
@@ -73,32 +62,13 @@ impl Confirmation {
     }
 }
 
-/// `evolv.mcp.confirm`, read through the one config adapter (so `git -c`
-/// and includes count too).
-pub fn confirm_mode(repo: &Repo) -> Result<ConfirmMode> {
-    let config = repo.config()?;
-    match config.string(CONFIRM_KEY).map(str::to_string) {
-        None => Ok(ConfirmMode::Auto),
-        Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
-            "auto" | "" => Ok(ConfirmMode::Auto),
-            "always" => Ok(ConfirmMode::Always),
-            "never" => Ok(ConfirmMode::Never),
-            _ => Err(Error::InvalidConfig {
-                key: CONFIRM_KEY.into(),
-                value: raw,
-                expected: "auto, always or never".into(),
-            }),
-        },
-    }
-}
-
 /// The protected branch HEAD is on, if it is one: its short name and head.
-fn protected_branch(repo: &Repo) -> Result<Option<(String, String)>> {
+fn protected_branch(repo: &Repo, settings: &Settings) -> Result<Option<(String, String)>> {
     let head = crate::git::head(repo)?;
     let Some(branch) = head.branch else {
         return Ok(None);
     };
-    let values = repo.config()?.protected_branches();
+    let values = settings.protected_branches();
     let policy = PushPolicy::new(&values, PushToProtected::default(), false).map_err(|m| {
         Error::invalid(
             m,
@@ -112,74 +82,100 @@ fn protected_branch(repo: &Repo) -> Result<Option<(String, String)>> {
     Ok(Some((short, head.commit.to_string())))
 }
 
-/// What an apply needs confirmed; `None` when no question is due (not a
-/// protected branch, a dry run, or `evolv.mcp.confirm never`).
-pub fn apply_confirmation(repo: &Repo, req: &ApplyRequest) -> Result<Option<Confirmation>> {
-    let mode = confirm_mode(repo)?;
-    let Some((branch, head)) = protected_branch(repo)? else {
+/// What a landing to confirm changes: the user is asked about these.
+struct Changes {
+    files: Vec<String>,
+    lines_added: usize,
+    lines_removed: usize,
+    commands: Vec<String>,
+}
+
+/// The question before `action` of `patch_ids` lands on HEAD's branch;
+/// `None` when HEAD is not on a protected branch, the repository never
+/// asks (`evolv.mcp.confirm never`), or `changes` finds nothing to ask
+/// about (read only once a question would be due).
+fn confirmation(
+    repo: &Repo,
+    settings: &Settings,
+    (action, patch_ids): (&'static str, &[String]),
+    changes: impl FnOnce() -> Option<Changes>,
+) -> Result<Option<Confirmation>> {
+    let mode = settings.confirm_mode()?;
+    let Some((branch, head)) = protected_branch(repo, settings)? else {
         return Ok(None);
     };
     if mode == ConfirmMode::Never {
         return Ok(None);
     }
-    // Unknown ids and bad plans are reported by apply itself, as the CLI
-    // reports them: no question before an apply that cannot happen.
+    Ok(changes().map(|c| Confirmation {
+        mode,
+        action,
+        patch_ids: patch_ids.to_vec(),
+        branch,
+        head,
+        files: c.files,
+        lines_added: c.lines_added,
+        lines_removed: c.lines_removed,
+        commands: c.commands,
+    }))
+}
+
+/// What an apply needs confirmed; `None` when no question is due (not a
+/// protected branch, a dry run, or `evolv.mcp.confirm never`).
+pub fn apply_confirmation(
+    repo: &Repo,
+    settings: &Settings,
+    req: &ApplyRequest,
+) -> Result<Option<Confirmation>> {
+    confirmation(repo, settings, ("apply", &req.patch_ids), || {
+        apply_changes(repo, settings, req)
+    })
+}
+
+/// What an apply of `req` changes. Unknown ids and bad plans are reported
+/// by apply itself, as the CLI reports them: no question before an apply
+/// that cannot happen, nor before a dry run.
+fn apply_changes(repo: &Repo, settings: &Settings, req: &ApplyRequest) -> Option<Changes> {
     let mut files = Vec::new();
     let (mut added, mut removed) = (0, 0);
     for id in &req.patch_ids {
-        let Ok(p) = proposals::load(repo, id) else {
-            return Ok(None);
-        };
+        let p = proposals::load(repo, id).ok()?;
         files.extend(p.meta.affected_files.iter().cloned());
         added += p.meta.lines_added;
         removed += p.meta.lines_removed;
     }
-    let Ok(preview) = apply::preview(repo, req) else {
-        return Ok(None);
-    };
+    let preview = apply::preview(repo, settings, req).ok()?;
     if preview.dry_run {
-        return Ok(None);
+        return None;
     }
     files.sort();
     files.dedup();
-    Ok(Some(Confirmation {
-        mode,
-        action: "apply",
-        patch_ids: req.patch_ids.clone(),
-        branch,
-        head,
+    Some(Changes {
         files,
         lines_added: added,
         lines_removed: removed,
         commands: preview.commands,
-    }))
+    })
 }
 
 /// What a rollback needs confirmed; `None` as for an apply, and when the
 /// proposal is not applied (rollback itself reports that).
-pub fn rollback_confirmation(repo: &Repo, id: &str) -> Result<Option<Confirmation>> {
-    let mode = confirm_mode(repo)?;
-    let Some((branch, head)) = protected_branch(repo)? else {
-        return Ok(None);
-    };
-    if mode == ConfirmMode::Never || proposals::applied_commit(repo, id).is_none() {
-        return Ok(None);
-    }
-    let Ok(p) = proposals::load(repo, id) else {
-        return Ok(None);
-    };
-    Ok(Some(Confirmation {
-        mode,
-        action: "roll back",
-        patch_ids: vec![id.to_string()],
-        branch,
-        head,
-        files: p.meta.affected_files.clone(),
-        // Undoing removes what the apply added.
-        lines_added: p.meta.lines_removed,
-        lines_removed: p.meta.lines_added,
-        commands: Vec::new(),
-    }))
+pub fn rollback_confirmation(
+    repo: &Repo,
+    settings: &Settings,
+    id: &str,
+) -> Result<Option<Confirmation>> {
+    confirmation(repo, settings, ("roll back", &[id.to_string()]), || {
+        proposals::applied_commit(repo, id)?;
+        let p = proposals::load(repo, id).ok()?;
+        Some(Changes {
+            files: p.meta.affected_files.clone(),
+            // Undoing removes what the apply added.
+            lines_added: p.meta.lines_removed,
+            lines_removed: p.meta.lines_added,
+            commands: Vec::new(),
+        })
+    })
 }
 
 fn refuse(field: &str, value: &str, why: &str, hint: &str) -> Error {
@@ -224,7 +220,7 @@ pub fn check_path(field: &str, path: &str) -> Result<()> {
 /// Refuses a client's plan that would run commands unless the repository
 /// allows it. Commands the repository configures itself (evolv.validate,
 /// evolv.plan) always run; this only concerns what the client sent.
-pub fn check_client_plan(repo: &Repo, plan: Option<&Value>) -> Result<()> {
+pub fn check_client_plan(settings: &Settings, plan: Option<&Value>) -> Result<()> {
     let Some(plan) = plan else { return Ok(()) };
     let commands: Vec<&str> = ["pre_conditions", "expected_outcomes"]
         .iter()
@@ -232,7 +228,7 @@ pub fn check_client_plan(repo: &Repo, plan: Option<&Value>) -> Result<()> {
         .flatten()
         .filter_map(Value::as_str)
         .collect();
-    if commands.is_empty() || plan_commands_allowed(repo)? {
+    if commands.is_empty() || settings.plan_commands_allowed()? {
         return Ok(());
     }
     Err(Error::invalid(
@@ -248,12 +244,6 @@ pub fn check_client_plan(repo: &Repo, plan: Option<&Value>) -> Result<()> {
             "allow it with `git config {ALLOW_PLAN_COMMANDS} true`, or send the plan without validation commands (the repository's own evolv.validate still runs)"
         ),
     ))
-}
-
-/// `evolv.mcp.allowPlanCommands`, false unless set.
-fn plan_commands_allowed(repo: &Repo) -> Result<bool> {
-    let config = repo.config()?;
-    Ok(config.bool(ALLOW_PLAN_COMMANDS)?.unwrap_or(false))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::git::config::Config;
+use crate::ops::settings::Settings;
 use crate::plan::ExecutionPlan;
 
 /// A plan to load.
@@ -72,7 +72,7 @@ pub fn check(source: &PlanSource) -> Result<CheckOutcome> {
 /// The plan an apply runs under: the explicit one, else `evolv.plan`.
 pub fn resolve(
     repo: &Repo,
-    config: &Config,
+    config: &Settings,
     explicit: Option<&PlanSource>,
 ) -> Result<Option<ExecutionPlan>> {
     if let Some(source) = explicit {

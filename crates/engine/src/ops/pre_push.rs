@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::cli::Git;
-use crate::policy::{self, PushPolicy, PushToProtected, RefFacts, RefVerdict, Verdict};
+use crate::policy::{self, RefFacts, RefVerdict, Verdict};
+
+use super::settings::Settings;
 
 /// What git handed the hook, plus whether someone can be asked.
 #[derive(Debug, Clone)]
@@ -47,9 +49,13 @@ pub struct PrePushOutcome {
 }
 
 /// Evaluates a push in the repository at `dir`, with git itself (so
-/// SHA-256 repositories work too). Empty stdin gives an outcome with no
-/// refs.
-pub fn pre_push(dir: &std::path::Path, request: &PrePushRequest) -> Result<PrePushOutcome> {
+/// SHA-256 repositories work too) and the session's settings (the
+/// protected branches). Empty stdin gives an outcome with no refs.
+pub fn pre_push(
+    dir: &std::path::Path,
+    settings: &Settings,
+    request: &PrePushRequest,
+) -> Result<PrePushOutcome> {
     let git = &Git::open(dir)?;
     let lines = policy::parse_push_lines(&request.stdin).map_err(|m| {
         Error::invalid(
@@ -57,7 +63,7 @@ pub fn pre_push(dir: &std::path::Path, request: &PrePushRequest) -> Result<PrePu
             "run it as git's pre-push hook (installed by `git evolv hooks install`)",
         )
     })?;
-    let policy = read_policy(git, allow_push_env())?;
+    let policy = settings.push_policy(allow_push_env())?;
     if lines.is_empty() {
         return Ok(PrePushOutcome {
             remote: request.remote.clone(),
@@ -125,24 +131,5 @@ fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
         fast_forward: behind == 0,
         ahead: Some(ahead),
         behind: Some(behind),
-    })
-}
-
-/// `evolv.protectedBranches` and `evolv.pushToProtected`, including values
-/// given with `git -c … push`.
-fn read_policy(git: &Git, allow_env: bool) -> Result<PushPolicy> {
-    let config = git.config()?;
-    let protected = config.protected_branches();
-    let mode = config
-        .parsed(
-            "evolv.pushToProtected",
-            "deny, allow or confirm",
-            PushToProtected::parse,
-        )?
-        .unwrap_or_default();
-    PushPolicy::new(&protected, mode, allow_env).map_err(|m| Error::InvalidConfig {
-        key: "evolv.protectedbranches".into(),
-        value: protected.join(" "),
-        expected: format!("space-separated branch globs ({m})"),
     })
 }

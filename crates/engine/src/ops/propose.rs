@@ -17,6 +17,8 @@ use crate::store::audit::{AuditAction, AuditRecord};
 use crate::store::pending::{self, Deferred};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 
+use super::settings::Settings;
+
 /// A regex (or literal) replacement over the files in scope.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -135,8 +137,9 @@ impl SkippedFile {
     }
 }
 
-/// Runs the edit and stores the proposal.
-pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
+/// Runs the edit and stores the proposal, with the session's settings
+/// (the summary template).
+pub fn propose(repo: &Repo, settings: &Settings, req: &ProposeRequest) -> Result<ProposeOutcome> {
     git::bound_mapped_packs();
     let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
     let scope = Scope::new(&req.scope)?;
@@ -145,37 +148,16 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
     let committer = git::committer(repo)?;
     let base = repo.find_commit(head.commit)?;
     let base_tree = base.tree()?;
-
-    let files: Vec<BlobEntry> = blobs_in_scope(repo, &base_tree, &req.scope)?
-        .into_iter()
-        .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
-        .collect();
-    // Each file's diff is written during the scan, but for the files an
-    // attribute may reach (and for all when libgit2 would refuse the
-    // configured `core.abbrev`): the tree diff writes those.
-    let files_patcher = FilePatcher::new(repo);
-    let patcher = || files_patcher.map(|p| scan::Patcher::new(p, repo.unattributed_test()));
-    let mut scan = scan::scan_files(repo, &files, &replacer, patcher)?;
-    let filtered_skipped = if req.include_filtered {
-        0
-    } else {
-        skip_not_text(repo, &mut scan)?
-    };
-    scan.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    if scan.changed.is_empty() {
-        return Err(no_match(req, &scan, files.len()));
-    }
+    let (mut scan, files_scanned, filtered_skipped) =
+        scan_scope(repo, req, (&replacer, &scope), &base_tree)?;
 
     let new_tree = write_tree(repo, &base_tree, &scan)?;
     let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
-    let affected_files = git::path::lossy_list(&paths);
-    let affected_files_bytes = git::path::bytes_column(&paths);
     let diff = assemble_diff(repo, &base_tree, &new_tree, &mut scan, &paths)?;
     let (lines_added, lines_removed) = diff.line_counts();
-
     let statistics = Statistics {
-        files_scanned: files.len(),
-        files_matched: affected_files.len(),
+        files_scanned,
+        files_matched: paths.len(),
         total_changes: scan.replacements,
         binary_skipped: scan.binary,
         filtered_skipped,
@@ -183,31 +165,8 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         lines_added,
         lines_removed,
     };
-    let created_at = proposals::now_secs();
-    let summary = req
-        .message
-        .as_deref()
-        .map(|m| m.lines().next().unwrap_or_default().trim().to_string())
-        .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| default_summary(repo, req));
-    let meta = ProposalMeta {
-        edit: EditMeta::Replace {
-            pattern: req.pattern.clone(),
-            replacement: req.replacement.clone(),
-            literal: req.literal,
-        },
-        scope: req.scope.clone(),
-        created_at,
-        files_scanned: statistics.files_scanned,
-        files_matched: statistics.files_matched,
-        total_changes: statistics.total_changes,
-        lines_added,
-        lines_removed,
-        affected_files: affected_files.clone(),
-        affected_files_bytes: affected_files_bytes.clone(),
-        onto: None,
-    };
-
+    let summary = summary(settings, req);
+    let meta = meta(req, &statistics, &paths);
     let (patch_id, commit) = proposals::store(
         repo,
         &summary,
@@ -216,24 +175,13 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         &new_tree,
         &base,
     )?;
-
-    let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
-    record.commit = Some(commit.to_string());
-    record.branch = Some(head.ref_name().to_string());
-    record.set_files(&paths);
-    // The proposal is stored: its record can wait, the command cannot fail.
-    let warnings = pending::log(repo, &record)?
-        .deferred()
-        .cloned()
-        .into_iter()
-        .collect();
-
+    let warnings = log_proposed(repo, &patch_id, commit, head.ref_name(), &paths)?;
     let (head_bytes, diff_truncated) = diff.head(JSON_DIFF_MAX)?;
     Ok(ProposeOutcome {
         patch_id,
         summary,
-        affected_files,
-        affected_files_bytes,
+        affected_files: meta.affected_files,
+        affected_files_bytes: meta.affected_files_bytes,
         unified_diff: String::from_utf8_lossy(&head_bytes).into_owned(),
         diff_truncated,
         diff_total_bytes: diff.len(),
@@ -244,6 +192,87 @@ pub fn propose(repo: &Repo, req: &ProposeRequest) -> Result<ProposeOutcome> {
         warnings,
         diff,
     })
+}
+
+/// Scans HEAD's files in scope with the replacer: the scan (files not
+/// text left out unless asked for), the number of files scanned and of
+/// files skipped as not text. No match at all is `no_match`.
+fn scan_scope(
+    repo: &Repo,
+    req: &ProposeRequest,
+    (replacer, scope): (&Replacer, &Scope),
+    base_tree: &crate::git::view::Tree<'_>,
+) -> Result<(Scan, usize, usize)> {
+    let files: Vec<BlobEntry> = blobs_in_scope(repo, base_tree, &req.scope)?
+        .into_iter()
+        .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
+        .collect();
+    // Each file's diff is written during the scan, but for the files an
+    // attribute may reach (and for all when libgit2 would refuse the
+    // configured `core.abbrev`): the tree diff writes those.
+    let files_patcher = FilePatcher::new(repo);
+    let patcher = || files_patcher.map(|p| scan::Patcher::new(p, repo.unattributed_test()));
+    let mut scan = scan::scan_files(repo, &files, replacer, patcher)?;
+    let filtered_skipped = if req.include_filtered {
+        0
+    } else {
+        skip_not_text(repo, &mut scan)?
+    };
+    scan.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    if scan.changed.is_empty() {
+        return Err(no_match(req, &scan, files.len()));
+    }
+    Ok((scan, files.len(), filtered_skipped))
+}
+
+/// The first line of the request's message, else the default summary.
+fn summary(settings: &Settings, req: &ProposeRequest) -> String {
+    req.message
+        .as_deref()
+        .map(|m| m.lines().next().unwrap_or_default().trim().to_string())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| default_summary(settings, req))
+}
+
+/// What the proposal commit records about the replacement.
+fn meta(req: &ProposeRequest, statistics: &Statistics, paths: &[git::RepoPath]) -> ProposalMeta {
+    ProposalMeta {
+        edit: EditMeta::Replace {
+            pattern: req.pattern.clone(),
+            replacement: req.replacement.clone(),
+            literal: req.literal,
+        },
+        scope: req.scope.clone(),
+        created_at: proposals::now_secs(),
+        files_scanned: statistics.files_scanned,
+        files_matched: statistics.files_matched,
+        total_changes: statistics.total_changes,
+        lines_added: statistics.lines_added,
+        lines_removed: statistics.lines_removed,
+        affected_files: git::path::lossy_list(paths),
+        affected_files_bytes: git::path::bytes_column(paths),
+        onto: None,
+    }
+}
+
+/// The proposal's audit record. The proposal is stored: its record can
+/// wait (journalled, with a warning), the command cannot fail.
+fn log_proposed(
+    repo: &Repo,
+    patch_id: &str,
+    commit: git::Oid,
+    branch: &str,
+    paths: &[git::RepoPath],
+) -> Result<Vec<Deferred>> {
+    let mut record = AuditRecord::new(AuditAction::Propose, patch_id, true);
+    record.commit = Some(commit.to_string());
+    record.branch = Some(branch.to_string());
+    record.set_files(paths);
+    Ok(pending::log(repo, &record)?
+        .deferred()
+        .cloned()
+        .into_iter()
+        .collect())
 }
 
 /// The `no_match` error, naming what was skipped.
@@ -374,7 +403,7 @@ fn spool_tree_diff(
 /// so git-evolv's own commits pass its own lint (#16 item 17). Git config
 /// `evolv.summaryTemplate` changes it: `{pattern}`, `{replacement}` and
 /// `{scope}` (` in a, b`, or nothing) are filled in.
-fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
+fn default_summary(settings: &Settings, req: &ProposeRequest) -> String {
     let short = |s: &str| {
         let s = s.replace('\n', "\\n");
         if s.chars().count() > 40 {
@@ -383,13 +412,9 @@ fn default_summary(repo: &Repo, req: &ProposeRequest) -> String {
             s
         }
     };
-    // The config adapter sees `git -c` too, as git would.
-    let template = repo
-        .config()
-        .ok()
-        .and_then(|c| c.string("evolv.summaryTemplate").map(str::to_string))
-        .filter(|t| !t.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_SUMMARY_TEMPLATE.to_string());
+    let template = settings
+        .summary_template()
+        .unwrap_or(DEFAULT_SUMMARY_TEMPLATE);
     let scope = if req.scope.is_empty() {
         String::new()
     } else {

@@ -138,6 +138,8 @@ fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
     serde_json::from_str(&json).ok()
 }
 
+/// Undoes `landed` in the turn taken: the strategy's new tree committed
+/// on the head and landed (or, for `manual`, only the plan's steps).
 fn undo(
     repo: &Repo,
     turn: land::Turn,
@@ -156,20 +158,7 @@ fn undo(
     record.branch = Some(head.ref_name().to_string());
     record.previous_head = Some(head.commit.to_string());
     record.plan = plan.clone();
-    let mut outcome = RollbackOutcome {
-        patch_id: patch_id.to_string(),
-        strategy: strategy.as_str(),
-        commit: None,
-        reverted: landed.to_string(),
-        previous_head: head.commit.to_string(),
-        branch: head.display_name().to_string(),
-        modified_files: Vec::new(),
-        modified_files_bytes: None,
-        audit_log_id: String::new(),
-        warnings: Vec::new(),
-        commands: Vec::new(),
-        undone_commits: Vec::new(),
-    };
+    let mut outcome = RollbackOutcome::begun(patch_id, strategy, landed, &head);
     if strategy == RollbackStrategy::Manual {
         outcome.commands = plan.map(|p| p.rollback.commands).unwrap_or_default();
         let logged = pending::log(repo, &record)?;
@@ -181,9 +170,73 @@ fn undo(
     land::prepare_index(repo)?;
     let head_commit = repo.find_commit(head.commit)?;
     let head_tree = head_commit.tree()?;
+    let (tree, message) = undone_tree(
+        repo,
+        req,
+        strategy,
+        &landed_commit,
+        (&head_commit, &head_tree),
+        &mut outcome,
+    )?;
+    let changed = git::changed_paths(repo, &head_tree, &tree)?;
+    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
+    let new = commit_undo(repo, &message, tree.id(), head_commit.id())?;
+    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    outcome.modified_files = git::path::lossy_list(&paths);
+    outcome.modified_files_bytes = git::path::bytes_column(&paths);
+    outcome.commit = Some(new.to_string());
+    record.commit = Some(new.to_string());
+    record.set_files(&paths);
+    let epilogue = epilogue(repo, patch_id, landed, record);
+    let reflog = format!("evolv: rollback {patch_id}");
+    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
+    outcome.audit_log_id = finished.audit_id(0);
+    outcome.warnings.extend(finished.deferred);
+    Ok(outcome)
+}
+
+impl RollbackOutcome {
+    /// The outcome of a rollback of `landed` by `strategy` that has
+    /// changed nothing yet.
+    fn begun(patch_id: &str, strategy: RollbackStrategy, landed: Oid, head: &git::Head) -> Self {
+        RollbackOutcome {
+            patch_id: patch_id.to_string(),
+            strategy: strategy.as_str(),
+            commit: None,
+            reverted: landed.to_string(),
+            previous_head: head.commit.to_string(),
+            branch: head.display_name().to_string(),
+            modified_files: Vec::new(),
+            modified_files_bytes: None,
+            audit_log_id: String::new(),
+            warnings: Vec::new(),
+            commands: Vec::new(),
+            undone_commits: Vec::new(),
+        }
+    }
+}
+
+/// The head's tree with `landed` undone by `strategy`, and the commit
+/// message. `file_backup` refuses to undo later commits' changes to the
+/// same files unless forced (and names them in `outcome`); a tree equal
+/// to the head's is nothing to do.
+fn undone_tree<'r>(
+    repo: &'r Repo,
+    req: &RollbackRequest,
+    strategy: RollbackStrategy,
+    landed: &Commit<'_>,
+    (head_commit, head_tree): (&Commit<'_>, &Tree<'_>),
+    outcome: &mut RollbackOutcome,
+) -> Result<(Tree<'r>, String)> {
+    let patch_id = req.patch_id.as_str();
+    let undo = Undo {
+        repo,
+        patch_id,
+        landed,
+    };
     let (tree, message) = match strategy {
         RollbackStrategy::FileBackup => {
-            let later = later_changes(repo, &landed_commit, head.commit)?;
+            let later = later_changes(repo, landed, head_commit.id())?;
             if !later.is_empty() && !req.force {
                 return Err(Error::LaterChanges {
                     patch_id: patch_id.to_string(),
@@ -191,49 +244,39 @@ fn undo(
                 });
             }
             outcome.undone_commits = later;
-            restore_from_backup(repo, patch_id, &landed_commit, &head_tree)?
+            undo.restore_from_backup(head_tree)?
         }
-        _ => revert(repo, patch_id, &landed_commit, &head_commit)?,
+        _ => undo.revert(head_commit)?,
     };
     if tree.id() == head_tree.id() {
         return Err(Error::NothingToApply {
             patch_id: patch_id.to_string(),
         });
     }
-    let changed = git::changed_paths(repo, &head_tree, &tree)?;
-    land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
+    Ok((tree, message))
+}
+
+/// The rollback commit, on the head, by the configured identities.
+fn commit_undo(repo: &Repo, message: &str, tree: Oid, head: Oid) -> Result<Oid> {
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
-    let new = git::commit::create(
-        repo,
-        &author,
-        &committer,
-        &message,
-        tree.id(),
-        &[head_commit.id()],
-    )?;
+    let new = git::commit::create(repo, &author, &committer, message, tree, &[head])?;
     crate::crashpoint!("after-objects");
+    Ok(new)
+}
 
-    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
-    outcome.modified_files = git::path::lossy_list(&paths);
-    outcome.modified_files_bytes = git::path::bytes_column(&paths);
-    outcome.commit = Some(new.to_string());
-    record.commit = Some(new.to_string());
-    record.set_files(&paths);
+/// What the landing writes after the branch moved: the audit record, and
+/// the proposal's markers removed. The markers name the last landing; one
+/// on another branch stays applied there (see `landed_commit`).
+fn epilogue(repo: &Repo, patch_id: &str, landed: Oid, record: AuditRecord) -> land::Epilogue {
     let mut epilogue = land::Epilogue::default();
-    // The markers name the last landing; one on another branch stays
-    // applied there (see `landed_commit`).
     if proposals::applied_commit(repo, patch_id) == Some(landed) {
         epilogue.delete(proposals::applied_ref(patch_id));
         epilogue.delete(proposals::backup_ref(patch_id));
     }
     epilogue.audit.push(record);
-    let reflog = format!("evolv: rollback {patch_id}");
-    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
-    outcome.audit_log_id = finished.audit_id(0);
-    outcome.warnings.extend(finished.deferred);
-    Ok(outcome)
+    epilogue
 }
 
 /// The commits after `landed` up to `head` (first-parent and merged ones
@@ -275,72 +318,82 @@ fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<Stri
     Ok(out)
 }
 
-/// `git_revert`: the inverse of the landed commit, three-way onto the head.
-fn revert<'r>(
+/// The landed commit of a proposal, being undone.
+#[derive(Clone, Copy)]
+struct Undo<'a, 'r> {
     repo: &'r Repo,
-    patch_id: &str,
-    landed: &Commit<'_>,
-    head: &Commit<'_>,
-) -> Result<(Tree<'r>, String)> {
-    let tree = match repo.revert_commit(landed.id(), head.id())? {
-        Merged::Clean(tree) => repo.find_tree(tree)?,
-        Merged::Conflicts(paths) => {
-            return Err(Error::Conflict {
-                patch_id: patch_id.to_string(),
-                paths,
-                against: "the current HEAD".into(),
-                operation: "rollback",
-            });
-        }
-    };
-    let message = trailers::rollback_message(
-        &format!("Revert \"{}\"", landed.summary()),
-        &format!("This reverts commit {}.", landed.id()),
-        patch_id,
-    );
-    Ok((tree, message))
+    patch_id: &'a str,
+    landed: &'a Commit<'a>,
 }
 
-/// `file_backup`: the head's tree with every file the landed commit changed
-/// put back as it was in the pre-apply commit (`refs/evolv/backup/<id>`,
-/// else the landed commit's parent). Later edits to those files are undone
-/// too; that is what a file backup means.
-fn restore_from_backup<'r>(
-    repo: &'r Repo,
-    patch_id: &str,
-    landed: &Commit<'_>,
-    head_tree: &Tree<'_>,
-) -> Result<(Tree<'r>, String)> {
-    // The backup ref belongs to the landing the applied marker names; a
-    // landing on another branch has its own parent.
-    let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
-    let backup = match repo.ref_target(&proposals::backup_ref(patch_id)) {
-        Some(oid) if marked => repo.find_commit(oid)?,
-        _ => landed.parent(0)?,
-    };
-    let backup_tree = backup.tree()?;
-    let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
-    let edits: Vec<TreeEdit> = landed_changes
-        .iter()
-        .map(|change| {
-            let path = change.path.as_bytes().to_vec();
-            match backup_tree.get_path(change.path.fs()) {
-                Some(entry) => TreeEdit::Put {
-                    path,
-                    id: entry.id,
-                    mode: entry.mode,
-                },
-                None => TreeEdit::Remove { path },
+impl<'r> Undo<'_, 'r> {
+    /// `git_revert`: the inverse of the landed commit, three-way onto the head.
+    fn revert(&self, head: &Commit<'_>) -> Result<(Tree<'r>, String)> {
+        let Undo {
+            repo,
+            patch_id,
+            landed,
+        } = *self;
+        let tree = match repo.revert_commit(landed.id(), head.id())? {
+            Merged::Clean(tree) => repo.find_tree(tree)?,
+            Merged::Conflicts(paths) => {
+                return Err(Error::Conflict {
+                    patch_id: patch_id.to_string(),
+                    paths,
+                    against: "the current HEAD".into(),
+                    operation: "rollback",
+                });
             }
-        })
-        .collect();
-    let tree = repo.find_tree(repo.edit_tree(head_tree.id(), &edits)?)?;
-    // Named as `git log` would quote them (the message is text).
-    let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
-    let message = trailers::rollback_message(
-        &format!("revert: restore files changed by {patch_id}"),
-        &format!("Restores {} from {}.", files.join(", "), backup.id()),
-        patch_id,
-    );
-    Ok((tree, message))
+        };
+        let message = trailers::rollback_message(
+            &format!("Revert \"{}\"", landed.summary()),
+            &format!("This reverts commit {}.", landed.id()),
+            patch_id,
+        );
+        Ok((tree, message))
+    }
+
+    /// `file_backup`: the head's tree with every file the landed commit changed
+    /// put back as it was in the pre-apply commit (`refs/evolv/backup/<id>`,
+    /// else the landed commit's parent). Later edits to those files are undone
+    /// too; that is what a file backup means.
+    fn restore_from_backup(&self, head_tree: &Tree<'_>) -> Result<(Tree<'r>, String)> {
+        let Undo {
+            repo,
+            patch_id,
+            landed,
+        } = *self;
+        // The backup ref belongs to the landing the applied marker names; a
+        // landing on another branch has its own parent.
+        let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());
+        let backup = match repo.ref_target(&proposals::backup_ref(patch_id)) {
+            Some(oid) if marked => repo.find_commit(oid)?,
+            _ => landed.parent(0)?,
+        };
+        let backup_tree = backup.tree()?;
+        let landed_changes = git::changed_paths(repo, &landed.parent(0)?.tree()?, &landed.tree()?)?;
+        let edits: Vec<TreeEdit> = landed_changes
+            .iter()
+            .map(|change| {
+                let path = change.path.as_bytes().to_vec();
+                match backup_tree.get_path(change.path.fs()) {
+                    Some(entry) => TreeEdit::Put {
+                        path,
+                        id: entry.id,
+                        mode: entry.mode,
+                    },
+                    None => TreeEdit::Remove { path },
+                }
+            })
+            .collect();
+        let tree = repo.find_tree(repo.edit_tree(head_tree.id(), &edits)?)?;
+        // Named as `git log` would quote them (the message is text).
+        let files: Vec<String> = landed_changes.iter().map(|c| c.path.to_string()).collect();
+        let message = trailers::rollback_message(
+            &format!("revert: restore files changed by {patch_id}"),
+            &format!("Restores {} from {}.", files.join(", "), backup.id()),
+            patch_id,
+        );
+        Ok((tree, message))
+    }
 }

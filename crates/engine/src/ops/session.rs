@@ -1,8 +1,12 @@
-//! `Session`: what every front end (CLI, MCP server, review page) opens
-//! before calling a use case. It opens the repository, finishes or undoes
-//! a landing a killed process left behind, holds the repository handle,
-//! and releases what a command held (the parsed index) when dropped. No
-//! front end calls recovery or the index release itself.
+//! `Session`: what every front end (CLI, MCP server, review page, the
+//! hooks) opens before calling a use case; every use case is one of its
+//! methods. It opens the repository as the request's type says (or none,
+//! for the use cases that work without one or through git itself),
+//! finishes or undoes a landing a killed process left behind, holds the
+//! repository handle and the settings (git config, read once when first
+//! needed), and releases what a command held (the parsed index) when
+//! dropped. No front end calls recovery, reads config or releases the
+//! index itself.
 //!
 //! Threads: a `Session` is `Send` (move it into a blocking task) but not
 //! `Sync` (libgit2 repositories are not): async front ends open one per
@@ -10,15 +14,21 @@
 //! Session::open(&dir)?.apply(&request))`. Opening is cheap: a discovery
 //! and a stat for a pending journal.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::apply::{self, ApplyReport, ApplyRequest};
 use super::cat::{self, CatOutcome, CatRequest};
+use super::check::{self, CheckOutcome, CheckRequest};
 use super::edit::{self, EditOutcome, EditRequest};
 use super::glob::{self, GlobOutcome, GlobRequest};
-use super::lint::{self, LintOutcome, MessageSource};
+use super::hooks::{self, HooksOutcome, HooksRequest};
+use super::lint::{self, CommitMsgOutcome, LintOutcome, LintRequest, MessageSource};
+use super::plan::{self, PlanSource};
+use super::pre_push::{self, PrePushOutcome, PrePushRequest};
 use super::review::{self, CommentRequest, Detail, ReviewPage};
+use super::settings::{Settings, SettingsRequest};
 use crate::store::comments::Comment;
 
 use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
@@ -44,7 +54,8 @@ pub enum Open {
     /// is refused.
     Recovering,
     /// The repository as it is, no recovery first (the working tree as it
-    /// is, task files, recovery itself); a bare repository is refused.
+    /// is, recovery itself, a server starting); a bare repository is
+    /// refused.
     AsIs,
     /// Read-only, bare allowed, no recovery (the review page's ref feed).
     ReadOnly,
@@ -52,9 +63,9 @@ pub enum Open {
     /// server, #16 item 20) opens read-only as it is, where nothing lands
     /// and nothing is to recover; any other is recovered first.
     View,
-    /// Needs no repository, or reads it through git itself: the use case
-    /// is a function of `ops` taking the directory (`lint`, `check`,
-    /// `hooks`, the hooks' own entries, `plan`).
+    /// Needs no repository, or reads it through git itself (`lint`,
+    /// `check`, `hooks`, the hooks' own entries, `plan`): nothing is
+    /// opened; the settings are those around the directory.
     NoRepository,
 }
 
@@ -71,17 +82,21 @@ macro_rules! opens {
     };
 }
 
+// Task queries recover first like the commands around them: recovery on
+// open never waits for a live landing (it skips a journal whose landing
+// lock is held), so a query never waits for the task's own landing.
 opens!(Recovering:
     ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
-    CatRequest, TaskRequest, TaskRunRequest, CommentRequest, ReviewPage,
+    CatRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
     lint::MessageRequest,
 );
-opens!(AsIs: RecoverRequest, GlobRequest, TaskQuery, ServerRequest);
+opens!(AsIs: RecoverRequest, GlobRequest, ServerRequest);
 opens!(ReadOnly: review::RefFeed);
 opens!(View: ListRequest, ShowRequest, LogRequest);
 opens!(NoRepository:
     super::check::CheckRequest, super::hooks::HooksRequest, lint::LintRequest,
     lint::CommitMsgRequest, super::pre_push::PrePushRequest, super::plan::PlanSource,
+    SettingsRequest,
 );
 
 /// A server starting on a repository (the MCP server): it fails fast
@@ -89,11 +104,13 @@ opens!(NoRepository:
 /// session does).
 pub struct ServerRequest;
 
-/// An open repository, recovered and ready for use cases.
+/// An open repository, recovered and ready for use cases; or, for the
+/// use cases that need none, the directory they run in.
 pub struct Session {
-    repo: Repo,
+    repo: Option<Repo>,
     dir: PathBuf,
     recovered: Option<RecoverOutcome>,
+    settings: OnceCell<Settings>,
 }
 
 impl Session {
@@ -107,48 +124,67 @@ impl Session {
             Open::ReadOnly => Session::open_read_only(dir),
             Open::View if crate::git::open_any(dir)?.is_bare() => Session::open_read_only(dir),
             Open::View => Session::open(dir),
-            Open::NoRepository => Err(crate::error::Error::invalid(
-                format!("{} needs no repository session", std::any::type_name::<R>()),
-                "call its ops function with the directory",
-            )),
+            Open::NoRepository => Ok(Session::new(None, dir)),
         }
     }
 
     /// A new demo repository in `dir` (`ops::demo`), opened for its run.
     pub fn create_demo(dir: &Path) -> Result<Session> {
-        Ok(Session {
-            repo: super::demo::create_repo(dir)?,
+        Ok(Session::new(Some(super::demo::create_repo(dir)?), dir))
+    }
+
+    fn new(repo: Option<Repo>, dir: &Path) -> Session {
+        Session {
+            repo,
             dir: dir.to_path_buf(),
             recovered: None,
-        })
+            settings: OnceCell::new(),
+        }
     }
 
     /// Opens the repository containing `dir` (bare repositories are
     /// refused here, once) and recovers an interrupted landing first.
     fn open(dir: &Path) -> Result<Session> {
         let mut session = Session::open_without_recovery(dir)?;
-        session.recovered = recover::recover_pending(&session.repo)?;
+        session.recovered = recover::recover_pending(session.repo()?)?;
         Ok(session)
     }
 
     /// Opens without the automatic recovery: for `recover` itself, and for
     /// read-only views of the working tree as it is (`glob`).
     fn open_without_recovery(dir: &Path) -> Result<Session> {
-        Ok(Session {
-            repo: crate::git::open(dir)?,
-            dir: dir.to_path_buf(),
-            recovered: None,
-        })
+        Ok(Session::new(Some(crate::git::open(dir)?), dir))
     }
 
     /// Opens a repository that may be bare, without recovery: for the
     /// read-only views (`list`, `show`, `log`) of a server's repository.
     fn open_read_only(dir: &Path) -> Result<Session> {
-        Ok(Session {
-            repo: crate::git::open_any(dir)?,
-            dir: dir.to_path_buf(),
-            recovered: None,
-        })
+        Ok(Session::new(Some(crate::git::open_any(dir)?), dir))
+    }
+
+    /// The open repository; a session opened without one (a request that
+    /// needs none) has none to give.
+    fn repo(&self) -> Result<&Repo> {
+        self.repo
+            .as_ref()
+            .ok_or_else(|| crate::error::Error::NotARepository {
+                path: self.dir.clone(),
+            })
+    }
+
+    /// The settings every use case of this session runs with: git's
+    /// configuration read once, when first needed (the repository's, the
+    /// same value the git adapter reads; without a repository, the one
+    /// around the directory).
+    pub fn settings(&self) -> Result<&Settings> {
+        if let Some(settings) = self.settings.get() {
+            return Ok(settings);
+        }
+        let settings = match &self.repo {
+            Some(repo) => Settings::new(repo.config()?),
+            None => Settings::around(&self.dir)?,
+        };
+        Ok(self.settings.get_or_init(|| settings))
     }
 
     /// What the automatic recovery did when the session opened; `None`
@@ -159,7 +195,7 @@ impl Session {
 
     /// The top of the work tree; `BareRepository` for a bare repository.
     pub fn work_tree(&self) -> Result<&Path> {
-        self.repo.work_tree()
+        self.repo()?.work_tree()
     }
 
     /// The directory the session was opened from (where relative paths
@@ -170,8 +206,8 @@ impl Session {
 
     /// The repository's git dir (where per-repository state such as the
     /// review page's cookie secret is kept).
-    pub fn git_dir(&self) -> &Path {
-        self.repo.git_dir()
+    pub fn git_dir(&self) -> Result<&Path> {
+        Ok(self.repo()?.git_dir())
     }
 
     /// Every ref under `refs/evolv/` (loose and packed: libgit2 re-reads
@@ -179,13 +215,15 @@ impl Session {
     /// to object id: what the review page's live feed compares between
     /// polls. A ref that cannot be read is left out.
     pub fn evolv_refs(&self) -> BTreeMap<String, String> {
-        let mut refs: BTreeMap<String, String> = self
-            .repo
+        let Some(repo) = &self.repo else {
+            return BTreeMap::new();
+        };
+        let mut refs: BTreeMap<String, String> = repo
             .readable_refs_matching("refs/evolv/*")
             .into_iter()
             .map(|(name, id)| (name, id.to_string()))
             .collect();
-        if let Some(head) = self.repo.ref_target("HEAD") {
+        if let Some(head) = repo.ref_target("HEAD") {
             refs.insert("HEAD".into(), head.to_string());
         }
         refs
@@ -194,107 +232,107 @@ impl Session {
     /// What an apply would land on a protected branch that the user must
     /// confirm first; `None` when no question is due (`permissions`).
     pub fn apply_confirmation(&self, req: &ApplyRequest) -> Result<Option<Confirmation>> {
-        permissions::apply_confirmation(&self.repo, req)
+        permissions::apply_confirmation(self.repo()?, self.settings()?, req)
     }
 
     /// What a rollback would land on a protected branch that the user
     /// must confirm first; `None` when no question is due.
     pub fn rollback_confirmation(&self, patch_id: &str) -> Result<Option<Confirmation>> {
-        permissions::rollback_confirmation(&self.repo, patch_id)
+        permissions::rollback_confirmation(self.repo()?, self.settings()?, patch_id)
     }
 
     /// Refuses an execution plan sent by a client that would run commands
     /// the repository does not allow it to (`permissions`).
     pub fn check_client_plan(&self, plan: Option<&serde_json::Value>) -> Result<()> {
-        permissions::check_client_plan(&self.repo, plan)
+        permissions::check_client_plan(self.settings()?, plan)
     }
 
     /// Computes an edit and stores it as a proposal.
     pub fn propose(&self, req: &ProposeRequest) -> Result<ProposeOutcome> {
-        propose::propose(&self.repo, req)
+        propose::propose(self.repo()?, self.settings()?, req)
     }
 
     /// Validates and lands proposals. One shape whatever the number of ids:
     /// what landed, and the error that stopped the rest (if any).
     pub fn apply(&self, req: &ApplyRequest) -> Result<ApplyReport> {
-        apply::apply(&self.repo, req)
+        apply::apply(self.repo()?, self.settings()?, req)
     }
 
     /// Undoes an applied proposal as a new commit.
     pub fn rollback(&self, req: &RollbackRequest) -> Result<RollbackOutcome> {
-        rollback::rollback(&self.repo, req)
+        rollback::rollback(self.repo()?, req)
     }
 
     /// Every proposal with its status.
     pub fn list(&self, _req: &ListRequest) -> Result<ListOutcome> {
-        inspect::list(&self.repo)
+        inspect::list(self.repo()?)
     }
 
     /// One proposal and its diff.
     pub fn show(&self, req: &ShowRequest) -> Result<ShowOutcome> {
-        inspect::show(&self.repo, &req.patch_id)
+        inspect::show(self.repo()?, &req.patch_id)
     }
 
     /// The audit log, newest first.
     pub fn log(&self, req: &LogRequest) -> Result<LogOutcome> {
-        inspect::log(&self.repo, req.limit)
+        inspect::log(self.repo()?, req.limit)
     }
 
     /// Removes proposals (`drop`).
     pub fn drop_proposals(&self, req: &DropRequest) -> Result<DropOutcome> {
-        drop::drop_proposals(&self.repo, req)
+        drop::drop_proposals(self.repo()?, req)
     }
 
     /// Drops old proposals and removes idle validation worktrees.
     pub fn gc(&self, req: &GcRequest) -> Result<GcOutcome> {
-        drop::gc(&self.repo, req)
+        drop::gc(self.repo()?, req)
     }
 
     /// Finishes or undoes an interrupted landing, on demand.
     pub fn recover(&self, _req: &RecoverRequest) -> Result<RecoverOutcome> {
-        recover::recover(&self.repo)
+        recover::recover(self.repo()?)
     }
 
     /// Applies an edit list (files written, deleted, renamed, notebook
     /// cells) and stores it as a proposal.
     pub fn edit(&self, req: &EditRequest) -> Result<EditOutcome> {
-        edit::edit(&self.repo, req)
+        edit::edit(self.repo()?, self.settings()?, req)
     }
 
     /// A file's lines, at HEAD, a proposal or the working tree.
     pub fn cat(&self, req: &CatRequest) -> Result<CatOutcome> {
-        cat::cat(&self.repo, req)
+        cat::cat(self.repo()?, req)
     }
 
     /// The files matching a glob, newest first.
     pub fn glob(&self, req: &GlobRequest) -> Result<GlobOutcome> {
-        glob::glob(&self.repo, req)
+        glob::glob(self.repo()?, req)
     }
 
     /// `dir`, relative to `cwd`, as a path from the top of the work tree
     /// (a glob's `path` given on a command line).
     pub fn glob_path_from(&self, cwd: &Path, dir: &str) -> Result<String> {
-        glob::path_from_top(&self.repo, cwd, dir)
+        glob::path_from_top(self.repo()?, cwd, dir)
     }
 
     /// Starts a background apply.
     pub fn start_task(&self, req: &TaskRequest) -> Result<StartedTask> {
-        task::start(&self.repo, req)
+        task::start(self.repo()?, req)
     }
 
     /// Runs a background apply (the task's own process).
     pub fn run_task(&self, req: &TaskRunRequest) -> Result<TaskStatus> {
-        task::run(&self.repo, &req.task_id)
+        task::run(self.repo()?, self.settings()?, &req.task_id)
     }
 
     /// Every background task.
     pub fn tasks(&self, _req: &TaskQuery) -> Result<TaskListOutcome> {
-        task::list(&self.repo)
+        task::list(self.repo()?)
     }
 
     /// A background task's status and output so far.
     pub fn task_status(&self, req: &TaskQuery) -> Result<TaskOutcome> {
-        task::status(&self.repo, req.id()?)
+        task::status(self.repo()?, req.id()?)
     }
 
     /// Waits up to `wait` for a background task to finish.
@@ -304,17 +342,17 @@ impl Session {
         wait: std::time::Duration,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<TaskOutcome> {
-        task::wait(&self.repo, req.id()?, wait, cancelled)
+        task::wait(self.repo()?, req.id()?, wait, cancelled)
     }
 
     /// Cancels a background task, waiting up to `wait` for it to stop.
     pub fn cancel_task(&self, req: &TaskQuery, wait: std::time::Duration) -> Result<TaskOutcome> {
-        task::cancel(&self.repo, req.id()?, wait)
+        task::cancel(self.repo()?, req.id()?, wait)
     }
 
     /// Lints one commit message with the repository's settings.
     pub fn lint_message(&self, req: &lint::MessageRequest) -> Result<LintOutcome> {
-        let config = lint::load_config(Some(&self.repo))?;
+        let config = self.settings()?.lint()?;
         lint::lint_message(
             &MessageSource::Text {
                 name: req.name.clone(),
@@ -326,28 +364,67 @@ impl Session {
 
     /// Checks and stores a review comment.
     pub fn comment(&self, req: &CommentRequest) -> Result<Comment> {
-        review::comment(&self.repo, req)
+        review::comment(self.repo()?, req)
     }
 
     /// The review page's detail of a proposal.
     pub fn review_detail(&self, patch_id: &str) -> Result<Detail> {
-        review::detail(&self.repo, patch_id)
+        review::detail(self.repo()?, patch_id)
     }
 
     /// The review page's hunks of one file of a proposal.
     pub fn review_hunks(&self, patch_id: &str, path: &str) -> Result<Vec<review::Hunk>> {
-        review::file_hunks(&self.repo, patch_id, path)
+        review::file_hunks(self.repo()?, patch_id, path)
     }
 
     /// The branch HEAD is on and its commit, if any.
     pub fn review_head(&self) -> Option<(String, String)> {
-        review::head(&self.repo)
+        review::head(self.repo.as_ref()?)
+    }
+
+    /// The branch, its upstream and the uncommitted files (`check`).
+    pub fn check(&self, req: &CheckRequest) -> Result<CheckOutcome> {
+        check::run(&self.dir, req)
+    }
+
+    /// Installs, removes or reports the hooks (`hooks`).
+    pub fn hooks(&self, req: &HooksRequest) -> Result<HooksOutcome> {
+        hooks::run(&self.dir, self.settings()?, req)
+    }
+
+    /// Lints a message, a message file or the commits of a range.
+    pub fn lint(&self, req: &LintRequest) -> Result<LintOutcome> {
+        lint::run(&self.dir, self.settings()?, req)
+    }
+
+    /// Lints a message read from stdin (`<stdin>` in reports).
+    pub fn lint_stdin(&self, text: &str) -> Result<LintOutcome> {
+        lint::run_stdin(self.settings()?, text)
+    }
+
+    /// The commit-msg hook: lints the message file git passes, cleaned as
+    /// this commit will clean it.
+    pub fn commit_msg(&self, file: &Path) -> Result<CommitMsgOutcome> {
+        let request = lint::CommitMsgRequest::for_hook(&self.dir, self.settings()?, file)?;
+        lint::commit_msg(&request)
+    }
+
+    /// The pre-push hook's verdicts on a push.
+    pub fn pre_push(&self, req: &PrePushRequest) -> Result<PrePushOutcome> {
+        pre_push::pre_push(&self.dir, self.settings()?, req)
+    }
+
+    /// Loads and checks an execution plan (`plan check`).
+    pub fn check_plan(&self, source: &PlanSource) -> Result<plan::CheckOutcome> {
+        plan::check(source)
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
-        crate::landing::land::release_index(&self.repo);
+        if let Some(repo) = &self.repo {
+            crate::landing::land::release_index(repo);
+        }
     }
 }
 

@@ -23,6 +23,7 @@ use crate::error::{Error, ErrorBody, Result};
 use crate::git::Repo;
 use crate::ops::apply::{self, ApplyReport, ApplyRequest};
 use crate::ops::plan::PlanSource;
+use crate::ops::settings::Settings;
 use crate::store::proposals::now_secs;
 
 /// Where a task stands.
@@ -405,9 +406,10 @@ pub fn start(repo: &Repo, req: &TaskRequest) -> Result<StartedTask> {
     })
 }
 
-/// The body of `git evolv task run <id>`: runs the recorded apply, with a
-/// watcher that turns a cancellation request into the apply's cancel flag.
-pub fn run(repo: &Repo, id: &str) -> Result<TaskStatus> {
+/// The body of `git evolv task run <id>`: runs the recorded apply (with
+/// the session's settings), with a watcher that turns a cancellation
+/// request into the apply's cancel flag.
+pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
     let dir = task_dir(repo, id)?;
     let file = read_file(&dir)?;
     append_output(
@@ -432,8 +434,9 @@ pub fn run(repo: &Repo, id: &str) -> Result<TaskStatus> {
             }
         })
     };
-    let result =
-        crate::validate::with_cancel(flag, || apply::apply(repo, &file.request.to_apply()));
+    let result = crate::validate::with_cancel(flag, || {
+        apply::apply(repo, settings, &file.request.to_apply())
+    });
     done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
     let mut file = read_file(&dir)?;

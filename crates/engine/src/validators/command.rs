@@ -7,7 +7,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::git::Repo;
+use crate::git::config::Config;
 use globset::{Glob, GlobMatcher};
 
 use super::{ChangedFile, ValidatorReport};
@@ -25,11 +25,10 @@ pub struct Configured {
     pub command: String,
 }
 
-/// Every validator in git config, in name order.
-pub fn configured(repo: &Repo) -> Result<Vec<Configured>> {
-    // Through the config adapter: libgit2 does not see `git -c`, and a
-    // validator set there must not be silently skipped (#10 item 4, #16).
-    let config = repo.config()?;
+/// Every validator in git config, in name order. `config` is the config
+/// adapter's (libgit2 does not see `git -c`, and a validator set there
+/// must not be silently skipped: #10 item 4, #16).
+pub fn configured(config: &Config) -> Result<Vec<Configured>> {
     let mut by_name: std::collections::BTreeMap<String, (Vec<String>, Option<String>)> =
         Default::default();
     for entry in config.entries() {

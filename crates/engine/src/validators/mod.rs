@@ -6,12 +6,12 @@
 mod builtin;
 mod command;
 
-use crate::git::Repo;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
 pub use builtin::check as builtin_check;
+pub use command::{Configured, configured};
 
 /// A changed file's repository path and new content.
 pub struct ChangedFile<'a> {
@@ -35,12 +35,12 @@ pub struct ValidatorReport {
     pub exit_code: Option<i32>,
 }
 
-/// Runs the built-in checks, then every configured validator whose glob
-/// matches a changed file.
-pub fn run(repo: &Repo, files: &[ChangedFile<'_>]) -> Result<Vec<ValidatorReport>> {
+/// Runs the built-in checks, then every configured validator (the
+/// session's settings, `configured`) whose glob matches a changed file.
+pub fn run(configured: &[Configured], files: &[ChangedFile<'_>]) -> Result<Vec<ValidatorReport>> {
     let mut reports: Vec<ValidatorReport> = files.iter().filter_map(builtin::check).collect();
-    for v in command::configured(repo)? {
-        if let Some(r) = command::run(&v, files)? {
+    for v in configured {
+        if let Some(r) = command::run(v, files)? {
             reports.push(r);
         }
     }

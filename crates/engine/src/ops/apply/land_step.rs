@@ -4,7 +4,7 @@
 
 use super::ApplyOutcome;
 use super::replay::{Built, Step, build, check_clean, same_in_touched_files};
-use super::settings::Settings;
+use super::settings::RunSettings;
 use super::undo::undo_after_move;
 use super::validate_step::validate_in_worktree;
 use crate::error::{Error, Result};
@@ -24,7 +24,7 @@ use crate::validate::{Budget, CommandReport};
 pub(super) fn land_unvalidated(
     repo: &Repo,
     proposals: &[Proposal],
-    s: &Settings,
+    s: &RunSettings,
     committer: &crate::git::view::Signature,
 ) -> Result<Vec<ApplyOutcome>> {
     let turn = if s.dry_run {
@@ -46,7 +46,7 @@ pub(super) fn land_unvalidated(
 pub(super) fn land_validated(
     repo: &Repo,
     proposals: &[Proposal],
-    s: &Settings,
+    s: &RunSettings,
     start: &Head,
     committer: &crate::git::view::Signature,
     budget: Budget,
@@ -93,7 +93,7 @@ pub(super) struct Validated {
 /// each proposal's outcome.
 pub(super) fn conclude(
     repo: &Repo,
-    s: &Settings,
+    s: &RunSettings,
     built: Built<'_, '_>,
     turn: Option<land::Turn>,
     worktree_path: Option<String>,
@@ -130,7 +130,7 @@ pub(super) fn conclude(
 /// strategy.
 pub(super) fn land_built(
     repo: &Repo,
-    s: &Settings,
+    s: &RunSettings,
     built: Built<'_, '_>,
     turn: land::Turn,
     validated: &Validated,
@@ -175,7 +175,7 @@ pub(super) fn land_built(
 
 /// One proposal's outcome.
 pub(super) fn outcome(
-    s: &Settings,
+    s: &RunSettings,
     head: &Head,
     step: &Step<'_>,
     validated: &Validated,
@@ -203,7 +203,7 @@ pub(super) fn outcome(
 }
 
 /// One proposal's audit record of a successful apply.
-pub(super) fn record(s: &Settings, head: &Head, step: &Step<'_>) -> AuditRecord {
+pub(super) fn record(s: &RunSettings, head: &Head, step: &Step<'_>) -> AuditRecord {
     let mut r = AuditRecord::new(AuditAction::Apply, &step.proposal.id, true);
     r.branch = Some(head.ref_name().to_string());
     r.commit = Some(step.commit.to_string());

@@ -24,7 +24,9 @@ mod undo;
 mod validate_step;
 
 use land_step::{land_unvalidated, land_validated};
-use settings::{Settings, settings};
+use settings::{RunSettings, settings};
+
+use super::settings::Settings;
 
 /// The time budget of an apply when neither a plan, `--timeout` nor
 /// `evolv.timeout` says otherwise.
@@ -114,9 +116,9 @@ pub struct ApplyReport {
 /// Applies the requested proposals. A failure before anything landed is an
 /// `Err`; a failure after earlier proposals landed is reported in the
 /// `ApplyReport` beside what landed. Every failure is audited.
-pub fn apply(repo: &Repo, req: &ApplyRequest) -> Result<ApplyReport> {
+pub fn apply(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<ApplyReport> {
     let (proposals, stacked) = load_proposals(repo, &req.patch_ids)?;
-    let mut settings = settings(repo, req)?;
+    let mut settings = settings(repo, config, req)?;
     settings.batch |= stacked;
     git::ensure_no_operation_in_progress(repo)?;
     // The branch this command applies to: a retry after a lost race, or
@@ -180,7 +182,7 @@ fn load_proposals(repo: &Repo, ids: &[String]) -> Result<(Vec<Proposal>, bool)> 
 
 /// Audits the failure `e` of each proposal of `group` (best effort: the
 /// failure itself is what the caller reports).
-fn audit_failure(repo: &Repo, group: &[Proposal], s: &Settings, e: &Error) {
+fn audit_failure(repo: &Repo, group: &[Proposal], s: &RunSettings, e: &Error) {
     for p in group {
         let mut record = AuditRecord::failure(AuditAction::Apply, &p.id, e);
         record.plan = s.plan.clone();
@@ -203,8 +205,8 @@ pub struct ApplyPreview {
 }
 
 /// The commands and mode an apply of `req` would run with.
-pub fn preview(repo: &Repo, req: &ApplyRequest) -> Result<ApplyPreview> {
-    let s = settings(repo, req)?;
+pub fn preview(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<ApplyPreview> {
+    let s = settings(repo, config, req)?;
     let mut commands = Vec::new();
     if let Some(p) = &s.plan {
         commands.extend(p.validation.pre_conditions.iter().cloned());
@@ -234,7 +236,7 @@ pub fn preview(repo: &Repo, req: &ApplyRequest) -> Result<ApplyPreview> {
 fn apply_group(
     repo: &Repo,
     proposals: &[Proposal],
-    s: &Settings,
+    s: &RunSettings,
     start: &Head,
 ) -> Result<Vec<ApplyOutcome>> {
     let budget = Budget::starting_now(s.timeout_secs).limited_by(s.timeout_source);
@@ -262,7 +264,7 @@ fn refuse_applied(repo: &Repo, proposals: &[Proposal]) -> Result<()> {
     Ok(())
 }
 
-fn validates(s: &Settings) -> bool {
+fn validates(s: &RunSettings) -> bool {
     let plan_commands = s.plan.as_ref().is_some_and(|p| {
         !p.validation.pre_conditions.is_empty() || !p.validation.expected_outcomes.is_empty()
     });

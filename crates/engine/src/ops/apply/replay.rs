@@ -5,7 +5,7 @@
 use crate::git::view::{Commit, Tree};
 use crate::git::{Merged, Oid};
 
-use super::settings::Settings;
+use super::settings::RunSettings;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::{self, ChangedPath, Head, RepoPath};
@@ -76,7 +76,7 @@ pub(super) fn same_in_touched_files(
 pub(super) fn build<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
-    s: &Settings,
+    s: &RunSettings,
     committer: &crate::git::view::Signature,
 ) -> Result<Built<'p, 'r>> {
     let head = git::head(repo)?;
@@ -117,7 +117,7 @@ pub(super) fn build<'p, 'r>(
 pub(super) fn replay_all<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
-    s: &Settings,
+    s: &RunSettings,
     committer: &crate::git::view::Signature,
     mut tip: Commit<'r>,
 ) -> Result<(Vec<Step<'p>>, Commit<'r>)> {
@@ -174,22 +174,26 @@ pub(super) fn message(p: &Proposal, plan: Option<&ExecutionPlan>) -> String {
     trailers::landed_message(&p.summary, &p.id, plan.as_deref())
 }
 
+/// Refuses a change over the plan's limits: files changed, then lines.
 pub(super) fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> {
-    if files as i64 > plan.limits.max_files {
-        return Err(Error::ConstraintViolation {
-            limit: "limits.max_files",
-            unit: "files",
-            actual: files as u64,
-            allowed: plan.limits.max_files as u64,
-        });
-    }
-    if lines as i64 > plan.limits.max_changes {
-        return Err(Error::ConstraintViolation {
-            limit: "limits.max_changes",
-            unit: "lines (added + removed)",
-            actual: lines as u64,
-            allowed: plan.limits.max_changes as u64,
-        });
+    let limits = [
+        ("limits.max_files", "files", files, plan.limits.max_files),
+        (
+            "limits.max_changes",
+            "lines (added + removed)",
+            lines,
+            plan.limits.max_changes,
+        ),
+    ];
+    for (limit, unit, actual, allowed) in limits {
+        if actual as i64 > allowed {
+            return Err(Error::ConstraintViolation {
+                limit,
+                unit,
+                actual: actual as u64,
+                allowed: allowed as u64,
+            });
+        }
     }
     Ok(())
 }

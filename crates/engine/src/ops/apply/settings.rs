@@ -5,11 +5,12 @@ use super::super::plan;
 use super::{ApplyRequest, DEFAULT_TIMEOUT_SECS};
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::git::config::{Config, WorktreeMode};
+use crate::git::config::WorktreeMode;
+use crate::ops::settings::Settings;
 use crate::plan::ExecutionPlan;
 use crate::validate::TimeoutSource;
 
-pub(super) struct Settings {
+pub(super) struct RunSettings {
     pub(super) plan: Option<ExecutionPlan>,
     pub(super) commands: Vec<String>,
     pub(super) timeout_secs: u64,
@@ -20,9 +21,10 @@ pub(super) struct Settings {
     pub(super) batch: bool,
 }
 
-pub(super) fn settings(repo: &Repo, req: &ApplyRequest) -> Result<Settings> {
-    let config = repo.config()?;
-    let plan = plan::resolve(repo, &config, req.plan.as_ref())?;
+/// What an apply of `req` runs with, the session's `settings` filling in
+/// what the request leaves out.
+pub(super) fn settings(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<RunSettings> {
+    let plan = plan::resolve(repo, config, req.plan.as_ref())?;
     let requested = match req.timeout_secs {
         Some(0) => {
             return Err(Error::invalid_field(
@@ -39,14 +41,14 @@ pub(super) fn settings(repo: &Repo, req: &ApplyRequest) -> Result<Settings> {
         (Some(p), Some(s)) if s < p.limits.timeout_seconds as u64 => (s, TimeoutSource::Flag),
         (Some(p), _) => (p.limits.timeout_seconds as u64, TimeoutSource::Plan),
         (None, Some(s)) => (s, TimeoutSource::Flag),
-        (None, None) => configured_timeout(&config)?,
+        (None, None) => configured_timeout(config)?,
     };
-    let mut commands = validation_commands(&config, req);
+    let mut commands = validation_commands(config, req);
     commands.retain(|c| !c.trim().is_empty());
-    Ok(Settings {
+    Ok(RunSettings {
         dry_run: req.dry_run || plan.as_ref().is_some_and(|p| p.dry_run),
         batch: req.batch || plan.as_ref().is_some_and(|p| p.batch),
-        fresh: fresh_worktree(&config, req)?,
+        fresh: fresh_worktree(config, req)?,
         plan,
         commands,
         timeout_secs,
@@ -54,21 +56,21 @@ pub(super) fn settings(repo: &Repo, req: &ApplyRequest) -> Result<Settings> {
     })
 }
 
-pub(super) fn validation_commands(config: &Config, req: &ApplyRequest) -> Vec<String> {
+pub(super) fn validation_commands(config: &Settings, req: &ApplyRequest) -> Vec<String> {
     match &req.validate {
         Some(cmds) => cmds.clone(),
         None => config.validate_commands(),
     }
 }
 
-pub(super) fn configured_timeout(config: &Config) -> Result<(u64, TimeoutSource)> {
+pub(super) fn configured_timeout(config: &Settings) -> Result<(u64, TimeoutSource)> {
     Ok(match config.timeout_secs()? {
         Some(s) => (s, TimeoutSource::Config),
         None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
     })
 }
 
-pub(super) fn fresh_worktree(config: &Config, req: &ApplyRequest) -> Result<bool> {
+pub(super) fn fresh_worktree(config: &Settings, req: &ApplyRequest) -> Result<bool> {
     Ok(match req.fresh_worktree {
         Some(fresh) => fresh,
         None => config.worktree_mode()? == Some(WorktreeMode::Fresh),

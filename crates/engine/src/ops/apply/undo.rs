@@ -3,7 +3,7 @@
 
 use crate::git::Oid;
 
-use super::settings::Settings;
+use super::settings::RunSettings;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::{self, Head};
@@ -16,7 +16,7 @@ use crate::plan::RollbackStrategy;
 /// and names the plan's steps.
 pub(super) fn undo_after_move(
     repo: &Repo,
-    s: &Settings,
+    s: &RunSettings,
     head: &Head,
     new: Oid,
     landing: &Landing,

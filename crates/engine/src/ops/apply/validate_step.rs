@@ -4,7 +4,7 @@
 
 use crate::git::Oid;
 
-use super::settings::Settings;
+use super::settings::RunSettings;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::validate::{self, Budget, CommandReport, Stage};
@@ -14,7 +14,7 @@ use crate::worktree;
 /// and the plan's expected outcomes at the new commit, in one worktree.
 pub(super) fn validate_in_worktree(
     repo: &Repo,
-    s: &Settings,
+    s: &RunSettings,
     head: Oid,
     new: Oid,
     budget: Budget,

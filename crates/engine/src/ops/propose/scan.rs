@@ -252,50 +252,85 @@ where
         .map_or(1, |n| n.get())
         .clamp(1, MAX_WORKERS)
         .min(chunks.max(1));
-    let schedule = Schedule {
-        next: AtomicUsize::new(0),
-        merged: Mutex::new(0),
-        moved: Condvar::new(),
-        stop: AtomicBool::new(false),
-        ahead: AHEAD_PER_WORKER * workers,
+    let work = Work {
+        files,
+        replacer,
+        store: &store,
+        chunks,
+        schedule: Schedule {
+            next: AtomicUsize::new(0),
+            merged: Mutex::new(0),
+            moved: Condvar::new(),
+            stop: AtomicBool::new(false),
+            ahead: AHEAD_PER_WORKER * workers,
+        },
+        changed_before: AtomicUsize::new(0),
     };
-    let changed_before = AtomicUsize::new(0);
     let patchers: Vec<Option<Patcher<F>>> = (0..workers).map(|_| patcher()).collect();
     let writes_diff = patchers.first().is_some_and(Option::is_some);
-    let total = files.len() as u64;
-    progress::start(Task::Scan, "files", Some(total));
+    progress::start(Task::Scan, "files", Some(files.len() as u64));
     let result = std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Scan>)>();
-        for mut patcher in patchers {
-            let tx = tx.clone();
-            let (schedule, store, changed_before) = (&schedule, &store, &changed_before);
-            s.spawn(move || {
-                let _stop = StopOnPanic(schedule);
-                let mut reader = match store.reader() {
-                    Ok(reader) => reader,
-                    Err(e) => {
-                        let _ = tx.send((schedule.next.load(Ordering::Relaxed), Err(e)));
-                        return;
-                    }
-                };
-                while let Some(c) = schedule.take(chunks) {
-                    let range = c * CHUNK_FILES..((c + 1) * CHUNK_FILES).min(files.len());
-                    let part = scan_chunk(
-                        &mut reader,
-                        &files[range],
-                        replacer,
-                        patcher.as_mut(),
-                        changed_before,
-                    );
-                    let failed = part.is_err();
-                    if tx.send((c, part)).is_err() || failed {
-                        break;
-                    }
-                }
-            });
+        for patcher in patchers {
+            let (tx, work) = (tx.clone(), &work);
+            s.spawn(move || work.worker(patcher, &tx));
         }
         drop(tx);
-        // Put the chunks back in order as they arrive.
+        work.in_order(rx, writes_diff)
+    });
+    progress::finish(Task::Scan);
+    result
+}
+
+/// What the workers of one scan share.
+struct Work<'a> {
+    files: &'a [BlobEntry],
+    replacer: &'a Replacer,
+    store: &'a ObjectStore,
+    chunks: usize,
+    schedule: Schedule,
+    changed_before: AtomicUsize,
+}
+
+impl Work<'_> {
+    /// One worker: takes the next chunk, scans it and sends it back, until
+    /// none is left, a chunk fails, or the scan stops.
+    fn worker<F: FnMut(&git::RepoPath) -> bool>(
+        &self,
+        mut patcher: Option<Patcher<F>>,
+        tx: &std::sync::mpsc::Sender<(usize, Result<Scan>)>,
+    ) {
+        let _stop = StopOnPanic(&self.schedule);
+        let mut reader = match self.store.reader() {
+            Ok(reader) => reader,
+            Err(e) => {
+                let _ = tx.send((self.schedule.next.load(Ordering::Relaxed), Err(e)));
+                return;
+            }
+        };
+        while let Some(c) = self.schedule.take(self.chunks) {
+            let range = c * CHUNK_FILES..((c + 1) * CHUNK_FILES).min(self.files.len());
+            let part = scan_chunk(
+                &mut reader,
+                &self.files[range],
+                self.replacer,
+                patcher.as_mut(),
+                &self.changed_before,
+            );
+            let failed = part.is_err();
+            if tx.send((c, part)).is_err() || failed {
+                break;
+            }
+        }
+    }
+
+    /// Puts the chunks back in order as they arrive, into one scan.
+    fn in_order(
+        &self,
+        rx: std::sync::mpsc::Receiver<(usize, Result<Scan>)>,
+        writes_diff: bool,
+    ) -> Result<Scan> {
+        let total = self.files.len() as u64;
         let mut scan = Scan {
             diff: writes_diff.then(ProposedDiff::default),
             ..Scan::default()
@@ -323,25 +358,23 @@ where
             if outcome.is_err() {
                 break;
             }
-            schedule.merged(next);
+            self.schedule.merged(next);
             let done = ((next * CHUNK_FILES) as u64).min(total);
             let n = scan.changed.len();
             progress::update(Task::Scan, done, Some(total), Some(format!("{n} matched")));
         }
-        schedule.stop();
+        self.schedule.stop();
         match outcome {
             // Every chunk came back (a worker that died without sending
             // one panicked, and the scope passes that on).
-            Ok(()) if next == chunks => Ok(scan),
+            Ok(()) if next == self.chunks => Ok(scan),
             Ok(()) => Err(crate::error::Error::Internal {
                 at: "propose's scan",
                 message: "the scan stopped before reading every file".into(),
             }),
             Err(e) => Err(e),
         }
-    });
-    progress::finish(Task::Scan);
-    result
+    }
 }
 
 /// Reads and edits one chunk of files.
