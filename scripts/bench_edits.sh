@@ -38,16 +38,7 @@ print(f"             git cat-file 1k {m('git cat-file 1k'):.1f} ms, 100k {m('git
 print(f"             evolv/git: 1k {m('evolv 1k')/m('git cat-file 1k'):.1f}x, 100k {m('evolv 100k')/m('git cat-file 100k'):.1f}x")
 PY
 if command -v valgrind >/dev/null; then
-  count() {
-    rm -f "$WORK"/cg.*
-    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$WORK/cg.%p" "$@" >/dev/null 2>&1
-    local total=0 n
-    for f in "$WORK"/cg.*; do
-      n=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
-      total=$((total + ${n:-0}))
-    done
-    echo "$total"
-  }
+  . scripts/lib/callgrind.sh
   a=$(count "$EVOLV" -C "$WORK/r1000" propose --json --file $FILE --old 'return 0 }' --new 'return 2 }')
   b=$(count "$EVOLV" -C "$WORK/r100000" propose --json --file $FILE --old 'return 0 }' --new 'return 2 }')
   g1=$(count git -C "$WORK/r1000" cat-file -p HEAD:$FILE)

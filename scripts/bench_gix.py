@@ -17,93 +17,41 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
+
+from bench_common import Repo
 
 OLD, NEW, REPO, PATTERN, REPLACEMENT = sys.argv[1:6]
 ROWS = [a.split(":", 1) for a in sys.argv[6:]]
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 
 
-def git(*args, check=True):
-    return subprocess.run(["git", "-C", REPO, *args], check=check, capture_output=True, text=True).stdout
-
-
-def run(cmd):
-    """Wall seconds and peak RSS (KiB) of one command."""
-    start = time.perf_counter()
-    p = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {cmd}: {p.stderr.read().decode(errors='replace')}")
-    return elapsed, usage.ru_maxrss
-
-
-def instructions(cmd):
-    with tempfile.TemporaryDirectory() as d:
-        subprocess.run(
-            ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={d}/cg.%p", *cmd],
-            cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        total = 0
-        for f in os.listdir(d):
-            with open(os.path.join(d, f), errors="replace") as fh:
-                for line in fh:
-                    m = re.match(r"(?:summary|totals):\s+(\d+)", line)
-                    if m:
-                        total += int(m.group(1))
-                        break
-        return total
-
-
-base = git("rev-parse", "HEAD").strip()
-pack_dir = os.path.join(REPO, ".git", "objects", "pack")
-
-
-def packs():
-    return set(os.listdir(pack_dir))
-
-
-def reset(pid=None):
-    git("reset", "-q", "--hard", base)
-    if pid:
-        git("update-ref", "-d", f"refs/evolv/applied/{pid}", check=False)
-
-
-def undo_propose(keep_packs, keep_ids):
-    """Drops what a timed propose stored, so every run starts alike."""
-    for f in packs() - keep_packs:
-        os.remove(os.path.join(pack_dir, f))
-    for r in git("for-each-ref", "--format=%(refname)", "refs/evolv/proposals").split():
-        if r.rsplit("/", 1)[1] not in keep_ids:
-            git("update-ref", "-d", r)
+repo = Repo(REPO)
 
 
 print("| row | old | new | new / old (instructions) | old | new | new / old (wall, median) | peak RSS old / new |")
 print("|---|---:|---:|---:|---:|---:|---:|---|")
 for kind, scope in ROWS:
-    reset()
+    repo.reset()
     scope_args = [] if scope == "**" else ["--scope", scope]
     propose = ["propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, *scope_args]
     out = subprocess.run([OLD, "-C", REPO, *propose], check=True, capture_output=True, text=True).stdout
     pid = re.search(r'"patch_id": "([^"]+)"', out).group(1)
     changed = int(re.search(r'"files_matched": (\d+)', out).group(1))
-    kept = packs()
+    kept = repo.packs()
     times = {OLD: [], NEW: []}
     rss = {OLD: 0, NEW: 0}
     instr = {}
 
     def once(binary, counted=False):
-        reset(pid)
+        repo.reset(pid)
         cmd = [binary, *propose] if kind == "propose" else [binary, "apply", pid]
         if counted:
-            result = instructions(cmd)
+            result = repo.instructions(cmd)
         else:
-            result = run(cmd)
+            result = repo.run(cmd)
         if kind == "propose":
-            undo_propose(kept, {pid})
-        reset(pid)
+            repo.undo_propose(kept, {pid})
+        repo.reset(pid)
         return result
 
     for _ in range(RUNS):

@@ -29,17 +29,8 @@ fi
 cd "$REPO"
 git config user.name Bench && git config user.email bench@example.com
 
-# Total instructions of a command and every process it starts.
-count() {
-  rm -f "$WORK"/cg.*
-  valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$WORK/cg.%p" "$@" >/dev/null 2>&1
-  local total=0 n
-  for f in "$WORK"/cg.*; do
-    n=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
-    total=$((total + ${n:-0}))
-  done
-  echo "$total"
-}
+# count CMD...: the instructions of CMD and every process it starts.
+. "$ROOT/scripts/lib/callgrind.sh"
 row() { # name ours theirs
   python3 -c "import sys; o,t=int(sys.argv[2]),int(sys.argv[3]); print(f'| {sys.argv[1]} | {o/1e9:.2f} G | {t/1e9:.2f} G | {o/t:.2f}x |')" "$@"
 }

@@ -23,8 +23,8 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
+
+from bench_common import Repo
 
 EVOLV, REPO, PATTERN, REPLACEMENT = sys.argv[1:5]
 SIZES = [a.split("=", 1) for a in sys.argv[5:]]
@@ -34,68 +34,12 @@ INSTR_MAX = int(os.environ.get("BENCH_INSTR_MAX", "3000"))
 APPLY = os.environ.get("BENCH_APPLY", "1") != "0"
 
 
-def git(*args, check=True):
-    return subprocess.run(["git", "-C", REPO, *args], check=check, capture_output=True, text=True).stdout
-
-
-def run(cmd, shell=False):
-    """Wall seconds and peak RSS (KiB) of one command, output discarded."""
-    start = time.perf_counter()
-    p = subprocess.Popen(cmd, cwd=REPO, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {cmd}: {p.stderr.read().decode(errors='replace')}")
-    return elapsed, usage.ru_maxrss
-
-
-def instructions(cmd):
-    """Instructions of `cmd` and every process it starts (callgrind)."""
-    with tempfile.TemporaryDirectory() as d:
-        subprocess.run(
-            ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={d}/cg.%p", *cmd],
-            cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        total = 0
-        for f in os.listdir(d):
-            with open(os.path.join(d, f), errors="replace") as fh:
-                for line in fh:
-                    m = re.match(r"(?:summary|totals):\s+(\d+)", line)
-                    if m:
-                        total += int(m.group(1))
-                        break
-        return total
-
-
-base = git("rev-parse", "HEAD").strip()
-
-
-def reset(pid=None):
-    git("reset", "-q", "--hard", base)
-    if pid:
-        git("update-ref", "-d", f"refs/evolv/applied/{pid}", check=False)
-
-
-def packs():
-    d = os.path.join(REPO, ".git", "objects", "pack")
-    return {f for f in os.listdir(d)}
-
-
-def undo_propose(keep_packs, keep_id):
-    """Drops what a timed propose stored (its pack, its ref), so every run
-    starts from the same object store."""
-    d = os.path.join(REPO, ".git", "objects", "pack")
-    for f in packs() - keep_packs:
-        os.remove(os.path.join(d, f))
-    refs = git("for-each-ref", "--format=%(refname)", "refs/evolv/proposals").split()
-    for r in refs:
-        if not r.endswith("/" + keep_id):
-            git("update-ref", "-d", r)
-
+repo = Repo(REPO)
+base = repo.base
 
 rows = []
 for size, scope in SIZES:
-    reset()
+    repo.reset()
     # `**`: the whole tree, no --scope and no pathspec (git grep -l P HEAD).
     scope_args = [] if scope == "**" else ["--scope", scope]
     spec_args = [] if scope == "**" else ["--", f":(glob){scope}"]
@@ -103,8 +47,8 @@ for size, scope in SIZES:
                          check=True, capture_output=True, text=True).stdout
     pid = re.search(r'"patch_id": "([^"]+)"', out).group(1)
     changed = int(re.search(r'"files_matched": (\d+)', out).group(1))
-    proposal = git("rev-parse", f"refs/evolv/proposals/{pid}").strip()
-    kept = packs()
+    proposal = repo.git("rev-parse", f"refs/evolv/proposals/{pid}").strip()
+    kept = repo.packs()
     propose_cmd = [EVOLV, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, *scope_args]
     grep_cmd = ["git", "grep", "-l", PATTERN, "HEAD", *spec_args]
     diff_cmd = ["git", "diff", base, proposal, *spec_args]
@@ -112,34 +56,34 @@ for size, scope in SIZES:
     rss = {"apply": 0, "propose": 0, "merge": 0}
     for _ in range(RUNS):
         if APPLY:
-            reset(pid)
-            s, r = run([EVOLV, "apply", pid])
+            repo.reset(pid)
+            s, r = repo.run([EVOLV, "apply", pid])
             t["apply"].append(s); rss["apply"] = max(rss["apply"], r)
-            reset(pid)
-            s, r = run(["git", "merge", "-q", "--ff-only", proposal])
+            repo.reset(pid)
+            s, r = repo.run(["git", "merge", "-q", "--ff-only", proposal])
             t["merge"].append(s); rss["merge"] = max(rss["merge"], r)
-        reset(pid)
-        s, r = run(propose_cmd)
-        undo_propose(kept, pid)
+        repo.reset(pid)
+        s, r = repo.run(propose_cmd)
+        repo.undo_propose(kept, {pid})
         t["propose"].append(s); rss["propose"] = max(rss["propose"], r)
-        t["grep"].append(run(grep_cmd)[0])
-        t["diff"].append(run(diff_cmd)[0])
+        t["grep"].append(repo.run(grep_cmd)[0])
+        t["diff"].append(repo.run(diff_cmd)[0])
     med = {k: statistics.median(v) if v else float("nan") for k, v in t.items()}
     instr = None
     if changed <= INSTR_MAX:
         ia = im = float("nan")
         if APPLY:
-            reset(pid)
-            ia = instructions([EVOLV, "apply", pid])
-            reset(pid)
-            im = instructions(["git", "merge", "-q", "--ff-only", proposal])
-        reset(pid)
-        ip = instructions(propose_cmd)
-        undo_propose(kept, pid)
-        igrep = instructions(grep_cmd)
-        ig = igrep + instructions(diff_cmd)
+            repo.reset(pid)
+            ia = repo.instructions([EVOLV, "apply", pid])
+            repo.reset(pid)
+            im = repo.instructions(["git", "merge", "-q", "--ff-only", proposal])
+        repo.reset(pid)
+        ip = repo.instructions(propose_cmd)
+        repo.undo_propose(kept, {pid})
+        igrep = repo.instructions(grep_cmd)
+        ig = igrep + repo.instructions(diff_cmd)
         instr = (ia, im, ip, ig, igrep)
-    reset(pid)
+    repo.reset(pid)
     rows.append((changed, med, rss, instr))
     print(f"{changed} files: apply {med['apply']:.3f}s merge {med['merge']:.3f}s propose {med['propose']:.3f}s "
           f"grep {med['grep']:.3f}s diff {med['diff']:.3f}s instr {instr}", file=sys.stderr)

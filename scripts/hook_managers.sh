@@ -175,6 +175,18 @@ check_binaries() {
   else bad "$1: git-evolv or git-evolv-hook was changed"; fi
 }
 
+# The manager installed again over git-evolv's hook: pre-commit keeps it,
+# the others replace it, and git-evolv's own install puts it back.
+mgr_reinstall() { # manager
+  local m=$1
+  mgr_install "$m"
+  case $m in
+  pre-commit) check "$m re-installed" "$m" 1 1 ;;
+  *) check "$m re-installed (replaced git-evolv's hook)" "$m" 0 1
+     evolv_install; check "git-evolv installed after $m's re-install" "$m" 1 1 ;;
+  esac
+}
+
 scenario() { # manager
   local m=$1
   echo "== $m: git-evolv first"
@@ -191,12 +203,7 @@ scenario() { # manager
   esac
   evolv_install; check "git-evolv installed again" "$m" 1 1
   evolv_install; check "git-evolv installed a third time" "$m" 1 1
-  mgr_install "$m"
-  case $m in
-  pre-commit) check "$m re-installed" "$m" 1 1 ;;
-  *) check "$m re-installed (replaced git-evolv's hook)" "$m" 0 1
-     evolv_install; check "git-evolv installed after $m's re-install" "$m" 1 1 ;;
-  esac
+  mgr_reinstall "$m"
   evolv_uninstall; check "git-evolv uninstalled" "$m" 0 1
   evolv_install; check "git-evolv installed back" "$m" 1 1
   mgr_uninstall "$m"
@@ -211,12 +218,7 @@ scenario() { # manager
   mgr_install "$m"; check "$m installed" "$m" 0 1
   evolv_install; check "git-evolv installed" "$m" 1 1
   evolv_install; check "git-evolv installed again" "$m" 1 1
-  mgr_install "$m"
-  case $m in
-  pre-commit) check "$m re-installed" "$m" 1 1 ;;
-  *) check "$m re-installed (replaced git-evolv's hook)" "$m" 0 1
-     evolv_install; check "git-evolv installed after $m's re-install" "$m" 1 1 ;;
-  esac
+  mgr_reinstall "$m"
   mgr_uninstall "$m"
   case $m in
   husky) check "husky uninstalled (git-evolv's default-folder hook runs)" "$m" 1 0 ;;

@@ -64,6 +64,15 @@ fn scenario_4_unknown_id_is_patch_not_found_and_touches_nothing() {
     );
 }
 
+/// Asserts that `apply --json id` fails (exit 1) with the error `code`
+/// naming `paths`.
+#[track_caller]
+fn assert_apply_refused(repo: &TestRepo, id: &str, code: &str, paths: &[&str]) {
+    let run = repo.evolv(&["apply", "--json", id]);
+    run.fails_with(1, code);
+    assert_eq!(run.json()["error"]["paths"], serde_json::json!(paths));
+}
+
 #[test]
 fn scenario_5_conflict_reports_paths_and_touches_nothing() {
     let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
@@ -72,13 +81,7 @@ fn scenario_5_conflict_reports_paths_and_touches_nothing() {
         "package main\nfunc getUserDataV2() string { return \"user\" }\n",
     );
     let moved = repo.commit_all("someone else edits the same line");
-    let run = repo.evolv(&["apply", "--json", &id]);
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "conflict");
-    assert_eq!(
-        run.json()["error"]["paths"],
-        serde_json::json!(["backend/user.go"])
-    );
+    assert_apply_refused(&repo, &id, "conflict", &["backend/user.go"]);
     assert_eq!(repo.head(), moved);
     assert_eq!(repo.status(), "");
     assert!(repo.read("backend/auth.go").contains("getUserData()"));
@@ -115,13 +118,7 @@ fn uncommitted_changes_to_patched_files_are_refused() {
         "backend/user.go",
         "package main\n// my work in progress\nfunc getUserData() string { return \"user\" }\n",
     );
-    let run = repo.evolv(&["apply", "--json", &id]);
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "dirty_worktree");
-    assert_eq!(
-        run.json()["error"]["paths"],
-        serde_json::json!(["backend/user.go"])
-    );
+    assert_apply_refused(&repo, &id, "dirty_worktree", &["backend/user.go"]);
     assert!(repo.read("backend/user.go").contains("my work in progress"));
     assert_eq!(repo.head(), head);
 
@@ -227,10 +224,9 @@ fn exit_codes_follow_the_contract() {
 fn a_repository_wide_edit_is_written_as_one_pack_and_lands_cleanly() {
     // Above 64 changed files the new blobs go into a single pack rather than
     // loose objects; that path once wrote an empty pack.
-    let files: Vec<(String, String)> = (0..80)
-        .map(|i| (format!("src/m{i}/f.txt"), format!("{i}: getUserData\n")))
-        .collect();
-    let repo = TestRepo::with_files(&files);
+    let repo = TestRepo::with_many(80, |i| {
+        (format!("src/m{i}/f.txt"), format!("{i}: getUserData\n"))
+    });
     repo.git(&["gc", "-q"]);
     let packs_before = std::fs::read_dir(repo.path().join(".git/objects/pack"))
         .unwrap()
@@ -243,8 +239,7 @@ fn a_repository_wide_edit_is_written_as_one_pack_and_lands_cleanly() {
     let show = repo.evolv(&["show", "--json", &id]).json();
     assert_eq!(show["files_changed"], 80);
     repo.evolv(&["apply", &id]).ok();
-    assert_eq!(repo.read("src/m79/f.txt"), "79: fetchUserData\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("src/m79/f.txt", "79: fetchUserData\n")]);
 }
 
 #[test]
@@ -252,7 +247,7 @@ fn files_rewritten_by_git_filters_are_not_mistaken_for_changes() {
     // Under core.autocrlf the checked-out bytes (CRLF) differ from the blob
     // (LF); with stale stat data the fast check must defer to git's filters.
     let repo = TestRepo::scenario();
-    repo.git(&["config", "core.autocrlf", "true"]);
+    repo.set_config("core.autocrlf", "true");
     std::fs::remove_file(repo.file("backend/user.go")).unwrap();
     repo.git(&["checkout", "--", "backend/user.go"]);
     assert!(
@@ -279,10 +274,9 @@ fn files_rewritten_by_git_filters_are_not_mistaken_for_changes() {
 // size made after the reset is found, and only that file is named.
 #[test]
 fn an_edit_among_many_racily_clean_files_is_found_by_the_one_check() {
-    let files: Vec<(String, String)> = (0..150)
-        .map(|i| (format!("d{}/f{i:03}.txt", i % 5), format!("tok {i:03}\n")))
-        .collect();
-    let repo = TestRepo::with_files(&files);
+    let repo = TestRepo::with_many(150, |i| {
+        (format!("d{}/f{i:03}.txt", i % 5), format!("tok {i:03}\n"))
+    });
     let id = repo.propose("tok", "TOK", &[]);
     // Every file rewritten in the index's second: racily clean.
     repo.git(&["reset", "-q", "--hard"]);

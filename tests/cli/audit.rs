@@ -9,9 +9,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, sealed,
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, assert_lacks, error_code, sealed,
 };
-use crate::crash::{Scenario, full_change_set};
+use crate::crash_scenario::{Scenario, full_change_set};
 
 fn repo_with_proposal() -> (TestRepo, String, String) {
     let repo = TestRepo::with_files(&[("a.txt", "tok\nx\n"), ("b.txt", "other\n")]);
@@ -63,9 +63,9 @@ fn a_stale_audit_lock_never_undoes_a_landing_and_its_record_arrives_later() {
     let w = &v["warnings"][0];
     assert_eq!(w["code"], "ref_locked", "{v}");
     let msg = w["message"].as_str().unwrap();
-    assert!(
-        msg.contains("Unable to create '") && msg.contains("refs/evolv/audit.lock': File exists."),
-        "{msg}"
+    assert_has_all(
+        msg,
+        &["Unable to create '", "refs/evolv/audit.lock': File exists."],
     );
     assert!(
         !w["hint"]
@@ -347,7 +347,7 @@ fn commands_running_beside_landings_never_fail_and_never_say_recovered() {
         children.push(("list", spawn(vec!["list".into()])));
     }
     for (what, child) in children {
-        let run = Run::from(child.wait_with_output().unwrap());
+        let run = Run::wait(child);
         assert_eq!(run.code, 0, "{what}: {}{}", run.stdout, run.stderr);
         assert!(!run.stderr.contains("recovered"), "{what}: {}", run.stderr);
     }

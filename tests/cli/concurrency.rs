@@ -11,10 +11,7 @@ use crate::common::{BIN, TestRepo, sealed};
 
 /// `n` files `w{i}/file.txt` holding `value {i}`, committed.
 fn writers_repo(n: usize) -> TestRepo {
-    let files: Vec<(String, String)> = (0..n)
-        .map(|i| (format!("w{i}/file.txt"), format!("value {i}\n")))
-        .collect();
-    TestRepo::with_files(&files)
+    TestRepo::with_many(n, |i| (format!("w{i}/file.txt"), format!("value {i}\n")))
 }
 
 /// One proposal for each of the first `n` files: `value {i}` → `changed {i}`.
@@ -277,7 +274,7 @@ fn apply_while_the_branch_moves(
         mark = mark.display(),
         repo = repo.path().display(),
     );
-    let run = repo.evolv(&["apply", "--json", &id, "--validate", &cmd]);
+    let run = repo.apply_validating(&id, &cmd);
     run.ok();
     let seen = std::fs::read_to_string(&runs).unwrap();
     let seen = seen.lines().map(str::to_string).collect();
@@ -299,9 +296,10 @@ fn a_head_moved_in_other_files_during_validation_lands_the_replay_without_revali
         moved.as_str(),
         "replayed onto the moved head: {v}"
     );
-    assert_eq!(repo.read("a.txt"), "ALPHA\n1\n2\n3\n4\n5\n6\nomega\n");
-    assert_eq!(repo.read("other.txt"), "other\nmore\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[
+        ("a.txt", "ALPHA\n1\n2\n3\n4\n5\n6\nomega\n"),
+        ("other.txt", "other\nmore\n"),
+    ]);
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! bad value is `invalid_config` naming the key, the value and what is
 //! expected.
 
-use crate::common::{TestRepo, assert_has, assert_human, error_code, run_with_stdin, sealed};
+use crate::common::{
+    TestRepo, assert_has, assert_has_all, assert_human, error_code, run_with_stdin, sealed,
+};
 
 /// `evolv.validate=false` names the command `false`, which fails: the
 /// validation runs and lands nothing. Before the fix, libgit2 never saw
@@ -142,10 +144,7 @@ fn git_dash_c_sets_every_lint_key() {
     );
     assert_eq!(error_code(&run), "invalid_config");
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(
-        msg.contains("evolv.commit.headermaxlength") && msg.contains("long"),
-        "{msg}"
-    );
+    assert_has_all(&msg, &["evolv.commit.headermaxlength", "long"]);
 }
 
 #[test]
@@ -189,18 +188,18 @@ fn git_dash_c_core_hooks_path_is_seen_by_hooks_install() {
 #[test]
 fn a_bad_config_value_or_line_is_invalid_config_naming_it() {
     let (repo, id) = TestRepo::scenario_proposed(&[]);
-    repo.git(&["config", "evolv.timeout", "soon"]);
+    repo.set_config("evolv.timeout", "soon");
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
     let msg = run.error_message();
     for needle in ["evolv.timeout", "soon", "positive"] {
         assert_has(&msg, needle);
     }
-    repo.git(&["config", "--unset", "evolv.timeout"]);
-    repo.git(&["config", "evolv.worktree", "tepid"]);
+    repo.set_config("--unset", "evolv.timeout");
+    repo.set_config("evolv.worktree", "tepid");
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
-    repo.git(&["config", "--unset", "evolv.worktree"]);
+    repo.set_config("--unset", "evolv.worktree");
     // A broken config file: git refuses it, so do we, naming file and line.
     let config = repo.path().join(".git/config");
     let mut text = std::fs::read_to_string(&config).unwrap();

@@ -9,15 +9,12 @@ use crate::common::{BIN, TestRepo, sealed};
 
 /// A repository with `n` files holding the pattern, in a few directories.
 fn many_files(n: usize) -> TestRepo {
-    let files: Vec<(String, String)> = (0..n)
-        .map(|i| {
-            (
-                format!("d{}/e{}/f{i}.txt", i % 3, i % 5),
-                format!("line {i} getUserData\n"),
-            )
-        })
-        .collect();
-    TestRepo::with_files(&files)
+    TestRepo::with_many(n, |i| {
+        (
+            format!("d{}/e{}/f{i}.txt", i % 3, i % 5),
+            format!("line {i} getUserData\n"),
+        )
+    })
 }
 
 /// Whatever git's flush settings say, a landing of many files (written by
@@ -119,15 +116,12 @@ fn the_default_landing_flushes_its_own_files_not_the_file_system() {
         // Two: before the branch moves and at the end. The landing's few
         // loose objects are flushed on their own before its journal
         // (issue 14: a third `syncfs` waited for everyone's writes).
-        let syncfs = trace.lines().filter(|l| l.contains("syncfs(")).count();
+        let syncfs = calls(&trace, &["syncfs("]);
         assert_eq!(
             syncfs, 2,
             "{kind}: the fallback flushes the file system twice:\n{trace}"
         );
-        let object = trace
-            .lines()
-            .filter(|l| l.contains(".git/objects/") && l.contains("O_NOFOLLOW"))
-            .count();
+        let object = calls(&trace, &[".git/objects/", "O_NOFOLLOW"]);
         assert!(
             object >= 1,
             "{kind}: the new commit flushed alone:\n{trace}"
@@ -166,23 +160,25 @@ fn traced_apply(repo: &TestRepo, env: &[(&str, &str)]) -> String {
     std::fs::read_to_string(&trace).unwrap()
 }
 
+/// The lines of `trace` (system calls) that hold every one of `words`.
+fn calls(trace: &str, words: &[&str]) -> usize {
+    trace
+        .lines()
+        .filter(|l| words.iter().all(|w| l.contains(w)))
+        .count()
+}
+
 /// No `syncfs`; a wait for each staged file; two barriers (after the
 /// staged files, at the end).
 fn assert_targeted(trace: &str, kind: &str) {
-    let syncfs = trace.lines().filter(|l| l.contains("syncfs(")).count();
+    let syncfs = calls(trace, &["syncfs("]);
     assert_eq!(syncfs, 0, "{kind}: no syncfs:\n{trace}");
-    let waits = trace
-        .lines()
-        .filter(|l| l.contains("sync_file_range(") && l.contains("WAIT_AFTER"))
-        .count();
+    let waits = calls(trace, &["sync_file_range(", "WAIT_AFTER"]);
     assert!(
         waits >= 40,
         "{kind}: a wait for each staged file, got {waits}"
     );
-    let barrier = trace
-        .lines()
-        .filter(|l| l.contains("evolv/flush.") && l.contains("O_CREAT"))
-        .count();
+    let barrier = calls(trace, &["evolv/flush.", "O_CREAT"]);
     assert_eq!(
         barrier, 2,
         "{kind}: two barriers (staged files, ending):\n{trace}"

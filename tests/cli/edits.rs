@@ -3,7 +3,10 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, Run, TestRepo, assert_has, error_code, run_with_stdin, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, error_code, run_with_stdin,
+    sealed,
+};
 
 /// Proposes `list` (JSON) through stdin with `--json`.
 fn propose_list(repo: &TestRepo, list: &Value, extra: &[&str]) -> crate::common::Run {
@@ -23,6 +26,17 @@ fn at(repo: &TestRepo, id: &str, path: &str) -> Vec<u8> {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.stdout_bytes
+}
+
+/// Proposes the edit `list` and asserts the proposal's version of each
+/// file (path, bytes); returns the patch id.
+#[track_caller]
+fn assert_list_proposes(repo: &TestRepo, list: &Value, files: &[(&str, &[u8])]) -> String {
+    let id = patch_id(&propose_list(repo, list, &[]));
+    for (path, want) in files {
+        assert_eq!(at(repo, &id, path), *want, "{path}");
+    }
+    id
 }
 
 fn patch_id(run: &crate::common::Run) -> String {
@@ -75,12 +89,9 @@ fn exact_replace_stores_a_proposal_and_touches_nothing() {
 fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
     let repo = TestRepo::with_files(&[("a.txt", "x\ny\nx\n")]);
     let run = exact(&repo, "a.txt", "x", "z");
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "ambiguous_match");
+    run.fails_with(1, "ambiguous_match");
     assert_eq!(run.json()["error"]["failures"][0]["lines"], json!([1, 3]));
-    let run = repo.evolv(&[
-        "propose",
-        "--json",
+    let args = [
         "--file",
         "a.txt",
         "--old",
@@ -88,8 +99,8 @@ fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
         "--new",
         "z",
         "--replace-all",
-    ]);
-    let id = patch_id(&run);
+    ];
+    let id = propose_flags(&repo, &args);
     assert_eq!(at(&repo, &id, "a.txt"), b"z\ny\nz\n");
 }
 
@@ -97,8 +108,7 @@ fn ambiguous_match_lists_lines_and_replace_all_changes_all() {
 fn no_match_reports_the_closest_region_and_blob() {
     let repo = TestRepo::with_files(&[("a.py", "def f():\n\treturn 1\n\ndef g():\n\treturn 2\n")]);
     let run = exact(&repo, "a.py", "def g():\n    return 2", "x");
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "no_match");
+    run.fails_with(1, "no_match");
     let f = &run.json()["error"]["failures"][0];
     assert_eq!(f["candidate"]["start_line"], 4);
     assert_eq!(f["candidate"]["first_diff_line"], 5);
@@ -126,8 +136,7 @@ fn a_failure_on_a_dirty_file_says_the_base_is_head() {
 fn already_applied_when_new_is_there() {
     let repo = TestRepo::with_files(&[("a.txt", "let y = 2;\n")]);
     let run = exact(&repo, "a.txt", "let x = 1;", "let y = 2;");
-    assert_eq!(run.code, 1);
-    assert_eq!(error_code(&run), "already_applied");
+    run.fails_with(1, "already_applied");
 }
 
 #[test]
@@ -142,10 +151,10 @@ fn crlf_bom_no_final_newline_and_mode_are_kept() {
         {"op": "replace", "path": "w.txt", "old": "one\ntwo", "new": "1\n2\n2b"},
         {"op": "replace", "path": "run.sh", "old": "hi", "new": "bye"}
     ]});
-    let id = patch_id(&propose_list(&repo, &list, &[]));
-    assert_eq!(
-        at(&repo, &id, "w.txt"),
-        b"\xEF\xBB\xBF1\r\n2\r\n2b\r\nthree"
+    let id = assert_list_proposes(
+        &repo,
+        &list,
+        &[("w.txt", b"\xEF\xBB\xBF1\r\n2\r\n2b\r\nthree")],
     );
     let ls = repo.git(&["ls-tree", &format!("refs/evolv/proposals/{id}"), "run.sh"]);
     assert!(ls.starts_with("100755"), "{ls}");
@@ -218,13 +227,14 @@ fn write_delete_rename_and_their_errors() {
     let repo = TestRepo::with_files(&[("old.rs", "fn x() {}\n"), ("gone.rs", "g\n")]);
     let content = repo.home().join("content.txt");
     std::fs::write(&content, "new file\n").unwrap();
+    let content = content.to_str().unwrap();
     let run = repo.evolv(&[
         "propose",
         "--json",
         "--file",
         "deep/dir/new.rs",
         "--write-from",
-        content.to_str().unwrap(),
+        content,
     ]);
     let id = patch_id(&run);
     assert_eq!(at(&repo, &id, "deep/dir/new.rs"), b"new file\n");
@@ -312,7 +322,7 @@ fn malformed_lists_exit_2_naming_index_and_field() {
     );
     assert_eq!((run.code, error_code(&run)), (2, "invalid_input".into()));
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(msg.contains("edits[1]") && msg.contains("neu"), "{msg}");
+    assert_has_all(&msg, &["edits[1]", "neu"]);
 }
 
 #[test]
@@ -439,11 +449,8 @@ fn show_word_diff_uses_gits_format() {
         &["--file", "a.txt", "--old", "hello", "--new", "goodbye"],
     );
     let run = repo.evolv(&["show", &id, "--word-diff"]);
-    assert!(
-        run.ok().stdout.contains("say [-hello-]{+goodbye+} world\n"),
-        "{}",
-        run.stdout
-    );
+    run.ok();
+    assert_human!(repo, "show_word_diff", run.transcript());
     let v = repo.evolv(&["show", &id, "--word-diff", "--json"]).json();
     assert!(v["word_diff"].as_str().unwrap().contains("{+goodbye+}"));
 }
@@ -569,12 +576,11 @@ fn validators_strict_warn_and_only() {
     assert_eq!(run.code, 0);
     assert!(run.json()["patch_id"].is_null());
     // A configured validator runs in a temp dir with the repo paths.
-    repo.git(&["config", "evolv.validator.py.glob", "*.py"]);
-    repo.git(&[
-        "config",
+    repo.set_config("evolv.validator.py.glob", "*.py");
+    repo.set_config(
         "evolv.validator.py.command",
         "pwd > /dev/null; test -f x.py && grep -q 'x = 2' {files} && echo checked {files}",
-    ]);
+    );
     let run = exact(&repo, "x.py", "1", "2");
     run.ok();
     let r = &run.json()["validators"][0];
@@ -610,22 +616,15 @@ fn fixture_files_keep_their_bytes() {
         {"op": "replace", "path": "no_final_newline.txt", "old": "gamma", "new": "GAMMA"},
         {"op": "replace", "path": "latin1.txt", "old": "na", "new": "NA"}
     ]});
-    let id = patch_id(&propose_list(&repo, &list, &[]));
-    assert_eq!(
-        at(&repo, &id, "crlf.txt"),
-        b"first line\r\n2nd\r\nline\r\nthird line\r\n"
-    );
-    assert_eq!(
-        at(&repo, &id, "bom.txt"),
-        b"\xef\xbb\xbfHELLO bom\nsecond\n"
-    );
-    assert_eq!(
-        at(&repo, &id, "no_final_newline.txt"),
-        b"alpha\nbeta\nGAMMA"
-    );
-    assert_eq!(
-        at(&repo, &id, "latin1.txt"),
-        b"caf\xe9 cr\xe8me\nNA\xefve\n"
+    let id = assert_list_proposes(
+        &repo,
+        &list,
+        &[
+            ("crlf.txt", b"first line\r\n2nd\r\nline\r\nthird line\r\n"),
+            ("bom.txt", b"\xef\xbb\xbfHELLO bom\nsecond\n"),
+            ("no_final_newline.txt", b"alpha\nbeta\nGAMMA"),
+            ("latin1.txt", b"caf\xe9 cr\xe8me\nNA\xefve\n"),
+        ],
     );
     let range = json!({"edits": [{"op": "range", "path": "latin1.txt", "locator": {"start_offset": 0, "end_offset": 1}, "new": "C"}]});
     let run = propose_list(&repo, &range, &[]);

@@ -5,30 +5,64 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Run, TestRepo, sealed};
-use crate::crash::crash_bin;
+use crate::common::{Error, Run, TestRepo, TestResult, sealed};
+use crate::crash_scenario::crash_bin;
+
+/// `git-evolv -C dir args`, run from `origin`.
+fn evolv_in(origin: &TestRepo, dir: &Path, args: &[&str]) -> Run {
+    origin.evolv(&[&["-C", dir.to_str().unwrap()], args].concat())
+}
+
+/// Proposes `old` → `new` in `dir`, filtered files included, and lands
+/// it: the patch id and the apply's run.
+fn land_filtered(origin: &TestRepo, dir: &Path) -> (String, Run) {
+    let run = evolv_in(
+        origin,
+        dir,
+        &[
+            "propose",
+            "--json",
+            "-p",
+            "old",
+            "-r",
+            "new",
+            "--include-filtered",
+        ],
+    );
+    run.ok();
+    let id = run.json_str("/patch_id");
+    let run = evolv_in(origin, dir, &["apply", "--json", &id]);
+    run.ok();
+    (id, run)
+}
 
 /// Every regular file under `dir` (`.git` left out), path → bytes.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+fn try_snapshot(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
+        for entry in std::fs::read_dir(&d)? {
+            let entry = entry?;
             let path = entry.path();
             if entry.file_name() == ".git" {
                 continue;
             }
-            if entry.file_type().unwrap().is_dir() {
+            if entry.file_type()?.is_dir() {
                 stack.push(path);
             } else {
-                let rel = path.strip_prefix(dir).unwrap().display().to_string();
-                out.push((rel, std::fs::read(&path).unwrap()));
+                let rel = path.strip_prefix(dir)?.display().to_string();
+                out.push((rel, std::fs::read(&path)?));
             }
         }
     }
     out.sort();
-    out
+    Ok(out)
+}
+
+/// The same as [`try_snapshot`]; panics when a file cannot be read.
+#[track_caller]
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    try_snapshot(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
 /// Configures a clone the way both twins are configured.
@@ -69,8 +103,30 @@ fn configure(repo: &TestRepo, dir: &Path) {
     }
 }
 
+/// Two clones of `origin` (`evolv` and `git` in its home), configured
+/// alike (and with `config`), each of `files` checked out again under
+/// that configuration, as in a user's clone.
+fn twin_clones(origin: &TestRepo, files: &[&str], config: &[(&str, &str)]) -> Vec<PathBuf> {
+    ["evolv", "git"]
+        .iter()
+        .map(|name| {
+            let dir = origin.home().join(name);
+            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
+            configure(origin, &dir);
+            for (key, value) in config {
+                origin.git(&["-C", dir.to_str().unwrap(), "config", key, value]);
+            }
+            for f in files {
+                std::fs::remove_file(dir.join(f)).unwrap();
+            }
+            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
+            dir
+        })
+        .collect()
+}
+
 #[test]
-fn landed_files_are_byte_identical_to_what_git_checks_out() {
+fn landed_files_are_byte_identical_to_what_git_checks_out() -> TestResult {
     let origin = TestRepo::with_files(&[
         (
             ".gitattributes",
@@ -82,68 +138,39 @@ fn landed_files_are_byte_identical_to_what_git_checks_out() {
         ("run.bat", "echo old\nexit\n"),
         ("raw.bin", "old\nbytes\n"),
     ]);
-    let twins: Vec<std::path::PathBuf> = ["evolv", "git"]
-        .iter()
-        .map(|name| {
-            let dir = origin.home().join(name);
-            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
-            configure(&origin, &dir);
-            // Check out again under the configuration, as a user's clone is.
-            for f in ["plain.txt", "stamp.id", "shout.dat", "run.bat", "raw.bin"] {
-                std::fs::remove_file(dir.join(f)).unwrap();
-            }
-            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
-            dir
-        })
-        .collect();
+    let files = ["plain.txt", "stamp.id", "shout.dat", "run.bat", "raw.bin"];
+    let twins = twin_clones(&origin, &files, &[]);
     let (ours, theirs) = (&twins[0], &twins[1]);
-    assert_eq!(snapshot(ours), snapshot(theirs), "the twins start alike");
+    assert_eq!(
+        try_snapshot(ours)?,
+        try_snapshot(theirs)?,
+        "the twins start alike"
+    );
+    let plain = std::fs::read(ours.join("plain.txt"))?;
     assert!(
-        std::fs::read(ours.join("plain.txt"))
-            .unwrap()
-            .windows(2)
-            .any(|w| w == b"\r\n"),
+        plain.windows(2).any(|w| w == b"\r\n"),
         "autocrlf is in effect"
     );
 
-    let evolv = |args: &[&str]| {
-        let mut all = vec!["-C", ours.to_str().unwrap()];
-        all.extend_from_slice(args);
-        origin.evolv(&all)
-    };
+    let evolv = |args: &[&str]| evolv_in(&origin, ours, args);
     // A filter driver and -text are skipped by default (#16 item 3); this
     // test is about landing them as git would, so it opts in.
     let run = evolv(&["propose", "--json", "-p", "old", "-r", "new"]);
     assert_eq!(run.json()["statistics"]["filtered_skipped"], 2);
-    let run = evolv(&[
-        "propose",
-        "--json",
-        "-p",
-        "old",
-        "-r",
-        "new",
-        "--include-filtered",
-    ]);
-    run.ok();
-    let id = run.json()["patch_id"].as_str().unwrap().to_string();
-    let run = evolv(&["apply", "--json", &id]);
-    run.ok();
-    let landed = run.json()["commit"].as_str().unwrap().to_string();
-    assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 5);
+    let (id, run) = land_filtered(&origin, ours);
+    let landed = run.try_json_str("/commit")?;
+    assert_eq!(
+        run.json()["modified_files"].as_array().map(Vec::len),
+        Some(5)
+    );
 
     assert_git_writes_the_same(&origin, ours, theirs, &landed);
     let git_in = |dir: &Path, args: &[&str]| git_at(&origin, dir, args);
-    let stamp = String::from_utf8(std::fs::read(ours.join("stamp.id")).unwrap()).unwrap();
+    let stamp = std::fs::read_to_string(ours.join("stamp.id"))?;
     assert!(stamp.starts_with("$Id: "), "ident expanded: {stamp}");
-    assert_eq!(
-        std::fs::read(ours.join("shout.dat")).unwrap(),
-        b"NEW WORDS\r\n",
-        "smudged, then CRLF"
-    );
-    assert_eq!(
-        std::fs::read(ours.join("raw.bin")).unwrap(),
-        b"new\nbytes\n"
-    );
+    let shout = std::fs::read(ours.join("shout.dat"))?;
+    assert_eq!(shout, b"NEW WORDS\r\n", "smudged, then CRLF");
+    assert_eq!(std::fs::read(ours.join("raw.bin"))?, b"new\nbytes\n");
 
     // A rollback restores what git would check out, too.
     evolv(&["rollback", "--json", &id]).ok();
@@ -153,8 +180,9 @@ fn landed_files_are_byte_identical_to_what_git_checks_out() {
         &["fetch", "-q", ours.to_str().unwrap(), reverted.trim()],
     );
     git_in(theirs, &["merge", "-q", "--ff-only", reverted.trim()]);
-    assert_eq!(snapshot(ours), snapshot(theirs));
+    assert_eq!(try_snapshot(ours)?, try_snapshot(theirs)?);
     assert_eq!(git_in(ours, &["status", "--porcelain"]), "");
+    Ok(())
 }
 
 /// Whether git-lfs is installed (`.ci/run` installs it on Debian).
@@ -194,9 +222,7 @@ fn lfs_files_land_and_validate_as_real_content_not_pointers() {
         repo.evolv(&args).ok();
     }
     repo.evolv(&["apply", "--json", &id]).ok();
-    assert_eq!(repo.read("data.big"), "old payload\n");
-    assert_eq!(repo.read("code.txt"), "new code\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("data.big", "old payload\n"), ("code.txt", "new code\n")]);
 }
 
 /// Twin clones where a proposal (`lf` → `crlf` everywhere) changes
@@ -290,7 +316,7 @@ fn a_landing_killed_after_changing_gitattributes_is_completed_as_git_would() {
 /// writes the files from several threads (`checkout.workers`), and still
 /// writes exactly what git's fast-forward writes, byte for byte.
 #[test]
-fn a_many_file_landing_under_attributes_writes_what_git_writes() {
+fn a_many_file_landing_under_attributes_writes_what_git_writes() -> TestResult {
     let exts = ["txt", "id", "dat", "bat"];
     let files: Vec<(String, String)> = (0..160)
         .map(|i| {
@@ -313,53 +339,26 @@ fn a_many_file_landing_under_attributes_writes_what_git_writes() {
         "*.id ident\n*.dat filter=upper\n*.bat eol=crlf\n",
     ));
     let origin = TestRepo::with_files(&all);
-    let twins: Vec<PathBuf> = ["evolv", "git"]
-        .iter()
-        .map(|name| {
-            let dir = origin.home().join(name);
-            origin.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
-            configure(&origin, &dir);
-            origin.git(&[
-                "-C",
-                dir.to_str().unwrap(),
-                "config",
-                "checkout.workers",
-                "4",
-            ]);
-            for (path, _) in &files {
-                std::fs::remove_file(dir.join(path)).unwrap();
-            }
-            origin.git(&["-C", dir.to_str().unwrap(), "checkout", "--", "."]);
-            dir
-        })
-        .collect();
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let twins = twin_clones(&origin, &paths, &[("checkout.workers", "4")]);
     let (ours, theirs) = (&twins[0], &twins[1]);
-    assert_eq!(snapshot(ours), snapshot(theirs), "the twins start alike");
-    let evolv = |args: &[&str]| {
-        let mut all = vec!["-C", ours.to_str().unwrap()];
-        all.extend_from_slice(args);
-        origin.evolv(&all)
-    };
-    let run = evolv(&[
-        "propose",
-        "--json",
-        "-p",
-        "old",
-        "-r",
-        "new",
-        "--include-filtered",
-    ]);
-    run.ok();
-    let id = run.json()["patch_id"].as_str().unwrap().to_string();
-    let run = evolv(&["apply", "--json", &id]);
-    run.ok();
-    assert_eq!(run.json()["modified_files"].as_array().unwrap().len(), 160);
-    let landed = run.json()["commit"].as_str().unwrap().to_string();
+    assert_eq!(
+        try_snapshot(ours)?,
+        try_snapshot(theirs)?,
+        "the twins start alike"
+    );
+    let (_, run) = land_filtered(&origin, ours);
+    assert_eq!(
+        run.json()["modified_files"].as_array().map(Vec::len),
+        Some(160)
+    );
+    let landed = run.try_json_str("/commit")?;
     assert_git_writes_the_same(&origin, ours, theirs, &landed);
-    let leftovers: Vec<_> = snapshot(ours)
+    let leftovers: Vec<_> = try_snapshot(ours)?
         .into_iter()
         .filter(|(p, _)| p.contains(".evolv-"))
         .map(|(p, _)| p)
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    Ok(())
 }

@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_human, error_code};
 
 const LATIN1: &[u8] = b"caf\xe9.txt";
 const IN_DIR: &[u8] = b"d\xffir/x.txt";
@@ -100,13 +100,9 @@ fn names_that_are_not_utf8_are_proposed_applied_and_rolled_back_by_revert() {
 
     let show = repo.evolv(&["show", &id]);
     show.ok();
-    assert!(
-        show.stdout.contains(r#"--- "a/d\377ir/x.txt""#),
-        "{}",
-        show.stdout
-    );
+    assert_human!(repo, "show_non_utf8_names", show.transcript());
     // The review page's file list has every file (it diffs by exact path).
-    let server = crate::web::Server::start(&repo);
+    let server = crate::web_client::Server::start(&repo);
     let page = server.get(&format!("/api/proposals/{id}")).json();
     let files = page["diff_files"].as_array().map_or(0, Vec::len);
     assert_eq!(files, 3, "{page}");
@@ -160,7 +156,7 @@ fn names_that_are_not_utf8_roll_back_from_the_file_backup() {
     assert_eq!(bytes(&repo, LATIN1), b"tok\n", "outside the scope");
     let run = repo.evolv(&["rollback", &id, "--strategy", "file_backup"]);
     run.ok();
-    assert!(run.stdout.contains(r#""d\377ir/x.txt""#), "{}", run.stdout);
+    assert_human!(repo, "rollback_non_utf8_names", run.transcript());
     assert_eq!(bytes(&repo, IN_DIR), b"tok\nmore\n");
     assert_back_at(&repo, &start);
 }
@@ -249,11 +245,7 @@ fn a_backslash_name_lands_rolls_back_and_is_quoted_as_git_quotes_it() {
     );
     let run = repo.evolv(&["apply", &id]);
     run.ok();
-    assert!(
-        run.stdout.contains(r#""dir/a\\b", "w\\in.txt""#),
-        "{}",
-        run.stdout
-    );
+    assert_human!(repo, "apply_backslash_names", run.transcript());
     assert_eq!(repo.read("w\\in.txt"), "TOK\n");
     assert_eq!(repo.read("dir/a\\b"), "TOK\n");
     assert_clean(&repo);

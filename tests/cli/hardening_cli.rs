@@ -87,11 +87,11 @@ fn huge_timeouts_and_ages_are_no_panic() {
     run.ok();
     assert_eq!(repo.read("a.txt"), "y\n");
     let id = repo.propose("y", "z", &[]);
-    repo.git(&["config", "evolv.timeout", "9999999999999999999"]);
+    repo.set_config("evolv.timeout", "9999999999999999999");
     repo.evolv(&["apply", &id, "--validate", "true"]).ok();
-    repo.git(&["config", "evolv.timeout", "99999999999999999999"]);
+    repo.set_config("evolv.timeout", "99999999999999999999");
     let id = repo.propose("z", "w", &[]);
-    let run = repo.evolv(&["apply", "--json", &id, "--validate", "true"]);
+    let run = repo.apply_validating(&id, "true");
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_eq!(error_code(&run), "invalid_config");
     repo.evolv(&["gc", "--older-than", "18446744073709551615"])

@@ -44,16 +44,10 @@ fn local_edits_under_assume_unchanged_or_skip_worktree_are_refused_by_apply_and_
 fn a_branch_switch_during_a_validated_apply_lands_nothing_anywhere() {
     let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     let main = repo.head();
-    let child = sealed(BIN, repo.home())
-        .args(["apply", "--json", &id, "--validate", "sleep 2"])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = repo.spawn_evolv(&["apply", "--json", &id, "--validate", "sleep 2"]);
     std::thread::sleep(Duration::from_millis(1000));
     repo.git(&["switch", "-q", "-c", "other"]);
-    let run = Run::from(child.wait_with_output().unwrap());
+    let run = Run::wait(child);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert_eq!(json_code(&run), "branch_switched");
     assert_eq!(
@@ -159,14 +153,7 @@ fn batch_results_carry_each_commits_own_numbers_and_parent() {
 #[test]
 fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them() {
     let (repo, id) = TestRepo::proposed(&[("f", "a\nb\n")], "a", "A");
-    std::fs::write(
-        repo.home().join("plan.json"),
-        r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
-    )
-    .unwrap();
-    let plan = repo.home().join("plan.json");
-    repo.evolv(&["apply", &id, "--plan", plan.to_str().unwrap()])
-        .ok();
+    repo.apply_with_file_backup(&id);
     let id2 = repo.propose("b", "B", &[]);
     repo.evolv(&["apply", &id2]).ok();
     let head = repo.head();
@@ -181,8 +168,7 @@ fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them()
     let undone = run.json()["undone_commits"].as_array().unwrap().clone();
     assert_eq!(undone.len(), 1);
     assert!(undone[0].as_str().unwrap().starts_with(&head[..12]));
-    assert_eq!(repo.read("f"), "a\nb\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("f", "a\nb\n")]);
 }
 
 // See: issue 16 item 4.
@@ -190,26 +176,20 @@ fn file_backup_refuses_to_undo_later_commits_unless_forced_and_then_lists_them()
 fn sigterm_kills_the_validation_group_and_lands_nothing() {
     let (repo, id) = TestRepo::proposed(&[("f", "old\n")], "old", "new");
     let head = repo.head();
-    let child = sealed(BIN, repo.home())
-        .args([
-            "apply",
-            "--json",
-            &id,
-            "--validate",
-            "sleep 2; echo BROKEN > status.txt",
-        ])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = repo.spawn_evolv(&[
+        "apply",
+        "--json",
+        &id,
+        "--validate",
+        "sleep 2; echo BROKEN > status.txt",
+    ]);
     std::thread::sleep(Duration::from_millis(1000));
     let pid = child.id().to_string();
     std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status()
         .unwrap();
-    let run = Run::from(child.wait_with_output().unwrap());
+    let run = Run::wait(child);
     assert_eq!(run.code, 143, "{}{}", run.stdout, run.stderr);
     assert_eq!(json_code(&run), "interrupted");
     std::thread::sleep(Duration::from_millis(1800));
@@ -239,13 +219,7 @@ fn a_worktree_whose_group_outlived_a_killed_apply_is_not_reused() {
     std::thread::sleep(Duration::from_millis(1200));
     child.kill().unwrap(); // SIGKILL: no handler runs, the group lives on
     let _ = child.wait();
-    let run = repo.evolv(&[
-        "apply",
-        "--json",
-        &id,
-        "--validate",
-        "sleep 3; test ! -e status.txt",
-    ]);
+    let run = repo.apply_validating(&id, "sleep 3; test ! -e status.txt");
     run.ok();
     assert_eq!(repo.read("f"), "new\n");
     repo.assert_fsck();
@@ -260,23 +234,16 @@ fn a_checkout_of_another_commit_during_a_detached_apply_lands_nothing() {
     let second = repo.commit_all("second");
     repo.git(&["checkout", "-q", "--detach", "HEAD"]);
     let id = repo.propose("old", "new", &[]);
-    let child = sealed(BIN, repo.home())
-        .args(["apply", "--json", &id, "--validate", "sleep 2"])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = repo.spawn_evolv(&["apply", "--json", &id, "--validate", "sleep 2"]);
     std::thread::sleep(Duration::from_millis(1000));
     repo.git(&["checkout", "-q", "--detach", "HEAD~1"]);
-    let run = Run::from(child.wait_with_output().unwrap());
+    let run = Run::wait(child);
     assert_eq!(json_code(&run), "branch_switched", "{}", run.stdout);
     assert_eq!(
         repo.rev("HEAD~0").unwrap(),
         repo.rev(&format!("{second}~1")).unwrap()
     );
-    assert_eq!(repo.read("f"), "old\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("f", "old\n")]);
 }
 
 // See: issue 16 item 6 (a sibling found in the adversarial pass): the
@@ -329,8 +296,7 @@ fn a_proposal_applied_on_two_branches_stays_applied_on_each() {
     let listed = repo.evolv(&["list", "--json"]);
     assert_eq!(listed.json()["proposals"][0]["status"], "applied");
     repo.evolv(&["rollback", &id]).ok();
-    assert_eq!(repo.read("a.txt"), "tok\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("a.txt", "tok\n")]);
 }
 
 // See: issue 16 item 5's class (a message that sends the user in a
@@ -367,8 +333,7 @@ fn an_unreadable_journal_is_set_aside_by_recover_and_nothing_is_touched() {
     assert_eq!(repo.head(), head);
     assert_eq!(repo.read("a.txt"), "tok\n");
     repo.evolv(&["apply", &id]).ok();
-    assert_eq!(repo.read("a.txt"), "TOK\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("a.txt", "TOK\n")]);
 }
 
 // See: issue 16 item 2's class (the branch changing under a validated
@@ -384,13 +349,7 @@ fn a_branch_rewound_during_validation_is_validated_again() {
     let id = repo.propose("tok", "TOK", &[]);
     let count = repo.home().join("validations");
     let validate = format!("echo run >> '{}'; sleep 2; test -f b", count.display());
-    let apply = sealed(BIN, repo.home())
-        .args(["apply", &id, "--validate", &validate, "--json"])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let apply = repo.spawn_evolv(&["apply", &id, "--validate", &validate, "--json"]);
     let t0 = std::time::Instant::now();
     while !count.exists() {
         assert!(t0.elapsed().as_secs() < 60, "the validation never started");
@@ -398,7 +357,7 @@ fn a_branch_rewound_during_validation_is_validated_again() {
     }
     repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
     let rewound = repo.head();
-    let run = Run::from(apply.wait_with_output().unwrap());
+    let run = Run::wait(apply);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert_eq!(json_code(&run), "validation_failed");
     let runs = std::fs::read_to_string(&count).unwrap();
@@ -414,7 +373,7 @@ fn a_branch_rewound_during_validation_is_validated_again() {
 // a `git stash` hint. Nothing was written, but the cause is the path.
 #[test]
 fn a_proposal_writing_into_dot_git_is_refused_as_an_unsafe_path() {
-    use crate::crash::{git_env, store_proposal};
+    use crate::crash_scenario::{git_env, store_proposal};
     let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
     let h = repo.head();
     let blob = git_env(&repo, &["hash-object", "-w", "--stdin"], &[], b"evil\n");

@@ -4,7 +4,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use crate::common::{TestRepo, error_code, strings_of};
+use crate::common::{TestRepo, assert_has_all, assert_statistics, error_code, strings_of};
 
 // See: issue 16 item 3.
 #[test]
@@ -50,10 +50,7 @@ fn filtered_binary_and_non_text_files_are_skipped_counted_and_listed() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(
-        message.contains("img.png") && message.contains("filter"),
-        "{message}"
-    );
+    assert_has_all(&message, &["img.png", "filter"]);
 }
 
 // See: issue 16 item 7.
@@ -83,9 +80,7 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
     assert_eq!(run.json()["affected_files_bytes"][0], "636166e92e747874");
     let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
     let v = run.success().stdout_json();
-    assert_eq!(v["statistics"]["files_scanned"], 3);
-    assert_eq!(v["statistics"]["files_matched"], 3);
-    assert_eq!(v["statistics"]["path_skipped"], 0);
+    assert_statistics(&v, "files_scanned=3 files_matched=3 path_skipped=0");
     let id = v["patch_id"].as_str().unwrap().to_string();
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.read("a.txt"), "TOK\n");
@@ -98,9 +93,7 @@ fn non_utf8_names_do_not_break_propose_and_are_counted() {
 fn a_backslash_in_a_file_name_lands_on_linux() {
     let (repo, id) = TestRepo::proposed(&[("a\\b.txt", "tok\n"), ("c.txt", "tok\n")], "tok", "TOK");
     repo.evolv(&["apply", &id]).ok();
-    assert_eq!(repo.read("a\\b.txt"), "TOK\n");
-    assert_eq!(repo.read("c.txt"), "TOK\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("a\\b.txt", "TOK\n"), ("c.txt", "TOK\n")]);
 }
 
 // See: issue 16 item 19.
@@ -129,26 +122,18 @@ fn own_commits_are_conventional_and_pass_evolv_lint() {
         repo.git(&["log", "-1", "--format=%s"]).trim(),
         "refactor: replace 'a' with 'b' in src/**"
     );
-    std::fs::write(
-        repo.home().join("plan.json"),
-        r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
-    )
-    .unwrap();
     let id2 = repo.propose("x", "y", &[]);
-    let plan = repo.home().join("plan.json");
-    repo.evolv(&["apply", &id2, "--plan", plan.to_str().unwrap()])
-        .ok();
+    repo.apply_with_file_backup(&id2);
     repo.evolv(&["rollback", &id2]).ok();
     repo.evolv(&["rollback", &id]).ok();
     let range = format!("{start}..HEAD");
     let lint = repo.evolv(&["lint", "--range", &range]);
     assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
 
-    repo.git(&[
-        "config",
+    repo.set_config(
         "evolv.summaryTemplate",
         "chore(edit): {pattern} -> {replacement}",
-    ]);
+    );
     let id3 = repo.propose("x", "z", &[]);
     repo.evolv(&["apply", &id3]).ok();
     assert_eq!(
@@ -169,9 +154,9 @@ fn commit_gpgsign_signs_as_git_does_or_refuses_with_nothing_changed() {
     if !keygen.is_ok_and(|s| s.success()) {
         panic!("ssh-keygen is needed for this test");
     }
-    repo.git(&["config", "gpg.format", "ssh"]);
+    repo.set_config("gpg.format", "ssh");
     repo.git(&["config", "user.signingKey", key.to_str().unwrap()]);
-    repo.git(&["config", "commit.gpgSign", "true"]);
+    repo.set_config("commit.gpgSign", "true");
     let id = repo.propose("a", "b", &[]);
     repo.evolv(&["apply", &id]).ok();
     let raw = repo.git(&["cat-file", "commit", "HEAD"]);
@@ -185,15 +170,14 @@ fn commit_gpgsign_signs_as_git_does_or_refuses_with_nothing_changed() {
     let id2 = repo.propose("a", "c", &[]);
     let stored = repo.git(&["cat-file", "commit", &format!("refs/evolv/proposals/{id2}")]);
     assert!(stored.contains("gpgsig"), "proposals are signed too");
-    repo.git(&["config", "user.signingKey", "/nonexistent/key"]);
+    repo.set_config("user.signingKey", "/nonexistent/key");
     let head = repo.head();
     let refused = repo.evolv(&["propose", "--json", "-p", "a", "-r", "d"]);
     assert_eq!(error_code(&refused), "signing_failed");
     let run = repo.evolv(&["apply", "--json", &id2]);
     assert_eq!(error_code(&run), "signing_failed");
     assert_eq!(repo.head(), head);
-    assert_eq!(repo.read("f"), "a\n");
-    repo.assert_clean();
+    repo.assert_clean_with(&[("f", "a\n")]);
 }
 
 // See: issue 16 item 15.
@@ -210,18 +194,16 @@ fn messages_name_the_operation_that_failed() {
     assert!(hint.contains("git revert"), "{hint}");
 
     let id2 = repo.propose("c", "d", &[]);
-    std::fs::write(
-        repo.home().join("plan.json"),
+    let plan = repo.home_file(
+        "plan.json",
         r#"{"dry_run": false, "rollback": {"strategy": "git_revert"}, "limits": {"timeout_seconds": 1}}"#,
-    )
-    .unwrap();
-    let plan = repo.home().join("plan.json");
+    );
     let run = repo.evolv(&[
         "apply",
         "--json",
         &id2,
         "--plan",
-        plan.to_str().unwrap(),
+        &plan,
         "--validate",
         "sleep 3",
     ]);
@@ -314,10 +296,7 @@ fn git_dash_c_core_autocrlf_lands_what_git_checkout_writes() {
 // `git check-attr` answers for every file.
 #[test]
 fn git_dash_c_settings_cost_no_git_run_per_landed_file() {
-    let files: Vec<(String, String)> = (0..40)
-        .map(|i| (format!("d/f{i:02}.txt"), "tok\nx\n".to_string()))
-        .collect();
-    let repo = TestRepo::with_files(&files);
+    let repo = TestRepo::with_many(40, |i| (format!("d/f{i:02}.txt"), "tok\nx\n".to_string()));
     // A `git` ahead of the real one on PATH that logs each run.
     let shim = repo.home().join("shim");
     std::fs::create_dir_all(&shim).unwrap();
@@ -387,15 +366,13 @@ fn git_dash_c_settings_cost_no_git_run_per_landed_file() {
 #[test]
 fn git_dash_c_validators_and_summary_templates_are_honoured() {
     let repo = TestRepo::with_files(&[("a.txt", "tok\n")]);
-    let list = repo.home().join("edits.json");
-    std::fs::write(
-        &list,
+    let list = repo.home_file(
+        "edits.json",
         r#"{"edits": [{"op": "replace", "path": "a.txt", "old": "tok", "new": "TOK"}]}"#,
-    )
-    .unwrap();
+    );
     let run = repo.git_evolv(
         &["evolv.validator.never.command=false"],
-        &["propose", "--json", "--edits", list.to_str().unwrap()],
+        &["propose", "--json", "--edits", &list],
     );
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");

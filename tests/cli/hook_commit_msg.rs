@@ -5,7 +5,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{Run, TestRepo, assert_has, sealed};
+use crate::common::{Run, TestRepo, assert_has, assert_human, sealed};
 
 /// A repository with git-evolv's hooks and an editor that puts `$MSG` in
 /// front of what git wrote (so git's comments and `-v` diff stay below).
@@ -29,7 +29,7 @@ fn git(repo: &TestRepo, msg: &str, args: &[&str]) -> Run {
         .current_dir(repo.path())
         .env("GIT_EDITOR", repo.home().join("editor.sh"))
         .env("MSG", msg);
-    Run::from(cmd.output().unwrap())
+    Run::from(cmd.output().unwrap()).named(format!("git {}", args.join(" ")))
 }
 
 /// The `Fix it and retry with:` command of a rejection.
@@ -76,7 +76,7 @@ fn hook_cleans_the_message_as_the_commit_will() {
         &["commit", "--allow-empty", "-m", "#42 fix login"],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_has(&run.stderr, "type-empty");
+    assert_human!(repo, "commit_msg_hook_dash_m_hash", run.transcript());
     // commit.cleanup=whitespace keeps them through the editor too.
     let run = git(
         &repo,
@@ -97,7 +97,7 @@ fn hook_cleans_the_message_as_the_commit_will() {
         ],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_has(&run.stderr, "header-trim");
+    assert_human!(repo, "commit_msg_hook_verbatim_space", run.transcript());
     // Through the editor with the default cleanup, comments go.
     let run = git(
         &repo,

@@ -1,8 +1,7 @@
 //! Hooks with real git: install / uninstall / status, pushes to a local bare
-//! remote through the installed pre-push hook, `check`, and `ask` driven
-//! through a pseudo-terminal. Commands that must not find a terminal run in
-//! a new session (`setsid(2)` before exec), so `/dev/tty` cannot be opened by
-//! them or by the hooks git starts.
+//! remote through the installed pre-push hook, and `check`. Commands that
+//! must not find a terminal run in a new session (`setsid(2)` before exec),
+//! so `/dev/tty` cannot be opened by them or by the hooks git starts.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -12,26 +11,34 @@ use std::time::Duration;
 
 use expectrl::process::unix::WaitStatus;
 use expectrl::session::OsSession;
-use expectrl::{Expect, Regex, Session};
+use expectrl::{Expect, Session};
 use serde_json::Value;
 use tempfile::TempDir;
 
 use crate::common::{
-    BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code, run_with_stdin, sealed,
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, assert_lacks, error_code,
+    run_with_stdin, sealed,
 };
 use crate::sys::detach;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// Runs `program args` in `dir` with no controlling terminal.
-fn no_tty(repo: &TestRepo, dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(crate) fn no_tty(
+    repo: &TestRepo,
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Run {
     let mut cmd = sealed(program, repo.home());
     cmd.args(args).current_dir(dir);
     for (k, v) in env {
         cmd.env(k, v);
     }
     detach(&mut cmd);
-    run(cmd)
+    let name = if program == BIN { "git-evolv" } else { program };
+    run(cmd).named(format!("{name} {}", args.join(" ")))
 }
 
 fn run(cmd: Command) -> Run {
@@ -55,6 +62,11 @@ fn commit(repo: &TestRepo, file: &str, content: &str, message: &str) -> String {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "--no-verify", "-m", message]);
     repo.head()
+}
+
+/// Rewrites the last commit's message, bypassing commit-msg.
+fn amend(repo: &TestRepo, message: &str) {
+    repo.git(&["commit", "-q", "--no-verify", "--amend", "-m", message]);
 }
 
 fn hooks_dir(repo: &TestRepo) -> PathBuf {
@@ -94,6 +106,20 @@ impl Pushing {
         );
         run.ok();
         Pushing { repo, remote }
+    }
+
+    /// The same, git-evolv's hooks uninstalled again.
+    fn without_our_hooks() -> Self {
+        let p = Pushing::new();
+        p.repo.evolv(&["hooks", "uninstall"]).ok();
+        p
+    }
+
+    /// Asserts that the remote's main is at `tip` (`at`), or is not.
+    #[track_caller]
+    fn assert_remote_main(&self, tip: &str, at: bool) {
+        let main = self.remote_rev("refs/heads/main");
+        assert_eq!(main.as_deref() == Some(tip), at, "{main:?}");
     }
 
     fn remote_rev(&self, r: &str) -> Option<String> {
@@ -137,9 +163,7 @@ fn hooks_install_in_a_fresh_repo_is_idempotent_and_uninstalls() {
     let st = status_json(&repo, repo.path());
     assert_eq!(state(&st, "pre-push"), "missing");
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    let v = run.success().stdout_json();
-    assert_eq!(v["hooks"][0]["change"], "written", "{v}");
+    assert_eq!(repo.hook_changes("install")[0], "written");
     for hook in ["pre-push", "commit-msg"] {
         // Nothing to chain: the hook is a copy of the hook binary (issue
         // 14 item 5), a real file, and git runs it.
@@ -191,19 +215,16 @@ fn hooks_shim_fails_loudly_when_the_binary_is_gone() {
         .stdin(Stdio::null());
     let run = run(cmd);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("/nonexistent/git-evolv is gone")
-            && run.stderr.contains("git evolv hooks install"),
-        "{}",
-        run.stderr
+    assert_has_all(
+        &run.stderr,
+        &["/nonexistent/git-evolv is gone", "git evolv hooks install"],
     );
 }
 
 #[test]
 fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
-    let p = Pushing::new();
+    let p = Pushing::without_our_hooks();
     let repo = &p.repo;
-    repo.evolv(&["hooks", "uninstall"]).ok();
     let log = repo.home().join("foreign.log");
     let foreign = format!(
         "#!/bin/sh\necho \"args: $*\" >> '{}'\ncat >> '{}'\n[ -e '{}' ] && exit 1\nexit 0\n",
@@ -215,14 +236,7 @@ fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
     fs::write(&hook, &foreign).unwrap();
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    assert_eq!(
-        run.json()["hooks"][1]["change"],
-        "chained",
-        "{}",
-        run.stdout
-    );
+    assert_eq!(repo.hook_changes("install")[1], "chained");
     assert_eq!(
         state(&status_json(repo, repo.path()), "pre-push"),
         "chained"
@@ -255,14 +269,7 @@ fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
         Some(tip.as_str())
     );
 
-    let run = repo.evolv(&["hooks", "uninstall", "--json"]);
-    run.ok();
-    assert_eq!(
-        run.json()["hooks"][1]["change"],
-        "restored",
-        "{}",
-        run.stdout
-    );
+    assert_eq!(repo.hook_changes("uninstall")[1], "restored");
     assert_eq!(fs::read_to_string(&hook).unwrap(), foreign);
     assert!(!hooks_dir(repo).join("pre-push.evolv-chained").exists());
     assert_eq!(
@@ -284,9 +291,8 @@ fn hooks_foreign_hook_is_chained_with_its_arguments_and_stdin_and_restored() {
 
 #[test]
 fn hooks_install_from_a_linked_worktree_goes_to_the_common_hooks_folder() {
-    let p = Pushing::new();
+    let p = Pushing::without_our_hooks();
     let repo = &p.repo;
-    repo.evolv(&["hooks", "uninstall"]).ok();
     let wt = repo.home().join("linked");
     repo.git(&["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()]);
     let run = run({
@@ -309,14 +315,18 @@ fn hooks_install_from_a_linked_worktree_goes_to_the_common_hooks_folder() {
     // The hook runs for pushes from the linked worktree.
     let del = no_tty(repo, &wt, "git", &["push", "origin", ":main"], &[]);
     assert_ne!(del.code, 0);
-    assert_has(&del.stderr, "deleting the protected branch main");
+    assert_human!(
+        repo,
+        "hooks_linked_worktree_delete_refused",
+        del.transcript()
+    );
 }
 
 #[test]
 fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     repo.evolv(&["hooks", "install"]).ok();
-    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    repo.set_config("core.hooksPath", ".githooks");
     let st = status_json(&repo, repo.path());
     assert_eq!(state(&st, "pre-push"), "bypassed", "{st}");
     assert_eq!(st["hooks_path"]["value"], ".githooks");
@@ -344,12 +354,11 @@ fn hooks_core_hooks_path_is_refused_with_its_origin_unless_hooks_path() {
     assert!(!repo.file(".githooks/pre-push").exists());
 
     // Set globally: the message names the global file.
-    repo.git(&["config", "--unset", "core.hooksPath"]);
+    repo.set_config("--unset", "core.hooksPath");
     repo.git(&["config", "--global", "core.hooksPath", "~/hooks"]);
     let run = repo.evolv(&["hooks", "install"]);
     assert_eq!(run.code, 2);
-    let global = repo.home().join(".gitconfig");
-    assert_has(&run.stderr, &format!("(global file:{})", global.display()));
+    assert_human!(repo, "hooks_install_global_hooks_path", run.transcript());
     let run = repo.evolv(&["hooks", "install", "--hooks-path", "--json"]);
     run.ok();
     assert_eq!(
@@ -365,13 +374,13 @@ fn hooks_push_new_branch_and_fast_forward_pass() {
     let repo = &p.repo;
     repo.git(&["checkout", "-q", "-b", "feature"]);
     let one = commit(repo, "b.txt", "b\n", "feat: b");
-    let run = push(repo, &["origin", "feature"]);
-    run.ok();
-    assert_has(&run.stderr, "feature (new): ok");
+    let new = push(repo, &["origin", "feature"]);
+    new.ok();
     let two = commit(repo, "b.txt", "b2\n", "fix: b");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert_has(&run.stderr, "feature (1 ahead, 0 behind): ok");
+    let out = new.transcript() + &run.transcript();
+    assert_human!(repo, "hooks_feature_branch_pushes", out);
     assert_eq!(
         p.remote_rev("refs/heads/feature").as_deref(),
         Some(two.as_str())
@@ -384,19 +393,10 @@ fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
     let p = Pushing::new();
     let repo = &p.repo;
     let before = p.remote_rev("refs/heads/main").unwrap();
-    repo.git(&[
-        "commit",
-        "-q",
-        "--no-verify",
-        "--amend",
-        "-m",
-        "chore: rewritten",
-    ]);
+    amend(repo, "chore: rewritten");
     let run = push(repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "force push to the protected branch main");
-    assert_has(&run.stderr, "--force-with-lease");
-    assert_has(&run.stderr, "pull first");
+    assert_human!(repo, "hooks_force_push_to_main_refused", run.transcript());
     assert_eq!(p.remote_rev("refs/heads/main").unwrap(), before);
     // Even allowed plain pushes cannot force.
     let run = push_env(
@@ -409,14 +409,7 @@ fn hooks_force_push_to_main_is_refused_and_to_a_feature_branch_allowed() {
     repo.git(&["checkout", "-q", "-b", "feature"]);
     commit(repo, "b.txt", "b\n", "feat: b");
     push(repo, &["origin", "feature"]).ok();
-    repo.git(&[
-        "commit",
-        "-q",
-        "--no-verify",
-        "--amend",
-        "-m",
-        "feat: b, reworded",
-    ]);
+    amend(repo, "feat: b, reworded");
     let run = push(repo, &["--force-with-lease", "origin", "feature"]);
     run.ok();
     assert_eq!(p.remote_rev("refs/heads/feature"), Some(repo.head()));
@@ -427,7 +420,7 @@ fn hooks_deleting_main_is_refused() {
     let p = Pushing::new();
     let run = push(&p.repo, &["origin", "--delete", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "deleting the protected branch main");
+    assert_human!(p.repo, "hooks_delete_main_refused", run.transcript());
     assert!(p.remote_rev("refs/heads/main").is_some());
     // Other branches can be deleted.
     p.repo.git(&["branch", "old"]);
@@ -443,18 +436,9 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
     let tip = commit(repo, "a.txt", "a2\n", "fix: a");
     let run = push(repo, &["origin", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "no terminal to confirm on");
-    assert!(
-        run.stderr
-            .contains("git -c evolv.pushToProtected=allow push")
-            && run.stderr.contains("GIT_EVOLV_ALLOW_PUSH=1"),
-        "says how to allow:\n{}",
-        run.stderr
-    );
-    assert_ne!(
-        p.remote_rev("refs/heads/main").as_deref(),
-        Some(tip.as_str())
-    );
+    let refused = run.transcript();
+    assert_human!(repo, "hooks_push_to_main_without_a_terminal", refused);
+    p.assert_remote_main(&tip, false);
 
     let run = no_tty(
         repo,
@@ -470,11 +454,9 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
         &[],
     );
     run.ok();
-    assert_has(&run.stderr, "allowed by evolv.pushToProtected=allow");
-    assert_eq!(
-        p.remote_rev("refs/heads/main").as_deref(),
-        Some(tip.as_str())
-    );
+    let allowed = run.transcript();
+    assert_human!(repo, "hooks_push_to_main_allowed_by_config", allowed);
+    p.assert_remote_main(&tip, true);
 
     let tip = commit(repo, "a.txt", "a3\n", "fix: a again");
     push_env(repo, &["origin", "main"], &[("GIT_EVOLV_ALLOW_PUSH", "1")]).ok();
@@ -484,7 +466,7 @@ fn hooks_push_to_main_without_a_terminal_is_denied_unless_allowed() {
     );
 
     // Configured protection: release/* is protected, main no longer.
-    repo.git(&["config", "evolv.protectedBranches", "release/*, prod"]);
+    repo.set_config("evolv.protectedBranches", "release/*, prod");
     let tip = commit(repo, "a.txt", "a4\n", "fix: a4");
     push(repo, &["origin", "main"]).ok();
     assert_eq!(
@@ -505,12 +487,9 @@ fn hooks_pre_push_notes_uncommitted_files_and_commits_behind() {
     repo.write("new.txt", "untracked\n");
     let run = push(repo, &["origin", "feature"]);
     run.ok();
-    assert!(
-        run.stderr.contains("2 file(s) with uncommitted changes")
-            && run.stderr.contains("a.txt")
-            && run.stderr.contains("new.txt"),
-        "{}",
-        run.stderr
+    assert_has_all(
+        &run.stderr,
+        &["2 file(s) with uncommitted changes", "a.txt", "new.txt"],
     );
 }
 
@@ -561,10 +540,10 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
             .current_dir(&dir);
         detach(&mut c);
         run_with_stdin(c, format!("{line}\n"))
+            .named(format!("echo '{line}' | git-evolv hook pre-push origin /x"))
     };
     let del = hook(format!("(delete) {zero} refs/heads/main {head}"));
     assert_eq!(del.code, 1, "{}", del.stderr);
-    assert_has(&del.stderr, "deleting the protected branch main");
     let new = hook(format!("refs/heads/main {head} refs/heads/topic {zero}"));
     assert_eq!(new.code, 0, "{}", new.stderr);
     fs::write(dir.join("a"), "a2\n").unwrap();
@@ -576,10 +555,10 @@ fn hooks_pre_push_works_in_a_sha256_repository() {
         "plain push to main without a terminal: {}",
         ff.stderr
     );
-    assert_has(&ff.stderr, "main (1 ahead, 0 behind, protected): REFUSED");
     let force = hook(format!("refs/heads/main {head} refs/heads/main {next}"));
     assert_eq!(force.code, 1);
-    assert_has(&force.stderr, "force push");
+    let out = [del, ff, force].iter().map(Run::transcript).collect();
+    assert_human!(repo, "hooks_pre_push_sha256", out);
 }
 
 #[test]
@@ -628,135 +607,12 @@ fn check_json_reports_uncommitted_upstream_ahead_and_behind() {
     assert_human!(repo, "check_ahead_behind", repo.transcript(&["check"]));
 }
 
-// ---- ask ----
-
-fn ask_session(repo: &TestRepo, args: &[&str]) -> OsSession {
-    let mut cmd = sealed(BIN, repo.home());
-    cmd.arg("ask")
-        .args(args)
-        .env("TERM", "xterm")
-        .current_dir(repo.path());
-    let mut session = Session::spawn(cmd).unwrap();
-    session.set_expect_timeout(Some(Duration::from_secs(20)));
-    session
-}
-
-fn exit_code(session: &OsSession) -> i32 {
+/// How the process behind `session` exited.
+pub(crate) fn exit_code(session: &OsSession) -> i32 {
     match session.get_process().wait().unwrap() {
         WaitStatus::Exited(_, code) => code,
         other => panic!("unexpected status {other:?}"),
     }
-}
-
-const DOWN: &str = "\x1b[B";
-
-#[test]
-fn ask_select_through_a_terminal() {
-    let repo = TestRepo::empty();
-    let mut s = ask_session(
-        &repo,
-        &[
-            "Deploy where?",
-            "--option",
-            "staging: the test cluster",
-            "--option",
-            "prod: customers",
-            "--json",
-        ],
-    );
-    s.expect("Deploy where?").unwrap();
-    s.expect("staging — the test cluster").unwrap();
-    s.send(DOWN).unwrap();
-    s.send("\r").unwrap();
-    s.expect(Regex(r#""selected": \[\s*"prod"\s*\]"#)).unwrap();
-    assert_eq!(exit_code(&s), 0);
-}
-
-#[test]
-fn ask_multi_select_through_a_terminal() {
-    let repo = TestRepo::empty();
-    let mut s = ask_session(
-        &repo,
-        &[
-            "Run which?",
-            "--option",
-            "lint: fast",
-            "--option",
-            "unit: medium",
-            "--option",
-            "e2e: slow",
-            "--multi",
-            "--default",
-            "e2e",
-            "--json",
-        ],
-    );
-    s.expect("e2e — slow").unwrap();
-    s.send(" ").unwrap();
-    s.send(DOWN).unwrap();
-    s.send(" ").unwrap();
-    s.send("\r").unwrap();
-    s.expect(Regex(r#""selected": \[\s*"lint",\s*"unit",\s*"e2e"\s*\]"#))
-        .unwrap();
-    assert_eq!(exit_code(&s), 0);
-}
-
-#[test]
-fn ask_escape_and_ctrl_c_cancel_with_exit_130() {
-    let repo = TestRepo::empty();
-    for key in ["\x1b", "\x03"] {
-        let mut s = ask_session(
-            &repo,
-            &["Sure?", "--option", "yes", "--option", "no", "--json"],
-        );
-        s.expect("Sure?").unwrap();
-        s.send(key).unwrap();
-        s.expect(Regex(r#""cancelled": true"#)).unwrap();
-        assert_eq!(exit_code(&s), 130, "key {key:?}");
-    }
-}
-
-#[test]
-fn ask_without_a_terminal_fails_or_takes_the_default() {
-    let repo = TestRepo::empty();
-    let args = [
-        "ask",
-        "Sure?",
-        "--option",
-        "yes: do it",
-        "--option",
-        "no: stop",
-    ];
-    let run = no_tty(&repo, repo.path(), BIN, &args, &[]).named("git evolv ask Sure? …");
-    assert_human!(repo, "ask_without_a_terminal", run.transcript());
-    let mut json = args.to_vec();
-    json.push("--json");
-    assert_eq!(
-        error_code(&no_tty(&repo, repo.path(), BIN, &json, &[])),
-        "no_terminal"
-    );
-
-    json.extend(["--default", "no"]);
-    let run = no_tty(&repo, repo.path(), BIN, &json, &[]);
-    run.ok();
-    assert_eq!(
-        run.json(),
-        serde_json::json!({"cancelled": false, "selected": ["no"]})
-    );
-    let mut plain = args.to_vec();
-    plain.extend(["--default", "yes"]);
-    let run = no_tty(&repo, repo.path(), BIN, &plain, &[]);
-    assert_eq!((run.code, run.stdout.as_str()), (0, "yes\n"));
-
-    let bad = no_tty(
-        &repo,
-        repo.path(),
-        BIN,
-        &[&args[..], &["--default", "maybe"]].concat(),
-        &[],
-    );
-    assert_eq!(bad.code, 2);
-    assert_has(&bad.stderr, "--default `maybe`");
 }
 
 /// `git push origin main` on a terminal, answering with `keys`.
@@ -885,7 +741,7 @@ fn hooks_unknown_remote_commit_is_fetch_first_not_a_force_push() {
     commit(&p.repo, "a.txt", "a2\n", "fix: a");
     let run = push(&p.repo, &["--force", "origin", "main"]);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "fetch first");
+    assert_human!(p.repo, "hooks_force_push_fetch_first", run.transcript());
     assert_lacks(&run.stderr, "force push");
 }
 
@@ -922,11 +778,7 @@ fn hooks_install_in_a_submodule_uses_its_own_git_dir() {
 fn hooks_protected_annotated_tags_are_peeled() {
     let p = Pushing::new();
     let repo = &p.repo;
-    repo.git(&[
-        "config",
-        "evolv.protectedBranches",
-        "main refs/tags/release-*",
-    ]);
+    repo.set_config("evolv.protectedBranches", "main refs/tags/release-*");
     let allow = [("GIT_EVOLV_ALLOW_PUSH", "1")];
     repo.git(&["tag", "-a", "-m", "r1", "release-1"]);
     let old = repo.head();
@@ -934,12 +786,12 @@ fn hooks_protected_annotated_tags_are_peeled() {
     // Moving the tag forward is a fast-forward of the peeled commits.
     commit(repo, "a.txt", "a2\n", "fix: a2");
     repo.git(&["tag", "-f", "-a", "-m", "r1 again", "release-1"]);
-    let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
-    run.ok();
-    assert_has(&run.stderr, "release-1 (1 ahead, 0 behind, protected): ok");
+    let forward = push_env(repo, &["--force", "origin", "release-1"], &allow);
+    forward.ok();
     // Moving it back is a force push.
     repo.git(&["tag", "-f", "-a", "-m", "r1 back", "release-1", &old]);
     let run = push_env(repo, &["--force", "origin", "release-1"], &allow);
     assert_ne!(run.code, 0);
-    assert_has(&run.stderr, "force push to the protected ref release-1");
+    let out = forward.transcript() + &run.transcript();
+    assert_human!(repo, "hooks_protected_tag_moves", out);
 }

@@ -9,7 +9,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::common::{BIN, Run, TestRepo, assert_has, error_code, sealed};
+use crate::common::{
+    BIN, Run, TestRepo, TestResult, assert_has, assert_has_all, assert_human, error_code, sealed,
+};
 
 const HOOK_BIN: &str = env!("CARGO_BIN_EXE_git-evolv-hook");
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -81,12 +83,13 @@ fn hooks_install_copies_the_hook_binary_which_lints_like_before() {
     // good one passes.
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert!(
-        bad.stderr.contains("commit message rejected")
-            && bad.stderr.contains("Fix it and retry with:")
-            && bad.stderr.contains("EVOLV_REJECTED_MSG"),
-        "{}",
-        bad.stderr
+    assert_has_all(
+        &bad.stderr,
+        &[
+            "commit message rejected",
+            "Fix it and retry with:",
+            "EVOLV_REJECTED_MSG",
+        ],
     );
     commit(&repo, "feat: linted by the copy").ok();
     assert_eq!(
@@ -108,10 +111,10 @@ fn hooks_install_copies_the_hook_binary_which_lints_like_before() {
 /// opening its path (`cp`, `>`, a hook manager) writes into the copy; the
 /// installed binaries stay byte for byte what they were.
 #[test]
-fn hooks_writing_over_the_installed_hook_never_touches_the_binaries() {
+fn hooks_writing_over_the_installed_hook_never_touches_the_binaries() -> TestResult {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     repo.evolv(&["hooks", "install"]).ok();
-    let before = (fs::read(BIN).unwrap(), fs::read(HOOK_BIN).unwrap());
+    let before = (fs::read(BIN)?, fs::read(HOOK_BIN)?);
     let other = repo.home().join("other-script");
     write_exec(&other, b"#!/bin/sh\necho other >> .git/other.log\n");
 
@@ -119,26 +122,21 @@ fn hooks_writing_over_the_installed_hook_never_touches_the_binaries() {
         .arg(&other)
         .arg(hook_path(&repo, "commit-msg"))
         .current_dir(repo.path())
-        .output()
-        .unwrap();
+        .output()?;
     assert!(cp.status.success(), "{cp:?}");
     // And by shell redirection, which opens the path for writing.
     let sh = sealed("sh", repo.home())
         .args(["-c", "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-push"])
         .current_dir(repo.path())
-        .output()
-        .unwrap();
+        .output()?;
     assert!(sh.status.success(), "{sh:?}");
 
-    assert!(fs::read(BIN).unwrap() == before.0, "git-evolv is unchanged");
+    assert!(fs::read(BIN)? == before.0, "git-evolv is unchanged");
     assert!(
-        fs::read(HOOK_BIN).unwrap() == before.1,
+        fs::read(HOOK_BIN)? == before.1,
         "git-evolv-hook is unchanged"
     );
-    assert_eq!(
-        fs::read(hook_path(&repo, "commit-msg")).unwrap(),
-        fs::read(&other).unwrap()
-    );
+    assert_eq!(fs::read(hook_path(&repo, "commit-msg"))?, fs::read(&other)?);
     // The other script is the hook now, and runs; git-evolv's does not.
     commit(&repo, "not conventional, not checked").ok();
     assert_eq!(repo.read(".git/other.log"), "other\n");
@@ -149,6 +147,7 @@ fn hooks_writing_over_the_installed_hook_never_touches_the_binaries() {
     let bad = commit(&repo, "not conventional");
     assert_eq!(bad.code, 1, "{}", bad.stderr);
     assert_eq!(repo.read(".git/other.log"), "other\nother\n");
+    Ok(())
 }
 
 /// A copy of another build (an upgrade since it was installed) is stale,
@@ -178,24 +177,11 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
     );
     assert_eq!(repo.hook_status("pre-push")["stale"], false);
     let human = repo.evolv(&["hooks", "status"]);
-    assert_has(&human.stdout, "another build of git-evolv-hook");
+    assert_human!(repo, "hooks_status_stale_copy", human.transcript());
     // The stale copy still lints.
     assert_eq!(commit(&repo, "not conventional").code, 1);
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    assert_eq!(
-        run.json()["hooks"][0]["change"],
-        "updated",
-        "{}",
-        run.stdout
-    );
-    assert_eq!(
-        run.json()["hooks"][1]["change"],
-        "unchanged",
-        "{}",
-        run.stdout
-    );
+    assert_eq!(repo.hook_changes("install"), ["updated", "unchanged"]);
     assert_is_copy(&hook);
     assert_eq!(repo.hook_status("commit-msg")["stale"], false);
 
@@ -218,11 +204,11 @@ fn hooks_status_reports_a_stale_copy_and_install_refreshes_it() {
 /// a copy (the binary it pointed to is left alone). A link whose binary
 /// moved away is reported as not running.
 #[test]
-fn hooks_install_migrates_the_link_layout_of_older_versions() {
+fn hooks_install_migrates_the_link_layout_of_older_versions() -> TestResult {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
-    let before = fs::read(BIN).unwrap();
+    let before = fs::read(BIN)?;
     for hook in ["commit-msg", "pre-push"] {
-        std::os::unix::fs::symlink(BIN, hook_path(&repo, hook)).unwrap();
+        std::os::unix::fs::symlink(BIN, hook_path(&repo, hook))?;
     }
     let st = repo.hook_status("commit-msg");
     assert_eq!(
@@ -244,29 +230,19 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
     assert_eq!(bad.code, 1, "{}", bad.stderr);
     assert_has(&bad.stderr, "commit message rejected");
 
-    let run = repo.evolv(&["hooks", "install", "--json"]);
-    run.ok();
-    for (i, hook) in ["commit-msg", "pre-push"].iter().enumerate() {
-        assert_eq!(
-            run.json()["hooks"][i]["change"],
-            "updated",
-            "{}",
-            run.stdout
-        );
+    assert_eq!(repo.hook_changes("install"), ["updated", "updated"]);
+    for hook in ["commit-msg", "pre-push"] {
         assert_is_copy(&hook_path(&repo, hook));
         assert_eq!(repo.hook_status(hook)["stale"], false);
     }
-    assert!(
-        fs::read(BIN).unwrap() == before,
-        "the linked binary is untouched"
-    );
+    assert!(fs::read(BIN)? == before, "the linked binary is untouched");
     commit(&repo, "feat: after the migration").ok();
 
     // A dangling link (the binary moved): git skips it without a word, so
     // status says it does not run; install puts a copy in its place.
     let hook = hook_path(&repo, "commit-msg");
-    fs::remove_file(&hook).unwrap();
-    std::os::unix::fs::symlink("/nonexistent/bin/git-evolv", &hook).unwrap();
+    fs::remove_file(&hook)?;
+    std::os::unix::fs::symlink("/nonexistent/bin/git-evolv", &hook)?;
     let st = repo.hook_status("commit-msg");
     assert_eq!(
         (st["state"].as_str(), st["runs"].as_bool()),
@@ -276,6 +252,7 @@ fn hooks_install_migrates_the_link_layout_of_older_versions() {
     assert_eq!(st["binary"], "/nonexistent/bin/git-evolv", "{st}");
     repo.evolv(&["hooks", "install"]).ok();
     assert_is_copy(&hook);
+    Ok(())
 }
 
 /// Without `git-evolv-hook` beside `git-evolv`, install says which file is
@@ -324,11 +301,11 @@ fn hooks_the_hook_binary_runs_by_hand() {
     let by_hand = |args: &[&str]| {
         let mut cmd = sealed(HOOK_BIN, repo.home());
         cmd.args(args).current_dir(repo.path());
-        Run::from(cmd.output().unwrap())
+        Run::from(cmd.output().unwrap()).named(format!("git-evolv-hook {}", args.join(" ")))
     };
     let bad = by_hand(&["commit-msg", "msg"]);
     assert_eq!(bad.code, 1, "{}", bad.stderr);
-    assert_has(&bad.stderr, "commit message rejected");
+    assert_human!(repo, "hook_binary_rejects_by_hand", bad.transcript());
     repo.write("msg", "fix: by hand\n");
     by_hand(&["commit-msg", "msg"]).ok();
     let v = by_hand(&["--version"]);
@@ -336,30 +313,30 @@ fn hooks_the_hook_binary_runs_by_hand() {
     assert_eq!(v.stdout, format!("git-evolv-hook {VERSION}\n"));
     let usage = by_hand(&["lint"]);
     assert_eq!(usage.code, 2, "{}", usage.stderr);
-    assert_has(&usage.stderr, "commit-msg FILE");
+    assert_human!(repo, "hook_binary_usage", usage.transcript());
 }
 
 /// pre-commit and lefthook call a hook file their own when it holds their
 /// fingerprint (and then write their script into it in place): neither
 /// binary may hold one.
 #[test]
-fn hooks_the_binaries_carry_no_hook_managers_fingerprint() {
+fn hooks_the_binaries_carry_no_hook_managers_fingerprint() -> TestResult {
     // One pass per binary (git-evolv is ~170 MB in a debug build).
     let marks = regex::bytes::Regex::new(
         "LEFTHOOK|138fd403232d2ddd5efb44317e38bf03|4d9958c90bc262f47553e2c073f14cfe\
          |d8ee923c46731b42cd95cc869add4062|49fd668cb42069aa1b6048464be5d395\
          |79f09a650522a87b0da915d0d983b2de|e358c9dae00eac5d06b38dfdb1e33a8c",
-    )
-    .unwrap();
+    )?;
     for bin in [HOOK_BIN, BIN] {
-        let bytes = fs::read(bin).unwrap();
+        let bytes = fs::read(bin)?;
         if let Some(m) = marks.find(&bytes) {
             panic!("{} is in {bin}", String::from_utf8_lossy(m.as_bytes()));
         }
     }
     // git-evolv itself does not carry the hook binary's identification
     // (a copy of it in a hooks folder is not taken for the hook binary).
-    let id = regex::bytes::Regex::new("git-evolv-hook embedded version=").unwrap();
-    assert!(!id.is_match(&fs::read(BIN).unwrap()));
-    assert!(id.is_match(&fs::read(HOOK_BIN).unwrap()));
+    let id = regex::bytes::Regex::new("git-evolv-hook embedded version=")?;
+    assert!(!id.is_match(&fs::read(BIN)?));
+    assert!(id.is_match(&fs::read(HOOK_BIN)?));
+    Ok(())
 }

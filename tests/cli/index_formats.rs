@@ -14,7 +14,7 @@ fn three_files() -> TestRepo {
 #[test]
 fn a_split_index_is_made_plain_by_git_and_the_landing_goes_on() {
     let repo = three_files();
-    repo.git(&["config", "core.splitIndex", "true"]);
+    repo.set_config("core.splitIndex", "true");
     repo.git(&["update-index", "--split-index"]);
     repo.write("staged.txt", "mine, staged\n");
     repo.git(&["add", "staged.txt"]);

@@ -10,7 +10,13 @@
 //! `*tests.rs`) is left out: tests may use anything.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::common::TestResult;
+use crate::rust_source::{
+    assert_clean, assert_reports, code_only, is_test_file, relative, rust_files, scratch_tree,
+    workspace,
+};
 
 /// Each crate's source folder and its top-level modules from the top
 /// layer down: a module may import only those after it.
@@ -108,9 +114,9 @@ struct Crate {
 
 impl Crate {
     fn read(src: &Path) -> Crate {
-        let mut modules = BTreeMap::new();
-        read_dir(src, &mut Vec::new(), &mut modules);
-        Crate { modules }
+        Crate {
+            modules: read_modules(src),
+        }
     }
 
     /// The module a path names from `from`, following re-exports.
@@ -188,45 +194,34 @@ fn child(parent: &ModPath, name: &str) -> ModPath {
     p
 }
 
-fn read_dir(dir: &Path, at: &mut ModPath, out: &mut BTreeMap<ModPath, String>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if path.is_dir() {
-            if at.is_empty() && name == "bin" || name == "assets" {
-                continue;
-            }
-            at.push(name);
-            read_dir(&path, at, out);
-            at.pop();
+/// Each module of the crate at `src` and its code (see [`code_of`]); the
+/// binaries (`bin/`, `main.rs`), the assets and test files left out.
+fn read_modules(src: &Path) -> BTreeMap<ModPath, String> {
+    let mut out: BTreeMap<ModPath, String> = BTreeMap::new();
+    for path in rust_files(src) {
+        let rel = relative(src, &path);
+        let mut module: ModPath = rel.split('/').map(str::to_string).collect();
+        let file = module.pop().unwrap();
+        let stem = file.trim_end_matches(".rs");
+        let binary = module.first().is_some_and(|d| d == "bin") || rel == "main.rs";
+        if binary || module.iter().any(|d| d == "assets") || is_test_file(&file) {
             continue;
         }
-        let Some(stem) = name.strip_suffix(".rs") else {
-            continue;
-        };
-        if stem.ends_with("tests") || stem.ends_with("_test") || (at.is_empty() && stem == "main") {
-            continue;
+        if stem != "lib" && stem != "mod" {
+            module.push(stem.to_string());
         }
-        let module = match stem {
-            "lib" | "mod" => at.clone(),
-            _ => child(at, stem),
-        };
-        out.entry(module).or_default().push_str(&code_of(&path));
+        let text = std::fs::read_to_string(&path).unwrap();
+        out.entry(module).or_default().push_str(&code_of(&text));
     }
+    out
 }
 
-/// A file's code: test code and comment lines left out.
-fn code_of(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
-    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-    code.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// A file's code: comments and literals blanked, test code (from the
+/// first `#[cfg(test)]` on) left out.
+fn code_of(text: &str) -> String {
+    let code = code_only(text);
+    let end = code.find("#[cfg(test)]").unwrap_or(code.len());
+    code[..end].to_string()
 }
 
 /// The paths a text names from `crate::`, `super::` or `self::`.
@@ -396,57 +391,44 @@ fn problems(src: &Path, order: &[&str]) -> Vec<String> {
 
 #[test]
 fn no_module_imports_one_above_it_or_in_a_cycle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut all = Vec::new();
-    for (src, order) in CRATES {
-        all.extend(problems(&root.join(src), order));
-    }
-    assert!(all.is_empty(), "{}", all.join("\n"));
+    let all: Vec<String> = CRATES
+        .iter()
+        .flat_map(|(src, order)| problems(&workspace().join(src), order))
+        .collect();
+    assert_clean(&all);
 }
 
 /// The check itself fails when a cycle, or an import up the layers, is
 /// put back: a crate with `a ↔ b` inside `store/`, and `low` naming `high`.
 #[test]
-fn a_cycle_or_an_upward_import_is_found() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path();
-    std::fs::create_dir_all(src.join("store")).unwrap();
-    std::fs::write(
-        src.join("lib.rs"),
-        "pub mod high;\npub mod low;\npub mod store;\n",
-    )
-    .unwrap();
-    std::fs::write(src.join("high.rs"), "use crate::low::f;\n").unwrap();
-    std::fs::write(src.join("low.rs"), "pub fn f() { crate::high::g() }\n").unwrap();
-    std::fs::write(
-        src.join("store/mod.rs"),
-        "mod audit;\nmod pending;\npub use pending::Pending;\n",
-    )
-    .unwrap();
-    std::fs::write(src.join("store/audit.rs"), "use super::Pending;\n").unwrap();
-    std::fs::write(
-        src.join("store/pending.rs"),
-        "use super::{audit::{self, Record}, x};\n#[cfg(test)]\nuse crate::high;\n",
-    )
-    .unwrap();
-    let found = problems(src, &["high", "low", "store"]);
-    assert!(
-        found
-            .iter()
-            .any(|p| p.ends_with("import cycle store/audit → store/pending → store/audit")),
-        "{found:#?}"
+fn a_cycle_or_an_upward_import_is_found() -> TestResult {
+    let tree = scratch_tree(&[
+        ("lib.rs", "pub mod high;\npub mod low;\npub mod store;\n"),
+        ("high.rs", "use crate::low::f;\n"),
+        ("low.rs", "pub fn f() { crate::high::g() }\n"),
+        (
+            "store/mod.rs",
+            "mod audit;\nmod pending;\npub use pending::Pending;\n",
+        ),
+        ("store/audit.rs", "use super::Pending;\n"),
+        (
+            "store/pending.rs",
+            "use super::{audit::{self, Record}, x};\n#[cfg(test)]\nuse crate::high;\n",
+        ),
+        // Neither a comment nor a message is an import.
+        (
+            "store/note.rs",
+            "// crate::high\nconst S: &str = \"crate::high\";\n",
+        ),
+    ])?;
+    let found = problems(tree.path(), &["high", "low", "store"]);
+    assert_reports(
+        &found,
+        &[
+            "import cycle store/audit → store/pending → store/audit",
+            "import cycle high → low → high",
+            "low imports high, a layer above it",
+        ],
     );
-    assert!(
-        found
-            .iter()
-            .any(|p| p.ends_with("import cycle high → low → high")),
-        "{found:#?}"
-    );
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("low imports high, a layer above it")),
-        "{found:#?}"
-    );
-    assert_eq!(found.len(), 3, "{found:#?}");
+    Ok(())
 }

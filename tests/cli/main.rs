@@ -2,11 +2,13 @@
 //! checked afterwards with git itself.
 
 mod apply;
+mod ask;
 mod audit;
 mod common;
 mod concurrency;
 mod config;
 mod crash;
+mod crash_scenario;
 mod durability;
 mod edits;
 mod edits_props;
@@ -38,6 +40,7 @@ mod plan;
 mod progress;
 mod propose;
 mod rollback;
+mod rust_source;
 mod scale;
 mod sizes;
 mod snapshots;
@@ -46,3 +49,4 @@ mod typing;
 mod unsafe_fence;
 mod validation;
 mod web;
+mod web_client;

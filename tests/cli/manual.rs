@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{BIN, Run, TestRepo, assert_has, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, sealed};
 
 /// A fresh install: `<prefix>/bin/git-evolv` (a copy of the binary under
 /// test), a clean HOME, PATH = `<prefix>/bin` then the system's.
@@ -187,14 +187,13 @@ fn git_evolv_help_subcommand_prints_the_manual_text() {
     let repo = TestRepo::scenario();
     let run = repo.evolv(&["help", "apply"]);
     run.ok();
-    assert_has(&run.stdout, "Usage: git evolv apply");
-    assert_has(&run.stdout, "--validate");
+    assert_human!(repo, "manual_apply", run.transcript());
     let run = repo.evolv(&["help"]);
     run.ok();
-    assert_has(&run.stdout, "propose");
+    assert_human!(repo, "manual_index", run.transcript());
     let run = repo.evolv(&["help", "nonsense"]);
     assert_eq!(run.code, 2);
-    assert_has(&run.stderr, "nonsense");
+    assert_human!(repo, "manual_unknown_command", run.transcript());
 }
 
 /// The subcommands a completion script offers at the top level.
@@ -358,10 +357,7 @@ fn help_on_a_terminal_opens_the_manual_in_man() {
     }
     // -h stays clap's short help, as `git commit -h` is git's.
     let (screen, _) = crate::pager::in_pty(&repo, &["apply", "-h"], &[("MANPAGER", "cat")]);
-    assert!(
-        screen.contains("Usage:") && screen.contains("git evolv apply"),
-        "{screen}"
-    );
+    assert_has_all(&screen, &["Usage:", "git evolv apply"]);
     assert!(!screen.contains("EXIT STATUS"), "{screen}");
 }
 

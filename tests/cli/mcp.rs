@@ -166,20 +166,8 @@ fn the_stateless_2026_revision_discovers_and_calls_tools() {
     });
     let discover = mcp.request("server/discover", json!({"_meta": meta}));
     let result = &discover["result"];
-    assert!(
-        result["supportedVersions"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("2026-07-28")),
-        "{discover}"
-    );
-    assert!(
-        result["supportedVersions"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("2025-11-25")),
-        "{discover}"
-    );
+    assert_has(&result["supportedVersions"].to_string(), "\"2026-07-28\"");
+    assert_has(&result["supportedVersions"].to_string(), "\"2025-11-25\"");
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "git-evolv",
         "{discover}"
@@ -252,7 +240,7 @@ fn propose_show_apply_rollback_round_trip_matches_the_cli_and_git() {
     let git_show = repo.git(&["show", "--format=", &format!("refs/evolv/proposals/{id}")]);
     assert!(git_show.contains("+func fetchUserData()"));
 
-    repo.git(&["config", "evolv.validate", "test -f backend/user.go"]);
+    repo.set_config("evolv.validate", "test -f backend/user.go");
     let applied = mcp.call_ok("apply_edit", json!({"patch_id": id}));
     assert_matches_output_schema(&tools, "apply_edit", &applied);
     let landed = applied["results"][0]["commit"].as_str().unwrap();
@@ -330,7 +318,7 @@ fn engine_errors_are_tool_results_with_the_cli_message_code_and_hint() {
     repo.git(&["checkout", "--", "frontend/api.ts"]);
 
     let head = repo.head();
-    repo.git(&["config", "evolv.validate", "echo broken; exit 3"]);
+    repo.set_config("evolv.validate", "echo broken; exit 3");
     let e = mcp.call_err("apply_edit", json!({"patch_id": id}));
     assert_eq!(e["code"], "validation_failed");
     assert!(
@@ -341,13 +329,13 @@ fn engine_errors_are_tool_results_with_the_cli_message_code_and_hint() {
     );
     assert_eq!(repo.head(), head);
 
-    repo.git(&["config", "evolv.validate", "sleep 5"]);
-    repo.git(&["config", "evolv.timeout", "1"]);
+    repo.set_config("evolv.validate", "sleep 5");
+    repo.set_config("evolv.timeout", "1");
     let e = mcp.call_err("apply_edit", json!({"patch_id": id}));
     assert_eq!(e["code"], "timeout");
     assert_eq!(repo.head(), head);
-    repo.git(&["config", "--unset", "evolv.validate"]);
-    repo.git(&["config", "--unset", "evolv.timeout"]);
+    repo.set_config("--unset", "evolv.validate");
+    repo.set_config("--unset", "evolv.timeout");
 
     let plan = json!({"dry_run": false, "rollback": {"strategy": "git_revert"}, "limits": {"max_files": 1}});
     let e = mcp.call_err(
@@ -379,10 +367,8 @@ fn engine_errors_are_tool_results_with_the_cli_message_code_and_hint() {
 fn unknown_tools_and_malformed_requests_are_32602_and_the_server_survives() {
     let repo = TestRepo::scenario();
     let mut mcp = Mcp::start(&repo);
-    let r = mcp.request(
-        "tools/call",
-        json!({"name": "no_such_tool", "arguments": {}}),
-    );
+    let unknown = json!({"name": "no_such_tool", "arguments": {}});
+    let r = mcp.request("tools/call", unknown);
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(
         r["error"]["message"]
@@ -480,7 +466,7 @@ fn paths_ids_and_client_plan_commands_are_confined() {
     assert_has(str_of(&e["hint"]), "evolv.mcp.allowPlanCommands true");
     assert!(!marker.exists(), "the client's command must not run");
     assert_eq!(repo.head(), head);
-    repo.git(&["config", "evolv.mcp.allowPlanCommands", "true"]);
+    repo.set_config("evolv.mcp.allowPlanCommands", "true");
     mcp.call_ok(
         "apply_edit",
         json!({"patch_id": id, "execution_plan": plan}),
@@ -494,11 +480,7 @@ fn stdout_carries_only_frames_even_when_validation_writes_to_it() {
     let repo = TestRepo::scenario();
     // A validation that writes to stdout and reads stdin: neither may reach
     // the protocol stream (the harness fails on any non-JSON line).
-    repo.git(&[
-        "config",
-        "evolv.validate",
-        "echo NOT-JSON; cat; git --version",
-    ]);
+    repo.set_config("evolv.validate", "echo NOT-JSON; cat; git --version");
     let mut mcp = Mcp::start(&repo);
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let applied = mcp.call_ok("apply_edit", json!({"patch_id": id}));

@@ -58,15 +58,7 @@ fn include_filtered_edits_what_git_does_not_treat_as_text_as_the_cli_does() {
         json!(["big.pointer", "data.raw", "plain.txt"])
     );
     assert_eq!(all["statistics"]["filtered_skipped"], 0);
-    let cli = repo.evolv(&[
-        "propose",
-        "--json",
-        "-p",
-        "old",
-        "-r",
-        "new",
-        "--include-filtered",
-    ]);
+    let cli = repo.propose_run("old", "new", &["--include-filtered"]);
     assert_eq!(cli.json()["statistics"], all["statistics"]);
     assert_eq!(cli.json()["affected_files"], all["affected_files"]);
     let id = all["patch_id"].as_str().unwrap();
@@ -84,15 +76,8 @@ fn include_filtered_edits_what_git_does_not_treat_as_text_as_the_cli_does() {
 #[test]
 fn force_lets_a_file_backup_rollback_undo_later_commits_as_the_cli_does() {
     let repo = TestRepo::with_files(&[("f", "a\nb\n")]);
-    let plan = repo.home().join("plan.json");
-    std::fs::write(
-        &plan,
-        r#"{"dry_run": false, "rollback": {"strategy": "file_backup"}}"#,
-    )
-    .unwrap();
     let id = repo.propose("a", "A", &[]);
-    repo.evolv(&["apply", &id, "--plan", plan.to_str().unwrap()])
-        .ok();
+    repo.apply_with_file_backup(&id);
     let later = repo.propose("b", "B", &[]);
     repo.evolv(&["apply", &later]).ok();
     let head = repo.head();

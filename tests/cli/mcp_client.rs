@@ -171,23 +171,28 @@ impl Mcp {
         response["result"].clone()
     }
 
+    /// A call's structuredContent, once its `isError` is `failed` and its
+    /// text copy matches.
+    #[track_caller]
+    fn call_expecting(&mut self, tool: &str, arguments: Value, failed: bool) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], failed, "{tool}: isError: {result}");
+        check_text_copy(&result);
+        result["structuredContent"].clone()
+    }
+
     /// A successful call's structuredContent, checked against the text copy.
     #[track_caller]
     pub fn call_ok(&mut self, tool: &str, arguments: Value) -> Value {
-        let result = self.call(tool, arguments);
-        assert_eq!(result["isError"], false, "{tool} failed: {result}");
-        check_text_copy(&result);
-        result["structuredContent"].clone()
+        self.call_expecting(tool, arguments, false)
     }
 
     /// A failed call's `error` object.
     #[track_caller]
     pub fn call_err(&mut self, tool: &str, arguments: Value) -> Value {
-        let result = self.call(tool, arguments);
-        assert_eq!(result["isError"], true, "{tool} should fail: {result}");
-        check_text_copy(&result);
-        assert_eq!(result["structuredContent"]["success"], false, "{result}");
-        result["structuredContent"]["error"].clone()
+        let content = self.call_expecting(tool, arguments, true);
+        assert_eq!(content["success"], false, "{content}");
+        content["error"].clone()
     }
 
     pub fn tools(&mut self) -> Vec<Value> {

@@ -1,6 +1,7 @@
 //! Confirmation on protected branches: elicitation on 2025-11-25, the
 //! input-required result on 2026-07-28, and clients that cannot be asked.
 
+use crate::common::assert_has_all;
 use serde_json::{Value, json};
 
 use super::common::TestRepo;
@@ -13,7 +14,7 @@ fn elicitation_client(repo: &TestRepo) -> Mcp {
 #[test]
 fn an_apply_on_a_protected_branch_asks_and_a_yes_lands_it() {
     let repo = TestRepo::scenario();
-    repo.git(&["config", "evolv.validate", "true"]);
+    repo.set_config("evolv.validate", "true");
     let mut mcp = elicitation_client(&repo);
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let applied = mcp.call_ok("apply_edit", json!({"patch_id": id}));
@@ -21,10 +22,7 @@ fn an_apply_on_a_protected_branch_asks_and_a_yes_lands_it() {
     let q = &mcp.server_requests[0];
     assert_eq!(q["method"], "elicitation/create");
     let message = q["params"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("main") && message.contains("3 file(s)") && message.contains("`true`"),
-        "{message}"
-    );
+    assert_has_all(message, &["main", "3 file(s)", "`true`"]);
     assert_eq!(
         repo.head(),
         applied["results"][0]["commit"].as_str().unwrap()
@@ -73,7 +71,7 @@ fn unprotected_branches_and_clients_that_cannot_be_asked_are_not_blocked() {
     plain.call_ok("apply_edit", json!({"patch_id": id}));
     assert!(repo.read("backend/user.go").contains("loadUserData"));
 
-    repo.git(&["config", "evolv.mcp.confirm", "always"]);
+    repo.set_config("evolv.mcp.confirm", "always");
     let head = repo.head();
     let id = repo.propose("loadUserData", "x", &[]);
     let e = plain.call_err("apply_edit", json!({"patch_id": id}));

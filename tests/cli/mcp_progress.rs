@@ -11,7 +11,8 @@ use super::common::TestRepo;
 use super::mcp_client::Mcp;
 
 /// The `notifications/progress` of `token` received so far.
-fn progress_of<'a>(mcp: &'a Mcp, token: &str) -> Vec<&'a Value> {
+fn progress_of(mcp: &Mcp, token: impl Into<Value>) -> Vec<&Value> {
+    let token = token.into();
     mcp.notifications
         .iter()
         .filter(|n| n["method"] == "notifications/progress")
@@ -63,17 +64,15 @@ fn propose_over_a_large_tree_reports_files_scanned_of_the_total() {
         r["result"]["structuredContent"]["statistics"]["files_matched"],
         3
     );
-    let notes = progress_of_number(&mcp, 42);
+    let notes = progress_of(&mcp, 42);
     assert!(notes.len() >= 2, "{:?}", mcp.notifications);
     assert_increasing(&notes);
     let first = &notes[0]["params"];
     assert_eq!(first["progress"], 0.0, "{first}");
     assert_eq!(first["total"], f64::from(files), "{first}");
+    let message = first["message"].as_str().unwrap();
     assert!(
-        first["message"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("Scanning files: 0/{files}")),
+        message.starts_with(&format!("Scanning files: 0/{files}")),
         "{first}"
     );
     // The last report is the whole tree, with the matches counted.
@@ -92,14 +91,6 @@ fn propose_over_a_large_tree_reports_files_scanned_of_the_total() {
     );
     assert_eq!(mcp.notifications.len(), before);
     mcp.finish();
-}
-
-fn progress_of_number(mcp: &Mcp, token: i64) -> Vec<&Value> {
-    mcp.notifications
-        .iter()
-        .filter(|n| n["method"] == "notifications/progress")
-        .filter(|n| n["params"]["progressToken"] == token)
-        .collect()
 }
 
 #[test]
@@ -229,14 +220,13 @@ fn assert_nothing_changed(repo: &TestRepo, mcp: &mut Mcp, head: &str) {
 fn cancellation_kills_the_validation_cleans_the_worktree_and_keeps_the_branch() {
     let repo = TestRepo::scenario();
     let pidfile = repo.home().join("validation.pid");
-    repo.git(&[
-        "config",
+    repo.set_config(
         "evolv.validate",
         &format!(
             "touch scratch; sleep 60 & echo $! > {}; wait",
             pidfile.display()
         ),
-    ]);
+    );
     let mut mcp = Mcp::start(&repo);
     let head = repo.head();
     let pid = cancel_a_running_validation(&repo, &mut mcp, &pidfile);
@@ -245,7 +235,7 @@ fn cancellation_kills_the_validation_cleans_the_worktree_and_keeps_the_branch() 
     // The warm worktree serves the next apply (cleaned of what the
     // cancelled run left: `scratch` below must not exist).
     std::fs::remove_file(&pidfile).unwrap();
-    repo.git(&["config", "evolv.validate", "test ! -e scratch"]);
+    repo.set_config("evolv.validate", "test ! -e scratch");
     let id = repo.propose("getUserData", "fetchUserData", &["-s", "backend/**"]);
     mcp.call_ok("apply_edit", json!({"patch_id": id}));
     assert_ne!(repo.head(), head);
@@ -257,18 +247,17 @@ fn cancellation_with_a_throwaway_worktree_removes_it() {
     let repo = TestRepo::scenario();
     let pidfile = repo.home().join("validation.pid");
     let wtfile = repo.home().join("worktree.path");
-    repo.git(&["config", "evolv.worktree", "fresh"]);
+    repo.set_config("evolv.worktree", "fresh");
     // The command notes where it runs, leaves a file there, a child in
     // the background, and a grandchild in the same group.
-    repo.git(&[
-        "config",
+    repo.set_config(
         "evolv.validate",
         &format!(
             "pwd > {}; touch scratch; sh -c 'sleep 60' & (sleep 60 & echo $! > {}; wait) & wait",
             wtfile.display(),
             pidfile.display()
         ),
-    ]);
+    );
     let mut mcp = Mcp::start(&repo);
     let head = repo.head();
     let worktrees = repo.worktree_count();

@@ -21,11 +21,7 @@ fn task_file(repo: &TestRepo, id: &str) -> Value {
 #[test]
 fn a_background_apply_returns_a_task_id_at_once_and_task_output_follows_it() {
     let repo = TestRepo::scenario();
-    repo.git(&[
-        "config",
-        "evolv.validate",
-        "echo validating; sleep 6; echo done",
-    ]);
+    repo.set_config("evolv.validate", "echo validating; sleep 6; echo done");
     let mut mcp = Mcp::start(&repo);
     let tools = mcp.tools();
     let id = repo.propose("getUserData", "fetchUserData", &[]);
@@ -115,8 +111,8 @@ fn the_cli_runs_background_applies_and_waits_for_them() {
 #[test]
 fn a_task_that_times_out_is_timed_out_and_a_cancelled_one_cancelled() {
     let repo = TestRepo::scenario();
-    repo.git(&["config", "evolv.validate", "sleep 30"]);
-    repo.git(&["config", "evolv.timeout", "1"]);
+    repo.set_config("evolv.validate", "sleep 30");
+    repo.set_config("evolv.timeout", "1");
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let head = repo.head();
     let task = repo
@@ -129,7 +125,7 @@ fn a_task_that_times_out_is_timed_out_and_a_cancelled_one_cancelled() {
     assert_eq!(r.json()["status"], "timed_out", "{r:?}");
     assert_eq!(r.json()["error"]["code"], "timeout");
 
-    repo.git(&["config", "evolv.timeout", "60"]);
+    repo.set_config("evolv.timeout", "60");
     let task = repo
         .evolv(&["apply", &id, "--background"])
         .stdout
@@ -148,7 +144,7 @@ fn a_task_that_times_out_is_timed_out_and_a_cancelled_one_cancelled() {
 #[test]
 fn a_task_whose_process_died_is_reported_failed() {
     let repo = TestRepo::scenario();
-    repo.git(&["config", "evolv.validate", "sleep 30"]);
+    repo.set_config("evolv.validate", "sleep 30");
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let task = repo
         .evolv(&["apply", &id, "--background"])

@@ -8,7 +8,7 @@ use std::time::Duration;
 use expectrl::process::unix::WaitStatus;
 use expectrl::{Eof, Expect, Session};
 
-use crate::common::{BIN, Run, TestRepo, sealed};
+use crate::common::{BIN, Run, TestRepo, assert_human, sealed};
 
 /// Runs `git-evolv args` with stdout and stderr on a pseudo-terminal;
 /// returns what the terminal showed and the exit code.
@@ -134,15 +134,15 @@ fn the_pager_command_follows_gits_order() {
         "GIT_PAGER beats config"
     );
     // pager.evolv.<cmd> = false turns it off; `cat` means no pager.
-    repo.git(&["config", "pager.evolv.list", "false"]);
+    repo.set_config("pager.evolv.list", "false");
     run(&[("GIT_PAGER", &git_pager)]);
     assert!(!file("git").exists(), "pager.evolv.list=false");
-    repo.git(&["config", "--unset", "pager.evolv.list"]);
-    repo.git(&["config", "pager.evolv", "false"]);
+    repo.set_config("--unset", "pager.evolv.list");
+    repo.set_config("pager.evolv", "false");
     run(&[("GIT_PAGER", &git_pager)]);
     assert!(!file("git").exists(), "pager.evolv=false");
     // A command that does not page by default pages when told to.
-    repo.git(&["config", "pager.evolv", "true"]);
+    repo.set_config("pager.evolv", "true");
     let (_, code) = in_pty(&repo, &["check"], &[("GIT_PAGER", &git_pager)]);
     assert_eq!(code, 0);
     assert!(file("git").exists(), "pager.evolv=true pages check");
@@ -306,12 +306,8 @@ fn show_is_coloured_byte_for_byte_like_git_with_every_diff_slot_configured() {
         }
     }
     // An invalid colour is an invalid_config error naming key and value.
-    repo.git(&["config", "color.diff.old", "reddish"]);
+    repo.set_config("color.diff.old", "reddish");
     let run = repo.evolv(&["show", &id, "--color", "always"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("color.diff.old") && run.stderr.contains("reddish"),
-        "{}",
-        run.stderr
-    );
+    assert_human!(repo, "show_invalid_diff_colour", run.transcript());
 }

@@ -5,14 +5,21 @@
 use serde_json::{Value, json};
 
 use crate::common::{
-    BIN, Run, TestRepo, assert_has, assert_human, error_code, run_with_stdin, sealed,
+    BIN, Run, TestRepo, assert_has, assert_has_all, assert_human, error_code, run_with_stdin,
+    sealed,
 };
 
-/// Writes `plan` to a file outside the working tree and returns its path.
-fn plan_file(repo: &TestRepo, name: &str, plan: &Value) -> String {
-    let path = repo.home().join(name);
-    std::fs::write(&path, serde_json::to_vec_pretty(plan).unwrap()).unwrap();
-    path.display().to_string()
+/// Writes `plan` to a new file outside the working tree and returns its
+/// path.
+fn plan_file(repo: &TestRepo, plan: &Value) -> String {
+    let written = std::fs::read_dir(repo.home()).unwrap().count();
+    named_plan_file(repo, &format!("plan-{written}.json"), plan)
+}
+
+/// Writes `plan` to `name` outside the working tree (a name a snapshot
+/// shows) and returns its path.
+fn named_plan_file(repo: &TestRepo, name: &str, plan: &Value) -> String {
+    repo.home_file(name, &serde_json::to_string_pretty(plan).unwrap())
 }
 
 /// Runs git-evolv in the repository with `stdin` piped in.
@@ -29,6 +36,21 @@ fn landing_plan(extra: Value) -> Value {
         p.extend(e);
     }
     plan
+}
+
+/// `apply --json id` under a landing plan with `extra` (see
+/// [`landing_plan`]).
+fn apply_landing(repo: &TestRepo, id: &str, extra: Value) -> Run {
+    let file = plan_file(repo, &landing_plan(extra));
+    repo.evolv(&["apply", "--json", id, "--plan", &file])
+}
+
+/// The scenario with a proposal over `backend/**`, and its state before
+/// any apply (see [`snapshot`]).
+fn backend_proposal() -> (TestRepo, String, (String, String, String)) {
+    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
+    let before = snapshot(&repo);
+    (repo, id, before)
 }
 
 /// The state a refused apply must leave exactly as it was.
@@ -74,11 +96,8 @@ fn schema_is_draft_2020_12_and_accepts_what_check_accepts() {
 #[test]
 fn check_prints_the_plan_normalised_with_defaults() {
     let repo = TestRepo::scenario();
-    let file = plan_file(
-        &repo,
-        "min.json",
-        &json!({"rollback": {"strategy": "git_revert"}}),
-    );
+    let minimal = json!({"rollback": {"strategy": "git_revert"}});
+    let file = named_plan_file(&repo, "min.json", &minimal);
     let run = repo.evolv(&["plan", "check", "--json", &file]);
     let v = run.success().stdout_json();
     assert_eq!(v["valid"], true);
@@ -112,7 +131,7 @@ fn check_prints_the_plan_normalised_with_defaults() {
 #[test]
 fn check_reports_every_problem_at_once_with_path_value_and_allowed() {
     let repo = TestRepo::scenario();
-    let file = plan_file(
+    let file = named_plan_file(
         &repo,
         "bad.json",
         &json!({
@@ -158,7 +177,7 @@ fn check_reports_every_problem_at_once_with_path_value_and_allowed() {
     let human = repo.transcript(&["plan", "check", &file]);
     assert_human!(repo, "plan_check_invalid", human);
     // A missing rollback, invalid JSON and a missing file.
-    let no_rollback = plan_file(&repo, "norb.json", &json!({"dry_run": false}));
+    let no_rollback = plan_file(&repo, &json!({"dry_run": false}));
     let run = repo.evolv(&["plan", "check", "--json", &no_rollback]);
     assert_eq!(error_code(&run), "invalid_plan");
     assert_eq!(run.json()["error"]["issues"][0]["path"], "rollback");
@@ -177,12 +196,7 @@ fn seed_scenario_7_max_changes_50_refuses_a_patch_of_more_than_50_lines() {
     let repo = TestRepo::with_files(&[("big.rs", body.as_str()), ("small.rs", "oldName\n")]);
     let id = repo.propose("oldName", "newName", &["--scope", "big.rs"]);
     let before = snapshot(&repo);
-    let file = plan_file(
-        &repo,
-        "plan.json",
-        &landing_plan(json!({"limits": {"max_changes": 50}})),
-    );
-    let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
+    let run = apply_landing(&repo, &id, json!({"limits": {"max_changes": 50}}));
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(error_code(&run), "constraint_violation");
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
@@ -199,12 +213,7 @@ fn seed_scenario_7_max_changes_50_refuses_a_patch_of_more_than_50_lines() {
         "limits are checked before any worktree"
     );
     // The same patch within a larger limit lands.
-    let roomy = plan_file(
-        &repo,
-        "roomy.json",
-        &landing_plan(json!({"limits": {"max_changes": 200}})),
-    );
-    repo.evolv(&["apply", "--json", &id, "--plan", &roomy]).ok();
+    apply_landing(&repo, &id, json!({"limits": {"max_changes": 200}})).ok();
     assert!(repo.read("big.rs").contains("newName"));
     repo.assert_fsck();
 }
@@ -217,26 +226,17 @@ fn max_files_counts_the_files_the_patch_changes() {
         "y",
     );
     let before = snapshot(&repo);
-    let file = plan_file(
-        &repo,
-        "p.json",
-        &landing_plan(json!({"limits": {"max_files": 2}})),
-    );
-    let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
+    let run = apply_landing(&repo, &id, json!({"limits": {"max_files": 2}}));
     assert_eq!(error_code(&run), "constraint_violation");
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(
-        msg.contains("limits.max_files") && msg.contains('3') && msg.contains('2'),
-        "{msg}"
-    );
+    assert_has_all(&msg, &["limits.max_files", "3", "2"]);
     assert_eq!(snapshot(&repo), before);
 }
 
 #[test]
 fn a_plan_that_does_not_say_dry_run_false_only_previews() {
-    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let before = snapshot(&repo);
-    let file = plan_file(
+    let (repo, id, before) = backend_proposal();
+    let file = named_plan_file(
         &repo,
         "preview.json",
         &json!({"rollback": {"strategy": "git_revert"}}),
@@ -255,7 +255,7 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
     human.ok();
     assert_human!(repo, "plan_apply_preview", human.transcript());
     // --dry-run overrides a plan that would land.
-    let landing = plan_file(&repo, "land.json", &landing_plan(json!({})));
+    let landing = plan_file(&repo, &landing_plan(json!({})));
     let run = repo.evolv(&["apply", "--json", &id, "--plan", &landing, "--dry-run"]);
     run.ok();
     assert_eq!(run.json()["dry_run"], true);
@@ -284,15 +284,14 @@ fn a_plan_that_does_not_say_dry_run_false_only_previews() {
 #[test]
 fn pre_conditions_run_at_the_head_and_expected_outcomes_at_the_new_commit() {
     let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let file = plan_file(
+    let run = apply_landing(
         &repo,
-        "checks.json",
-        &landing_plan(json!({"validation": {
+        &id,
+        json!({"validation": {
             "pre_conditions": ["grep -q 'func getUserData' backend/user.go"],
             "expected_outcomes": ["grep -q 'func fetchUserData' backend/user.go"]
-        }})),
+        }}),
     );
-    let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
     run.ok();
     let stages: Vec<Value> = run.json()["validation"]
         .as_array()
@@ -307,8 +306,7 @@ fn pre_conditions_run_at_the_head_and_expected_outcomes_at_the_new_commit() {
 
 #[test]
 fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
-    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let before = snapshot(&repo);
+    let (repo, id, before) = backend_proposal();
     for (name, validation) in [
         (
             "pre",
@@ -319,12 +317,7 @@ fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
             json!({"expected_outcomes": ["echo postcheck; grep -q getUserData backend/user.go"]}),
         ),
     ] {
-        let file = plan_file(
-            &repo,
-            &format!("{name}.json"),
-            &landing_plan(json!({ "validation": validation })),
-        );
-        let run = repo.evolv(&["apply", "--json", &id, "--plan", &file]);
+        let run = apply_landing(&repo, &id, json!({ "validation": validation }));
         assert_eq!(run.code, 1, "{name}: {}", run.stdout);
         assert_eq!(error_code(&run), "validation_failed", "{name}");
         assert_has(&run.stdout, &format!("{name}check"));
@@ -334,11 +327,9 @@ fn a_failing_pre_condition_or_expected_outcome_lands_nothing() {
 
 #[test]
 fn the_plan_timeout_bounds_the_whole_apply_and_removes_a_throwaway_worktree() {
-    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let before = snapshot(&repo);
+    let (repo, id, before) = backend_proposal();
     let file = plan_file(
         &repo,
-        "slow.json",
         &landing_plan(json!({
             "limits": {"timeout_seconds": 1},
             "validation": {"expected_outcomes": ["sleep 30"]}
@@ -360,8 +351,7 @@ fn the_plan_timeout_bounds_the_whole_apply_and_removes_a_throwaway_worktree() {
 fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     // git_revert: a revert commit.
     let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let file = plan_file(&repo, "revert.json", &landing_plan(json!({})));
-    repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
+    apply_landing(&repo, &id, json!({})).ok();
     let run = repo.evolv(&["rollback", "--json", &id]);
     run.ok();
     assert_eq!(run.json()["strategy"], "git_revert");
@@ -378,7 +368,6 @@ fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
     let file = plan_file(
         &repo,
-        "backup.json",
         &json!({"dry_run": false, "rollback": {"strategy": "file_backup"}}),
     );
     repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
@@ -398,7 +387,6 @@ fn rollback_follows_the_strategy_of_the_plan_it_was_applied_under() {
     let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
     let file = plan_file(
         &repo,
-        "manual.json",
         &json!({"dry_run": false, "rollback": {"strategy": "manual", "commands": ["git revert --no-edit HEAD"]}}),
     );
     repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
@@ -437,7 +425,7 @@ fn batch_lands_all_as_consecutive_commits_with_one_fast_forward_or_none() {
     assert_eq!(repo.head(), h);
     assert_eq!(repo.status(), "");
 
-    let file = plan_file(&repo, "batch.json", &landing_plan(json!({"batch": true})));
+    let file = plan_file(&repo, &landing_plan(json!({"batch": true})));
     let run = repo.evolv(&[
         "apply",
         "--json",
@@ -505,34 +493,31 @@ fn without_batch_several_ids_apply_in_turn_and_stop_at_the_first_failure() {
 
 #[test]
 fn evolv_plan_in_git_config_names_the_default_plan() {
-    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let before = snapshot(&repo);
+    let (repo, id, before) = backend_proposal();
     repo.write(
         "plans/strict.json",
         r#"{"dry_run": false, "rollback": {"strategy": "git_revert"}, "limits": {"max_files": 1}}"#,
     );
     repo.commit_all("add a plan");
     let before_head = repo.head();
-    repo.git(&["config", "evolv.plan", "plans/strict.json"]);
+    repo.set_config("evolv.plan", "plans/strict.json");
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "constraint_violation");
     assert_eq!(repo.head(), before_head);
     let _ = before;
     // A configured plan that does not exist is a clear error naming it.
-    repo.git(&["config", "evolv.plan", "plans/missing.json"]);
+    repo.set_config("evolv.plan", "plans/missing.json");
     let run = repo.evolv(&["apply", "--json", &id]);
     assert_eq!(error_code(&run), "invalid_config");
     assert_has(&run.stdout, "plans/missing.json");
     // --plan wins over the configured one.
-    let file = plan_file(&repo, "ok.json", &landing_plan(json!({})));
-    repo.evolv(&["apply", "--json", &id, "--plan", &file]).ok();
+    apply_landing(&repo, &id, json!({})).ok();
     assert_ne!(repo.head(), before_head);
 }
 
 #[test]
 fn an_invalid_plan_stops_apply_before_anything_runs() {
-    let (repo, id) = TestRepo::scenario_proposed(&["--scope", "backend/**"]);
-    let before = snapshot(&repo);
+    let (repo, id, before) = backend_proposal();
     let run = evolv_stdin(
         &repo,
         &["apply", "--json", &id, "--plan", "-"],
@@ -558,7 +543,6 @@ fn a_failure_after_the_branch_moved_is_undone_by_the_plans_strategy() {
         let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
         let file = plan_file(
             &repo,
-            "p.json",
             &json!({"dry_run": false, "rollback": {"strategy": strategy}}),
         );
         let run = repo.evolv_env(&["apply", "--json", &id, "--plan", &file], &failpoint);
@@ -586,7 +570,6 @@ fn a_failure_after_the_branch_moved_is_undone_by_the_plans_strategy() {
     let id = repo.propose("getUserData", "fetchUserData", &["--scope", "backend/**"]);
     let file = plan_file(
         &repo,
-        "p.json",
         &json!({"dry_run": false, "rollback": {"strategy": "manual", "commands": ["git reset --keep HEAD~1"]}}),
     );
     let run = repo.evolv_env(&["apply", "--json", &id, "--plan", &file], &failpoint);

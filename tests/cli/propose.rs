@@ -1,7 +1,8 @@
 //! `git evolv propose`: seed scenarios 1 and 2 and every rule of the issue.
 
 use crate::common::{
-    TestRepo, TestResult, assert_has, assert_human, error_code, run_with_stdin, sealed,
+    TestRepo, TestResult, assert_has, assert_has_all, assert_human, error_code, run_with_stdin,
+    sealed,
 };
 
 fn is_patch_id(id: &str) -> bool {
@@ -138,7 +139,7 @@ fn colour_follows_the_flag_and_no_color() {
         "-r",
         "a",
     ]);
-    assert_has(&always.stdout, "\x1b[32m+");
+    assert_human!(repo, "propose_color_always", always.transcript());
     let never = repo.evolv(&[
         "propose",
         "--color",
@@ -246,23 +247,11 @@ fn ids_are_unique_within_one_second() {
 #[test]
 fn no_match_is_an_error_naming_pattern_scope_and_count_and_stores_nothing() {
     let repo = TestRepo::scenario();
-    let run = repo.evolv(&[
-        "propose",
-        "--json",
-        "-p",
-        "doesNotExist",
-        "-r",
-        "x",
-        "--scope",
-        "backend/**",
-    ]);
+    let run = repo.propose_run("doesNotExist", "x", &["--scope", "backend/**"]);
     assert_eq!(run.code, 1);
     assert_eq!(error_code(&run), "no_match");
     let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(
-        msg.contains("doesNotExist") && msg.contains("backend/**") && msg.contains("2 file(s)"),
-        "{msg}"
-    );
+    assert_has_all(&msg, &["doesNotExist", "backend/**", "2 file(s)"]);
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
     let human = repo.transcript(&["propose", "-p", "doesNotExist", "-r", "x"]);
     assert_human!(repo, "propose_no_match", human);
@@ -280,17 +269,14 @@ fn invalid_regex_is_invalid_input_with_the_engines_explanation() {
 #[test]
 fn missing_identity_names_the_config_keys() {
     let repo = TestRepo::scenario();
-    repo.git(&["config", "--unset", "user.name"]);
-    repo.git(&["config", "--unset", "user.email"]);
+    repo.set_config("--unset", "user.name");
+    repo.set_config("--unset", "user.email");
     let run = repo.evolv(&["propose", "--json", "-p", "getUserData", "-r", "x"]);
     assert_eq!(run.code, 2);
     assert_eq!(error_code(&run), "missing_identity");
     let v = run.json();
     let text = format!("{} {}", v["error"]["message"], v["error"]["hint"]);
-    assert!(
-        text.contains("user.name") && text.contains("user.email"),
-        "{text}"
-    );
+    assert_has_all(&text, &["user.name", "user.email"]);
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv"]), "");
 }
 

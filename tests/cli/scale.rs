@@ -2,19 +2,17 @@
 //! writes its new blobs and trees as one pack without deltas, which git reads and
 //! verifies, and the apply lands them all as git would.
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, assert_has_all, assert_statistics};
 
 #[test]
 fn a_propose_of_many_files_writes_one_undeltified_pack_that_git_verifies() {
-    let files: Vec<(String, String)> = (0..300)
-        .map(|i| {
-            (
-                format!("d{}/f{i}.txt", i % 7),
-                format!("line one of {i}\ncall old_name() here\nline three\n"),
-            )
-        })
-        .collect();
-    let repo = TestRepo::with_files(&files);
+    let file = |i: usize| {
+        (
+            format!("d{}/f{i}.txt", i % 7),
+            format!("line one of {i}\ncall old_name() here\nline three\n"),
+        )
+    };
+    let repo = TestRepo::with_many(300, file);
     repo.git(&["gc", "-q"]);
     let packs_before = pack_indexes(&repo);
     let id = repo.propose("old_name", "new_name", &[]);
@@ -36,8 +34,8 @@ fn a_propose_of_many_files_writes_one_undeltified_pack_that_git_verifies() {
     );
     repo.evolv(&["apply", &id]).ok();
     assert_eq!(repo.status(), "");
-    for (path, content) in &files {
-        assert_eq!(repo.read(path), content.replace("old_name", "new_name"));
+    for (path, content) in (0..300).map(file) {
+        assert_eq!(repo.read(&path), content.replace("old_name", "new_name"));
     }
     repo.assert_fsck();
 }
@@ -105,10 +103,7 @@ fn the_diff_written_during_the_scan_is_the_tree_diff_byte_for_byte() {
             proposed.stdout
         );
         let text = String::from_utf8_lossy(&shown);
-        assert!(
-            text.contains(" 100755\n") && text.contains("\\ No newline"),
-            "{text}"
-        );
+        assert_has_all(&text, &[" 100755\n", "\\ No newline"]);
         assert_eq!(proposed.stdout_bytes, shown, "core.abbrev {abbrev:?}");
         repo.evolv(&["drop", &id]).ok();
     }
@@ -117,7 +112,7 @@ fn the_diff_written_during_the_scan_is_the_tree_diff_byte_for_byte() {
     // the attributes: `-diff` makes a binary patch, `diff=` a driver's hunk
     // headers), merged in git's path order. Every stage is `git diff` byte
     // for byte.
-    repo.git(&["config", "diff.fn.xfuncname", "^fn .*$"]);
+    repo.set_config("diff.fn.xfuncname", "^fn .*$");
     repo.write(
         "sub/.gitattributes",
         "*.txt -diff\n*.rs diff=fn\n*.bin binary\ncrlf.txt text eol=crlf\n",
@@ -257,15 +252,12 @@ fn shown_diff(repo: &TestRepo, id: &str) -> Vec<u8> {
 #[test]
 fn a_diff_over_a_mebibyte_is_truncated_in_json_only_and_counted_whole() {
     let line = "x".repeat(700);
-    let files: Vec<(String, String)> = (0..1600)
-        .map(|i| {
-            (
-                format!("d{}/f{i}.txt", i % 9),
-                format!("{line} old_name {i}\n"),
-            )
-        })
-        .collect();
-    let repo = TestRepo::with_files(&files);
+    let repo = TestRepo::with_many(1600, |i| {
+        (
+            format!("d{}/f{i}.txt", i % 9),
+            format!("{line} old_name {i}\n"),
+        )
+    });
     let run = repo.evolv(&["propose", "--json", "-p", "old_name", "-r", "new_name"]);
     let v = run.success().stdout_json();
     let diff = v["unified_diff"].as_str().unwrap();
@@ -309,14 +301,12 @@ fn the_scan_on_every_core_over_packed_deltas_is_what_git_would_make() {
         }
         s
     };
-    let files: Vec<(String, String)> = (0..900)
-        .map(|i| (format!("d{:02}/e{}/f{i:04}.txt", i % 23, i % 4), body(i, 0)))
-        .collect();
-    let repo = TestRepo::with_files(&files);
+    let path = |i: usize| format!("d{:02}/e{}/f{i:04}.txt", i % 23, i % 4);
+    let repo = TestRepo::with_many(900, |i| (path(i), body(i, 0)));
     // A second version of every file, then one pack with deltas between
     // the two: the scan reads through delta chains.
-    for (i, (path, _)) in files.iter().enumerate() {
-        repo.write(path, &body(i, 1));
+    for (i, path) in (0..900).map(path).enumerate() {
+        repo.write(&path, &body(i, 1));
     }
     let mut binary = vec![b'b'; 300_000];
     binary[7] = 0;
@@ -342,9 +332,7 @@ fn the_scan_on_every_core_over_packed_deltas_is_what_git_would_make() {
 
     let run = repo.evolv(&["propose", "--json", "-p", "old_name", "-r", "new_name"]);
     let v = run.success().stdout_json();
-    assert_eq!(v["statistics"]["files_scanned"], 901);
-    assert_eq!(v["statistics"]["files_matched"], 300);
-    assert_eq!(v["statistics"]["binary_skipped"], 1);
+    assert_statistics(&v, "files_scanned=901 files_matched=300 binary_skipped=1");
     let id = v["patch_id"].as_str().unwrap().to_string();
     let proposal = repo.git(&["rev-parse", &format!("refs/evolv/proposals/{id}")]);
     let proposal = proposal.trim();
@@ -361,7 +349,7 @@ fn the_scan_on_every_core_over_packed_deltas_is_what_git_would_make() {
     assert_diff_is_git_diff(&repo, "packed");
     // Every file of the proposal is the old one with the replacement.
     let id = repo.propose("old_name", "new_name", &[]);
-    for (i, (path, _)) in files.iter().enumerate() {
+    for (i, path) in (0..900).map(path).enumerate() {
         let shown = repo.git(&["show", &format!("refs/evolv/proposals/{id}:{path}")]);
         assert_eq!(
             shown.trim_end(),

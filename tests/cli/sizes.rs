@@ -7,7 +7,13 @@
 //! `#[cfg(test)] mod … { … }` block. A function counts from the line of
 //! its `fn` to the line of its closing brace.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::common::TestResult;
+use crate::rust_source::{
+    assert_clean, assert_reports, code_only, is_test_file, relative, rust_files, scratch_tree,
+    workspace,
+};
 
 /// The most lines a source file may have, test code left out.
 const MAX_FILE_LINES: usize = 600;
@@ -35,135 +41,6 @@ const ALLOWED_FUNCTIONS: &[&str] = &[
     // choose its hint); grouping the arms would lose the exhaustiveness.
     "crates/core/src/error/codes.rs: hint",
 ];
-
-/// Every `.rs` file under `dir` that is not a test file.
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if path.is_dir() {
-            source_files(&path, out);
-            continue;
-        }
-        let Some(stem) = name.strip_suffix(".rs") else {
-            continue;
-        };
-        if !(stem.ends_with("tests") || stem.ends_with("_test")) {
-            out.push(path);
-        }
-    }
-}
-
-/// `text` with comments and the insides of string and character literals
-/// replaced by spaces (line breaks kept, so lines still count).
-fn code_only(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        let after_word = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                out.push(' ');
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    out.push_str("  ");
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    out.push_str("  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    out.push(blank(chars[i]));
-                    i += 1;
-                }
-            }
-        } else if (c == 'r' || c == 'b') && !after_word && raw_string_at(&chars, i).is_some() {
-            let end = raw_string_at(&chars, i).unwrap();
-            out.extend(chars[i..end].iter().map(|&c| blank(c)));
-            i = end;
-        } else if c == '"' {
-            let mut j = i + 1;
-            while j < chars.len() && chars[j] != '"' {
-                j += if chars[j] == '\\' { 2 } else { 1 };
-            }
-            let end = (j + 1).min(chars.len());
-            out.extend(chars[i..end].iter().map(|&c| blank(c)));
-            i = end;
-        } else if c == '\'' {
-            // A character literal ('x', '\n', '\u{1F600}'), not a lifetime.
-            let end = match (next, chars.get(i + 2)) {
-                (Some('\\'), _) => chars[i + 3..]
-                    .iter()
-                    .position(|&c| c == '\'')
-                    .map(|p| i + 3 + p + 1),
-                (Some(_), Some('\'')) => Some(i + 3),
-                _ => None,
-            };
-            match end {
-                Some(end) => {
-                    out.extend(chars[i..end].iter().map(|&c| blank(c)));
-                    i = end;
-                }
-                None => {
-                    out.push(c);
-                    i += 1;
-                }
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The end of a raw string literal (`r"…"`, `r#"…"#`, `br"…"`) at `i`.
-fn raw_string_at(chars: &[char], i: usize) -> Option<usize> {
-    let mut j = i;
-    if chars[j] == 'b' {
-        j += 1;
-    }
-    if chars.get(j) != Some(&'r') {
-        return None;
-    }
-    j += 1;
-    let hashes = chars[j..].iter().take_while(|&&c| c == '#').count();
-    j += hashes;
-    if chars.get(j) != Some(&'"') {
-        return None;
-    }
-    j += 1;
-    while j < chars.len() {
-        if chars[j] == '"'
-            && chars[j + 1..]
-                .iter()
-                .take(hashes)
-                .filter(|&&c| c == '#')
-                .count()
-                == hashes
-        {
-            return Some(j + 1 + hashes);
-        }
-        j += 1;
-    }
-    Some(chars.len())
-}
 
 /// The byte offset of the brace closing the one at `open`.
 fn closing_brace(code: &[u8], open: usize) -> usize {
@@ -305,15 +182,9 @@ fn measure(text: &str) -> (usize, Vec<(String, usize, usize)>) {
 fn oversized(root: &Path, allowed_folders: &[&str], allowed_functions: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     for src in SOURCES {
-        let mut files = Vec::new();
-        source_files(&root.join(src), &mut files);
-        for path in files {
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            if allowed_folders.iter().any(|f| rel.starts_with(f)) {
+        for path in rust_files(&root.join(src)) {
+            let rel = relative(root, &path);
+            if is_test_file(&rel) || allowed_folders.iter().any(|f| rel.starts_with(f)) {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
@@ -339,19 +210,13 @@ fn oversized(root: &Path, allowed_folders: &[&str], allowed_functions: &[&str]) 
 
 #[test]
 fn no_source_file_or_function_is_too_long() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let found = oversized(root, ALLOWED_FOLDERS, ALLOWED_FUNCTIONS);
-    assert!(found.is_empty(), "{}", found.join("\n"));
+    assert_clean(&oversized(workspace(), ALLOWED_FOLDERS, ALLOWED_FUNCTIONS));
 }
 
 /// The check itself fails on a tree with a long file and a long function,
 /// and leaves test code, comments, strings and the allow-lists alone.
 #[test]
-fn a_long_file_or_function_is_found() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let src = root.join("crates/core/src");
-    std::fs::create_dir_all(src.join("old")).unwrap();
+fn a_long_file_or_function_is_found() -> TestResult {
     let body = |n: usize| "    let x = 1;\n".repeat(n);
     // 81 lines from `fn` to `}`: too long. 80: fine.
     let long = format!("fn long() {{\n{}}}\n", body(79));
@@ -361,42 +226,38 @@ fn a_long_file_or_function_is_found() {
         "fn tricky() {{\n    let s = \"}}\";\n    // }}\n    let c = '}}';\n{}}}\n",
         body(76)
     );
-    std::fs::write(src.join("lib.rs"), format!("{long}\n{fine}\n{tricky}")).unwrap();
-    // 601 lines of code, and 601 of it plus 300 of inline tests.
-    std::fs::write(src.join("big.rs"), "const A: u8 = 0;\n".repeat(601)).unwrap();
+    let code = |n: usize| "const A: u8 = 0;\n".repeat(n);
+    // 601 lines of code, and 600 of it plus 300 of inline tests.
     let tests = format!("#[cfg(test)]\nmod tests {{\n{}}}\n", body(300));
-    let with_tests = format!("{}{tests}", "const A: u8 = 0;\n".repeat(600));
-    std::fs::write(src.join("tested.rs"), with_tests).unwrap();
-    std::fs::write(src.join("big_tests.rs"), "const A: u8 = 0;\n".repeat(900)).unwrap();
-    std::fs::write(src.join("old/mod.rs"), long.replace("long", "old")).unwrap();
+    let tree = scratch_tree(&[
+        (
+            "crates/core/src/lib.rs",
+            &format!("{long}\n{fine}\n{tricky}"),
+        ),
+        ("crates/core/src/big.rs", &code(601)),
+        (
+            "crates/core/src/tested.rs",
+            &format!("{}{tests}", code(600)),
+        ),
+        ("crates/core/src/big_tests.rs", &code(900)),
+        ("crates/core/src/old/mod.rs", &long.replace("long", "old")),
+    ])?;
+    let root = tree.path();
     let found = oversized(root, &["crates/core/src/old/"], &[]);
-    assert!(
-        found
-            .iter()
-            .any(|p| p.starts_with("crates/core/src/lib.rs:1: fn long has 81 lines")),
-        "{found:#?}"
-    );
-    assert!(
-        found
-            .iter()
-            .any(|p| p.starts_with("crates/core/src/lib.rs:") && p.contains("fn tricky has 81")),
-        "{found:#?}"
-    );
-    assert!(
-        found
-            .iter()
-            .any(|p| p.starts_with("crates/core/src/big.rs: 601 lines")),
-        "{found:#?}"
-    );
-    assert_eq!(found.len(), 3, "{found:#?}");
-    // An allowed function is not reported.
-    let found = oversized(
-        root,
-        &["crates/core/src/old/"],
+    assert_reports(
+        &found,
         &[
-            "crates/core/src/lib.rs: long",
-            "crates/core/src/lib.rs: tricky",
+            "crates/core/src/lib.rs:1: fn long has 81 lines",
+            "fn tricky has 81",
+            "crates/core/src/big.rs: 601 lines",
         ],
     );
-    assert_eq!(found.len(), 1, "{found:#?}");
+    // An allowed function is not reported.
+    let allowed = [
+        "crates/core/src/lib.rs: long",
+        "crates/core/src/lib.rs: tricky",
+    ];
+    let found = oversized(root, &["crates/core/src/old/"], &allowed);
+    assert_reports(&found, &["crates/core/src/big.rs: 601 lines"]);
+    Ok(())
 }

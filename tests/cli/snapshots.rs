@@ -34,6 +34,13 @@ fn propose_human() {
 }
 
 #[test]
+fn empty_list_and_log_human() {
+    let repo = scenario();
+    let out = repo.transcripts(&[&["list"], &["log"]]);
+    assert_human!(repo, "empty", out);
+}
+
+#[test]
 fn show_list_and_log_human() -> TestResult {
     let repo = scenario();
     let a = repo.try_propose("getUserData", "fetchUserData", &[])?;
@@ -46,13 +53,6 @@ fn show_list_and_log_human() -> TestResult {
     assert_human!(repo, "list", list);
     assert_human!(repo, "log", log);
     Ok(())
-}
-
-#[test]
-fn empty_list_and_log_human() {
-    let repo = scenario();
-    let out = repo.transcripts(&[&["list"], &["log"]]);
-    assert_human!(repo, "empty", out);
 }
 
 #[test]
@@ -102,5 +102,46 @@ fn error_rendering_human() -> TestResult {
     ]);
     assert_human!(repo, "errors", out);
     assert_human!(repo, "validation_failed", failed);
+    Ok(())
+}
+
+/// Every subcommand, as `git evolv SUB --help` prints it.
+const SUBCOMMANDS: &[&str] = &[
+    "propose",
+    "list",
+    "show",
+    "drop",
+    "apply",
+    "rollback",
+    "recover",
+    "log",
+    "gc",
+    "plan",
+    "demo",
+    "lint",
+    "hooks",
+    "hook",
+    "check",
+    "cat",
+    "glob",
+    "ask",
+    "completions",
+    "install-man",
+    "help",
+    "mcp",
+    "task",
+    "serve",
+];
+
+/// The `--help` of git-evolv and of each subcommand: the reference a
+/// user reads, pinned (`help_<subcommand>.snap`).
+#[test]
+fn every_help_text_human() -> TestResult {
+    let repo = TestRepo::try_empty()?;
+    assert_human!(repo, "help_git_evolv", repo.transcript(&["--help"]));
+    for sub in SUBCOMMANDS {
+        let name = format!("help_{}", sub.replace('-', "_"));
+        assert_human!(repo, name.as_str(), repo.transcript(&[sub, "--help"]));
+    }
     Ok(())
 }

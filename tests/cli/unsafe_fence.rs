@@ -9,7 +9,10 @@
 //! character literals blanked out, so `unsafe` in prose or in a message
 //! does not count.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::common::TestResult;
+use crate::rust_source::{assert_clean, code_only, relative, rust_files, scratch_tree, workspace};
 
 /// The modules allowed `unsafe`, one per crate that needs system calls,
 /// one for the zlib FFI, and the hook binary's C entry point.
@@ -25,140 +28,6 @@ const FENCES: &[&str] = &[
 /// Not fenced yet: the pack reader, being replaced by gix; its
 /// item-level allows stay until it goes.
 const UNFENCED: &[&str] = &["crates/git/src/object_read/"];
-
-/// Every `.rs` file under `dir`, build output and hidden folders left out.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if path.is_dir() {
-            if name != "target" && !name.starts_with('.') {
-                rust_files(&path, out);
-            }
-        } else if name.ends_with(".rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// `text` with comments and the insides of string and character literals
-/// replaced by spaces (line breaks kept, so lines still match).
-fn code_only(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                out.push(' ');
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    out.push_str("  ");
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    out.push_str("  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    out.push(blank(chars[i]));
-                    i += 1;
-                }
-            }
-        } else if let Some(hashes) = raw_string_at(&chars, i) {
-            // A raw string: r"…", r#"…"#, br"…".
-            for _ in 0..hashes + 2 {
-                out.push(chars[i]);
-                i += 1;
-            }
-            while i < chars.len() {
-                let closes = chars[i] == '"'
-                    && chars.len() > i + hashes
-                    && chars[i + 1..=i + hashes].iter().all(|c| *c == '#');
-                if closes {
-                    for _ in 0..=hashes {
-                        out.push(chars[i]);
-                        i += 1;
-                    }
-                    break;
-                }
-                out.push(blank(chars[i]));
-                i += 1;
-            }
-        } else if c == '"' {
-            out.push('"');
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                if i < chars.len() {
-                    out.push(blank(chars[i]));
-                    i += 1;
-                }
-            }
-            if i < chars.len() {
-                out.push('"');
-                i += 1;
-            }
-        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
-            // A character literal ('x', '\n', '\''); a lifetime is left as is.
-            out.push('\'');
-            i += 1;
-            if chars[i] == '\\' {
-                out.push(' ');
-                i += 1;
-            }
-            out.push(' ');
-            i += 1;
-            while i < chars.len() && chars[i] != '\'' {
-                out.push(blank(chars[i]));
-                i += 1;
-            }
-            if i < chars.len() {
-                out.push('\'');
-                i += 1;
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The number of `#`s of the raw string starting at `chars[i]` (its `r`),
-/// if one does: `r"`, `r#"`, `br##"` after a character not of a word.
-fn raw_string_at(chars: &[char], i: usize) -> Option<usize> {
-    let is_word = |c: &char| c.is_alphanumeric() || *c == '_';
-    if chars[i] != 'r' {
-        return None;
-    }
-    let before = match i.checked_sub(1).map(|j| chars[j]) {
-        Some('b') => i.checked_sub(2).map(|j| chars[j]),
-        other => other,
-    };
-    if before.as_ref().is_some_and(is_word) {
-        return None;
-    }
-    let hashes = chars[i + 1..].iter().take_while(|c| **c == '#').count();
-    (chars.get(i + 1 + hashes) == Some(&'"')).then_some(hashes)
-}
 
 /// Each identifier-like word of `code` with its line (0-based) and the
 /// byte offset just after it.
@@ -208,8 +77,6 @@ fn allows_unsafe_at_top(code: &str) -> bool {
 
 /// Every breach of the fence under `root`.
 fn problems(root: &Path, fences: &[&str], unfenced: &[&str]) -> Vec<String> {
-    let mut files = Vec::new();
-    rust_files(root, &mut files);
     let mut out = Vec::new();
     for fence in fences {
         if !root.join(fence).is_file() {
@@ -218,12 +85,8 @@ fn problems(root: &Path, fences: &[&str], unfenced: &[&str]) -> Vec<String> {
             ));
         }
     }
-    for path in files {
-        let name = path
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for path in rust_files(root) {
+        let name = relative(root, &path);
         if unfenced.iter().any(|u| name.starts_with(u)) {
             continue;
         }
@@ -286,55 +149,34 @@ fn problems(root: &Path, fences: &[&str], unfenced: &[&str]) -> Vec<String> {
     out
 }
 
-#[test]
-fn unsafe_lives_only_in_the_fence_modules_each_block_with_a_safety_note() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let found = problems(root, FENCES, UNFENCED);
-    assert!(found.is_empty(), "{}", found.join("\n"));
-}
-
 /// The check itself fails when `unsafe` leaks out of the fence, a fence
 /// loses its opening allow, or a block loses its note; prose and strings
 /// naming `unsafe` do not count.
 #[test]
-fn an_unsafe_outside_the_fence_or_without_a_note_is_found() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("src/old")).unwrap();
-    std::fs::create_dir_all(root.join("target/debug")).unwrap();
-    std::fs::write(
-        root.join("src/sys.rs"),
-        "//! Why: libc.\n\n#![allow(unsafe_code)]\n\n\
+fn an_unsafe_outside_the_fence_or_without_a_note_is_found() -> TestResult {
+    let sys = "//! Why: libc.\n\n#![allow(unsafe_code)]\n\n\
          pub fn a() {\n    // SAFETY: sound.\n    unsafe { f() }\n}\n\n\
          pub fn b() {\n    #[cfg(unix)]\n    // it is fine\n    unsafe {\n        f()\n    }\n}\n\n\
-         #[allow(unsafe_code)]\npub fn c() {}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("src/zlib.rs"),
-        "//! Why: zlib.\n\npub fn d() {\n    // SAFETY: sound.\n    unsafe { f() }\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("src/lib.rs"),
-        "#![deny(unsafe_code)]\n\
+         #[allow(unsafe_code)]\npub fn c() {}\n";
+    let zlib = "//! Why: zlib.\n\npub fn d() {\n    // SAFETY: sound.\n    unsafe { f() }\n}\n";
+    let lib = "#![deny(unsafe_code)]\n\
          /* unsafe { /* nested */ unsafe */ // unsafe {\n\
          const S: &str = \"unsafe { x }\";\n\
          const R: &str = r#\"unsafe \"quoted\" {\"#;\n\
          const Q: char = '\"';\n\
          fn unsafe_name<'a>(x: &'a str) -> &'a str { x }\n\n\
          #[allow(clippy::all, unsafe_code)]\n\
-         fn e() {\n    // SAFETY: not enough outside a fence.\n    unsafe { f() }\n}\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("src/old/mod.rs"), "fn g() { unsafe { f() } }\n").unwrap();
-    std::fs::write(
-        root.join("target/debug/out.rs"),
-        "fn g() { unsafe { f() } }\n",
-    )
-    .unwrap();
+         fn e() {\n    // SAFETY: not enough outside a fence.\n    unsafe { f() }\n}\n";
+    let unchecked = "fn g() { unsafe { f() } }\n";
+    let tree = scratch_tree(&[
+        ("src/sys.rs", sys),
+        ("src/zlib.rs", zlib),
+        ("src/lib.rs", lib),
+        ("src/old/mod.rs", unchecked),
+        ("target/debug/out.rs", unchecked),
+    ])?;
     let found = problems(
-        root,
+        tree.path(),
         &["src/sys.rs", "src/zlib.rs", "src/gone.rs"],
         &["src/old/"],
     );
@@ -347,4 +189,10 @@ fn an_unsafe_outside_the_fence_or_without_a_note_is_found() {
         "src/zlib.rs: a fence module opens with `#![allow(unsafe_code)]`",
     ];
     assert_eq!(found, expected, "{found:#?}");
+    Ok(())
+}
+
+#[test]
+fn unsafe_lives_only_in_the_fence_modules_each_block_with_a_safety_note() {
+    assert_clean(&problems(workspace(), FENCES, UNFENCED));
 }

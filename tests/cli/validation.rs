@@ -13,7 +13,7 @@ fn scenario_6_validation_runs_in_an_isolated_worktree_then_lands() {
         "pwd > {}; grep -q fetchUserData backend/user.go && echo checked",
         where_file.display()
     );
-    let run = repo.evolv(&["apply", "--json", &id, "--validate", &cmd]);
+    let run = repo.apply_validating(&id, &cmd);
     let v = run.success().stdout_json();
     let wt = v["worktree_path"].as_str().unwrap().to_string();
     let ran_in = std::fs::read_to_string(&where_file).unwrap();
@@ -49,13 +49,7 @@ fn the_warm_worktree_is_reused_keeps_ignored_files_and_drops_untracked_ones() {
         ("c.txt", "three\n"),
     ]);
     let first = repo.propose("one", "uno", &[]);
-    let run = repo.evolv(&[
-        "apply",
-        "--json",
-        &first,
-        "--validate",
-        "mkdir -p build sub && touch build/cache stray.txt sub/stray && echo scribbled > c.txt && rm b.txt",
-    ]);
+    let run = repo.apply_validating(&first, "mkdir -p build sub && touch build/cache stray.txt sub/stray && echo scribbled > c.txt && rm b.txt");
     run.ok();
     let wt1 = run.json()["worktree_path"].as_str().unwrap().to_string();
     let second = repo.propose("two", "dos", &[]);
@@ -63,7 +57,7 @@ fn the_warm_worktree_is_reused_keeps_ignored_files_and_drops_untracked_ones() {
     let check = "test -f build/cache && test ! -e stray.txt && test ! -e sub \
         && grep -q uno a.txt && grep -q dos b.txt && test \"$(cat c.txt)\" = three \
         && test -z \"$(git status --porcelain)\"";
-    let run = repo.evolv(&["apply", "--json", &second, "--validate", check]);
+    let run = repo.apply_validating(&second, check);
     run.ok();
     assert_eq!(
         run.json()["worktree_path"].as_str().unwrap(),
@@ -78,13 +72,7 @@ fn a_failed_validation_lands_nothing_and_reports_the_output() {
     let repo = TestRepo::scenario();
     let head = repo.head();
     let id = repo.propose("getUserData", "fetchUserData", &[]);
-    let run = repo.evolv(&[
-        "apply",
-        "--json",
-        &id,
-        "--validate",
-        "echo compiling; echo 'error: boom' >&2; exit 3",
-    ]);
+    let run = repo.apply_validating(&id, "echo compiling; echo 'error: boom' >&2; exit 3");
     assert_eq!(run.code, 1);
     assert_eq!(error_code(&run), "validation_failed");
     let v = run.json();
@@ -138,8 +126,8 @@ fn validation_and_timeout_come_from_git_config_when_no_flags_are_given() {
     assert_eq!(commands, ["echo first", "echo second"]);
 
     let repo = TestRepo::scenario();
-    repo.git(&["config", "evolv.validate", "sleep 30"]);
-    repo.git(&["config", "evolv.timeout", "1"]);
+    repo.set_config("evolv.validate", "sleep 30");
+    repo.set_config("evolv.timeout", "1");
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let started = Instant::now();
     let run = repo.evolv(&["apply", "--json", &id]);
@@ -169,9 +157,9 @@ fn fresh_worktree_is_removed_and_pruned_afterwards() {
     assert_eq!(repo.worktree_count(), 1);
 
     // evolv.worktree = fresh does the same; and a failure still cleans up.
-    repo.git(&["config", "evolv.worktree", "fresh"]);
+    repo.set_config("evolv.worktree", "fresh");
     let id = repo.propose("fetchUserData", "loadUserData", &[]);
-    let run = repo.evolv(&["apply", "--json", &id, "--validate", "false"]);
+    let run = repo.apply_validating(&id, "false");
     assert_eq!(error_code(&run), "validation_failed");
     assert_eq!(repo.worktree_count(), 1);
     repo.assert_fsck();
@@ -184,8 +172,7 @@ fn stale_throwaway_worktrees_from_a_killed_run_are_cleaned() {
     repo.git(&["worktree", "add", "-q", "--detach", stale.to_str().unwrap()]);
     assert_eq!(repo.worktree_count(), 2);
     let id = repo.propose("getUserData", "fetchUserData", &[]);
-    repo.evolv(&["apply", "--json", &id, "--validate", "true"])
-        .ok();
+    repo.apply_validating(&id, "true").ok();
     let list = repo.git(&["worktree", "list"]);
     assert!(!list.contains("evolv-tmp-99999-dead"), "{list}");
     assert!(!stale.exists());

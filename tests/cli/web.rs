@@ -3,199 +3,14 @@
 //! repository checked with git afterwards. The browser suite is in
 //! tests/e2e/web/.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{BIN, TestRepo, assert_has, sealed, str_of};
-
-/// A running `git evolv serve`, stopped (SIGINT) on drop (also used by
-/// `hardening_bytes`).
-pub(crate) struct Server {
-    child: Child,
-    port: u16,
-    token: String,
-    cookie: String,
-}
-
-#[derive(Debug)]
-pub(crate) struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    pub(crate) fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.body))
-    }
-}
-
-fn dechunk(raw: &str) -> String {
-    let mut out = String::new();
-    let mut rest = raw;
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if n == 0 || tail.len() < n {
-            break;
-        }
-        out.push_str(&tail[..n]);
-        rest = tail[n..].trim_start_matches("\r\n");
-    }
-    out
-}
-
-/// One HTTP/1.1 request on a fresh connection, read to its end.
-fn request(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    s.write_all(req.as_bytes()).unwrap();
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
-    parse(&raw)
-}
-
-fn parse(raw: &str) -> Resp {
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw, ""));
-    let mut lines = head.lines();
-    let status = lines.next().unwrap()[9..12].parse().unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
-    Resp {
-        status,
-        body: if chunked {
-            dechunk(body)
-        } else {
-            body.to_string()
-        },
-        headers,
-    }
-}
-
-impl Server {
-    pub(crate) fn start(repo: &TestRepo) -> Server {
-        Server::start_on(repo, 0)
-    }
-
-    fn start_on(repo: &TestRepo, port: u16) -> Server {
-        let mut cmd = sealed(BIN, repo.home());
-        cmd.args(["serve", "--no-open"])
-            .current_dir(repo.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if port != 0 {
-            cmd.args(["--port", &port.to_string()]);
-        }
-        let mut child = cmd.spawn().unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().to_string();
-        let rest = url
-            .strip_prefix("http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("unexpected URL {url:?}"));
-        let (port, token) = rest.split_once("/?token=").unwrap();
-        let port: u16 = port.parse().unwrap();
-        let login = request(port, "GET", &format!("/?token={token}"), &[], "");
-        let cookie = login
-            .header("set-cookie")
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_string();
-        Server {
-            child,
-            port,
-            token: token.to_string(),
-            cookie,
-        }
-    }
-
-    fn origin(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    pub(crate) fn get(&self, path: &str) -> Resp {
-        request(self.port, "GET", path, &[("Cookie", &self.cookie)], "")
-    }
-
-    fn post(&self, path: &str, body: &str) -> Resp {
-        let origin = self.origin();
-        request(
-            self.port,
-            "POST",
-            path,
-            &[
-                ("Cookie", &self.cookie),
-                ("Origin", &origin),
-                ("Content-Type", "application/json"),
-            ],
-            body,
-        )
-    }
-
-    /// Sends SIGINT, as Ctrl-C does, and waits for the exit code.
-    fn interrupt(mut self) -> i32 {
-        signal(self.child.id(), "INT");
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "serve did not stop within 10 s of SIGINT"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-fn signal(pid: u32, name: &str) {
-    let ok = std::process::Command::new("kill")
-        .args([&format!("-{name}"), &pid.to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            signal(self.child.id(), "KILL");
-            let _ = self.child.wait();
-        }
-    }
-}
+use crate::common::{TestRepo, assert_has, assert_has_all, assert_human, str_of};
+use crate::web_client::{Server, get, request};
 
 fn repo_with_proposal() -> (TestRepo, String) {
     let (repo, id) = TestRepo::scenario_proposed(&[]);
@@ -234,13 +49,7 @@ fn it_listens_on_127_0_0_1_only_and_prints_a_url_with_a_token() {
 fn the_token_becomes_an_http_only_strict_cookie_and_leaves_the_url() {
     let (repo, _) = repo_with_proposal();
     let server = Server::start(&repo);
-    let r = request(
-        server.port,
-        "GET",
-        &format!("/p/abc?token={}", server.token),
-        &[],
-        "",
-    );
+    let r = get(server.port, &format!("/p/abc?token={}", server.token), &[]);
     assert_eq!(r.status, 303);
     assert_eq!(r.header("location"), Some("/p/abc"));
     let cookie = r.header("set-cookie").unwrap();
@@ -260,15 +69,13 @@ fn a_missing_or_wrong_token_is_401() {
     let (repo, _) = repo_with_proposal();
     let server = Server::start(&repo);
     for path in ["/", "/api/proposals", "/assets/app.js", "/?token=wrong"] {
-        let r = request(server.port, "GET", path, &[], "");
+        let r = get(server.port, path, &[]);
         assert_eq!(r.status, 401, "{path}: {r:?}");
     }
-    let r = request(
+    let r = get(
         server.port,
-        "GET",
         "/api/proposals",
         &[("Cookie", "evolv-session-1=nope")],
-        "",
     );
     assert_eq!(r.status, 401);
 }
@@ -283,32 +90,26 @@ fn a_host_that_is_not_loopback_is_403_even_with_the_cookie() {
         format!("127.0.0.1.nip.io:{port}"),
         "127.0.0.1:1".to_string(),
     ] {
-        let r = request(
+        let r = get(
             port,
-            "GET",
             "/api/proposals",
             &[("Host", &host), ("Cookie", &server.cookie)],
-            "",
         );
         assert_eq!(r.status, 403, "{host}");
-        let r = request(
+        let r = get(
             port,
-            "GET",
             &format!("/?token={}", server.token),
             &[("Host", &host)],
-            "",
         );
         assert_eq!(r.status, 403, "token exchange via {host}");
     }
-    let ok = request(
+    let ok = get(
         port,
-        "GET",
         "/api/proposals",
         &[
             ("Host", &format!("localhost:{port}")),
             ("Cookie", &server.cookie),
         ],
-        "",
     );
     assert_eq!(ok.status, 200);
 }
@@ -319,52 +120,29 @@ fn a_cross_origin_or_non_json_post_changes_nothing() {
     let server = Server::start(&repo);
     let path = format!("/api/proposals/{id}/drop");
     let origin = server.origin();
-    let cases: Vec<(Vec<(&str, &str)>, u16)> = vec![
+    // (with the session cookie, Origin, Content-Type, the status).
+    let json = "application/json";
+    let cases = [
+        (true, Some("http://evil.example"), json, 403),
+        (true, None, json, 403),
+        (true, Some("http://localhost:1"), json, 403),
+        (true, Some(origin.as_str()), "text/plain", 415),
         (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", "http://evil.example"),
-                ("Content-Type", "application/json"),
-            ],
-            403,
-        ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Content-Type", "application/json"),
-            ],
-            403,
-        ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", "http://localhost:1"),
-                ("Content-Type", "application/json"),
-            ],
-            403,
-        ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", &origin),
-                ("Content-Type", "text/plain"),
-            ],
+            true,
+            Some(&origin),
+            "application/x-www-form-urlencoded",
             415,
         ),
-        (
-            vec![
-                ("Cookie", &server.cookie),
-                ("Origin", &origin),
-                ("Content-Type", "application/x-www-form-urlencoded"),
-            ],
-            415,
-        ),
-        (
-            vec![("Origin", &origin), ("Content-Type", "application/json")],
-            401,
-        ),
+        (false, Some(&origin), json, 401),
     ];
-    for (headers, status) in cases {
+    for (cookie, from, content_type, status) in cases {
+        let mut headers = vec![("Content-Type", content_type)];
+        if cookie {
+            headers.push(("Cookie", &server.cookie));
+        }
+        if let Some(from) = from {
+            headers.push(("Origin", from));
+        }
         let r = request(server.port, "POST", &path, &headers, "{}");
         assert_eq!(r.status, status, "{headers:?}: {}", r.body);
     }
@@ -522,16 +300,24 @@ fn the_event_stream_needs_our_origin_and_reports_cli_changes_with_sequence_numbe
     assert_eq!(server.interrupt(), 0);
 }
 
+/// A comment's JSON body: its text, where it sits (path, side, and start
+/// line and column, end line and column) and the text it quotes.
+fn comment(text: &str, (path, side, span): (&str, &str, [u32; 4]), quote: &str) -> Value {
+    let [start_line, start_col, end_line, end_col] = span;
+    serde_json::json!({
+        "body": text,
+        "locator": {"path": path, "side": side, "start_line": start_line,
+                    "start_col": start_col, "end_line": end_line, "end_col": end_col},
+        "quote": quote
+    })
+}
+
 #[test]
 fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
     let (repo, id) = repo_with_proposal();
     let server = Server::start(&repo);
-    let body = serde_json::json!({
-        "body": "Call it <b>fetchUser</b> instead",
-        "locator": {"path": "backend/user.go", "side": "new", "start_line": 2,
-                    "start_col": 6, "end_line": 2, "end_col": 19},
-        "quote": "fetchUserData"
-    });
+    let at = ("backend/user.go", "new", [2, 6, 2, 19]);
+    let body = comment("Call it <b>fetchUser</b> instead", at, "fetchUserData");
     let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
     assert_eq!(r.status, 201, "{}", r.body);
     let stored = r.json();
@@ -559,12 +345,8 @@ fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
     assert_eq!(shown["comments"], comments, "{shown}");
     drop(mcp);
     let human = repo.evolv(&["show", &id]);
-    assert!(
-        human.ok().stdout.contains("backend/user.go:2:6-2:19 (new)"),
-        "{}",
-        human.stdout
-    );
-    assert!(human.stdout.contains("  > fetchUserData"));
+    human.ok();
+    assert_human!(repo, "show_with_a_comment", human.transcript());
 
     // A new server (same port, so the page's cookie still works) sees it.
     let port = server.port;
@@ -590,12 +372,11 @@ fn comments_are_stored_in_git_returned_by_show_and_survive_a_restart() {
 fn comments_travel_with_a_push_of_the_namespace() {
     let (repo, id) = repo_with_proposal();
     let server = Server::start(&repo);
-    let body = serde_json::json!({
-        "body": "shared with the team",
-        "locator": {"path": "backend/auth.go", "side": "old", "start_line": 2,
-                    "start_col": 1, "end_line": 2, "end_col": 5},
-        "quote": "func"
-    });
+    let body = comment(
+        "shared with the team",
+        ("backend/auth.go", "old", [2, 1, 2, 5]),
+        "func",
+    );
     let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
     assert_eq!(r.status, 201, "{}", r.body);
     let remote = tempfile::tempdir().unwrap();
@@ -623,11 +404,7 @@ fn comments_travel_with_a_push_of_the_namespace() {
 #[test]
 fn apply_streams_its_validation_then_lands_as_the_cli_does() {
     let (repo, id) = repo_with_proposal();
-    repo.git(&[
-        "config",
-        "evolv.validate",
-        "echo checking one; echo checking two",
-    ]);
+    repo.set_config("evolv.validate", "echo checking one; echo checking two");
     let server = Server::start(&repo);
     let before = repo.head();
     let r = server.post(&format!("/api/proposals/{id}/apply"), "{}");
@@ -710,14 +487,13 @@ fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
         ("x.py", "x = 1\n"),
         ("notes.txt", "keep\n"),
     ]);
-    repo.git(&["config", "evolv.validator.py.glob", "*.py"]);
+    repo.set_config("evolv.validator.py.glob", "*.py");
     // Output with markup: it must reach the page as text (the browser
     // suite checks the rendering).
-    repo.git(&[
-        "config",
+    repo.set_config(
         "evolv.validator.py.command",
         "echo '<b>py</b> says no to' {files}; exit 3",
-    ]);
+    );
     let edits = r#"{"edits": [
         {"op": "replace", "path": "c.json", "old": "1}", "new": "1"},
         {"op": "replace", "path": "x.py", "old": "1", "new": "2"},
@@ -767,14 +543,7 @@ fn validator_results_are_stored_per_file_and_shown_by_the_page_and_show() {
     // People see it too, under the diff.
     let human = repo.evolv(&["show", &id]);
     human.ok();
-    assert!(
-        human.stdout.contains("validator json FAILED")
-            && human
-                .stdout
-                .contains("validator py FAILED: <b>py</b> says no to x.py"),
-        "{}",
-        human.stdout
-    );
+    assert_human!(repo, "show_with_failed_validators", human.transcript());
     // A replace records none: the field is there, empty.
     let other = repo.propose("keep", "held", &[]);
     let shown = repo.evolv(&["show", "--json", &other]).json();
@@ -825,14 +594,13 @@ fn validation_output_reaches_the_page_while_the_command_still_runs() {
     // The command prints, then waits until the test has seen that line:
     // without streaming, the line would arrive only after the timeout.
     let go = repo.home().join("go");
-    repo.git(&[
-        "config",
+    repo.set_config(
         "evolv.validate",
         &format!(
             "echo first; while [ ! -e '{}' ]; do sleep 0.05; done; echo second",
             go.display()
         ),
-    ]);
+    );
     let server = Server::start(&repo);
     let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
     let body = "{}";
@@ -898,9 +666,6 @@ fn a_stack_is_shown_as_such_and_applied_as_one_batch() {
     assert_eq!(last["report"]["batch"], true);
     assert_eq!(repo.rev("HEAD~2").unwrap(), before);
     let auth = repo.read("backend/auth.go");
-    assert!(
-        auth.contains("authenticate(") && auth.contains("fetchUserData"),
-        "{auth}"
-    );
+    assert_has_all(&auth, &["authenticate(", "fetchUserData"]);
     assert_eq!(repo.status(), "");
 }
