@@ -7,6 +7,7 @@
 //! says why (#16 item 17).
 
 use crate::Context;
+use crate::on_object;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -45,12 +46,12 @@ pub(crate) fn unsigned(
     let raw = repo.raw();
     let tree_obj = raw
         .find_tree(tree.raw())
-        .context(|| format!("read tree {tree}"))?;
+        .context(|| on_object("read tree", tree))?;
     let parent_objs = parents
         .iter()
         .map(|p| {
             raw.find_commit(p.raw())
-                .context(|| format!("read commit {p}"))
+                .context(|| on_object("read commit", *p))
         })
         .collect::<Result<Vec<_>>>()?;
     let parent_refs: Vec<&git2::Commit<'_>> = parent_objs.iter().collect();
@@ -63,7 +64,7 @@ pub(crate) fn unsigned(
         &parent_refs,
     )
     .map(Oid::from)
-    .context(|| format!("write a commit of tree {tree}"))
+    .context(|| on_object("write a commit of tree", tree))
 }
 
 /// `commit.gpgSign` as git reads it, through the config adapter (files,

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use evolv_core::error::{Error, GitDoing, GitSubject};
+
 use crate::{Oid, Repo};
 
 use crate::objects::{FileUpdate, updated_trees, write_objects};
@@ -20,6 +22,14 @@ fn repo_with_a_subtree(d: &Path) -> (Repo, Oid, Oid) {
     let tree = Oid::parse(&git(d, &["rev-parse", "HEAD^{tree}"])).unwrap();
     let sub = Oid::parse(&git(d, &["rev-parse", "HEAD:dir"])).unwrap();
     (crate::open(d).unwrap(), tree, sub)
+}
+
+/// What a libgit2 failure says the adapter was doing, as fields.
+fn doing(err: &Error) -> &GitDoing {
+    match err {
+        Error::GitLibrary { doing, .. } => doing,
+        other => panic!("not a libgit2 failure: {other:?}"),
+    }
 }
 
 /// Where git keeps the loose object `id`.
@@ -46,6 +56,8 @@ fn reading_a_missing_object_names_it() {
         err.to_string().contains(&format!("read tree {sub}")),
         "{err}"
     );
+    assert_eq!(doing(&err).operation, "read tree");
+    assert_eq!(doing(&err).subject, GitSubject::Object(sub.to_string()));
     assert!(err.hint().contains("exists"), "{}", err.hint());
 }
 
@@ -77,6 +89,8 @@ fn writing_a_tree_the_object_store_refuses_names_the_tree() {
         err.to_string().contains(&format!("write tree {root}")),
         "{err}"
     );
+    assert_eq!(doing(&err).operation, "write tree");
+    assert_eq!(doing(&err).subject, GitSubject::Object(root.to_string()));
 }
 
 #[test]
@@ -97,6 +111,11 @@ fn updating_a_ref_someone_moved_names_the_ref() {
     assert!(
         err.to_string().contains("update ref refs/heads/a..b"),
         "{err}"
+    );
+    assert_eq!(doing(&err).operation, "update ref");
+    assert_eq!(
+        doing(&err).subject,
+        GitSubject::Ref("refs/heads/a..b".into())
     );
 }
 

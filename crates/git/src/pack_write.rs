@@ -10,6 +10,7 @@
 //! `core.fsyncMethod` make git flush the packs it writes (`Flush`).
 
 use crate::Context;
+use crate::on_path;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
@@ -204,7 +205,7 @@ pub fn write_pack(repo: &crate::Repo, objects: &[&PackedObject]) -> Result<()> {
     repo.raw()
         .odb()
         .and_then(|odb| odb.refresh())
-        .context(|| format!("see the new pack {name}"))?;
+        .context(|| on_path("see the new pack", name))?;
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! however small the change; this costs what the change costs.
 
 use crate::Context;
+use crate::on_object;
 use git2::{ObjectType, Repository, Tree, TreeEntry};
 
 use crate::diff::Change;
@@ -109,5 +110,5 @@ fn side(
 
 fn subtree<'r>(repo: &'r Repository, entry: &TreeEntry<'_>) -> Result<Tree<'r>> {
     repo.find_tree(entry.id())
-        .context(|| format!("read tree {}", entry.id()))
+        .context(|| on_object("read tree", entry.id()))
 }

@@ -3,6 +3,7 @@
 //! writes them as one pack.)
 
 use crate::error::Result;
+use crate::on_object;
 use crate::{Context, Oid, Repo};
 
 /// One change to a tree, by path (`a/b/c`, bytes: a name need not be UTF-8).
@@ -20,7 +21,7 @@ impl Repo {
         let raw = self.raw();
         let tree = raw
             .find_tree(base.raw())
-            .context(|| format!("read tree {base}"))?;
+            .context(|| on_object("read tree", base))?;
         let mut update = git2::build::TreeUpdateBuilder::new();
         for edit in edits {
             match edit {
@@ -35,6 +36,11 @@ impl Repo {
         update
             .create_updated(raw, &tree)
             .map(Oid::from)
-            .context(|| format!("write tree {base} with {} paths changed", edits.len()))
+            .context(|| {
+                on_object("write tree", base).said(format!(
+                    "write tree {base} with {} paths changed",
+                    edits.len()
+                ))
+            })
     }
 }
