@@ -31,6 +31,7 @@ mod merge;
 pub mod mode;
 pub mod object_read;
 mod objects;
+mod odb_find;
 mod oid;
 mod pack_windows;
 pub mod pack_write;
