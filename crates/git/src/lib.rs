@@ -44,6 +44,7 @@ mod sys;
 mod tree;
 mod tree_compare;
 mod tree_edit;
+mod tree_edit_checks;
 mod tree_lookup;
 mod tree_scan;
 pub mod view;
@@ -76,6 +77,7 @@ pub use repo::{Head, head, open, open_any, workdir};
 pub use revparse::{RangeProblem, RevRange, discover};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};
 pub use tree::entry_path;
+#[cfg(test)]
 pub(crate) use tree::file_mode;
 pub use tree::normalized_mode;
 pub use tree::{BlobEntry, list_blobs};

@@ -36,6 +36,22 @@ impl NewObject {
     }
 }
 
+impl NewObject {
+    /// A new tree from gix's tree editor (`tree_edit`), packed, its raw
+    /// entries kept.
+    pub(crate) fn tree(tree: &gix_object::Tree) -> Result<Self> {
+        let mut raw = Vec::new();
+        gix_object::WriteTo::write_to(tree, &mut raw).map_err(|e| Error::Internal {
+            at: "the tree editor",
+            message: format!("a tree could not be written: {e}"),
+        })?;
+        Ok(NewObject {
+            packed: PackedObject::tree(&raw)?,
+            raw: Some((ObjectType::Tree, raw)),
+        })
+    }
+}
+
 /// Writes `objects`: loose when there are at most [`PACK_THRESHOLD`] and
 /// each still has its raw content, otherwise one pack.
 pub fn write_objects(repo: &crate::Repo, objects: &[&NewObject]) -> Result<()> {

@@ -12,6 +12,11 @@ use gix_object::{Data, Kind};
 use crate::error::{Error, Result};
 use crate::{Oid, library_error, on_object};
 
+/// gitoxide's id of `id`.
+pub(crate) fn gix_id(id: Oid) -> gix_hash::ObjectId {
+    gix_hash::ObjectId::from_bytes_or_panic(id.as_bytes())
+}
+
 /// Reads objects through `odb`; see the module.
 pub(crate) struct OdbFind<'r> {
     odb: git2::Odb<'r>,

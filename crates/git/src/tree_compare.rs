@@ -7,7 +7,7 @@ use gix_diff::tree::{Recorder, State, recorder::Change as Recorded};
 use gix_object::FindExt;
 
 use crate::diff::Change;
-use crate::odb_find::OdbFind;
+use crate::odb_find::{OdbFind, gix_id};
 use crate::on_object;
 
 use super::{ChangedPath, RepoPath};
@@ -40,10 +40,6 @@ pub fn changed_paths(
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
     Ok(out)
-}
-
-fn gix_id(id: crate::Oid) -> gix_hash::ObjectId {
-    gix_hash::ObjectId::from_bytes_or_panic(id.as_bytes())
 }
 
 /// The path a recorded change names, unless it is a directory's (its files
