@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use evolv_core::error::{Error, GitDoing, GitSubject};
+use evolv_core::error::{Error, GitSubject};
 
 use crate::{Oid, Repo};
 
@@ -24,12 +24,15 @@ fn repo_with_a_subtree(d: &Path) -> (Repo, Oid, Oid) {
     (crate::open(d).unwrap(), tree, sub)
 }
 
-/// What a libgit2 failure says the adapter was doing, as fields.
-fn doing(err: &Error) -> &GitDoing {
-    match err {
-        Error::GitLibrary { doing, .. } => doing,
-        other => panic!("not a libgit2 failure: {other:?}"),
-    }
+/// `err` is a libgit2 failure while doing `operation` on `subject`, under
+/// the stable code, its message saying `said`.
+fn assert_doing(err: &Error, operation: &str, subject: GitSubject, said: &str) {
+    assert_eq!(err.code(), "git_error");
+    assert!(err.to_string().contains(said), "{err}");
+    let Error::GitLibrary { doing, .. } = err else {
+        panic!("not a libgit2 failure: {err:?}");
+    };
+    assert_eq!((doing.operation, &doing.subject), (operation, &subject));
 }
 
 /// Where git keeps the loose object `id`.
@@ -51,13 +54,13 @@ fn reading_a_missing_object_names_it() {
         mode: 0o100644,
     };
     let err = updated_trees(&repo, &crate::view::Tree::new(base), &[update]).unwrap_err();
-    assert_eq!(err.code(), "git_error");
-    assert!(
-        err.to_string().contains(&format!("read tree {sub}")),
-        "{err}"
+    let said = format!("read tree {sub}");
+    assert_doing(
+        &err,
+        "read tree",
+        GitSubject::Object(sub.to_string()),
+        &said,
     );
-    assert_eq!(doing(&err).operation, "read tree");
-    assert_eq!(doing(&err).subject, GitSubject::Object(sub.to_string()));
     assert!(err.hint().contains("exists"), "{}", err.hint());
 }
 
@@ -84,13 +87,13 @@ fn writing_a_tree_the_object_store_refuses_names_the_tree() {
     std::fs::write(&fanout, "").unwrap();
     let objects: Vec<_> = new.iter().collect();
     let err = write_objects(&repo, &objects).unwrap_err();
-    assert_eq!(err.code(), "git_error");
-    assert!(
-        err.to_string().contains(&format!("write tree {root}")),
-        "{err}"
+    let said = format!("write tree {root}");
+    assert_doing(
+        &err,
+        "write tree",
+        GitSubject::Object(root.to_string()),
+        &said,
     );
-    assert_eq!(doing(&err).operation, "write tree");
-    assert_eq!(doing(&err).subject, GitSubject::Object(root.to_string()));
 }
 
 #[test]
@@ -107,16 +110,9 @@ fn updating_a_ref_someone_moved_names_the_ref() {
     assert!(err.to_string().contains("refs/heads/main"), "{err}");
     // A ref name git refuses: libgit2's failure, with the ref named.
     let err = crate::compare_and_swap(&repo, "refs/heads/a..b", head, None, "t").unwrap_err();
-    assert_eq!(err.code(), "git_error");
-    assert!(
-        err.to_string().contains("update ref refs/heads/a..b"),
-        "{err}"
-    );
-    assert_eq!(doing(&err).operation, "update ref");
-    assert_eq!(
-        doing(&err).subject,
-        GitSubject::Ref("refs/heads/a..b".into())
-    );
+    let name = "refs/heads/a..b";
+    let said = format!("update ref {name}");
+    assert_doing(&err, "update ref", GitSubject::Ref(name.into()), &said);
 }
 
 #[test]

@@ -313,49 +313,26 @@ mod tests {
         assert_eq!(f(Some("index, reference,none")), none);
         // `none` counts only as the last item; before, git warns and skips it.
         assert_eq!(f(Some("none,index")), both);
-        // What is added stays, whatever comes after it.
-        assert_eq!(
-            f(Some("pack,none")),
-            both,
-            "`pack` starts `pack-metadata` too"
-        );
-        assert_eq!(
-            f(Some("pack-metadata,none")),
-            Flush {
-                pack: false,
-                ..both
-            }
-        );
-        assert_eq!(f(Some("-pack")), none, "`-pack` removes both");
-        assert_eq!(
-            f(Some("-pack-metadata")),
-            Flush {
-                index: false,
-                ..both
-            }
-        );
-        assert_eq!(f(Some("all,-objects")), both, "added wins over removed");
-        assert_eq!(
-            f(Some("-objects")),
-            Flush {
-                pack: false,
-                ..both
-            }
-        );
-        assert_eq!(
-            f(Some("committed,none")),
-            Flush {
-                index: false,
-                ..both
-            }
-        );
-        assert_eq!(
-            f(Some("derived-metadata,none")),
-            Flush {
-                pack: false,
-                ..both
-            }
-        );
+        // What is added stays, whatever comes after it. (pack, index):
+        // `pack` starts `pack-metadata` too, `-pack` removes both, and
+        // added wins over removed.
+        for (value, pack, index) in [
+            ("pack,none", true, true),
+            ("pack-metadata,none", false, true),
+            ("-pack", false, false),
+            ("-pack-metadata", true, false),
+            ("all,-objects", true, true),
+            ("-objects", false, true),
+            ("committed,none", true, false),
+            ("derived-metadata,none", false, true),
+        ] {
+            let expected = Flush {
+                pack,
+                index,
+                writeout_only: false,
+            };
+            assert_eq!(f(Some(value)), expected, "{value}");
+        }
         assert_eq!(f(Some("-,pack")), both, "an empty item ends the list");
         assert_eq!(
             Flush::from_config(None, None, true),

@@ -48,9 +48,8 @@ fn git_list(d: &Path, old: Oid, new: Oid) -> Vec<ChangedPath> {
 
 #[test]
 fn changed_paths_are_gits_for_adds_deletes_modes_renames_and_subtrees() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::test_git::new_repo();
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
     for path in [
         &b"keep.txt"[..],
         b"mod.txt",
@@ -111,9 +110,8 @@ fn changed_paths_are_gits_for_adds_deletes_modes_renames_and_subtrees() {
 
 #[test]
 fn a_missing_subtree_is_named() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::test_git::new_repo();
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
     write(d, b"dir/a.txt", "one\n");
     let old = tree(d);
     write(d, b"dir/a.txt", "two\n");

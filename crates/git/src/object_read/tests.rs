@@ -228,9 +228,8 @@ fn a_damaged_pack_is_an_error_naming_it_never_a_panic_or_wrong_content() {
 
 #[test]
 fn a_blob_skipped_from_its_first_bytes_is_not_read_whole_and_text_is() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::test_git::new_repo();
     let dir = tmp.path();
-    git(dir, &["init", "-q", "-b", "main"]);
     let mut binary = vec![b'x'; 200_000];
     binary[100] = 0;
     let text: Vec<u8> = (0..20_000)
@@ -269,9 +268,8 @@ fn a_blob_skipped_from_its_first_bytes_is_not_read_whole_and_text_is() {
 
 #[test]
 fn a_large_binary_stored_as_a_delta_is_skipped_from_its_first_bytes_and_text_is_read_whole() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::test_git::new_repo();
     let dir = tmp.path();
-    git(dir, &["init", "-q", "-b", "main"]);
     // Bytes zlib cannot shrink, so the deltas between versions are large.
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut noise = |n: usize, text: bool| -> Vec<u8> {
