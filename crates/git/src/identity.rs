@@ -59,11 +59,5 @@ pub fn signature_now(name: &str, email: &str) -> Result<Signature> {
         None => git2::Signature::now(name, email),
     };
     raw.map(|s| Signature::of(&s))
-        .context(|| signature_doing(name, email))
-}
-
-/// What making the signature `name <email>` is, should libgit2 refuse it.
-pub(crate) fn signature_doing(name: &str, email: &str) -> evolv_core::error::GitDoing {
-    evolv_core::error::GitDoing::new("make a signature")
-        .said(format!("make the signature {name} <{email}>"))
+        .context(|| crate::view::signature_doing(name, email))
 }

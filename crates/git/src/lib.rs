@@ -44,7 +44,6 @@ mod sys;
 mod tree;
 mod tree_compare;
 mod tree_edit;
-mod tree_edit_checks;
 mod tree_lookup;
 mod tree_scan;
 pub mod view;

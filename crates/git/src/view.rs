@@ -78,7 +78,7 @@ impl Signature {
     pub(crate) fn raw(&self) -> Result<git2::Signature<'static>> {
         let when = git2::Time::new(self.time, self.offset_minutes);
         git2::Signature::new(&self.name, &self.email, &when)
-            .context(|| crate::identity::signature_doing(&self.name, &self.email))
+            .context(|| signature_doing(&self.name, &self.email))
     }
 }
 
@@ -195,4 +195,10 @@ impl<'r> Tree<'r> {
             .context(|| on_object("walk tree", self.0.id()))?;
         Ok(out)
     }
+}
+
+/// What making the signature `name <email>` is, should libgit2 refuse it.
+pub(crate) fn signature_doing(name: &str, email: &str) -> evolv_core::error::GitDoing {
+    evolv_core::error::GitDoing::new("make a signature")
+        .said(format!("make the signature {name} <{email}>"))
 }

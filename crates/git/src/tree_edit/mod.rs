@@ -5,7 +5,9 @@
 //! loose when few, one pack when many, as a proposal's trees are. (Many new
 //! blobs at once go through `updated_trees`, which writes them with their
 //! trees as one pack.) The editor refuses nothing; what libgit2's tree
-//! updater refused is still refused, in its words (`tree_edit_checks`).
+//! updater refused is still refused, in its words (`checks`).
+
+mod checks;
 
 use gix_object::FindExt;
 use gix_object::bstr::BStr;
@@ -46,7 +48,7 @@ impl Repo {
         let base_tree = raw
             .find_tree(base.raw())
             .context(|| on_object("read tree", base))?;
-        if let Some(refused) = crate::tree_edit_checks::refusal(raw, &base_tree, edits) {
+        if let Some(refused) = checks::refusal(raw, &base_tree, edits) {
             return Err(crate::library_error(doing(), refused));
         }
         let find = OdbFind::new(raw)?;
@@ -96,5 +98,4 @@ fn entry_kind(mode: i32) -> EntryKind {
 }
 
 #[cfg(test)]
-#[path = "tree_edit_tests.rs"]
 mod tests;

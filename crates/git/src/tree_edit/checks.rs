@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use git2::{ErrorClass, ErrorCode, ObjectType};
 
-use crate::tree_edit::TreeEdit;
+use super::TreeEdit;
 use crate::tree_lookup::TreeLookup;
 use crate::view::Kind;
 use crate::{RepoPath, mode};
