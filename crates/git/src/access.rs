@@ -178,7 +178,14 @@ impl Repo {
         parents: &[Oid],
         who: &crate::view::Signature,
     ) -> Result<Oid> {
-        crate::commit::unsigned(self, who, who, message, tree, parents)
+        let commit = crate::commit::NewCommit {
+            author: who,
+            committer: who,
+            message,
+            tree,
+            parents,
+        };
+        crate::commit::unsigned(self, &commit)
     }
 
     /// The empty tree, written.

@@ -26,23 +26,39 @@ pub fn create(
     tree: Oid,
     parents: &[Oid],
 ) -> Result<Oid> {
+    let commit = NewCommit {
+        author,
+        committer,
+        message,
+        tree,
+        parents,
+    };
     if !wants_signature(repo)? {
-        return unsigned(repo, author, committer, message, tree, parents);
+        return unsigned(repo, &commit);
     }
-    signed(repo, author, committer, message, tree, parents)
+    signed(repo, &commit)
+}
+
+/// What a new commit is made of.
+pub(crate) struct NewCommit<'a> {
+    pub author: &'a Signature,
+    pub committer: &'a Signature,
+    pub message: &'a str,
+    pub tree: Oid,
+    pub parents: &'a [Oid],
 }
 
 /// Writes a commit object through libgit2, never signed (the bookkeeping
 /// commits of [`crate::Repo::write_record`], and landings git does not
 /// sign).
-pub(crate) fn unsigned(
-    repo: &crate::Repo,
-    author: &Signature,
-    committer: &Signature,
-    message: &str,
-    tree: Oid,
-    parents: &[Oid],
-) -> Result<Oid> {
+pub(crate) fn unsigned(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
+    let NewCommit {
+        author,
+        committer,
+        message,
+        tree,
+        parents,
+    } = *commit;
     let raw = repo.raw();
     let tree_obj = raw
         .find_tree(tree.raw())
@@ -82,14 +98,14 @@ fn time_of(sig: &Signature) -> String {
     format!("@{} {sign}{:02}{:02}", sig.time, offset / 60, offset % 60)
 }
 
-fn signed(
-    repo: &crate::Repo,
-    author: &Signature,
-    committer: &Signature,
-    message: &str,
-    tree: Oid,
-    parents: &[Oid],
-) -> Result<Oid> {
+fn signed(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
+    let NewCommit {
+        author,
+        committer,
+        message,
+        tree,
+        parents,
+    } = *commit;
     let dir = repo.raw().workdir().unwrap_or_else(|| repo.raw().path());
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)

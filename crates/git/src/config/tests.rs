@@ -75,12 +75,7 @@ fn every_layer_and_include_git_reads_is_read_in_gits_order() {
         .unwrap();
     std::fs::write(r.join(".git/config.worktree"), "[evolv]\n\ttimeout = 3\n").unwrap();
 
-    let expected: Vec<String> = git(r, h, &["config", "--list"])
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let config = Config::load(Some(&r.join(".git")), &env(h)).unwrap();
-    assert_eq!(listing(&config), expected);
+    let config = loaded_as_git_lists_it(r, h);
     assert_eq!(config.string("evolv.timeout"), Some("3"));
     assert_eq!(config.get("evolv.timeout").unwrap().scope, Scope::Worktree);
     assert_eq!(config.string("evolv.plan"), Some("a ; b"));
@@ -190,12 +185,7 @@ fn hasconfig_remote_url_includes_follow_the_remotes() {
     )
     .unwrap();
     std::fs::write(h.join("team.conf"), "[evolv]\n\tvalidate = make check\n").unwrap();
-    let expected: Vec<String> = git(r, h, &["config", "--list"])
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let config = Config::load(Some(&r.join(".git")), &env(h)).unwrap();
-    assert_eq!(listing(&config), expected);
+    let config = loaded_as_git_lists_it(r, h);
     assert_eq!(config.validate_commands(), ["make check"]);
 }
 
@@ -263,4 +253,16 @@ fn integers_are_read_as_git_reads_them() {
     ] {
         assert_eq!(parse_int(text), want, "{text:?}");
     }
+}
+
+/// The config of the repository `r` (home `h`), loaded; its listing is
+/// `git config --list`'s.
+fn loaded_as_git_lists_it(r: &Path, h: &Path) -> Config {
+    let expected: Vec<String> = git(r, h, &["config", "--list"])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let config = Config::load(Some(&r.join(".git")), &env(h)).unwrap();
+    assert_eq!(listing(&config), expected);
+    config
 }
