@@ -69,6 +69,14 @@ fn pack_index(common: &Path) -> std::path::PathBuf {
     all.pop().unwrap()
 }
 
+/// A new folder `dir` with [`history`] in it, packed by `git gc`.
+fn packed_history(dir: &Path) -> std::path::PathBuf {
+    std::fs::create_dir(dir).unwrap();
+    history(dir);
+    git(dir, &["gc", "-q"]);
+    dir.to_path_buf()
+}
+
 #[test]
 fn every_blob_reads_as_git_prints_it_packed_every_way_and_loose() {
     let tmp = tempfile::tempdir().unwrap();
@@ -133,10 +141,7 @@ fn every_blob_reads_as_git_prints_it_packed_every_way_and_loose() {
 #[test]
 fn objects_behind_alternates_and_packs_made_after_opening_are_found() {
     let tmp = tempfile::tempdir().unwrap();
-    let origin = tmp.path().join("origin");
-    std::fs::create_dir(&origin).unwrap();
-    history(&origin);
-    git(&origin, &["gc", "-q"]);
+    let origin = packed_history(&tmp.path().join("origin"));
     let clone = tmp.path().join("clone");
     git(
         tmp.path(),
@@ -379,10 +384,7 @@ fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
 #[test]
 fn an_alternate_whose_path_is_quoted_is_followed() {
     let tmp = tempfile::tempdir().unwrap();
-    let origin = tmp.path().join("odd\tstore");
-    std::fs::create_dir(&origin).unwrap();
-    history(&origin);
-    git(&origin, &["gc", "-q"]);
+    let origin = packed_history(&tmp.path().join("odd\tstore"));
     let borrower = tmp.path().join("borrower");
     std::fs::create_dir(&borrower).unwrap();
     git(&borrower, &["init", "-q", "-b", "main"]);
