@@ -133,11 +133,7 @@ fn signed(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
     let out = child
         .wait_with_output()
         .map_err(|e| Error::io("wait for `git commit-tree -S` in", dir, e))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    match Oid::parse(text.trim()) {
-        Ok(id) if out.status.success() => Ok(id),
-        _ => Err(Error::SigningFailed {
-            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        }),
-    }
+    crate::cli::printed_id(&out).ok_or_else(|| Error::SigningFailed {
+        detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    })
 }

@@ -341,17 +341,13 @@ pub fn cleaned_id(repo: &Repo, path: &RepoPath) -> Result<Oid> {
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Error::io("run `git hash-object` (is git on PATH?) in", workdir, e))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    match Oid::parse(text.trim()) {
-        Ok(id) if out.status.success() => Ok(id),
-        _ => Err(Error::GitCommand {
-            command: format!("git hash-object -- {path}"),
-            message: format!(
-                "`git hash-object -- {path}` failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-        }),
-    }
+    crate::cli::printed_id(&out).ok_or_else(|| Error::GitCommand {
+        command: format!("git hash-object -- {path}"),
+        message: format!(
+            "`git hash-object -- {path}` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+    })
 }
 
 /// Whether the file at `path` is what the index records, compared through
