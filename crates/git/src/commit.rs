@@ -52,18 +52,13 @@ pub(crate) struct NewCommit<'a> {
 /// commits of [`crate::Repo::write_record`], and landings git does not
 /// sign).
 pub(crate) fn unsigned(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
-    let NewCommit {
-        author,
-        committer,
-        message,
-        tree,
-        parents,
-    } = *commit;
+    let tree = commit.tree;
     let raw = repo.raw();
     let tree_obj = raw
         .find_tree(tree.raw())
         .context(|| on_object("read tree", tree))?;
-    let parent_objs = parents
+    let parent_objs = commit
+        .parents
         .iter()
         .map(|p| {
             raw.find_commit(p.raw())
@@ -73,9 +68,9 @@ pub(crate) fn unsigned(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid
     let parent_refs: Vec<&git2::Commit<'_>> = parent_objs.iter().collect();
     raw.commit(
         None,
-        &author.raw()?,
-        &committer.raw()?,
-        message,
+        &commit.author.raw()?,
+        &commit.committer.raw()?,
+        commit.message,
         &tree_obj,
         &parent_refs,
     )
@@ -99,19 +94,13 @@ fn time_of(sig: &Signature) -> String {
 }
 
 fn signed(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
-    let NewCommit {
-        author,
-        committer,
-        message,
-        tree,
-        parents,
-    } = *commit;
+    let (author, committer) = (commit.author, commit.committer);
     let dir = repo.raw().workdir().unwrap_or_else(|| repo.raw().path());
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .args(["commit-tree", "-S"])
-        .arg(tree.to_string());
-    for parent in parents {
+        .arg(commit.tree.to_string());
+    for parent in commit.parents {
         cmd.arg("-p").arg(parent.to_string());
     }
     cmd.env("GIT_AUTHOR_NAME", &author.name)
@@ -128,7 +117,7 @@ fn signed(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
         .map_err(|e| Error::io("run `git commit-tree -S` (is git on PATH?) in", dir, e))?;
     if let Some(mut stdin) = child.stdin.take() {
         // `commit-tree` keeps the message as given (no cleanup), like libgit2.
-        let _ = stdin.write_all(message.as_bytes());
+        let _ = stdin.write_all(commit.message.as_bytes());
     }
     let out = child
         .wait_with_output()

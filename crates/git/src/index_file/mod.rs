@@ -683,15 +683,9 @@ mod tests {
         assert_eq!(IndexFile::parse(&idx.serialize()).unwrap(), idx);
     }
 
+    /// git, sealed off from the machine's config, with an identity.
     fn git(dir: &std::path::Path, args: &[&str]) {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
+        crate::test_git::git(dir, args);
     }
 
     #[test]
@@ -710,18 +704,7 @@ mod tests {
                 std::fs::write(d.join(p), c).unwrap();
             }
             git(d, &["add", "."]);
-            git(
-                d,
-                &[
-                    "-c",
-                    "user.name=T",
-                    "-c",
-                    "user.email=t@e",
-                    "commit",
-                    "-qm",
-                    "c",
-                ],
-            );
+            git(d, &["commit", "-qm", "c"]);
             git(d, &["update-index", "--index-version", version]);
             if version != "2" {
                 git(d, &["update-index", "--skip-worktree", "z"]);
@@ -779,18 +762,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         let commit = |m: &str| {
-            git(
-                d,
-                &[
-                    "-c",
-                    "user.name=T",
-                    "-c",
-                    "user.email=t@e",
-                    "commit",
-                    "-qam",
-                    m,
-                ],
-            );
+            git(d, &["commit", "-qam", m]);
         };
         git(d, &["init", "-q", "-b", "main"]);
         std::fs::write(d.join("f"), "base\n").unwrap();
