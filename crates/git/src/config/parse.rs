@@ -353,8 +353,11 @@ mod tests {
             .collect()
     }
 
+    /// `(key, value)` pairs in file order.
+    type Entries<'a> = &'a [(&'a str, Option<&'a str>)];
+
     /// `text` parses to `expected`, `(key, value)` in file order.
-    fn parses_to(text: &str, expected: &[(&str, Option<&str>)]) {
+    fn parses_to(text: &str, expected: Entries<'_>) {
         let expected: Vec<(String, Option<String>)> = expected
             .iter()
             .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
@@ -362,36 +365,35 @@ mod tests {
         assert_eq!(entries(text), expected, "{text:?}");
     }
 
+    /// Sections, subsections and old-style headers; quoting, escapes,
+    /// comments and continuations; CRLF files read like LF files.
     #[test]
-    fn sections_subsections_and_old_style_headers() {
-        parses_to(
-            "[Evolv]\n\tValidate = cargo test\n[remote \"Origin\"]\nurl=x\n[Branch.Main]\nremote = o\n",
-            &[
-                ("evolv.validate", Some("cargo test")),
-                ("remote.Origin.url", Some("x")),
-                ("branch.main.remote", Some("o")),
-            ],
-        );
-    }
-
-    #[test]
-    fn quoting_escapes_comments_and_continuations() {
-        parses_to(
-            "[a]\nb = \"  x ; y \" # c\nc = one   two\t three  \nd = a\\\n  b\ne = \"q\\\"\\\\\\t\"\nf\ng = ; comment\n",
-            &[
-                ("a.b", Some("  x ; y ")),
-                ("a.c", Some("one   two  three")),
-                ("a.d", Some("a  b")),
-                ("a.e", Some("q\"\\\t")),
-                ("a.f", None),
-                ("a.g", Some("")),
-            ],
-        );
-    }
-
-    #[test]
-    fn crlf_files_read_like_lf_files() {
-        parses_to("[a]\r\n\tb = c\r\n", &[("a.b", Some("c"))]);
+    fn entries_are_read_as_git_reads_them() {
+        let cases: &[(&str, Entries<'_>)] = &[
+            (
+                "[Evolv]\n\tValidate = cargo test\n[remote \"Origin\"]\nurl=x\n[Branch.Main]\nremote = o\n",
+                &[
+                    ("evolv.validate", Some("cargo test")),
+                    ("remote.Origin.url", Some("x")),
+                    ("branch.main.remote", Some("o")),
+                ],
+            ),
+            (
+                "[a]\nb = \"  x ; y \" # c\nc = one   two\t three  \nd = a\\\n  b\ne = \"q\\\"\\\\\\t\"\nf\ng = ; comment\n",
+                &[
+                    ("a.b", Some("  x ; y ")),
+                    ("a.c", Some("one   two  three")),
+                    ("a.d", Some("a  b")),
+                    ("a.e", Some("q\"\\\t")),
+                    ("a.f", None),
+                    ("a.g", Some("")),
+                ],
+            ),
+            ("[a]\r\n\tb = c\r\n", &[("a.b", Some("c"))]),
+        ];
+        for (text, expected) in cases {
+            parses_to(text, expected);
+        }
     }
 
     #[test]

@@ -44,12 +44,18 @@ fn listing(config: &Config) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn every_layer_and_include_git_reads_is_read_in_gits_order() {
+/// A home folder and, beside it, a new repository on branch `main`.
+fn home_and_repo() -> (tempfile::TempDir, tempfile::TempDir) {
     let home = tempfile::tempdir().unwrap();
     let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), home.path(), &["init", "-q", "-b", "main"]);
+    (home, repo)
+}
+
+#[test]
+fn every_layer_and_include_git_reads_is_read_in_gits_order() {
+    let (home, repo) = home_and_repo();
     let (h, r) = (home.path(), repo.path());
-    git(r, h, &["init", "-q", "-b", "main"]);
     std::fs::create_dir_all(h.join(".config/git")).unwrap();
     std::fs::write(h.join(".config/git/config"), "[evolv]\n\tvalidate = xdg\n").unwrap();
     std::fs::write(
@@ -84,9 +90,7 @@ fn every_layer_and_include_git_reads_is_read_in_gits_order() {
 
 #[test]
 fn command_line_settings_come_last_and_win() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
-    git(repo.path(), home.path(), &["init", "-q"]);
+    let (home, repo) = home_and_repo();
     git(repo.path(), home.path(), &["config", "evolv.timeout", "5"]);
     let mut e = env(home.path());
     e.command_line = vec![
@@ -170,10 +174,8 @@ fn include_loops_stop_with_an_error_instead_of_recursing_forever() {
 
 #[test]
 fn hasconfig_remote_url_includes_follow_the_remotes() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
+    let (home, repo) = home_and_repo();
     let (h, r) = (home.path(), repo.path());
-    git(r, h, &["init", "-q"]);
     git(
         r,
         h,
@@ -191,10 +193,8 @@ fn hasconfig_remote_url_includes_follow_the_remotes() {
 
 #[test]
 fn a_linked_worktree_reads_the_common_config() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
+    let (home, repo) = home_and_repo();
     let (h, r) = (home.path(), repo.path());
-    git(r, h, &["init", "-q", "-b", "main"]);
     git(
         r,
         h,
