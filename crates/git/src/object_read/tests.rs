@@ -69,6 +69,13 @@ fn pack_index(common: &Path) -> std::path::PathBuf {
     all.pop().unwrap()
 }
 
+/// A new temporary folder with [`history`] in it.
+fn temp_history() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    history(tmp.path());
+    tmp
+}
+
 /// A new folder `dir` with [`history`] in it, packed by `git gc`.
 fn packed_history(dir: &Path) -> std::path::PathBuf {
     std::fs::create_dir(dir).unwrap();
@@ -79,9 +86,8 @@ fn packed_history(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn every_blob_reads_as_git_prints_it_packed_every_way_and_loose() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     let common = dir.join(".git");
     // Loose, as committed.
     reads_as_git(dir, &common, 1 << 20);
@@ -187,9 +193,8 @@ fn objects_behind_alternates_and_packs_made_after_opening_are_found() {
 
 #[test]
 fn a_damaged_pack_is_an_error_naming_it_never_a_panic_or_wrong_content() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     git(dir, &["repack", "-a", "-d", "-q", "--depth=50", "-f"]);
     git(dir, &["prune-packed"]);
     let blobs = every_blob(dir);
@@ -349,9 +354,8 @@ fn a_large_binary_stored_as_a_delta_is_skipped_from_its_first_bytes_and_text_is_
 
 #[test]
 fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     git(dir, &["gc", "-q"]);
     let old_pack = pack_index(&dir.join(".git")).with_extension("pack");
     std::fs::write(dir.join("late.txt"), "committed after the gc\n").unwrap();
@@ -432,9 +436,8 @@ fn c_quoted_names_unquote_as_git_unquotes_them() {
 /// as `git maintenance` leaves them: every blob reads as git prints it.
 #[test]
 fn packs_under_a_multi_pack_index_read_as_git() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     git(dir, &["repack", "-q"]);
     std::fs::write(dir.join("later.txt"), "a later pack\n").unwrap();
     git(dir, &["add", "later.txt"]);
