@@ -375,17 +375,8 @@ mod tests {
             .filter(|p| p.extension().is_some_and(|x| x == "idx"))
             .collect();
         assert_eq!(packs.len(), 1);
-        let verify = std::process::Command::new("git")
-            .args(["verify-pack", "-v"])
-            .arg(&packs[0])
-            .output()
-            .unwrap();
-        assert!(
-            verify.status.success(),
-            "{}",
-            String::from_utf8_lossy(&verify.stderr)
-        );
-        let text = String::from_utf8_lossy(&verify.stdout);
+        let pack = packs[0].to_str().unwrap();
+        let text = crate::test_git::git(dir.path(), &["verify-pack", "-v", pack]);
         assert!(text.contains("non delta: 8 objects"), "{text}");
     }
 }
