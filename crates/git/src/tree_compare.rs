@@ -43,7 +43,7 @@ pub fn changed_paths(
 }
 
 /// The path a recorded change names, unless it is a directory's (its files
-/// are recorded too) or a mode libgit2 reads as the same (`100664` and
+/// are recorded too) or a mode change libgit2 read as none (`100664` and
 /// `100644` are both a plain file).
 fn changed(change: Recorded) -> Option<ChangedPath> {
     let (path, status) = match change {
@@ -60,7 +60,8 @@ fn changed(change: Recorded) -> Option<ChangedPath> {
             oid,
             path,
         } if !entry_mode.is_tree()
-            && (previous_oid != oid || previous_entry_mode.kind() != entry_mode.kind()) =>
+            && (previous_oid != oid
+                || mode_as_libgit2(previous_entry_mode) != mode_as_libgit2(entry_mode)) =>
         {
             (path, Change::Modified)
         }
@@ -70,6 +71,21 @@ fn changed(change: Recorded) -> Option<ChangedPath> {
         path: RepoPath::from(&path[..]),
         status,
     })
+}
+
+/// `mode` as libgit2 reads a tree entry's mode (`git_tree_entry_filemode`),
+/// which the comparison before gix-diff compared: a folder, else the
+/// owner's execute bit makes an executable, else a submodule, a symlink or
+/// a file.
+fn mode_as_libgit2(mode: gix_object::tree::EntryMode) -> u32 {
+    let raw = u32::from(mode.value());
+    match raw & 0o170000 {
+        0o040000 => crate::mode::TREE,
+        _ if raw & 0o100 != 0 => crate::mode::EXECUTABLE,
+        0o160000 => crate::mode::GITLINK,
+        0o120000 => crate::mode::SYMLINK,
+        _ => crate::mode::BLOB,
+    }
 }
 
 #[cfg(test)]

@@ -125,3 +125,38 @@ fn a_missing_subtree_is_named() {
     assert_eq!(err.code(), "git_error");
     assert_eq!(err.to_string(), format!("read tree {sub}"), "{err:?}");
 }
+
+/// A tree of one entry `f` with the raw `mode` git itself never writes,
+/// written as it stands.
+fn odd_tree(d: &Path, mode: &str, blob: Oid) -> Oid {
+    let mut raw = format!("{mode} f\0").into_bytes();
+    raw.extend_from_slice(blob.as_bytes());
+    std::fs::write(d.join("raw-tree"), raw).unwrap();
+    let args = ["hash-object", "-t", "tree", "--literally", "-w", "raw-tree"];
+    Oid::parse(&git(d, &args)).unwrap()
+}
+
+/// Modes compare as libgit2 read them: `100664` and `100654` are a plain
+/// file like `100644`; the owner's execute bit (`100744`) makes an
+/// executable. (This test passed on the libgit2 walk too.)
+#[test]
+fn odd_modes_compare_as_libgit2_read_them() {
+    let dir = crate::test_git::new_repo();
+    let d = dir.path();
+    write(d, b"f", "f\n");
+    let plain = tree(d);
+    let blob = Oid::parse(&git(d, &["rev-parse", &format!("{plain}:f")])).unwrap();
+    let repo = crate::open(d).unwrap();
+    let changed = |mode: &str| {
+        let odd = repo.find_tree(odd_tree(d, mode, blob)).unwrap();
+        crate::changed_paths(&repo, &repo.find_tree(plain).unwrap(), &odd).unwrap()
+    };
+    assert_eq!(changed("100664"), []);
+    assert_eq!(changed("100654"), []);
+    let modified = [ChangedPath {
+        path: RepoPath::from("f"),
+        status: Change::Modified,
+    }];
+    assert_eq!(changed("100744"), modified);
+    assert_eq!(changed("100755"), modified);
+}
