@@ -133,3 +133,27 @@ fn what_libgit2_refused_is_refused_in_its_words() {
         assert_eq!(got.code(), expected.code());
     }
 }
+
+/// An entry the edits do not touch keeps its raw mode, even one git never
+/// writes (`100664`), as libgit2's updater kept it.
+#[test]
+fn untouched_entries_keep_their_raw_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (repo, _) = base(d);
+    let blob = repo.write_blob(b"kept\n").unwrap();
+    let mut raw = Vec::new();
+    for (mode, name) in [("100664", "a"), ("100644", "b")] {
+        raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        raw.extend_from_slice(blob.as_bytes());
+    }
+    std::fs::write(d.join("raw-tree"), raw).unwrap();
+    let args = ["hash-object", "-t", "tree", "--literally", "-w", "raw-tree"];
+    let tree = Oid::parse(&git(d, &args)).unwrap();
+    let edits = [put("b", repo.write_blob(b"new\n").unwrap(), 0o100644)];
+    let expected = by_libgit2(&repo, tree, &edits).unwrap();
+    assert_eq!(repo.edit_tree(tree, &edits).unwrap(), expected);
+    let odb = repo.raw().odb().unwrap();
+    let written = odb.read(expected.raw()).unwrap();
+    assert!(written.data().starts_with(b"100664 a\0"));
+}
