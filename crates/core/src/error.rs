@@ -10,6 +10,9 @@ use crate::plan::PlanIssue;
 use crate::validation_report::CommandReport;
 
 mod codes;
+mod git;
+
+pub use git::{GitCause, GitDoing, GitFailure, GitSubject};
 
 /// Every failure git-evolv reports. The `code()` of a variant never changes:
 /// scripts and MCP clients match on it.
@@ -236,11 +239,12 @@ pub enum Error {
     #[error("git: {message}")]
     Internal { at: &'static str, message: String },
 
-    /// A libgit2 call that failed, with what git-evolv was doing (which
-    /// ref, path or object). The cause is the `source`, not the message.
+    /// A libgit2 call that failed, with what git-evolv was doing: the
+    /// operation and its ref, path or object. The cause is the `source`,
+    /// not the message.
     #[error("{doing}")]
     GitLibrary {
-        doing: String,
+        doing: GitDoing,
         #[source]
         source: GitCause,
     },
@@ -362,26 +366,6 @@ impl Error {
             source,
         }
     }
-}
-
-/// What the git library said when a call failed: its message as it
-/// printed it, and the kind of failure the hint depends on. Built by the
-/// adapter (`evolv-git`), which alone knows the library's own error type.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct GitCause {
-    pub message: String,
-    pub kind: GitFailure,
-}
-
-/// The kinds of git library failure a hint tells apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GitFailure {
-    /// Another process holds a lock the call needed.
-    Locked,
-    /// The ref, path or object is not there.
-    NotFound,
-    Other,
 }
 
 /// `{"code", "message", "hint", ...}` as printed under `"error"`.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{Error, GitCause, GitFailure};
+use super::{Error, GitCause, GitDoing, GitFailure, GitSubject};
 use crate::plan::PlanIssue;
 
 /// Which variant `e` is, by an exhaustive match: a new variant does not
@@ -299,10 +299,34 @@ fn a_front_end_hint_keeps_the_code_the_message_and_the_causes() {
 /// What the adapter returns when libgit2 finds a ref corrupt.
 fn corrupt_ref() -> Error {
     Error::GitLibrary {
-        doing: "read ref refs/evolv/proposals/p".into(),
+        doing: GitDoing::new("read ref").on(GitSubject::Ref("refs/evolv/proposals/p".into())),
         source: GitCause {
             message: "reference is corrupt".into(),
             kind: GitFailure::Other,
         },
     }
+}
+
+#[test]
+fn a_git_failure_says_its_operation_and_subject_as_before() {
+    let id = "3fa9c1d2e3f40516273849a0b1c2d3e4f5061728";
+    let read = GitDoing::new("read tree").on(GitSubject::Object(id.into()));
+    assert_eq!(read.to_string(), format!("read tree {id}"));
+    let open = GitDoing::new("open repository").on(GitSubject::Path("/r/.git".into()));
+    assert_eq!(open.to_string(), "open repository /r/.git");
+    let index = GitDoing::from("read the index");
+    assert_eq!(
+        (index.to_string(), index.subject),
+        ("read the index".into(), GitSubject::None)
+    );
+    let update = GitDoing::new("update ref")
+        .on(GitSubject::Ref("refs/heads/main".into()))
+        .said(format!("update ref refs/heads/main to {id}"));
+    assert_eq!(update.operation, "update ref");
+    assert_eq!(
+        update.to_string(),
+        format!("update ref refs/heads/main to {id}")
+    );
+    let err = corrupt_ref();
+    assert_eq!(err.to_string(), "read ref refs/evolv/proposals/p");
 }

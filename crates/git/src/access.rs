@@ -2,6 +2,7 @@
 //! commits, trees and blobs by id, refs by name, ancestry. Each failure
 //! says which object or ref it was about.
 
+use crate::{on_object, on_path, on_ref};
 use std::path::Path;
 
 use crate::view::{Commit, Tree};
@@ -77,7 +78,7 @@ impl Repo {
         self.raw()
             .find_commit(id.raw())
             .map(Commit::new)
-            .context(|| format!("read commit {id}"))
+            .context(|| on_object("read commit", id))
     }
 
     /// Tree `id`.
@@ -85,7 +86,7 @@ impl Repo {
         self.raw()
             .find_tree(id.raw())
             .map(Tree::new)
-            .context(|| format!("read tree {id}"))
+            .context(|| on_object("read tree", id))
     }
 
     /// The tree of commit `id`.
@@ -98,7 +99,7 @@ impl Repo {
         self.raw()
             .find_blob(id.raw())
             .map(|b| b.content().to_vec())
-            .context(|| format!("read blob {id}"))
+            .context(|| on_object("read blob", id))
     }
 
     /// Writes `content` as a blob.
@@ -118,7 +119,7 @@ impl Repo {
     /// with the id it points to (through symbolic refs). A ref that cannot
     /// be read is an error naming it.
     pub fn refs_matching(&self, glob: &str) -> Result<Vec<(String, Oid)>> {
-        let listing = || format!("list the refs {glob}");
+        let listing = || on_ref("list the refs", glob);
         let mut out = Vec::new();
         for reference in self.raw().references_glob(glob).context(listing)? {
             let reference = reference.context(listing)?;
@@ -131,7 +132,7 @@ impl Repo {
                 .and_then(|r| r.target())
                 .ok_or_else(|| {
                     crate::library_error(
-                        format!("read {name}"),
+                        on_ref("read ref", &name).said(format!("read {name}")),
                         git2::Error::from_str("it points to no object"),
                     )
                 })?;
@@ -156,7 +157,10 @@ impl Repo {
     pub fn is_descendant_of(&self, commit: Oid, ancestor: Oid) -> Result<bool> {
         self.raw()
             .graph_descendant_of(commit.raw(), ancestor.raw())
-            .context(|| format!("compare the histories of {commit} and {ancestor}"))
+            .context(|| {
+                on_object("compare histories", commit)
+                    .said(format!("compare the histories of {commit} and {ancestor}"))
+            })
     }
 
     /// The best common ancestor of `a` and `b`, if they have one.
@@ -174,7 +178,14 @@ impl Repo {
         parents: &[Oid],
         who: &crate::view::Signature,
     ) -> Result<Oid> {
-        crate::commit::unsigned(self, who, who, message, tree, parents)
+        let commit = crate::commit::NewCommit {
+            author: who,
+            committer: who,
+            message,
+            tree,
+            parents,
+        };
+        crate::commit::unsigned(self, &commit)
     }
 
     /// The empty tree, written.
@@ -198,12 +209,11 @@ impl Reopener {
     /// A new handle on the repository and work tree.
     pub fn open(&self) -> Result<Repo> {
         let dir = &self.git_dir;
-        let own =
-            git2::Repository::open(dir).context(|| format!("open repository {}", dir.display()))?;
+        let own = git2::Repository::open(dir).context(|| on_path("open repository", dir))?;
         // The same working tree, however the first handle found it.
         if let Some(w) = &self.workdir {
             own.set_workdir(w, false)
-                .context(|| format!("set the work tree {}", w.display()))?;
+                .context(|| on_path("set the work tree", w))?;
         }
         Repo::new(own)
     }

@@ -8,6 +8,7 @@
 //! before anything is written.
 
 use crate::Context;
+use crate::on_object;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -60,10 +61,9 @@ pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<
         if !meta.file_type().is_symlink() {
             return Ok(false);
         }
-        let blob = repo
-            .raw()
-            .find_blob(id.raw())
-            .context(|| format!("read blob {id} of {}", full.display()))?;
+        let blob = repo.raw().find_blob(id.raw()).context(|| {
+            on_object("read blob", id).said(format!("read blob {id} of {}", full.display()))
+        })?;
         let target = fs::read_link(&full).map_err(|e| Error::io("read link", &full, e))?;
         return Ok(target.as_os_str().as_encoded_bytes() == blob.content());
     }
@@ -87,7 +87,7 @@ pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<
         .raw()
         .odb()
         .and_then(|odb| odb.read_header(id.raw()))
-        .context(|| format!("read the header of blob {id}"))?;
+        .context(|| on_object("read the header of blob", id))?;
     if meta.len() != size as u64 {
         return Ok(false);
     }
@@ -251,10 +251,9 @@ fn write_temp(
     mode: u32,
     staged: bool,
 ) -> Result<()> {
-    let blob = repo
-        .raw()
-        .find_blob(id.raw())
-        .context(|| format!("read blob {id} for {}", full.display()))?;
+    let blob = repo.raw().find_blob(id.raw()).context(|| {
+        on_object("read blob", id).said(format!("read blob {id} for {}", full.display()))
+    })?;
     let tmp = temp_sibling(repo, full);
     if mode == MODE_SYMLINK {
         let target = std::ffi::OsStr::from_bytes(blob.content());

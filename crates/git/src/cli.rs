@@ -289,3 +289,12 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<()> {
         ),
     })
 }
+
+/// The object id a git command printed (`hash-object`, `commit-tree`),
+/// when it succeeded and printed one.
+pub(crate) fn printed_id(out: &Output) -> Option<crate::Oid> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    crate::Oid::parse(text.trim())
+        .ok()
+        .filter(|_| out.status.success())
+}

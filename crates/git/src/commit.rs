@@ -7,6 +7,7 @@
 //! says why (#16 item 17).
 
 use crate::Context;
+use crate::on_object;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -25,45 +26,56 @@ pub fn create(
     tree: Oid,
     parents: &[Oid],
 ) -> Result<Oid> {
+    let commit = NewCommit {
+        author,
+        committer,
+        message,
+        tree,
+        parents,
+    };
     if !wants_signature(repo)? {
-        return unsigned(repo, author, committer, message, tree, parents);
+        return unsigned(repo, &commit);
     }
-    signed(repo, author, committer, message, tree, parents)
+    signed(repo, &commit)
+}
+
+/// What a new commit is made of.
+pub(crate) struct NewCommit<'a> {
+    pub author: &'a Signature,
+    pub committer: &'a Signature,
+    pub message: &'a str,
+    pub tree: Oid,
+    pub parents: &'a [Oid],
 }
 
 /// Writes a commit object through libgit2, never signed (the bookkeeping
 /// commits of [`crate::Repo::write_record`], and landings git does not
 /// sign).
-pub(crate) fn unsigned(
-    repo: &crate::Repo,
-    author: &Signature,
-    committer: &Signature,
-    message: &str,
-    tree: Oid,
-    parents: &[Oid],
-) -> Result<Oid> {
+pub(crate) fn unsigned(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
+    let tree = commit.tree;
     let raw = repo.raw();
     let tree_obj = raw
         .find_tree(tree.raw())
-        .context(|| format!("read tree {tree}"))?;
-    let parent_objs = parents
+        .context(|| on_object("read tree", tree))?;
+    let parent_objs = commit
+        .parents
         .iter()
         .map(|p| {
             raw.find_commit(p.raw())
-                .context(|| format!("read commit {p}"))
+                .context(|| on_object("read commit", *p))
         })
         .collect::<Result<Vec<_>>>()?;
     let parent_refs: Vec<&git2::Commit<'_>> = parent_objs.iter().collect();
     raw.commit(
         None,
-        &author.raw()?,
-        &committer.raw()?,
-        message,
+        &commit.author.raw()?,
+        &commit.committer.raw()?,
+        commit.message,
         &tree_obj,
         &parent_refs,
     )
     .map(Oid::from)
-    .context(|| format!("write a commit of tree {tree}"))
+    .context(|| on_object("write a commit of tree", tree))
 }
 
 /// `commit.gpgSign` as git reads it, through the config adapter (files,
@@ -81,20 +93,14 @@ fn time_of(sig: &Signature) -> String {
     format!("@{} {sign}{:02}{:02}", sig.time, offset / 60, offset % 60)
 }
 
-fn signed(
-    repo: &crate::Repo,
-    author: &Signature,
-    committer: &Signature,
-    message: &str,
-    tree: Oid,
-    parents: &[Oid],
-) -> Result<Oid> {
+fn signed(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
+    let (author, committer) = (commit.author, commit.committer);
     let dir = repo.raw().workdir().unwrap_or_else(|| repo.raw().path());
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .args(["commit-tree", "-S"])
-        .arg(tree.to_string());
-    for parent in parents {
+        .arg(commit.tree.to_string());
+    for parent in commit.parents {
         cmd.arg("-p").arg(parent.to_string());
     }
     cmd.env("GIT_AUTHOR_NAME", &author.name)
@@ -111,16 +117,12 @@ fn signed(
         .map_err(|e| Error::io("run `git commit-tree -S` (is git on PATH?) in", dir, e))?;
     if let Some(mut stdin) = child.stdin.take() {
         // `commit-tree` keeps the message as given (no cleanup), like libgit2.
-        let _ = stdin.write_all(message.as_bytes());
+        let _ = stdin.write_all(commit.message.as_bytes());
     }
     let out = child
         .wait_with_output()
         .map_err(|e| Error::io("wait for `git commit-tree -S` in", dir, e))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    match Oid::parse(text.trim()) {
-        Ok(id) if out.status.success() => Ok(id),
-        _ => Err(Error::SigningFailed {
-            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        }),
-    }
+    crate::cli::printed_id(&out).ok_or_else(|| Error::SigningFailed {
+        detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    })
 }

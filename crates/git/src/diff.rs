@@ -1,6 +1,7 @@
 //! Diffs between trees, in git's own patch format.
 
 use crate::Context;
+use crate::{on_object, on_path};
 use git2::{Diff, DiffFormat, DiffOptions, Repository, Tree};
 
 use super::RepoPath;
@@ -37,7 +38,13 @@ fn tree_diff<'r>(
         }
     }
     repo.diff_tree_to_tree(Some(old), Some(new), Some(&mut opts))
-        .context(|| format!("compare tree {} with tree {}", old.id(), new.id()))
+        .context(|| {
+            on_object("compare trees", old.id()).said(format!(
+                "compare tree {} with tree {}",
+                old.id(),
+                new.id()
+            ))
+        })
 }
 
 /// The unified diff `old → new` exactly as `git diff` prints it
@@ -74,7 +81,7 @@ pub fn write_patch(
     let tree = |id: crate::Oid| {
         handle
             .find_tree(id.raw())
-            .context(|| format!("read tree {id}"))
+            .context(|| on_object("read tree", id))
     };
     let (old, new) = (
         tree(crate::Oid::from(old.id()))?,
@@ -137,10 +144,10 @@ impl FilePatcher {
         let name = super::path::fs_path(path);
         let mut patch =
             git2::Patch::from_buffers(old, Some(name), new, Some(name), Some(&mut opts))
-                .context(|| format!("diff {}", name.display()))?;
+                .context(|| on_path("diff", name))?;
         let mut text = patch
             .to_buf()
-            .context(|| format!("print the diff of {}", name.display()))?
+            .context(|| on_path("print the diff of", name))?
             .to_vec();
         // libgit2 gives buffers mode 100644; the tree diff prints the
         // entry's mode on the `index` line, once, at its end.
@@ -174,10 +181,13 @@ fn fix_index_mode(text: &mut Vec<u8>, mode: i32) {
 /// working tree's `.gitattributes` files.
 fn without_index(repo: &crate::Repo) -> Result<Repository> {
     let dir = repo.raw().path();
-    let handle = Repository::open(dir).context(|| format!("open {}", dir.display()))?;
+    let handle = Repository::open(dir).context(|| on_path("open", dir))?;
     git2::Index::new()
         .and_then(|mut index| handle.set_index(&mut index))
-        .context(|| format!("give {} an empty index", dir.display()))?;
+        .context(|| {
+            on_path("give an empty index", dir)
+                .said(format!("give {} an empty index", dir.display()))
+        })?;
     Ok(handle)
 }
 
@@ -239,7 +249,7 @@ fn blob_line_stats(
             Some(e) => Some(
                 repo.raw()
                     .find_blob(e.id())
-                    .context(|| format!("read blob {}", e.id()))?,
+                    .context(|| on_object("read blob", e.id()))?,
             ),
             None => None,
         })

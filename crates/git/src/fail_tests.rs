@@ -4,9 +4,11 @@
 
 use std::path::Path;
 
+use evolv_core::error::{Error, GitSubject};
+
 use crate::{Oid, Repo};
 
-use crate::objects::{FileUpdate, updated_trees, write_objects};
+use crate::objects::{FileUpdate, NewObject, updated_trees, write_objects};
 use crate::test_git::git;
 
 /// A repository whose HEAD holds `dir/a.txt`, and the ids of HEAD's tree
@@ -22,6 +24,34 @@ fn repo_with_a_subtree(d: &Path) -> (Repo, Oid, Oid) {
     (crate::open(d).unwrap(), tree, sub)
 }
 
+/// `err` is a libgit2 failure while doing `operation` on `subject`, under
+/// the stable code, its message naming both.
+fn assert_doing(err: &Error, operation: &str, subject: GitSubject) {
+    assert_eq!(err.code(), "git_error");
+    let named = match &subject {
+        GitSubject::Object(text) | GitSubject::Ref(text) => text.clone(),
+        GitSubject::Path(path) => path.display().to_string(),
+        GitSubject::None => String::new(),
+    };
+    let said = format!("{operation} {named}");
+    assert!(err.to_string().contains(&said), "{err}");
+    let Error::GitLibrary { doing, .. } = err else {
+        panic!("not a libgit2 failure: {err:?}");
+    };
+    assert_eq!((doing.operation, &doing.subject), (operation, &subject));
+}
+
+/// The trees of `tree` with `dir/a.txt` set to `blob`.
+fn with_new_a(repo: &Repo, tree: Oid, blob: Oid) -> crate::error::Result<(Oid, Vec<NewObject>)> {
+    let base = repo.raw().find_tree(tree.raw()).unwrap();
+    let update = FileUpdate {
+        path: b"dir/a.txt",
+        oid: blob,
+        mode: 0o100644,
+    };
+    updated_trees(repo, &crate::view::Tree::new(base), &[update])
+}
+
 /// Where git keeps the loose object `id`.
 fn loose(d: &Path, id: Oid) -> std::path::PathBuf {
     let hex = id.to_string();
@@ -34,18 +64,8 @@ fn reading_a_missing_object_names_it() {
     let d = dir.path();
     let (repo, tree, sub) = repo_with_a_subtree(d);
     std::fs::remove_file(loose(d, sub)).unwrap();
-    let base = repo.raw().find_tree(tree.raw()).unwrap();
-    let update = FileUpdate {
-        path: b"dir/a.txt",
-        oid: Oid::zero(),
-        mode: 0o100644,
-    };
-    let err = updated_trees(&repo, &crate::view::Tree::new(base), &[update]).unwrap_err();
-    assert_eq!(err.code(), "git_error");
-    assert!(
-        err.to_string().contains(&format!("read tree {sub}")),
-        "{err}"
-    );
+    let err = with_new_a(&repo, tree, Oid::zero()).unwrap_err();
+    assert_doing(&err, "read tree", GitSubject::Object(sub.to_string()));
     assert!(err.hint().contains("exists"), "{}", err.hint());
 }
 
@@ -55,13 +75,7 @@ fn writing_a_tree_the_object_store_refuses_names_the_tree() {
     let d = dir.path();
     let (repo, tree, _) = repo_with_a_subtree(d);
     let blob = Oid::from(repo.raw().blob(b"two\n").unwrap());
-    let base = repo.raw().find_tree(tree.raw()).unwrap();
-    let update = FileUpdate {
-        path: b"dir/a.txt",
-        oid: blob,
-        mode: 0o100644,
-    };
-    let (root, new) = updated_trees(&repo, &crate::view::Tree::new(base), &[update]).unwrap();
+    let (root, new) = with_new_a(&repo, tree, blob).unwrap();
     // The new root tree's fan-out folder is a file: no write can go there
     // (a permission would not stop root, who runs CI).
     let fanout = loose(d, crate::Oid::from(root.raw()))
@@ -72,11 +86,7 @@ fn writing_a_tree_the_object_store_refuses_names_the_tree() {
     std::fs::write(&fanout, "").unwrap();
     let objects: Vec<_> = new.iter().collect();
     let err = write_objects(&repo, &objects).unwrap_err();
-    assert_eq!(err.code(), "git_error");
-    assert!(
-        err.to_string().contains(&format!("write tree {root}")),
-        "{err}"
-    );
+    assert_doing(&err, "write tree", GitSubject::Object(root.to_string()));
 }
 
 #[test]
@@ -93,11 +103,8 @@ fn updating_a_ref_someone_moved_names_the_ref() {
     assert!(err.to_string().contains("refs/heads/main"), "{err}");
     // A ref name git refuses: libgit2's failure, with the ref named.
     let err = crate::compare_and_swap(&repo, "refs/heads/a..b", head, None, "t").unwrap_err();
-    assert_eq!(err.code(), "git_error");
-    assert!(
-        err.to_string().contains("update ref refs/heads/a..b"),
-        "{err}"
-    );
+    let name = "refs/heads/a..b";
+    assert_doing(&err, "update ref", GitSubject::Ref(name.into()));
 }
 
 #[test]

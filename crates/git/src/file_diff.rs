@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::{Context, Oid, Repo, RepoPath};
+use crate::{on_object, on_path};
 
 /// How a file changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +45,11 @@ impl Repo {
         only: Option<&str>,
     ) -> Result<Vec<FileDiff>> {
         let raw = self.raw();
-        let doing = || format!("compare tree {old} with tree {new}");
+        let doing =
+            || on_object("compare trees", old).said(format!("compare tree {old} with tree {new}"));
         let tree = |id: Oid| {
             raw.find_tree(id.raw())
-                .context(|| format!("read tree {id}"))
+                .context(|| on_object("read tree", id))
         };
         let mut opts = git2::DiffOptions::new();
         opts.context_lines(3);
@@ -89,7 +91,7 @@ impl Repo {
             // The patch also tells a binary file libgit2 only found binary
             // while diffing it.
             if let Some(patch) = git2::Patch::from_diff(&diff, i)
-                .context(|| format!("diff {}", file.new_path.as_deref().unwrap_or_default()))?
+                .context(|| on_path("diff", file.new_path.as_deref().unwrap_or_default()))?
             {
                 file.binary |= patch.delta().flags().is_binary();
                 if only.is_none() {

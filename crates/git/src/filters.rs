@@ -5,6 +5,7 @@
 //! same code git's checkout runs; every other path is the blob itself.
 
 use crate::Context;
+use crate::on_path;
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -185,11 +186,12 @@ pub fn converts(repo: &Repo, path: &RepoPath) -> Result<bool> {
     let attr = |name: &str| -> Result<Option<String>> {
         let flags = AttrCheckFlags::FILE_THEN_INDEX;
         Ok(
-            match AttrValue::from_string(
-                repo.raw()
-                    .get_attr(path.fs(), name, flags)
-                    .context(|| format!("read attribute {name} of {path}"))?,
-            ) {
+            match AttrValue::from_string(repo.raw().get_attr(path.fs(), name, flags).context(
+                || {
+                    on_path("read attribute", path.fs())
+                        .said(format!("read attribute {name} of {path}"))
+                },
+            )?) {
                 AttrValue::True => Some("true".into()),
                 AttrValue::False => Some("false".into()),
                 AttrValue::String(s) => Some(s.to_string()),
@@ -339,17 +341,13 @@ pub fn cleaned_id(repo: &Repo, path: &RepoPath) -> Result<Oid> {
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Error::io("run `git hash-object` (is git on PATH?) in", workdir, e))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    match Oid::parse(text.trim()) {
-        Ok(id) if out.status.success() => Ok(id),
-        _ => Err(Error::GitCommand {
-            command: format!("git hash-object -- {path}"),
-            message: format!(
-                "`git hash-object -- {path}` failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-        }),
-    }
+    crate::cli::printed_id(&out).ok_or_else(|| Error::GitCommand {
+        command: format!("git hash-object -- {path}"),
+        message: format!(
+            "`git hash-object -- {path}` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+    })
 }
 
 /// Whether the file at `path` is what the index records, compared through

@@ -1,7 +1,7 @@
 //! Walking history: the commits reachable from some and not from others,
 //! in the orders the layers above need.
 
-use crate::error::Result;
+use crate::error::{GitDoing, Result};
 use crate::{Context, Oid, Repo};
 
 /// The order of a walk.
@@ -18,7 +18,11 @@ impl Repo {
     pub fn walk(&self, from: &[Oid], hide: &[Oid], order: Order) -> Result<Vec<Oid>> {
         let describe = || {
             let ids = |v: &[Oid]| v.iter().map(Oid::to_string).collect::<Vec<_>>().join(" ");
-            format!("walk history from {} without {}", ids(from), ids(hide))
+            GitDoing::new("walk history").said(format!(
+                "walk history from {} without {}",
+                ids(from),
+                ids(hide)
+            ))
         };
         let mut walk = self.raw().revwalk().context(describe)?;
         let sorting = match order {

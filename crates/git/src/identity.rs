@@ -59,5 +59,5 @@ pub fn signature_now(name: &str, email: &str) -> Result<Signature> {
         None => git2::Signature::now(name, email),
     };
     raw.map(|s| Signature::of(&s))
-        .context(|| format!("make the signature {name} <{email}>"))
+        .context(|| crate::view::signature_doing(name, email))
 }

@@ -199,10 +199,16 @@ pub enum Entry {
 /// `<git-dir>/evolv/index-new.<pid>`: an index `build` wrote, before it
 /// is renamed over `index` (as the early index, or through `index.lock`).
 fn new_path(repo: &Repo) -> PathBuf {
+    own_path(repo, NEW_PREFIX)
+}
+
+/// `<git-dir>/evolv/<prefix><pid>`: a file of this process's, which
+/// `clean_leftovers` removes once the process is gone.
+fn own_path(repo: &Repo, prefix: &str) -> PathBuf {
     repo.raw()
         .path()
         .join("evolv")
-        .join(format!("{NEW_PREFIX}{}", std::process::id()))
+        .join(format!("{prefix}{}", std::process::id()))
 }
 
 const NEW_PREFIX: &str = "index-new.";
@@ -309,10 +315,7 @@ fn index_entry(
 /// `<git-dir>/evolv/index-before.<pid>`: the index an installed early
 /// index replaced, kept until the compare-and-swap has decided.
 fn before_path(repo: &Repo) -> PathBuf {
-    repo.raw()
-        .path()
-        .join("evolv")
-        .join(format!("{BEFORE_PREFIX}{}", std::process::id()))
+    own_path(repo, BEFORE_PREFIX)
 }
 
 const BEFORE_PREFIX: &str = "index-before.";

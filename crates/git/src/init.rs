@@ -1,6 +1,7 @@
 //! Making a repository from nothing (the demo's): init, local config, and
 //! a first commit of everything in the work tree.
 
+use crate::{on_object, on_path};
 use std::path::Path;
 
 use crate::error::Result;
@@ -11,8 +12,8 @@ use crate::{Context, Oid, Repo};
 pub fn init(dir: &Path, branch: &str) -> Result<Repo> {
     let mut opts = git2::RepositoryInitOptions::new();
     opts.initial_head(branch);
-    let repo = git2::Repository::init_opts(dir, &opts)
-        .context(|| format!("create repository {}", dir.display()))?;
+    let repo =
+        git2::Repository::init_opts(dir, &opts).context(|| on_path("create repository", dir))?;
     Repo::new(repo)
 }
 
@@ -23,7 +24,10 @@ impl Repo {
         self.raw()
             .config()
             .and_then(|mut c| c.set_str(key, value))
-            .context(|| format!("set {key} in {}", self.git_dir().join("config").display()))
+            .context(|| {
+                let file = self.git_dir().join("config");
+                on_path("set config", &file).said(format!("set {key} in {}", file.display()))
+            })
     }
 
     /// Stages every file of the work tree and commits it on HEAD, by
@@ -38,7 +42,7 @@ impl Repo {
         let tree_id = index.write_tree().context(|| "write the index as a tree")?;
         let tree = raw
             .find_tree(tree_id)
-            .context(|| format!("read tree {tree_id}"))?;
+            .context(|| on_object("read tree", tree_id))?;
         let sig = who.raw()?;
         let parents = match raw.head().ok().and_then(|h| h.peel_to_commit().ok()) {
             Some(c) => vec![c],
@@ -47,6 +51,8 @@ impl Repo {
         let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
         raw.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
             .map(Oid::from)
-            .context(|| format!("commit tree {tree_id} on HEAD"))
+            .context(|| {
+                on_object("commit tree", tree_id).said(format!("commit tree {tree_id} on HEAD"))
+            })
     }
 }

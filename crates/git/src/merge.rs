@@ -2,6 +2,7 @@
 //! them, answered as a tree id or the conflicting paths.
 
 use crate::error::Result;
+use crate::on_object;
 use crate::{Context, Oid, Repo};
 
 /// What a merge came to.
@@ -20,13 +21,16 @@ impl Repo {
         let raw = self.raw();
         let tree = |id: Oid| {
             raw.find_tree(id.raw())
-                .context(|| format!("read tree {id}"))
+                .context(|| on_object("read tree", id))
         };
         let mut opts = git2::MergeOptions::new();
         opts.find_renames(false);
         let index = raw
             .merge_trees(&tree(ancestor)?, &tree(ours)?, &tree(theirs)?, Some(&opts))
-            .context(|| format!("merge tree {ancestor} → {ours} with → {theirs}"))?;
+            .context(|| {
+                on_object("merge trees", ancestor)
+                    .said(format!("merge tree {ancestor} → {ours} with → {theirs}"))
+            })?;
         self.merged(index)
     }
 
@@ -35,11 +39,13 @@ impl Repo {
         let raw = self.raw();
         let read = |id: Oid| {
             raw.find_commit(id.raw())
-                .context(|| format!("read commit {id}"))
+                .context(|| on_object("read commit", id))
         };
         let index = raw
             .revert_commit(&read(commit)?, &read(onto)?, 0, None)
-            .context(|| format!("revert commit {commit} on {onto}"))?;
+            .context(|| {
+                on_object("revert commit", commit).said(format!("revert commit {commit} on {onto}"))
+            })?;
         self.merged(index)
     }
 

@@ -3,6 +3,7 @@
 //! writes new objects), loose when there are few.
 
 use crate::Context;
+use crate::on_object;
 use std::collections::BTreeMap;
 
 use crate::Oid;
@@ -35,6 +36,22 @@ impl NewObject {
     }
 }
 
+impl NewObject {
+    /// A new tree from gix's tree editor (`tree_edit`), packed, its raw
+    /// entries kept.
+    pub(crate) fn tree(tree: &gix_object::Tree) -> Result<Self> {
+        let mut raw = Vec::new();
+        gix_object::WriteTo::write_to(tree, &mut raw).map_err(|e| Error::Internal {
+            at: "the tree editor",
+            message: format!("a tree could not be written: {e}"),
+        })?;
+        Ok(NewObject {
+            packed: PackedObject::tree(&raw)?,
+            raw: Some((ObjectType::Tree, raw)),
+        })
+    }
+}
+
 /// Writes `objects`: loose when there are at most [`PACK_THRESHOLD`] and
 /// each still has its raw content, otherwise one pack.
 pub fn write_objects(repo: &crate::Repo, objects: &[&NewObject]) -> Result<()> {
@@ -43,13 +60,24 @@ pub fn write_objects(repo: &crate::Repo, objects: &[&NewObject]) -> Result<()> {
         for o in objects {
             if let Some((kind, raw)) = &o.raw {
                 odb.write(*kind, raw)
-                    .context(|| format!("write {kind} {}", o.packed.oid))?;
+                    .context(|| on_object(write_operation(*kind), o.packed.oid))?;
             }
         }
         return Ok(());
     }
     let packed: Vec<&PackedObject> = objects.iter().map(|o| &o.packed).collect();
     pack_write::write_pack(repo, &packed)
+}
+
+/// The operation that writes an object of `kind` (`write tree`).
+fn write_operation(kind: ObjectType) -> &'static str {
+    match kind {
+        ObjectType::Blob => "write blob",
+        ObjectType::Tree => "write tree",
+        ObjectType::Commit => "write commit",
+        ObjectType::Tag => "write tag",
+        ObjectType::Any => "write any",
+    }
 }
 
 /// One file of `base` that gets a new blob.
@@ -127,7 +155,7 @@ fn rebuild(
     }
     let object = odb
         .read(tree_id.raw())
-        .context(|| format!("read tree {tree_id}"))?;
+        .context(|| on_object("read tree", tree_id))?;
     let corrupt = || Error::Corrupt {
         what: format!("tree {tree_id}"),
         message: format!("tree {tree_id} is corrupt (`git fsck` names what is wrong)"),

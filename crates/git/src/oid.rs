@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use evolv_core::error::{Error, GitCause, GitFailure, Result};
+use evolv_core::error::{Error, GitCause, GitDoing, GitFailure, Result};
 
 /// A git object id (SHA-1).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,9 +54,12 @@ impl Oid {
 
     /// The id of an object of `kind` holding `content`.
     pub(crate) fn hash_object(kind: git2::ObjectType, content: &[u8]) -> Result<Oid> {
-        git2::Oid::hash_object(kind, content)
-            .map(Oid)
-            .map_err(|e| crate::library_error(format!("hash a {kind}"), e))
+        git2::Oid::hash_object(kind, content).map(Oid).map_err(|e| {
+            crate::library_error(
+                GitDoing::new("hash an object").said(format!("hash a {kind}")),
+                e,
+            )
+        })
     }
 
     pub(crate) fn raw(self) -> git2::Oid {
@@ -83,7 +86,7 @@ impl FromStr for Oid {
         git2::Oid::from_str(text)
             .map(Oid)
             .map_err(|e| Error::GitLibrary {
-                doing: format!("read object id '{text}'"),
+                doing: GitDoing::new("read an object id").said(format!("read object id '{text}'")),
                 source: GitCause {
                     message: e.message().to_string(),
                     kind: GitFailure::Other,

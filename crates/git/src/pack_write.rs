@@ -10,6 +10,7 @@
 //! `core.fsyncMethod` make git flush the packs it writes (`Flush`).
 
 use crate::Context;
+use crate::on_path;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
@@ -227,7 +228,7 @@ fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Res
     repo.raw()
         .odb()
         .and_then(|odb| odb.refresh())
-        .context(|| format!("see the new pack {name}"))?;
+        .context(|| on_path("see the new pack", name))?;
     Ok(())
 }
 
@@ -335,49 +336,26 @@ mod tests {
         assert_eq!(f(Some("index, reference,none")), none);
         // `none` counts only as the last item; before, git warns and skips it.
         assert_eq!(f(Some("none,index")), both);
-        // What is added stays, whatever comes after it.
-        assert_eq!(
-            f(Some("pack,none")),
-            both,
-            "`pack` starts `pack-metadata` too"
-        );
-        assert_eq!(
-            f(Some("pack-metadata,none")),
-            Flush {
-                pack: false,
-                ..both
-            }
-        );
-        assert_eq!(f(Some("-pack")), none, "`-pack` removes both");
-        assert_eq!(
-            f(Some("-pack-metadata")),
-            Flush {
-                index: false,
-                ..both
-            }
-        );
-        assert_eq!(f(Some("all,-objects")), both, "added wins over removed");
-        assert_eq!(
-            f(Some("-objects")),
-            Flush {
-                pack: false,
-                ..both
-            }
-        );
-        assert_eq!(
-            f(Some("committed,none")),
-            Flush {
-                index: false,
-                ..both
-            }
-        );
-        assert_eq!(
-            f(Some("derived-metadata,none")),
-            Flush {
-                pack: false,
-                ..both
-            }
-        );
+        // What is added stays, whatever comes after it. (pack, index):
+        // `pack` starts `pack-metadata` too, `-pack` removes both, and
+        // added wins over removed.
+        for (value, pack, index) in [
+            ("pack,none", true, true),
+            ("pack-metadata,none", false, true),
+            ("-pack", false, false),
+            ("-pack-metadata", true, false),
+            ("all,-objects", true, true),
+            ("-objects", false, true),
+            ("committed,none", true, false),
+            ("derived-metadata,none", false, true),
+        ] {
+            let expected = Flush {
+                pack,
+                index,
+                writeout_only: false,
+            };
+            assert_eq!(f(Some(value)), expected, "{value}");
+        }
         assert_eq!(f(Some("-,pack")), both, "an empty item ends the list");
         assert_eq!(
             Flush::from_config(None, None, true),
@@ -420,17 +398,8 @@ mod tests {
             .filter(|p| p.extension().is_some_and(|x| x == "idx"))
             .collect();
         assert_eq!(packs.len(), 1);
-        let verify = std::process::Command::new("git")
-            .args(["verify-pack", "-v"])
-            .arg(&packs[0])
-            .output()
-            .unwrap();
-        assert!(
-            verify.status.success(),
-            "{}",
-            String::from_utf8_lossy(&verify.stderr)
-        );
-        let text = String::from_utf8_lossy(&verify.stdout);
+        let pack = packs[0].to_str().unwrap();
+        let text = crate::test_git::git(dir.path(), &["verify-pack", "-v", pack]);
         assert!(text.contains("non delta: 8 objects"), "{text}");
     }
 }

@@ -4,6 +4,7 @@
 //! git's words (`Unable to create '…/<ref>.lock': File exists.`) as
 //! `ref_locked`, never as a race that running the command again would win.
 
+use crate::on_ref;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -42,7 +43,7 @@ pub fn compare_and_swap(
             })
         }
         Err(e) => Err(crate::library_error(
-            format!("update ref {name} to {new}"),
+            on_ref("update ref", name).said(format!("update ref {name} to {new}")),
             e,
         )),
     }
@@ -66,7 +67,7 @@ pub fn compare_and_swap_force(
             .reference(name, new.raw(), true, message)
             .map(drop)
     })?
-    .context(|| format!("set ref {name} to {new}"))
+    .context(|| on_ref("update ref", name).said(format!("set ref {name} to {new}")))
 }
 
 /// Deletes `name` if it exists.
@@ -77,7 +78,7 @@ pub fn delete_ref(repo: &crate::Repo, name: &str) -> Result<bool> {
         Err(e) if e.code() == ErrorCode::NotFound => Ok(()),
         Err(e) => Err(e),
     })?
-    .context(|| format!("delete ref {name}"))?;
+    .context(|| on_ref("delete ref", name))?;
     Ok(deleted)
 }
 

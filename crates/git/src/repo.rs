@@ -1,5 +1,6 @@
 //! Opening the repository and reading HEAD.
 
+use crate::on_path;
 use std::path::Path;
 
 use crate::Oid;
@@ -35,10 +36,10 @@ pub fn open_any(dir: &Path) -> Result<Repo> {
         },
         // libgit2 reads the config while opening; our reader names the
         // file and line of a bad one.
-        _ if e.class() == git2::ErrorClass::Config => config_error(dir)
-            .unwrap_or_else(|| crate::library_error(format!("open {}", dir.display()), e)),
-        _ => unsupported(dir, &e)
-            .unwrap_or_else(|| crate::library_error(format!("open {}", dir.display()), e)),
+        _ if e.class() == git2::ErrorClass::Config => {
+            config_error(dir).unwrap_or_else(|| crate::library_error(on_path("open", dir), e))
+        }
+        _ => unsupported(dir, &e).unwrap_or_else(|| crate::library_error(on_path("open", dir), e)),
     })?;
     Ok(Repo::new_any(repo))
 }

@@ -2,6 +2,7 @@
 
 use crate::Context;
 use crate::Oid;
+use crate::on_object;
 use git2::{ObjectType, Tree};
 
 use super::{RepoPath, mode};
@@ -73,7 +74,7 @@ fn walk(
                 let sub = repo
                     .raw()
                     .find_tree(entry.id())
-                    .context(|| format!("read tree {}", entry.id()))?;
+                    .context(|| on_object("read tree", entry.id()))?;
                 walk(repo, &sub, &path, raw.as_deref(), out)?;
             }
             Some(ObjectType::Blob) => {

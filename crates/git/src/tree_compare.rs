@@ -1,113 +1,93 @@
-//! Which paths differ between two trees, descending only into subtrees whose
-//! ids differ. libgit2's tree-to-tree diff visits every entry of both trees
-//! however small the change; this costs what the change costs.
+//! Which paths differ between two trees, by gix-diff's tree-to-tree
+//! changes: it descends only into subtrees whose ids differ, so this costs
+//! what the change costs, not what the trees hold. No rename tracking: a
+//! renamed file is the old path deleted and the new one added.
 
-use crate::Context;
-use git2::{ObjectType, Repository, Tree, TreeEntry};
+use gix_diff::tree::{Recorder, State, recorder::Change as Recorded};
+use gix_object::FindExt;
 
 use crate::diff::Change;
+use crate::odb_find::{OdbFind, gix_id};
+use crate::on_object;
 
 use super::{ChangedPath, RepoPath};
 use crate::error::Result;
 
 /// Paths that differ between `old` and `new`, sorted. A file replaced by a
 /// directory (or back) yields the file's path and every path under the
-/// directory.
+/// directory. A file whose mode changes (not its kind) is `Modified`.
 pub fn changed_paths(
     repo: &crate::Repo,
     old: &crate::view::Tree<'_>,
     new: &crate::view::Tree<'_>,
 ) -> Result<Vec<ChangedPath>> {
-    let old = old.raw();
-    let new = new.raw();
-    let mut out = Vec::new();
-    compare(repo, Some(old), Some(new), &RepoPath::default(), &mut out)?;
+    let (old, new) = (old.id(), new.id());
+    let find = OdbFind::new(repo.raw())?;
+    let doing =
+        || on_object("compare trees", old).said(format!("compare tree {old} with tree {new}"));
+    let mut recorder = Recorder::default();
+    let (mut old_buf, mut new_buf) = (Vec::new(), Vec::new());
+    let walked = (|| {
+        let lhs = find.find_tree_iter(&gix_id(old), &mut old_buf)?;
+        let rhs = find.find_tree_iter(&gix_id(new), &mut new_buf)?;
+        gix_diff::tree(lhs, rhs, State::default(), &find, &mut recorder)
+            .map_err(gix_error::Error::from_error)
+    })();
+    if let Err(e) = walked {
+        return Err(find.failure(&e, doing));
+    }
+    let mut out: Vec<ChangedPath> = recorder.records.into_iter().filter_map(changed).collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
     Ok(out)
 }
 
-fn is_tree(entry: &TreeEntry<'_>) -> bool {
-    entry.kind() == Some(ObjectType::Tree)
-}
-
-/// `prefix/name`, as bytes: a name that is not UTF-8 is a path like any
-/// other (#16 item 7).
-fn join(prefix: &RepoPath, entry: &TreeEntry<'_>) -> RepoPath {
-    prefix.join(entry.name_bytes())
-}
-
-fn compare(
-    repo: &crate::Repo,
-    old: Option<&Tree<'_>>,
-    new: Option<&Tree<'_>>,
-    prefix: &RepoPath,
-    out: &mut Vec<ChangedPath>,
-) -> Result<()> {
-    if let Some(new) = new {
-        for entry in new.iter() {
-            let before = old.and_then(|o| o.get_name_bytes(entry.name_bytes()));
-            if before
-                .as_ref()
-                .is_some_and(|b| b.id() == entry.id() && b.filemode() == entry.filemode())
-            {
-                continue;
-            }
-            let path = join(prefix, &entry);
-            match before {
-                None => side(repo, &entry, &path, Change::Added, out)?,
-                Some(b) if is_tree(&b) && is_tree(&entry) => {
-                    let (bt, et) = (subtree(repo.raw(), &b)?, subtree(repo.raw(), &entry)?);
-                    compare(repo, Some(&bt), Some(&et), &path, out)?;
-                }
-                Some(b) if is_tree(&b) || is_tree(&entry) => {
-                    side(repo, &b, &path, Change::Deleted, out)?;
-                    side(repo, &entry, &path, Change::Added, out)?;
-                }
-                Some(_) => out.push(ChangedPath {
-                    path,
-                    status: Change::Modified,
-                }),
-            }
+/// The path a recorded change names, unless it is a directory's (its files
+/// are recorded too) or a mode change libgit2 read as none (`100664` and
+/// `100644` are both a plain file).
+fn changed(change: Recorded) -> Option<ChangedPath> {
+    let (path, status) = match change {
+        Recorded::Addition {
+            entry_mode, path, ..
+        } if !entry_mode.is_tree() => (path, Change::Added),
+        Recorded::Deletion {
+            entry_mode, path, ..
+        } if !entry_mode.is_tree() => (path, Change::Deleted),
+        Recorded::Modification {
+            previous_entry_mode,
+            previous_oid,
+            entry_mode,
+            oid,
+            path,
+        } if !entry_mode.is_tree()
+            && (previous_oid != oid
+                || mode_as_libgit2(previous_entry_mode) != mode_as_libgit2(entry_mode)) =>
+        {
+            (path, Change::Modified)
         }
-    }
-    if let Some(old) = old {
-        for entry in old.iter() {
-            if new.is_none_or(|n| n.get_name_bytes(entry.name_bytes()).is_none()) {
-                let path = join(prefix, &entry);
-                side(repo, &entry, &path, Change::Deleted, out)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// An entry present on one side only: the path itself, or every path
-/// under it when it is a directory.
-fn side(
-    repo: &crate::Repo,
-    entry: &TreeEntry<'_>,
-    path: &RepoPath,
-    status: Change,
-    out: &mut Vec<ChangedPath>,
-) -> Result<()> {
-    if !is_tree(entry) {
-        out.push(ChangedPath {
-            path: path.clone(),
-            status,
-        });
-        return Ok(());
-    }
-    let tree = subtree(repo.raw(), entry)?;
-    let prefix = path;
-    let (old, new) = match status {
-        Change::Deleted => (Some(&tree), None),
-        _ => (None, Some(&tree)),
+        _ => return None,
     };
-    compare(repo, old, new, prefix, out)
+    Some(ChangedPath {
+        path: RepoPath::from(&path[..]),
+        status,
+    })
 }
 
-fn subtree<'r>(repo: &'r Repository, entry: &TreeEntry<'_>) -> Result<Tree<'r>> {
-    repo.find_tree(entry.id())
-        .context(|| format!("read tree {}", entry.id()))
+/// `mode` as libgit2 reads a tree entry's mode (`git_tree_entry_filemode`),
+/// which the comparison before gix-diff compared: a folder, else the
+/// owner's execute bit makes an executable, else a submodule, a symlink or
+/// a file.
+fn mode_as_libgit2(mode: gix_object::tree::EntryMode) -> u32 {
+    let raw = u32::from(mode.value());
+    match raw & 0o170000 {
+        0o040000 => crate::mode::TREE,
+        _ if raw & 0o100 != 0 => crate::mode::EXECUTABLE,
+        0o160000 => crate::mode::GITLINK,
+        0o120000 => crate::mode::SYMLINK,
+        _ => crate::mode::BLOB,
+    }
 }
+
+#[cfg(test)]
+#[path = "tree_compare_tests.rs"]
+mod tests;

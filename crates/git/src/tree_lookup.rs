@@ -97,9 +97,8 @@ mod tests {
     /// UTF-8, a path through a file, a missing directory.
     #[test]
     fn every_lookup_agrees_with_libgit2s_get_path() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_git::new_repo();
         let d = dir.path();
-        git(d, &["init", "-q", "-b", "main"]);
         for f in [
             "top.txt",
             "a/x.txt",

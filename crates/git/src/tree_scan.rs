@@ -4,6 +4,7 @@
 //! than git's whole tree walk in `git grep`. Same entries, same order and same modes (normalised as
 //! libgit2 normalises them) as `git::list_blobs`, which the test checks.
 
+use crate::on_object;
 use git2::ObjectType;
 
 use crate::error::{Error, Result};
@@ -45,7 +46,7 @@ fn walk(
 ) -> Result<()> {
     let object = odb
         .read(tree.raw())
-        .context(|| format!("read tree {tree}"))?;
+        .context(|| on_object("read tree", tree))?;
     if object.kind() != ObjectType::Tree {
         return Err(corrupt(tree));
     }

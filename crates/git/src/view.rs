@@ -4,6 +4,7 @@
 //! repository handle it was read from; every failure says which object it
 //! was about.
 
+use crate::on_object;
 use std::path::Path;
 
 use crate::Context;
@@ -77,7 +78,7 @@ impl Signature {
     pub(crate) fn raw(&self) -> Result<git2::Signature<'static>> {
         let when = git2::Time::new(self.time, self.offset_minutes);
         git2::Signature::new(&self.name, &self.email, &when)
-            .context(|| format!("make the signature {} <{}>", self.name, self.email))
+            .context(|| signature_doing(&self.name, &self.email))
     }
 }
 
@@ -102,7 +103,7 @@ impl<'r> Commit<'r> {
         self.0
             .tree()
             .map(Tree)
-            .context(|| format!("read the tree of commit {}", self.0.id()))
+            .context(|| on_object("read the tree of commit", self.0.id()))
     }
 
     pub fn parent_count(&self) -> usize {
@@ -111,10 +112,10 @@ impl<'r> Commit<'r> {
 
     /// The id of parent `i`.
     pub fn parent_id(&self, i: usize) -> Result<Oid> {
-        self.0
-            .parent_id(i)
-            .map(Oid::from)
-            .context(|| format!("read parent {i} of commit {}", self.0.id()))
+        self.0.parent_id(i).map(Oid::from).context(|| {
+            on_object("read parent", self.0.id())
+                .said(format!("read parent {i} of commit {}", self.0.id()))
+        })
     }
 
     /// Every parent's id, first parent first.
@@ -124,10 +125,10 @@ impl<'r> Commit<'r> {
 
     /// Parent `i`, read.
     pub fn parent(&self, i: usize) -> Result<Commit<'r>> {
-        self.0
-            .parent(i)
-            .map(Commit)
-            .context(|| format!("read parent {i} of commit {}", self.0.id()))
+        self.0.parent(i).map(Commit).context(|| {
+            on_object("read parent", self.0.id())
+                .said(format!("read parent {i} of commit {}", self.0.id()))
+        })
     }
 
     /// The first line of the message (lossily UTF-8).
@@ -191,7 +192,13 @@ impl<'r> Tree<'r> {
                 }
                 git2::TreeWalkResult::Ok
             })
-            .context(|| format!("walk tree {}", self.0.id()))?;
+            .context(|| on_object("walk tree", self.0.id()))?;
         Ok(out)
     }
+}
+
+/// What making the signature `name <email>` is, should libgit2 refuse it.
+pub(crate) fn signature_doing(name: &str, email: &str) -> evolv_core::error::GitDoing {
+    evolv_core::error::GitDoing::new("make a signature")
+        .said(format!("make the signature {name} <{email}>"))
 }

@@ -2,6 +2,7 @@
 //! check one, list, locate and prune them. What a validation worktree is
 //! for, and its locks, are the engine's.
 
+use crate::{on_object, on_path, on_ref};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -61,25 +62,30 @@ impl Repo {
         let raw = self.raw();
         let empty_commit = raw
             .find_commit(empty.raw())
-            .context(|| format!("read commit {empty}"))?;
+            .context(|| on_object("read commit", empty))?;
         let branch_name = format!("{branch_prefix}{name}-{}", std::process::id());
         let mut branch = raw
             .branch(&branch_name, &empty_commit, true)
-            .context(|| format!("create branch {branch_name}"))?;
+            .context(|| on_ref("create branch", &branch_name))?;
         let result = (|| -> Result<()> {
             let mut opts = WorktreeAddOptions::new();
             opts.reference(Some(branch.get()));
-            raw.worktree(name, path, Some(&opts))
-                .context(|| format!("add worktree {name} at {}", path.display()))?;
+            raw.worktree(name, path, Some(&opts)).context(|| {
+                on_path("add worktree", path)
+                    .said(format!("add worktree {name} at {}", path.display()))
+            })?;
             git2::Repository::open(path)
-                .context(|| format!("open repository {}", path.display()))?
+                .context(|| on_path("open repository", path))?
                 .set_head_detached(empty.raw())
-                .context(|| format!("detach HEAD of {} at {empty}", path.display()))?;
+                .context(|| {
+                    on_path("detach HEAD", path)
+                        .said(format!("detach HEAD of {} at {empty}", path.display()))
+                })?;
             Ok(())
         })();
         branch
             .delete()
-            .context(|| format!("delete branch {branch_name}"))?;
+            .context(|| on_ref("delete branch", &branch_name))?;
         if result.is_err() {
             self.prune_worktree(name);
             let _ = fs::remove_dir_all(path);

@@ -353,46 +353,47 @@ mod tests {
             .collect()
     }
 
-    fn kv(k: &str, v: Option<&str>) -> (String, Option<String>) {
-        (k.to_string(), v.map(str::to_string))
+    /// `(key, value)` pairs in file order.
+    type Entries<'a> = &'a [(&'a str, Option<&'a str>)];
+
+    /// `text` parses to `expected`, `(key, value)` in file order.
+    fn parses_to(text: &str, expected: Entries<'_>) {
+        let expected: Vec<(String, Option<String>)> = expected
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+            .collect();
+        assert_eq!(entries(text), expected, "{text:?}");
     }
 
+    /// Sections, subsections and old-style headers; quoting, escapes,
+    /// comments and continuations; CRLF files read like LF files.
     #[test]
-    fn sections_subsections_and_old_style_headers() {
-        let got = entries(
-            "[Evolv]\n\tValidate = cargo test\n[remote \"Origin\"]\nurl=x\n[Branch.Main]\nremote = o\n",
-        );
-        assert_eq!(
-            got,
-            [
-                kv("evolv.validate", Some("cargo test")),
-                kv("remote.Origin.url", Some("x")),
-                kv("branch.main.remote", Some("o")),
-            ]
-        );
-    }
-
-    #[test]
-    fn quoting_escapes_comments_and_continuations() {
-        let got = entries(
-            "[a]\nb = \"  x ; y \" # c\nc = one   two\t three  \nd = a\\\n  b\ne = \"q\\\"\\\\\\t\"\nf\ng = ; comment\n",
-        );
-        assert_eq!(
-            got,
-            [
-                kv("a.b", Some("  x ; y ")),
-                kv("a.c", Some("one   two  three")),
-                kv("a.d", Some("a  b")),
-                kv("a.e", Some("q\"\\\t")),
-                kv("a.f", None),
-                kv("a.g", Some("")),
-            ]
-        );
-    }
-
-    #[test]
-    fn crlf_files_read_like_lf_files() {
-        assert_eq!(entries("[a]\r\n\tb = c\r\n"), [kv("a.b", Some("c"))]);
+    fn entries_are_read_as_git_reads_them() {
+        let cases: &[(&str, Entries<'_>)] = &[
+            (
+                "[Evolv]\n\tValidate = cargo test\n[remote \"Origin\"]\nurl=x\n[Branch.Main]\nremote = o\n",
+                &[
+                    ("evolv.validate", Some("cargo test")),
+                    ("remote.Origin.url", Some("x")),
+                    ("branch.main.remote", Some("o")),
+                ],
+            ),
+            (
+                "[a]\nb = \"  x ; y \" # c\nc = one   two\t three  \nd = a\\\n  b\ne = \"q\\\"\\\\\\t\"\nf\ng = ; comment\n",
+                &[
+                    ("a.b", Some("  x ; y ")),
+                    ("a.c", Some("one   two  three")),
+                    ("a.d", Some("a  b")),
+                    ("a.e", Some("q\"\\\t")),
+                    ("a.f", None),
+                    ("a.g", Some("")),
+                ],
+            ),
+            ("[a]\r\n\tb = c\r\n", &[("a.b", Some("c"))]),
+        ];
+        for (text, expected) in cases {
+            parses_to(text, expected);
+        }
     }
 
     #[test]

@@ -44,12 +44,18 @@ fn listing(config: &Config) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn every_layer_and_include_git_reads_is_read_in_gits_order() {
+/// A home folder and, beside it, a new repository on branch `main`.
+fn home_and_repo() -> (tempfile::TempDir, tempfile::TempDir) {
     let home = tempfile::tempdir().unwrap();
     let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), home.path(), &["init", "-q", "-b", "main"]);
+    (home, repo)
+}
+
+#[test]
+fn every_layer_and_include_git_reads_is_read_in_gits_order() {
+    let (home, repo) = home_and_repo();
     let (h, r) = (home.path(), repo.path());
-    git(r, h, &["init", "-q", "-b", "main"]);
     std::fs::create_dir_all(h.join(".config/git")).unwrap();
     std::fs::write(h.join(".config/git/config"), "[evolv]\n\tvalidate = xdg\n").unwrap();
     std::fs::write(
@@ -75,12 +81,7 @@ fn every_layer_and_include_git_reads_is_read_in_gits_order() {
         .unwrap();
     std::fs::write(r.join(".git/config.worktree"), "[evolv]\n\ttimeout = 3\n").unwrap();
 
-    let expected: Vec<String> = git(r, h, &["config", "--list"])
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let config = Config::load(Some(&r.join(".git")), &env(h)).unwrap();
-    assert_eq!(listing(&config), expected);
+    let config = loaded_as_git_lists_it(r, h);
     assert_eq!(config.string("evolv.timeout"), Some("3"));
     assert_eq!(config.get("evolv.timeout").unwrap().scope, Scope::Worktree);
     assert_eq!(config.string("evolv.plan"), Some("a ; b"));
@@ -89,9 +90,7 @@ fn every_layer_and_include_git_reads_is_read_in_gits_order() {
 
 #[test]
 fn command_line_settings_come_last_and_win() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
-    git(repo.path(), home.path(), &["init", "-q"]);
+    let (home, repo) = home_and_repo();
     git(repo.path(), home.path(), &["config", "evolv.timeout", "5"]);
     let mut e = env(home.path());
     e.command_line = vec![
@@ -175,10 +174,8 @@ fn include_loops_stop_with_an_error_instead_of_recursing_forever() {
 
 #[test]
 fn hasconfig_remote_url_includes_follow_the_remotes() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
+    let (home, repo) = home_and_repo();
     let (h, r) = (home.path(), repo.path());
-    git(r, h, &["init", "-q"]);
     git(
         r,
         h,
@@ -190,21 +187,14 @@ fn hasconfig_remote_url_includes_follow_the_remotes() {
     )
     .unwrap();
     std::fs::write(h.join("team.conf"), "[evolv]\n\tvalidate = make check\n").unwrap();
-    let expected: Vec<String> = git(r, h, &["config", "--list"])
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let config = Config::load(Some(&r.join(".git")), &env(h)).unwrap();
-    assert_eq!(listing(&config), expected);
+    let config = loaded_as_git_lists_it(r, h);
     assert_eq!(config.validate_commands(), ["make check"]);
 }
 
 #[test]
 fn a_linked_worktree_reads_the_common_config() {
-    let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
+    let (home, repo) = home_and_repo();
     let (h, r) = (home.path(), repo.path());
-    git(r, h, &["init", "-q", "-b", "main"]);
     git(
         r,
         h,
@@ -263,4 +253,16 @@ fn integers_are_read_as_git_reads_them() {
     ] {
         assert_eq!(parse_int(text), want, "{text:?}");
     }
+}
+
+/// The config of the repository `r` (home `h`), loaded; its listing is
+/// `git config --list`'s.
+fn loaded_as_git_lists_it(r: &Path, h: &Path) -> Config {
+    let expected: Vec<String> = git(r, h, &["config", "--list"])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let config = Config::load(Some(&r.join(".git")), &env(h)).unwrap();
+    assert_eq!(listing(&config), expected);
+    config
 }

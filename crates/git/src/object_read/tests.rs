@@ -69,11 +69,25 @@ fn pack_index(common: &Path) -> std::path::PathBuf {
     all.pop().unwrap()
 }
 
+/// A new temporary folder with [`history`] in it.
+fn temp_history() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    history(tmp.path());
+    tmp
+}
+
+/// A new folder `dir` with [`history`] in it, packed by `git gc`.
+fn packed_history(dir: &Path) -> std::path::PathBuf {
+    std::fs::create_dir(dir).unwrap();
+    history(dir);
+    git(dir, &["gc", "-q"]);
+    dir.to_path_buf()
+}
+
 #[test]
 fn every_blob_reads_as_git_prints_it_packed_every_way_and_loose() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     let common = dir.join(".git");
     // Loose, as committed.
     reads_as_git(dir, &common, 1 << 20);
@@ -133,10 +147,7 @@ fn every_blob_reads_as_git_prints_it_packed_every_way_and_loose() {
 #[test]
 fn objects_behind_alternates_and_packs_made_after_opening_are_found() {
     let tmp = tempfile::tempdir().unwrap();
-    let origin = tmp.path().join("origin");
-    std::fs::create_dir(&origin).unwrap();
-    history(&origin);
-    git(&origin, &["gc", "-q"]);
+    let origin = packed_history(&tmp.path().join("origin"));
     let clone = tmp.path().join("clone");
     git(
         tmp.path(),
@@ -182,9 +193,8 @@ fn objects_behind_alternates_and_packs_made_after_opening_are_found() {
 
 #[test]
 fn a_damaged_pack_is_an_error_naming_it_never_a_panic_or_wrong_content() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     git(dir, &["repack", "-a", "-d", "-q", "--depth=50", "-f"]);
     git(dir, &["prune-packed"]);
     let blobs = every_blob(dir);
@@ -228,9 +238,8 @@ fn a_damaged_pack_is_an_error_naming_it_never_a_panic_or_wrong_content() {
 
 #[test]
 fn a_blob_skipped_from_its_first_bytes_is_not_read_whole_and_text_is() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::test_git::new_repo();
     let dir = tmp.path();
-    git(dir, &["init", "-q", "-b", "main"]);
     let mut binary = vec![b'x'; 200_000];
     binary[100] = 0;
     let text: Vec<u8> = (0..20_000)
@@ -269,9 +278,8 @@ fn a_blob_skipped_from_its_first_bytes_is_not_read_whole_and_text_is() {
 
 #[test]
 fn a_large_binary_stored_as_a_delta_is_skipped_from_its_first_bytes_and_text_is_read_whole() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::test_git::new_repo();
     let dir = tmp.path();
-    git(dir, &["init", "-q", "-b", "main"]);
     // Bytes zlib cannot shrink, so the deltas between versions are large.
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut noise = |n: usize, text: bool| -> Vec<u8> {
@@ -346,9 +354,8 @@ fn a_large_binary_stored_as_a_delta_is_skipped_from_its_first_bytes_and_text_is_
 
 #[test]
 fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     git(dir, &["gc", "-q"]);
     let old_pack = pack_index(&dir.join(".git")).with_extension("pack");
     std::fs::write(dir.join("late.txt"), "committed after the gc\n").unwrap();
@@ -381,10 +388,7 @@ fn a_gc_beside_the_reader_deleting_its_pack_loses_nothing() {
 #[test]
 fn an_alternate_whose_path_is_quoted_is_followed() {
     let tmp = tempfile::tempdir().unwrap();
-    let origin = tmp.path().join("odd\tstore");
-    std::fs::create_dir(&origin).unwrap();
-    history(&origin);
-    git(&origin, &["gc", "-q"]);
+    let origin = packed_history(&tmp.path().join("odd\tstore"));
     let borrower = tmp.path().join("borrower");
     std::fs::create_dir(&borrower).unwrap();
     git(&borrower, &["init", "-q", "-b", "main"]);
@@ -432,9 +436,8 @@ fn c_quoted_names_unquote_as_git_unquotes_them() {
 /// as `git maintenance` leaves them: every blob reads as git prints it.
 #[test]
 fn packs_under_a_multi_pack_index_read_as_git() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = temp_history();
     let dir = tmp.path();
-    history(dir);
     git(dir, &["repack", "-q"]);
     std::fs::write(dir.join("later.txt"), "a later pack\n").unwrap();
     git(dir, &["add", "later.txt"]);

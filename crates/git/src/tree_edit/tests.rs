@@ -1,0 +1,159 @@
+//! `edit_tree` against libgit2's tree updater, which it replaced: the
+//! same trees for the same edits, and the same refusals in the same words.
+
+use std::path::Path;
+
+use super::TreeEdit;
+use crate::test_git::git;
+use crate::{Oid, Repo, on_object};
+
+/// What `edit_tree` did before gix's editor: libgit2's updater.
+fn by_libgit2(repo: &Repo, base: Oid, edits: &[TreeEdit]) -> crate::error::Result<Oid> {
+    let raw = repo.raw();
+    let tree = raw.find_tree(base.raw()).unwrap();
+    let mut update = git2::build::TreeUpdateBuilder::new();
+    for edit in edits {
+        match edit {
+            TreeEdit::Put { path, id, mode } => {
+                update.upsert(path.as_slice(), id.raw(), crate::file_mode(*mode));
+            }
+            TreeEdit::Remove { path } => {
+                update.remove(path.as_slice());
+            }
+        }
+    }
+    update
+        .create_updated(raw, &tree)
+        .map(Oid::from)
+        .map_err(|e| {
+            let doing = on_object("write tree", base).said(format!(
+                "write tree {base} with {} paths changed",
+                edits.len()
+            ));
+            crate::library_error(doing, e)
+        })
+}
+
+fn base(d: &Path) -> (Repo, Oid) {
+    git(d, &["init", "-q", "-b", "main"]);
+    for (path, content) in [
+        ("top.txt", "top\n"),
+        ("a/x.txt", "x\n"),
+        ("a/b/y.txt", "y\n"),
+        ("a/b/c/z.txt", "z\n"),
+        ("lonely/only.txt", "only\n"),
+        ("gone/one.txt", "1\n"),
+        ("gone/two/three.txt", "3\n"),
+    ] {
+        let full = d.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    git(d, &["add", "-A"]);
+    let tree = Oid::parse(&git(d, &["write-tree"])).unwrap();
+    (crate::open(d).unwrap(), tree)
+}
+
+fn put(path: &str, id: Oid, mode: i32) -> TreeEdit {
+    TreeEdit::Put {
+        path: path.as_bytes().to_vec(),
+        id,
+        mode,
+    }
+}
+
+fn remove(path: &str) -> TreeEdit {
+    TreeEdit::Remove {
+        path: path.as_bytes().to_vec(),
+    }
+}
+
+#[test]
+fn edits_make_the_trees_libgit2s_updater_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (repo, tree) = base(d);
+    let blob = |s: &str| repo.write_blob(s.as_bytes()).unwrap();
+    let cases: Vec<Vec<TreeEdit>> = vec![
+        vec![put("a/b/c/z.txt", blob("new z\n"), 0o100644)],
+        vec![put("top.txt", blob("top\n"), 0o100755)],
+        vec![put("new/deep/er/file.txt", blob("deep\n"), 0o100644)],
+        vec![put("link", blob("top.txt"), 0o120000)],
+        vec![remove("lonely/only.txt")],
+        vec![remove("gone")],
+        vec![
+            remove("a/x.txt"),
+            put("a/renamed.txt", blob("x\n"), 0o100644),
+            put("a/b/y.txt", blob("why\n"), 0o100755),
+            remove("gone/two/three.txt"),
+            put("z-last.txt", blob("last\n"), 0o100644),
+        ],
+        vec![
+            remove("top.txt"),
+            remove("a"),
+            remove("lonely"),
+            remove("gone"),
+        ],
+    ];
+    for edits in cases {
+        let expected = by_libgit2(&repo, tree, &edits).unwrap();
+        let got = repo.edit_tree(tree, &edits).unwrap();
+        assert_eq!(got, expected, "{edits:?}");
+        // Every tree written is there, and git reads it the same.
+        git(d, &["ls-tree", "-r", &got.to_string()]);
+    }
+    assert_eq!(git(d, &["fsck", "--no-dangling"]), "");
+}
+
+#[test]
+fn what_libgit2_refused_is_refused_in_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (repo, tree) = base(d);
+    let blob = repo.write_blob(b"b\n").unwrap();
+    let tree_id = Oid::parse(&git(d, &["rev-parse", &format!("{tree}:a")])).unwrap();
+    let missing = Oid::parse("0123456789012345678901234567890123456789").unwrap();
+    let cases: Vec<Vec<TreeEdit>> = vec![
+        vec![put("top.txt", blob, 0o100644), remove("top.txt")],
+        vec![put("top.txt/inside", blob, 0o100644)],
+        vec![put("a", blob, 0o100644)],
+        vec![put("top.txt", tree_id, 0o040000)],
+        vec![put("new.txt", Oid::zero(), 0o100644)],
+        vec![put("new.txt", missing, 0o100644)],
+        vec![put("new.txt", tree_id, 0o100644)],
+        vec![remove("not/there.txt")],
+        vec![remove("a/not-there.txt")],
+        vec![put("b.txt", blob, 0o100644), put("b.txt/c", blob, 0o100644)],
+    ];
+    for edits in cases {
+        let expected = by_libgit2(&repo, tree, &edits).unwrap_err();
+        let got = repo.edit_tree(tree, &edits).unwrap_err();
+        assert_eq!(got.to_string(), expected.to_string(), "{edits:?}");
+        assert_eq!(got.full_message(), expected.full_message(), "{edits:?}");
+        assert_eq!(got.code(), expected.code());
+    }
+}
+
+/// An entry the edits do not touch keeps its raw mode, even one git never
+/// writes (`100664`), as libgit2's updater kept it.
+#[test]
+fn untouched_entries_keep_their_raw_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (repo, _) = base(d);
+    let blob = repo.write_blob(b"kept\n").unwrap();
+    let mut raw = Vec::new();
+    for (mode, name) in [("100664", "a"), ("100644", "b")] {
+        raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        raw.extend_from_slice(blob.as_bytes());
+    }
+    std::fs::write(d.join("raw-tree"), raw).unwrap();
+    let args = ["hash-object", "-t", "tree", "--literally", "-w", "raw-tree"];
+    let tree = Oid::parse(&git(d, &args)).unwrap();
+    let edits = [put("b", repo.write_blob(b"new\n").unwrap(), 0o100644)];
+    let expected = by_libgit2(&repo, tree, &edits).unwrap();
+    assert_eq!(repo.edit_tree(tree, &edits).unwrap(), expected);
+    let odb = repo.raw().odb().unwrap();
+    let written = odb.read(expected.raw()).unwrap();
+    assert!(written.data().starts_with(b"100664 a\0"));
+}
