@@ -60,3 +60,25 @@ test("a declined confirmation is cancelled, and nothing lands", () => withServer
   capabilities: { elicitation: {} },
   handlers: (client) => client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" })),
 }));
+
+// Issue 25, item 9: every path-taking argument of every tool resolves as
+// the CLI resolves it; `..` and a path through a symlink are refused. A
+// glob or scope is matched over the tree, where a symlink is one file and
+// nothing is reached through it, so only `..` is tried there.
+const ESCAPES = [
+  ["read_file", "path", (p) => ({ path: `${p}/etc/hostname` }), true],
+  ["glob", "path", (p) => ({ pattern: "*", path: p }), true],
+  ["glob", "pattern", (p) => ({ pattern: `${p}/*` }), false],
+  ["propose_edit", "scope", (p) => ({ pattern: "root", replacement: "x", scope: [`${p}/**`] }), false],
+  ["edit", "edits[0].path", (p) => ({ edits: [{ op: "write", path: `${p}/new.txt`, content: "x\n" }] }), true],
+  ["notebook_edit", "path", (p) => ({ path: `${p}/nb.ipynb`, mode: "delete", cell: 0 }), true],
+];
+for (const [tool, field, args, throughLink] of ESCAPES) {
+  for (const p of throughLink ? ["../x", "x"] : ["../x"]) {
+    test(`${tool} ${field} ${p === "x" ? "through a symlink to /" : "with .."} is refused`, () => withServer(FILES, async (repo, { client }) => {
+      const e = toolError(await call(client, tool, args(p)));
+      assert.ok(["invalid_input", "unsafe_path"].includes(e.code), `refused as invalid_input or unsafe_path, not ${e.code}: ${e.message}`);
+      assert.equal(repo.git("for-each-ref", "refs/evolv/proposals/"), "", "nothing stored");
+    }, { links: { x: "/" } }));
+  }
+}
