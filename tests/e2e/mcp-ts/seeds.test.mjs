@@ -268,6 +268,16 @@ test("002 Task: run_in_background true returns a task id at once; TaskOutput blo
 test("002 TaskOutput: a timeout answers with the output so far, still running", () => withServer(TEXT, async (repo, { client }) => {
   const id = repo.propose("two", "2");
   const bg = ok(await call(client, "apply_edit", { patch_id: id, run_in_background: true }), "apply_edit");
+  // Waits for the task even when an assertion fails, so it never writes
+  // into a repository already removed.
+  try {
+    await timedOut(client, bg);
+  } finally {
+    repo.evolvJson("task", bg.task_id, "--wait", "--timeout", "60");
+  }
+}, { setup: slowValidation }));
+
+async function timedOut(client, bg) {
   const t = ok(await call(client, "task_output", { task_id: bg.task_id, block: true, timeout_seconds: 3 }), "task_output");
   // The seed says "marks the task as timed out"; git-evolv documents that
   // the task goes on and task_output says `running` with the output so far
@@ -278,7 +288,7 @@ test("002 TaskOutput: a timeout answers with the output so far, still running", 
   const done = ok(await call(client, "task_output", { task_id: bg.task_id, block: true, timeout_seconds: 60 }), "task_output");
   assert.equal(done.status, "succeeded");
   assert.match(done.output, /finished/, "the whole output once it ended");
-}, { setup: slowValidation }));
+}
 
 test("002 Task: run_in_background false waits for the result", () => withServer(TEXT, async (repo, { client }) => {
   const id = repo.propose("two", "2");
