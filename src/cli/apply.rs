@@ -7,7 +7,7 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::apply::{ApplyAnswer, ApplyOutcome, ApplyReport, ApplyRequest};
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
@@ -55,7 +55,7 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
     if args.background {
         let started = session.start_task(&crate::ops::task::TaskRequest::from_apply(&req)?)?;
         if out.json {
-            out.json_value(&started);
+            out.json_value(&ApplyAnswer::Started(started));
         } else {
             out.line(&started.task_id);
             out.status(&format!(
@@ -67,58 +67,27 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         return Ok(0);
     }
     let report = out.with_progress(|| session.apply(&req))?;
-    Ok(render_report(&report, args.patch_ids.len() == 1, out))
+    Ok(render_report(report, args.patch_ids.len(), out))
 }
 
-fn render_report(report: &ApplyReport, single: bool, out: &Output) -> u8 {
+fn render_report(report: ApplyReport, ids: usize, out: &Output) -> u8 {
+    let code = report.error.as_ref().map_or(0, |e| e.exit_code());
     if out.json {
-        if single && report.error.is_none() {
-            // One id, landed: the outcome itself, as before batches existed.
-            out.success_json(&report.results[0]);
-        } else {
-            out.json_value(&ReportJson::from(report));
-        }
-    } else {
-        for o in &report.results {
-            render(o, out);
-        }
+        out.json_value(&ApplyAnswer::of(report, ids));
+        return code;
     }
-    match &report.error {
-        Some(e) => {
-            if !out.json {
-                let landed: Vec<&str> =
-                    report.results.iter().map(|o| o.patch_id.as_str()).collect();
-                out.status(&format!(
-                    "Landed before the failure: {}.",
-                    landed.join(", ")
-                ));
-                out.error(e);
-            }
-            e.exit_code()
-        }
-        None => 0,
+    for o in &report.results {
+        render(o, out);
     }
-}
-
-/// `--json` of an apply of several ids (or one that failed after others
-/// landed): the report with the envelope and the error body.
-#[derive(serde::Serialize)]
-struct ReportJson<'a> {
-    success: bool,
-    #[serde(flatten)]
-    report: &'a ApplyReport,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<crate::error::ErrorBody>,
-}
-
-impl<'a> From<&'a ApplyReport> for ReportJson<'a> {
-    fn from(report: &'a ApplyReport) -> Self {
-        ReportJson {
-            success: report.error.is_none(),
-            report,
-            error: report.error.as_ref().map(|e| e.to_body()),
-        }
+    if let Some(e) = &report.error {
+        let landed: Vec<&str> = report.results.iter().map(|o| o.patch_id.as_str()).collect();
+        out.status(&format!(
+            "Landed before the failure: {}.",
+            landed.join(", ")
+        ));
+        out.error(e);
     }
+    code
 }
 
 /// Shared with the demo.

@@ -201,16 +201,7 @@ impl Output {
     /// An outcome as `--json` prints it: `{"success": true, …its fields}`.
     /// The envelope is the front end's; outcomes are plain data.
     pub fn success_json<T: Serialize>(&self, outcome: &T) {
-        #[derive(Serialize)]
-        struct Envelope<'a, T> {
-            success: bool,
-            #[serde(flatten)]
-            outcome: &'a T,
-        }
-        self.json_value(&Envelope {
-            success: true,
-            outcome,
-        });
+        self.json_value(&crate::ops::succeeded::Succeeded::new(outcome));
     }
 
     /// Pretty-printed JSON on stdout.

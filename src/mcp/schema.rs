@@ -17,12 +17,52 @@ use crate::error::Error;
 
 /// The input schema of `T` (what deserialising `T` accepts).
 pub fn input<T: JsonSchema>() -> Arc<JsonObject> {
-    generate::<T>(SchemaSettings::draft2020_12().for_deserialize())
+    let schema = generate::<T>(SchemaSettings::draft2020_12().for_deserialize());
+    let mut value = Value::Object(Arc::unwrap_or_clone(schema));
+    not_null(&mut value);
+    let Value::Object(object) = value else {
+        unreachable!("not_null keeps an object an object")
+    };
+    Arc::new(object)
 }
 
 /// The output schema of `T` (what serialising `T` writes).
 pub fn output<T: JsonSchema>() -> Arc<JsonObject> {
-    generate::<T>(SchemaSettings::draft2020_12().for_serialize())
+    let mut schema = generate::<T>(SchemaSettings::draft2020_12().for_serialize());
+    merge_shapes(Arc::make_mut(&mut schema));
+    schema
+}
+
+/// An output of several shapes (`anyOf` at the root: `apply_edit` answers
+/// one id, several, or a started task) as one object schema that admits
+/// each: every property any shape has, required only where all require
+/// it. MCP wants an object outputSchema, and clients refuse `anyOf`.
+fn merge_shapes(schema: &mut JsonObject) {
+    let Some(Value::Array(shapes)) = schema.remove("anyOf") else {
+        return;
+    };
+    let mut properties = JsonObject::new();
+    let mut required: Option<Vec<Value>> = None;
+    for shape in &shapes {
+        if let Some(Value::Object(props)) = shape.get("properties") {
+            for (name, prop) in props {
+                properties.entry(name.clone()).or_insert_with(|| prop.clone());
+            }
+        }
+        let here = match shape.get("required") {
+            Some(Value::Array(names)) => names.clone(),
+            _ => Vec::new(),
+        };
+        required = Some(match required {
+            None => here,
+            Some(all) => all.into_iter().filter(|n| here.contains(n)).collect(),
+        });
+    }
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    if let Some(required) = required.filter(|r| !r.is_empty()) {
+        schema.insert("required".into(), Value::Array(required));
+    }
 }
 
 fn generate<T: JsonSchema>(settings: SchemaSettings) -> Arc<JsonObject> {
@@ -120,13 +160,65 @@ fn tidy(value: &mut Value) {
     }
 }
 
+/// An optional argument is typed as what it holds (`"integer"`), not
+/// `["integer", "null"]`: it is optional by being left out of `required`.
+/// Clients that build forms from the schema (the MCP Inspector) cannot map
+/// a type list and send such a field as a string (issue 25).
+fn not_null(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if let [only] = types.as_slice() {
+                    let only = only.clone();
+                    map.insert("type".into(), only);
+                }
+            }
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                values.retain(|v| !v.is_null());
+            }
+            for (key, child) in map.iter_mut() {
+                if !matches!(key.as_str(), "enum" | "const" | "default" | "examples" | "required") {
+                    not_null(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(not_null),
+        _ => {}
+    }
+}
+
+/// A string argument where the schema says integer or number (`"1"`), as
+/// form-based clients send them, is taken as that number when it is one.
+fn numbers_from_strings(schema: &JsonObject, arguments: &mut JsonObject) {
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return;
+    };
+    for (name, value) in arguments.iter_mut() {
+        let Value::String(text) = &*value else {
+            continue;
+        };
+        let kind = properties.get(name).and_then(|p| p.get("type")).and_then(Value::as_str);
+        let number = match kind {
+            Some("integer") => text.trim().parse::<i64>().ok().map(Value::from),
+            Some("number") => text.trim().parse::<f64>().ok().map(Value::from),
+            _ => None,
+        };
+        if let Some(number) = number {
+            *value = number;
+        }
+    }
+}
+
 /// Deserialises tool arguments; a bad argument is `invalid_input` naming
 /// the field (`execution_plan.limits.max_files: invalid type …`).
-pub fn parse_args<T: DeserializeOwned>(
+pub fn parse_args<T: DeserializeOwned + JsonSchema>(
     tool: &str,
     arguments: Option<JsonObject>,
 ) -> Result<T, Error> {
-    let value = Value::Object(arguments.unwrap_or_default());
+    let mut arguments = arguments.unwrap_or_default();
+    numbers_from_strings(&input::<T>(), &mut arguments);
+    let value = Value::Object(arguments);
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();

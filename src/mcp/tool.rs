@@ -208,8 +208,16 @@ fn success<T: Serialize>(outcome: T) -> CallToolResult {
 /// An engine error: `isError` with `{success: false, error: {code, message,
 /// hint, ...}}`, the message exactly as the CLI prints it.
 pub fn error_result(e: &Error) -> CallToolResult {
-    CallToolResult::structured_error(serde_json::json!({
+    failure(serde_json::json!({
         "success": false,
         "error": e.to_body(),
     }))
+}
+
+/// An error result: `isError`, its JSON as text only. No
+/// `structuredContent`: clients check that against the tool's
+/// `outputSchema`, which describes a success, and the TypeScript SDK then
+/// throws instead of showing the error (issue 25).
+pub fn failure(body: serde_json::Value) -> CallToolResult {
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(body.to_string())])
 }

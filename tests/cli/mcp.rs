@@ -243,10 +243,10 @@ fn propose_show_apply_rollback_round_trip_matches_the_cli_and_git() {
     repo.set_config("evolv.validate", "test -f backend/user.go");
     let applied = mcp.call_ok("apply_edit", json!({"patch_id": id}));
     assert_matches_output_schema(&tools, "apply_edit", &applied);
-    let landed = applied["results"][0]["commit"].as_str().unwrap();
+    let landed = applied["commit"].as_str().unwrap();
     assert_eq!(repo.head(), landed);
     assert_eq!(repo.git(&["rev-parse", "HEAD^"]).trim(), before);
-    assert_eq!(applied["results"][0]["validation"][0]["exit_code"], 0);
+    assert_eq!(applied["validation"][0]["exit_code"], 0);
     assert!(repo.read("backend/user.go").contains("fetchUserData"));
     assert_eq!(repo.status(), "");
 
@@ -485,7 +485,7 @@ fn stdout_carries_only_frames_even_when_validation_writes_to_it() {
     let id = repo.propose("getUserData", "fetchUserData", &[]);
     let applied = mcp.call_ok("apply_edit", json!({"patch_id": id}));
     assert!(
-        applied["results"][0]["validation"][0]["output_tail"]
+        applied["validation"][0]["output_tail"]
             .as_str()
             .unwrap()
             .contains("NOT-JSON")
@@ -597,7 +597,7 @@ fn edit_lists_and_notebook_cells_are_proposed_with_structured_results() {
     let applied = mcp.call_ok("apply_edit", json!({"patch_ids": [id]}));
     assert_eq!(
         repo.head(),
-        applied["results"][0]["commit"].as_str().unwrap()
+        applied["commit"].as_str().unwrap()
     );
     assert_eq!(repo.read("src/new.py"), "z = 0\n");
     let words = mcp.call_ok(

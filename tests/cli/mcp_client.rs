@@ -171,28 +171,22 @@ impl Mcp {
         response["result"].clone()
     }
 
-    /// A call's structuredContent, once its `isError` is `failed` and its
-    /// text copy matches.
-    #[track_caller]
-    fn call_expecting(&mut self, tool: &str, arguments: Value, failed: bool) -> Value {
-        let result = self.call(tool, arguments);
-        assert_eq!(result["isError"], failed, "{tool}: isError: {result}");
-        check_text_copy(&result);
-        result["structuredContent"].clone()
-    }
-
     /// A successful call's structuredContent, checked against the text copy.
     #[track_caller]
     pub fn call_ok(&mut self, tool: &str, arguments: Value) -> Value {
-        self.call_expecting(tool, arguments, false)
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], false, "{tool}: isError: {result}");
+        check_text_copy(&result);
+        result["structuredContent"].clone()
     }
 
     /// A failed call's `error` object.
     #[track_caller]
     pub fn call_err(&mut self, tool: &str, arguments: Value) -> Value {
-        let content = self.call_expecting(tool, arguments, true);
-        assert_eq!(content["success"], false, "{content}");
-        content["error"].clone()
+        let result = self.call(tool, arguments);
+        let body = error_body(&result);
+        assert_eq!(body["success"], false, "{result}");
+        body["error"].clone()
     }
 
     pub fn tools(&mut self) -> Vec<Value> {
@@ -213,6 +207,17 @@ impl Drop for Mcp {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// An error result's JSON: `isError`, the JSON as text only, and no
+/// `structuredContent` (a client checks that against the outputSchema of
+/// a success and, in the TypeScript SDK, throws instead: issue 25).
+#[track_caller]
+pub fn error_body(result: &Value) -> Value {
+    assert_eq!(result["isError"], true, "should fail: {result}");
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    let text = result["content"][0]["text"].as_str().expect("a text copy");
+    serde_json::from_str(text).expect("the error text is JSON")
 }
 
 /// The text content is the same JSON as structuredContent.

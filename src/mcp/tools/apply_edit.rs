@@ -1,16 +1,15 @@
 //! `apply_edit`: validate and land proposals on the current branch, after
 //! the user's confirmation on a protected one; `git evolv apply`.
 
-use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::mcp::args::{check_ids, patch_ids};
 use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
+use crate::mcp::tool::{Effect, McpTool, Meta, Reply, failure};
 use crate::ops;
-use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::apply::{ApplyAnswer, ApplyRequest};
 use crate::ops::plan::PlanSource;
 use crate::plan::ExecutionPlan;
 
@@ -57,46 +56,6 @@ impl ApplyEditArgs {
     }
 }
 
-/// `apply_edit`: the apply report (one entry per landed proposal); with
-/// `run_in_background`, only `task_id` and `status: running`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ApplyEditOutput {
-    pub success: bool,
-    pub dry_run: bool,
-    pub batch: bool,
-    /// What landed (or would land, in a dry run), in order.
-    pub results: Vec<ApplyOutcome>,
-    /// The background task running the apply (`run_in_background`); poll it
-    /// with `task_output`. Null for an apply that ran in the call.
-    pub task_id: Option<String>,
-    /// `running` for a background apply, else `succeeded`.
-    pub status: String,
-}
-
-impl ApplyEditOutput {
-    fn from_report(report: ApplyReport) -> Self {
-        ApplyEditOutput {
-            success: report.error.is_none(),
-            dry_run: report.dry_run,
-            batch: report.batch,
-            results: report.results,
-            task_id: None,
-            status: "succeeded".into(),
-        }
-    }
-
-    fn started(task_id: String, dry_run: bool) -> Self {
-        ApplyEditOutput {
-            success: true,
-            dry_run,
-            batch: false,
-            results: Vec::new(),
-            task_id: Some(task_id),
-            status: "running".into(),
-        }
-    }
-}
-
 impl McpTool for ApplyEdit {
     const META: Meta = Meta {
         name: "apply_edit",
@@ -105,9 +64,9 @@ impl McpTool for ApplyEdit {
         effect: Effect::Lands,
     };
     type Args = ApplyEditArgs;
-    type Output = ApplyEditOutput;
+    type Output = ApplyAnswer;
 
-    async fn run(call: &Call, args: ApplyEditArgs) -> Result<Reply<ApplyEditOutput>> {
+    async fn run(call: &Call, args: ApplyEditArgs) -> Result<Reply<ApplyAnswer>> {
         let req = check(call, &args).await?;
         // Ask before anything that lands on a protected branch.
         let asking = req.clone();
@@ -118,30 +77,27 @@ impl McpTool for ApplyEdit {
             return Ok(Reply::Response(asked));
         }
         if args.run_in_background {
-            let dry_run = req.dry_run;
             let started = call
                 .blocking::<ops::task::TaskRequest, _>(false, move |s| {
                     s.start_task(&ops::task::TaskRequest::from_apply(&req)?)
                 })
                 .await?;
-            return Ok(Reply::Output(ApplyEditOutput::started(
-                started.task_id,
-                dry_run,
-            )));
+            return Ok(Reply::Output(ApplyAnswer::Started(started)));
         }
+        let ids = req.patch_ids.len();
         let report = call.blocking::<ApplyRequest, _>(true, move |s| s.apply(&req)).await?;
-        if let Some(e) = &report.error {
-            // Some proposals landed, then one failed: an error result that
-            // still says what landed.
-            let body = serde_json::json!({
-                "success": false,
-                "error": e.to_body(),
-                "results": report.results,
-                "failed_patch_id": report.failed_patch_id,
-            });
-            return Ok(Reply::Response(CallToolResult::structured_error(body).into()));
+        // The same JSON as `git evolv apply --json`; an apply that stopped
+        // after some proposals landed is an error result that still says
+        // what landed.
+        let answer = ApplyAnswer::of(report, ids);
+        if !answer.success() {
+            let body = serde_json::to_value(&answer).map_err(|e| Error::Internal {
+                at: "apply_edit",
+                message: e.to_string(),
+            })?;
+            return Ok(Reply::Response(failure(body).into()));
         }
-        Ok(Reply::Output(ApplyEditOutput::from_report(report)))
+        Ok(Reply::Output(answer))
     }
 }
 

@@ -24,8 +24,10 @@ pub struct ProposeEditArgs {
     /// literal $ (unless `literal`).
     pub replacement: String,
     /// Globs over repository-relative paths of files tracked at HEAD
-    /// (`src/**`, `**/*.rs`); default: every file.
-    #[serde(default)]
+    /// (`src/**`, `**/*.rs`): one glob as a string or several as an array;
+    /// default: every file.
+    #[serde(default, deserialize_with = "evolv_core::globs::one_or_many")]
+    #[schemars(schema_with = "evolv_core::globs::schema")]
     pub scope: Vec<String>,
     /// Treat pattern and replacement as plain text.
     #[serde(default)]

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
 use crate::ops::permissions::check_id;
+use crate::ops::succeeded::Succeeded;
 use crate::ops::rollback::{RollbackOutcome, RollbackRequest};
 use crate::plan::RollbackStrategy;
 
@@ -50,9 +51,9 @@ impl McpTool for Rollback {
         effect: Effect::Lands,
     };
     type Args = RollbackArgs;
-    type Output = RollbackOutcome;
+    type Output = Succeeded<RollbackOutcome>;
 
-    async fn run(call: &Call, args: RollbackArgs) -> Result<Reply<RollbackOutcome>> {
+    async fn run(call: &Call, args: RollbackArgs) -> Result<Reply<Succeeded<RollbackOutcome>>> {
         check_id("patch_id", &args.patch_id)?;
         let id = args.patch_id.clone();
         if let Some(asked) = call
@@ -64,6 +65,6 @@ impl McpTool for Rollback {
         let req = args.request();
         call.blocking::<RollbackRequest, _>(true, move |s| s.rollback(&req))
             .await
-            .map(Reply::Output)
+            .map(|outcome| Reply::Output(Succeeded::new(outcome)))
     }
 }

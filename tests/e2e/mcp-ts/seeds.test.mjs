@@ -283,11 +283,12 @@ async function timedOut(client, bg) {
   // the task goes on and task_output says `running` with the output so far
   // (issue 25 item 5: each line readable within a second of being written).
   assert.equal(t.status, "running");
-  assert.match(t.output, /started/, "the partial output (the validation's first line)");
-  assert.doesNotMatch(t.output, /finished/);
+  // Whole lines: the log also shows the command line (`$ echo started; …`).
+  assert.match(t.output, /^started$/m, "the partial output (the validation's first line)");
+  assert.doesNotMatch(t.output, /^finished$/m);
   const done = ok(await call(client, "task_output", { task_id: bg.task_id, block: true, timeout_seconds: 60 }), "task_output");
   assert.equal(done.status, "succeeded");
-  assert.match(done.output, /finished/, "the whole output once it ended");
+  assert.match(done.output, /^finished$/m, "the whole output once it ended");
 }
 
 test("002 Task: run_in_background false waits for the result", () => withServer(TEXT, async (repo, { client }) => {

@@ -67,8 +67,14 @@ pub fn path_from_top(repo: &Repo, cwd: &Path, dir: &str) -> Result<String> {
     let root = repo.workdir().ok_or_else(|| Error::BareRepository {
         path: repo.git_dir().to_path_buf(),
     })?;
-    let abs = cwd.join(dir);
-    let canon = abs.canonicalize().map_err(|e| Error::io("open", &abs, e))?;
+    inside(root, &cwd.join(dir), dir)
+}
+
+/// `abs` with every symlink resolved, as a path from the top of the
+/// working tree `root`; refused when it resolves outside (a cloned
+/// repository can ship `x -> /`). Every front end's `path` comes here.
+fn inside(root: &Path, abs: &Path, dir: &str) -> Result<String> {
+    let canon = abs.canonicalize().map_err(|e| Error::io("open", abs, e))?;
     let root = root
         .canonicalize()
         .map_err(|e| Error::io("open", root, e))?;
@@ -104,6 +110,8 @@ pub fn glob(repo: &Repo, req: &GlobRequest) -> Result<GlobOutcome> {
             path: repo.git_dir().to_path_buf(),
         })?;
         let base = match &dir {
+            // A symlink is followed only to where it stays inside.
+            Some(d) if root.join(d).is_dir() => root.join(inside(root, &root.join(d), d)?),
             Some(d) => root.join(d),
             None => root.to_path_buf(),
         };

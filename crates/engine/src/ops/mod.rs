@@ -27,6 +27,7 @@ pub mod rollback;
 pub mod session;
 pub mod settings;
 pub mod stack;
+pub mod succeeded;
 pub mod task;
 
 pub use session::Session;

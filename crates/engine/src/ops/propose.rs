@@ -30,9 +30,10 @@ pub struct ProposeRequest {
     /// unless `literal` is set.
     #[serde(default)]
     pub replacement: String,
-    /// Globs relative to the top of the repository (`src/**`); empty means
-    /// every file.
-    #[serde(default)]
+    /// Globs relative to the top of the repository (`src/**`): one as a string
+    /// or several as an array; empty means every file.
+    #[serde(default, deserialize_with = "evolv_core::globs::one_or_many")]
+    #[schemars(schema_with = "evolv_core::globs::schema")]
     pub scope: Vec<String>,
     /// Search for `pattern` as written, not as a regex.
     #[serde(default)]

@@ -9,9 +9,11 @@
 //! replaced atomically), `output.log` (what the task printed, appended as it
 //! runs), `cancel` (present once a cancellation was requested).
 
+use std::cell::{Cell, RefCell};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -21,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorBody, Result};
 use crate::git::Repo;
+use crate::progress::{self, Event, ProgressSink};
 use crate::ops::apply::{self, ApplyReport, ApplyRequest};
 use crate::ops::plan::PlanSource;
 use crate::ops::settings::Settings;
@@ -434,9 +437,15 @@ pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
             }
         })
     };
-    let result = crate::validate::with_cancel(flag, || {
-        apply::apply(repo, settings, &file.request.to_apply())
+    // Each line a validation command writes goes to the log as it comes,
+    // so `task_output` shows it while the task runs (issue 25).
+    let log = Rc::new(LogLines::new(&dir));
+    let result = progress::scoped(log.clone(), || {
+        crate::validate::with_cancel(flag, || {
+            apply::apply(repo, settings, &file.request.to_apply())
+        })
     });
+    let streamed = log.streamed.get();
     done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
     let mut file = read_file(&dir)?;
@@ -444,14 +453,14 @@ pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
     match result {
         Ok(report) => {
             for o in &report.results {
-                append_output(&dir, &describe_landed(o));
+                append_output(&dir, &describe_landed(o, streamed));
             }
             file.status = match &report.error {
                 None => TaskStatus::Succeeded,
                 Some(e) => TaskStatus::of_error(e),
             };
             if let Some(e) = &report.error {
-                append_output(&dir, &describe_error(e));
+                append_output(&dir, &describe_error(e, streamed));
             }
             file.error = report
                 .error
@@ -460,7 +469,7 @@ pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
             file.result = Some(serde_json::to_value(&report).expect("serialises"));
         }
         Err(e) => {
-            append_output(&dir, &describe_error(&e));
+            append_output(&dir, &describe_error(&e, streamed));
             file.status = TaskStatus::of_error(&e);
             file.error = Some(serde_json::to_value(e.to_body()).expect("serialises"));
         }
@@ -469,16 +478,71 @@ pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
     Ok(file.status)
 }
 
-fn describe_landed(o: &apply::ApplyOutcome) -> String {
+/// The task's log as a progress sink: the command line of each validation
+/// and each line it writes, appended as they come.
+struct LogLines {
+    file: RefCell<Option<fs::File>>,
+    /// Whether any validation output went to the log this way (then the
+    /// summary at the end does not repeat its tail).
+    streamed: Cell<bool>,
+}
+
+impl LogLines {
+    fn new(dir: &Path) -> Self {
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("output.log"))
+            .ok();
+        LogLines {
+            file: RefCell::new(file),
+            streamed: Cell::new(false),
+        }
+    }
+}
+
+impl ProgressSink for LogLines {
+    fn event(&self, event: &Event) {
+        let text = match event {
+            Event::Start {
+                task: progress::Task::Validate,
+                label,
+                ..
+            } => format!("$ {label}\n"),
+            Event::Line {
+                task: progress::Task::Validate,
+                line,
+                ..
+            } => format!("{line}\n"),
+            _ => return,
+        };
+        if let Some(file) = self.file.borrow_mut().as_mut() {
+            let _ = file.write_all(text.as_bytes());
+            self.streamed.set(true);
+        }
+    }
+}
+
+/// `tail` under its summary line, unless the lines went to the log as
+/// they were written.
+fn push_tail(text: &mut String, tail: &str, streamed: bool) {
+    if streamed {
+        return;
+    }
+    text.push_str(tail);
+    if !tail.is_empty() && !tail.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+fn describe_landed(o: &apply::ApplyOutcome, streamed: bool) -> String {
     let mut text = String::new();
     for v in &o.validation {
         text.push_str(&format!(
-            "`{}` exited {} in {} ms\n{}",
-            v.command, v.exit_code, v.duration_ms, v.output_tail
+            "`{}` exited {} in {} ms\n",
+            v.command, v.exit_code, v.duration_ms
         ));
-        if !v.output_tail.is_empty() && !v.output_tail.ends_with('\n') {
-            text.push('\n');
-        }
+        push_tail(&mut text, &v.output_tail, streamed);
     }
     let verb = if o.dry_run { "would land" } else { "landed" };
     text.push_str(&format!(
@@ -493,17 +557,12 @@ fn describe_landed(o: &apply::ApplyOutcome) -> String {
     text
 }
 
-fn describe_error(e: &Error) -> String {
+fn describe_error(e: &Error, streamed: bool) -> String {
     let mut text = String::new();
     if let Some(reports) = e.to_body().validation {
         for r in reports {
-            text.push_str(&format!(
-                "`{}` exited {}\n{}",
-                r.command, r.exit_code, r.output_tail
-            ));
-            if !r.output_tail.is_empty() && !r.output_tail.ends_with('\n') {
-                text.push('\n');
-            }
+            text.push_str(&format!("`{}` exited {}\n", r.command, r.exit_code));
+            push_tail(&mut text, &r.output_tail, streamed);
         }
     }
     text.push_str(&format!("error: {e}\nhint: {}\n", e.hint()));
