@@ -379,14 +379,7 @@ impl Run<'_> {
     }
 
     fn finish(self, out: &mut EngineOutcome) {
-        let renamed_from: BTreeMap<String, String> = self
-            .slots
-            .iter()
-            .filter_map(|(p, s)| {
-                let o = s.origin.as_ref()?;
-                (o != p && s.content.is_some()).then(|| (o.clone(), p.clone()))
-            })
-            .collect();
+        let first = out.files.len();
         for (path, slot) in &self.slots {
             let base = self.base_entry(path);
             let (old, old_mode) = match base {
@@ -395,7 +388,6 @@ impl Run<'_> {
             };
             let kind = match (&old, &slot.content) {
                 (None, None) => continue,
-                (Some(_), None) if renamed_from.contains_key(path) => continue,
                 (Some(_), None) => ChangeKind::Delete,
                 (None, Some(_)) => match &slot.origin {
                     Some(o)
@@ -445,6 +437,24 @@ impl Run<'_> {
                 warnings: slot.warnings.clone(),
                 edits,
             });
+        }
+        // A rename's source is part of its rename entry, not a delete of
+        // its own. Only there: a rename into a path an earlier edit freed
+        // (`[delete a, rename b→a]`) reports `a` modified, and `b` must
+        // still go, as `git mv` would take it away.
+        let sources: Vec<String> = out.files[first..]
+            .iter()
+            .filter(|f| f.kind == ChangeKind::Rename)
+            .filter_map(|f| f.from.clone())
+            .collect();
+        let mut at = first;
+        while at < out.files.len() {
+            let f = &out.files[at];
+            if f.kind == ChangeKind::Delete && sources.contains(&f.path) {
+                out.files.remove(at);
+            } else {
+                at += 1;
+            }
         }
     }
 }
@@ -643,6 +653,45 @@ mod tests {
             (ChangeKind::Rename, Some("a"), 0o100755)
         );
         assert_eq!(f.new.as_deref(), Some(&b"y\n"[..]));
+    }
+
+    /// What each path becomes: `None` where it is deleted; paths no entry
+    /// names keep their base content.
+    fn outcome_tree(out: &EngineOutcome) -> BTreeMap<String, Option<String>> {
+        let mut tree = BTreeMap::new();
+        for f in &out.files {
+            if let Some(from) = &f.from {
+                tree.insert(from.clone(), None);
+            }
+            let new = f.new.as_ref().map(|n| String::from_utf8_lossy(n).into_owned());
+            tree.insert(f.path.clone(), new);
+        }
+        tree
+    }
+
+    /// A rename removes its source even into a path an earlier edit of the
+    /// list freed (issue 25: both lists used to keep `b`, as a copy).
+    #[test]
+    fn a_rename_into_a_freed_path_removes_its_source() {
+        let cases = [
+            (
+                r#"{"edits": [{"op": "delete", "path": "a"}, {"op": "rename", "path": "b", "to": "a"}]}"#,
+                vec![("a", Some("B\n")), ("b", None)],
+            ),
+            (
+                r#"{"edits": [{"op": "rename", "path": "a", "to": "c"}, {"op": "rename", "path": "b", "to": "a"}]}"#,
+                vec![("a", Some("B\n")), ("b", None), ("c", Some("A\n"))],
+            ),
+        ];
+        for (json, want) in cases {
+            let out = run(&list(json), &base(&[("a", "A\n"), ("b", "B\n")]), &mut ids());
+            assert!(out.failures.is_empty(), "{json}: {:?}", out.failures);
+            let want: BTreeMap<String, Option<String>> = want
+                .into_iter()
+                .map(|(p, c)| (p.to_string(), c.map(str::to_string)))
+                .collect();
+            assert_eq!(outcome_tree(&out), want, "{json}");
+        }
     }
 
     #[test]
