@@ -46,7 +46,9 @@ fn merge_shapes(schema: &mut JsonObject) {
     for shape in &shapes {
         if let Some(Value::Object(props)) = shape.get("properties") {
             for (name, prop) in props {
-                properties.entry(name.clone()).or_insert_with(|| prop.clone());
+                properties
+                    .entry(name.clone())
+                    .or_insert_with(|| prop.clone());
             }
         }
         let here = match shape.get("required") {
@@ -178,7 +180,10 @@ fn not_null(value: &mut Value) {
                 values.retain(|v| !v.is_null());
             }
             for (key, child) in map.iter_mut() {
-                if !matches!(key.as_str(), "enum" | "const" | "default" | "examples" | "required") {
+                if !matches!(
+                    key.as_str(),
+                    "enum" | "const" | "default" | "examples" | "required"
+                ) {
                     not_null(child);
                 }
             }
@@ -198,7 +203,10 @@ fn numbers_from_strings(schema: &JsonObject, arguments: &mut JsonObject) {
         let Value::String(text) = &*value else {
             continue;
         };
-        let kind = properties.get(name).and_then(|p| p.get("type")).and_then(Value::as_str);
+        let kind = properties
+            .get(name)
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
         let number = match kind {
             Some("integer") => text.trim().parse::<i64>().ok().map(Value::from),
             Some("number") => text.trim().parse::<f64>().ok().map(Value::from),

@@ -9,17 +9,27 @@ use crate::common::TestRepo;
 fn propose_list(repo: &TestRepo, json: &str) -> String {
     let list = repo.home().join("edits.json");
     std::fs::write(&list, json).expect("write the edit list");
-    let run = repo.evolv(&["propose", "--json", "--edits", list.to_str().expect("utf-8")]);
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--edits",
+        list.to_str().expect("utf-8"),
+    ]);
     run.ok();
     run.json_str("/patch_id")
 }
 
 /// The paths of the proposal's tree.
 fn files_at(repo: &TestRepo, id: &str) -> Vec<String> {
-    repo.git(&["ls-tree", "-r", "--name-only", &format!("refs/evolv/proposals/{id}")])
-        .lines()
-        .map(str::to_string)
-        .collect()
+    repo.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        &format!("refs/evolv/proposals/{id}"),
+    ])
+    .lines()
+    .map(str::to_string)
+    .collect()
 }
 
 /// A rename takes its source away, as `git mv` does, even into a path an
@@ -42,7 +52,11 @@ fn a_rename_into_a_freed_path_is_a_move_not_a_copy() {
         let repo = TestRepo::with_files(&[("a.txt", "A\n"), ("b.txt", "B\n")]);
         let id = propose_list(&repo, json);
         assert_eq!(files_at(&repo, &id), want, "{json}");
-        let a = repo.git(&["cat-file", "blob", &format!("refs/evolv/proposals/{id}:a.txt")]);
+        let a = repo.git(&[
+            "cat-file",
+            "blob",
+            &format!("refs/evolv/proposals/{id}:a.txt"),
+        ]);
         assert_eq!(a, a_txt, "{json}");
         let shown = repo.evolv(&["show", "--json", &id]);
         shown.ok();

@@ -595,10 +595,7 @@ fn edit_lists_and_notebook_cells_are_proposed_with_structured_results() {
     assert!(e["message"].as_str().unwrap().contains("`mode`"), "{e}");
 
     let applied = mcp.call_ok("apply_edit", json!({"patch_ids": [id]}));
-    assert_eq!(
-        repo.head(),
-        applied["commit"].as_str().unwrap()
-    );
+    assert_eq!(repo.head(), applied["commit"].as_str().unwrap());
     assert_eq!(repo.read("src/new.py"), "z = 0\n");
     let words = mcp.call_ok(
         "show_proposal",

@@ -23,10 +23,7 @@ fn an_apply_on_a_protected_branch_asks_and_a_yes_lands_it() {
     assert_eq!(q["method"], "elicitation/create");
     let message = q["params"]["message"].as_str().unwrap();
     assert_has_all(message, &["main", "3 file(s)", "`true`"]);
-    assert_eq!(
-        repo.head(),
-        applied["commit"].as_str().unwrap()
-    );
+    assert_eq!(repo.head(), applied["commit"].as_str().unwrap());
 }
 
 #[test]

@@ -54,8 +54,14 @@ mod tests {
 
     #[test]
     fn a_string_is_one_glob_and_an_array_several() {
-        assert_eq!(scope(r#"{"scope": "backend/**/*.go"}"#).unwrap(), ["backend/**/*.go"]);
-        assert_eq!(scope(r#"{"scope": ["a/**", "b/*.rs"]}"#).unwrap(), ["a/**", "b/*.rs"]);
+        assert_eq!(
+            scope(r#"{"scope": "backend/**/*.go"}"#).unwrap(),
+            ["backend/**/*.go"]
+        );
+        assert_eq!(
+            scope(r#"{"scope": ["a/**", "b/*.rs"]}"#).unwrap(),
+            ["a/**", "b/*.rs"]
+        );
         assert!(scope(r#"{"scope": ""}"#).unwrap().is_empty());
         assert!(scope(r#"{}"#).unwrap().is_empty());
     }
@@ -63,7 +69,10 @@ mod tests {
     #[test]
     fn anything_else_says_what_is_expected() {
         let err = scope(r#"{"scope": 7}"#).unwrap_err();
-        assert!(err.contains("expected a glob (a string) or an array of globs"), "{err}");
+        assert!(
+            err.contains("expected a glob (a string) or an array of globs"),
+            "{err}"
+        );
     }
 }
 
@@ -80,6 +89,10 @@ mod schema_tests {
     fn the_schema_is_a_type_list() {
         let schema = schemars::schema_for!(Request);
         let scope = &schema.as_value()["properties"]["scope"];
-        assert_eq!(scope["type"], serde_json::json!(["string", "array"]), "{scope}");
+        assert_eq!(
+            scope["type"],
+            serde_json::json!(["string", "array"]),
+            "{scope}"
+        );
     }
 }

@@ -663,7 +663,10 @@ mod tests {
             if let Some(from) = &f.from {
                 tree.insert(from.clone(), None);
             }
-            let new = f.new.as_ref().map(|n| String::from_utf8_lossy(n).into_owned());
+            let new = f
+                .new
+                .as_ref()
+                .map(|n| String::from_utf8_lossy(n).into_owned());
             tree.insert(f.path.clone(), new);
         }
         tree
@@ -684,7 +687,11 @@ mod tests {
             ),
         ];
         for (json, want) in cases {
-            let out = run(&list(json), &base(&[("a", "A\n"), ("b", "B\n")]), &mut ids());
+            let out = run(
+                &list(json),
+                &base(&[("a", "A\n"), ("b", "B\n")]),
+                &mut ids(),
+            );
             assert!(out.failures.is_empty(), "{json}: {:?}", out.failures);
             let want: BTreeMap<String, Option<String>> = want
                 .into_iter()

@@ -7,6 +7,7 @@ mod scope;
 pub mod engine;
 pub use crate::edit_failure as failure;
 mod json_order;
+mod json_splice;
 pub mod list;
 pub mod notebook;
 pub mod path;

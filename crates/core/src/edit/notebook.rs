@@ -5,6 +5,7 @@
 
 use super::failure::{EditCode, EditFailure};
 use super::json_order::{Json, Layout, Reader, write};
+use super::json_splice::Splice;
 use super::list::{CellMode, CellType, Edit};
 
 /// A notebook's `cells` array as spans of the text.
@@ -186,7 +187,7 @@ fn replace_cell(
 ) -> Result<(), EditFailure> {
     let (index, path) = (at.index, at.path);
     let (s, e, old) = &cells.items[i];
-    let mut cell = old.clone();
+    let cell = old;
     let old_type = cell
         .get("cell_type")
         .and_then(Json::as_str)
@@ -209,21 +210,43 @@ fn replace_cell(
             "drop this edit from the list",
         ));
     }
-    cell.set("cell_type", Json::Str(new_type.clone()));
-    cell.set("source", new_source);
+    // Only the members the edit changes are rewritten; every other byte of
+    // the cell (metadata, id, escapes, line ends) stays as it was.
+    let mut members = Splice::object(text, *s)
+        .ok_or_else(|| at.invalid(format!("cell {i} is not a JSON object")))?;
+    if new_type != old_type {
+        members.set("cell_type", &json_string(&new_type));
+    }
+    let mut written = String::new();
+    write(&new_source, &cell_layout(text, *s, cells), 1, &mut written);
+    members.set("source", &line_ends_of(text, written));
     if new_type == "code" {
         if old_type != "code" || !change.keep_outputs {
-            cell.set("outputs", Json::Arr(Vec::new()));
-            cell.set("execution_count", Json::Null);
+            members.set("outputs", "[]");
+            members.set("execution_count", "null");
         }
     } else {
-        cell.remove("outputs");
-        cell.remove("execution_count");
+        members.remove("outputs");
+        members.remove("execution_count");
     }
     out.push_str(&text[..*s]);
-    write(&cell, &cell_layout(text, *s, cells), 0, out);
+    out.push_str(&members.apply(*s, *e));
     out.push_str(&text[*e..]);
     Ok(())
+}
+
+/// `written` (laid out with `\n`) with the line ends of `text`: a CRLF
+/// notebook keeps CRLF in what an edit writes.
+fn line_ends_of(text: &str, written: String) -> String {
+    if text.contains("\r\n") {
+        written.replace('\n', "\r\n")
+    } else {
+        written
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialise")
 }
 
 /// A new cell of `kind` holding `src`, its source spelled as the other
@@ -273,16 +296,18 @@ fn insert_cell(text: &str, cells: &Cells, target: i64, cell: &Json, out: &mut St
             colon: ": ",
             comma: ", ",
         };
+        let mut inside = String::new();
+        if let Some(u) = &top {
+            inside.push('\n');
+            inside.push_str(&u.repeat(2));
+        }
+        write(cell, &l, 0, &mut inside);
+        if let Some(u) = &top {
+            inside.push('\n');
+            inside.push_str(u);
+        }
         out.push_str(&text[..=cells.open]);
-        if let Some(u) = &top {
-            out.push('\n');
-            out.push_str(&u.repeat(2));
-        }
-        write(cell, &l, 0, out);
-        if let Some(u) = &top {
-            out.push('\n');
-            out.push_str(u);
-        }
+        out.push_str(&line_ends_of(text, inside));
         out.push_str(&text[cells.close..]);
         return;
     }
@@ -297,6 +322,7 @@ fn insert_cell(text: &str, cells: &Cells, target: i64, cell: &Json, out: &mut St
     };
     let mut new_cell = String::new();
     write(cell, &l0, 0, &mut new_cell);
+    let new_cell = line_ends_of(text, new_cell);
     if target == -1 {
         let at = cells.items[0].0;
         out.push_str(&text[..at]);
@@ -529,6 +555,33 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["cells"].as_array().unwrap().len(), 1);
         assert_eq!(v["cells"][0]["id"], "bbb");
+    }
+
+    /// Every byte outside the edited member stays (issue 25): a one-line
+    /// `metadata` with `\u00e9` and `\/` escapes, and CRLF line ends, in
+    /// the edited cell as in the others.
+    #[test]
+    fn a_replace_changes_only_the_cells_source_bytes() {
+        let crlf = NB.replace('\n', "\r\n").replace(
+            "\"metadata\": {},\r\n   \"outputs\"",
+            "\"metadata\": {\"tags\": [\"caf\\u00e9\", \"a\\/b\"]},\r\n   \"outputs\"",
+        );
+        assert!(crlf.contains("caf\\u00e9"), "the fixture has the escapes");
+        let e: Edit = serde_json::from_str(
+            r#"{"op":"notebook","path":"a.ipynb","mode":"replace","cell":1,"source":"print(3)","keep_outputs":true}"#,
+        )
+        .unwrap();
+        let out = edit(0, "a.ipynb", crlf.as_bytes(), &e, &mut || "x".into()).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            !out.replace("\r\n", "").contains('\n'),
+            "only CRLF: {out:?}"
+        );
+        let (before, after) = (&crlf, &out);
+        let start = before.find("print(1 + 1)").expect("the old source");
+        assert_eq!(before[..start], after[..start], "bytes before the source");
+        let tail = &before[start + "print(1 + 1)".len()..];
+        assert!(after.ends_with(tail), "bytes after the source: {after:?}");
     }
 
     #[test]

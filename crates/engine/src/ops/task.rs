@@ -23,10 +23,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorBody, Result};
 use crate::git::Repo;
-use crate::progress::{self, Event, ProgressSink};
 use crate::ops::apply::{self, ApplyReport, ApplyRequest};
 use crate::ops::plan::PlanSource;
 use crate::ops::settings::Settings;
+use crate::progress::{self, Event, ProgressSink};
 use crate::store::proposals::now_secs;
 
 /// Where a task stands.
