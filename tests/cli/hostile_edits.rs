@@ -2,7 +2,16 @@
 //! items 10-12): the proposal's tree, read back with git, must hold
 //! exactly what the list says, and nothing git itself would refuse.
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, run_with_stdin, sealed};
+
+/// Runs git in `repo` with `input` on its stdin; its stdout, trimmed.
+fn git_stdin(repo: &TestRepo, args: &[&str], input: &str) -> String {
+    let mut cmd = sealed("git", repo.home());
+    cmd.args(args).current_dir(repo.path());
+    let run = run_with_stdin(cmd, input);
+    run.ok();
+    run.stdout.trim().to_string()
+}
 
 /// Proposes the edit list `json` (written to a file outside the work
 /// tree) and returns the proposal's id.
@@ -64,4 +73,85 @@ fn a_rename_into_a_freed_path_is_a_move_not_a_copy() {
         assert!(diff.contains("b.txt"), "the diff says b.txt goes: {diff}");
         repo.assert_fsck();
     }
+}
+
+/// A name git refuses is `invalid_input` naming the edit's field, before
+/// libgit2 sees it (it used to fail there as `git_error`).
+#[test]
+fn names_git_refuses_are_invalid_input_naming_the_edit() {
+    let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+    for name in [
+        ".git /config",
+        "x/.git./hooks/pre-commit",
+        "git~1/config",
+        ".git::$INDEX_ALLOCATION/x",
+    ] {
+        let list = serde_json::json!({"edits": [{"op": "write", "path": name, "content": "x\n"}]});
+        let file = repo.home().join("edits.json");
+        std::fs::write(&file, list.to_string()).expect("write the edit list");
+        let run = repo.evolv(&[
+            "propose",
+            "--json",
+            "--edits",
+            file.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(
+            run.json_str("/error/code"),
+            "invalid_input",
+            "{name}: {}",
+            run.stdout
+        );
+        assert!(
+            run.json_str("/error/message").contains("edits[0].path"),
+            "{name}: {}",
+            run.stdout
+        );
+    }
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
+}
+
+/// A proposal whose tree holds a symbolic link named `.gitmodules` (as a
+/// fetch from a hostile clone can bring) is refused as git's own checkout
+/// refuses it, before validation runs and with nothing changed.
+#[test]
+fn a_symlinked_gitmodules_in_a_proposal_is_refused() {
+    let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+    let id = propose_list(
+        &repo,
+        r#"{"edits": [{"op": "write", "path": "b.txt", "content": "B\n"}]}"#,
+    );
+    let proposal = format!("refs/evolv/proposals/{id}");
+    // The same proposal, its tree given a `.gitmodules` -> `.git/config` link.
+    let link = git_stdin(&repo, &["hash-object", "-w", "--stdin"], ".git/config");
+    let mut entries = repo.git(&["ls-tree", &proposal]);
+    entries.push_str(&format!("120000 blob {link}\t.gitmodules\n"));
+    let tree = git_stdin(&repo, &["mktree"], &entries);
+    let message = repo.git(&["log", "-1", "--format=%B", &proposal]);
+    let parent = repo.git(&["rev-parse", &format!("{proposal}^")]);
+    let commit = git_stdin(
+        &repo,
+        &["commit-tree", &tree, "-p", parent.trim()],
+        &message,
+    );
+    repo.git(&["update-ref", &proposal, &commit]);
+    let marker = repo.home().join("validated");
+    repo.git(&[
+        "config",
+        "evolv.validate",
+        &format!("touch {}", marker.display()),
+    ]);
+    let head = repo.head();
+    let run = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(run.json_str("/error/code"), "unsafe_path", "{}", run.stdout);
+    assert!(
+        run.json_str("/error/message").contains(".gitmodules"),
+        "{}",
+        run.stdout
+    );
+    assert!(!marker.exists(), "validation never ran");
+    assert_eq!(repo.head(), head);
+    assert!(std::fs::symlink_metadata(repo.file(".gitmodules")).is_err());
+    // (Not `git fsck`: the hostile tree is in the object store, and fsck
+    // reports it as git would for any such fetch.)
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
 }

@@ -10,6 +10,7 @@ pub mod edit;
 pub mod edit_failure;
 pub mod error;
 pub mod fs_path;
+pub mod git_names;
 pub mod globs;
 pub mod lint;
 pub mod plan;

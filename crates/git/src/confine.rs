@@ -12,59 +12,8 @@ use std::path::Path;
 
 use super::path::{RepoPath, fs_path};
 
-/// Why a path may not be written, or `None` when it may. Pure. Works on
-/// the path's bytes: a name that is not UTF-8 is judged like any other.
-pub fn refusal(path: impl AsRef<[u8]>) -> Option<&'static str> {
-    let path = path.as_ref();
-    if path.is_empty() {
-        return Some("the path is empty");
-    }
-    if path.contains(&0) {
-        return Some("the path contains NUL");
-    }
-    // git's verify_path: on Linux and macOS `a\b` is one file name, which
-    // git checks out; only on Windows is `\` a directory separator (#16
-    // item 8). Either way `.git` behind a backslash is refused below.
-    if cfg!(windows) && path.contains(&b'\\') {
-        return Some("the path contains a backslash, a directory separator on Windows");
-    }
-    if path[0] == b'/' {
-        return Some("the path is absolute");
-    }
-    if path.len() >= 2 && path[0].is_ascii_alphabetic() && path[1] == b':' {
-        return Some("the path starts with a drive letter");
-    }
-    if path.split(|&b| b == b'/' || b == b'\\').any(is_git_alias) {
-        return Some("the path names a .git directory");
-    }
-    for component in path.split(|&b| b == b'/') {
-        match component {
-            b"" => return Some("the path has an empty component"),
-            b"." => return Some("the path has a '.' component"),
-            b".." => return Some("the path has a '..' component"),
-            _ if is_git_alias(component) => return Some("the path names a .git directory"),
-            // NTFS alternate data streams (`.git::$INDEX_ALLOCATION`).
-            _ if component.contains(&b':')
-                && is_git_alias(component.split(|&b| b == b':').next().unwrap_or_default()) =>
-            {
-                return Some("the path names a .git directory");
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// `.git` as some file system may read it: any case, trailing dots or
-/// spaces (Windows drops them), and the 8.3 short name `git~1`.
-fn is_git_alias(component: &[u8]) -> bool {
-    let end = component
-        .iter()
-        .rposition(|&b| b != b'.' && b != b' ')
-        .map_or(0, |i| i + 1);
-    let trimmed = &component[..end];
-    trimmed.eq_ignore_ascii_case(b".git") || trimmed.eq_ignore_ascii_case(b"git~1")
-}
+/// The names git refuses, one rule for every layer (evolv-core).
+pub use evolv_core::git_names::{refusal, refusal_as};
 
 thread_local! {
     /// Directories (repository-relative) found to be real directories

@@ -39,13 +39,6 @@ impl Json {
         }
     }
 
-    /// Removes `key`.
-    pub fn remove(&mut self, key: &str) {
-        if let Json::Obj(m) = self {
-            m.retain(|(k, _)| k != key);
-        }
-    }
-
     /// The string, if this is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {

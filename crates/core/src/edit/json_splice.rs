@@ -66,11 +66,6 @@ impl<'t> Splice<'t> {
         self.members.iter().position(|m| m.key == key)
     }
 
-    /// Whether the object has `key`.
-    pub(super) fn has(&self, key: &str) -> bool {
-        self.find(key).is_some()
-    }
-
     /// Sets `key`'s value to the JSON text `value`: in place when the
     /// object has it, else as a new member where sorted order puts it
     /// (Jupyter writes keys sorted), spaced as its neighbours are.

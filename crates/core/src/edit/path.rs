@@ -35,6 +35,11 @@ pub fn check_path(path: &str) -> Result<(), String> {
             _ => {}
         }
     }
+    // Every other name git itself refuses (`.git ` with a trailing space,
+    // `git~1`, `.git::$DATA`, …), named before libgit2 meets it.
+    if let Some(why) = crate::git_names::refusal(path) {
+        return Err(format!("'{path}': {why}, which git refuses"));
+    }
     Ok(())
 }
 
@@ -67,6 +72,10 @@ mod tests {
             "a//b",
             "a/",
             "C:x",
+            ".git /config",
+            "a/.git.",
+            "git~1/x",
+            ".git::$INDEX_ALLOCATION/x",
         ] {
             assert!(check_path(bad).is_err(), "{bad}");
         }

@@ -58,7 +58,7 @@ pub(super) fn ensure_clean(
 ) -> Result<()> {
     // A path git-evolv must not write (a hostile proposal's `.git/config`)
     // is that, not "uncommitted changes" in it: say so first.
-    ensure_confined(changed)?;
+    ensure_confined(new_tree, changed)?;
     index_write::load(repo)?;
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
@@ -104,17 +104,27 @@ pub fn ensure_on_branch(repo: &Repo, head: &Head) -> Result<()> {
 }
 
 /// Every changed path must be one git-evolv may write (its spelling: no
-/// `..`, no `.git`). A leading component that is a symlink or a file the
-/// landing keeps is the dirty check's to refuse (`ensure_clean`, under
-/// both locks: something of the user's is in the way), and each file's
-/// placement checks again (`checkout::check_path`).
-pub(super) fn ensure_confined(changed: &[ChangedPath]) -> Result<()> {
+/// `..`, no `.git`), in a tree git itself would check out: no symbolic
+/// link named `.gitmodules` in `new_tree` (issue 25). A leading component
+/// that is a symlink or a file the landing keeps is the dirty check's to
+/// refuse (`ensure_clean`, under both locks: something of the user's is in
+/// the way), and each file's placement checks again
+/// (`checkout::check_path`).
+pub(super) fn ensure_confined(new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
     for change in changed {
+        let refused = |reason: &str| Error::UnsafePath {
+            path: change.path.to_string(),
+            reason: reason.to_string(),
+        };
         if let Some(reason) = git::confine::refusal(&change.path) {
-            return Err(Error::UnsafePath {
-                path: change.path.to_string(),
-                reason: reason.to_string(),
-            });
+            return Err(refused(reason));
+        }
+        // Only a name that could be `.gitmodules` is looked up for its mode.
+        if git::confine::refusal_as(&change.path, git::mode::SYMLINK).is_some()
+            && let Some(entry) = new_tree.get_path(change.path.fs())
+            && let Some(reason) = git::confine::refusal_as(&change.path, entry.mode as u32)
+        {
+            return Err(refused(reason));
         }
     }
     Ok(())
