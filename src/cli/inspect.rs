@@ -41,6 +41,9 @@ pub fn list(session: &Session, out: &Output) -> Result<()> {
         out.json_value(&outcome);
         return Ok(());
     }
+    for u in &outcome.unreadable {
+        out.status(&format!("warning: {}\nhint: {}", u.message, u.hint));
+    }
     if outcome.proposals.is_empty() {
         out.status("No proposals. Make one with `git evolv propose --pattern … --replacement …`.");
         return Ok(());

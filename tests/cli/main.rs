@@ -47,6 +47,7 @@ mod sizes;
 mod snapshots;
 mod sys;
 mod typing;
+mod unreadable_proposals;
 mod unsafe_fence;
 mod validation;
 mod web;

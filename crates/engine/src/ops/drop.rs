@@ -83,7 +83,12 @@ pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<Drop
         ));
     }
     for id in ids {
-        proposals::load(repo, id)?;
+        // One this version cannot read may still be dropped by its id.
+        if let Err(e) = proposals::load(repo, id)
+            && !proposals::exists(repo, id)
+        {
+            return Err(e);
+        }
     }
     let ids = &super::stack::drop_set(repo, ids, all_above)?;
     let mut dropped = Vec::new();
@@ -98,11 +103,14 @@ pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<Drop
     Ok(DropOutcome { dropped })
 }
 
-/// Every proposal id, for `drop --all`.
+/// Every proposal id, readable or not, for `drop --all`.
 pub fn all_ids(repo: &Repo) -> Result<Vec<String>> {
-    Ok(proposals::list(repo)?
+    let listing = proposals::listing(repo)?;
+    Ok(listing
+        .proposals
         .into_iter()
         .map(|p| p.id.into())
+        .chain(listing.unreadable.into_iter().map(|u| u.id))
         .collect())
 }
 
@@ -131,13 +139,23 @@ pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
             .unwrap_or(i64::MAX)
             .saturating_mul(86_400);
         let cutoff = proposals::now_secs().saturating_sub(age);
-        let old: Vec<String> = proposals::list(repo)?
-            .into_iter()
+        let listing = proposals::listing(repo)?;
+        // One this version cannot read is as old as its commit.
+        let old: Vec<String> = listing
+            .proposals
+            .iter()
             .filter(|p| p.meta.created_at < cutoff)
-            .map(|p| p.id.into())
+            .map(|p| p.id.to_string())
+            .chain(
+                listing
+                    .unreadable
+                    .iter()
+                    .filter(|u| u.time < cutoff)
+                    .map(|u| u.id.clone()),
+            )
             .collect();
         // A proposal with newer ones stacked on it stays with them.
-        let all = proposals::list(repo)?;
+        let all = listing.proposals;
         let old: Vec<String> = old
             .iter()
             .filter(|id| {

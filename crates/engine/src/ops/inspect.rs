@@ -62,6 +62,22 @@ pub struct ProposalSummary {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ListOutcome {
     pub proposals: Vec<ProposalSummary>,
+    /// Proposal refs this version cannot read (another version's, or not
+    /// a proposal at all); `drop` and `gc` remove them. Left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<UnreadableProposal>,
+}
+
+/// A proposal ref that could not be read, and why.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct UnreadableProposal {
+    pub patch_id: String,
+    #[serde(rename = "ref")]
+    pub ref_name: String,
+    /// The error, as the CLI prints it.
+    pub message: String,
+    /// How to get rid of it.
+    pub hint: String,
 }
 
 /// The stored diff of one proposal.
@@ -161,11 +177,26 @@ pub struct LogRequest {
 pub fn list(repo: &Repo) -> Result<ListOutcome> {
     let head = head_commit(repo);
     let now = proposals::now_secs();
-    let proposals = proposals::list(repo)?
+    let listing = proposals::listing(repo)?;
+    let proposals = listing
+        .proposals
         .iter()
         .map(|p| summarise(repo, p, head, now))
         .collect();
-    Ok(ListOutcome { proposals })
+    let unreadable = listing
+        .unreadable
+        .into_iter()
+        .map(|u| UnreadableProposal {
+            ref_name: proposals::proposal_ref(&u.id),
+            message: u.error.to_string(),
+            hint: format!("remove it with `git evolv drop {}`", u.id),
+            patch_id: u.id,
+        })
+        .collect();
+    Ok(ListOutcome {
+        proposals,
+        unreadable,
+    })
 }
 
 /// One proposal and its diff against its base.

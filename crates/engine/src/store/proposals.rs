@@ -267,15 +267,50 @@ pub fn load(repo: &Repo, id: &str) -> Result<Proposal> {
     parse(id, &commit)
 }
 
-/// Every stored proposal, oldest first.
-pub fn list(repo: &Repo) -> Result<Vec<Proposal>> {
-    let mut out = Vec::new();
+/// A ref under `refs/evolv/proposals/` that this version cannot read: its
+/// metadata is another version's, or it is not a proposal commit at all
+/// (such a ref can come by fetch from a clone on another version).
+#[derive(Debug)]
+pub struct Unreadable {
+    pub id: String,
+    /// When its commit was made, where it could be read (else 0).
+    pub time: i64,
+    pub error: Error,
+}
+
+/// Every proposal ref: the readable ones, oldest first, and the others.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub proposals: Vec<Proposal>,
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// Every proposal ref, read; one that cannot be read is listed apart
+/// instead of failing the whole listing.
+pub fn listing(repo: &Repo) -> Result<Listing> {
+    let mut out = Listing::default();
     for (name, target) in repo.refs_matching(&format!("{PROPOSALS_PREFIX}*"))? {
         let id = name.trim_start_matches(PROPOSALS_PREFIX).to_string();
-        out.push(parse(&id, &repo.find_commit(target)?)?);
+        let commit = repo.find_commit(target);
+        let time = commit.as_ref().map_or(0, |c| c.committer().time);
+        match commit.and_then(|c| parse(&id, &c)) {
+            Ok(p) => out.proposals.push(p),
+            Err(error) => out.unreadable.push(Unreadable { id, time, error }),
+        }
     }
-    out.sort_by(|a, b| (a.meta.created_at, &a.id).cmp(&(b.meta.created_at, &b.id)));
+    out.proposals
+        .sort_by(|a, b| (a.meta.created_at, &a.id).cmp(&(b.meta.created_at, &b.id)));
     Ok(out)
+}
+
+/// Every readable proposal, oldest first.
+pub fn list(repo: &Repo) -> Result<Vec<Proposal>> {
+    Ok(listing(repo)?.proposals)
+}
+
+/// Whether `id` names a proposal ref, readable or not.
+pub fn exists(repo: &Repo, id: &str) -> bool {
+    is_valid_id(id) && repo.ref_target(&proposal_ref(id)).is_some()
 }
 
 /// Where proposal `id` landed, if it is applied.
