@@ -45,6 +45,7 @@ mod rust_source;
 mod scale;
 mod sizes;
 mod snapshots;
+mod stack_status;
 mod sys;
 mod typing;
 mod unreadable_proposals;

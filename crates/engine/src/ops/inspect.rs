@@ -124,7 +124,7 @@ fn summarise(
     let applied = super::rollback::landed_commit(repo, &p.id);
     let status = if applied.is_some() {
         ProposalStatus::Applied
-    } else if head == Some(p.base) {
+    } else if head == Some(stack_base(repo, p)) {
         ProposalStatus::Pending
     } else {
         ProposalStatus::BaseMoved
@@ -145,6 +145,16 @@ fn summarise(
         applied_commit: applied.map(|o| o.to_string()),
         onto: p.meta.onto.clone(),
     }
+}
+
+/// The commit `p`'s pending stack stands on: its own base, or, stacked on
+/// pending proposals, the base of the bottom one (a stacked proposal's
+/// parent is the proposal below it, never the branch head).
+fn stack_base(repo: &Repo, p: &Proposal) -> crate::git::Oid {
+    super::stack::below(repo, p)
+        .ok()
+        .and_then(|below| below.first().map(|q| q.base))
+        .unwrap_or(p.base)
 }
 
 fn head_commit(repo: &Repo) -> Option<crate::git::Oid> {
