@@ -28,6 +28,7 @@ mod inspect;
 mod invariants;
 mod layers;
 mod lint;
+mod maintenance;
 mod manual;
 mod mcp;
 mod mcp_args;

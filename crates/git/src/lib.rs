@@ -27,6 +27,7 @@ mod index_format;
 pub mod index_write;
 mod init;
 pub mod lock_file;
+pub mod maintenance;
 mod merge;
 pub mod mode;
 pub mod object_read;

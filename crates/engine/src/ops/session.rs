@@ -187,6 +187,21 @@ impl Session {
         Ok(self.settings.get_or_init(|| settings))
     }
 
+    /// `result` of a use case that wrote objects, after what git's
+    /// porcelain does then: `git maintenance run --auto` when `gc --auto`
+    /// would find work (too many loose objects or packs), as the
+    /// repository's `maintenance.auto`, `gc.auto`, `gc.autoPackLimit` and
+    /// `gc.autoDetach` say.
+    fn wrote<T>(&self, result: Result<T>) -> Result<T> {
+        if result.is_ok()
+            && let (Some(repo), Ok(settings)) = (&self.repo, self.settings())
+            && let Some(thresholds) = settings.auto_gc()
+        {
+            crate::git::maintenance::run_auto(repo, thresholds);
+        }
+        result
+    }
+
     /// What the automatic recovery did when the session opened; `None`
     /// when there was nothing to recover. Front ends tell the user.
     pub fn recovered(&self) -> Option<&RecoverOutcome> {
@@ -249,18 +264,18 @@ impl Session {
 
     /// Computes an edit and stores it as a proposal.
     pub fn propose(&self, req: &ProposeRequest) -> Result<ProposeOutcome> {
-        propose::propose(self.repo()?, self.settings()?, req)
+        self.wrote(propose::propose(self.repo()?, self.settings()?, req))
     }
 
     /// Validates and lands proposals. One shape whatever the number of ids:
     /// what landed, and the error that stopped the rest (if any).
     pub fn apply(&self, req: &ApplyRequest) -> Result<ApplyReport> {
-        apply::apply(self.repo()?, self.settings()?, req)
+        self.wrote(apply::apply(self.repo()?, self.settings()?, req))
     }
 
     /// Undoes an applied proposal as a new commit.
     pub fn rollback(&self, req: &RollbackRequest) -> Result<RollbackOutcome> {
-        rollback::rollback(self.repo()?, req)
+        self.wrote(rollback::rollback(self.repo()?, req))
     }
 
     /// Every proposal with its status.
@@ -296,7 +311,7 @@ impl Session {
     /// Applies an edit list (files written, deleted, renamed, notebook
     /// cells) and stores it as a proposal.
     pub fn edit(&self, req: &EditRequest) -> Result<EditOutcome> {
-        edit::edit(self.repo()?, self.settings()?, req)
+        self.wrote(edit::edit(self.repo()?, self.settings()?, req))
     }
 
     /// A file's lines, at HEAD, a proposal or the working tree.
@@ -322,7 +337,7 @@ impl Session {
 
     /// Runs a background apply (the task's own process).
     pub fn run_task(&self, req: &TaskRunRequest) -> Result<TaskStatus> {
-        task::run(self.repo()?, self.settings()?, &req.task_id)
+        self.wrote(task::run(self.repo()?, self.settings()?, &req.task_id))
     }
 
     /// Every background task.
@@ -364,7 +379,7 @@ impl Session {
 
     /// Checks and stores a review comment.
     pub fn comment(&self, req: &CommentRequest) -> Result<Comment> {
-        review::comment(self.repo()?, req)
+        self.wrote(review::comment(self.repo()?, req))
     }
 
     /// The review page's detail of a proposal.

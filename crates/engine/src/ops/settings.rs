@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::git::config::{Config, WorktreeMode, discover_git_dir};
+use crate::git::maintenance::AutoGc;
 use crate::lint::{CommentChar, LintConfig};
 use crate::policy::{PushPolicy, PushToProtected};
 use crate::validators::Configured;
@@ -64,6 +65,27 @@ impl Settings {
     /// `core.pager`), which git defines and they interpret.
     pub fn raw(&self, key: &str) -> Option<Option<String>> {
         self.config.get(key).map(|e| e.value.clone())
+    }
+
+    /// `maintenance.auto`, `gc.auto` and `gc.autoPackLimit`: what git's
+    /// porcelain would do after writing objects, `None` when it would do
+    /// nothing (`maintenance.auto=false`). A value git would refuse counts
+    /// as unset: maintenance never fails a command.
+    pub fn auto_gc(&self) -> Option<AutoGc> {
+        if self.config.bool("maintenance.auto").ok().flatten() == Some(false) {
+            return None;
+        }
+        let int = |key: &str| {
+            self.config
+                .parsed(key, "an integer", parse_git_int)
+                .ok()
+                .flatten()
+        };
+        let defaults = AutoGc::default();
+        Some(AutoGc {
+            loose_objects: int("gc.auto").unwrap_or(defaults.loose_objects),
+            packs: int("gc.autoPackLimit").unwrap_or(defaults.packs),
+        })
     }
 
     /// `evolv.validate`: every value, in order, each one command.
@@ -193,6 +215,20 @@ impl Settings {
         }
         Ok(lint)
     }
+}
+
+/// An integer as git reads one: an optional `k`, `m` or `g` suffix
+/// (1024-based); a negative count is none (`gc.auto=-1` turns it off).
+fn parse_git_int(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().last() {
+        Some((i, c)) if c.eq_ignore_ascii_case(&'k') => (&text[..i], 1 << 10),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'m') => (&text[..i], 1 << 20),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'g') => (&text[..i], 1 << 30),
+        _ => (text, 1),
+    };
+    let n: i64 = digits.parse().ok()?;
+    Some(u64::try_from(n).unwrap_or(0).saturating_mul(unit))
 }
 
 #[cfg(test)]
