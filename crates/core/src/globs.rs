@@ -78,6 +78,8 @@ mod tests {
 
 #[cfg(test)]
 mod schema_tests {
+    // Only its schema is read.
+    #[allow(dead_code)]
     #[derive(schemars::JsonSchema, serde::Deserialize)]
     struct Request {
         #[serde(default, deserialize_with = "super::one_or_many")]
