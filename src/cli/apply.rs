@@ -7,7 +7,8 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::apply::{ApplyAnswer, ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::apply_answer::ApplyAnswer;
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {

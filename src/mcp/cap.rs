@@ -5,6 +5,16 @@
 /// The default cap of a diff in a tool result: 64 KiB.
 pub const DEFAULT_MAX_DIFF_BYTES: usize = 64 * 1024;
 
+/// The most paths a tool result lists; the statistics count them all.
+pub const MAX_LISTED_FILES: usize = 1000;
+
+/// Cuts `list` to its first `max` entries; returns whether it cut.
+pub fn cap_list<T>(list: &mut Vec<T>, max: usize) -> bool {
+    let cut = list.len() > max;
+    list.truncate(max);
+    cut
+}
+
 /// Cuts `text` to at most `max` bytes at a line end (or a character
 /// boundary when the first line is longer); returns whether it cut.
 pub fn cap(text: &mut String, max: usize) -> bool {

@@ -34,16 +34,31 @@ pub(crate) struct AppState {
     /// repository handle cannot be shared between threads).
     pub dir: PathBuf,
     pub port: u16,
-    /// The one-time URL token, exchanged for the session cookie.
-    pub token: String,
+    /// The one-time URL token, exchanged for the session cookie; `None`
+    /// once it has been.
+    pub token: std::sync::Mutex<Option<String>>,
+    /// The URL, printed once (it holds the token).
+    pub url_token: String,
     /// The cookie's value: persisted in the git dir, so a restarted server
     /// (same port) still recognises an open page, as Jupyter's cookie
-    /// secret does.
+    /// secret does. It never appears in a URL.
     pub cookie_secret: String,
     pub feed: feed::Feed,
 }
 
 impl AppState {
+    /// Whether `token` is the URL's token, still unused; it is used now.
+    pub fn take_token(&self, token: &str) -> bool {
+        let mut slot = self.token.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.as_deref() {
+            Some(expected) if security::same(token, expected) => {
+                *slot = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Opens a session for one request (it recovers an interrupted
     /// landing first and releases the index when dropped, as for the CLI).
     pub fn open<R: crate::ops::session::Request + ?Sized>(&self) -> Result<crate::ops::Session> {
@@ -68,7 +83,7 @@ impl Bound {
     pub fn url(&self) -> String {
         format!(
             "http://127.0.0.1:{}/?token={}",
-            self.state.port, self.state.token
+            self.state.port, self.state.url_token
         )
     }
 
@@ -111,10 +126,12 @@ pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
         .port();
     let feed = feed::Feed::new();
     let watcher = feed::Watcher::start(dir, feed.clone(), Duration::from_millis(100))?;
+    let token = security::random_token()?;
     let state = Arc::new(AppState {
         dir: dir.to_path_buf(),
         port,
-        token: security::random_token()?,
+        token: std::sync::Mutex::new(Some(token.clone())),
+        url_token: token,
         cookie_secret: security::cookie_secret(&git_dir)?,
         feed,
     });

@@ -2,9 +2,9 @@
 //! (local dev servers keep shipping CVEs for each one: webpack-dev-server,
 //! Vite, esbuild):
 //! 1. the Host header names a loopback address on our port (DNS rebinding) → else 403;
-//! 2. the one-time URL token is exchanged for an HttpOnly, SameSite=Strict
-//!    cookie and a redirect that drops it from the URL (as Jupyter does);
-//!    without the cookie → 401;
+//! 2. the one-time URL token is exchanged, on its first use only, for an
+//!    HttpOnly, SameSite=Strict cookie and a redirect that drops it from
+//!    the URL (as Jupyter does); without the cookie → 401;
 //! 3. mutations and the event stream carry an Origin equal to our own → else 403;
 //! 4. mutations are POST with a JSON body → else 415;
 //!
@@ -77,7 +77,7 @@ pub fn cookie_name(port: u16) -> String {
 }
 
 /// Compares without stopping at the first difference.
-fn same(a: &str, b: &str) -> bool {
+pub(super) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -174,10 +174,12 @@ async fn check(state: &AppState, req: Request, next: Next) -> Response {
     };
     let cookie = cookie_name(state.port);
     if let Some(token) = query_token(req.uri().query()) {
-        if req.method() != Method::GET || !same(token, &state.token) {
+        // The token opens one session, once: a second use of the URL
+        // (from scrollback, a log, a pasted link) mints nothing.
+        if req.method() != Method::GET || !state.take_token(token) {
             return refuse(
                 StatusCode::UNAUTHORIZED,
-                "401: this token is not valid; open the URL `git evolv serve` printed.\n",
+                "401: this token is not valid: it was used already or is wrong; run `git evolv serve` again for a new URL.\n",
             );
         }
         // Exchange the token for the cookie, and take it out of the URL.

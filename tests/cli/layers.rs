@@ -42,6 +42,7 @@ const CRATES: &[(&str, &[&str])] = &[
         "crates/git/src",
         &[
             "access",
+            "maintenance",
             "checkout",
             "commit",
             "crash",
@@ -101,6 +102,8 @@ const CRATES: &[(&str, &[&str])] = &[
             "edit_failure",
             "validation_report",
             "fs_path",
+            "git_names",
+            "globs",
             "clock",
         ],
     ),

@@ -34,6 +34,7 @@ mod mcp;
 mod mcp_args;
 mod mcp_client;
 mod mcp_confirm;
+mod mcp_gaps;
 mod mcp_list;
 mod mcp_progress;
 mod mcp_tasks;

@@ -48,7 +48,7 @@ fn it_listens_on_127_0_0_1_only_and_prints_a_url_with_a_token() {
 #[test]
 fn the_token_becomes_an_http_only_strict_cookie_and_leaves_the_url() {
     let (repo, _) = repo_with_proposal();
-    let server = Server::start(&repo);
+    let server = Server::start_unsigned(&repo);
     let r = get(server.port, &format!("/p/abc?token={}", server.token), &[]);
     assert_eq!(r.status, 303);
     assert_eq!(r.header("location"), Some("/p/abc"));
@@ -59,7 +59,11 @@ fn the_token_becomes_an_http_only_strict_cookie_and_leaves_the_url() {
         !cookie.contains(&server.token),
         "the cookie is not the URL token"
     );
-    let page = server.get("/");
+    let page = get(
+        server.port,
+        "/",
+        &[("Cookie", cookie.split(';').next().unwrap())],
+    );
     assert_eq!(page.status, 200);
     assert!(page.body.contains("/assets/app.js"));
 }
@@ -668,4 +672,19 @@ fn a_stack_is_shown_as_such_and_applied_as_one_batch() {
     let auth = repo.read("backend/auth.go");
     assert_has_all(&auth, &["authenticate(", "fetchUserData"]);
     assert_eq!(repo.status(), "");
+}
+
+/// The URL's token opens one session, once (issue 25 item 7): a second
+/// use of the printed URL is 401 and sets no cookie, on any path.
+#[test]
+fn the_url_token_works_once() {
+    let repo = TestRepo::scenario();
+    let server = Server::start(&repo);
+    for path in ["/", "/p/abc", "/api/proposals"] {
+        let again = get(server.port, &format!("{path}?token={}", server.token), &[]);
+        assert_eq!(again.status, 401, "{path}");
+        assert!(again.header("set-cookie").is_none(), "{path}");
+    }
+    let ok = get(server.port, "/api/proposals", &[("Cookie", &server.cookie)]);
+    assert_eq!(ok.status, 200, "the first session still works");
 }

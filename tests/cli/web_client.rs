@@ -112,7 +112,26 @@ impl Server {
         Server::start_on(repo, 0)
     }
 
+    /// A server on `port` (0: any), signed in with its one-time token.
     pub(crate) fn start_on(repo: &TestRepo, port: u16) -> Server {
+        let mut server = Server::spawn(repo, port);
+        let login = get(server.port, &format!("/?token={}", server.token), &[]);
+        server.cookie = login
+            .header("set-cookie")
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string();
+        server
+    }
+
+    /// A server whose one-time token is still unused (no cookie).
+    pub(crate) fn start_unsigned(repo: &TestRepo) -> Server {
+        Server::spawn(repo, 0)
+    }
+
+    fn spawn(repo: &TestRepo, port: u16) -> Server {
         let mut cmd = sealed(BIN, repo.home());
         cmd.args(["serve", "--no-open"])
             .current_dir(repo.path())
@@ -132,19 +151,11 @@ impl Server {
             .unwrap_or_else(|| panic!("unexpected URL {url:?}"));
         let (port, token) = rest.split_once("/?token=").unwrap();
         let port: u16 = port.parse().unwrap();
-        let login = get(port, &format!("/?token={token}"), &[]);
-        let cookie = login
-            .header("set-cookie")
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_string();
         Server {
             child,
             port,
             token: token.to_string(),
-            cookie,
+            cookie: String::new(),
         }
     }
 

@@ -9,7 +9,8 @@ use crate::mcp::args::{check_ids, patch_ids};
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Meta, Reply, failure};
 use crate::ops;
-use crate::ops::apply::{ApplyAnswer, ApplyRequest};
+use crate::ops::apply::ApplyRequest;
+use crate::ops::apply_answer::ApplyAnswer;
 use crate::ops::plan::PlanSource;
 use crate::plan::ExecutionPlan;
 

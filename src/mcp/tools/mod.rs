@@ -31,5 +31,6 @@ registry! {
     check_repo::CheckRepo,
     audit_log::AuditLog,
     task_output::TaskOutput,
+    task_cancel::TaskCancel,
     task_list::TaskList,
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::mcp::args::check_paths;
-use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, cap};
+use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, MAX_LISTED_FILES, cap, cap_list};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
@@ -71,6 +71,14 @@ pub struct ProposeEditOutput {
     /// of the whole patch.
     #[serde(flatten)]
     pub outcome: ProposeOutcome,
+    /// `affected_files` lists only the first 1000 paths (the statistics
+    /// count them all; `show_proposal` and `git show` have every one).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub affected_files_truncated: bool,
+    /// `skipped` lists only the first 1000 files left out
+    /// (`statistics` counts them all).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skipped_truncated: bool,
 }
 
 impl SessionTool for ProposeEdit {
@@ -92,9 +100,16 @@ impl SessionTool for ProposeEdit {
         let (head, cut) = outcome.diff.head(max)?;
         outcome.unified_diff = String::from_utf8_lossy(&head).into_owned();
         outcome.diff_truncated = cap(&mut outcome.unified_diff, max) || cut;
+        let affected_files_truncated = cap_list(&mut outcome.affected_files, MAX_LISTED_FILES);
+        if let Some(bytes) = &mut outcome.affected_files_bytes {
+            cap_list(bytes, MAX_LISTED_FILES);
+        }
+        let skipped_truncated = cap_list(&mut outcome.skipped, MAX_LISTED_FILES);
         Ok(ProposeEditOutput {
             success: true,
             outcome,
+            affected_files_truncated,
+            skipped_truncated,
         })
     }
 

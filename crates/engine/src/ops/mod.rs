@@ -7,6 +7,7 @@
 //! default lives anywhere else.
 
 pub mod apply;
+pub mod apply_answer;
 pub mod cat;
 pub mod check;
 pub mod demo;
@@ -29,6 +30,7 @@ pub mod settings;
 pub mod stack;
 pub mod succeeded;
 pub mod task;
+mod task_log;
 
 pub use session::Session;
 pub use settings::Settings;

@@ -9,9 +9,7 @@
 //! replaced atomically), `output.log` (what the task printed, appended as it
 //! runs), `cancel` (present once a cancellation was requested).
 
-use std::cell::{Cell, RefCell};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -21,12 +19,13 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::task_log::{LogLines, append_output, describe_error, describe_landed};
 use crate::error::{Error, ErrorBody, Result};
 use crate::git::Repo;
 use crate::ops::apply::{self, ApplyReport, ApplyRequest};
 use crate::ops::plan::PlanSource;
 use crate::ops::settings::Settings;
-use crate::progress::{self, Event, ProgressSink};
+use crate::progress;
 use crate::store::proposals::now_secs;
 
 /// Where a task stands.
@@ -248,16 +247,6 @@ fn write_file(dir: &Path, file: &TaskFile) -> Result<()> {
     fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))
 }
 
-fn append_output(dir: &Path, text: &str) {
-    if let Ok(mut f) = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("output.log"))
-    {
-        let _ = f.write_all(text.as_bytes());
-    }
-}
-
 fn new_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -476,97 +465,6 @@ pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
     }
     write_file(&dir, &file)?;
     Ok(file.status)
-}
-
-/// The task's log as a progress sink: the command line of each validation
-/// and each line it writes, appended as they come.
-struct LogLines {
-    file: RefCell<Option<fs::File>>,
-    /// Whether any validation output went to the log this way (then the
-    /// summary at the end does not repeat its tail).
-    streamed: Cell<bool>,
-}
-
-impl LogLines {
-    fn new(dir: &Path) -> Self {
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join("output.log"))
-            .ok();
-        LogLines {
-            file: RefCell::new(file),
-            streamed: Cell::new(false),
-        }
-    }
-}
-
-impl ProgressSink for LogLines {
-    fn event(&self, event: &Event) {
-        let text = match event {
-            Event::Start {
-                task: progress::Task::Validate,
-                label,
-                ..
-            } => format!("$ {label}\n"),
-            Event::Line {
-                task: progress::Task::Validate,
-                line,
-                ..
-            } => format!("{line}\n"),
-            _ => return,
-        };
-        if let Some(file) = self.file.borrow_mut().as_mut() {
-            let _ = file.write_all(text.as_bytes());
-            self.streamed.set(true);
-        }
-    }
-}
-
-/// `tail` under its summary line, unless the lines went to the log as
-/// they were written.
-fn push_tail(text: &mut String, tail: &str, streamed: bool) {
-    if streamed {
-        return;
-    }
-    text.push_str(tail);
-    if !tail.is_empty() && !tail.ends_with('\n') {
-        text.push('\n');
-    }
-}
-
-fn describe_landed(o: &apply::ApplyOutcome, streamed: bool) -> String {
-    let mut text = String::new();
-    for v in &o.validation {
-        text.push_str(&format!(
-            "`{}` exited {} in {} ms\n",
-            v.command, v.exit_code, v.duration_ms
-        ));
-        push_tail(&mut text, &v.output_tail, streamed);
-    }
-    let verb = if o.dry_run { "would land" } else { "landed" };
-    text.push_str(&format!(
-        "{} {verb} as {} on {} ({} file(s), +{} -{})\n",
-        o.patch_id,
-        o.commit,
-        o.branch,
-        o.modified_files.len(),
-        o.lines_added,
-        o.lines_removed
-    ));
-    text
-}
-
-fn describe_error(e: &Error, streamed: bool) -> String {
-    let mut text = String::new();
-    if let Some(reports) = e.to_body().validation {
-        for r in reports {
-            text.push_str(&format!("`{}` exited {}\n", r.command, r.exit_code));
-            push_tail(&mut text, &r.output_tail, streamed);
-        }
-    }
-    text.push_str(&format!("error: {e}\nhint: {}\n", e.hint()));
-    text
 }
 
 /// A task's state and output now.

@@ -17,14 +17,12 @@ use crate::store::proposals::{self, Proposal};
 use crate::store::trailers;
 use crate::validate::{Budget, CommandReport};
 
-mod answer;
 mod land_step;
 mod replay;
 mod settings;
 mod undo;
 mod validate_step;
 
-pub use answer::ApplyAnswer;
 use land_step::{land_unvalidated, land_validated};
 use settings::{RunSettings, settings};
 

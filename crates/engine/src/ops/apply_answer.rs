@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::{ApplyOutcome, ApplyReport};
 use crate::error::ErrorBody;
+use crate::ops::apply::{ApplyOutcome, ApplyReport};
 use crate::ops::task::StartedTask;
 
 /// What an apply answers.
