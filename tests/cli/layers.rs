@@ -43,6 +43,7 @@ const CRATES: &[(&str, &[&str])] = &[
         &[
             "access",
             "maintenance",
+            "promisor",
             "checkout",
             "commit",
             "crash",

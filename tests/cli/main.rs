@@ -39,6 +39,7 @@ mod mcp_list;
 mod mcp_progress;
 mod mcp_tasks;
 mod pager;
+mod partial_clone;
 mod plan;
 mod progress;
 mod propose;

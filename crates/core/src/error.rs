@@ -195,6 +195,17 @@ pub enum Error {
     #[error("refusing to write '{path}': {reason}")]
     UnsafePath { path: String, reason: String },
 
+    /// A partial clone (`git clone --filter=blob:none`) lacks objects the
+    /// command must read, and its promisor remote could not supply them.
+    #[error(
+        "{missing} object(s) this command reads are not in this partial clone, and fetching them from its promisor remote '{remote}' failed: {detail}"
+    )]
+    PartialClone {
+        missing: usize,
+        remote: String,
+        detail: String,
+    },
+
     #[error(
         "HEAD moved from {expected} to {actual} while git-evolv was working; nothing was changed"
     )]

@@ -55,9 +55,10 @@ fn index(e: &Error) -> usize {
         Error::UnreadableJournal { .. } => 42,
         Error::Corrupt { .. } => 43,
         Error::Internal { .. } => 44,
+        Error::PartialClone { .. } => 45,
     }
 }
-const VARIANTS: usize = 45;
+const VARIANTS: usize = 46;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -173,6 +174,11 @@ fn samples() -> Vec<Error> {
         Error::Corrupt {
             what: s("tree 3fa9c1"),
             message: s("tree 3fa9c1 is corrupt (`git fsck` names what is wrong)"),
+        },
+        Error::PartialClone {
+            missing: 3,
+            remote: s("origin"),
+            detail: s("fatal: unable to access 'https://example.com/r.git/'"),
         },
         Error::Internal {
             at: "a landing's writer threads",

@@ -37,6 +37,7 @@ mod oid;
 mod pack_windows;
 pub mod pack_write;
 pub mod path;
+mod promisor;
 mod refs;
 mod repo;
 mod revparse;

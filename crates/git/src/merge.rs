@@ -18,6 +18,13 @@ impl Repo {
     /// Merges `ancestor → ours` and `ancestor → theirs` (no rename
     /// detection: a proposal names the paths it changes).
     pub fn merge_trees(&self, ancestor: Oid, ours: Oid, theirs: Oid) -> Result<Merged> {
+        if self.promisor_remote().is_some() {
+            // A partial clone lacks blobs no merge reads (those only one
+            // side changed): do not require them to exist, as git's
+            // `merge-tree` does not, and fetch the ones both sides changed.
+            git2::opts::strict_object_creation(false);
+            self.fetch_merge_inputs(ancestor, ours, theirs)?;
+        }
         let raw = self.raw();
         let tree = |id: Oid| {
             raw.find_tree(id.raw())
@@ -47,6 +54,31 @@ impl Repo {
                 on_object("revert commit", commit).said(format!("revert commit {commit} on {onto}"))
             })?;
         self.merged(index)
+    }
+
+    /// Fetches, in a partial clone, the blobs of the paths both sides of a
+    /// merge changed: the only ones a three-way merge reads.
+    fn fetch_merge_inputs(&self, ancestor: Oid, ours: Oid, theirs: Oid) -> Result<()> {
+        let (base, left, right) = (
+            self.find_tree(ancestor)?,
+            self.find_tree(ours)?,
+            self.find_tree(theirs)?,
+        );
+        let theirs_changed = crate::tree_compare::changed_paths(self, &base, &right)?;
+        let both: Vec<crate::RepoPath> = crate::tree_compare::changed_paths(self, &base, &left)?
+            .into_iter()
+            .filter(|c| theirs_changed.iter().any(|t| t.path == c.path))
+            .map(|c| c.path)
+            .collect();
+        let ids = both.iter().flat_map(|path| {
+            [&base, &left, &right]
+                .into_iter()
+                .filter_map(|tree| tree.get_path(path.fs()))
+                .filter(|entry| entry.kind == crate::view::Kind::Blob)
+                .map(|entry| entry.id)
+                .collect::<Vec<_>>()
+        });
+        self.fetch_missing(ids.collect::<Vec<_>>())
     }
 
     fn merged(&self, mut index: git2::Index) -> Result<Merged> {

@@ -39,6 +39,7 @@ impl Error {
             Error::RefLocked { .. } => "ref_locked",
             Error::Interrupted { .. } | Error::UnreadableJournal { .. } => "interrupted_landing",
             Error::UnsafePath { .. } => "unsafe_path",
+            Error::PartialClone { .. } => "partial_clone",
             Error::SigningFailed { .. } => "signing_failed",
             Error::BranchSwitched { .. } => "branch_switched",
             Error::LaterChanges { .. } => "later_changes",
@@ -148,6 +149,9 @@ may have crashed in this repository earlier: remove the file manually to continu
             Error::UnsafePath { .. } => {
                 "nothing was written; the path leaves the working tree or names git's own directory".into()
             }
+            Error::PartialClone { remote, .. } => format!(
+                "nothing was changed; when '{remote}' can be reached, run the command again (git-evolv fetches what it needs, as git does), or fetch everything with `git fetch --refetch {remote}`"
+            ),
             Error::SigningFailed { .. } => {
                 "nothing was changed; fix the signing setup (`gpg.format`, `user.signingKey`; try `git commit --allow-empty -S -m test`), or land unsigned with `git -c commit.gpgSign=false evolv …`".into()
             }
@@ -230,6 +234,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::Interrupted { .. }
             | Error::UnreadableJournal { .. }
             | Error::UnsafePath { .. }
+            | Error::PartialClone { .. }
             | Error::SigningFailed { .. }
             | Error::GitCommand { .. }
             | Error::Corrupt { .. }

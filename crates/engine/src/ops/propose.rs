@@ -208,6 +208,9 @@ fn scan_scope(
         .into_iter()
         .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
         .collect();
+    // In a partial clone, the scope's blobs that are not here yet come in
+    // one fetch, as git's own bulk readers get them.
+    repo.fetch_missing(files.iter().map(|f| f.oid))?;
     // Each file's diff is written during the scan, but for the files an
     // attribute may reach (and for all when libgit2 would refuse the
     // configured `core.abbrev`): the tree diff writes those.

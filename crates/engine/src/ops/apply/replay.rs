@@ -138,6 +138,8 @@ pub(super) fn replay_all<'p, 'r>(
             });
         }
         let changed = git::changed_paths(repo, &tip_tree, &tree)?;
+        // A partial clone fetches what the diff and the landing read.
+        repo.fetch_changed(&tip_tree, &tree, &changed)?;
         let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
         let proposed = repo.find_commit(p.commit)?;
         // The replay is the proposal itself (the usual case: the branch has
