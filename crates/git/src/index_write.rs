@@ -196,19 +196,32 @@ pub enum Entry {
     Stale { id: Oid, mode: u32 },
 }
 
-/// `<git-dir>/evolv/index-new.<pid>`: an index `build` wrote, before it
+/// `<git-dir>/evolv/index-new.<pid>.<thread>`: an index `build` wrote, before it
 /// is renamed over `index` (as the early index, or through `index.lock`).
 fn new_path(repo: &Repo) -> PathBuf {
     own_path(repo, NEW_PREFIX)
 }
 
-/// `<git-dir>/evolv/<prefix><pid>`: a file of this process's, which
-/// `clean_leftovers` removes once the process is gone.
+/// `<git-dir>/evolv/<prefix><pid>.<thread>`: a file of this thread's,
+/// which `clean_leftovers` removes once the process is gone. Per thread,
+/// not per process: in a server (the review page, the MCP server) one
+/// request's session ending must not remove the index another request's
+/// landing is about to put in place.
 fn own_path(repo: &Repo, prefix: &str) -> PathBuf {
     repo.raw()
         .path()
         .join("evolv")
-        .join(format!("{prefix}{}", std::process::id()))
+        .join(format!("{prefix}{}.{}", std::process::id(), thread_tag()))
+}
+
+/// A number for this thread, unique in the process.
+fn thread_tag() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    thread_local! {
+        static TAG: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    TAG.with(|t| *t)
 }
 
 const NEW_PREFIX: &str = "index-new.";
@@ -312,7 +325,7 @@ fn index_entry(
     }
 }
 
-/// `<git-dir>/evolv/index-before.<pid>`: the index an installed early
+/// `<git-dir>/evolv/index-before.<pid>.<thread>`: the index an installed early
 /// index replaced, kept until the compare-and-swap has decided.
 fn before_path(repo: &Repo) -> PathBuf {
     own_path(repo, BEFORE_PREFIX)
@@ -423,9 +436,37 @@ pub fn clean_leftovers(repo: &Repo) {
         }) else {
             continue;
         };
-        let pid = rest.trim_end_matches(".lock");
+        // `<pid>.<thread>`, or `<pid>` as earlier versions named them.
+        let pid = rest.split('.').next().unwrap_or_default();
         if proc_fs && pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
             let _ = fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{new_path, release};
+
+    /// One thread's session ending (`release`) leaves the index another
+    /// thread of the same process built and is about to put in place: the
+    /// review page and the MCP server serve requests on several threads.
+    #[test]
+    fn a_release_on_another_thread_leaves_this_threads_new_index() {
+        let dir = crate::test_git::new_repo();
+        let repo = crate::repo::open(dir.path()).unwrap();
+        std::fs::create_dir_all(repo.git_dir().join("evolv")).unwrap();
+        let mine = new_path(&repo);
+        std::fs::write(&mine, b"an index being landed").unwrap();
+        let path = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let other = crate::repo::open(&path).unwrap();
+            release(&other);
+        })
+        .join()
+        .unwrap();
+        assert!(mine.exists(), "another thread's release removed {mine:?}");
+        release(&repo);
+        assert!(!mine.exists(), "this thread's release removes its own");
     }
 }
