@@ -189,7 +189,8 @@ fn undo(
     record.set_files(&paths);
     let epilogue = epilogue(repo, patch_id, landed, record);
     let reflog = format!("evolv: rollback {patch_id}");
-    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
+    let mv = land::BranchMove::new(&head, new, &changed, &reflog, epilogue);
+    let finished = land::land_in_turn(repo, turn, mv)?;
     outcome.audit_log_id = finished.audit_id(0);
     outcome.warnings.extend(finished.deferred);
     Ok(outcome)
