@@ -21,6 +21,11 @@ fn rules(r: &Report) -> Vec<(&'static str, Severity)> {
         .collect()
 }
 
+/// Each rule named, as an error.
+fn errors(names: &[&'static str]) -> Vec<(&'static str, Severity)> {
+    names.iter().map(|&name| (name, Severity::Error)).collect()
+}
+
 fn finding<'r>(r: &'r Report, rule: &str) -> &'r Finding {
     r.findings
         .iter()
@@ -63,13 +68,7 @@ fn type_enum_suggests_the_nearest_type() {
 #[test]
 fn type_case_lowercases_the_type() {
     let r = check("Feat: x");
-    assert_eq!(
-        rules(&r),
-        [
-            ("type-case", Severity::Error),
-            ("type-enum", Severity::Error)
-        ]
-    );
+    assert_eq!(rules(&r), errors(&["type-case", "type-enum"]));
     assert_eq!(
         finding(&r, "type-case").suggestion.as_deref(),
         Some("feat: x")
@@ -80,13 +79,7 @@ fn type_case_lowercases_the_type() {
 #[test]
 fn type_empty_and_subject_empty_for_a_plain_sentence() {
     let r = check("add login");
-    assert_eq!(
-        rules(&r),
-        [
-            ("type-empty", Severity::Error),
-            ("subject-empty", Severity::Error)
-        ]
-    );
+    assert_eq!(rules(&r), errors(&["type-empty", "subject-empty"]));
     let f = finding(&r, "type-empty");
     assert_eq!(f.suggestion.as_deref(), Some("<type>: add login"));
     assert!(
