@@ -105,6 +105,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "git_names",
             "globs",
             "clock",
+            "comma_list",
         ],
     ),
 ];
