@@ -86,6 +86,7 @@ pub struct BranchMove<'a> {
 }
 
 impl<'a> BranchMove<'a> {
+    /// The move of the branch `head` names to `new`.
     pub fn new(
         head: &'a Head,
         new: Oid,
