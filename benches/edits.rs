@@ -27,15 +27,7 @@ fn notebook(cells: usize) -> String {
 }
 
 fn base(path: &str, content: Vec<u8>) -> BTreeMap<String, BaseEntry> {
-    [(
-        path.to_string(),
-        BaseEntry::File {
-            content,
-            mode: 0o100644,
-            blob: "0".into(),
-        },
-    )]
-    .into()
+    [(path.to_string(), BaseEntry::regular(&content, "0"))].into()
 }
 
 fn edit_benches(c: &mut Criterion) {

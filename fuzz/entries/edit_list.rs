@@ -17,11 +17,7 @@ use git_evolv::edit::list::EditList;
 const NOTEBOOK: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": 1,\n   \"id\": \"a1\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"x\"\n   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
 
 fn file(content: &[u8]) -> BaseEntry {
-    BaseEntry::File {
-        content: content.to_vec(),
-        mode: 0o100644,
-        blob: "0".into(),
-    }
+    BaseEntry::regular(content, "0")
 }
 
 /// One fuzz input: never panics, whatever `data` is. Returns whether it

@@ -97,6 +97,12 @@ fn render(cmd: &Command, name: &str, sub: Option<&str>) -> Page {
 }
 
 /// EXAMPLES, EXIT STATUS, ERROR CODES and SEE ALSO.
+/// One entry of a tagged list: `tag` in bold, then `body` (already
+/// escaped) indented below it.
+fn push_tagged(s: &mut String, tag: &str, body: &str) {
+    s.push_str(&format!(".TP\n.B {}\n{}\n", escape(tag), body));
+}
+
 fn extra_sections(sub: Option<&str>) -> String {
     let mut s = String::new();
     let examples = examples(sub);
@@ -112,20 +118,12 @@ fn extra_sections(sub: Option<&str>) -> String {
     }
     s.push_str(".SH \"EXIT STATUS\"\n");
     for (code, meaning) in table(README, "## Exit codes", 2) {
-        s.push_str(&format!(
-            ".TP\n.B {}\n{}\n",
-            escape(&code[0]),
-            escape(&meaning)
-        ));
+        push_tagged(&mut s, &code[0], &escape(&meaning));
     }
     s.push_str(".SH \"ERROR CODES\"\nWith \\fB\\-\\-json\\fR a failure prints {\"success\": false, \"error\": {\"code\", \"message\", \"hint\"}}; the codes are stable:\n");
     for (code, meaning) in table(README, "Error codes are stable:", 3) {
-        s.push_str(&format!(
-            ".TP\n.B {}\n(exit {}) {}\n",
-            escape(&code[0]),
-            escape(&code[1]),
-            escape(&meaning)
-        ));
+        let body = format!("(exit {}) {}", escape(&code[1]), escape(&meaning));
+        push_tagged(&mut s, &code[0], &body);
     }
     s.push_str(".SH \"SEE ALSO\"\n");
     let mut see: Vec<String> = vec!["git(1)".into()];

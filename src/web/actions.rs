@@ -4,18 +4,15 @@
 
 use std::convert::Infallible;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use super::AppState;
-use super::api::{JsonBody, blocking};
+use super::api::{Action, blocking};
 use crate::ops::apply::ApplyRequest;
 use crate::ops::drop::DropRequest;
 use crate::ops::review::CommentRequest;
@@ -33,11 +30,7 @@ pub struct CommentBody {
     quote: String,
 }
 
-pub async fn comment(
-    State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
-    JsonBody(b): JsonBody<CommentBody>,
-) -> Response {
+pub async fn comment(Action { state, id, body: b }: Action<CommentBody>) -> Response {
     let req = CommentRequest {
         patch_id: id,
         body: b.body,
@@ -65,11 +58,7 @@ pub struct DropBody {
     all_above: bool,
 }
 
-pub async fn drop(
-    State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
-    JsonBody(b): JsonBody<DropBody>,
-) -> Response {
+pub async fn drop(Action { state, id, body: b }: Action<DropBody>) -> Response {
     blocking::<DropRequest, _>(state, move |s| {
         s.drop_proposals(&DropRequest {
             patch_ids: vec![id],
@@ -80,11 +69,7 @@ pub async fn drop(
     .await
 }
 
-pub async fn rollback(
-    State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
-    JsonBody(NoOptions {}): JsonBody<NoOptions>,
-) -> Response {
+pub async fn rollback(Action { state, id, .. }: Action<NoOptions>) -> Response {
     blocking::<RollbackRequest, _>(state, move |s| {
         s.rollback(&RollbackRequest {
             patch_id: id,
@@ -143,11 +128,7 @@ impl ProgressSink for PageSink {
 /// validation command `{"type":"command"}` and a `{"type":"line", …}` per
 /// line of its output as it is written, then `{"type":"result", "report"}`
 /// or `{"type":"error", "error": {code, message, hint, …}}`.
-pub async fn apply(
-    State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
-    JsonBody(NoOptions {}): JsonBody<NoOptions>,
-) -> Response {
+pub async fn apply(Action { state, id, .. }: Action<NoOptions>) -> Response {
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
         let sink = Rc::new(PageSink(tx.clone()));

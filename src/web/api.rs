@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
@@ -59,6 +59,36 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
                 format!("the request body is not valid: {e}"),
                 "send the JSON object the page sends",
             ))
+        })
+    }
+}
+
+/// What every action on one proposal receives: the page's state, the
+/// proposal's id from the path, and its JSON body, parsed by [`JsonBody`].
+pub struct Action<T> {
+    pub state: Arc<AppState>,
+    pub id: String,
+    pub body: T,
+}
+
+impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for Action<T> {
+    type Rejection = Response;
+
+    async fn from_request(
+        req: Request,
+        state: &Arc<AppState>,
+    ) -> std::result::Result<Self, Response> {
+        let (mut parts, body) = req.into_parts();
+        // The path first, as axum extracts a handler's arguments in order.
+        let Path(id) = Path::<String>::from_request_parts(&mut parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let JsonBody(body) =
+            JsonBody::from_request(Request::from_parts(parts, body), state).await?;
+        Ok(Action {
+            state: state.clone(),
+            id,
+            body,
         })
     }
 }

@@ -106,6 +106,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "git_names",
             "globs",
             "clock",
+            "comma_list",
         ],
     ),
 ];

@@ -6,22 +6,15 @@ use serde_json::json;
 
 use super::common::TestRepo;
 use super::mcp_client::{Mcp, assert_matches_output_schema};
+use super::mcp_tasks::BackgroundApply;
 
 #[test]
 fn task_cancel_stops_a_background_apply_and_nothing_lands() {
-    let repo = TestRepo::scenario();
-    repo.set_config("evolv.validate", "echo started; sleep 60; echo finished");
-    let mut mcp = Mcp::start(&repo);
-    let tools = mcp.tools();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
-    let head = repo.head();
-    let started = mcp.call_ok(
-        "apply_edit",
-        json!({"patch_id": id, "run_in_background": true}),
-    );
+    let mut bg = BackgroundApply::start("echo started; sleep 60; echo finished");
+    let (repo, mcp, tools, head, started) = bg.parts();
     let task = started["task_id"].as_str().expect("a task id").to_string();
     let cancelled = mcp.call_ok("task_cancel", json!({"task_id": task}));
-    assert_matches_output_schema(&tools, "task_cancel", &cancelled);
+    assert_matches_output_schema(tools, "task_cancel", &cancelled);
     assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
     assert_eq!(repo.head(), head);
     assert_eq!(repo.status(), "");

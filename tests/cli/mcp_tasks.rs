@@ -18,32 +18,72 @@ fn task_file(repo: &TestRepo, id: &str) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// An `apply_edit` with `run_in_background` over the scenario: the server,
+/// its tools, the head before, the answer and how long it took.
+pub struct BackgroundApply {
+    pub repo: TestRepo,
+    pub mcp: Mcp,
+    pub tools: Vec<Value>,
+    pub head: String,
+    pub started: Value,
+    pub answered_in: Duration,
+}
+
+impl BackgroundApply {
+    /// Proposes `getUserData` → `fetchUserData` over the scenario and
+    /// applies it in the background with `validate` as its validation.
+    pub fn start(validate: &str) -> Self {
+        let repo = TestRepo::scenario();
+        repo.set_config("evolv.validate", validate);
+        let mut mcp = Mcp::start(&repo);
+        let tools = mcp.tools();
+        let id = repo.propose("getUserData", "fetchUserData", &[]);
+        let head = repo.head();
+        let started_at = Instant::now();
+        let started = mcp.call_ok(
+            "apply_edit",
+            json!({"patch_id": id, "run_in_background": true}),
+        );
+        let answered_in = started_at.elapsed();
+        BackgroundApply {
+            repo,
+            mcp,
+            tools,
+            head,
+            started,
+            answered_in,
+        }
+    }
+
+    /// The repository, the server, its tools, the head before and the answer.
+    pub fn parts(&mut self) -> (&TestRepo, &mut Mcp, &[Value], &str, &Value) {
+        (
+            &self.repo,
+            &mut self.mcp,
+            &self.tools,
+            &self.head,
+            &self.started,
+        )
+    }
+}
+
 #[test]
 fn a_background_apply_returns_a_task_id_at_once_and_task_output_follows_it() {
-    let repo = TestRepo::scenario();
-    repo.set_config("evolv.validate", "echo validating; sleep 6; echo done");
-    let mut mcp = Mcp::start(&repo);
-    let tools = mcp.tools();
-    let id = repo.propose("getUserData", "fetchUserData", &[]);
-    let head = repo.head();
-    let started_at = Instant::now();
-    let started = mcp.call_ok(
-        "apply_edit",
-        json!({"patch_id": id, "run_in_background": true}),
-    );
+    let mut bg = BackgroundApply::start("echo validating; sleep 6; echo done");
     // The validation alone sleeps 6 s: an answer well before that was
     // given without waiting for it (a bound loose enough for a loaded CI
     // machine).
     assert!(
-        started_at.elapsed() < Duration::from_secs(5),
+        bg.answered_in < Duration::from_secs(5),
         "answered before the validation could finish"
     );
-    assert_matches_output_schema(&tools, "apply_edit", &started);
+    let (repo, mcp, tools, head, started) = bg.parts();
+    assert_matches_output_schema(tools, "apply_edit", started);
     assert_eq!(started["status"], "running");
     let task = started["task_id"].as_str().unwrap().to_string();
 
     let now = mcp.call_ok("task_output", json!({"task_id": task, "block": false}));
-    assert_matches_output_schema(&tools, "task_output", &now);
+    assert_matches_output_schema(tools, "task_output", &now);
     assert_eq!(now["status"], "running", "{now}");
     assert_eq!(
         repo.head(),
@@ -53,7 +93,7 @@ fn a_background_apply_returns_a_task_id_at_once_and_task_output_follows_it() {
     );
 
     let listed = mcp.call_ok("task_list", json!({}));
-    assert_matches_output_schema(&tools, "task_list", &listed);
+    assert_matches_output_schema(tools, "task_list", &listed);
     assert_eq!(listed["tasks"][0]["task_id"], task.as_str());
 
     let early = mcp.call_ok(
@@ -69,7 +109,7 @@ fn a_background_apply_returns_a_task_id_at_once_and_task_output_follows_it() {
         "task_output",
         json!({"task_id": task, "block": true, "timeout_seconds": 60}),
     );
-    assert_matches_output_schema(&tools, "task_output", &done);
+    assert_matches_output_schema(tools, "task_output", &done);
     assert_eq!(done["status"], "succeeded", "{done}");
     assert!(
         done["output"].as_str().unwrap().contains("validating"),

@@ -22,14 +22,7 @@ fn scenario_1_single_file_diff_without_touching_anything() {
         "package main\nfunc getUserData() string { return \"user\" }\n",
     )]);
     let head = repo.head();
-    let run = repo.evolv(&[
-        "propose",
-        "--json",
-        "--pattern",
-        "getUserData",
-        "--replacement",
-        "fetchUserData",
-    ]);
+    let run = repo.propose_run("getUserData", "fetchUserData", &[]);
     let v = run.success().stdout_json();
     assert_eq!(v["success"], true);
     let id = v["patch_id"].as_str().unwrap();

@@ -8,20 +8,6 @@ use serde_json::json;
 use crate::common::{TestRepo, run_with_stdin, sealed};
 use crate::mcp_client::Mcp;
 
-/// Proposes `getUserData` → `name` over the scenario and returns the id.
-fn propose(repo: &TestRepo, name: &str) -> String {
-    let run = repo.evolv(&[
-        "propose",
-        "--json",
-        "--pattern",
-        "getUserData",
-        "--replacement",
-        name,
-    ]);
-    run.ok();
-    run.json_str("/patch_id")
-}
-
 /// Points proposal `id` at a commit of the same tree whose message has no
 /// metadata this version reads, committed at `date`.
 fn corrupt(repo: &TestRepo, id: &str, date: &str) {
@@ -40,8 +26,8 @@ fn corrupt(repo: &TestRepo, id: &str, date: &str) {
 #[test]
 fn list_warns_and_drop_removes_an_unreadable_proposal() {
     let repo = TestRepo::scenario();
-    let good = propose(&repo, "fetchUserData");
-    let bad = propose(&repo, "loadUserData");
+    let good = repo.propose("getUserData", "fetchUserData", &[]);
+    let bad = repo.propose("getUserData", "loadUserData", &[]);
     corrupt(&repo, &bad, "2026-01-01T00:00:00Z");
 
     let listed = repo.evolv(&["list", "--json"]);
@@ -84,7 +70,7 @@ fn list_warns_and_drop_removes_an_unreadable_proposal() {
 #[test]
 fn gc_removes_an_old_unreadable_proposal() {
     let repo = TestRepo::scenario();
-    let bad = propose(&repo, "loadUserData");
+    let bad = repo.propose("getUserData", "loadUserData", &[]);
     corrupt(&repo, &bad, "2020-01-01T00:00:00Z");
     let run = repo.evolv(&["gc", "--json", "--older-than", "30"]);
     run.ok();

@@ -5,6 +5,7 @@
 //! `evolv-git`, does).
 
 pub mod clock;
+pub mod comma_list;
 pub mod diff;
 pub mod edit;
 pub mod edit_failure;

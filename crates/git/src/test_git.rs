@@ -26,3 +26,21 @@ pub fn new_repo() -> tempfile::TempDir {
     git(dir.path(), &["init", "-q", "-b", "main"]);
     dir
 }
+
+/// The object `spec` names (`git rev-parse spec`).
+pub fn rev_parse(dir: &Path, spec: &str) -> crate::Oid {
+    crate::Oid::parse(&git(dir, &["rev-parse", spec])).unwrap()
+}
+
+/// Writes the tree of `entries` (raw mode, name, object) exactly as they
+/// stand, modes git itself never writes included; its id.
+pub fn literal_tree(dir: &Path, entries: &[(&str, &str, crate::Oid)]) -> crate::Oid {
+    let mut raw = Vec::new();
+    for (mode, name, id) in entries {
+        raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        raw.extend_from_slice(id.as_bytes());
+    }
+    std::fs::write(dir.join("raw-tree"), raw).unwrap();
+    let args = ["hash-object", "-t", "tree", "--literally", "-w", "raw-tree"];
+    crate::Oid::parse(&git(dir, &args)).unwrap()
+}

@@ -5,7 +5,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::test_git::git;
+use crate::test_git::{git, literal_tree, rev_parse};
 use crate::{Change, ChangedPath, Oid, RepoPath};
 
 fn write(d: &Path, path: &[u8], content: &str) {
@@ -18,6 +18,15 @@ fn write(d: &Path, path: &[u8], content: &str) {
 fn tree(d: &Path) -> Oid {
     git(d, &["add", "-A"]);
     Oid::parse(&git(d, &["write-tree"])).unwrap()
+}
+
+/// A new repository whose work tree holds only `path`, staged; the id of
+/// its tree.
+fn one_file(path: &[u8], content: &str) -> (tempfile::TempDir, Oid) {
+    let dir = crate::test_git::new_repo();
+    write(dir.path(), path, content);
+    let tree = tree(dir.path());
+    (dir, tree)
 }
 
 /// git's list of the paths that differ from `old` to `new`.
@@ -110,13 +119,11 @@ fn changed_paths_are_gits_for_adds_deletes_modes_renames_and_subtrees() {
 
 #[test]
 fn a_missing_subtree_is_named() {
-    let dir = crate::test_git::new_repo();
+    let (dir, old) = one_file(b"dir/a.txt", "one\n");
     let d = dir.path();
-    write(d, b"dir/a.txt", "one\n");
-    let old = tree(d);
     write(d, b"dir/a.txt", "two\n");
     let new = tree(d);
-    let sub = Oid::parse(&git(d, &["rev-parse", &format!("{new}:dir")])).unwrap();
+    let sub = rev_parse(d, &format!("{new}:dir"));
     let hex = sub.to_string();
     std::fs::remove_file(d.join(".git/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
     let repo = crate::open(d).unwrap();
@@ -126,29 +133,19 @@ fn a_missing_subtree_is_named() {
     assert_eq!(err.to_string(), format!("read tree {sub}"), "{err:?}");
 }
 
-/// A tree of one entry `f` with the raw `mode` git itself never writes,
-/// written as it stands.
-fn odd_tree(d: &Path, mode: &str, blob: Oid) -> Oid {
-    let mut raw = format!("{mode} f\0").into_bytes();
-    raw.extend_from_slice(blob.as_bytes());
-    std::fs::write(d.join("raw-tree"), raw).unwrap();
-    let args = ["hash-object", "-t", "tree", "--literally", "-w", "raw-tree"];
-    Oid::parse(&git(d, &args)).unwrap()
-}
-
 /// Modes compare as libgit2 read them: `100664` and `100654` are a plain
 /// file like `100644`; the owner's execute bit (`100744`) makes an
 /// executable. (This test passed on the libgit2 walk too.)
 #[test]
 fn odd_modes_compare_as_libgit2_read_them() {
-    let dir = crate::test_git::new_repo();
+    let (dir, plain) = one_file(b"f", "f\n");
     let d = dir.path();
-    write(d, b"f", "f\n");
-    let plain = tree(d);
-    let blob = Oid::parse(&git(d, &["rev-parse", &format!("{plain}:f")])).unwrap();
+    let blob = rev_parse(d, &format!("{plain}:f"));
     let repo = crate::open(d).unwrap();
     let changed = |mode: &str| {
-        let odd = repo.find_tree(odd_tree(d, mode, blob)).unwrap();
+        let odd = repo
+            .find_tree(literal_tree(d, &[(mode, "f", blob)]))
+            .unwrap();
         crate::changed_paths(&repo, &repo.find_tree(plain).unwrap(), &odd).unwrap()
     };
     assert_eq!(changed("100664"), []);

@@ -3,13 +3,13 @@
 
 use crate::error::Result;
 use crate::mcp::args::NoArgs;
-use crate::mcp::call::Call;
-use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
 use crate::ops::check::{CheckOutcome, CheckRequest};
 
 pub struct CheckRepo;
 
-impl McpTool for CheckRepo {
+impl SessionTool for CheckRepo {
     const META: Meta = Meta {
         name: "check_repo",
         title: "Check the repository",
@@ -18,10 +18,9 @@ impl McpTool for CheckRepo {
     };
     type Args = NoArgs;
     type Output = CheckOutcome;
+    type Request = CheckRequest;
 
-    async fn run(call: &Call, _: NoArgs) -> Result<Reply<CheckOutcome>> {
-        call.blocking::<CheckRequest, _>(false, |s| s.check(&CheckRequest {}))
-            .await
-            .map(Reply::Output)
+    fn op(session: &Session, _: NoArgs) -> Result<CheckOutcome> {
+        session.check(&CheckRequest {})
     }
 }

@@ -31,6 +31,18 @@ pub enum BaseEntry {
     Other(String),
 }
 
+impl BaseEntry {
+    /// A regular, non-executable file (mode 100644) of `content`, whose
+    /// blob id is `blob`.
+    pub fn regular(content: &[u8], blob: &str) -> Self {
+        BaseEntry::File {
+            content: content.to_vec(),
+            mode: 0o100644,
+            blob: blob.into(),
+        }
+    }
+}
+
 /// How a file changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -563,16 +575,7 @@ mod tests {
     fn base(files: &[(&str, &str)]) -> BTreeMap<String, BaseEntry> {
         files
             .iter()
-            .map(|(p, c)| {
-                (
-                    p.to_string(),
-                    BaseEntry::File {
-                        content: c.as_bytes().to_vec(),
-                        mode: 0o100644,
-                        blob: "b".into(),
-                    },
-                )
-            })
+            .map(|(p, c)| (p.to_string(), BaseEntry::regular(c.as_bytes(), "b")))
             .collect()
     }
 

@@ -41,15 +41,8 @@ fn ranges(len: usize) -> impl Strategy<Value = Vec<(usize, usize, String)>> {
 }
 
 fn run(content: &str, edits: Vec<Edit>) -> Vec<u8> {
-    let base: BTreeMap<String, BaseEntry> = [(
-        "f".to_string(),
-        BaseEntry::File {
-            content: content.as_bytes().to_vec(),
-            mode: 0o100644,
-            blob: "b".into(),
-        },
-    )]
-    .into();
+    let base: BTreeMap<String, BaseEntry> =
+        [("f".to_string(), BaseEntry::regular(content.as_bytes(), "b"))].into();
     let list = EditList {
         edits,
         ..Default::default()
@@ -97,21 +90,13 @@ mod no_panic {
 
     const NB: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": 1,\n   \"id\": \"a1\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"x\"\n   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
 
-    fn file(content: &[u8]) -> BaseEntry {
-        BaseEntry::File {
-            content: content.to_vec(),
-            mode: 0o100644,
-            blob: "0".into(),
-        }
-    }
-
     proptest! {
         #[test]
         fn notebook_editor_never_panics(cut in 0..NB.len(), junk in "[\\[\\]{}\",: a-z0-9\n]{0,12}", which in 0..3usize) {
             let mut text = NB.as_bytes()[..cut].to_vec();
             text.extend_from_slice(junk.as_bytes());
             text.extend_from_slice(&NB.as_bytes()[cut..]);
-            let base: BTreeMap<String, BaseEntry> = [("n.ipynb".to_string(), file(&text))].into();
+            let base: BTreeMap<String, BaseEntry> = [("n.ipynb".to_string(), BaseEntry::regular(&text, "0"))].into();
             let json = [
                 r#"{"edits": [{"op": "notebook", "path": "n.ipynb", "mode": "replace", "cell": 0, "source": "y\nz"}]}"#,
                 r#"{"edits": [{"op": "notebook", "path": "n.ipynb", "mode": "insert", "cell": 0, "source": "y"}]}"#,

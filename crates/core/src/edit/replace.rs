@@ -64,7 +64,7 @@ pub fn apply(
                 edit.index,
                 hits.len(),
                 edit.path,
-                join(&lines)
+                crate::comma_list::comma_list(&lines)
             ),
             "add surrounding lines to old so that it names one place, or set replace_all to change every occurrence",
         );
@@ -115,14 +115,6 @@ pub fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
         }
     }
     out
-}
-
-fn join(lines: &[usize]) -> String {
-    lines
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// `no_match`, or `already_applied` when `new` is there instead.

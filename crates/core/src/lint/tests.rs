@@ -21,6 +21,23 @@ fn rules(r: &Report) -> Vec<(&'static str, Severity)> {
         .collect()
 }
 
+/// Each rule named, as an error.
+fn errors(names: &[&'static str]) -> Vec<(&'static str, Severity)> {
+    names.iter().map(|&name| (name, Severity::Error)).collect()
+}
+
+/// The one finding of `r`, which must be an error of `rule`.
+#[track_caller]
+fn only_error<'r>(r: &'r Report, rule: &'static str) -> &'r Finding {
+    assert_eq!(rules(r), errors(&[rule]));
+    finding(r, rule)
+}
+
+/// What the finding of `rule` suggests.
+fn suggestion<'r>(r: &'r Report, rule: &str) -> Option<&'r str> {
+    finding(r, rule).suggestion.as_deref()
+}
+
 fn finding<'r>(r: &'r Report, rule: &str) -> &'r Finding {
     r.findings
         .iter()
@@ -49,8 +66,7 @@ fn valid_messages_have_no_findings() {
 #[test]
 fn type_enum_suggests_the_nearest_type() {
     let r = check("feet: add x");
-    assert_eq!(rules(&r), [("type-enum", Severity::Error)]);
-    let f = finding(&r, "type-enum");
+    let f = only_error(&r, "type-enum");
     assert_eq!((f.line, f.column), (1, 1));
     assert!(f.expected.contains("feat, fix"), "{}", f.expected);
     assert_eq!(
@@ -63,30 +79,15 @@ fn type_enum_suggests_the_nearest_type() {
 #[test]
 fn type_case_lowercases_the_type() {
     let r = check("Feat: x");
-    assert_eq!(
-        rules(&r),
-        [
-            ("type-case", Severity::Error),
-            ("type-enum", Severity::Error)
-        ]
-    );
-    assert_eq!(
-        finding(&r, "type-case").suggestion.as_deref(),
-        Some("feat: x")
-    );
+    assert_eq!(rules(&r), errors(&["type-case", "type-enum"]));
+    assert_eq!(suggestion(&r, "type-case"), Some("feat: x"));
     assert_eq!(r.suggested_header.as_deref(), Some("feat: x"));
 }
 
 #[test]
 fn type_empty_and_subject_empty_for_a_plain_sentence() {
     let r = check("add login");
-    assert_eq!(
-        rules(&r),
-        [
-            ("type-empty", Severity::Error),
-            ("subject-empty", Severity::Error)
-        ]
-    );
+    assert_eq!(rules(&r), errors(&["type-empty", "subject-empty"]));
     let f = finding(&r, "type-empty");
     assert_eq!(f.suggestion.as_deref(), Some("<type>: add login"));
     assert!(
@@ -101,10 +102,7 @@ fn missing_space_after_colon_is_not_accepted() {
     // git-conventional alone would accept this header.
     let r = check("fix:x");
     assert_eq!(r.error_rules(), ["subject-empty", "type-empty"]);
-    assert_eq!(
-        finding(&r, "type-empty").suggestion.as_deref(),
-        Some("fix: x")
-    );
+    assert_eq!(suggestion(&r, "type-empty"), Some("fix: x"));
     let r = check("PROJ-123: do x");
     assert_eq!(r.error_rules(), ["subject-empty", "type-empty"]);
 }
@@ -121,8 +119,7 @@ fn empty_type_and_empty_subject_in_a_parsed_header() {
 #[test]
 fn subject_case_rejects_a_capital_first_letter() {
     let r = check("feat: Add login");
-    assert_eq!(rules(&r), [("subject-case", Severity::Error)]);
-    let f = finding(&r, "subject-case");
+    let f = only_error(&r, "subject-case");
     assert_eq!((f.line, f.column), (1, 7));
     assert_eq!(f.suggestion.as_deref(), Some("feat: add login"));
     // Acronyms are errors too, as in commitlint, but not lowered.
@@ -137,8 +134,7 @@ fn subject_case_rejects_a_capital_first_letter() {
 #[test]
 fn subject_full_stop() {
     let r = check("fix: handle nil.");
-    assert_eq!(rules(&r), [("subject-full-stop", Severity::Error)]);
-    let f = finding(&r, "subject-full-stop");
+    let f = only_error(&r, "subject-full-stop");
     assert_eq!(f.column, 16);
     assert_eq!(f.suggestion.as_deref(), Some("fix: handle nil"));
     assert!(check("fix: and so on...").passed());
@@ -159,18 +155,14 @@ fn header_max_length_counts_like_javascript() {
 fn header_trim_leading_whitespace() {
     let r = check("  feat: x");
     assert!(r.error_rules().contains(&"header-trim"), "{r:#?}");
-    assert_eq!(
-        finding(&r, "header-trim").suggestion.as_deref(),
-        Some("feat: x")
-    );
+    assert_eq!(suggestion(&r, "header-trim"), Some("feat: x"));
 }
 
 #[test]
 fn body_and_footer_line_lengths() {
     let long = "b".repeat(101);
     let r = check(&format!("feat: x\n\n{long}"));
-    assert_eq!(rules(&r), [("body-max-line-length", Severity::Error)]);
-    let f = finding(&r, "body-max-line-length");
+    let f = only_error(&r, "body-max-line-length");
     assert_eq!((f.line, f.column), (3, 101));
     let r = check(&format!("feat: x\n\nbody\n\nRefs: {long}"));
     assert_eq!(rules(&r), [("footer-max-line-length", Severity::Error)]);

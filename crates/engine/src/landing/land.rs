@@ -30,6 +30,7 @@
 pub use super::checks::{check_clean, ensure_on_branch, prepare_index, release_index};
 pub use super::finish::Finished;
 pub use super::protocol::{
-    Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing, failpoint, land_in_turn, move_branch_in_turn,
+    BranchMove, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE, Landing, failpoint, land_in_turn,
+    move_branch_in_turn,
 };
 pub use super::turn::{Turn, retrying, take_turn};

@@ -74,28 +74,49 @@ pub struct Landing {
     staged: HashSet<RepoPath>,
 }
 
+/// What a landing moves: the branch `head` names from `head.commit` to
+/// `new`, changing `changed`, with the reflog message and the bookkeeping
+/// that follows the move.
+pub struct BranchMove<'a> {
+    pub head: &'a Head,
+    pub new: Oid,
+    pub changed: &'a [ChangedPath],
+    pub reflog: &'a str,
+    pub epilogue: Epilogue,
+}
+
+impl<'a> BranchMove<'a> {
+    /// The move of the branch `head` names to `new`.
+    pub fn new(
+        head: &'a Head,
+        new: Oid,
+        changed: &'a [ChangedPath],
+        reflog: &'a str,
+        epilogue: Epilogue,
+    ) -> Self {
+        BranchMove {
+            head,
+            new,
+            changed,
+            reflog,
+            epilogue,
+        }
+    }
+}
+
 /// Steps 2 to 4 of the protocol, for the holder of a turn (which the
 /// landing keeps): moves `head` to `new` (a descendant of `head.commit`)
 /// once `changed` is known to hold no uncommitted work. Nothing is touched
 /// on failure.
-pub fn move_branch_in_turn(
-    repo: &Repo,
-    turn: Turn,
-    head: &Head,
-    new: Oid,
-    changed: &[ChangedPath],
-    reflog: &str,
-    epilogue: Epilogue,
-) -> Result<Landing> {
+pub fn move_branch_in_turn(repo: &Repo, turn: Turn, mv: BranchMove<'_>) -> Result<Landing> {
+    let BranchMove { head, changed, .. } = mv;
     // Each directory above the changed paths is verified once for the
     // whole landing, not once per path and step.
     let known_dirs = git::confine::remember_dirs();
     checkout::check_worker_settings(repo)?;
-    let new_tree = repo.find_commit(new)?.tree()?;
+    let new_tree = repo.find_commit(mv.new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
-    let journal = write_journal(
-        repo, head, new, &head_tree, &new_tree, changed, reflog, epilogue,
-    )?;
+    let journal = write_journal(repo, mv, &head_tree, &new_tree)?;
     let index_lock = match IndexLock::acquire(repo, &journal.nonce) {
         Ok(lock) => lock,
         Err(e) => {
@@ -142,17 +163,19 @@ pub fn move_branch_in_turn(
 /// Step 3: refuses while an interrupted landing's journal is left, checks
 /// the paths are confined, and writes the journal of the move from `head`
 /// to `new` (after flushing N's objects, which it names).
-#[allow(clippy::too_many_arguments)]
 fn write_journal(
     repo: &Repo,
-    head: &Head,
-    new: Oid,
+    mv: BranchMove<'_>,
     head_tree: &Tree<'_>,
     new_tree: &Tree<'_>,
-    changed: &[ChangedPath],
-    reflog: &str,
-    epilogue: Epilogue,
 ) -> Result<Journal> {
+    let BranchMove {
+        head,
+        new,
+        changed,
+        reflog,
+        epilogue,
+    } = mv;
     if Journal::exists(repo) {
         return Err(Error::Interrupted {
             detail: format!(
@@ -346,16 +369,9 @@ impl Landing {
 /// for the holder of a turn (rollback takes its turn before it reads the
 /// head, so it queues behind concurrent landings instead of racing). A
 /// failure after the branch moved leaves the journal for `git evolv recover`.
-pub fn land_in_turn(
-    repo: &Repo,
-    turn: Turn,
-    head: &Head,
-    new: Oid,
-    changed: &[ChangedPath],
-    reflog: &str,
-    epilogue: Epilogue,
-) -> Result<Finished> {
-    let landing = move_branch_in_turn(repo, turn, head, new, changed, reflog, epilogue)?;
+pub fn land_in_turn(repo: &Repo, turn: Turn, mv: BranchMove<'_>) -> Result<Finished> {
+    let new = mv.new;
+    let landing = move_branch_in_turn(repo, turn, mv)?;
     landing.finish(repo).map_err(|cause| Error::LandingFailed {
         cause: Box::new(cause),
         recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),

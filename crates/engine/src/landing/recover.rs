@@ -357,11 +357,7 @@ fn abandon(
 
 /// Paths as a person reads them, quoted as git quotes them.
 fn names(paths: &[RepoPath]) -> String {
-    paths
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
+    evolv_core::comma_list::comma_list(paths)
 }
 
 /// Removes `index.lock` if git-evolv created it for this journal; a lock

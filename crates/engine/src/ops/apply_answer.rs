@@ -35,13 +35,15 @@ pub enum ApplyAnswer {
 impl ApplyAnswer {
     /// The answer to an apply of `ids` proposal ids that reported `report`.
     pub fn of(mut report: ApplyReport, ids: usize) -> Self {
-        if ids == 1 && report.error.is_none() && report.results.len() == 1 {
-            if let Some(outcome) = report.results.pop() {
-                return ApplyAnswer::Landed {
-                    success: true,
-                    outcome,
-                };
-            }
+        if ids == 1
+            && report.error.is_none()
+            && report.results.len() == 1
+            && let Some(outcome) = report.results.pop()
+        {
+            return ApplyAnswer::Landed {
+                success: true,
+                outcome,
+            };
         }
         ApplyAnswer::Report {
             success: report.error.is_none(),

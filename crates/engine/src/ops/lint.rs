@@ -16,19 +16,15 @@ use super::settings::Settings;
 
 /// What to lint: one message (text or file) or the commits of a range.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct LintRequest {
     /// The message text.
-    #[serde(default)]
     pub message: Option<String>,
     /// A message file, cleaned as git cleans an edited message.
-    #[serde(default)]
     pub file: Option<PathBuf>,
     /// Every commit in `A..B`, oldest first (needs a repository).
-    #[serde(default)]
     pub range: Option<String>,
     /// With `range`, lint merge commits too (skipped by default).
-    #[serde(default)]
     pub include_merges: bool,
 }
 

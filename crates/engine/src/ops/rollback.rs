@@ -189,7 +189,8 @@ fn undo(
     record.set_files(&paths);
     let epilogue = epilogue(repo, patch_id, landed, record);
     let reflog = format!("evolv: rollback {patch_id}");
-    let finished = land::land_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
+    let mv = land::BranchMove::new(&head, new, &changed, &reflog, epilogue);
+    let finished = land::land_in_turn(repo, turn, mv)?;
     outcome.audit_log_id = finished.audit_id(0);
     outcome.warnings.extend(finished.deferred);
     Ok(outcome)
@@ -307,11 +308,7 @@ fn later_changes(repo: &Repo, landed: &Commit<'_>, head: Oid) -> Result<Vec<Stri
                 "{} {} ({})",
                 &id[..12],
                 commit.summary(),
-                touched
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                evolv_core::comma_list::comma_list(&touched)
             ));
         }
     }
@@ -329,11 +326,7 @@ struct Undo<'a, 'r> {
 impl<'r> Undo<'_, 'r> {
     /// `git_revert`: the inverse of the landed commit, three-way onto the head.
     fn revert(&self, head: &Commit<'_>) -> Result<(Tree<'r>, String)> {
-        let Undo {
-            repo,
-            patch_id,
-            landed,
-        } = *self;
+        let (repo, patch_id, landed) = (self.repo, self.patch_id, self.landed);
         let tree = match repo.revert_commit(landed.id(), head.id())? {
             Merged::Clean(tree) => repo.find_tree(tree)?,
             Merged::Conflicts(paths) => {
@@ -358,11 +351,7 @@ impl<'r> Undo<'_, 'r> {
     /// else the landed commit's parent). Later edits to those files are undone
     /// too; that is what a file backup means.
     fn restore_from_backup(&self, head_tree: &Tree<'_>) -> Result<(Tree<'r>, String)> {
-        let Undo {
-            repo,
-            patch_id,
-            landed,
-        } = *self;
+        let (repo, patch_id, landed) = (self.repo, self.patch_id, self.landed);
         // The backup ref belongs to the landing the applied marker names; a
         // landing on another branch has its own parent.
         let marked = proposals::applied_commit(repo, patch_id) == Some(landed.id());

@@ -1,10 +1,10 @@
 //! `edit_tree` against libgit2's tree updater, which it replaced: the
 //! same trees for the same edits, and the same refusals in the same words.
 
-use std::path::Path;
-
 use super::TreeEdit;
-use crate::test_git::git;
+use tempfile::TempDir;
+
+use crate::test_git::{git, literal_tree, new_repo, rev_parse};
 use crate::{Oid, Repo, on_object};
 
 /// What `edit_tree` did before gix's editor: libgit2's updater.
@@ -34,8 +34,11 @@ fn by_libgit2(repo: &Repo, base: Oid, edits: &[TreeEdit]) -> crate::error::Resul
         })
 }
 
-fn base(d: &Path) -> (Repo, Oid) {
-    git(d, &["init", "-q", "-b", "main"]);
+/// A new repository whose index holds a few nested files; the tree of
+/// that index.
+fn base() -> (TempDir, Repo, Oid) {
+    let dir = new_repo();
+    let d = dir.path();
     for (path, content) in [
         ("top.txt", "top\n"),
         ("a/x.txt", "x\n"),
@@ -51,7 +54,8 @@ fn base(d: &Path) -> (Repo, Oid) {
     }
     git(d, &["add", "-A"]);
     let tree = Oid::parse(&git(d, &["write-tree"])).unwrap();
-    (crate::open(d).unwrap(), tree)
+    let repo = crate::open(d).unwrap();
+    (dir, repo, tree)
 }
 
 fn put(path: &str, id: Oid, mode: i32) -> TreeEdit {
@@ -70,9 +74,8 @@ fn remove(path: &str) -> TreeEdit {
 
 #[test]
 fn edits_make_the_trees_libgit2s_updater_made() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, repo, tree) = base();
     let d = dir.path();
-    let (repo, tree) = base(d);
     let blob = |s: &str| repo.write_blob(s.as_bytes()).unwrap();
     let cases: Vec<Vec<TreeEdit>> = vec![
         vec![put("a/b/c/z.txt", blob("new z\n"), 0o100644)],
@@ -107,11 +110,10 @@ fn edits_make_the_trees_libgit2s_updater_made() {
 
 #[test]
 fn what_libgit2_refused_is_refused_in_its_words() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, repo, tree) = base();
     let d = dir.path();
-    let (repo, tree) = base(d);
     let blob = repo.write_blob(b"b\n").unwrap();
-    let tree_id = Oid::parse(&git(d, &["rev-parse", &format!("{tree}:a")])).unwrap();
+    let tree_id = rev_parse(d, &format!("{tree}:a"));
     let missing = Oid::parse("0123456789012345678901234567890123456789").unwrap();
     let cases: Vec<Vec<TreeEdit>> = vec![
         vec![put("top.txt", blob, 0o100644), remove("top.txt")],
@@ -138,18 +140,10 @@ fn what_libgit2_refused_is_refused_in_its_words() {
 /// writes (`100664`), as libgit2's updater kept it.
 #[test]
 fn untouched_entries_keep_their_raw_mode() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, repo, _) = base();
     let d = dir.path();
-    let (repo, _) = base(d);
     let blob = repo.write_blob(b"kept\n").unwrap();
-    let mut raw = Vec::new();
-    for (mode, name) in [("100664", "a"), ("100644", "b")] {
-        raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
-        raw.extend_from_slice(blob.as_bytes());
-    }
-    std::fs::write(d.join("raw-tree"), raw).unwrap();
-    let args = ["hash-object", "-t", "tree", "--literally", "-w", "raw-tree"];
-    let tree = Oid::parse(&git(d, &args)).unwrap();
+    let tree = literal_tree(d, &[("100664", "a", blob), ("100644", "b", blob)]);
     let edits = [put("b", repo.write_blob(b"new\n").unwrap(), 0o100644)];
     let expected = by_libgit2(&repo, tree, &edits).unwrap();
     assert_eq!(repo.edit_tree(tree, &edits).unwrap(), expected);

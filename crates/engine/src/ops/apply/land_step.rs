@@ -156,7 +156,8 @@ pub(super) fn land_built(
         }
         epilogue.audit.push(record(s, &head, step));
     }
-    let landing = land::move_branch_in_turn(repo, turn, &head, new, &changed, &reflog, epilogue)?;
+    let mv = land::BranchMove::new(&head, new, &changed, &reflog, epilogue);
+    let landing = land::move_branch_in_turn(repo, turn, mv)?;
     let finish = || -> Result<Vec<ApplyOutcome>> {
         land::failpoint(FAILPOINT_AFTER_BRANCH_MOVE)?;
         let finished = landing.finish(repo)?;
