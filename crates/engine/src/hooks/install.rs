@@ -58,7 +58,10 @@ pub fn install_in(
             let had_aside = Files::kind(&f.old) == Some(Kind::Ours)
                 || Files::kind(&f.legacy) == Some(Kind::Ours);
             remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
-            let source = copy_from.expect("a hook with nothing in place is a copy");
+            let source = match copy_from {
+                Some(source) => source,
+                None => binary::require(binary)?,
+            };
             binary::copy_to(&source, &f.path(""))?;
             if had_aside { "moved back" } else { "written" }
         }

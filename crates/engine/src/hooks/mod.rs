@@ -176,17 +176,43 @@ mod tests {
     }
 
     #[test]
+    fn install_chains_the_hook_a_manager_moved_ours_from() {
+        // lefthook moved our shim, which chained husky's stub, to `.old`:
+        // the stub takes its place there, lefthook's hook is chained.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let stub = "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"";
+        fs::write(d.join("commit-msg.evolv-chained"), stub).unwrap();
+        fs::write(
+            d.join("commit-msg.old"),
+            render_shim(HOOKS[0].1, Path::new("/x")),
+        )
+        .unwrap();
+        fs::write(d.join("commit-msg"), "#!/bin/sh\n# LEFTHOOK\n").unwrap();
+        let s = install_in(d, "commit-msg", HOOKS[0].1, Path::new("/x"), INSTALL).unwrap();
+        assert_eq!(s.state, HookState::Chained);
+        assert_eq!(fs::read_to_string(d.join("commit-msg.old")).unwrap(), stub);
+        let chained = fs::read_to_string(d.join("commit-msg.evolv-chained")).unwrap();
+        assert!(chained.contains("LEFTHOOK"));
+    }
+
+    #[test]
     fn install_refuses_to_overwrite_a_foreign_hook_and_a_chained_one() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         fs::write(d.join("pre-push"), "#!/bin/sh\necho new\n").unwrap();
         fs::write(d.join("pre-push.evolv-chained"), "#!/bin/sh\necho old\n").unwrap();
+        // Our shim set aside stays too: a refused install changes nothing.
+        let shim = render_shim(HOOKS[1].1, Path::new("/x"));
+        fs::write(d.join("pre-push.legacy"), &shim).unwrap();
         let err = install_in(d, "pre-push", HOOKS[1].1, Path::new("/x"), INSTALL).unwrap_err();
         assert_eq!(err.code(), "hook_conflict");
         assert_eq!(
             fs::read_to_string(d.join("pre-push")).unwrap(),
             "#!/bin/sh\necho new\n"
         );
+        assert_eq!(fs::read_to_string(d.join("pre-push.legacy")).unwrap(), shim);
+        fs::remove_file(d.join("pre-push.legacy")).unwrap();
         // Uninstall leaves a foreign hook alone.
         let s = uninstall_in(d, "pre-push", INSTALL).unwrap();
         assert_eq!(s.change.as_deref(), Some("not installed"));
