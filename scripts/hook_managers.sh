@@ -230,10 +230,93 @@ scenario() { # manager
   check_binaries "$m"
 }
 
+# Every file of the hooks folders (name, mode, bytes) and the config.
+hooks_snapshot() {
+  { find .git/hooks .husky/_ -maxdepth 1 -type f -exec sha256sum {} + 2>/dev/null
+    find .git/hooks .husky/_ -maxdepth 1 -printf '%m %p\n' 2>/dev/null
+    cat .git/config; } | sort | sha256sum
+}
+
+# Files of git-evolv's (its marker, a copy of git-evolv-hook, a chained hook) in a folder.
+ours_in() { # folder
+  local f
+  for f in "$1"/*; do
+    [ -f "$f" ] || continue
+    case $f in *.evolv-chained) echo "$f"; continue ;; esac
+    if grep -q "git-evolv managed hook" "$f" || cmp -s "$f" "$HOOK_BIN"; then echo "$f"; fi
+  done
+}
+
+# Runs each command `hooks status` advises, exactly as printed (git-evolv
+# found on PATH as `git evolv`, as users run it).
+follow_advice() { # step
+  local cmds cmd
+  cmds=$("$EVOLV" hooks status --json | python3 -c 'import json, re, sys
+seen = []
+for h in json.load(sys.stdin)["hooks"]:
+    for n in h.get("notes", []):
+        for c in re.findall(r"`(git [^`]*)`", n):
+            if c not in seen:
+                seen.append(c)
+print("\n".join(seen))')
+  [ -n "$cmds" ] || { bad "$1: status gave no advice"; return; }
+  while IFS= read -r cmd; do
+    if PATH="$(dirname "$EVOLV"):$PATH" sh -c "$cmd" >/dev/null 2>&1; then ok "$1: followed status's advice \`$cmd\`"
+    else bad "$1: status's advice \`$cmd\` failed when followed"; fi
+  done <<<"$cmds"
+}
+
+# Issue 25 item 16: husky's documented removal, then git-evolv's uninstall.
+scenario_husky_removed_first() {
+  local m=husky left
+  echo "== husky: install --hooks-path, husky removed (core.hooksPath unset), then git-evolv uninstalled"
+  new_repo $m
+  mgr_install $m
+  evolv_install; check "git-evolv installed with --hooks-path" $m 1 1
+  mgr_uninstall $m; check "husky removed" $m 1 0
+  evolv_uninstall; check "git-evolv uninstalled" $m 0 0
+  left=$(ours_in .husky/_; ours_in .git/hooks)
+  if [ -z "$left" ]; then ok "$m: nothing of git-evolv's is left in .husky/_ or .git/hooks"
+  else bad "$m: git-evolv's files are left: $left"; fi
+  git config core.hooksPath .husky/_
+  check "core.hooksPath back on (husky's hooks run, git-evolv's do not)" $m 0 1
+  check_binaries "$m removed first"
+}
+
+# Issue 25 item 17: lefthook -> git-evolv -> husky -> install --hooks-path
+# -> `lefthook install --force`; a refused install changes nothing, and the
+# advice status gives works when followed.
+scenario_lefthook_forced_over_husky() {
+  local m=lefthook before code
+  echo "== lefthook, git-evolv, husky, git-evolv --hooks-path, then lefthook install --force"
+  new_repo $m
+  mkdir .husky && printf 'echo husky >> "$LOG"\n' >.husky/commit-msg
+  printf 'echo husky-push >> "$LOG"\n' >.husky/pre-push
+  git add -A && git commit -q --no-verify -m "chore: husky"
+  mgr_install $m; check "lefthook installed" $m 0 1
+  evolv_install; check "git-evolv installed" $m 1 1
+  mgr_install husky; check "husky installed (core.hooksPath hides both)" husky 0 1
+  evolv_install; check "git-evolv installed with --hooks-path" husky 1 1
+  "$NODE_BIN/lefthook" install --force >/dev/null 2>&1
+  check "lefthook install --force (moved git-evolv's hook to .old)" $m 0 1
+  before=$(hooks_snapshot)
+  "$EVOLV" hooks install >/dev/null 2>&1; code=$?
+  if [ $code -eq 2 ] && [ "$(hooks_snapshot)" = "$before" ]; then ok "$m: the refused plain install changed nothing"
+  else bad "$m: plain install exited $code, or changed the hooks folders or the config"; fi
+  follow_advice "$m: after lefthook install --force"
+  check "status's advice followed" $m 1 1
+  evolv_uninstall; check "git-evolv uninstalled" $m 0 1
+  if [ -z "$(ours_in .husky/_; ours_in .git/hooks)" ]; then ok "$m: nothing of git-evolv's is left"
+  else bad "$m: git-evolv's files are left: $(ours_in .husky/_; ours_in .git/hooks)"; fi
+  check_binaries "$m forced over husky"
+}
+
 if [ $have_pre_commit = 1 ]; then scenario pre-commit; else skip "pre-commit: PyPI could not be reached (see $TOOLS/pip.log)"; fi
 if [ $have_npm = 1 ]; then
   scenario husky
   scenario lefthook
+  scenario_husky_removed_first
+  scenario_lefthook_forced_over_husky
 else
   skip "husky, lefthook: the npm registry could not be reached"
 fi

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::common::{BIN, Run, TestRepo, assert_has, assert_human, assert_lacks, error_code};
 
-fn write_exec(path: &Path, text: &str) {
+pub(crate) fn write_exec(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     // Never through our link: that would write into the binary.
     let _ = fs::remove_file(path);
@@ -18,18 +18,18 @@ fn write_exec(path: &Path, text: &str) {
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-fn log(repo: &TestRepo) -> String {
+pub(crate) fn log(repo: &TestRepo) -> String {
     fs::read_to_string(repo.path().join(".git/tool.log")).unwrap_or_default()
 }
 
 /// `git commit --allow-empty -m message` through the hooks.
-fn commit(repo: &TestRepo, message: &str) -> Run {
+pub(crate) fn commit(repo: &TestRepo, message: &str) -> Run {
     repo.git_run(&["commit", "-q", "--allow-empty", "-m", message])
 }
 
 /// husky 9's stub and helper, as `husky` writes them: the helper runs
 /// `.husky/$(basename "$0")`, found from `dirname "$0"`.
-fn husky(repo: &TestRepo) {
+pub(crate) fn husky(repo: &TestRepo) {
     let d = repo.path().join(".husky/_");
     fs::create_dir_all(&d).unwrap();
     fs::write(d.join(".gitignore"), "*").unwrap();

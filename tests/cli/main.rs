@@ -22,6 +22,7 @@ mod hook_commit_msg;
 mod hooks;
 mod hooks_binary;
 mod hooks_coexist;
+mod hooks_record_and_advice;
 mod hostile_edits;
 mod index_formats;
 mod inspect;

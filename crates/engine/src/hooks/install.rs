@@ -7,22 +7,49 @@ use std::path::Path;
 use super::files::{
     Files, copy_if_changed, remove, remove_ours, write_executable, write_if_changed,
 };
+use super::plan::{self, ChainedFate};
 use super::status::status_in;
 use super::{CHAINED_SUFFIX, HookStatus, Kind, LEGACY_SUFFIX, OLD_SUFFIX, binary, render_shim};
 use crate::error::{Error, Result};
 
+/// Refuses, before anything is touched, what `install_in` would refuse for
+/// `name` in `dir`: a hook conflict, or a missing hook binary it must copy.
+/// Install checks every hook of every folder first, so a refused install
+/// changes nothing.
+pub fn check_install_in(dir: &Path, name: &str, binary: &Path) -> Result<()> {
+    let f = Files::read(dir, name);
+    if let Some(e) = plan::conflict(&f) {
+        return Err(e);
+    }
+    if plan::needs_binary(&f) {
+        binary::require(binary)?;
+    }
+    Ok(())
+}
+
 /// Writes our shim for `name` into `dir`, chaining or joining whatever hook
 /// is there. Idempotent; repairs the layouts other managers leave behind.
-pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Result<HookStatus> {
-    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+/// `install` is the command the advice in the returned notes names.
+pub fn install_in(
+    dir: &Path,
+    name: &str,
+    template: &str,
+    binary: &Path,
+    install: &str,
+) -> Result<HookStatus> {
     let f = Files::read(dir, name);
-    let shim = render_shim(template, binary);
+    if let Some(e) = plan::conflict(&f) {
+        return Err(e);
+    }
     // Nothing to chain: the hook is a copy of the hook binary, which must
     // be there before anything is touched.
-    let copy_from = match (f.main_kind(), &f.chained) {
-        (Some(Kind::Ours) | None, None) => Some(binary::require(binary)?),
-        _ => None,
+    let copy_from = if plan::needs_binary(&f) {
+        Some(binary::require(binary)?)
+    } else {
+        None
     };
+    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let shim = render_shim(template, binary);
     let change = match f.main_kind() {
         Some(Kind::Ours) => refresh_ours(&f, &shim, copy_from.as_deref())?,
         Some(Kind::PreCommit) => join_pre_commit(&f, &shim)?,
@@ -31,15 +58,15 @@ pub fn install_in(dir: &Path, name: &str, template: &str, binary: &Path) -> Resu
             let had_aside = Files::kind(&f.old) == Some(Kind::Ours)
                 || Files::kind(&f.legacy) == Some(Kind::Ours);
             remove_ours(&f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
-            let source = match &copy_from {
-                Some(source) => source.clone(),
+            let source = match copy_from {
+                Some(source) => source,
                 None => binary::require(binary)?,
             };
             binary::copy_to(&source, &f.path(""))?;
             if had_aside { "moved back" } else { "written" }
         }
     };
-    let mut status = status_in(dir, name);
+    let mut status = status_in(dir, name, install);
     status.change = Some(change.to_string());
     Ok(status)
 }
@@ -79,12 +106,7 @@ fn join_pre_commit(f: &Files, shim: &str) -> Result<&'static str> {
             write_if_changed(&legacy, shim, f.legacy.as_ref().map(|(_, t)| t.as_str()))?
         }
         Some(_) => {
-            if fs::symlink_metadata(&chained).is_ok() {
-                return Err(Error::HookConflict {
-                    path: legacy.clone(),
-                    chained: chained.clone(),
-                });
-            }
+            // `plan::conflict` refused a chained hook in the way.
             fs::rename(&legacy, &chained).map_err(|e| Error::io("move aside", &legacy, e))?;
             write_executable(&legacy, shim)?;
             "joined pre-commit (its legacy hook is chained)"
@@ -97,23 +119,24 @@ fn join_pre_commit(f: &Files, shim: &str) -> Result<&'static str> {
 }
 
 /// Another hook (`kind`) is in place: it moves aside to be chained, and our
-/// shim takes its place.
+/// shim takes its place (`plan::chained_fate` says what becomes of the hook
+/// chained before; `install_in` refused a conflict).
 fn chain_foreign(f: &Files, kind: Kind, shim: &str) -> Result<&'static str> {
     let main = f.path("");
     let chained = f.path(CHAINED_SUFFIX);
-    remove_ours(f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
-    if let Some((ckind, ctext)) = &f.chained {
-        let same = f.main.as_ref().is_some_and(|(_, t)| t == ctext)
-            || (*ckind == kind && kind.is_manager());
-        if !same {
-            return Err(Error::HookConflict {
-                path: main.clone(),
-                chained: chained.clone(),
-            });
+    match plan::chained_fate(f, kind) {
+        ChainedFate::BackToOld => {
+            remove_ours(f, &[LEGACY_SUFFIX])?;
+            // Replaces our shim at `.old` in one step.
+            let old = f.path(OLD_SUFFIX);
+            fs::rename(&chained, &old).map_err(|e| Error::io("move aside", &chained, e))?;
         }
-        // The manager wrote its hook over ours: the chained copy is
-        // its older stub.
-        remove(&chained)?;
+        fate => {
+            remove_ours(f, &[OLD_SUFFIX, LEGACY_SUFFIX])?;
+            if fate == ChainedFate::Drop {
+                remove(&chained)?;
+            }
+        }
     }
     fs::rename(&main, &chained).map_err(|e| Error::io("move aside", &main, e))?;
     write_executable(&main, shim)?;
@@ -122,7 +145,7 @@ fn chain_foreign(f: &Files, kind: Kind, shim: &str) -> Result<&'static str> {
 
 /// Removes our shim for `name` from `dir` wherever it is, and puts the hook
 /// it chained back where it was. Another manager's hook is left working.
-pub fn uninstall_in(dir: &Path, name: &str) -> Result<HookStatus> {
+pub fn uninstall_in(dir: &Path, name: &str, install: &str) -> Result<HookStatus> {
     let f = Files::read(dir, name);
     let main = f.path("");
     let chained = f.path(CHAINED_SUFFIX);
@@ -180,7 +203,7 @@ pub fn uninstall_in(dir: &Path, name: &str) -> Result<HookStatus> {
             }
         }
     };
-    let mut status = status_in(dir, name);
+    let mut status = status_in(dir, name, install);
     status.change = Some(change.to_string());
     Ok(status)
 }

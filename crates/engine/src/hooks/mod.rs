@@ -23,9 +23,11 @@ mod files;
 mod install;
 pub mod invocation;
 pub mod kind;
+mod plan;
+pub mod record;
 mod status;
 
-pub use install::{install_in, uninstall_in};
+pub use install::{check_install_in, install_in, uninstall_in};
 pub use kind::{Kind, MARKER, is_ours};
 pub use status::status_in;
 
@@ -45,6 +47,12 @@ pub const CHAINED_SUFFIX: &str = ".evolv-chained";
 pub const LEGACY_SUFFIX: &str = ".legacy";
 /// Where lefthook moves the hook it found (and never runs it).
 pub const OLD_SUFFIX: &str = ".old";
+
+/// The command that installs git-evolv's hooks where git runs them, as
+/// the advice in a hook's notes names it: with core.hooksPath set (to
+/// another folder), only `--hooks-path` installs where git looks.
+pub const INSTALL: &str = "git evolv hooks install";
+pub const INSTALL_HOOKS_PATH: &str = "git evolv hooks install --hooks-path";
 
 /// Quotes a string for sh: `'…'`, with `'` written as `'\''`.
 pub fn sh_quote(s: &str) -> String {
@@ -145,14 +153,14 @@ mod tests {
         let d = dir.path();
         fs::write(d.join("pre-push"), "#!/bin/sh\necho foreign\n").unwrap();
         let bin = Path::new("/usr/bin/git-evolv");
-        let s = install_in(d, "pre-push", HOOKS[1].1, bin).unwrap();
+        let s = install_in(d, "pre-push", HOOKS[1].1, bin, INSTALL).unwrap();
         assert_eq!(
             (s.state, s.change.as_deref()),
             (HookState::Chained, Some("chained"))
         );
-        let s = install_in(d, "pre-push", HOOKS[1].1, bin).unwrap();
+        let s = install_in(d, "pre-push", HOOKS[1].1, bin, INSTALL).unwrap();
         assert_eq!(s.change.as_deref(), Some("unchanged"));
-        let s = uninstall_in(d, "pre-push").unwrap();
+        let s = uninstall_in(d, "pre-push", INSTALL).unwrap();
         assert_eq!(
             (s.state, s.change.as_deref()),
             (HookState::Foreign, Some("restored"))
@@ -161,7 +169,31 @@ mod tests {
             fs::read_to_string(d.join("pre-push")).unwrap(),
             "#!/bin/sh\necho foreign\n"
         );
-        assert_eq!(status_in(d, "commit-msg").state, HookState::Missing);
+        assert_eq!(
+            status_in(d, "commit-msg", INSTALL).state,
+            HookState::Missing
+        );
+    }
+
+    #[test]
+    fn install_chains_the_hook_a_manager_moved_ours_from() {
+        // lefthook moved our shim, which chained husky's stub, to `.old`:
+        // the stub takes its place there, lefthook's hook is chained.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let stub = "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"";
+        fs::write(d.join("commit-msg.evolv-chained"), stub).unwrap();
+        fs::write(
+            d.join("commit-msg.old"),
+            render_shim(HOOKS[0].1, Path::new("/x")),
+        )
+        .unwrap();
+        fs::write(d.join("commit-msg"), "#!/bin/sh\n# LEFTHOOK\n").unwrap();
+        let s = install_in(d, "commit-msg", HOOKS[0].1, Path::new("/x"), INSTALL).unwrap();
+        assert_eq!(s.state, HookState::Chained);
+        assert_eq!(fs::read_to_string(d.join("commit-msg.old")).unwrap(), stub);
+        let chained = fs::read_to_string(d.join("commit-msg.evolv-chained")).unwrap();
+        assert!(chained.contains("LEFTHOOK"));
     }
 
     #[test]
@@ -170,14 +202,19 @@ mod tests {
         let d = dir.path();
         fs::write(d.join("pre-push"), "#!/bin/sh\necho new\n").unwrap();
         fs::write(d.join("pre-push.evolv-chained"), "#!/bin/sh\necho old\n").unwrap();
-        let err = install_in(d, "pre-push", HOOKS[1].1, Path::new("/x")).unwrap_err();
+        // Our shim set aside stays too: a refused install changes nothing.
+        let shim = render_shim(HOOKS[1].1, Path::new("/x"));
+        fs::write(d.join("pre-push.legacy"), &shim).unwrap();
+        let err = install_in(d, "pre-push", HOOKS[1].1, Path::new("/x"), INSTALL).unwrap_err();
         assert_eq!(err.code(), "hook_conflict");
         assert_eq!(
             fs::read_to_string(d.join("pre-push")).unwrap(),
             "#!/bin/sh\necho new\n"
         );
+        assert_eq!(fs::read_to_string(d.join("pre-push.legacy")).unwrap(), shim);
+        fs::remove_file(d.join("pre-push.legacy")).unwrap();
         // Uninstall leaves a foreign hook alone.
-        let s = uninstall_in(d, "pre-push").unwrap();
+        let s = uninstall_in(d, "pre-push", INSTALL).unwrap();
         assert_eq!(s.change.as_deref(), Some("not installed"));
         assert!(d.join("pre-push.evolv-chained").exists());
     }

@@ -6,20 +6,21 @@ use std::path::{Path, PathBuf};
 use super::files::{
     Files, current_copy_text, is_executable, is_executable_by_anyone, is_link, text_field,
 };
+use super::plan;
 use super::{CHAINED_SUFFIX, HookState, HookStatus, Kind, LEGACY_SUFFIX, OLD_SUFFIX, binary};
 
 /// Fills in what our hook file at `at` (its text as `read_hook` gives it)
 /// is: the binary a shim or an old link calls, a copy's version, and
 /// whether `hooks install` would refresh it.
-fn describe_ours(at: &Path, text: &str, s: &mut HookStatus) {
+fn describe_ours(at: &Path, text: &str, install: &str, s: &mut HookStatus) {
     s.binary = recorded_binary(text);
     if is_link(at) {
         s.stale = Some(true);
-        check_link(at, s);
+        check_link(at, install, s);
         if s.runs {
             s.notes.push(format!(
                 "{} is a link to git-evolv, as older versions installed it; anything that writes \
-                 this hook in place would write into the binary: run `git evolv hooks install` \
+                 this hook in place would write into the binary: run `{install}` \
                  to replace it with a copy of {}",
                 at.display(),
                 binary::NAME
@@ -39,7 +40,7 @@ fn describe_ours(at: &Path, text: &str, s: &mut HookStatus) {
     if stale {
         s.notes.push(format!(
             "{} is a copy of another build of {} (version {version}, this git-evolv is {}): \
-             run `git evolv hooks install` to refresh it",
+             run `{install}` to refresh it",
             at.display(),
             binary::NAME,
             binary::VERSION
@@ -55,8 +56,9 @@ pub(super) fn recorded_binary(text: &str) -> Option<String> {
 
 /// The state of hook `name` in `dir`, checked as far as it can be without
 /// running anything: whether git runs our shim, and whether the hook it
-/// chains can run.
-pub fn status_in(dir: &Path, name: &str) -> HookStatus {
+/// chains can run. `install` is the command its advice names: the one
+/// that installs where git runs hooks (`--hooks-path` with core.hooksPath).
+pub fn status_in(dir: &Path, name: &str, install: &str) -> HookStatus {
     let f = Files::read(dir, name);
     let mut s = HookStatus {
         name: name.to_string(),
@@ -77,16 +79,16 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
         .find(|(_, slot)| Files::kind(slot) == Some(Kind::Ours))
         .map(|(suffix, slot)| (f.path(suffix), slot.as_ref().map(|(_, t)| t.clone())));
     match &f.main {
-        Some((Kind::Ours, text)) => ours_in_place(&f, text, &mut s),
+        Some((Kind::Ours, text)) => ours_in_place(&f, text, install, &mut s),
         Some((Kind::PreCommit, _)) if Files::kind(&f.legacy) == Some(Kind::Ours) => {
-            run_by_pre_commit(&f, &mut s)
+            run_by_pre_commit(&f, install, &mut s)
         }
-        Some((kind, _)) => foreign_in_place(&f, *kind, ours_aside, &mut s),
+        Some((kind, _)) => foreign_in_place(&f, *kind, ours_aside, install, &mut s),
         None => {
             if let Some((at, text)) = ours_aside {
                 not_running(at, text, &mut s, |at| {
                     format!(
-                        "git-evolv's hook is at {}, where git does not run it: run `git evolv hooks install`",
+                        "git-evolv's hook is at {}, where git does not run it: run `{install}`",
                         at.display()
                     )
                 });
@@ -97,10 +99,10 @@ pub fn status_in(dir: &Path, name: &str) -> HookStatus {
 }
 
 /// Our shim is the hook git runs (`D/N`), chaining a foreign one or not.
-fn ours_in_place(f: &Files, text: &str, s: &mut HookStatus) {
+fn ours_in_place(f: &Files, text: &str, install: &str, s: &mut HookStatus) {
     s.runs = is_executable(&s.path);
     let path = s.path.clone();
-    describe_ours(&path, text, s);
+    describe_ours(&path, text, install, s);
     if let Some((kind, _)) = &f.chained {
         s.state = HookState::Chained;
         s.manager = kind.manager();
@@ -112,17 +114,17 @@ fn ours_in_place(f: &Files, text: &str, s: &mut HookStatus) {
 }
 
 /// Our shim is pre-commit's legacy hook (`D/N.legacy`), which it runs first.
-fn run_by_pre_commit(f: &Files, s: &mut HookStatus) {
+fn run_by_pre_commit(f: &Files, install: &str, s: &mut HookStatus) {
     let shim = f.path(LEGACY_SUFFIX);
     s.state = HookState::RunByManager;
     s.manager = Some("pre-commit");
     s.runs = is_executable(&shim);
     if let Some((_, text)) = &f.legacy {
-        describe_ours(&shim, text, s);
+        describe_ours(&shim, text, install, s);
     }
     if !s.runs {
         s.notes.push(format!(
-            "{} is not executable, so pre-commit skips it: run `git evolv hooks install`",
+            "{} is not executable, so pre-commit skips it: run `{install}`",
             shim.display()
         ));
     }
@@ -139,25 +141,43 @@ fn foreign_in_place(
     f: &Files,
     kind: Kind,
     ours_aside: Option<(PathBuf, Option<String>)>,
+    install: &str,
     s: &mut HookStatus,
 ) {
     s.manager = kind.manager();
     let who = kind.manager().unwrap_or("another tool");
     if let Some((at, text)) = ours_aside {
+        let fix = install_fix(f, install, &format!("to chain {who}'s hook"));
         not_running(at, text, s, |at| {
             format!(
-                "{who} moved git-evolv's hook to {} and git does not run it: run `git evolv hooks install` to chain {who}'s hook",
+                "{who} moved git-evolv's hook to {} and git does not run it: {fix}",
                 at.display()
             )
         });
     } else if f.chained.is_some() {
         s.state = HookState::NotRunning;
         s.notes.push(format!(
-            "{who} wrote its hook over git-evolv's ({} is what git-evolv chained before): run `git evolv hooks install` again",
-            f.path(CHAINED_SUFFIX).display()
+            "{who} wrote its hook over git-evolv's ({} is what git-evolv chained before): {}",
+            f.path(CHAINED_SUFFIX).display(),
+            install_fix(f, install, "again")
         ));
     } else {
         s.state = HookState::Foreign;
+    }
+}
+
+/// Advice that works when followed: run `install` (`why` says what for),
+/// or, where install would refuse two different hooks, merge them first.
+fn install_fix(f: &Files, install: &str, why: &str) -> String {
+    match plan::conflict(f) {
+        None => format!("run `{install}` {why}"),
+        Some(_) => format!(
+            "{} and {} are different hooks: merge them into {} by hand and delete {}, then run `{install}`",
+            f.path("").display(),
+            f.path(CHAINED_SUFFIX).display(),
+            f.path("").display(),
+            f.path(CHAINED_SUFFIX).display()
+        ),
     }
 }
 
@@ -183,12 +203,12 @@ fn not_running(
 /// a hook it cannot execute without a word, so a moved or deleted binary
 /// is said here (`git evolv hooks install` from its new place links it
 /// again). An upgrade in place keeps working: the link names the path.
-fn check_link(link: &Path, s: &mut HookStatus) {
+fn check_link(link: &Path, install: &str, s: &mut HookStatus) {
     s.runs = is_executable_by_anyone(link);
     if !s.runs {
         s.notes.push(format!(
             "{} links to {}, which is gone or not executable: git skips the hook without a word; \
-             run `git evolv hooks install` with the git-evolv you use now",
+             run `{install}` with the git-evolv you use now",
             link.display(),
             s.binary.as_deref().unwrap_or("the binary")
         ));

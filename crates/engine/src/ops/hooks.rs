@@ -171,7 +171,17 @@ fn refuse_tracked(git: &Git, dir: &Path) -> Result<()> {
     })
 }
 
-/// Installs the shims calling `binary`.
+/// The install command that works here, for the advice in notes: with
+/// core.hooksPath naming another folder, plain `install` is refused.
+fn install_command(hooks_path: Option<&HooksPath>, default: &Path) -> &'static str {
+    match hooks_path {
+        Some(hp) if !same_dir(&hp.dir, default) => hooks::INSTALL_HOOKS_PATH,
+        _ => hooks::INSTALL,
+    }
+}
+
+/// Installs the shims calling `binary`. Every hook of every folder is
+/// checked first, so a refused install changes nothing.
 fn install(
     git: &Git,
     settings: &Settings,
@@ -179,17 +189,34 @@ fn install(
     use_hooks_path: bool,
 ) -> Result<HooksOutcome> {
     let (dir, hooks_path) = target_dir(git, settings, use_hooks_path, Action::Install)?;
+    let default = default_hooks_dir(git)?;
+    let advice = install_command(hooks_path.as_ref(), &default);
+    // Also in the default folder: when core.hooksPath goes away (husky is
+    // removed with `git config --unset core.hooksPath`), git runs hooks
+    // from there, and git-evolv keeps running.
+    let also_default = !same_dir(&dir, &default);
+    let dirs = if also_default {
+        vec![dir.clone(), default.clone()]
+    } else {
+        vec![dir.clone()]
+    };
+    for d in &dirs {
+        for (name, _) in HOOKS {
+            hooks::check_install_in(d, name, binary)?;
+        }
+    }
+    if also_default {
+        // Before writing there: `uninstall` finds this folder though
+        // core.hooksPath no longer names it.
+        hooks::record::add(&git.common_dir()?, std::slice::from_ref(&dir))?;
+    }
     let mut hooks = HOOKS
         .iter()
-        .map(|(name, template)| hooks::install_in(&dir, name, template, binary))
+        .map(|(name, template)| hooks::install_in(&dir, name, template, binary, advice))
         .collect::<Result<Vec<_>>>()?;
-    let default = default_hooks_dir(git)?;
-    if !same_dir(&dir, &default) {
-        // Also in the default folder: when core.hooksPath goes away (husky
-        // is removed with `git config --unset core.hooksPath`), git runs
-        // hooks from there, and git-evolv keeps running.
+    if also_default {
         for (name, template) in HOOKS {
-            let mut status = hooks::install_in(&default, name, template, binary)?;
+            let mut status = hooks::install_in(&default, name, template, binary, advice)?;
             status.state = HookState::Bypassed;
             status.runs = false;
             status.notes.push(
@@ -206,13 +233,16 @@ fn install(
 }
 
 /// Removes the shims from every folder this repository's hooks can be in
-/// (core.hooksPath's and the default one), wherever another manager moved
-/// them, and restores chained hooks: after it, no git-evolv hook is left
-/// to come back when core.hooksPath changes. `use_hooks_path` is accepted
-/// for older scripts and changes nothing.
+/// (core.hooksPath's, the default one, and every folder `install` recorded,
+/// though core.hooksPath no longer names it), wherever another manager
+/// moved them, and restores chained hooks: after it, no git-evolv hook is
+/// left to come back when core.hooksPath changes. `use_hooks_path` is
+/// accepted for older scripts and changes nothing.
 fn uninstall(git: &Git, settings: &Settings, _use_hooks_path: bool) -> Result<HooksOutcome> {
     let default = default_hooks_dir(git)?;
+    let common_dir = git.common_dir()?;
     let hooks_path = hooks_path(git, settings)?;
+    let advice = install_command(hooks_path.as_ref(), &default);
     let mut dirs = vec![default.clone()];
     if let Some(hp) = hooks_path
         .as_ref()
@@ -220,16 +250,22 @@ fn uninstall(git: &Git, settings: &Settings, _use_hooks_path: bool) -> Result<Ho
     {
         dirs.insert(0, hp.dir.clone());
     }
+    for recorded in hooks::record::folders(&common_dir) {
+        if !dirs.iter().any(|d| same_dir(d, &recorded)) {
+            dirs.push(recorded);
+        }
+    }
     let mut hooks = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
         for (name, _) in HOOKS {
-            let status = hooks::uninstall_in(dir, name)?;
-            // The folder git does not run is shown only when something changed there.
+            let status = hooks::uninstall_in(dir, name, advice)?;
+            // A folder git does not run is shown only when something changed there.
             if i == 0 || status.change.as_deref() != Some("not installed") {
                 hooks.push(status);
             }
         }
     }
+    hooks::record::clear(&common_dir)?;
     Ok(HooksOutcome {
         hooks_dir: dirs[0].clone(),
         hooks_path,
@@ -246,14 +282,15 @@ fn status(git: &Git, settings: &Settings) -> Result<HooksOutcome> {
         .as_ref()
         .filter(|hp| !same_dir(&hp.dir, &default_dir))
         .map_or(default_dir.clone(), |hp| hp.dir.clone());
+    let advice = install_command(hooks_path.as_ref(), &default_dir);
     let hooks = HOOKS
         .iter()
         .map(|(name, _)| {
-            let mut status = hooks::status_in(&active, name);
+            let mut status = hooks::status_in(&active, name, advice);
             if active != default_dir
                 && matches!(status.state, HookState::Missing | HookState::Foreign)
             {
-                let hidden = hooks::status_in(&default_dir, name);
+                let hidden = hooks::status_in(&default_dir, name, advice);
                 if matches!(
                     hidden.state,
                     HookState::Installed | HookState::Chained | HookState::RunByManager
