@@ -2,7 +2,7 @@
 //! items 10-12): the proposal's tree, read back with git, must hold
 //! exactly what the list says, and nothing git itself would refuse.
 
-use crate::common::{TestRepo, run_with_stdin, sealed};
+use crate::common::{TestRepo, error_code, run_with_stdin, sealed};
 
 /// Runs git in `repo` with `input` on its stdin; its stdout, trimmed.
 fn git_stdin(repo: &TestRepo, args: &[&str], input: &str) -> String {
@@ -95,17 +95,9 @@ fn names_git_refuses_are_invalid_input_naming_the_edit() {
             "--edits",
             file.to_str().expect("utf-8"),
         ]);
-        assert_eq!(
-            run.json_str("/error/code"),
-            "invalid_input",
-            "{name}: {}",
-            run.stdout
-        );
-        assert!(
-            run.json_str("/error/message").contains("edits[0].path"),
-            "{name}: {}",
-            run.stdout
-        );
+        assert_eq!(error_code(&run), "invalid_input", "{name}");
+        let message = run.json_str("/error/message");
+        assert!(message.contains("edits[0].path"), "{name}: {message}");
     }
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
 }

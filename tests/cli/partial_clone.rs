@@ -3,7 +3,7 @@
 //! the promisor remote, as git does, and requires no blob a tree operation
 //! does not read (issue 25 item 14).
 
-use crate::common::{Run, TestRepo, sealed};
+use crate::common::{Run, TestRepo, error_code, sealed};
 
 /// A blobless clone of `origin` named `name` beside it (with `extra`
 /// options of `git clone`), with an identity to commit as.
@@ -108,65 +108,36 @@ fn a_stale_proposal_replays_and_lands_in_a_blobless_clone() {
     in_clone(&origin, &clone, "git", &["fsck", "--no-progress"]).ok();
 }
 
+/// `git evolv propose --json` of `getUserData` → `replacement` in `clone`.
+fn propose_in(origin: &TestRepo, clone: &std::path::Path, replacement: &str) -> Run {
+    let args = [
+        "propose",
+        "--json",
+        "--pattern",
+        "getUserData",
+        "--replacement",
+        replacement,
+    ];
+    in_clone(origin, clone, crate::common::BIN, &args)
+}
+
 #[test]
 fn a_propose_reads_missing_blobs_through_the_promisor_remote() {
     let origin = TestRepo::with_files(&[("a.txt", "one\n"), ("lib/b.txt", "getUserData\n")]);
     // HEAD's own blobs absent: a blobless clone without a checkout.
     let bare = clone_of(&origin, "bare", &["--no-checkout"]);
     assert!(missing_objects(&origin, &bare) >= 2);
-    let bin = crate::common::BIN;
-    let proposed = in_clone(
-        &origin,
-        &bare,
-        bin,
-        &[
-            "propose",
-            "--json",
-            "--pattern",
-            "getUserData",
-            "--replacement",
-            "fetchUserData",
-        ],
-    );
+    let proposed = propose_in(&origin, &bare, "fetchUserData");
     proposed.ok();
-    assert_eq!(
-        proposed.json()["statistics"]["files_matched"],
-        1,
-        "{}",
-        proposed.stdout
-    );
+    let matched = &proposed.json()["statistics"]["files_matched"];
+    assert_eq!(matched, 1, "{}", proposed.stdout);
 
     // With the remote gone, a blob that cannot be had is `partial_clone`.
     let offline = clone_of(&origin, "offline", &["--no-checkout"]);
-    in_clone(
-        &origin,
-        &offline,
-        "git",
-        &["remote", "set-url", "origin", "file:///nonexistent/repo"],
-    )
-    .ok();
-    let failed = in_clone(
-        &origin,
-        &offline,
-        bin,
-        &[
-            "propose",
-            "--json",
-            "--pattern",
-            "getUserData",
-            "--replacement",
-            "x",
-        ],
-    );
-    assert_eq!(
-        failed.json_str("/error/code"),
-        "partial_clone",
-        "{}",
-        failed.stdout
-    );
-    assert!(
-        failed.json_str("/error/hint").contains("origin"),
-        "{}",
-        failed.stdout
-    );
+    let unreachable = ["remote", "set-url", "origin", "file:///nonexistent/repo"];
+    in_clone(&origin, &offline, "git", &unreachable).ok();
+    let failed = propose_in(&origin, &offline, "x");
+    assert_eq!(error_code(&failed), "partial_clone");
+    let hint = failed.json_str("/error/hint");
+    assert!(hint.contains("origin"), "{hint}");
 }
