@@ -69,7 +69,7 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
     let proposed = session.propose(&propose::ProposeRequest {
         pattern: "getUserData".into(),
         replacement: "fetchUserData".into(),
-        scope: vec!["backend/**".into()],
+        scope: vec!["backend/**".into()].into(),
         ..Default::default()
     })?;
     let proposed = shown(out, proposed, super::propose::render);

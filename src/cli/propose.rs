@@ -225,7 +225,7 @@ impl ProposeArgs {
         Ok(ProposeRequest {
             pattern: pattern.clone(),
             replacement: replacement.clone(),
-            scope: self.scope.clone(),
+            scope: self.scope.clone().into(),
             literal: self.literal,
             message: self.message.clone(),
             include_filtered: self.include_filtered,

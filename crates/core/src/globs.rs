@@ -1,10 +1,31 @@
 //! A list of globs as requests take it: one glob as a string
 //! (`"backend/**/*.go"`, as seed 000 calls `propose_edit`) or several as an
-//! array. Used with `#[serde(deserialize_with = "globs::one_or_many")]` and
-//! `#[schemars(schema_with = "globs::schema")]` on a `Vec<String>` field.
+//! array; an empty string or a missing field is none (every file).
 
-use schemars::{Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Deserializer};
+use std::ops::Deref;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Globs over repository-relative paths, in the order given (written
+/// back as the array, so a schema can say its default).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Globs(pub Vec<String>);
+
+impl Deref for Globs {
+    type Target = Vec<String>;
+
+    fn deref(&self) -> &Vec<String> {
+        &self.0
+    }
+}
+
+impl From<Vec<String>> for Globs {
+    fn from(globs: Vec<String>) -> Self {
+        Globs(globs)
+    }
+}
 
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -13,27 +34,38 @@ enum OneOrMany {
     Many(Vec<String>),
 }
 
-/// One glob (an empty string is none: every file) or an array of them.
-pub fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    match OneOrMany::deserialize(d) {
-        Ok(OneOrMany::One(glob)) if glob.is_empty() => Ok(Vec::new()),
-        Ok(OneOrMany::One(glob)) => Ok(vec![glob]),
-        Ok(OneOrMany::Many(globs)) => Ok(globs),
-        Err(_) => Err(serde::de::Error::custom(
-            "expected a glob (a string) or an array of globs",
-        )),
+impl<'de> Deserialize<'de> for Globs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match OneOrMany::deserialize(d) {
+            Ok(OneOrMany::One(glob)) if glob.is_empty() => Ok(Globs::default()),
+            Ok(OneOrMany::One(glob)) => Ok(Globs(vec![glob])),
+            Ok(OneOrMany::Many(globs)) => Ok(Globs(globs)),
+            Err(_) => Err(serde::de::Error::custom(
+                "expected a glob (a string) or an array of globs",
+            )),
+        }
     }
 }
 
-/// What [`one_or_many`] accepts, for the JSON Schema of a request.
-pub fn schema(_: &mut SchemaGenerator) -> Schema {
-    // A type list, not `anyOf`: several clients refuse a nested `anyOf`,
-    // and one that cannot map the list (the MCP Inspector) sends a string,
-    // which is taken as one glob.
-    json_schema!({
-        "type": ["string", "array"],
-        "items": {"type": "string"}
-    })
+impl JsonSchema for Globs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Globs".into()
+    }
+
+    // Inlined where used: a field's description stays beside it.
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        // A type list, not `anyOf`: several clients refuse a nested
+        // `anyOf`, and one that cannot map the list (the MCP Inspector)
+        // sends a string, which is taken as one glob.
+        json_schema!({
+            "type": ["string", "array"],
+            "items": {"type": "string"}
+        })
+    }
 }
 
 #[cfg(test)]
@@ -42,13 +74,13 @@ mod tests {
 
     #[derive(Deserialize, Debug)]
     struct Request {
-        #[serde(default, deserialize_with = "super::one_or_many")]
-        scope: Vec<String>,
+        #[serde(default)]
+        scope: super::Globs,
     }
 
     fn scope(json: &str) -> Result<Vec<String>, String> {
         serde_json::from_str::<Request>(json)
-            .map(|r| r.scope)
+            .map(|r| r.scope.0)
             .map_err(|e| e.to_string())
     }
 
@@ -82,9 +114,8 @@ mod schema_tests {
     #[allow(dead_code)]
     #[derive(schemars::JsonSchema, serde::Deserialize)]
     struct Request {
-        #[serde(default, deserialize_with = "super::one_or_many")]
-        #[schemars(schema_with = "super::schema")]
-        scope: Vec<String>,
+        #[serde(default)]
+        scope: super::Globs,
     }
 
     #[test]

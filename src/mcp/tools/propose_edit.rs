@@ -9,6 +9,7 @@ use crate::mcp::args::check_paths;
 use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, MAX_LISTED_FILES, cap, cap_list};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
+use evolv_core::globs::Globs;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
 
 pub struct ProposeEdit;
@@ -26,9 +27,8 @@ pub struct ProposeEditArgs {
     /// Globs over repository-relative paths of files tracked at HEAD
     /// (`src/**`, `**/*.rs`): one glob as a string or several as an array;
     /// default: every file.
-    #[serde(default, deserialize_with = "evolv_core::globs::one_or_many")]
-    #[schemars(schema_with = "evolv_core::globs::schema")]
-    pub scope: Vec<String>,
+    #[serde(default)]
+    pub scope: Globs,
     /// Treat pattern and replacement as plain text.
     #[serde(default)]
     pub literal: bool,
@@ -114,6 +114,6 @@ impl SessionTool for ProposeEdit {
     }
 
     fn check(args: &ProposeEditArgs) -> Result<()> {
-        check_paths("scope", &args.scope)
+        check_paths("scope", args.scope.iter())
     }
 }

@@ -16,6 +16,7 @@ use crate::git::{self, BlobEntry, FilePatcher, FileUpdate, NewObject, Repo};
 use crate::store::audit::{AuditAction, AuditRecord};
 use crate::store::pending::{self, Deferred};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
+use evolv_core::globs::Globs;
 
 use super::settings::Settings;
 
@@ -32,9 +33,8 @@ pub struct ProposeRequest {
     pub replacement: String,
     /// Globs relative to the top of the repository (`src/**`): one as a string
     /// or several as an array; empty means every file.
-    #[serde(default, deserialize_with = "evolv_core::globs::one_or_many")]
-    #[schemars(schema_with = "evolv_core::globs::schema")]
-    pub scope: Vec<String>,
+    #[serde(default)]
+    pub scope: Globs,
     /// Search for `pattern` as written, not as a regex.
     #[serde(default)]
     pub literal: bool,
@@ -246,7 +246,7 @@ fn meta(req: &ProposeRequest, statistics: &Statistics, paths: &[git::RepoPath]) 
             replacement: req.replacement.clone(),
             literal: req.literal,
         },
-        scope: req.scope.clone(),
+        scope: req.scope.to_vec(),
         created_at: proposals::now_secs(),
         files_scanned: statistics.files_scanned,
         files_matched: statistics.files_matched,
