@@ -122,6 +122,17 @@ fn summarise(
     now: i64,
 ) -> ProposalSummary {
     let applied = super::rollback::landed_commit(repo, &p.id);
+    summary_of(repo, p, head, applied, now)
+}
+
+/// `p`'s row, where it landed (`applied`) already known.
+fn summary_of(
+    repo: &Repo,
+    p: &Proposal,
+    head: Option<crate::git::Oid>,
+    applied: Option<crate::git::Oid>,
+    now: i64,
+) -> ProposalSummary {
     let status = if applied.is_some() {
         ProposalStatus::Applied
     } else if head == Some(stack_base(repo, p)) {
@@ -188,10 +199,22 @@ pub fn list(repo: &Repo) -> Result<ListOutcome> {
     let head = head_commit(repo);
     let now = proposals::now_secs();
     let listing = proposals::listing(repo)?;
+    // Every applied marker in one read, not a ref lookup per proposal.
+    let markers: std::collections::HashMap<String, crate::git::Oid> = repo
+        .readable_refs_matching(&format!("{}*", crate::store::APPLIED_PREFIX))
+        .into_iter()
+        .map(|(name, id)| (name[crate::store::APPLIED_PREFIX.len()..].to_string(), id))
+        .collect();
     let proposals = listing
         .proposals
         .iter()
-        .map(|p| summarise(repo, p, head, now))
+        .map(|p| {
+            let landed = markers.get(p.id.as_str()).copied();
+            let applied = landed
+                .zip(head)
+                .and_then(|(landed, head)| super::rollback::landed_on(repo, &p.id, landed, head));
+            summary_of(repo, p, head, applied, now)
+        })
         .collect();
     let unreadable = listing
         .unreadable

@@ -105,6 +105,12 @@ pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
 pub fn landed_commit(repo: &Repo, id: &str) -> Option<Oid> {
     let landed = proposals::applied_commit(repo, id)?;
     let head = git::head(repo).ok()?.commit;
+    landed_on(repo, id, landed, head)
+}
+
+/// [`landed_commit`] with the marker's commit `landed` and HEAD's commit
+/// already read (`list` reads every marker at once).
+pub fn landed_on(repo: &Repo, id: &str, landed: Oid, head: Oid) -> Option<Oid> {
     let reachable = head == landed || repo.is_descendant_of(head, landed).unwrap_or(false);
     if reachable {
         return Some(landed);
