@@ -102,48 +102,86 @@ fn names_git_refuses_are_invalid_input_naming_the_edit() {
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
 }
 
+/// A proposal of `b.txt` whose commit is remade with the tree `tree_of`
+/// builds from the proposal's own `ls-tree` (as a fetch from a hostile
+/// clone can bring it), and a validation that leaves a marker if it runs.
+fn hostile_proposal(
+    repo: &TestRepo,
+    tree_of: impl FnOnce(&TestRepo, String) -> String,
+) -> (String, std::path::PathBuf) {
+    let write_b = r#"{"edits": [{"op": "write", "path": "b.txt", "content": "B\n"}]}"#;
+    let id = propose_list(repo, write_b);
+    let proposal = format!("refs/evolv/proposals/{id}");
+    let tree = tree_of(repo, repo.git(&["ls-tree", &proposal]));
+    let message = repo.git(&["log", "-1", "--format=%B", &proposal]);
+    let parent = repo.git(&["rev-parse", &format!("{proposal}^")]);
+    let args = ["commit-tree", tree.as_str(), "-p", parent.trim()];
+    let commit = git_stdin(repo, &args, &message);
+    repo.git(&["update-ref", &proposal, &commit]);
+    let marker = repo.home().join("validated");
+    let validate = format!("touch {}", marker.display());
+    repo.git(&["config", "evolv.validate", &validate]);
+    (id, marker)
+}
+
+/// `apply` of the hostile proposal `id` is `unsafe_path` naming `named`,
+/// before validation runs, with nothing changed. (Not `git fsck`: the
+/// hostile tree is in the object store, and fsck reports it as git would
+/// for any such fetch.)
+fn refused(repo: &TestRepo, id: &str, marker: &std::path::Path, named: &str) {
+    let head = repo.head();
+    let run = repo.evolv(&["apply", "--json", id]);
+    assert_eq!(error_code(&run), "unsafe_path", "{}", run.stdout);
+    let message = run.json_str("/error/message");
+    assert!(message.contains(named), "{message}");
+    assert!(!marker.exists(), "validation never ran");
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
+
 /// A proposal whose tree holds a symbolic link named `.gitmodules` (as a
 /// fetch from a hostile clone can bring) is refused as git's own checkout
 /// refuses it, before validation runs and with nothing changed.
 #[test]
 fn a_symlinked_gitmodules_in_a_proposal_is_refused() {
     let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
-    let id = propose_list(
-        &repo,
-        r#"{"edits": [{"op": "write", "path": "b.txt", "content": "B\n"}]}"#,
-    );
-    let proposal = format!("refs/evolv/proposals/{id}");
-    // The same proposal, its tree given a `.gitmodules` -> `.git/config` link.
-    let link = git_stdin(&repo, &["hash-object", "-w", "--stdin"], ".git/config");
-    let mut entries = repo.git(&["ls-tree", &proposal]);
-    entries.push_str(&format!("120000 blob {link}\t.gitmodules\n"));
-    let tree = git_stdin(&repo, &["mktree"], &entries);
-    let message = repo.git(&["log", "-1", "--format=%B", &proposal]);
-    let parent = repo.git(&["rev-parse", &format!("{proposal}^")]);
-    let commit = git_stdin(
-        &repo,
-        &["commit-tree", &tree, "-p", parent.trim()],
-        &message,
-    );
-    repo.git(&["update-ref", &proposal, &commit]);
-    let marker = repo.home().join("validated");
-    repo.git(&[
-        "config",
-        "evolv.validate",
-        &format!("touch {}", marker.display()),
-    ]);
-    let head = repo.head();
-    let run = repo.evolv(&["apply", "--json", &id]);
-    assert_eq!(run.json_str("/error/code"), "unsafe_path", "{}", run.stdout);
-    assert!(
-        run.json_str("/error/message").contains(".gitmodules"),
-        "{}",
-        run.stdout
-    );
-    assert!(!marker.exists(), "validation never ran");
-    assert_eq!(repo.head(), head);
+    let (id, marker) = hostile_proposal(&repo, |repo, mut entries| {
+        let link = git_stdin(repo, &["hash-object", "-w", "--stdin"], ".git/config");
+        entries.push_str(&format!("120000 blob {link}\t.gitmodules\n"));
+        git_stdin(repo, &["mktree"], &entries)
+    });
+    refused(&repo, &id, &marker, ".gitmodules");
     assert!(std::fs::symlink_metadata(repo.file(".gitmodules")).is_err());
-    // (Not `git fsck`: the hostile tree is in the object store, and fsck
-    // reports it as git would for any such fetch.)
-    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
+
+/// A proposal whose tree `git fsck` refuses (an entry named twice, which
+/// libgit2 reads without complaint) is refused too.
+#[test]
+fn a_tree_fsck_refuses_is_refused() {
+    let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+    let (id, marker) = hostile_proposal(&repo, |repo, entries| {
+        // The tree's raw bytes, `b.txt` written twice.
+        let mut raw = Vec::new();
+        for line in entries
+            .lines()
+            .chain(entries.lines().filter(|l| l.ends_with("b.txt")))
+        {
+            let (meta, name) = line.split_once('\t').expect("ls-tree line");
+            let fields: Vec<&str> = meta.split(' ').collect();
+            let id = (0..20)
+                .map(|i| u8::from_str_radix(&fields[2][2 * i..2 * i + 2], 16).expect("hex"))
+                .collect::<Vec<u8>>();
+            raw.extend_from_slice(
+                format!("{} {name}\0", fields[0].trim_start_matches('0')).as_bytes(),
+            );
+            raw.extend_from_slice(&id);
+        }
+        let file = repo.home().join("tree.raw");
+        std::fs::write(&file, raw).expect("write the tree");
+        let path = file.to_str().expect("utf-8");
+        repo.git(&["hash-object", "-t", "tree", "--literally", "-w", path])
+            .trim()
+            .to_string()
+    });
+    refused(&repo, &id, &marker, "twice");
 }

@@ -67,6 +67,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "durable",
             "repo",
             "test_git",
+            "tree_check",
             "tree_compare",
             "diff",
             "tree_lookup",

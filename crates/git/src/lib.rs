@@ -44,6 +44,7 @@ mod revparse;
 mod status;
 mod sys;
 mod tree;
+mod tree_check;
 mod tree_compare;
 mod tree_edit;
 mod tree_lookup;

@@ -58,7 +58,7 @@ pub(super) fn ensure_clean(
 ) -> Result<()> {
     // A path git-evolv must not write (a hostile proposal's `.git/config`)
     // is that, not "uncommitted changes" in it: say so first.
-    ensure_confined(new_tree, changed)?;
+    ensure_confined(repo, new_tree, changed)?;
     index_write::load(repo)?;
     let dirty = git::dirty_paths(repo, head_tree, new_tree, changed)?;
     if dirty.is_empty() {
@@ -109,8 +109,13 @@ pub fn ensure_on_branch(repo: &Repo, head: &Head) -> Result<()> {
 /// that is a symlink or a file the landing keeps is the dirty check's to
 /// refuse (`ensure_clean`, under both locks: something of the user's is in
 /// the way), and each file's placement checks again
-/// (`checkout::check_path`).
-pub(super) fn ensure_confined(new_tree: &Tree<'_>, changed: &[ChangedPath]) -> Result<()> {
+/// (`checkout::check_path`). The trees on the way to each changed path must
+/// be ones `git fsck` accepts (no entry twice, git's order, known modes).
+pub(super) fn ensure_confined(
+    repo: &Repo,
+    new_tree: &Tree<'_>,
+    changed: &[ChangedPath],
+) -> Result<()> {
     for change in changed {
         let refused = |reason: &str| Error::UnsafePath {
             path: change.path.to_string(),
@@ -126,6 +131,13 @@ pub(super) fn ensure_confined(new_tree: &Tree<'_>, changed: &[ChangedPath]) -> R
         {
             return Err(refused(reason));
         }
+    }
+    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    if let Some((tree, why)) = repo.fsck_refusal(new_tree.id(), &paths) {
+        return Err(Error::UnsafePath {
+            path: tree,
+            reason: format!("{why}, which git refuses"),
+        });
     }
     Ok(())
 }

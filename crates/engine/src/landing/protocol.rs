@@ -184,7 +184,7 @@ fn write_journal(
             ),
         });
     }
-    ensure_confined(new_tree, changed)?;
+    ensure_confined(repo, new_tree, changed)?;
     let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
     let mut journal = Journal::new(
         repo,

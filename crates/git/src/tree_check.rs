@@ -1,0 +1,182 @@
+//! What `git fsck` refuses in a tree object that names alone do not show:
+//! entries out of git's order, an entry named twice, a name with `/`, an
+//! empty name, or a mode git does not know. libgit2 reads such a tree (it
+//! came by fetch from a hostile clone) without complaint; git's fsck and
+//! `transfer.fsckObjects` refuse it, and so does a landing.
+
+use std::collections::HashMap;
+
+use crate::path::RepoPath;
+use crate::{Oid, Repo};
+
+/// The modes git writes in a tree.
+const MODES: [&[u8]; 5] = [b"100644", b"100755", b"120000", b"40000", b"160000"];
+
+impl Repo {
+    /// Why `git fsck` would refuse a tree on the way from `root` to any of
+    /// `paths`, naming the tree's path; `None` when every such tree is
+    /// well formed. Each tree is read and checked once, however many paths
+    /// go through it. A tree that cannot be read is the caller's to report.
+    pub fn fsck_refusal(&self, root: Oid, paths: &[RepoPath]) -> Option<(String, &'static str)> {
+        let odb = self.raw().odb().ok()?;
+        // Each tree checked: its subtrees by name, or why fsck refuses it.
+        let mut checked: HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, &'static str>> = HashMap::new();
+        for path in paths {
+            let mut tree = root;
+            let mut at = String::new();
+            let components: Vec<&[u8]> = path.as_bytes().split(|&b| b == b'/').collect();
+            for component in &components[..components.len().saturating_sub(1)] {
+                if !checked.contains_key(&tree) {
+                    let object = odb.read(tree.raw()).ok()?;
+                    checked.insert(tree, check(object.data()));
+                }
+                let subtrees = match &checked[&tree] {
+                    Ok(subtrees) => subtrees,
+                    Err(why) => return Some((shown(&at), why)),
+                };
+                let Some(next) = subtrees.get(*component) else {
+                    break;
+                };
+                tree = *next;
+                if !at.is_empty() {
+                    at.push('/');
+                }
+                at.push_str(&String::from_utf8_lossy(component));
+            }
+            // The tree holding the path's own entry.
+            if !checked.contains_key(&tree) {
+                let object = odb.read(tree.raw()).ok()?;
+                checked.insert(tree, check(object.data()));
+            }
+            if let Err(why) = &checked[&tree] {
+                return Some((shown(&at), why));
+            }
+        }
+        None
+    }
+}
+
+/// A tree object's subtrees by name, or why git's fsck refuses it.
+fn check(data: &[u8]) -> Result<HashMap<Vec<u8>, Oid>, &'static str> {
+    let entries = parse(data)?;
+    if let Some(why) = malformed(&entries) {
+        return Err(why);
+    }
+    Ok(entries
+        .iter()
+        .filter(|e| e.mode == b"40000")
+        .map(|e| (e.name.to_vec(), e.id))
+        .collect())
+}
+
+fn shown(at: &str) -> String {
+    if at.is_empty() {
+        "the top-level tree".to_string()
+    } else {
+        format!("the tree at '{at}'")
+    }
+}
+
+struct Entry<'a> {
+    mode: &'a [u8],
+    name: &'a [u8],
+    id: Oid,
+}
+
+/// A tree object's entries, or why it is not one.
+fn parse(data: &[u8]) -> Result<Vec<Entry<'_>>, &'static str> {
+    let mut entries = Vec::new();
+    let mut rest = data;
+    while !rest.is_empty() {
+        let space = rest
+            .iter()
+            .position(|&b| b == b' ')
+            .ok_or("a tree entry has no mode")?;
+        let nul = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or("a tree entry has no end")?;
+        if nul < space || rest.len() < nul + 21 {
+            return Err("a tree entry is cut short");
+        }
+        let id =
+            Oid::from_bytes(&rest[nul + 1..nul + 21]).map_err(|_| "a tree entry has a bad id")?;
+        entries.push(Entry {
+            mode: &rest[..space],
+            name: &rest[space + 1..nul],
+            id,
+        });
+        rest = &rest[nul + 21..];
+    }
+    Ok(entries)
+}
+
+/// What git's fsck reports as an error in these entries, if anything.
+fn malformed(entries: &[Entry<'_>]) -> Option<&'static str> {
+    for e in entries {
+        if e.name.is_empty() {
+            return Some("it has an entry with an empty name (git fsck: emptyName)");
+        }
+        if e.name.contains(&b'/') {
+            return Some("it has an entry whose name holds '/' (git fsck: fullPathname)");
+        }
+        if e.name == b"." || e.name == b".." {
+            return Some("it has an entry named '.' or '..' (git fsck: hasDot)");
+        }
+        if !MODES.contains(&e.mode) {
+            return Some("it has an entry with a mode git does not write (git fsck: badFilemode)");
+        }
+    }
+    // git's order: by name, a tree's name compared as if it ended in '/'.
+    let key = |e: &Entry<'_>| {
+        let mut k = e.name.to_vec();
+        if e.mode == b"40000" {
+            k.push(b'/');
+        }
+        k
+    };
+    for pair in entries.windows(2) {
+        if pair[0].name == pair[1].name {
+            return Some("it names an entry twice (git fsck: duplicateEntries)");
+        }
+        if key(&pair[0]) > key(&pair[1]) {
+            return Some("its entries are not in git's order (git fsck: treeNotSorted)");
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Entry, malformed};
+    use crate::Oid;
+
+    fn entry<'a>(mode: &'a str, name: &'a str) -> Entry<'a> {
+        Entry {
+            mode: mode.as_bytes(),
+            name: name.as_bytes(),
+            id: Oid::from_bytes(&[1; 20]).unwrap(),
+        }
+    }
+
+    #[test]
+    fn what_fsck_refuses_is_found_and_git_order_passes() {
+        let fine = [
+            entry("100644", "a.txt"),
+            entry("40000", "a"),
+            entry("100644", "b"),
+        ];
+        assert_eq!(malformed(&fine), None, "a.txt sorts before the tree a/");
+        let cases: [&[Entry]; 6] = [
+            &[entry("100644", "a"), entry("100644", "a")],
+            &[entry("100644", "b"), entry("100644", "a")],
+            &[entry("100644", "a/b")],
+            &[entry("100644", "")],
+            &[entry("100644", "..")],
+            &[entry("100664", "a")],
+        ];
+        for entries in cases {
+            assert!(malformed(entries).is_some());
+        }
+    }
+}
