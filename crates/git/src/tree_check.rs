@@ -26,11 +26,7 @@ impl Repo {
             let mut at = String::new();
             let components: Vec<&[u8]> = path.as_bytes().split(|&b| b == b'/').collect();
             for component in &components[..components.len().saturating_sub(1)] {
-                if !checked.contains_key(&tree) {
-                    let object = odb.read(tree.raw()).ok()?;
-                    checked.insert(tree, check(object.data()));
-                }
-                let subtrees = match &checked[&tree] {
+                let subtrees = match verdict(&odb, &mut checked, tree)? {
                     Ok(subtrees) => subtrees,
                     Err(why) => return Some((shown(&at), why)),
                 };
@@ -44,16 +40,31 @@ impl Repo {
                 at.push_str(&String::from_utf8_lossy(component));
             }
             // The tree holding the path's own entry.
-            if !checked.contains_key(&tree) {
-                let object = odb.read(tree.raw()).ok()?;
-                checked.insert(tree, check(object.data()));
-            }
-            if let Err(why) = &checked[&tree] {
+            if let Err(why) = verdict(&odb, &mut checked, tree)? {
                 return Some((shown(&at), why));
             }
         }
         None
     }
+}
+
+/// Each tree checked: its subtrees by name, or why fsck refuses it.
+type Checked = HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, &'static str>>;
+
+/// `tree`'s verdict, read and checked the first time it is asked for;
+/// `None` when it cannot be read.
+fn verdict<'m>(
+    odb: &git2::Odb<'_>,
+    checked: &'m mut Checked,
+    tree: Oid,
+) -> Option<&'m Result<HashMap<Vec<u8>, Oid>, &'static str>> {
+    Some(match checked.entry(tree) {
+        std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
+        std::collections::hash_map::Entry::Vacant(new) => {
+            let object = odb.read(tree.raw()).ok()?;
+            new.insert(check(object.data()))
+        }
+    })
 }
 
 /// A tree object's subtrees by name, or why git's fsck refuses it.
