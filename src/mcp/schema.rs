@@ -225,7 +225,10 @@ pub fn parse_args<T: DeserializeOwned + JsonSchema>(
     arguments: Option<JsonObject>,
 ) -> Result<T, Error> {
     let mut arguments = arguments.unwrap_or_default();
-    numbers_from_strings(&input::<T>(), &mut arguments);
+    // The schema is built only when a string could stand for a number.
+    if arguments.values().any(Value::is_string) {
+        numbers_from_strings(&input::<T>(), &mut arguments);
+    }
     let value = Value::Object(arguments);
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();

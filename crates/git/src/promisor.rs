@@ -13,30 +13,21 @@ use evolv_core::error::{Error, Result};
 
 impl Repo {
     /// The promisor remote of a partial clone (`remote.<name>.promisor`,
-    /// or the older `extensions.partialClone`); `None` in a full clone.
+    /// or the older `extensions.partialClone`), from the configuration the
+    /// handle already read (`git -c` included); `None` in a full clone.
     pub fn promisor_remote(&self) -> Option<String> {
-        let config = self.raw().config().ok()?;
-        if let Ok(name) = config.get_string("extensions.partialclone") {
-            return Some(name);
+        let config = self.config().ok()?;
+        if let Some(name) = config.string("extensions.partialClone") {
+            return Some(name.to_string());
         }
-        let entries = config.entries(Some(r"remote\..*\.promisor")).ok()?;
-        let mut found = None;
-        entries
-            .for_each(|entry| {
-                if found.is_none()
-                    && entry
-                        .value()
-                        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-                    && let Some(name) = entry.name()
-                {
-                    found = name
-                        .strip_prefix("remote.")
-                        .and_then(|n| n.strip_suffix(".promisor"))
-                        .map(str::to_string);
-                }
+        config
+            .entries()
+            .iter()
+            .filter_map(|e| {
+                let name = e.key.strip_prefix("remote.")?.strip_suffix(".promisor")?;
+                (config.bool(&e.key).ok()??).then(|| name.to_string())
             })
-            .ok()?;
-        found
+            .next()
     }
 
     /// Fetches, in a partial clone, the blobs on both sides of `changed`
