@@ -61,7 +61,7 @@ pub fn is_git_alias(component: &[u8]) -> bool {
 /// `.gitmodules` as some file system may read it (as [`is_git_alias`]
 /// reads `.git`; its short names are `gitmod~1` to `gitmod~4`), also with
 /// an NTFS stream suffix (`.gitmodules::$DATA`).
-fn is_gitmodules_alias(component: &[u8]) -> bool {
+pub fn is_gitmodules_alias(component: &[u8]) -> bool {
     let name = without_hfs_ignorables(component);
     let stream = name.iter().position(|&b| b == b':').unwrap_or(name.len());
     let trimmed = trim_ntfs(&name[..stream]);

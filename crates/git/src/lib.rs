@@ -17,6 +17,7 @@ pub mod durable;
 mod fail;
 mod file_diff;
 pub mod filters;
+mod gitmodules_check;
 mod gix_fail;
 mod handle;
 mod history;

@@ -2,25 +2,31 @@
 //! entries out of git's order, an entry named twice, a name with `/`, an
 //! empty name, or a mode git does not know. libgit2 reads such a tree (it
 //! came by fetch from a hostile clone) without complaint; git's fsck and
-//! `transfer.fsckObjects` refuse it, and so does a landing.
+//! `transfer.fsckObjects` refuse it, and so does a landing. A
+//! `.gitmodules` in such a tree must be a blob whose content fsck accepts
+//! (`gitmodules_check`).
 
 use std::collections::HashMap;
 
+use crate::gitmodules_check;
 use crate::path::RepoPath;
 use crate::{Oid, Repo};
 
 /// The modes git writes in a tree.
 const MODES: [&[u8]; 5] = [b"100644", b"100755", b"120000", b"40000", b"160000"];
 
+/// The largest `.gitmodules` git's fsck parses (`core.bigFileThreshold`'s
+/// default); a larger one is its `gitmodulesLarge` error.
+const GITMODULES_LIMIT: usize = 512 << 20;
+
 impl Repo {
     /// Why `git fsck` would refuse a tree on the way from `root` to any of
     /// `paths`, naming the tree's path; `None` when every such tree is
     /// well formed. Each tree is read and checked once, however many paths
     /// go through it. A tree that cannot be read is the caller's to report.
-    pub fn fsck_refusal(&self, root: Oid, paths: &[RepoPath]) -> Option<(String, &'static str)> {
+    pub fn fsck_refusal(&self, root: Oid, paths: &[RepoPath]) -> Option<(String, String)> {
         let odb = self.raw().odb().ok()?;
-        // Each tree checked: its subtrees by name, or why fsck refuses it.
-        let mut checked: HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, &'static str>> = HashMap::new();
+        let mut checked = Checked::new();
         for path in paths {
             let mut tree = root;
             let mut at = String::new();
@@ -28,7 +34,7 @@ impl Repo {
             for component in &components[..components.len().saturating_sub(1)] {
                 let subtrees = match verdict(&odb, &mut checked, tree)? {
                     Ok(subtrees) => subtrees,
-                    Err(why) => return Some((shown(&at), why)),
+                    Err(why) => return Some((shown(&at), why.clone())),
                 };
                 let Some(next) = subtrees.get(*component) else {
                     break;
@@ -41,7 +47,7 @@ impl Repo {
             }
             // The tree holding the path's own entry.
             if let Err(why) = verdict(&odb, &mut checked, tree)? {
-                return Some((shown(&at), why));
+                return Some((shown(&at), why.clone()));
             }
         }
         None
@@ -49,7 +55,7 @@ impl Repo {
 }
 
 /// Each tree checked: its subtrees by name, or why fsck refuses it.
-type Checked = HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, &'static str>>;
+type Checked = HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, String>>;
 
 /// `tree`'s verdict, read and checked the first time it is asked for;
 /// `None` when it cannot be read.
@@ -57,27 +63,60 @@ fn verdict<'m>(
     odb: &git2::Odb<'_>,
     checked: &'m mut Checked,
     tree: Oid,
-) -> Option<&'m Result<HashMap<Vec<u8>, Oid>, &'static str>> {
+) -> Option<&'m Result<HashMap<Vec<u8>, Oid>, String>> {
     Some(match checked.entry(tree) {
         std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
         std::collections::hash_map::Entry::Vacant(new) => {
             let object = odb.read(tree.raw()).ok()?;
-            new.insert(check(object.data()))
+            new.insert(check(odb, object.data()))
         }
     })
 }
 
 /// A tree object's subtrees by name, or why git's fsck refuses it.
-fn check(data: &[u8]) -> Result<HashMap<Vec<u8>, Oid>, &'static str> {
+fn check(odb: &git2::Odb<'_>, data: &[u8]) -> Result<HashMap<Vec<u8>, Oid>, String> {
     let entries = parse(data)?;
     if let Some(why) = malformed(&entries) {
-        return Err(why);
+        return Err(why.to_string());
+    }
+    for module in entries.iter().filter(|e| is_gitmodules(e.name)) {
+        gitmodules_verdict(odb, module)?;
     }
     Ok(entries
         .iter()
         .filter(|e| e.mode == b"40000")
         .map(|e| (e.name.to_vec(), e.id))
         .collect())
+}
+
+fn is_gitmodules(name: &[u8]) -> bool {
+    evolv_core::git_names::is_gitmodules_alias(name)
+}
+
+/// Why fsck refuses the `.gitmodules` entry `module` (a symbolic link is
+/// the name check's to refuse). A blob that is not here is not judged, as
+/// fsck lets a partial clone's promised objects be.
+fn gitmodules_verdict(odb: &git2::Odb<'_>, module: &Entry<'_>) -> Result<(), String> {
+    match module.mode {
+        b"40000" | b"160000" => {
+            return Err("its '.gitmodules' is not a file (git fsck: gitmodulesBlob)".to_string());
+        }
+        b"120000" => return Ok(()),
+        _ => {}
+    }
+    let Ok((size, _)) = odb.read_header(module.id.raw()) else {
+        return Ok(());
+    };
+    if size > GITMODULES_LIMIT {
+        return Err("its '.gitmodules' is too large to parse (git fsck: gitmodulesLarge)".into());
+    }
+    let Ok(blob) = odb.read(module.id.raw()) else {
+        return Ok(());
+    };
+    match gitmodules_check::refusal(blob.data()) {
+        Some(why) => Err(format!("its '.gitmodules' {why}")),
+        None => Ok(()),
+    }
 }
 
 fn shown(at: &str) -> String {

@@ -147,7 +147,7 @@ may have crashed in this repository earlier: remove the file manually to continu
                 "use a client that supports elicitation, run `git evolv apply` yourself, or set `git config evolv.mcp.confirm auto`".into()
             }
             Error::UnsafePath { .. } => {
-                "nothing was written; the path leaves the working tree or names git's own directory".into()
+                "nothing was written; the path leaves the working tree or names git's own directory, or the proposal holds a tree git's checkout or fsck refuses: drop it (`git evolv drop <id>`) and propose the change again".into()
             }
             Error::PartialClone { remote, .. } => format!(
                 "nothing was changed; when '{remote}' can be reached, run the command again (git-evolv fetches what it needs, as git does), or fetch everything with `git fetch --refetch {remote}`"
