@@ -186,12 +186,12 @@ fn a_tree_fsck_refuses_is_refused() {
     refused(&repo, &id, &marker, "twice");
 }
 
-/// A proposal adding the `.gitmodules` `content` (as a fetch from a
-/// hostile clone can bring it).
-fn gitmodules_proposal(repo: &TestRepo, content: &'static str) -> (String, std::path::PathBuf) {
+/// A proposal adding the file `name` holding `content` (as a fetch from
+/// a hostile clone can bring it).
+fn dotfile_proposal(repo: &TestRepo, name: &str, content: &str) -> (String, std::path::PathBuf) {
     hostile_proposal(repo, |repo, mut entries| {
         let blob = git_stdin(repo, &["hash-object", "-w", "--stdin"], content);
-        entries.push_str(&format!("100644 blob {}\t.gitmodules\n", blob.trim()));
+        entries.push_str(&format!("100644 blob {}\t{name}\n", blob.trim()));
         git_stdin(repo, &["mktree"], &entries)
     })
 }
@@ -222,7 +222,7 @@ fn a_gitmodules_fsck_refuses_is_refused_and_an_ordinary_one_lands() {
     ];
     for (content, id) in cases {
         let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
-        let (proposal, marker) = gitmodules_proposal(&repo, content);
+        let (proposal, marker) = dotfile_proposal(&repo, ".gitmodules", content);
         let fsck = repo.git_run(&["fsck", "--no-dangling"]);
         assert!(
             fsck.stderr.contains(id),
@@ -234,7 +234,7 @@ fn a_gitmodules_fsck_refuses_is_refused_and_an_ordinary_one_lands() {
     }
     let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
     let fine = "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib.git\n";
-    let (proposal, marker) = gitmodules_proposal(&repo, fine);
+    let (proposal, marker) = dotfile_proposal(&repo, ".gitmodules", fine);
     repo.evolv(&["apply", "--json", &proposal]).success();
     assert!(marker.exists(), "validation ran");
     assert_eq!(
@@ -260,4 +260,21 @@ fn a_gitmodules_that_is_not_a_file_is_refused() {
     });
     refused(&repo, &id, &marker, "gitmodulesBlob");
     assert!(!repo.file(".gitmodules").exists());
+}
+
+/// A `.gitattributes` with a line git ignores (2048 bytes or more: fsck's
+/// `gitattributesLineLength`) is refused; git's fsck refuses it too.
+#[test]
+fn a_gitattributes_fsck_refuses_is_refused() {
+    let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+    let long = format!("*.txt text\n{} diff\n", "x".repeat(2100));
+    let (id, marker) = dotfile_proposal(&repo, ".gitattributes", &long);
+    let fsck = repo.git_run(&["fsck", "--no-dangling"]);
+    assert!(
+        fsck.stderr.contains("gitattributesLineLength"),
+        "{}",
+        fsck.stderr
+    );
+    refused(&repo, &id, &marker, "gitattributesLineLength");
+    assert!(!repo.file(".gitattributes").exists());
 }
