@@ -1,5 +1,6 @@
-//! `git evolv propose`: a regex/literal replacement over a scope, or an
-//! edit list (`--edits FILE|-` or the single-edit flags) run by `ops::edit`.
+//! `git evolv propose`: a regex/literal replacement over a scope, an edit
+//! list (`--edits FILE|-` or the single-edit flags) run by `ops::edit`, or
+//! a patch (`--patch FILE|-`) run by `ops::propose_patch`.
 
 use std::io::Read;
 
@@ -11,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::edit::EditOutcome;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
+use crate::ops::propose_patch::PatchRequest;
 
 #[derive(Debug, Args)]
 pub struct ProposeArgs {
@@ -33,6 +35,15 @@ pub struct ProposeArgs {
     /// driver (git-lfs pointers are rewritten as text!), `binary` or `-text`.
     #[arg(long)]
     pub include_filtered: bool,
+    /// Propose a patch: a unified diff (`git diff --binary`, `diff -u`), a
+    /// `git format-patch` mailbox (a series becomes a stack) or an
+    /// apply_patch envelope (`*** Begin Patch`).
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "replacement"])]
+    pub patch: Option<String>,
+    /// Leading path components to strip from the patch's names (git
+    /// apply's -p); detected as git does when left out.
+    #[arg(long, value_name = "N", requires = "patch")]
+    pub strip: Option<usize>,
     #[command(flatten)]
     pub edits: EditArgs,
 }
@@ -197,16 +208,7 @@ fn parse_lines(spec: &str) -> Result<(usize, usize)> {
 
 /// Reads FILE or stdin (`-`) as UTF-8.
 fn read_text(src: &str, flag: &str) -> Result<String> {
-    let bytes = if src == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::io("read", "stdin", e))?;
-        buf
-    } else {
-        std::fs::read(src).map_err(|e| Error::io("read", src, e))?
-    };
-    String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(read_bytes(src)?).map_err(|e| {
         Error::invalid(
             format!("{flag} {src} is not UTF-8 ({e})"),
             "edit lists and edit texts are UTF-8",
@@ -240,6 +242,9 @@ pub fn edits(args: &ProposeArgs) -> bool {
 }
 
 pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
+    if let Some(source) = &args.patch {
+        return run_patch(session, args, source, out);
+    }
     if edits(args) {
         if args.pattern.is_some() {
             return Err(Error::invalid(
@@ -256,6 +261,50 @@ pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
     let outcome = out.with_progress(|| session.propose(&req))?;
     render(&outcome, out);
     Ok(0)
+}
+
+/// `propose --patch`: one outcome, or one per mailbox message (a stack);
+/// `--json` prints the one outcome, or `{"proposals": […]}` for a series.
+fn run_patch(session: &Session, args: &ProposeArgs, source: &str, out: &Output) -> Result<u8> {
+    if args.edits.any() {
+        return Err(Error::invalid(
+            "--patch cannot be combined with edit flags",
+            "propose the patch, or an edit list, not both",
+        ));
+    }
+    let text = read_bytes(source)?;
+    let req = PatchRequest {
+        text,
+        source: if source == "-" {
+            "stdin".into()
+        } else {
+            source.to_string()
+        },
+        strip: args.strip,
+        message: args.message.clone(),
+        onto: args.edits.onto.clone(),
+        check: args.edits.check.map(Into::into),
+    };
+    let outcomes = out.with_progress(|| session.propose_patch(&req))?;
+    let success = outcomes.iter().all(|o| o.success);
+    match outcomes.as_slice() {
+        [one] => render_edit(one, out),
+        many if out.json => out.json_value(&serde_json::json!({ "proposals": many })),
+        many => many.iter().for_each(|o| render_edit(o, out)),
+    }
+    Ok(if success { 0 } else { 1 })
+}
+
+/// Reads FILE or stdin (`-`) as bytes.
+fn read_bytes(src: &str) -> Result<Vec<u8>> {
+    if src == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io("read", "stdin", e))?;
+        return Ok(buf);
+    }
+    std::fs::read(src).map_err(|e| Error::io("read", src, e))
 }
 
 /// `--edits-schema` needs no repository.

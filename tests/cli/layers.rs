@@ -68,6 +68,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "repo",
             "test_git",
             "tree_check",
+            "gitmodules_check",
             "tree_compare",
             "diff",
             "tree_lookup",
@@ -95,6 +96,7 @@ const CRATES: &[(&str, &[&str])] = &[
     (
         "crates/core/src",
         &[
+            "patch",
             "lint",
             "policy",
             "diff",

@@ -44,6 +44,7 @@ mod partial_clone;
 mod plan;
 mod progress;
 mod propose;
+mod propose_patch;
 mod rollback;
 mod rust_source;
 mod scale;

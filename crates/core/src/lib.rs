@@ -14,6 +14,7 @@ pub mod fs_path;
 pub mod git_names;
 pub mod globs;
 pub mod lint;
+pub mod patch;
 pub mod plan;
 pub mod policy;
 pub mod validation_report;

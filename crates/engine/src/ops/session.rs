@@ -314,6 +314,19 @@ impl Session {
         self.wrote(edit::edit(self.repo()?, self.settings()?, req))
     }
 
+    /// Proposes a patch (a unified diff, a mailbox series as a stack, an
+    /// apply_patch envelope).
+    pub fn propose_patch(
+        &self,
+        req: &super::propose_patch::PatchRequest,
+    ) -> Result<Vec<EditOutcome>> {
+        self.wrote(super::propose_patch::propose_patch(
+            self.repo()?,
+            self.settings()?,
+            req,
+        ))
+    }
+
     /// A file's lines, at HEAD, a proposal or the working tree.
     pub fn cat(&self, req: &CatRequest) -> Result<CatOutcome> {
         cat::cat(self.repo()?, req)

@@ -26,6 +26,7 @@ use crate::Oid;
 use memmap2::{Mmap, UncheckedAdvice};
 
 use self::delta::BaseCache;
+pub use self::inflate::inflate_exact;
 use self::inflate::{Inflater, Step};
 use self::pack_index::PackIndex;
 use crate::error::{Error, Result};
