@@ -45,6 +45,7 @@ mod plan;
 mod progress;
 mod propose;
 mod propose_patch;
+mod propose_patch_history;
 mod rollback;
 mod rust_source;
 mod scale;
