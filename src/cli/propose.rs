@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::edit::EditOutcome;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
-use crate::ops::propose_patch::PatchRequest;
+use crate::ops::propose_patch::{PatchAnswer, PatchRequest};
 
 #[derive(Debug, Args)]
 pub struct ProposeArgs {
@@ -285,12 +285,12 @@ fn run_patch(session: &Session, args: &ProposeArgs, source: &str, out: &Output) 
         onto: args.edits.onto.clone(),
         check: args.edits.check.map(Into::into),
     };
-    let outcomes = out.with_progress(|| session.propose_patch(&req))?;
-    let success = outcomes.iter().all(|o| o.success);
-    match outcomes.as_slice() {
-        [one] => render_edit(one, out),
-        many if out.json => out.json_value(&serde_json::json!({ "proposals": many })),
-        many => many.iter().for_each(|o| render_edit(o, out)),
+    let answer = PatchAnswer::of(out.with_progress(|| session.propose_patch(&req))?);
+    let success = answer.outcomes().iter().all(|o| o.success);
+    match &answer {
+        PatchAnswer::One(one) => render_edit(one, out),
+        series if out.json => out.json_value(series),
+        series => series.outcomes().iter().for_each(|o| render_edit(o, out)),
     }
     Ok(if success { 0 } else { 1 })
 }

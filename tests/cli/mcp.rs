@@ -11,6 +11,7 @@ const TOOLS: &[&str] = &[
     "propose_edit",
     "edit",
     "notebook_edit",
+    "propose_patch",
     "read_file",
     "glob",
     "apply_edit",

@@ -3,11 +3,15 @@
 //! stack; an apply_patch envelope applies as that tool documents; a hunk
 //! that does not apply changes nothing and names the file and hunk.
 
+use serde_json::json;
+
 use crate::common::{TestRepo, error_code};
+use crate::mcp_client::{Mcp, assert_matches_output_schema};
 
 /// The proposal `id`'s tree.
 fn tree_of(repo: &TestRepo, id: &str) -> String {
-    repo.git(&["rev-parse", &format!("refs/evolv/proposals/{id}^{{tree}}")])
+    let tree = repo.git(&["rev-parse", &format!("refs/evolv/proposals/{id}^{{tree}}")]);
+    tree.trim().to_string()
 }
 
 /// Writes `text` outside the work tree and proposes it with `args`.
@@ -69,6 +73,7 @@ fn a_git_diff_binary_proposed_onto_its_parent_gives_the_commits_tree() {
     assert_eq!(
         tree_of(&repo, &id),
         repo.git(&["rev-parse", &format!("{commit}^{{tree}}")])
+            .trim()
     );
     assert_eq!(repo.head(), base, "propose touches no branch");
     assert_eq!(
@@ -86,6 +91,7 @@ fn a_git_diff_binary_proposed_onto_its_parent_gives_the_commits_tree() {
     assert_eq!(
         tree_of(&repo, &id),
         repo.git(&["rev-parse", &format!("{commit}^{{tree}}")])
+            .trim()
     );
     repo.assert_fsck();
 }
@@ -123,7 +129,11 @@ fn a_format_patch_series_becomes_a_stack_with_its_messages() {
     repo.commit_all("feat: b");
     let trees: Vec<String> = ["HEAD~1", "HEAD"]
         .iter()
-        .map(|r| repo.git(&["rev-parse", &format!("{r}^{{tree}}")]))
+        .map(|r| {
+            repo.git(&["rev-parse", &format!("{r}^{{tree}}")])
+                .trim()
+                .to_string()
+        })
         .collect();
     let mbox = repo
         .git_run(&["format-patch", "--stdout", &format!("{base}..HEAD")])
@@ -193,4 +203,41 @@ fn a_hunk_that_does_not_apply_names_the_file_hunk_and_line_and_stores_nothing() 
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
     let run = propose(&repo, b"not a patch at all\n", &[]);
     assert_eq!(error_code(&run), "invalid_input", "{}", run.stdout);
+}
+
+/// The MCP tool takes the same text and answers in the CLI's shapes, each
+/// matching its outputSchema: one proposal, a mailbox series as
+/// `proposals`, and a hunk that does not apply as `no_match`.
+#[test]
+fn the_mcp_tool_takes_the_same_text_and_answers_in_the_clis_shapes() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n")]);
+    let base = repo.head();
+    repo.write("a.txt", "1\n2\n");
+    repo.commit_all("feat: two");
+    repo.write("b.txt", "b\n");
+    repo.commit_all("feat: b");
+    let diff = repo.git(&["diff", &base, "HEAD"]);
+    let mbox = repo.git(&["format-patch", "--stdout", &format!("{base}..HEAD")]);
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]);
+    repo.git(&["reset", "--hard", &base]);
+    let mut mcp = Mcp::start(&repo);
+    let tools = mcp.tools();
+    let one = mcp.call_ok("propose_patch", json!({ "patch": diff }));
+    assert_matches_output_schema(&tools, "propose_patch", &one);
+    assert_eq!(
+        tree_of(&repo, one["patch_id"].as_str().unwrap()),
+        tree.trim()
+    );
+    let series = mcp.call_ok("propose_patch", json!({ "patch": mbox }));
+    assert_matches_output_schema(&tools, "propose_patch", &series);
+    let stack = series["proposals"].as_array().expect("a stack");
+    assert_eq!(stack.len(), 2);
+    assert_eq!(
+        tree_of(&repo, stack[1]["patch_id"].as_str().unwrap()),
+        tree.trim()
+    );
+    let bad = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-nope\n+x\n";
+    let error = mcp.call_err("propose_patch", json!({ "patch": bad }));
+    assert_eq!(error["code"], "no_match", "{error}");
+    mcp.finish();
 }

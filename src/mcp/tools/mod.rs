@@ -20,6 +20,7 @@ registry! {
     propose_edit::ProposeEdit,
     edit::Edit,
     notebook_edit::NotebookEdit,
+    propose_patch::ProposePatch,
     apply_edit::ApplyEdit,
     list_proposals::ListProposals,
     show_proposal::ShowProposal,

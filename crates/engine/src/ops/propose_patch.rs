@@ -31,6 +31,35 @@ pub struct PatchRequest {
     pub check: Option<CheckMode>,
 }
 
+/// What proposing a patch answers, from every front end: one proposal's
+/// outcome at the top level, or `proposals` for a mailbox series (a stack,
+/// bottom first).
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum PatchAnswer<T> {
+    One(T),
+    Series { proposals: Vec<T> },
+}
+
+impl<T> PatchAnswer<T> {
+    pub fn of(mut outcomes: Vec<T>) -> Self {
+        match outcomes.len() {
+            1 => PatchAnswer::One(outcomes.remove(0)),
+            _ => PatchAnswer::Series {
+                proposals: outcomes,
+            },
+        }
+    }
+
+    /// Each outcome, bottom of the stack first.
+    pub fn outcomes(&self) -> &[T] {
+        match self {
+            PatchAnswer::One(one) => std::slice::from_ref(one),
+            PatchAnswer::Series { proposals } => proposals,
+        }
+    }
+}
+
 /// Proposes `req`'s patch: one proposal, or one per mailbox message, each
 /// stacked on the one before.
 pub fn propose_patch(

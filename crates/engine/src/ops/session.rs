@@ -88,7 +88,7 @@ macro_rules! opens {
 opens!(Recovering:
     ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
     CatRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
-    lint::MessageRequest,
+    lint::MessageRequest, super::propose_patch::PatchRequest,
 );
 opens!(AsIs: RecoverRequest, GlobRequest, ServerRequest);
 opens!(ReadOnly: review::RefFeed);
