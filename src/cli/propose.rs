@@ -10,6 +10,7 @@ use super::Output;
 use crate::edit::list::{CheckMode, Edit, EditList, Locator};
 use crate::error::{Error, Result};
 use crate::ops::Session;
+use crate::ops::capture::CaptureRequest;
 use crate::ops::edit::EditOutcome;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
 use crate::ops::propose_patch::{PatchAnswer, PatchRequest};
@@ -44,6 +45,21 @@ pub struct ProposeArgs {
     /// apply's -p); detected as git does when left out.
     #[arg(long, value_name = "N", requires = "patch")]
     pub strip: Option<usize>,
+    /// Propose what the work tree holds where it differs from HEAD (for
+    /// the paths after `--`), then put those paths back to HEAD, as `git
+    /// stash` does, once the proposal is stored.
+    #[arg(long, conflicts_with_all = ["pattern", "replacement", "patch"])]
+    pub from_worktree: bool,
+    /// With --from-worktree: leave the work tree and index as they are.
+    #[arg(long, requires = "from_worktree")]
+    pub keep: bool,
+    /// With --from-worktree: untracked, non-ignored files too (`git stash -u`).
+    #[arg(long, requires = "from_worktree")]
+    pub include_untracked: bool,
+    /// With --from-worktree: the pathspecs to capture (all of the work tree
+    /// when none).
+    #[arg(last = true, value_name = "PATHSPEC")]
+    pub pathspec: Vec<String>,
     #[command(flatten)]
     pub edits: EditArgs,
 }
@@ -245,6 +261,9 @@ pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
     if let Some(source) = &args.patch {
         return run_patch(session, args, source, out);
     }
+    if args.from_worktree {
+        return run_capture(session, args, out);
+    }
     if edits(args) {
         if args.pattern.is_some() {
             return Err(Error::invalid(
@@ -293,6 +312,37 @@ fn run_patch(session: &Session, args: &ProposeArgs, source: &str, out: &Output) 
         series => series.outcomes().iter().for_each(|o| render_edit(o, out)),
     }
     Ok(if success { 0 } else { 1 })
+}
+
+/// `propose --from-worktree`.
+fn run_capture(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
+    if args.edits.any() || args.edits.onto.is_some() {
+        return Err(Error::invalid(
+            "--from-worktree cannot be combined with edit flags or --onto",
+            "capture the work tree onto HEAD, or propose an edit list, not both",
+        ));
+    }
+    let req = CaptureRequest {
+        pathspec: args.pathspec.clone(),
+        cwd: std::env::current_dir().ok(),
+        keep: args.keep,
+        include_untracked: args.include_untracked,
+        message: args.message.clone(),
+        check: args.edits.check.map(Into::into),
+    };
+    let captured = out.with_progress(|| session.capture(&req))?;
+    if out.json {
+        out.json_value(&captured);
+    } else {
+        render_edit(&captured.outcome, out);
+        if !captured.restored.is_empty() {
+            out.line(&format!(
+                "put {} path(s) back to HEAD in the work tree and index",
+                captured.restored.len()
+            ));
+        }
+    }
+    Ok(if captured.outcome.success { 0 } else { 1 })
 }
 
 /// Reads FILE or stdin (`-`) as bytes.

@@ -4,6 +4,7 @@
 mod apply;
 mod ask;
 mod audit;
+mod capture_worktree;
 mod common;
 mod concurrency;
 mod config;

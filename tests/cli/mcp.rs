@@ -12,6 +12,7 @@ const TOOLS: &[&str] = &[
     "edit",
     "notebook_edit",
     "propose_patch",
+    "propose_worktree",
     "read_file",
     "glob",
     "apply_edit",

@@ -51,6 +51,7 @@ mod tree_edit;
 mod tree_lookup;
 mod tree_scan;
 pub mod view;
+pub mod worktree_capture;
 mod worktrees;
 mod zlib;
 

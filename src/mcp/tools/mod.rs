@@ -21,6 +21,7 @@ registry! {
     edit::Edit,
     notebook_edit::NotebookEdit,
     propose_patch::ProposePatch,
+    propose_worktree::ProposeWorktree,
     apply_edit::ApplyEdit,
     list_proposals::ListProposals,
     show_proposal::ShowProposal,

@@ -8,6 +8,7 @@
 
 pub mod apply;
 pub mod apply_answer;
+pub mod capture;
 pub mod cat;
 pub mod check;
 pub mod demo;

@@ -88,7 +88,7 @@ macro_rules! opens {
 opens!(Recovering:
     ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
     CatRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
-    lint::MessageRequest, super::propose_patch::PatchRequest,
+    lint::MessageRequest, super::propose_patch::PatchRequest, super::capture::CaptureRequest,
 );
 opens!(AsIs: RecoverRequest, GlobRequest, ServerRequest);
 opens!(ReadOnly: review::RefFeed);
@@ -325,6 +325,14 @@ impl Session {
             self.settings()?,
             req,
         ))
+    }
+
+    /// Proposes what the work tree holds (`propose --from-worktree`).
+    pub fn capture(
+        &self,
+        req: &super::capture::CaptureRequest,
+    ) -> Result<super::capture::CaptureOutcome> {
+        self.wrote(super::capture::capture(self.repo()?, self.settings()?, req))
     }
 
     /// A file's lines, at HEAD, a proposal or the working tree.
