@@ -39,6 +39,14 @@ pub struct ApplyArgs {
     /// (follow it with `git evolv task <task_id> --wait`).
     #[arg(long)]
     pub background: bool,
+    /// Land only the changes to paths these globs match; the rest stays a
+    /// pending proposal under the same id, stacked on what landed.
+    #[arg(long, num_args = 1.., value_name = "GLOB", conflicts_with = "interactive")]
+    pub paths: Vec<String>,
+    /// Choose hunk by hunk on the terminal, with the keys of `git add -p`
+    /// (y, n, a, d, s, q, ?); the rest stays pending.
+    #[arg(long, short = 'i', conflicts_with = "background")]
+    pub interactive: bool,
 }
 
 /// Returns the exit code: 0, or the failure's code when some proposals
@@ -52,6 +60,8 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         plan: args.plan.as_deref().map(super::plan::source).transpose()?,
         dry_run: args.dry_run,
         batch: args.batch,
+        paths: (!args.paths.is_empty()).then(|| args.paths.clone().into()),
+        hunks: None,
     };
     if args.background {
         let started = session.start_task(&crate::ops::task::TaskRequest::from_apply(&req)?)?;

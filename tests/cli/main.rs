@@ -2,6 +2,7 @@
 //! checked afterwards with git itself.
 
 mod apply;
+mod apply_part;
 mod ask;
 mod audit;
 mod capture_worktree;

@@ -162,10 +162,16 @@ fn summary_of(
 /// pending proposals, the base of the bottom one (a stacked proposal's
 /// parent is the proposal below it, never the branch head).
 fn stack_base(repo: &Repo, p: &Proposal) -> crate::git::Oid {
-    super::stack::below(repo, p)
-        .ok()
-        .and_then(|below| below.first().map(|q| q.base))
-        .unwrap_or(p.base)
+    let below = super::stack::below(repo, p).unwrap_or_default();
+    let bottom = below.first().unwrap_or(p);
+    // Stacked on a proposal that has landed (the rest of a part applied):
+    // its base is where that one landed.
+    bottom
+        .meta
+        .onto
+        .as_deref()
+        .and_then(|onto| super::rollback::landed_commit(repo, onto))
+        .unwrap_or(bottom.base)
 }
 
 fn head_commit(repo: &Repo) -> Option<crate::git::Oid> {

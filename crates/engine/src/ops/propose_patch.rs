@@ -155,7 +155,7 @@ fn propose_one(
 }
 
 /// The file `file` changes, with its base and new content.
-fn change_of(
+pub(crate) fn change_of(
     repo: &Repo,
     tree: &Tree<'_>,
     file: &FilePatch,

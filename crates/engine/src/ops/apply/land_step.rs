@@ -200,6 +200,7 @@ pub(super) fn outcome(
         lines_removed: step.lines.1,
         plan: s.plan.clone(),
         warnings,
+        remaining_patch_id: None,
     }
 }
 

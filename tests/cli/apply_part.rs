@@ -1,0 +1,88 @@
+//! Applying part of a proposal (issue 30 item 4): `apply <id> --paths`
+//! lands the chosen paths' changes, validated on the tree that lands; the
+//! rest stays pending under the same id, stacked on what landed; a part
+//! that fails leaves the proposal as it was.
+
+use serde_json::json;
+
+use crate::common::{TestRepo, error_code};
+use crate::mcp_client::Mcp;
+
+/// A proposal changing a.txt, b.txt and src/c.rs, and its id and tree.
+fn three_files() -> (TestRepo, String, String) {
+    let repo = TestRepo::with_files(&[("a.txt", "A\n"), ("b.txt", "B\n"), ("src/c.rs", "C\n")]);
+    let list = repo.home().join("edits.json");
+    std::fs::write(
+        &list,
+        r#"{"edits": [
+            {"op": "write", "path": "a.txt", "content": "A2\n"},
+            {"op": "write", "path": "b.txt", "content": "B2\n"},
+            {"op": "write", "path": "src/c.rs", "content": "C2\n"}]}"#,
+    )
+    .unwrap();
+    let run = repo.evolv(&["propose", "--json", "--edits", list.to_str().unwrap()]);
+    run.ok();
+    let id = run.json_str("/patch_id");
+    let tree = repo.git(&["rev-parse", &format!("refs/evolv/proposals/{id}^{{tree}}")]);
+    (repo, id, tree.trim().to_string())
+}
+
+fn changed_by_head(repo: &TestRepo) -> String {
+    repo.git(&["diff", "--name-only", "HEAD~1", "HEAD"])
+}
+
+#[test]
+fn paths_land_alone_and_the_rest_stays_pending_under_the_same_id() {
+    let (repo, id, whole) = three_files();
+    // Validation sees the tree that lands: a.txt still as it was.
+    repo.set_config("evolv.validate", "grep -qx A a.txt && grep -qx C2 src/c.rs");
+    let run = repo.evolv(&["apply", "--json", &id, "--paths", "src/**"]);
+    run.ok();
+    assert_eq!(run.json_str("/remaining_patch_id"), id);
+    assert_eq!(changed_by_head(&repo), "src/c.rs\n");
+    assert_eq!(repo.read("src/c.rs"), "C2\n");
+    assert_eq!(repo.read("a.txt"), "A\n");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let list = repo.evolv(&["list", "--json"]);
+    list.ok();
+    let listed = list.json();
+    let pending: Vec<&serde_json::Value> = listed["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] == "pending")
+        .collect();
+    assert_eq!(pending.len(), 1, "{listed}");
+    assert_eq!(pending[0]["patch_id"], id.as_str());
+    // The rest lands as the proposal, and the whole is what was proposed.
+    repo.set_config("evolv.validate", "true");
+    repo.evolv(&["apply", "--json", &id]).ok();
+    assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]).trim(), whole);
+    assert_eq!(changed_by_head(&repo), "a.txt\nb.txt\n");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_part_that_fails_validation_leaves_the_proposal_as_it_was() {
+    let (repo, id, _) = three_files();
+    let before = repo.git(&["for-each-ref", "refs/evolv/proposals"]);
+    let head = repo.head();
+    repo.set_config("evolv.validate", "false");
+    let run = repo.evolv(&["apply", "--json", &id, "--paths", "a.txt"]);
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), before);
+    let none = repo.evolv(&["apply", "--json", &id, "--paths", "nothing/**"]);
+    assert_eq!(error_code(&none), "invalid_input", "{}", none.stdout);
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), before);
+}
+
+#[test]
+fn mcp_apply_edit_takes_paths() {
+    let (repo, id, _) = three_files();
+    let mut mcp = Mcp::start(&repo);
+    let out = mcp.call_ok("apply_edit", json!({ "patch_id": id, "paths": "b.txt" }));
+    assert_eq!(out["remaining_patch_id"], id.as_str());
+    assert_eq!(changed_by_head(&repo), "b.txt\n");
+    mcp.finish();
+}
