@@ -77,6 +77,25 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         }
         return Ok(0);
     }
+    let mut req = req;
+    if args.interactive {
+        let [id] = args.patch_ids.as_slice() else {
+            return Err(crate::error::Error::invalid(
+                "-i takes one proposal id",
+                "apply the others on their own",
+            ));
+        };
+        let files = session.part_hunks(id)?;
+        let stdin = std::io::stdin();
+        let chosen =
+            super::apply_interactive::choose(files, &mut stdin.lock(), &mut std::io::stdout())
+                .map_err(|e| crate::error::Error::io("ask on", "the terminal", e))?;
+        if chosen.is_empty() {
+            out.status("No change chosen; nothing applied.");
+            return Ok(0);
+        }
+        req.hunks = Some(chosen);
+    }
     let report = out.with_progress(|| session.apply(&req))?;
     Ok(render_report(report, args.patch_ids.len(), out))
 }

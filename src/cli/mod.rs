@@ -3,6 +3,7 @@
 //! machines (`--json`, the same serde types the MCP server uses).
 
 mod apply;
+mod apply_interactive;
 mod ask;
 mod cat;
 mod check;

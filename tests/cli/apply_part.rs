@@ -86,3 +86,60 @@ fn mcp_apply_edit_takes_paths() {
     assert_eq!(changed_by_head(&repo), "b.txt\n");
     mcp.finish();
 }
+
+/// `apply -i` through a real pseudo-terminal, with `git add -p`'s keys:
+/// `?` prints the help, `y`/`n` per hunk, `s` splits a hunk, `d` skips the
+/// rest of a file. What was chosen lands; the rest stays pending.
+#[test]
+fn interactive_apply_asks_hunk_by_hunk_in_a_pseudo_terminal() {
+    let numbered = |two: &str, fifteen: &str| -> String {
+        (1..=20)
+            .map(|n| match n {
+                2 => format!("{two}\n"),
+                15 => format!("{fifteen}\n"),
+                n => format!("{n}\n"),
+            })
+            .collect()
+    };
+    let lines = numbered("2", "15");
+    let repo = TestRepo::with_files(&[
+        ("f.txt", lines.as_str()),
+        ("g.txt", "g\n"),
+        ("h.txt", "a\nb\nc\nd\ne\n"),
+    ]);
+    let list = repo.home().join("edits.json");
+    let f_new = numbered("two", "fifteen");
+    let edits = json!({"edits": [
+        {"op": "write", "path": "f.txt", "content": f_new},
+        {"op": "write", "path": "g.txt", "content": "G\n"},
+        {"op": "write", "path": "h.txt", "content": "a\nB\nc\nD\ne\n"},
+    ]});
+    std::fs::write(&list, edits.to_string()).unwrap();
+    let run = repo.evolv(&["propose", "--json", "--edits", list.to_str().unwrap()]);
+    run.ok();
+    let id = run.json_str("/patch_id");
+    let whole = repo.git(&["rev-parse", &format!("refs/evolv/proposals/{id}^{{tree}}")]);
+    repo.set_config("evolv.validate", "true");
+    let driver = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/pty_driver.py");
+    let mut cmd = crate::common::sealed("python3", repo.home());
+    // f.txt: ? (help), y, n; g.txt: d; h.txt: s, y, n.
+    cmd.arg(&driver)
+        .args(["?,y,n,d,s,y,n", crate::common::BIN, "apply", &id, "-i"])
+        .current_dir(repo.path());
+    let run = crate::common::Run::of(cmd);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("s - split the current hunk"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("Split into 2 hunks."), "{}", run.stdout);
+    assert_eq!(repo.read("f.txt"), numbered("two", "15"));
+    assert_eq!(repo.read("g.txt"), "g\n");
+    assert_eq!(repo.read("h.txt"), "a\nB\nc\nd\ne\n");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    // The rest is the same proposal, pending; applied, the whole lands.
+    repo.evolv(&["apply", "--json", &id]).ok();
+    assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]), whole);
+    repo.assert_fsck();
+}

@@ -9,6 +9,7 @@ pub mod binary;
 pub mod envelope;
 pub mod mbox;
 pub mod names;
+pub mod split;
 pub mod unified;
 
 /// One file a patch changes.

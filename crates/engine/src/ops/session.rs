@@ -269,6 +269,11 @@ impl Session {
 
     /// Validates and lands proposals. One shape whatever the number of ids:
     /// what landed, and the error that stopped the rest (if any).
+    /// The proposal `id`'s changes as hunks (what `apply -i` asks about).
+    pub fn part_hunks(&self, id: &str) -> Result<Vec<crate::patch::FilePatch>> {
+        apply::part::hunks(self.repo()?, id)
+    }
+
     pub fn apply(&self, req: &ApplyRequest) -> Result<ApplyReport> {
         self.wrote(apply::apply(self.repo()?, self.settings()?, req))
     }
