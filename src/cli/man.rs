@@ -227,6 +227,14 @@ const WRITTEN_EXAMPLES: Examples = &[
                 "git evolv propose -p '(?m)^use (\\w+);' -r 'use crate::$1;' -s '**/*.rs'",
                 "Capture groups expand in the replacement.",
             ),
+            (
+                "cargo fmt && git evolv propose --from-worktree -- src/",
+                "Propose what a formatter changed under src/, and put src/ back to HEAD.",
+            ),
+            (
+                "git diff --binary main topic | git evolv propose --patch -",
+                "Propose a patch (a git or diff -u diff, a format-patch series, an apply_patch envelope).",
+            ),
         ],
     ),
     (
@@ -270,6 +278,14 @@ const WRITTEN_EXAMPLES: Examples = &[
             (
                 "git evolv apply patch_1763793123_3fa9c1 --plan plan.json --dry-run",
                 "Everything but moving the branch, under an execution plan.",
+            ),
+            (
+                "git evolv apply patch_1763793123_3fa9c1 --paths 'src/**'",
+                "Land the changes under src/ only; the rest stays pending.",
+            ),
+            (
+                "git evolv apply patch_1763793123_3fa9c1 -i",
+                "Choose hunk by hunk, with git add -p's keys.",
             ),
         ],
     ),
