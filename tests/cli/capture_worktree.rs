@@ -209,3 +209,31 @@ fn the_mcp_tool_captures_as_the_cli_does() {
     assert_eq!(repo.git(&["status", "--porcelain"]), " M other/dirty.txt\n");
     mcp.finish();
 }
+
+/// An LFS-tracked file is captured as `git add` stores it: a pointer, its
+/// content in LFS's store. Ignored where git-lfs may be missing; `.ci/run`
+/// installs git-lfs and runs it with `--ignored`.
+#[test]
+#[ignore = "needs git-lfs: cargo test --locked --test cli -- --ignored lfs"]
+fn lfs_files_are_captured_as_git_add_stores_them() {
+    let repo = TestRepo::empty();
+    assert_eq!(
+        repo.git_run(&["lfs", "version"]).code,
+        0,
+        "git-lfs is not installed"
+    );
+    repo.git(&["lfs", "install", "--local"]);
+    repo.git(&["lfs", "track", "*.big"]);
+    repo.write("data.big", "old payload\n");
+    repo.commit_all("lfs content");
+    repo.write("data.big", "new payload\n");
+    let id = repo
+        .evolv(&["propose", "--json", "--from-worktree", "--keep"])
+        .ok()
+        .json_str("/patch_id");
+    let pointer = String::from_utf8(shown(&repo, &id, "data.big")).unwrap();
+    assert!(pointer.starts_with("version https://git-lfs"), "{pointer}");
+    repo.git(&["add", "data.big"]);
+    let added = repo.git(&["cat-file", "-p", ":data.big"]);
+    assert_eq!(pointer, added, "the pointer git add makes");
+}
