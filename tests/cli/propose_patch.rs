@@ -241,3 +241,32 @@ fn the_mcp_tool_takes_the_same_text_and_answers_in_the_clis_shapes() {
     assert_eq!(error["code"], "no_match", "{error}");
     mcp.finish();
 }
+
+/// git's copy headers (`git diff -C --find-copies-harder`): the copy is
+/// made, its source stays.
+#[test]
+fn a_copy_keeps_its_source() {
+    let body: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+    let repo = TestRepo::with_files(&[("orig.txt", body.as_str())]);
+    let base = repo.head();
+    repo.write("copy.txt", &body.replace("line 30\n", "line thirty\n"));
+    repo.commit_all("copy");
+    let commit = repo.head();
+    let patch = repo
+        .git_run(&[
+            "diff",
+            "--binary",
+            "-C",
+            "--find-copies-harder",
+            &base,
+            &commit,
+        ])
+        .ok()
+        .stdout_bytes
+        .clone();
+    assert!(String::from_utf8_lossy(&patch).contains("copy from orig.txt"));
+    repo.git(&["reset", "--hard", &base]);
+    let id = propose(&repo, &patch, &[]).ok().json_str("/patch_id");
+    let tree = repo.git(&["rev-parse", &format!("{commit}^{{tree}}")]);
+    assert_eq!(tree_of(&repo, &id), tree.trim());
+}
