@@ -270,3 +270,22 @@ fn a_copy_keeps_its_source() {
     let tree = repo.git(&["rev-parse", &format!("{commit}^{{tree}}")]);
     assert_eq!(tree_of(&repo, &id), tree.trim());
 }
+
+/// Names a patch may not write (out of the repository, into `.git`, or
+/// absolute) are refused, naming the path, and nothing is stored.
+#[test]
+fn a_patch_naming_paths_outside_the_work_tree_is_refused() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let hostile = [
+        "--- /dev/null\n+++ b/../escape.txt\n@@ -0,0 +1 @@\n+x\n".to_string(),
+        "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+x\n".to_string(),
+        "*** Begin Patch\n*** Add File: /tmp/evolv-escape\n+x\n*** End Patch\n".to_string(),
+        "*** Begin Patch\n*** Add File: sub/../../escape\n+x\n*** End Patch\n".to_string(),
+    ];
+    for patch in hostile {
+        let run = propose(&repo, patch.as_bytes(), &[]);
+        assert_eq!(error_code(&run), "invalid_input", "{patch}: {}", run.stdout);
+    }
+    assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
+    assert!(!repo.path().join("../escape.txt").exists());
+}
