@@ -201,7 +201,10 @@ pub async fn file(
         format!("'{}' is not a file of {id}", q.path),
         "pick a path from the proposal's file list",
     );
-    let page = run::<ReviewPage, _>(state, move |s| s.review_file_page(&id, &q.path, q.from));
+    let recent = state.clone();
+    let page = run::<ReviewPage, _>(state, move |s| {
+        s.review_file_page(&id, &q.path, q.from, &recent.recent_files)
+    });
     match page.await {
         Ok(Some(page)) => Json(page).into_response(),
         // Not one of its files: no such resource, as for an unknown id.

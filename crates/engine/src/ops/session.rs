@@ -393,14 +393,16 @@ impl Session {
         inspect::show_without_diff(self.repo()?, patch_id)
     }
 
-    /// A page of one file's hunks (`None`: not a file of the proposal).
+    /// A page of one file's hunks (`None`: not a file of the proposal);
+    /// the file's hunks are kept in `recent` for its next pages.
     pub fn review_file_page(
         &self,
         patch_id: &str,
         path: &str,
         from: usize,
+        recent: &review::RecentFiles,
     ) -> Result<Option<review::FilePage>> {
-        review::file_page(self.repo()?, patch_id, path, from)
+        review::file_page(self.repo()?, patch_id, path, from, recent)
     }
 
     /// The branch HEAD is on and its commit, if any.

@@ -19,7 +19,7 @@ use crate::store::file_records::{self, FileResult};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::ValidatorReport;
 
-pub use page::{FilePage, PAGE_LINES};
+pub use page::{FilePage, PAGE_LINES, RecentFiles};
 pub use view::{FileView, Hunk, Line, Marks, number};
 
 /// Longest comment body accepted, in bytes.
@@ -158,9 +158,18 @@ pub fn detail(repo: &Repo, patch_id: &str) -> Result<Detail> {
 /// The page of one file's hunks that starts at line `from` (see
 /// [`FilePage`]), numbered on both sides with word marks. `None` when
 /// `path` is not one of the proposal's files, as the page lists them.
-pub fn file_page(repo: &Repo, patch_id: &str, path: &str, from: usize) -> Result<Option<FilePage>> {
+/// The file's hunks are kept in `recent` for its next pages.
+pub fn file_page(
+    repo: &Repo,
+    patch_id: &str,
+    path: &str,
+    from: usize,
+    recent: &RecentFiles,
+) -> Result<Option<FilePage>> {
     let p = proposals::load(repo, patch_id)?;
-    Ok(view::hunks(repo, &p, path)?.map(|hunks| page::cut(path, hunks, from)))
+    let key = format!("{}:{}:{path}", p.base, p.commit);
+    let hunks = recent.get_or(key, || view::hunks(repo, &p, path))?;
+    Ok(hunks.map(|hunks| page::cut(path, &hunks, from)))
 }
 
 /// The branch HEAD is on (its short name, or `HEAD (detached)`) and

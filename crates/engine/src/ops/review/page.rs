@@ -2,6 +2,8 @@
 //! of a file at once and asks for the next when the reader scrolls near
 //! it, so a file of 20,000 changed lines opens as fast as one of 20.
 
+use std::sync::{Arc, Mutex};
+
 use serde::Serialize;
 
 use super::view::{self, Hunk};
@@ -25,17 +27,57 @@ pub struct FilePage {
     pub total_lines: usize,
 }
 
+/// Files kept by the review page between their pages.
+const KEPT: usize = 4;
+
+/// The numbered hunks of the files last asked for, by proposal commit and
+/// path, newest last: a long file's diff is computed for its first page
+/// only, not once per page.
+#[derive(Default)]
+pub struct RecentFiles(Mutex<Vec<(String, Arc<Vec<Hunk>>)>>);
+
+impl RecentFiles {
+    /// The hunks kept under `key`, or those `compute` gives (`None`: no
+    /// such file, nothing kept).
+    pub fn get_or(
+        &self,
+        key: String,
+        compute: impl FnOnce() -> crate::error::Result<Option<Vec<Hunk>>>,
+    ) -> crate::error::Result<Option<Arc<Vec<Hunk>>>> {
+        let kept = |files: &mut Vec<(String, Arc<Vec<Hunk>>)>| {
+            let at = files.iter().position(|(k, _)| *k == key)?;
+            let entry = files.remove(at);
+            files.push(entry.clone());
+            Some(entry.1)
+        };
+        if let Some(hunks) = kept(&mut self.0.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(Some(hunks));
+        }
+        // Computed unlocked: another file's page need not wait for it.
+        let Some(hunks) = compute()?.map(Arc::new) else {
+            return Ok(None);
+        };
+        let mut files = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if files.len() >= KEPT {
+            files.remove(0);
+        }
+        files.push((key, hunks.clone()));
+        Ok(Some(hunks))
+    }
+}
+
 /// Cuts `hunks` (numbered, not yet word-marked) to the page at `from`,
 /// and marks the changed words of its lines (pairs are found in the whole
 /// hunk, so a pair cut by the page edge is marked as when shown whole).
-pub fn cut(path: &str, mut hunks: Vec<Hunk>, from: usize) -> FilePage {
+pub fn cut(path: &str, hunks: &[Hunk], from: usize) -> FilePage {
     let total_lines = hunks.iter().map(|h| h.lines.len()).sum();
     let to = from.saturating_add(PAGE_LINES).min(total_lines);
     let mut page = Vec::new();
     let mut start = 0; // the first line of the current hunk
-    for mut h in hunks.drain(..) {
+    for h in hunks {
         let end = start + h.lines.len();
         if end > from && start < to {
+            let mut h = h.clone();
             let (a, b) = (from.max(start) - start, to.min(end) - start);
             view::mark_words(&mut h.lines, a..b);
             h.lines.truncate(b);
@@ -79,7 +121,7 @@ mod tests {
         let mut at = Some(0);
         let mut pages = 0;
         while let Some(from) = at {
-            let page = cut("a.rs", numbered(&old, &new), from);
+            let page = cut("a.rs", &numbered(&old, &new), from);
             assert!(page.hunks.iter().map(|h| h.lines.len()).sum::<usize>() <= PAGE_LINES);
             assert_eq!(page.total_lines, 1600);
             assert_eq!(page.hunks[0].cont, from > 0, "one hunk, cut");
@@ -98,9 +140,36 @@ mod tests {
 
     #[test]
     fn a_page_past_the_end_is_empty_and_last() {
-        let page = cut("a.rs", numbered("a\n", "b\n"), 10);
+        let page = cut("a.rs", &numbered("a\n", "b\n"), 10);
         assert!(page.hunks.is_empty());
         assert_eq!(page.next, None);
         assert_eq!(page.total_lines, 2);
+    }
+}
+
+#[cfg(test)]
+mod recent_tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_file_is_not_computed_again_and_the_oldest_goes_first() {
+        let recent = RecentFiles::default();
+        let mut computed = 0;
+        let mut get = |key: &str| {
+            recent
+                .get_or(key.to_string(), || {
+                    computed += 1;
+                    Ok(Some(Vec::new()))
+                })
+                .unwrap()
+                .unwrap();
+        };
+        for key in ["a", "a", "b", "c", "d", "a", "e", "b"] {
+            get(key);
+        }
+        // a b c d kept; a again (kept, now newest); e pushes b out.
+        assert_eq!(computed, 6);
+        let none = recent.get_or("x".into(), || Ok(None)).unwrap();
+        assert!(none.is_none(), "no file: nothing kept");
     }
 }
