@@ -166,9 +166,12 @@ pub struct ProposalView {
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     blocking::<ReviewPage, _>(state, move |s| {
-        let mut show = match serde_json::to_value(s.review_show(&id)?) {
-            Ok(serde_json::Value::Object(map)) => map,
-            _ => serde_json::Map::new(),
+        let Ok(serde_json::Value::Object(mut show)) = serde_json::to_value(s.review_show(&id)?)
+        else {
+            return Err(Error::Internal {
+                at: "the review page's proposal view",
+                message: "show's outcome is not a JSON object".into(),
+            });
         };
         // Never computed here (see `review_show`): not sent empty either.
         show.remove("unified_diff");

@@ -485,7 +485,6 @@ function appendRows(sec, tbody, f, file, from) {
   tbody.append(frag);
   placeComments(sec);
   sec.dataset.rows = String(to);
-  sec.dataset.pending = String(file.total - file.received);
   if (to === rows.length && file.next === null) return;
   const more = h("tr", { class: "more" }, h("td", { colspan: "4", class: "muted",
     text: `${rows.length - to + file.total - file.received} more lines…` }));

@@ -3,7 +3,10 @@
 // page's own `performance.now()` (from navigation start) when the first
 // file's rows are in the DOM (body[data-first-file-ms]). Cases alternate,
 // run by run, so the machine's load falls on each alike; the median of
-// RUNS is reported. With OLD_BIN set, that binary is measured in the same
+// RUNS is reported. Each run opens the proposal on a server started
+// afresh (same port, so the page's cookie still holds): nothing the
+// server kept from the run before (the hunks of a file paged through)
+// makes a run faster than a first open. With OLD_BIN set, that binary is measured in the same
 // runs too (the "before"). Run with scripts/bench_web_open.sh.
 import fs from "node:fs";
 import { makeRepo, serve, browser, BIN } from "./harness.mjs";
@@ -39,15 +42,20 @@ try {
     for (const [which, bin] of bins) {
       const server = await serve(repo, 0, bin);
       await b.page.goto(server.url); // the token, for this port's cookie
-      setups.push({ name, which, repo, id, server, base: server.url.replace(/\/\?token=.*/, ""), times: [] });
+      setups.push({ name, which, bin, repo, id, server, base: server.url.replace(/\/\?token=.*/, ""), times: [] });
     }
   }
-  for (const s of setups) await firstRow(b.page, s.base, s.id); // warm-up
+  const fresh = async (s) => {
+    await s.server.stop();
+    s.server = await serve(s.repo, s.server.port, s.bin);
+    return firstRow(b.page, s.base, s.id);
+  };
+  for (const s of setups) await fresh(s); // warm-up (the browser's cache of the assets)
   for (let r = 0; r < RUNS; r++) {
-    for (const s of setups) s.times.push(await firstRow(b.page, s.base, s.id));
+    for (const s of setups) s.times.push(await fresh(s));
   }
   const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-  console.log(`First diff row, headless chromium, ${RUNS} alternating runs, load average ${load}, ${new Date().toISOString().slice(0, 16)} UTC:\n`);
+  console.log(`First diff row, headless chromium, ${RUNS} alternating runs (each on a server started afresh), load average ${load}, ${new Date().toISOString().slice(0, 16)} UTC:\n`);
   console.log("| binary | proposal | median | min | max | median / 1-line median |\n| --- | --- | ---: | ---: | ---: | ---: |");
   for (const [which] of bins) {
     const mine = setups.filter((s) => s.which === which);
