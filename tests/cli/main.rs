@@ -61,3 +61,4 @@ mod unsafe_fence;
 mod validation;
 mod web;
 mod web_client;
+mod web_pages;

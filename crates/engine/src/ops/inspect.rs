@@ -249,7 +249,17 @@ pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
         &commit.tree()?,
         Some(&p.meta.affected_paths()),
     )?;
-    let mut stack: Vec<String> = super::stack::below(repo, &p)?
+    outcome(repo, &p, diff)
+}
+
+/// `show` with `unified_diff` left empty, the patch text never computed
+/// (the review page draws each file from its own hunks, page by page).
+pub fn show_without_diff(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
+    outcome(repo, &proposals::load(repo, patch_id)?, Vec::new())
+}
+
+fn outcome(repo: &Repo, p: &Proposal, diff: Vec<u8>) -> Result<ShowOutcome> {
+    let mut stack: Vec<String> = super::stack::below(repo, p)?
         .into_iter()
         .map(|q| q.id.into())
         .collect();
@@ -259,13 +269,13 @@ pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
         stack,
         stacked_above,
         word_diff: None,
-        proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
+        proposal: summarise(repo, p, head_commit(repo), proposals::now_secs()),
         pattern: p.meta.edit.pattern().unwrap_or_default().to_string(),
         replacement: p.meta.edit.replacement().unwrap_or_default().to_string(),
         scope: p.meta.scope.clone(),
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,
-        comments: super::review::comments(repo, patch_id)?,
+        comments: super::review::comments(repo, p.id.as_str())?,
         files: super::review::file_results(&p.meta),
         validators: super::review::validators(&p.meta).to_vec(),
     })

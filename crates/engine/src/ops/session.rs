@@ -413,9 +413,22 @@ impl Session {
         review::detail(self.repo()?, patch_id)
     }
 
-    /// The review page's hunks of one file of a proposal.
-    pub fn review_hunks(&self, patch_id: &str, path: &str) -> Result<Vec<review::Hunk>> {
-        review::file_hunks(self.repo()?, patch_id, path)
+    /// `show` without the patch text: the review page draws each file
+    /// from its own pages of hunks.
+    pub fn review_show(&self, patch_id: &str) -> Result<ShowOutcome> {
+        inspect::show_without_diff(self.repo()?, patch_id)
+    }
+
+    /// A page of one file's hunks (`None`: not a file of the proposal);
+    /// the file's hunks are kept in `recent` for its next pages.
+    pub fn review_file_page(
+        &self,
+        patch_id: &str,
+        path: &str,
+        from: usize,
+        recent: &review::RecentFiles,
+    ) -> Result<Option<review::FilePage>> {
+        review::file_page(self.repo()?, patch_id, path, from, recent)
     }
 
     /// The branch HEAD is on and its commit, if any.
