@@ -110,6 +110,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "git_names",
             "globs",
             "clock",
+            "c_quote",
             "comma_list",
         ],
     ),

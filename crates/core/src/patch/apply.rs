@@ -7,7 +7,6 @@
 
 use super::binary::{BinaryHunk, apply_delta};
 use super::{Body, FilePatch, Hunk, HunkLine, PatchError, envelope};
-use crate::edit::replace::closest;
 
 /// Inflates zlib data that must come to `size` bytes; `None` when it
 /// does not.
@@ -89,22 +88,8 @@ pub fn apply_hunks(hunks: &[Hunk], path: &str, base: &[u8]) -> Result<Vec<u8>, P
         .map(<[u8]>::to_vec)
         .collect();
     for (n, hunk) in hunks.iter().enumerate() {
-        let old: Vec<&[u8]> = hunk
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(c) | HunkLine::Remove(c) => Some(c.as_slice()),
-                HunkLine::Add(_) => None,
-            })
-            .collect();
-        let new: Vec<Vec<u8>> = hunk
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(c) | HunkLine::Add(c) => Some(c.clone()),
-                HunkLine::Remove(_) => None,
-            })
-            .collect();
+        let old: Vec<&[u8]> = side(hunk, false).collect();
+        let new: Vec<Vec<u8>> = side(hunk, true).map(<[u8]>::to_vec).collect();
         // git: a hunk at the top must match there; one without trailing
         // context must match at the end.
         let trailing = hunk
@@ -122,6 +107,17 @@ pub fn apply_hunks(hunks: &[Hunk], path: &str, base: &[u8]) -> Result<Vec<u8>, P
         lines.splice(at..at + old.len(), new);
     }
     Ok(lines.concat())
+}
+
+/// A hunk's lines before it (`new` false: context and removed lines) or
+/// after it (context and added lines).
+fn side(hunk: &Hunk, new: bool) -> impl Iterator<Item = &[u8]> {
+    hunk.lines.iter().filter_map(move |l| match (l, new) {
+        (HunkLine::Context(c), _) | (HunkLine::Remove(c), false) | (HunkLine::Add(c), true) => {
+            Some(c.as_slice())
+        }
+        _ => None,
+    })
 }
 
 /// Where `old` is in `lines`: tried at `wanted` first, then one line
@@ -183,17 +179,7 @@ fn find(
 fn no_fit(path: &str, n: usize, hunk: &Hunk, lines: &[Vec<u8>], old: &[&[u8]]) -> PatchError {
     let text = String::from_utf8_lossy(&lines.concat()).into_owned();
     let wanted = String::from_utf8_lossy(&old.concat()).into_owned();
-    let region = match closest(&text, &wanted) {
-        Some(c) => format!(
-            "; the closest region is lines {}-{}, where line {} differs: the patch expects `{}` but the file has `{}`",
-            c.start_line,
-            c.end_line,
-            c.first_diff_line,
-            c.expected.escape_debug(),
-            c.found.escape_debug()
-        ),
-        None => String::new(),
-    };
+    let region = super::closest_region(&text, &wanted);
     PatchError::not_found(
         path,
         hunk.line,

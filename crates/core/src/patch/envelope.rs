@@ -256,17 +256,7 @@ fn seek(lines: &[String], wanted: &[String], from: usize, at_end: bool) -> Optio
 fn not_found(path: &str, chunk: &Chunk, lines: &[String]) -> PatchError {
     let text = lines.join("\n");
     let wanted = chunk.old.join("\n");
-    let region = match crate::edit::replace::closest(&text, &wanted) {
-        Some(c) => format!(
-            "; the closest region is lines {}-{}, where line {} differs: the patch expects `{}` but the file has `{}`",
-            c.start_line,
-            c.end_line,
-            c.first_diff_line,
-            c.expected.escape_debug(),
-            c.found.escape_debug()
-        ),
-        None => String::new(),
-    };
+    let region = super::closest_region(&text, &wanted);
     PatchError::not_found(
         path,
         chunk.line,

@@ -120,6 +120,23 @@ impl std::fmt::Display for PatchError {
     }
 }
 
+/// `; the closest region is lines A-B, where line C differs: …` for lines
+/// of a patch (`wanted`) that are not in `text`; empty when nothing is
+/// alike. The edit lists' `no_match` says the same.
+pub(crate) fn closest_region(text: &str, wanted: &str) -> String {
+    match crate::edit::replace::closest(text, wanted) {
+        Some(c) => format!(
+            "; the closest region is lines {}-{}, where line {} differs: the patch expects `{}` but the file has `{}`",
+            c.start_line,
+            c.end_line,
+            c.first_diff_line,
+            c.expected.escape_debug(),
+            c.found.escape_debug()
+        ),
+        None => String::new(),
+    }
+}
+
 /// Which kind of text a patch is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

@@ -22,50 +22,9 @@ pub fn header_name(rest: &[u8]) -> Result<Option<String>, &'static str> {
 /// A C-quoted name at the start of `text` (git's `quote_c_style`): the
 /// name and the bytes after its closing quote.
 pub fn unquote(text: &[u8]) -> Result<(String, &[u8]), &'static str> {
-    let mut out = Vec::new();
-    let mut i = 1;
-    while i < text.len() {
-        match text[i] {
-            b'"' => {
-                let name = String::from_utf8(out).map_err(|_| "a quoted name is not UTF-8")?;
-                return Ok((name, &text[i + 1..]));
-            }
-            b'\\' => {
-                let (byte, used) = escape(&text[i + 1..]).ok_or("a bad escape in a quoted name")?;
-                out.push(byte);
-                i += 1 + used;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Err("a quoted name has no closing quote")
-}
-
-fn escape(after: &[u8]) -> Option<(u8, usize)> {
-    let simple = match *after.first()? {
-        b'a' => 7,
-        b'b' => 8,
-        b't' => b'\t',
-        b'n' => b'\n',
-        b'v' => 11,
-        b'f' => 12,
-        b'r' => b'\r',
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'0'..=b'3' => {
-            let digits = after.get(..3)?;
-            if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-                return None;
-            }
-            let value = digits.iter().fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
-            return Some((value as u8, 3));
-        }
-        _ => return None,
-    };
-    Some((simple, 1))
+    let (bytes, rest) = crate::c_quote::unquote(text).ok_or("a badly quoted name")?;
+    let name = String::from_utf8(bytes).map_err(|_| "a quoted name is not UTF-8")?;
+    Ok((name, rest))
 }
 
 /// `path` without its first `level` components; `None` when it has no
