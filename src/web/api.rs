@@ -103,7 +103,11 @@ where
     R: UseCaseRequest + ?Sized,
     T: Serialize + Send + 'static,
 {
-    let result = tokio::task::spawn_blocking(move || work(&state.open::<R>()?)).await;
+    let result = tokio::task::spawn_blocking(move || {
+        let _actor = crate::store::actor::enter("web");
+        work(&state.open::<R>()?)
+    })
+    .await;
     match result {
         Ok(Ok(value)) => Json(value).into_response(),
         Ok(Err(e)) => error_response(&e),

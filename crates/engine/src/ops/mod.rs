@@ -18,6 +18,7 @@ pub mod glob;
 pub mod hooks;
 pub mod inspect;
 pub mod lint;
+pub mod op_log;
 pub mod permissions;
 pub mod plan;
 pub mod pre_push;
@@ -31,6 +32,7 @@ pub mod stack;
 pub mod succeeded;
 pub mod task;
 mod task_log;
+pub mod undo;
 
 pub use session::Session;
 pub use settings::Settings;
