@@ -52,6 +52,7 @@ mod snapshots;
 mod stack_status;
 mod sys;
 mod typing;
+mod undo;
 mod unreadable_proposals;
 mod unsafe_fence;
 mod validation;
