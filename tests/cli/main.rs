@@ -39,6 +39,7 @@ mod mcp_gaps;
 mod mcp_list;
 mod mcp_progress;
 mod mcp_tasks;
+mod mcp_undo;
 mod pager;
 mod partial_clone;
 mod plan;
