@@ -288,16 +288,10 @@ const WRITTEN_EXAMPLES: Examples = &[
     ),
     (
         Some("op"),
-        &[
-            (
-                "git evolv op log -n 20",
-                "The last 20 operations: id, time, kind, actor (cli, mcp:<client>, web, hook), proposal.",
-            ),
-            (
-                "git evolv op show 3fa9c1d2 --json",
-                "One operation: every ref it moved (old and new ids) and the paths a landing wrote.",
-            ),
-        ],
+        &[(
+            "git evolv op log -n 20\ngit evolv op show 3fa9c1d2 --json",
+            "The last 20 operations (id, time, kind, actor, proposal); one, with every ref it moved and the paths it wrote.",
+        )],
     ),
     (
         Some("undo"),
