@@ -303,6 +303,34 @@ const WRITTEN_EXAMPLES: Examples = &[
         ],
     ),
     (
+        Some("op"),
+        &[(
+            "git evolv op log -n 20\ngit evolv op show 3fa9c1d2 --json",
+            "The last 20 operations (id, time, kind, actor, proposal); one, with every ref it moved and the paths it wrote.",
+        )],
+    ),
+    (
+        Some("undo"),
+        &[
+            (
+                "git evolv undo --dry-run",
+                "Every ref and path your newest operation's undo would change; nothing changes.",
+            ),
+            (
+                "git evolv undo",
+                "Undo your newest operation: a proposal goes, a drop comes back, an apply that nothing was built on and nobody pushed moves the branch back (else a revert commit, and why). Undo again to redo.",
+            ),
+            (
+                "git evolv undo 3fa9c1d2\ngit evolv undo --to 3fa9c1d2",
+                "Undo one named operation (someone else's too); undo every operation after one, newest first.",
+            ),
+        ],
+    ),
+    (
+        Some("redo"),
+        &[("git evolv redo", "Redo what the last undo undid.")],
+    ),
+    (
         Some("recover"),
         &[(
             "git evolv recover",

@@ -118,7 +118,12 @@ where
     R: UseCaseRequest + ?Sized,
     T: Send + 'static,
 {
-    match tokio::task::spawn_blocking(move || work(&state.open::<R>()?)).await {
+    let result = tokio::task::spawn_blocking(move || {
+        let _actor = crate::store::actor::enter("web");
+        work(&state.open::<R>()?)
+    })
+    .await;
+    match result {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(error_response(&e)),
         Err(_) => Err(error_response(&Error::Internal {

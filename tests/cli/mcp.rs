@@ -23,6 +23,8 @@ const TOOLS: &[&str] = &[
     "lint_commit",
     "check_repo",
     "audit_log",
+    "op_log",
+    "undo",
     "task_output",
     "task_list",
 ];

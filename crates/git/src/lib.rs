@@ -76,7 +76,9 @@ pub use objects::{
 pub use oid::Oid;
 pub use pack_windows::bound_mapped_packs;
 pub use path::RepoPath;
-pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
+pub use refs::{
+    compare_and_swap, compare_and_swap_force, delete_ref, delete_ref_if, ref_exists, ref_lock_path,
+};
 pub use repo::{Head, head, open, open_any, workdir};
 pub use revparse::{RangeProblem, RevRange, discover};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};

@@ -32,6 +32,8 @@ registry! {
     lint_commit::LintCommit,
     check_repo::CheckRepo,
     audit_log::AuditLog,
+    op_log::OpLog,
+    undo::Undo,
     task_output::TaskOutput,
     task_cancel::TaskCancel,
     task_list::TaskList,

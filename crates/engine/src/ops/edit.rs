@@ -16,7 +16,7 @@ use crate::edit::text::excerpt;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::git::Repo;
-use crate::store::audit::{self, AuditAction, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
 use crate::store::file_records::{FileRecord, Span};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
@@ -162,10 +162,15 @@ pub(crate) fn store_changes(
         return Ok(outcome);
     }
     let (patch_id, commit) = store(repo, &outcome, &new_tree, &base_commit)?;
-    let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
+    let mut record = AuditRecord::new(AuditAction::Edit, &patch_id, true);
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
     record.files = outcome.affected_files.clone();
+    record.moved(RefMove::new(
+        proposals::proposal_ref(&patch_id),
+        None,
+        Some(commit),
+    ));
     audit::append(repo, &record)?;
     outcome.patch_id = Some(patch_id);
     outcome.commit = Some(commit.to_string());

@@ -20,6 +20,7 @@ pub mod glob;
 pub mod hooks;
 pub mod inspect;
 pub mod lint;
+pub mod op_log;
 pub mod permissions;
 pub mod plan;
 pub mod pre_push;
@@ -34,6 +35,7 @@ pub mod stack;
 pub mod succeeded;
 pub mod task;
 mod task_log;
+pub mod undo;
 
 pub use session::Session;
 pub use settings::Settings;

@@ -35,6 +35,7 @@ use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
 use super::inspect::{
     self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
 };
+use super::op_log::{self, OpLogOutcome, OpLogRequest, OpShowRequest, Operation};
 use super::permissions::{self, Confirmation};
 use super::propose::{self, ProposeOutcome, ProposeRequest};
 use super::recover::{self, RecoverOutcome, RecoverRequest};
@@ -43,6 +44,7 @@ use super::task::{
     self, StartedTask, TaskListOutcome, TaskOutcome, TaskQuery, TaskRequest, TaskRunRequest,
     TaskStatus,
 };
+use super::undo::{self, UndoOutcome, UndoRequest};
 use crate::error::Result;
 use crate::git::Repo;
 
@@ -89,10 +91,11 @@ opens!(Recovering:
     ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
     CatRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
     lint::MessageRequest, super::propose_patch::PatchRequest, super::capture::CaptureRequest,
+    UndoRequest,
 );
 opens!(AsIs: RecoverRequest, GlobRequest, ServerRequest);
 opens!(ReadOnly: review::RefFeed);
-opens!(View: ListRequest, ShowRequest, LogRequest);
+opens!(View: ListRequest, ShowRequest, LogRequest, OpLogRequest, OpShowRequest);
 opens!(NoRepository:
     super::check::CheckRequest, super::hooks::HooksRequest, lint::LintRequest,
     lint::CommitMsgRequest, super::pre_push::PrePushRequest, super::plan::PlanSource,
@@ -296,6 +299,27 @@ impl Session {
     /// The audit log, newest first.
     pub fn log(&self, req: &LogRequest) -> Result<LogOutcome> {
         inspect::log(self.repo()?, req.limit)
+    }
+
+    /// The op log, newest first (`git evolv op log`).
+    pub fn op_log(&self, req: &OpLogRequest) -> Result<OpLogOutcome> {
+        op_log::op_log(self.repo()?, req)
+    }
+
+    /// One operation of the op log (`git evolv op show`).
+    pub fn op_show(&self, req: &OpShowRequest) -> Result<Operation> {
+        op_log::op_show(self.repo()?, req)
+    }
+
+    /// Undoes (or redoes) operations of the op log.
+    pub fn undo(&self, req: &UndoRequest) -> Result<UndoOutcome> {
+        self.wrote(undo::undo(self.repo()?, req))
+    }
+
+    /// What an undo would land on a protected branch that the user must
+    /// confirm first; `None` when no question is due.
+    pub fn undo_confirmation(&self, req: &UndoRequest) -> Result<Option<Confirmation>> {
+        permissions::undo_confirmation(self.repo()?, self.settings()?, req)
     }
 
     /// Removes proposals (`drop`).

@@ -11,7 +11,7 @@ use crate::edit::list::{CheckMode, EditList};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::patch::{Body, FilePatch};
-use crate::store::audit::{self, AuditAction, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
 use crate::store::proposals::{self, Proposal, proposal_ref};
 
 use super::super::edit::store_changes;
@@ -101,13 +101,16 @@ pub fn apply_part(
         Ok(report) if report.error.is_none() && !req.dry_run => Ok((report, Some(id.clone()))),
         outcome => {
             // Not landed (or only previewed): the proposal as it was.
-            let _ = git::compare_and_swap(
+            let back = git::compare_and_swap(
                 repo,
                 &proposal_ref(id),
                 p.commit,
                 Some(rest),
                 "evolv: part not applied",
             );
+            if back.is_ok() {
+                let _ = record_move(repo, id, rest, p.commit, p.meta.affected_files.clone());
+            }
             proposals_drop(repo, &part_id);
             outcome.map(|report| (report, None))
         }
@@ -175,12 +178,26 @@ fn restack(
         "evolv: rest of a part applied",
     )?;
     proposals_drop(repo, &rest_id);
-    // The proposal's id now holds the rest: recorded as its new commit.
-    let mut record = AuditRecord::new(AuditAction::Propose, &p.id, true);
-    record.commit = Some(rest_commit.to_string());
-    record.files = rest.affected_files.clone();
-    audit::append(repo, &record)?;
+    // The proposal's id now holds the rest: recorded as its new commit
+    // (an undo of this record puts the whole proposal back).
+    record_move(
+        repo,
+        &p.id,
+        p.commit,
+        rest_commit,
+        rest.affected_files.clone(),
+    )?;
     Ok(rest_commit)
+}
+
+/// Records that proposal `id`'s ref moved from `old` to `new`.
+fn record_move(repo: &Repo, id: &str, old: Oid, new: Oid, files: Vec<String>) -> Result<()> {
+    let mut record = AuditRecord::new(AuditAction::Edit, id, true);
+    record.commit = Some(new.to_string());
+    record.files = files;
+    record.moved(RefMove::new(proposal_ref(id), Some(old), Some(new)));
+    audit::append(repo, &record)?;
+    Ok(())
 }
 
 /// The chosen changes, as files from the base to their part's content.
