@@ -341,10 +341,20 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         .clone()
         .any(|a| a == "--json" || a == "--format=json");
     let mut hint = "run `git evolv <command> --help` for the usage".to_string();
-    if let Some(tip) = dash_value_tip(&args) {
-        hint = tip;
+    let dash_tip = dash_value_tip(&args);
+    if let Some(tip) = &dash_tip {
+        hint = tip.clone();
     }
-    let message = e.render().to_string();
+    let mut message = e.render().to_string();
+    if dash_tip.is_some() {
+        // clap's own tip (`use '-- --old-flag'`) would make the value a
+        // pathspec of `propose --from-worktree`, not the option's value.
+        message = message
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("tip: to pass '"))
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
     let message = message
         .trim_start_matches("error: ")
         .split("\n\nFor more information")
