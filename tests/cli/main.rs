@@ -44,6 +44,7 @@ mod partial_clone;
 mod plan;
 mod progress;
 mod propose;
+mod readme_assistants;
 mod rollback;
 mod rust_source;
 mod scale;
