@@ -54,7 +54,7 @@ check "git-evolv from the archive prints the version" sh -c "'$root/git-evolv' -
 check "git-evolv-hook from the archive runs" sh -c "'$root/git-evolv-hook' --version | grep -q '$version'"
 check "the binaries are executable by everyone" sh -c "ls -l '$root/git-evolv' '$root/git-evolv-hook' | cut -c10 | grep -qvx x && exit 1; true"
 check "README and licences are the repository's" sh -c "cmp README.md '$root/README.md' && cmp LICENSE-MIT '$root/LICENSE-MIT' && cmp LICENSE-APACHE '$root/LICENSE-APACHE'"
-if command -v man >/dev/null; then
+if command -v man >/dev/null && man --help 2>&1 | grep -q -- --warnings; then
   check "every man page renders without a warning" sh -c \
     "for p in '$root'/man/man1/*.1; do MANWIDTH=100 man --warnings -l \"\$p\" 2>&1 >/dev/null | grep . && exit 1; done; true"
 fi
@@ -71,14 +71,17 @@ if [ -f "$debug" ]; then
   check "the shipped git-evolv has no debug sections" sh -c "! objdump -h '$root/git-evolv' | grep -Eq '[.]debug_(info|line|str) '"
   check "the shipped git-evolv keeps its symbols (backtraces name functions)" sh -c "nm -C '$root/git-evolv' | grep -q ' git_evolv::cli::run\$'"
   tar -C "$out/x" -xzf "$debug"
-  check "the -debug archive holds git-evolv.debug, unpacked beside git-evolv" test -s "$root/git-evolv.debug"
+  check "the -debug archive holds git-evolv.debug or git-evolv.dSYM, unpacked beside git-evolv" \
+    sh -c "[ -s '$root/git-evolv.debug' ] || [ -d '$root/git-evolv.dSYM' ]"
   # std's backtraces follow .gnu_debuglink as addr2line does.
   resolves() {
     local addr
     addr="$(nm -C "$root/git-evolv" | awk '$3 == "git_evolv::cli::run" {print $1; exit}')"
     [ -n "$addr" ] && addr2line -e "$root/git-evolv" "0x$addr" | tee /dev/stderr | grep -q 'src/cli/.*\.rs:[0-9]'
   }
-  check "with it, git-evolv's code resolves to file:line" resolves
+  if [ -s "$root/git-evolv.debug" ] && command -v addr2line >/dev/null; then
+    check "with it, git-evolv's code resolves to file:line" resolves
+  fi
 fi
 if [ -z "$bin_dir" ] || [ -n "${CHECK_SIZE:-}" ]; then
   size=$(wc -c <"$root/git-evolv" | tr -d ' ')
