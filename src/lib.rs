@@ -9,6 +9,14 @@
 //! ends, tests and benchmarks use. The library never prints: front ends
 //! render the outcome types.
 
+// Process groups, flock, fsync semantics, hooks as executable files: the
+// supported platforms are Linux and macOS (README, "Install"). Elsewhere
+// the build stops here rather than failing somewhere deep in the engine.
+#[cfg(not(unix))]
+compile_error!(
+    "git-evolv supports Linux and macOS only (process groups, flock, executable hooks); use WSL on Windows"
+);
+
 pub mod cli;
 pub mod mcp;
 pub mod prompt;

@@ -1,7 +1,7 @@
 //! Manual pages generated from the clap definitions (`clap_mangen`):
 //! `git-evolv(1)` and one `git-evolv-<subcommand>(1)` per subcommand, each
 //! with examples, and the exit status and error code tables taken from the
-//! README (the one place they are written). `git evolv install-man` writes
+//! docs/json.md (the one place they are written). `git evolv install-man` writes
 //! them under `<prefix>/share/man/man1`, where man finds them for a
 //! `<prefix>/bin` on PATH (`~/.cargo/bin` → `~/.cargo/share/man`), so
 //! `git evolv --help` (git turns it into `git help evolv`, which runs
@@ -17,8 +17,8 @@ use clap::{Args, Command, CommandFactory};
 use super::{Cli, Output};
 use crate::error::{Error, Result};
 
-/// The README, whose exit-code and error-code tables the pages quote.
-const README: &str = include_str!("../../README.md");
+/// docs/json.md, whose exit-code and error-code tables the pages quote.
+const JSON_DOC: &str = include_str!("../../docs/json.md");
 
 #[derive(Debug, Args)]
 pub struct HelpArgs {
@@ -117,11 +117,11 @@ fn extra_sections(sub: Option<&str>) -> String {
         }
     }
     s.push_str(".SH \"EXIT STATUS\"\n");
-    for (code, meaning) in table(README, "## Exit codes", 2) {
+    for (code, meaning) in table(JSON_DOC, "## Exit codes", 2) {
         push_tagged(&mut s, &code[0], &escape(&meaning));
     }
     s.push_str(".SH \"ERROR CODES\"\nWith \\fB\\-\\-json\\fR a failure prints {\"success\": false, \"error\": {\"code\", \"message\", \"hint\"}}; the codes are stable:\n");
-    for (code, meaning) in table(README, "Error codes are stable:", 3) {
+    for (code, meaning) in table(JSON_DOC, "Error codes are stable:", 3) {
         let body = format!("(exit {}) {}", escape(&code[1]), escape(&meaning));
         push_tagged(&mut s, &code[0], &body);
     }
@@ -130,7 +130,7 @@ fn extra_sections(sub: Option<&str>) -> String {
     if sub.is_some() {
         see.push("git-evolv(1)".into());
     }
-    see.push("https://github.com/ (README.md, RELIABILITY.md in the source)".into());
+    see.push("https://github.com/git-evolv/git-evolv (README.md, docs/, RELIABILITY.md)".into());
     s.push_str(&format!("{}\n", escape(&see.join(", "))));
     s
 }
@@ -616,8 +616,8 @@ mod tests {
 
     #[test]
     fn the_readme_tables_are_found() {
-        assert!(table(README, "## Exit codes", 2).len() >= 4);
-        let codes = table(README, "Error codes are stable:", 3);
+        assert!(table(JSON_DOC, "## Exit codes", 2).len() >= 4);
+        let codes = table(JSON_DOC, "Error codes are stable:", 3);
         assert!(
             codes
                 .iter()

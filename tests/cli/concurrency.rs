@@ -255,7 +255,7 @@ fn rollbacks_queue_with_concurrent_applies_and_none_fails() {
 /// validation runs (the validation command itself commits to the branch,
 /// once): the proposal is replayed onto the new head, and validated again
 /// only when the replay differs from the validated tree in a file the
-/// proposal touches (README, "What was validated against what"). Returns
+/// proposal touches (docs/apply.md, "What was validated against what"). Returns
 /// the validation runs (the last line of `a.txt` each saw) and the outcome.
 fn apply_while_the_branch_moves(
     moved_file: &str,

@@ -197,8 +197,8 @@ fn hooks_shim_fails_loudly_when_the_binary_is_gone() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let hook = hooks_dir(&repo).join("pre-push");
     fs::create_dir_all(hook.parent().unwrap()).unwrap();
-    let shim =
-        include_str!("../../hooks/pre-push").replace("@GIT_EVOLV_BIN@", "'/nonexistent/git-evolv'");
+    let shim = include_str!("../../crates/engine/hooks/pre-push")
+        .replace("@GIT_EVOLV_BIN@", "'/nonexistent/git-evolv'");
     fs::write(&hook, shim).unwrap();
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
     // PATH without git-evolv (a user who ran `cargo install` has one in

@@ -206,8 +206,8 @@ fn hooks_the_loop_an_older_install_left_is_guarded_and_repaired() {
     let hooks = repo.path().join(".git/hooks");
     repo.evolv(&["hooks", "install"]).ok();
     // An older install wrote the shim where today's links the binary.
-    let shim =
-        include_str!("../../hooks/commit-msg").replace("@GIT_EVOLV_BIN@", &format!("'{BIN}'"));
+    let shim = include_str!("../../crates/engine/hooks/commit-msg")
+        .replace("@GIT_EVOLV_BIN@", &format!("'{BIN}'"));
     write_exec(&hooks.join("commit-msg"), &shim);
     write_exec(&hooks.join("commit-msg.legacy"), &shim);
     write_exec(&hooks.join("commit-msg.evolv-chained"), PRE_COMMIT_HOOK);

@@ -49,6 +49,7 @@ mod progress;
 mod propose;
 mod propose_patch;
 mod propose_patch_history;
+mod readme_assistants;
 mod rollback;
 mod rust_source;
 mod scale;

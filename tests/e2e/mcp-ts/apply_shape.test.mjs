@@ -1,5 +1,5 @@
 // Issue 25, item 4: apply_edit with one id answers in the one-id shape of
-// `git evolv apply <id> --json` (README, "JSON output"), not in the
+// `git evolv apply <id> --json` (docs/json.md), not in the
 // several-ids shape (`results: […]`). Two twin repositories: the same
 // proposal applied by MCP in one and by the CLI in the other.
 import { test } from "node:test";

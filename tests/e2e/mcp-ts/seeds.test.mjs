@@ -1,7 +1,7 @@
 // The seeds' literal MCP examples (shared/seeds/*.txt), word for word,
 // through the TypeScript SDK, each with the repository its scenario
 // describes, checking the fields the seed expects as far as git-evolv's
-// documented JSON (README, "JSON output" and "Precise edits") carries them.
+// documented JSON (docs/json.md and docs/propose.md) carries them.
 // Test names start with the seed file and scenario they come from.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -8,7 +8,7 @@ import { withServer, call, ok } from "./harness.mjs";
 import { FILES } from "./fixtures.mjs";
 
 /// The landed commit of an apply_edit result, in the one-id shape the
-/// README documents or in the several-ids shape the server answers today
+/// docs/json.md documents or in the several-ids shape the server answers today
 /// (item 4 has its own test; this one checks that the call succeeds).
 const landedCommit = (a) => a.commit ?? a.results?.[0]?.commit;
 

@@ -1,7 +1,7 @@
 //! The hook shims and the files in a hooks folder: writing ours, chaining
 //! the hook that was there, living beside the hook managers people use
 //! (pre-commit, lefthook, husky) in either install order, and removing
-//! exactly what is ours. The shims (top-level `hooks/`) hold no decisions:
+//! exactly what is ours. The shims (`crates/engine/hooks/`) hold no decisions:
 //! they run the chained hook, then `git-evolv hook <name>`. Which folder to
 //! use is decided by `ops::hooks`.
 //!
@@ -33,8 +33,8 @@ pub use status::status_in;
 
 /// The hooks git-evolv installs, with their shim templates.
 pub const HOOKS: [(&str, &str); 2] = [
-    ("commit-msg", include_str!("../../../../hooks/commit-msg")),
-    ("pre-push", include_str!("../../../../hooks/pre-push")),
+    ("commit-msg", include_str!("../../hooks/commit-msg")),
+    ("pre-push", include_str!("../../hooks/pre-push")),
 ];
 
 const BIN_PLACEHOLDER: &str = "@GIT_EVOLV_BIN@";

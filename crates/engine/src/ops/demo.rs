@@ -10,24 +10,20 @@ use crate::git::Repo;
 pub const DEMO_FILES: &[(&str, &str, bool)] = &[
     (
         "backend/user.go",
-        include_str!("../../../../fixtures/demo/backend/user.go"),
+        include_str!("../../demo/backend/user.go"),
         false,
     ),
     (
         "backend/auth.go",
-        include_str!("../../../../fixtures/demo/backend/auth.go"),
+        include_str!("../../demo/backend/auth.go"),
         false,
     ),
     (
         "frontend/api.ts",
-        include_str!("../../../../fixtures/demo/frontend/api.ts"),
+        include_str!("../../demo/frontend/api.ts"),
         false,
     ),
-    (
-        "check.sh",
-        include_str!("../../../../fixtures/demo/check.sh"),
-        true,
-    ),
+    ("check.sh", include_str!("../../demo/check.sh"), true),
 ];
 
 /// The validation command the demo runs in the worktree.

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Runs the steps of the GitHub Action (action.yml, action/run.sh) here, with
+# the environment GitHub gives a step: GITHUB_EVENT_PATH holding a sample
+# pull_request event, GITHUB_BASE_REF, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
+# GITHUB_PATH and RUNNER_TEMP, against local repositories (origin is a bare
+# repository; the "release" is a folder of archives made by
+# scripts/release_archive.sh, reached through a file:// URL).
+#
+# Usage: scripts/test_action.sh BIN_DIR   (holding git-evolv and git-evolv-hook)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+here="$PWD"
+bin_dir="$(cd "${1:?usage: scripts/test_action.sh BIN_DIR}" && pwd)"
+run="$here/action/run.sh"
+t="$(mktemp -d)"
+trap 'rm -rf "$t"' EXIT
+export HOME="$t/home" GIT_CONFIG_NOSYSTEM=1 NO_COLOR=1
+mkdir -p "$HOME"
+git config --global user.name Tester
+git config --global user.email tester@example.com
+git config --global init.defaultBranch main
+git config --global advice.detachedHead false
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAILED: $1"; [ -f "$t/log" ] && sed 's/^/  /' "$t/log"; true; }
+expect() { # expect DESCRIPTION EXIT-CODE COMMAND... (output in $t/log)
+  local what="$1" want="$2" code=0; shift 2
+  "$@" >"$t/log" 2>&1 || code=$?
+  if [ "$code" = "$want" ]; then ok "$what"; else echo "  (exit $code, expected $want)" >>"$t/log"; bad "$what"; fi
+}
+has() { if grep -q -- "$2" "$3"; then ok "$1"; else echo "  no '$2' in $3:" >"$t/log"; cat "$3" >>"$t/log" 2>/dev/null; bad "$1"; fi; }
+fresh_env() { # the files GitHub gives each step
+  export GITHUB_OUTPUT="$t/output" GITHUB_STEP_SUMMARY="$t/summary" GITHUB_PATH="$t/path" RUNNER_TEMP="$t/runner"
+  : >"$GITHUB_OUTPUT"; : >"$GITHUB_STEP_SUMMARY"; : >"$GITHUB_PATH"; rm -rf "$RUNNER_TEMP"; mkdir -p "$RUNNER_TEMP"
+}
+
+# --- install: a release folder as GitHub serves it -------------------------
+version="$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)"
+target="$("$run" target)"
+scripts/release_archive.sh --bin-dir "$bin_dir" --target "$target" --out "$t/releases/v$version" >/dev/null
+name="git-evolv-$version-$target"
+export EVOLV_RELEASE_URL="file://$t/releases" INPUT_REPOSITORY=example/git-evolv
+
+fresh_env
+expect "install: downloads, verifies and unpacks the release" 0 env INPUT_VERSION="v$version" "$run" install
+has "install: puts the folder on GITHUB_PATH" "$RUNNER_TEMP/git-evolv-$version/$name" "$GITHUB_PATH"
+has "install: outputs the path" "^path=$RUNNER_TEMP/git-evolv-$version/$name\$" "$GITHUB_OUTPUT"
+has "install: outputs the verified sha256" "^sha256=$(cut -d' ' -f1 "$t/releases/v$version/$name.tar.gz.sha256")\$" "$GITHUB_OUTPUT"
+expect "install: the installed git-evolv runs" 0 "$RUNNER_TEMP/git-evolv-$version/$name/git-evolv" --version
+expect "install: git-evolv-hook sits beside it" 0 test -x "$RUNNER_TEMP/git-evolv-$version/$name/git-evolv-hook"
+
+fresh_env
+expect "install: a 'sha256' input that does not match fails" 2 env INPUT_VERSION="$version" INPUT_SHA256=0000 "$run" install
+has "install: ... saying which sums differ" "does not match the 'sha256' input 0000" "$t/log"
+expect "install: ... and puts nothing on GITHUB_PATH" 0 test ! -s "$GITHUB_PATH"
+
+cp -r "$t/releases" "$t/tampered"
+printf x >>"$t/tampered/v$version/$name.tar.gz"
+fresh_env
+expect "install: an archive that does not match the release's .sha256 fails" 2 \
+  env EVOLV_RELEASE_URL="file://$t/tampered" INPUT_VERSION="$version" "$run" install
+has "install: ... naming the archive and both sums" "$name.tar.gz: sha256 [0-9a-f]* does not match the release's" "$t/log"
+expect "install: ... and puts nothing on GITHUB_PATH" 0 test ! -s "$GITHUB_PATH"
+
+fresh_env
+expect "install: a version with no release fails" 2 env INPUT_VERSION=9.9.9 "$run" install
+has "install: ... naming the release" "is there a release v9.9.9" "$t/log"
+
+export EVOLV_BIN="$bin_dir/git-evolv"
+# --- lint: a pull request of two commits, one with a bad message -----------
+git init -q --bare "$t/origin.git"
+git clone -q "$t/origin.git" "$t/dev" 2>/dev/null
+cd "$t/dev"
+printf 'hello\nworld\n' >file.txt
+git add file.txt && git commit -q -m "feat: first file"
+git push -q origin main
+base="$(git rev-parse HEAD)"
+git switch -q -c topic
+echo more >>file.txt && git commit -q -am "fix(file): one more line"
+echo again >>file.txt && git commit -q -am "Added stuff."
+head="$(git rev-parse HEAD)"
+git push -q origin topic
+event() { # event BASE HEAD: a pull_request event as GitHub writes it (the fields read)
+  cat >"$t/event.json" <<JSON
+{"action": "synchronize", "number": 7,
+ "pull_request": {"number": 7, "base": {"ref": "main", "sha": "$1"}, "head": {"ref": "topic", "sha": "$2"}},
+ "repository": {"full_name": "example/project"}}
+JSON
+}
+git clone -q "$t/origin.git" "$t/ci" 2>/dev/null
+cd "$t/ci" && git checkout -q "$head"
+export GITHUB_EVENT_PATH="$t/event.json" GITHUB_BASE_REF=main
+event "$base" "$head"
+fresh_env
+expect "lint: a pull request with a bad message fails" 1 "$run" lint
+has "lint: ... with an ::error annotation on that commit" "::error.*Added stuff\|::error.*${head:0:7}" "$t/log"
+has "lint: ... the range from the event" "^range=$base..$head\$" "$GITHUB_OUTPUT"
+has "lint: ... and a job summary" "2 commit(s) in \`$base..$head\`: findings" "$GITHUB_STEP_SUMMARY"
+if grep -q "first file\|one more line" "$t/log"; then bad "lint: good commits are not annotated"; else ok "lint: good commits are not annotated"; fi
+
+event "$base" "$(git rev-parse HEAD~1)"
+fresh_env
+expect "lint: a pull request of good commits passes" 0 "$run" lint
+has "lint: ... and says so in the summary" "1 commit(s) in .*: no finding" "$GITHUB_STEP_SUMMARY"
+
+echo '{"ref": "refs/heads/main"}' >"$t/event.json"
+fresh_env
+expect "lint: a push event lints origin/\$GITHUB_BASE_REF..HEAD" 1 "$run" lint
+has "lint: ... that range" "^range=origin/main..HEAD\$" "$GITHUB_OUTPUT"
+fresh_env
+expect "lint: without an event or base ref it fails clearly" 2 env -u GITHUB_EVENT_PATH -u GITHUB_BASE_REF "$run" lint
+has "lint: ... saying what to set" "no commits to lint" "$t/log"
+
+# --- validate: two proposals pushed as refs, one passing, one failing -------
+cd "$t/dev" && git switch -q main
+good="$("$EVOLV_BIN" propose --json --pattern hello --replacement hi --scope file.txt | python3 -c 'import json,sys; print(json.load(sys.stdin)["patch_id"])')"
+sleep 1
+broken="$("$EVOLV_BIN" propose --json --pattern world --replacement BROKEN --scope file.txt | python3 -c 'import json,sys; print(json.load(sys.stdin)["patch_id"])')"
+git push -q origin 'refs/evolv/proposals/*:refs/evolv/proposals/*'
+rm -rf "$t/ci" && git clone -q "$t/origin.git" "$t/ci" 2>/dev/null && cd "$t/ci"
+before="$(git rev-parse main)"
+export INPUT_VALIDATE=$'test -f file.txt\n! grep -q BROKEN file.txt'
+fresh_env
+expect "validate: one failing proposal fails the step" 1 "$run" validate
+has "validate: ... the passing one in the summary" "| \`$good\` | \`[0-9a-f]*\` | pass |" "$GITHUB_STEP_SUMMARY"
+has "validate: ... the failing one too, with the failed command" "| \`$broken\` | .* | \*\*fail\*\* | validation_failed.*grep -q BROKEN" "$GITHUB_STEP_SUMMARY"
+has "validate: ... the counts" "1 passed, 1 failed." "$GITHUB_STEP_SUMMARY"
+has "validate: ... the note on verdict refs" "not yet written as refs" "$GITHUB_STEP_SUMMARY"
+has "validate: ... an annotation for the failure" "::error title=git-evolv validate::$broken failed" "$t/log"
+has "validate: ... passed=1 output" "^passed=1\$" "$GITHUB_OUTPUT"
+has "validate: ... failed=1 output" "^failed=1\$" "$GITHUB_OUTPUT"
+expect "validate: ... verdicts output is JSON naming both" 0 python3 -c "
+import sys
+line = [l for l in open('$GITHUB_OUTPUT') if l.startswith('verdicts=')][0]
+import json; v = {x['patch_id']: x['verdict'] for x in json.loads(line[9:])}
+assert v == {'$good': 'pass', '$broken': 'fail'}, v"
+expect "validate: a dry run: main did not move" 0 test "$(git rev-parse main)" = "$before"
+expect "validate: ... the working tree is clean" 0 test -z "$(git status --porcelain)"
+expect "validate: ... git fsck is clean" 0 git fsck --no-progress
+fresh_env
+expect "validate: the 'proposals' input picks one" 0 env INPUT_PROPOSALS="$good" "$run" validate
+has "validate: ... and validates only it" "1 passed, 0 failed." "$GITHUB_STEP_SUMMARY"
+git checkout -q --detach
+fresh_env
+expect "validate: a detached HEAD is refused clearly" 2 "$run" validate
+has "validate: ... saying what to check out" "needs a branch checked out" "$t/log"
+
+echo "action: $passed passed, $failed failed"
+[ "$failed" = 0 ]
