@@ -17,6 +17,7 @@ mod hooks;
 mod inspect;
 mod lint;
 mod man;
+mod man_examples;
 mod mcp;
 mod op;
 mod output;
