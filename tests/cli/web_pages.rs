@@ -145,3 +145,66 @@ fn a_path_outside_the_proposal_is_404_and_a_rename_diffs_against_its_old_path() 
     let r = server.get(&format!("/api/proposals/{id}/file?path=src%2Ffile_000.rs"));
     assert_eq!(r.status, 404, "{}", r.body);
 }
+
+/// Hunk headers (without git's function context) and `k` + text of every
+/// line, as `git diff` prints the proposal's change of `path`.
+fn git_diff_of(repo: &TestRepo, id: &str, path: &str) -> Vec<String> {
+    let show = repo.evolv(&["show", "--json", id]).json();
+    let (base, commit) = (&show["base"], &show["commit"]);
+    let diff = repo.git(&["diff", str_of(base), str_of(commit), "--", path]);
+    diff.lines()
+        .skip_while(|l| !l.starts_with("@@"))
+        .filter(|l| !l.starts_with('\\'))
+        .map(|l| match l.strip_prefix("@@") {
+            Some(rest) => format!("@@{}@@", rest.split("@@").next().unwrap_or_default()),
+            None => l.trim_end_matches('\r').to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_page_shows_the_hunks_git_diff_finds_numbered_from_their_headers() {
+    let old = "fn a() {\n    one();\n}\n\nfn c() {\n    three();\n}\n";
+    let far: String = (0..40).map(|i| format!("keep {i}\r\n")).collect();
+    let repo = TestRepo::new()
+        .with("src/blocks.rs", &format!("{old}{far}x\r\nlast"))
+        .committed("blocks");
+    let new = "fn a() {\n    one();\n}\n\nfn b() {\n    two();\n}\n\nfn c() {\n    three();\n}\n";
+    repo.write("src/blocks.rs", &format!("{new}{far}y\r\nlast, no newline"));
+    let run = repo.evolv(&[
+        "propose",
+        "--json",
+        "--from-worktree",
+        "--",
+        "src/blocks.rs",
+    ]);
+    let id = str_of(&run.json()["patch_id"]).to_string();
+    let server = Server::start(&repo);
+    let p = page(&server, &id, "src%2Fblocks.rs", 0);
+    let hunks = p["hunks"].as_array().unwrap();
+    let mut shown = Vec::new();
+    for h in hunks {
+        shown.push(str_of(&h["header"]).to_string());
+        let (mut o, mut n) = (h["old_start"].as_u64(), h["new_start"].as_u64());
+        for l in h["lines"].as_array().unwrap() {
+            let k = str_of(&l["k"]);
+            shown.push(format!("{k}{}", str_of(&l["t"])));
+            // Numbered on from the header: context on both sides.
+            if k != "+" {
+                assert_eq!(l["o"].as_u64(), o, "{l}");
+                o = o.map(|x| x + 1);
+            }
+            if k != "-" {
+                assert_eq!(l["n"].as_u64(), n, "{l}");
+                n = n.map(|x| x + 1);
+            }
+        }
+    }
+    assert_eq!(hunks.len(), 2, "{p}");
+    assert_eq!(shown, git_diff_of(&repo, &id, "src/blocks.rs"));
+    assert_eq!(
+        p["total_lines"],
+        shown.len() - 2,
+        "no end-of-file marker line"
+    );
+}

@@ -102,10 +102,14 @@ impl Repo {
             .context(|| on_object("read blob", id))
     }
 
-    /// Writes `content` as a blob.
+    /// Writes `content` as a blob. Through the object database's own
+    /// write, which hashes first and only freshens a blob already stored
+    /// (`Repository::blob` streams every one to a temporary file, deleted
+    /// again when the blob was there).
     pub fn write_blob(&self, content: &[u8]) -> Result<Oid> {
         self.raw()
-            .blob(content)
+            .odb()
+            .and_then(|odb| odb.write(git2::ObjectType::Blob, content))
             .map(Oid::from)
             .context(|| "write a blob")
     }

@@ -1,6 +1,8 @@
 //! The files two trees differ in, as the review page lists them: each
 //! file's paths (renames found), kind of change, whether it is binary, its
-//! blobs and, when asked, its line counts.
+//! blobs and, when asked, its line counts or its hunks.
+
+use evolv_core::diff::hunks::{Hunk, HunkLine, LineKind};
 
 use crate::error::Result;
 use crate::{Context, Oid, Repo, RepoPath};
@@ -30,13 +32,17 @@ pub struct FileDiff {
     pub lines_added: usize,
     pub lines_removed: usize,
     pub diff_lines: usize,
+    /// The patch's hunks, as `git diff` finds them; only for the file
+    /// `only` names (empty otherwise, and for a binary file).
+    pub hunks: Vec<Hunk>,
 }
 
 impl Repo {
     /// The files of `paths` (exact, as bytes) that differ from tree `old`
     /// to tree `new`, renames found, in diff order. Each file's patch is
     /// computed (line counts, and binary as the patch finds it) unless
-    /// `only` names one file: then only that file's, without line counts.
+    /// `only` names one file: then only that file's, its hunks given instead
+    /// of line counts (the review page draws them: no second diff of it).
     pub fn file_diffs(
         &self,
         old: Oid,
@@ -82,6 +88,7 @@ impl Repo {
                 lines_added: 0,
                 lines_removed: 0,
                 diff_lines: 0,
+                hunks: Vec::new(),
             };
             let shown = file.new_path.as_deref().or(file.old_path.as_deref());
             if only.is_some_and(|o| shown != Some(o)) {
@@ -94,7 +101,9 @@ impl Repo {
                 .context(|| on_path("diff", file.new_path.as_deref().unwrap_or_default()))?
             {
                 file.binary |= patch.delta().flags().is_binary();
-                if only.is_none() {
+                if only.is_some() {
+                    file.hunks = hunks_of(&patch).context(doing)?;
+                } else {
                     let (_, a, r) = patch.line_stats().context(doing)?;
                     (file.lines_added, file.lines_removed) = (a, r);
                     file.diff_lines = (0..patch.num_hunks())
@@ -121,4 +130,35 @@ impl Repo {
             .flatten()
             .map(str::to_string)
     }
+}
+
+/// A patch's hunks, each line's text lossily UTF-8 without its line end;
+/// git's "no newline at end of file" markers are not lines.
+fn hunks_of(patch: &git2::Patch<'_>) -> std::result::Result<Vec<Hunk>, git2::Error> {
+    let mut out = Vec::with_capacity(patch.num_hunks());
+    for h in 0..patch.num_hunks() {
+        let (hunk, count) = patch.hunk(h)?;
+        let mut lines = Vec::with_capacity(count);
+        for l in 0..count {
+            let line = patch.line_in_hunk(h, l)?;
+            let kind = match line.origin() {
+                ' ' => LineKind::Context,
+                '-' => LineKind::Removed,
+                '+' => LineKind::Added,
+                _ => continue,
+            };
+            let text = String::from_utf8_lossy(line.content());
+            let text = text.trim_end_matches('\n').trim_end_matches('\r');
+            lines.push(HunkLine {
+                kind,
+                text: text.to_string(),
+            });
+        }
+        out.push(Hunk::numbered(
+            (hunk.old_start() as usize, hunk.old_lines() as usize),
+            (hunk.new_start() as usize, hunk.new_lines() as usize),
+            lines,
+        ));
+    }
+    Ok(out)
 }

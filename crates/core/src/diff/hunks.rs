@@ -119,21 +119,34 @@ fn hunk(
     lines: Vec<HunkLine>,
 ) -> Hunk {
     let start = |s0: usize, n: usize| if n == 0 { s0 } else { s0 + 1 };
-    let (os, ns) = (start(old_start0, old_lines), start(new_start0, new_lines));
-    let side = |s: usize, n: usize| {
-        if n == 1 {
-            s.to_string()
-        } else {
-            format!("{s},{n}")
-        }
-    };
-    Hunk {
-        header: format!("@@ -{} +{} @@", side(os, old_lines), side(ns, new_lines)),
-        old_start: os,
-        old_lines,
-        new_start: ns,
-        new_lines,
+    Hunk::numbered(
+        (start(old_start0, old_lines), old_lines),
+        (start(new_start0, new_lines), new_lines),
         lines,
+    )
+}
+
+impl Hunk {
+    /// A hunk numbered as git numbers it (`(start, lines)` per side: starts
+    /// from 1, an empty side's the line before it), its header git's
+    /// without the function context: the shape of `diff::hunks`' own, for
+    /// a hunk another diff (libgit2's) found.
+    pub fn numbered(old: (usize, usize), new: (usize, usize), lines: Vec<HunkLine>) -> Hunk {
+        let side = |(s, n): (usize, usize)| {
+            if n == 1 {
+                s.to_string()
+            } else {
+                format!("{s},{n}")
+            }
+        };
+        Hunk {
+            header: format!("@@ -{} +{} @@", side(old), side(new)),
+            old_start: old.0,
+            old_lines: old.1,
+            new_start: new.0,
+            new_lines: new.1,
+            lines,
+        }
     }
 }
 

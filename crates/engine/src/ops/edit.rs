@@ -264,7 +264,10 @@ fn describe(
         paths.extend(f.from.iter().cloned());
         paths.push(f.path.clone());
     }
-    let patch = git::patch_text(repo, base_tree, new_tree, Some(&paths))?;
+    let patch = match patch_in_memory(repo, base_tree, &result.files)? {
+        Some(patch) => patch,
+        None => git::patch_text(repo, base_tree, new_tree, Some(&paths))?,
+    };
     let (lines_added, lines_removed) = crate::diff::line_counts(&patch);
     let check = req.check.unwrap_or_default();
     let dry_run = check == CheckMode::Only;
@@ -299,6 +302,39 @@ fn describe(
         dry_run,
         diff_bytes: patch,
     })
+}
+
+/// The diff `patch_text` prints, written from the contents in hand when
+/// every file is modified in place (same path, same mode) and no attribute
+/// can reach it: libgit2's tree diff reads both blobs again and looks each
+/// path's attributes up (two `realpath`s a file), a fifth of a 3,000-file
+/// `propose --patch`. `None`: the tree diff must write it.
+fn patch_in_memory(
+    repo: &Repo,
+    base_tree: &Tree<'_>,
+    files: &[FileChange],
+) -> Result<Option<Vec<u8>>> {
+    let Some(patcher) = git::FilePatcher::new(repo) else {
+        return Ok(None);
+    };
+    let mut in_order: Vec<&FileChange> = files.iter().collect();
+    // git's tree order is the byte order of whole paths.
+    in_order.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    let mut patch = Vec::new();
+    for f in in_order {
+        let (ChangeKind::Modify, None, Some(old), Some(new)) = (f.kind, &f.from, &f.old, &f.new)
+        else {
+            return Ok(None);
+        };
+        let same_mode = base_tree
+            .get_path(std::path::Path::new(&f.path))
+            .is_some_and(|e| e.mode == f.mode);
+        if !same_mode || !repo.surely_unattributed(&git::RepoPath::from(f.path.as_str())) {
+            return Ok(None);
+        }
+        patch.extend(patcher.patch(f.path.as_bytes(), f.mode, old, new)?);
+    }
+    Ok(Some(patch))
 }
 
 /// Stores the proposal: metadata as `propose` writes it (operation
