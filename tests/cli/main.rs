@@ -65,3 +65,4 @@ mod validation;
 mod web;
 mod web_client;
 mod web_pages;
+mod web_undo;
