@@ -84,6 +84,16 @@ fn undo_of_an_apply_with_commits_on_top_is_a_revert_keeping_them() {
     let (repo, _id, _h, n) = applied();
     repo.write("later.txt", "later\n");
     let later = repo.commit_all("later work");
+    // Its dry run computes the revert and writes no object.
+    let objects = || repo.git(&["count-objects", "-v"]);
+    let before = objects();
+    let dry = repo.evolv(&["undo", "--dry-run", "--json"]).ok().json();
+    assert_eq!(dry["undone"][0]["method"], "revert");
+    assert_eq!(
+        dry["undone"][0]["paths"],
+        serde_json::json!(["backend/auth.go", "backend/user.go", "frontend/api.ts"])
+    );
+    assert_eq!(objects(), before);
     let undo = repo.evolv(&["undo", "--json"]).ok().json();
     assert_eq!(undo["undone"][0]["method"], "revert");
     assert!(
