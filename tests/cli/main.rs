@@ -58,6 +58,7 @@ mod stack_status;
 mod sys;
 mod typing;
 mod undo;
+mod undo_kill;
 mod undo_landing;
 mod unreadable_proposals;
 mod unsafe_fence;
