@@ -1,5 +1,5 @@
 //! The write side: comment, apply (with its validation output streamed
-//! line by line), drop and rollback. Each calls the same `ops` function as
+//! line by line), drop, rollback and undo. Each calls the same `ops` function as
 //! the CLI; the page asks for confirmation before it calls any of them.
 
 use std::convert::Infallible;
@@ -17,6 +17,7 @@ use crate::ops::apply::ApplyRequest;
 use crate::ops::drop::DropRequest;
 use crate::ops::review::CommentRequest;
 use crate::ops::rollback::RollbackRequest;
+use crate::ops::undo::UndoRequest;
 use crate::progress::{self, Event, ProgressSink, Task};
 use crate::store::comments::Locator;
 
@@ -76,6 +77,28 @@ pub async fn rollback(Action { state, id, .. }: Action<NoOptions>) -> Response {
             strategy: None,
             // A file_backup over later commits is refused (#16 item 14).
             force: false,
+        })
+    })
+    .await
+}
+
+/// `POST /api/ops/{op}/undo`: undoes the operation named (never "the
+/// newest": the page shows which one it undoes, and another process may
+/// have logged a newer one since). `dry_run` previews without changing
+/// anything; the page asks for confirmation before the real one.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct UndoBody {
+    #[serde(default)]
+    dry_run: bool,
+}
+
+pub async fn undo(Action { state, id, body: b }: Action<UndoBody>) -> Response {
+    blocking::<UndoRequest, _>(state, move |s| {
+        s.undo(&UndoRequest {
+            op: Some(id),
+            dry_run: b.dry_run,
+            ..UndoRequest::default()
         })
     })
     .await

@@ -17,6 +17,7 @@ use super::AppState;
 use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::inspect::{self, ListRequest};
+use crate::ops::op_log::OpLogRequest;
 use crate::ops::review;
 use crate::ops::review::ReviewPage;
 use crate::ops::session::Request as UseCaseRequest;
@@ -187,6 +188,19 @@ pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
         })
     })
     .await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OpsQuery {
+    /// How many operations, newest first (default 20).
+    #[serde(default)]
+    n: Option<usize>,
+}
+
+/// `GET /api/ops?n=…`: the op log, `op log --json`'s outcome.
+pub async fn ops(State(state): State<Arc<AppState>>, Query(q): Query<OpsQuery>) -> Response {
+    let limit = Some(q.n.unwrap_or(20).max(1));
+    blocking::<OpLogRequest, _>(state, move |s| s.op_log(&OpLogRequest { limit })).await
 }
 
 #[derive(Debug, Deserialize)]

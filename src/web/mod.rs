@@ -167,6 +167,8 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/proposals/{id}/apply", post(actions::apply))
         .route("/api/proposals/{id}/drop", post(actions::drop))
         .route("/api/proposals/{id}/rollback", post(actions::rollback))
+        .route("/api/ops", get(api::ops))
+        .route("/api/ops/{id}/undo", post(actions::undo))
         .route("/api/events", get(feed::events_get).post(feed::events_post))
         .fallback(api::not_found)
         .layer(axum::middleware::from_fn_with_state(

@@ -84,6 +84,16 @@ fn undo_of_an_apply_with_commits_on_top_is_a_revert_keeping_them() {
     let (repo, _id, _h, n) = applied();
     repo.write("later.txt", "later\n");
     let later = repo.commit_all("later work");
+    // Its dry run computes the revert and writes no object.
+    let objects = || repo.git(&["count-objects", "-v"]);
+    let before = objects();
+    let dry = repo.evolv(&["undo", "--dry-run", "--json"]).ok().json();
+    assert_eq!(dry["undone"][0]["method"], "revert");
+    assert_eq!(
+        dry["undone"][0]["paths"],
+        serde_json::json!(["backend/auth.go", "backend/user.go", "frontend/api.ts"])
+    );
+    assert_eq!(objects(), before);
     let undo = repo.evolv(&["undo", "--json"]).ok().json();
     assert_eq!(undo["undone"][0]["method"], "revert");
     assert!(
@@ -177,12 +187,16 @@ fn an_undo_killed_at_every_crash_point_is_finished_or_rolled_back() {
 #[test]
 fn a_refs_only_undo_killed_after_its_journal_is_completed_by_the_next_command() {
     let (repo, id) = TestRepo::scenario_proposed(&[]);
+    // A drop of an applied proposal moves several refs: journalled.
+    repo.evolv(&["apply", &id]).ok();
+    repo.evolv(&["drop", &id]).ok();
+    assert!(ops(&repo, 1)[0]["refs"].as_array().unwrap().len() > 1);
     let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
     cmd.args(["undo"]).current_dir(repo.path());
     cmd.env("GIT_EVOLV_CRASHPOINT", "undo-after-journal");
     assert_eq!(cmd.output().unwrap().status.code(), None);
     repo.evolv(&["list"]).ok();
-    assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_none());
+    assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_some());
     assert_eq!(ops(&repo, 1)[0]["kind"], "undo");
     repo.assert_fsck();
 }
@@ -228,4 +242,22 @@ fn many_processes_proposing_applying_and_undoing_keep_one_linear_log() {
         assert_eq!(target["patch_id"], u["patch_id"], "{u}");
     }
     repo.assert_clean();
+}
+
+#[test]
+fn a_one_ref_undo_is_done_without_a_journal() {
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
+    let proposal = format!("refs/evolv/proposals/{id}");
+    // Killed at the journal's crash point: never reached (no journal).
+    let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
+    cmd.args(["undo", "--json"]).current_dir(repo.path());
+    cmd.env("GIT_EVOLV_CRASHPOINT", "undo-after-journal");
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(repo.rev(&proposal).is_none());
+    assert_eq!(ops(&repo, 1)[0]["kind"], "undo");
+    let journal = repo.path().join(".git/evolv/pending");
+    let left = std::fs::read_dir(&journal).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "no journal file left in {journal:?}");
+    repo.assert_fsck();
 }

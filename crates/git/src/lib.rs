@@ -79,7 +79,7 @@ pub use path::RepoPath;
 pub use refs::{
     compare_and_swap, compare_and_swap_force, delete_ref, delete_ref_if, ref_exists, ref_lock_path,
 };
-pub use repo::{Head, head, open, open_any, workdir};
+pub use repo::{Head, head, in_memory_writes, open, open_any, workdir};
 pub use revparse::{RangeProblem, RevRange, discover};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};
 pub use tree::entry_path;

@@ -44,6 +44,18 @@ pub fn open_any(dir: &Path) -> Result<Repo> {
     Ok(Repo::new_any(repo))
 }
 
+/// A second handle on `repo` whose object writes stay in memory (an
+/// in-memory backend ahead of the disk's): a dry run computes the trees
+/// and commits it would write and leaves the object store as it was.
+pub fn in_memory_writes(repo: &Repo) -> Result<Repo> {
+    let git_dir = repo.raw().path().to_path_buf();
+    let raw = Repository::open(&git_dir).context(|| on_path("open", &git_dir))?;
+    raw.odb()
+        .and_then(|odb| odb.add_new_mempack_backend(1000).map(drop))
+        .context(|| on_path("add an in-memory object store to", &git_dir))?;
+    Ok(Repo::new_any(raw))
+}
+
 /// The working tree of `repo` (`Repo::work_tree`). `open` refuses bare
 /// repositories once; a handle opened with `open_any` gets this error
 /// instead of a panic.

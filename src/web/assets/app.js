@@ -139,10 +139,13 @@ async function renderList() {
   document.title = "git evolv: proposals";
   setBranch(data.branch);
   const main = document.getElementById("main");
+  const ops = h("section", { id: "ops" });
   if (data.proposals.length === 0) {
     fill(main, h("h1", { text: "Proposals" }),
       h("p", { class: "muted", id: "empty", text:
-        "No proposals yet. They appear here as soon as `git evolv propose` (or an assistant) makes one." }));
+        "No proposals yet. They appear here as soon as `git evolv propose` (or an assistant) makes one." }),
+      ops);
+    renderOps(ops);
     return;
   }
   // Stacked proposals go right under the one they sit on.
@@ -182,7 +185,70 @@ async function renderList() {
     h("table", { class: "list", id: "proposals" },
       h("thead", {}, h("tr", {}, ...["ID", "Age", "Summary", "Status", "Files", "Lines", "Stack"]
         .map((t) => h("th", { text: t })))),
-      h("tbody", {}, rows)));
+      h("tbody", {}, rows)),
+    ops);
+  renderOps(ops);
+}
+
+// ---------- the op log ----------
+
+// The newest operations (`git evolv op log`), each with an undo button
+// where there is something to put back. Errors stay inside the section:
+// the proposals above are still worth showing.
+async function renderOps(section) {
+  let data;
+  try {
+    data = await api("GET", "/api/ops?n=20");
+  } catch (e) {
+    if (e.status !== 401) fill(section, h("h2", { text: "Operations" }), errorBanner(e));
+    return;
+  }
+  const undone = new Set(data.operations.filter((o) => o.undoes && o.success).map((o) => o.undoes));
+  const rows = data.operations.map((o) => {
+    const can = o.success && !o.derived && !o.dry_run && o.refs.length > 0 && !undone.has(o.id);
+    return h("tr", { dataset: { op: o.id, kind: o.kind } },
+      h("td", { class: "id", title: o.id, text: o.id.slice(0, 12) }),
+      h("td", { class: "num", text: o.time }),
+      h("td", { text: o.kind }),
+      h("td", { class: "id", text: o.patch_id }),
+      h("td", { class: "muted", text: o.actor || "" }),
+      h("td", {}, can ? h("button", { type: "button", class: "undo", dataset: { op: o.id },
+        onclick: () => confirmUndo(o) }, "Undo") : ""));
+  });
+  fill(section, h("h2", { text: "Operations" }), state.undoResult || null,
+    rows.length === 0 ? h("p", { class: "muted", text: "No operations yet." })
+      : h("table", { class: "list", id: "op-log" },
+        h("thead", {}, h("tr", {}, ...["Op", "Time", "Kind", "Proposal", "Actor", ""]
+          .map((t) => h("th", { text: t })))),
+        h("tbody", {}, rows)));
+}
+
+// The undo's dry run says what would change; the user confirms that.
+async function confirmUndo(o) {
+  // Kept until the next undo: the live feed redraws the list (and so
+  // this section) as soon as the refs move.
+  const result = (node) => {
+    state.undoResult = node;
+    renderOps(document.getElementById("ops"));
+  };
+  const path = `/api/ops/${encodeURIComponent(o.id)}/undo`;
+  try {
+    const preview = await api("POST", path, { dry_run: true });
+    const u = preview.undone[0] || { refs: [], paths: [], method: "refs" };
+    const how = u.method === "revert" ? `A revert commit (${u.reason || "the landing may be published"}).`
+      : u.method === "move_back" ? "The branch moves back and the landed files are restored."
+        : "Refs are put back where they were.";
+    const refs = u.refs.map((r) => r.name).join(", ");
+    const files = u.paths.length ? ` Files: ${u.paths.join(", ")}.` : "";
+    if (!(await ask("Undo operation", `Undo ${o.kind} of ${o.patch_id} (${o.id.slice(0, 12)})? ${how} Refs: ${refs}.${files}`))) return;
+    const out = await api("POST", path, {});
+    const done = out.undone[0];
+    await renderList();
+    result(h("div", { class: "banner", id: "undo-done", dataset: { op: o.id } },
+      `Undid ${o.kind} of ${o.patch_id}${done && done.id ? ` (operation ${done.id.slice(0, 12)})` : ""}.`));
+  } catch (e) {
+    result(errorBanner(e));
+  }
 }
 
 function setBranch(branch) {

@@ -333,3 +333,44 @@ test("a big proposal opens with one page of one file; the rest comes on scrollin
     r.cleanup();
   }
 });
+
+test("the op log's undo button, after a confirmation, moves the branch back and drops the proposal", async () => {
+  const r = makeRepo({ "a.txt": "one\n" });
+  const s = await serve(r);
+  const { page } = b;
+  try {
+    const before = r.git("rev-parse", "HEAD");
+    const id = JSON.parse(r.evolv("propose", "--json", "--pattern", "one", "--replacement", "two")).patch_id;
+    r.evolv("apply", "--json", id);
+    assert.notEqual(r.git("rev-parse", "HEAD"), before);
+    await page.goto(s.url);
+    const kinds = await (await page.waitForSelector("#op-log")).$$eval("tbody tr", (rows) => rows.map((t) => t.dataset.kind));
+    assert.deepEqual(kinds, ["apply", "propose"]);
+    const undo = (kind) => `#op-log tr[data-kind="${kind}"] button.undo`;
+
+    // Cancelling the confirmation changes nothing.
+    await page.click(undo("apply"));
+    await page.waitForSelector("#confirm[open]");
+    assert.match(await page.textContent("#confirm-text"), /branch moves back.*a\.txt/);
+    await page.click("#confirm-cancel");
+    assert.notEqual(r.git("rev-parse", "HEAD"), before);
+
+    await page.click(undo("apply"));
+    await page.click("#confirm-ok");
+    await page.waitForSelector("#undo-done");
+    assert.equal(r.git("rev-parse", "HEAD"), before, "the branch moved back");
+    assert.equal(fs.readFileSync(path.join(r.dir, "a.txt"), "utf8"), "one\n");
+    assert.equal(r.git("status", "--porcelain"), "");
+    await page.waitForSelector(`tr[data-id="${id}"][data-status="pending"]`);
+
+    // The proposal's own operation: its undo drops the proposal.
+    await page.click(undo("propose"));
+    await page.click("#confirm-ok");
+    await page.waitForSelector(`tr[data-id="${id}"]`, { state: "detached" });
+    assert.throws(() => r.git("rev-parse", "--verify", "-q", `refs/evolv/proposals/${id}`));
+    r.git("fsck", "--strict");
+  } finally {
+    await s.stop();
+    r.cleanup();
+  }
+});

@@ -24,6 +24,14 @@ pub(super) fn undo_landing(
     branch: usize,
     dry_run: bool,
 ) -> Result<Undone> {
+    // A dry run's revert is computed in memory: it writes no object.
+    let scratch;
+    let repo = if dry_run {
+        scratch = git::in_memory_writes(repo)?;
+        &scratch
+    } else {
+        repo
+    };
     let bm = &moves[branch];
     let head = git::head(repo)?;
     let refuse = |reason: String| Error::NotUndoable {

@@ -94,8 +94,7 @@ pub struct UndoOutcome {
 pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
     crate::git::ensure_no_operation_in_progress(repo)?;
     let turn = land::take_turn(repo)?;
-    let log = crate::store::audit::read(repo, None)?;
-    let targets = pick::targets(repo, &log, req)?;
+    let targets = targets(repo, req)?;
     let mut undone = Vec::new();
     let mut turn = Some(turn);
     for target in &targets {
@@ -109,6 +108,20 @@ pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
         undone,
         dry_run: req.dry_run,
     })
+}
+
+/// The newest entries suffice for `undo` or `redo` alone (an operation's
+/// undo is newer than it); the whole log is read only when they do not.
+fn targets(repo: &Repo, req: &UndoRequest) -> Result<Vec<AuditEntry>> {
+    const NEWEST: usize = 64;
+    if req.op.is_none() && req.to.is_none() {
+        let log = crate::store::audit::read(repo, Some(NEWEST))?;
+        match pick::targets(repo, &log, req) {
+            Err(Error::NothingToUndo { .. }) if log.len() >= NEWEST => {}
+            found => return found,
+        }
+    }
+    pick::targets(repo, &crate::store::audit::read(repo, None)?, req)
 }
 
 /// Undoes `target` in `turn`.

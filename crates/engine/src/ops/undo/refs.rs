@@ -7,10 +7,10 @@
 //! done; a kill in between is completed by the next git-evolv command.
 
 use super::{Method, Undone, moved_since, record, undone};
-use crate::error::Result;
-use crate::git::{Oid, Repo};
+use crate::error::{Error, Result};
+use crate::git::{self, Oid, Repo};
 use crate::landing::land::Turn;
-use crate::store::audit::{self, AuditEntry, RefMove};
+use crate::store::audit::{self, AuditEntry, AuditRecord, RefMove};
 use crate::store::kept;
 use crate::store::pending::{self, Pending, PendingRef};
 
@@ -38,8 +38,13 @@ pub(super) fn undo_refs(
     for old in inverse.iter().filter_map(|m| m.old.as_deref()) {
         kept::keep(repo, Oid::parse(old)?)?;
     }
+    if let [one] = inverse.as_slice() {
+        let out = undo_one_ref(repo, target, &record, one);
+        drop(turn);
+        return out;
+    }
     let journal = Pending {
-        reflog: format!("evolv: undo {}", &target.id[..12.min(target.id.len())]),
+        reflog: reflog(target),
         refs: inverse
             .iter()
             .map(|m| PendingRef {
@@ -63,6 +68,40 @@ pub(super) fn undo_refs(
         _ => out.id = logged_id(repo, &record),
     }
     Ok(out)
+}
+
+/// The undo of an operation that moved one ref: about one ref update.
+/// No journal: the ref is set by compare-and-swap from the value the
+/// operation left there (so a ref moved since is refused, not clobbered),
+/// then the record is appended (or journalled, when the log is busy).
+fn undo_one_ref(
+    repo: &Repo,
+    target: &AuditEntry,
+    record: &AuditRecord,
+    m: &RefMove,
+) -> Result<Undone> {
+    let expected = m.old.as_deref().map(Oid::parse).transpose()?;
+    let reflog = reflog(target);
+    let moved = match (m.new.as_deref(), expected) {
+        (Some(new), _) => git::compare_and_swap(repo, &m.name, Oid::parse(new)?, expected, &reflog),
+        (None, Some(old)) => git::delete_ref_if(repo, &m.name, old),
+        (None, None) => Ok(()),
+    };
+    moved.map_err(|e| match e {
+        Error::ConcurrentUpdate { .. } => {
+            moved_since(target, m, repo.ref_target(&m.name).map(|o| o.to_string()))
+        }
+        e => e,
+    })?;
+    crate::crashpoint!("undo-after-ref");
+    let logged = pending::log(repo, record)?;
+    let mut out = undone(target, record, Method::Refs, logged.id());
+    out.warnings.extend(logged.deferred().cloned());
+    Ok(out)
+}
+
+fn reflog(target: &AuditEntry) -> String {
+    format!("evolv: undo {}", &target.id[..12.min(target.id.len())])
 }
 
 /// The id the log gave `record` (appended just now, so among the newest).
