@@ -59,6 +59,7 @@ mod typing;
 mod unreadable_proposals;
 mod unsafe_fence;
 mod validation;
+mod verdicts;
 mod web;
 mod web_client;
 mod web_pages;

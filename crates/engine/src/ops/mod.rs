@@ -34,6 +34,7 @@ pub mod stack;
 pub mod succeeded;
 pub mod task;
 mod task_log;
+pub mod test;
 
 pub use session::Session;
 pub use settings::Settings;

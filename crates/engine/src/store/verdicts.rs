@@ -107,8 +107,18 @@ pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
     match git::compare_and_swap(repo, &name, oid, None, "evolv: verdict") {
         Ok(()) => Ok(verdict.clone()),
         Err(Error::ConcurrentUpdate { .. }) => match read(repo, &name)? {
-            Some((stored, _)) => Ok(stored),
-            None => Ok(verdict.clone()),
+            Some((stored, true)) => Ok(stored),
+            // A foreign entry (fetched over our refs) does not hold the
+            // place of ours: it is replaced, by compare-and-swap again.
+            _ => {
+                let Some(old) = repo.ref_target(&name) else {
+                    return store(repo, verdict);
+                };
+                match git::compare_and_swap(repo, &name, oid, Some(old), "evolv: verdict") {
+                    Ok(()) | Err(Error::ConcurrentUpdate { .. }) => Ok(verdict.clone()),
+                    Err(e) => Err(e),
+                }
+            }
         },
         Err(e) => Err(e),
     }

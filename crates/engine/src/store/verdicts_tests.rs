@@ -82,6 +82,12 @@ fn a_verdict_without_our_mark_is_not_trusted() {
         git::compare_and_swap_force(&repo, &verdict_ref("k"), oid, "t").unwrap();
         assert_eq!(lookup(&repo, "k").unwrap(), None);
     }
+    // Our own verdict replaces the foreign one.
+    store(&repo, &verdict("k", Status::Fail)).unwrap();
+    assert_eq!(
+        lookup(&repo, "k").unwrap().unwrap().verdict.status,
+        Status::Fail
+    );
 }
 
 #[test]
