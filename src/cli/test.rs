@@ -6,6 +6,7 @@ use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
 use crate::ops::test::{TargetVerdict, TestRequest};
+use crate::ops::test_bisect::BisectOutcome;
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
@@ -20,6 +21,9 @@ pub struct TestArgs {
     /// Run even where a trusted verdict for the same key is stored.
     #[arg(long)]
     pub no_cache: bool,
+    /// Find the first failing commit of a range A..B (A taken as good).
+    #[arg(long, value_name = "RANGE", conflicts_with = "targets")]
+    pub bisect: Option<String>,
 }
 
 /// Exit 0 only when every target passed, 1 otherwise.
@@ -29,6 +33,7 @@ pub fn run(session: &Session, args: &TestArgs, out: &Output) -> Result<u8> {
         command: args.command.clone(),
         jobs: Some(args.jobs),
         no_cache: args.no_cache,
+        bisect: args.bisect.clone(),
     };
     let outcome = session.test(&req)?;
     let passed = outcome.all_passed();
@@ -36,7 +41,10 @@ pub fn run(session: &Session, args: &TestArgs, out: &Output) -> Result<u8> {
         out.json_value(&serde_json::json!({
             "success": passed,
             "verdicts": outcome.verdicts,
+            "bisect": outcome.bisect,
         }));
+    } else if let Some(found) = &outcome.bisect {
+        bisect_lines(found, out);
     } else {
         for v in &outcome.verdicts {
             out.line(&verdict_line(v));
@@ -65,4 +73,31 @@ fn verdict_line(v: &TargetVerdict) -> String {
         v.target,
         v.exit_code
     )
+}
+
+/// Each verdict taken, then the answer: the first failing commit with its
+/// output tail, the candidates skips left, or that nothing failed.
+fn bisect_lines(found: &BisectOutcome, out: &Output) {
+    for v in &found.verdicts {
+        out.line(&verdict_line(v));
+    }
+    if let Some(first) = &found.first_failing {
+        out.line(&format!(
+            "first failing: {} ({} runs for {} commits)",
+            first.target,
+            found.verdicts.len(),
+            found.members
+        ));
+        out.status(first.output_tail.trim_end());
+    } else if !found.candidates.is_empty() {
+        out.line(&format!(
+            "skipped commits hide the first failing one; it could be any of: {}",
+            found.candidates.join(" ")
+        ));
+    } else {
+        out.line(&format!(
+            "no failing commit among {} commits",
+            found.members
+        ));
+    }
 }

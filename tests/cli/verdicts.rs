@@ -207,3 +207,52 @@ fn a_fetched_pass_is_used_only_from_a_trusted_remote() {
     assert_eq!(verdict(&run, 0)["source"], "origin");
     assert_eq!(runs(&ci), 2);
 }
+
+/// A stack of 9 commits whose 6th breaks `grep`: found in at most
+/// ⌈log2 9⌉ + 1 = 5 runs, reported with its output tail.
+#[test]
+fn bisect_finds_the_first_failing_commit_within_log2_runs() {
+    let repo = TestRepo::with_files(&[("state", "good\n")]);
+    let base = repo.head();
+    for i in 1..=9 {
+        let state = if i >= 6 { "bad" } else { "good" };
+        repo.write("state", &format!("{state}\n"));
+        repo.write("n", &format!("{i}\n"));
+        repo.commit_all(&format!("c{i}"));
+    }
+    let sixth = repo.rev("HEAD~3").unwrap();
+    let runs_file = repo.home().join("runs");
+    let cmd = format!(
+        "echo x >> {}; cat state; grep -q good state",
+        runs_file.display()
+    );
+    let range = format!("{base}..HEAD");
+    let run = repo.evolv(&["test", "--json", "--command", &cmd, "--bisect", &range]);
+    run.code(1);
+    let v = run.stdout_json();
+    assert_eq!(v["bisect"]["first_failing"]["target"], sixth.as_str());
+    assert_eq!(v["bisect"]["first_failing"]["output_tail"], "bad\n");
+    assert!(runs(&repo) <= 5, "{} runs", runs(&repo));
+    // A skipped member (exit 125) is stepped over; one skipped right
+    // before the first failing leaves both as candidates, as git bisect says.
+    let skipping = |skip: &str| {
+        let cmd = format!("test $(git rev-parse HEAD) = {skip} && exit 125; {cmd}");
+        let run = repo.evolv(&["test", "--json", "--command", &cmd, "--bisect", &range]);
+        run.code(1);
+        run.stdout_json()["bisect"].clone()
+    };
+    let found = skipping(&repo.rev("HEAD~5").unwrap());
+    assert_eq!(found["first_failing"]["target"], sixth.as_str());
+    let fifth = repo.rev("HEAD~4").unwrap();
+    let found = skipping(&fifth);
+    assert_eq!(found["first_failing"], Value::Null);
+    assert_eq!(found["candidates"], serde_json::json!([fifth, sixth]));
+    // Nothing fails: one run, exit 0.
+    let human = repo.evolv(&["test", "--command", "true", "--bisect", &range]);
+    human.success();
+    assert!(
+        human.stdout.contains("no failing commit among 9 commits"),
+        "{}",
+        human.stdout
+    );
+}

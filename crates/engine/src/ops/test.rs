@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Settings;
+use super::test_bisect::{BisectOutcome, bisect};
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
 use crate::store::proposals;
@@ -34,6 +35,10 @@ pub struct TestRequest {
     /// Run even when a verdict is stored for the key.
     #[serde(default)]
     pub no_cache: bool,
+    /// A range `A..B` to bisect instead of testing `targets`: the first
+    /// failing commit of it.
+    #[serde(default)]
+    pub bisect: Option<String>,
 }
 
 /// One target's verdict.
@@ -59,12 +64,18 @@ pub struct TargetVerdict {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TestOutcome {
     pub verdicts: Vec<TargetVerdict>,
+    /// What `--bisect` found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bisect: Option<BisectOutcome>,
 }
 
 impl TestOutcome {
-    /// Whether every target passed.
+    /// Whether every target passed (bisecting: nothing failing found).
     pub fn all_passed(&self) -> bool {
-        self.verdicts.iter().all(|v| v.status == Status::Pass)
+        match &self.bisect {
+            Some(b) => b.first_failing.is_none() && b.candidates.is_empty(),
+            None => self.verdicts.iter().all(|v| v.status == Status::Pass),
+        }
     }
 }
 
@@ -78,6 +89,16 @@ pub(crate) struct Target {
 /// Runs `req`.
 pub fn test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestOutcome> {
     let command = command_of(settings, req.command.as_deref())?;
+    let timeout = settings
+        .timeout_secs()?
+        .unwrap_or(super::apply::DEFAULT_TIMEOUT_SECS);
+    if let Some(range) = &req.bisect {
+        let found = bisect(repo, range, &command, req.no_cache, timeout)?;
+        return Ok(TestOutcome {
+            verdicts: found.verdicts.clone(),
+            bisect: Some(found),
+        });
+    }
     let named = if req.targets.is_empty() {
         vec!["HEAD".to_string()]
     } else {
@@ -87,11 +108,11 @@ pub fn test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestO
         .iter()
         .map(|name| resolve(repo, name))
         .collect::<Result<Vec<_>>>()?;
-    let timeout = settings
-        .timeout_secs()?
-        .unwrap_or(super::apply::DEFAULT_TIMEOUT_SECS);
     let verdicts = run_targets(repo, &targets, &command, req, timeout)?;
-    Ok(TestOutcome { verdicts })
+    Ok(TestOutcome {
+        verdicts,
+        bisect: None,
+    })
 }
 
 /// `--command`, else every `evolv.validate` value joined by `&&`.
