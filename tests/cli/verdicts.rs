@@ -256,3 +256,37 @@ fn bisect_finds_the_first_failing_commit_within_log2_runs() {
         human.stdout
     );
 }
+
+/// `gc --older-than N` prunes verdicts made more than N days ago and keeps
+/// newer ones.
+#[test]
+fn gc_prunes_verdicts_by_age() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let old = repo.evolv_env(
+        &["test", "--json", "--command", "true"],
+        &[("GIT_EVOLV_TEST_TIME", "1000000000")],
+    );
+    old.success();
+    test_json(&repo, "true ", &[]).success();
+    let count = || {
+        repo.git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/evolv/verdicts/",
+        ])
+        .lines()
+        .count()
+    };
+    assert_eq!(count(), 2);
+    let gc = repo.evolv(&["gc", "--json", "--older-than", "30"]);
+    gc.success();
+    assert_eq!(
+        gc.stdout_json()["pruned_verdicts"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(count(), 1);
+    repo.assert_fsck();
+}

@@ -156,6 +156,23 @@ pub fn all_refs(repo: &Repo) -> Vec<(String, Oid)> {
     refs
 }
 
+/// Deletes every verdict ref (this clone's and remotes') made before
+/// `cutoff` (seconds since the epoch; a ref that holds no verdict goes by
+/// its commit time); returns the names deleted.
+pub fn prune_made_before(repo: &Repo, cutoff: i64) -> Result<Vec<String>> {
+    let mut pruned = Vec::new();
+    for (name, oid) in all_refs(repo) {
+        let made_at = match read(repo, &name)? {
+            Some((v, _)) => v.made_at,
+            None => repo.find_commit(oid)?.committer().time,
+        };
+        if made_at < cutoff && git::delete_ref(repo, &name)? {
+            pruned.push(name);
+        }
+    }
+    Ok(pruned)
+}
+
 /// The verdict stored at `name`, and whether its mark is this clone's.
 /// A ref whose message is not a verdict (written by hand) is none.
 fn read(repo: &Repo, name: &str) -> Result<Option<(Verdict, bool)>> {
