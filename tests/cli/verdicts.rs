@@ -290,3 +290,23 @@ fn gc_prunes_verdicts_by_age() {
     assert_eq!(count(), 1);
     repo.assert_fsck();
 }
+
+/// The MCP tool `test` runs `evolv.validate`, reuses the stored verdict and
+/// says so; it is not read-only.
+#[test]
+fn the_mcp_test_tool_gives_verdicts_and_reuses_them() {
+    use crate::mcp_client::{Mcp, assert_matches_output_schema};
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    repo.set_config("evolv.validate", &counting(&repo, 0));
+    let mut mcp = Mcp::start(&repo);
+    let tools = mcp.tools();
+    let first = mcp.call_ok("test", serde_json::json!({}));
+    assert_matches_output_schema(&tools, "test", &first);
+    assert_eq!(first["verdicts"][0]["status"], "pass");
+    assert_eq!(first["verdicts"][0]["cached"], false);
+    let second = mcp.call_ok("test", serde_json::json!({"targets": ["HEAD"]}));
+    assert_eq!(second["verdicts"][0]["cached"], true);
+    assert_eq!(runs(&repo), 1);
+    let tool = tools.iter().find(|t| t["name"] == "test").unwrap();
+    assert_eq!(tool["annotations"]["readOnlyHint"], false);
+}

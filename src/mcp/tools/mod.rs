@@ -32,6 +32,7 @@ registry! {
     lint_commit::LintCommit,
     check_repo::CheckRepo,
     audit_log::AuditLog,
+    test::Test,
     task_output::TaskOutput,
     task_cancel::TaskCancel,
     task_list::TaskList,
