@@ -5,8 +5,7 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::test::{TargetVerdict, TestRequest};
-use crate::ops::test_bisect::BisectOutcome;
+use crate::ops::test::{BisectOutcome, TargetVerdict, TestRequest};
 
 #[derive(Debug, Args)]
 pub struct TestArgs {

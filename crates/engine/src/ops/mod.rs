@@ -35,7 +35,6 @@ pub mod succeeded;
 pub mod task;
 mod task_log;
 pub mod test;
-pub mod test_bisect;
 
 pub use session::Session;
 pub use settings::Settings;

@@ -100,7 +100,7 @@ impl KeyParts {
 }
 
 /// The items of one config value: `A, B` and `A` `B` on two lines alike.
-fn listed(value: &str) -> Vec<String> {
+pub(crate) fn listed(value: &str) -> Vec<String> {
     value
         .split(',')
         .map(str::trim)

@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
-use super::verdict_key::{KeyParts, hex};
+use super::verdict_key::{KeyParts, hex, listed};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 
@@ -201,8 +201,8 @@ fn trusted_remotes(repo: &Repo) -> Result<Vec<String>> {
     Ok(config
         .all("evolv.test.trust")
         .into_iter()
-        .flat_map(|v| v.split(',').map(str::trim).map(str::to_string))
-        .filter(|r| !r.is_empty() && !r.contains('/') && !r.starts_with('.'))
+        .flat_map(listed)
+        .filter(|r| !r.contains('/') && !r.starts_with('.'))
         .collect())
 }
 

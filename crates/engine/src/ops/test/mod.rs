@@ -11,13 +11,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Settings;
-use super::test_bisect::{BisectOutcome, bisect};
+mod bisect;
+mod run;
+
+pub use bisect::BisectOutcome;
+pub use run::TargetVerdict;
+
 use crate::error::{Error, Result};
-use crate::git::{Oid, Repo};
+use crate::git::Repo;
 use crate::store::proposals;
-use crate::store::verdicts::{self, Status, Verdict};
-use crate::validate::{self, Budget};
-use crate::validation_report::Stage;
+use crate::store::verdicts::Status;
+use bisect::bisect;
+use run::{Target, verdict_for};
 
 /// What to test, with what, how many at once.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
@@ -41,25 +46,6 @@ pub struct TestRequest {
     pub bisect: Option<String>,
 }
 
-/// One target's verdict.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema, PartialEq, Eq)]
-pub struct TargetVerdict {
-    pub target: String,
-    pub tree: String,
-    pub command: String,
-    pub status: Status,
-    pub exit_code: i32,
-    pub duration_ms: u64,
-    /// Reused from the store, not run now.
-    pub cached: bool,
-    pub output_tail: String,
-    /// When and where the verdict was made, and which store gave it
-    /// (`local` or a trusted remote).
-    pub made_at: i64,
-    pub made_by: String,
-    pub source: String,
-}
-
 /// Every target's verdict, in the order named.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TestOutcome {
@@ -77,13 +63,6 @@ impl TestOutcome {
             None => self.verdicts.iter().all(|v| v.status == Status::Pass),
         }
     }
-}
-
-/// A target resolved: what was named and its commit.
-#[derive(Debug, Clone)]
-pub(crate) struct Target {
-    pub name: String,
-    pub commit: Oid,
 }
 
 /// Runs `req`.
@@ -194,83 +173,4 @@ fn run_targets(
         .into_iter()
         .map(|r| r.expect("every target ran"))
         .collect()
-}
-
-/// The stored verdict for `target`'s key, or a fresh run's (stored).
-pub(crate) fn verdict_for(
-    repo: &Repo,
-    target: &Target,
-    command: &str,
-    no_cache: bool,
-    timeout: u64,
-) -> Result<TargetVerdict> {
-    let tree = repo.find_commit(target.commit)?.tree_id();
-    let key = verdicts::key_of(repo, tree, command)?;
-    if !no_cache && let Some(found) = verdicts::lookup(repo, &key)? {
-        return Ok(shown(target, found.verdict, true, found.source));
-    }
-    let verdict = run_once(repo, target, tree, command, key, timeout)?;
-    let verdict = if verdict.status == Status::Abort {
-        verdict
-    } else {
-        verdicts::store(repo, &verdict)?
-    };
-    Ok(shown(target, verdict, false, "local".into()))
-}
-
-/// Runs `command` on `target` in a warm worktree.
-fn run_once(
-    repo: &Repo,
-    target: &Target,
-    tree: Oid,
-    command: &str,
-    key: String,
-    timeout: u64,
-) -> Result<Verdict> {
-    let budget = Budget::starting_now(timeout);
-    let worktree = crate::worktree::acquire(repo, false, budget)?;
-    worktree.checkout(target.commit)?;
-    let mut reports = Vec::new();
-    let record = worktree.group_record();
-    let commands = [command.to_string()];
-    match validate::run_all(
-        &commands,
-        Stage::Validate,
-        worktree.path(),
-        budget,
-        &mut reports,
-        Some(&record),
-    ) {
-        Ok(()) | Err(Error::ValidationFailed { .. } | Error::Timeout { .. }) => {}
-        Err(e) => return Err(e),
-    }
-    let report = reports.pop().expect("the command ran");
-    Ok(Verdict {
-        key,
-        target: target.name.clone(),
-        tree: tree.to_string(),
-        command: command.to_string(),
-        status: Status::of_exit(report.exit_code),
-        exit_code: report.exit_code,
-        duration_ms: report.duration_ms,
-        output_tail: report.output_tail,
-        made_at: crate::clock::now_secs(),
-        made_by: verdicts::made_by(),
-    })
-}
-
-fn shown(target: &Target, v: Verdict, cached: bool, source: String) -> TargetVerdict {
-    TargetVerdict {
-        target: target.name.clone(),
-        tree: v.tree,
-        command: v.command,
-        status: v.status,
-        exit_code: v.exit_code,
-        duration_ms: v.duration_ms,
-        cached,
-        output_tail: v.output_tail,
-        made_at: v.made_at,
-        made_by: v.made_by,
-        source,
-    }
 }

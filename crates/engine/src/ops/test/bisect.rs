@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::test::{Target, TargetVerdict, verdict_for};
+use super::run::{Target, TargetVerdict, verdict_for};
 use crate::error::{Error, Result};
 use crate::git::{Order, Repo};
 use crate::store::verdicts::Status;
