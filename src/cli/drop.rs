@@ -54,9 +54,10 @@ pub fn gc(session: &Session, args: &GcArgs, out: &Output) -> Result<()> {
         out.success_json(&outcome);
     } else {
         out.line(&format!(
-            "Dropped {} proposal(s), removed {} worktree(s).",
+            "Dropped {} proposal(s), removed {} worktree(s), pruned {} verdict(s).",
             outcome.dropped.len(),
-            outcome.removed_worktrees.len()
+            outcome.removed_worktrees.len(),
+            outcome.pruned_verdicts.len()
         ));
     }
     Ok(())

@@ -29,6 +29,7 @@ mod recover;
 mod rollback;
 mod serve;
 mod task;
+mod test;
 mod undo;
 
 use std::path::{Path, PathBuf};
@@ -53,6 +54,7 @@ use crate::ops::propose::ProposeRequest;
 use crate::ops::recover::RecoverRequest;
 use crate::ops::rollback::RollbackRequest;
 use crate::ops::session::Request;
+use crate::ops::test::TestRequest;
 use crate::ops::undo::UndoRequest;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
@@ -128,6 +130,8 @@ pub enum Command {
     Check,
     /// Print a file as it is in a proposal's tree (or HEAD's), optionally numbered.
     Cat(cat::CatArgs),
+    /// Run the validation command on commits or proposals; verdicts are cached in refs.
+    Test(test::TestArgs),
     /// List working-tree files matching a glob, newest first (honours .gitignore).
     Glob(glob::GlobArgs),
     /// Ask a single- or multi-select question on the terminal; prints the chosen labels.
@@ -161,6 +165,7 @@ impl Command {
             Command::Recover => "recover",
             Command::Log(_) => "log",
             Command::Cat(_) => "cat",
+            Command::Test(_) => "test",
             Command::Glob(_) => "glob",
             Command::Gc(_) => "gc",
             Command::Op(_) => "op",
@@ -456,6 +461,7 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
         Command::Rollback(args) => rollback::run(&session::<RollbackRequest>(dir, out)?, args, out),
         Command::Log(args) => inspect::log(&session::<LogRequest>(dir, out)?, args, out),
         Command::Cat(args) => cat::run(&session::<CatRequest>(dir, out)?, args, out),
+        Command::Test(args) => return test::run(&session::<TestRequest>(dir, out)?, args, out),
         Command::Gc(args) => drop::gc(&session::<GcRequest>(dir, out)?, args, out),
         Command::Op(args) => op::run(&session::<OpLogRequest>(dir, out)?, args, out),
         Command::Undo(args) => undo::undo(&session::<UndoRequest>(dir, out)?, args, out),

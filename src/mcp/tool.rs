@@ -46,6 +46,9 @@ pub enum Effect {
     /// Proposes, then puts paths of the working tree and index back to HEAD
     /// (no branch moves).
     Stashes,
+    /// Runs the configured validation command in git-evolv's own
+    /// worktrees and stores its verdict under refs/evolv/ (no branch moves).
+    Runs,
 }
 
 impl Effect {
@@ -57,6 +60,7 @@ impl Effect {
             Effect::Lands => (false, true, false),
             Effect::Drops => (false, true, true),
             Effect::Stashes => (false, true, false),
+            Effect::Runs => (false, false, false),
         }
     }
 }

@@ -64,6 +64,7 @@ mod undo_landing;
 mod unreadable_proposals;
 mod unsafe_fence;
 mod validation;
+mod verdicts;
 mod web;
 mod web_client;
 mod web_pages;

@@ -26,6 +26,12 @@ pub enum RangeProblem {
 }
 
 impl Repo {
+    /// The commit `rev` names (`HEAD~2`, a branch, an id), if it names one.
+    pub fn resolve_commit(&self, rev: &str) -> Option<Oid> {
+        let object = self.raw().revparse_single(rev).ok()?;
+        object.peel_to_commit().ok().map(|c| c.id().into())
+    }
+
     /// The ends of `range`, resolved to commits.
     pub fn parse_range(&self, range: &str) -> Result<RevRange, RangeProblem> {
         let spec = self

@@ -34,6 +34,7 @@ registry! {
     audit_log::AuditLog,
     op_log::OpLog,
     undo::Undo,
+    test::Test,
     task_output::TaskOutput,
     task_cancel::TaskCancel,
     task_list::TaskList,

@@ -158,6 +158,8 @@ pub fn all_ids(repo: &Repo) -> Result<Vec<String>> {
 pub struct GcOutcome {
     pub dropped: Vec<String>,
     pub removed_worktrees: Vec<String>,
+    /// Verdict refs made before the cutoff (`older_than_days`), removed.
+    pub pruned_verdicts: Vec<String>,
 }
 
 /// Drops proposals older than `older_than_days` (if given) and removes the
@@ -172,12 +174,14 @@ pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
         ));
     }
     let mut dropped = Vec::new();
+    let mut pruned_verdicts = Vec::new();
     if let Some(days) = older_than_days {
         // Saturating: `--older-than 99999999999999` means "none", not a panic.
         let age = i64::try_from(days)
             .unwrap_or(i64::MAX)
             .saturating_mul(86_400);
         let cutoff = proposals::now_secs().saturating_sub(age);
+        pruned_verdicts = crate::store::verdicts::prune_made_before(repo, cutoff)?;
         let listing = proposals::listing(repo)?;
         // One this version cannot read is as old as its commit.
         let old: Vec<String> = listing
@@ -221,5 +225,6 @@ pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
     Ok(GcOutcome {
         dropped,
         removed_worktrees,
+        pruned_verdicts,
     })
 }

@@ -35,6 +35,7 @@ pub mod stack;
 pub mod succeeded;
 pub mod task;
 mod task_log;
+pub mod test;
 pub mod undo;
 
 pub use session::Session;

@@ -29,6 +29,7 @@ use super::plan::{self, PlanSource};
 use super::pre_push::{self, PrePushOutcome, PrePushRequest};
 use super::review::{self, CommentRequest, Detail, ReviewPage};
 use super::settings::{Settings, SettingsRequest};
+use super::test::{self, TestOutcome, TestRequest};
 use crate::store::comments::Comment;
 
 use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
@@ -89,7 +90,7 @@ macro_rules! opens {
 // lock is held), so a query never waits for the task's own landing.
 opens!(Recovering:
     ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
-    CatRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
+    CatRequest, TestRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
     lint::MessageRequest, super::propose_patch::PatchRequest, super::capture::CaptureRequest,
     UndoRequest,
 );
@@ -367,6 +368,12 @@ impl Session {
     /// A file's lines, at HEAD, a proposal or the working tree.
     pub fn cat(&self, req: &CatRequest) -> Result<CatOutcome> {
         cat::cat(self.repo()?, req)
+    }
+
+    /// Verdicts of a command on commits or proposals (runs it where no
+    /// trusted verdict is stored).
+    pub fn test(&self, req: &TestRequest) -> Result<TestOutcome> {
+        test::test(self.repo()?, self.settings()?, req)
     }
 
     /// The files matching a glob, newest first.

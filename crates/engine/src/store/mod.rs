@@ -9,6 +9,8 @@ pub mod kept;
 pub mod pending;
 pub mod proposals;
 pub mod trailers;
+pub mod verdict_key;
+pub mod verdicts;
 
 /// Where proposal commits live: `refs/evolv/proposals/<id>`.
 pub const PROPOSALS_PREFIX: &str = "refs/evolv/proposals/";

@@ -1,0 +1,110 @@
+//! test --bisect: the first failing member of a rev range `A..B`, its
+//! members oldest first, `A` taken as good (as `git bisect start B A`).
+//! The last member is run first: when it passes there is nothing to find
+//! (one run). Otherwise a binary search between the last known good and
+//! the first known bad, at most ⌈log2 N⌉ more runs when nothing is
+//! skipped. A skipped member (125) is stepped over as `git bisect` does:
+//! the next untested member towards the middle is tried instead; when
+//! every member left between good and bad is skipped, the answer is the
+//! set of candidates, as `git bisect` prints "could be any of". Stored
+//! verdicts count as runs already made (they run nothing).
+
+use serde::Serialize;
+
+use super::run::{Target, TargetVerdict, verdict_for};
+use crate::error::{Error, Result};
+use crate::git::{Order, Repo};
+use crate::store::verdicts::Status;
+
+/// What a bisection found.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct BisectOutcome {
+    /// How many members the range has.
+    pub members: usize,
+    /// The first failing member; none when the last one passes or when
+    /// skips leave several candidates.
+    pub first_failing: Option<TargetVerdict>,
+    /// Commit ids that could be the first failing one when skipped
+    /// members hide it (empty otherwise).
+    pub candidates: Vec<String>,
+    /// Every verdict taken, in the order taken.
+    pub verdicts: Vec<TargetVerdict>,
+}
+
+/// Bisects `range` with `command`.
+pub fn bisect(
+    repo: &Repo,
+    range: &str,
+    command: &str,
+    no_cache: bool,
+    timeout: u64,
+) -> Result<BisectOutcome> {
+    let r = repo.parse_range(range).map_err(|why| {
+        Error::invalid(
+            format!("--bisect '{range}' is not a range of commits ({why:?})"),
+            "give a range such as main..topic or HEAD~8..HEAD",
+        )
+    })?;
+    let members: Vec<Target> = repo
+        .walk(&[r.to], &[r.from], Order::OldestFirst)?
+        .into_iter()
+        .map(|commit| Target {
+            name: commit.to_string(),
+            commit,
+        })
+        .collect();
+    let mut out = BisectOutcome {
+        members: members.len(),
+        first_failing: None,
+        candidates: Vec::new(),
+        verdicts: Vec::new(),
+    };
+    let run = |i: usize, out: &mut BisectOutcome| -> Result<Status> {
+        let v = verdict_for(repo, &members[i], command, no_cache, timeout)?;
+        let status = v.status;
+        out.verdicts.push(v);
+        if status == Status::Abort {
+            let last = out.verdicts.last().expect("just pushed");
+            return Err(Error::invalid(
+                format!(
+                    "the command aborted the bisection at {} (exit {})",
+                    last.target, last.exit_code
+                ),
+                "exit 125 to skip a commit; 127 and 128 or more stop a bisection",
+            ));
+        }
+        Ok(status)
+    };
+    let Some(last) = members.len().checked_sub(1) else {
+        return Ok(out);
+    };
+    // `good` is the index of the last member known good (-1: A itself),
+    // `bad` of the first known bad.
+    let (mut good, mut bad) = (-1_isize, last as isize);
+    match run(last, &mut out)? {
+        Status::Pass => return Ok(out),
+        // No known bad to search from: the skip is the answer.
+        Status::Skip => return Ok(out),
+        _ => {}
+    }
+    let mut skipped = std::collections::BTreeSet::new();
+    while bad - good > 1 {
+        let open: Vec<isize> = (good + 1..bad).filter(|i| !skipped.contains(i)).collect();
+        let Some(&mid) = open.iter().min_by_key(|&&i| (i - (good + bad) / 2).abs()) else {
+            out.candidates = (good + 1..=bad)
+                .map(|i| members[i as usize].name.clone())
+                .collect();
+            return Ok(out);
+        };
+        match run(mid as usize, &mut out)? {
+            Status::Pass => good = mid,
+            Status::Skip => {
+                skipped.insert(mid);
+            }
+            _ => bad = mid,
+        }
+    }
+    let name = &members[bad as usize].name;
+    out.first_failing = out.verdicts.iter().find(|v| &v.target == name).cloned();
+    Ok(out)
+}

@@ -1,0 +1,102 @@
+//! `git evolv test [<rev|proposal>…] [--command CMD] [--jobs N] [--no-cache]`.
+
+use clap::Args;
+
+use super::Output;
+use crate::error::Result;
+use crate::ops::Session;
+use crate::ops::test::{BisectOutcome, TargetVerdict, TestRequest};
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Revisions or proposal ids (default: HEAD).
+    pub targets: Vec<String>,
+    /// The command to run with `sh -c` (default: every `evolv.validate`, joined by &&).
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+    /// How many targets to run at once, each in its own warm worktree.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Run even where a trusted verdict for the same key is stored.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Find the first failing commit of a range A..B (A taken as good).
+    #[arg(long, value_name = "RANGE", conflicts_with = "targets")]
+    pub bisect: Option<String>,
+}
+
+/// Exit 0 only when every target passed, 1 otherwise.
+pub fn run(session: &Session, args: &TestArgs, out: &Output) -> Result<u8> {
+    let req = TestRequest {
+        targets: args.targets.clone(),
+        command: args.command.clone(),
+        jobs: Some(args.jobs),
+        no_cache: args.no_cache,
+        bisect: args.bisect.clone(),
+    };
+    let outcome = session.test(&req)?;
+    let passed = outcome.all_passed();
+    if out.json {
+        out.json_value(&serde_json::json!({
+            "success": passed,
+            "verdicts": outcome.verdicts,
+            "bisect": outcome.bisect,
+        }));
+    } else if let Some(found) = &outcome.bisect {
+        bisect_lines(found, out);
+    } else {
+        for v in &outcome.verdicts {
+            out.line(&verdict_line(v));
+            if v.status != crate::store::verdicts::Status::Pass && !v.output_tail.is_empty() {
+                out.status(v.output_tail.trim_end());
+            }
+        }
+    }
+    Ok(if passed { 0 } else { 1 })
+}
+
+/// `pass  HEAD  (tree 1234567, exit 0, 120 ms)`, or `… cached, made … by …`.
+fn verdict_line(v: &TargetVerdict) -> String {
+    let tree = v.tree.get(..7).unwrap_or(&v.tree);
+    let how = if v.cached {
+        format!(
+            "cached: made at {} by {} ({})",
+            v.made_at, v.made_by, v.source
+        )
+    } else {
+        format!("{} ms", v.duration_ms)
+    };
+    format!(
+        "{:<5} {}  (tree {tree}, exit {}, {how})",
+        v.status.as_str(),
+        v.target,
+        v.exit_code
+    )
+}
+
+/// Each verdict taken, then the answer: the first failing commit with its
+/// output tail, the candidates skips left, or that nothing failed.
+fn bisect_lines(found: &BisectOutcome, out: &Output) {
+    for v in &found.verdicts {
+        out.line(&verdict_line(v));
+    }
+    if let Some(first) = &found.first_failing {
+        out.line(&format!(
+            "first failing: {} ({} runs for {} commits)",
+            first.target,
+            found.verdicts.len(),
+            found.members
+        ));
+        out.status(first.output_tail.trim_end());
+    } else if !found.candidates.is_empty() {
+        out.line(&format!(
+            "skipped commits hide the first failing one; it could be any of: {}",
+            found.candidates.join(" ")
+        ));
+    } else {
+        out.line(&format!(
+            "no failing commit among {} commits",
+            found.members
+        ));
+    }
+}

@@ -1,0 +1,52 @@
+//! `test`: verdicts of the configured validation command on commits or
+//! proposals, reused from the verdict store when trusted; `git evolv test`.
+//! The command is `evolv.validate` only: a client cannot name one.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::error::Result;
+use crate::mcp::tool::{Effect, Meta, SessionTool};
+use crate::ops::Session;
+use crate::ops::test::{TestOutcome, TestRequest};
+
+pub struct Test;
+
+/// `test`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestArgs {
+    /// Revisions or proposal ids (default: HEAD).
+    #[serde(default)]
+    pub targets: Vec<String>,
+    /// How many targets run at once (default 1).
+    #[schemars(range(min = 1))]
+    pub jobs: Option<usize>,
+    /// Run even where a trusted verdict for the same key is stored.
+    #[serde(default)]
+    pub no_cache: bool,
+    /// A range A..B whose first failing commit to find instead.
+    pub bisect: Option<String>,
+}
+
+impl SessionTool for Test {
+    const META: Meta = Meta {
+        name: "test",
+        title: "Run the validation command on commits or proposals",
+        description: "Runs the configured evolv.validate command (sh -c) on each target (revisions or proposal ids; default HEAD) in git-evolv's own validation worktrees and returns one verdict per target: status pass|fail|skip|abort (git bisect run's exit codes), exit_code, duration_ms, output_tail, and cached with made_at/made_by/source when a trusted stored verdict for the same key (tree, command, declared env, toolchain fingerprint, inputs) was reused. With bisect A..B, finds the first failing commit. Stores verdicts under refs/evolv/verdicts/; never moves a branch or touches the working tree.",
+        effect: Effect::Runs,
+    };
+    type Args = TestArgs;
+    type Output = TestOutcome;
+    type Request = TestRequest;
+
+    fn op(session: &Session, args: TestArgs) -> Result<TestOutcome> {
+        session.test(&TestRequest {
+            targets: args.targets,
+            command: None,
+            jobs: args.jobs,
+            no_cache: args.no_cache,
+            bisect: args.bisect,
+        })
+    }
+}
