@@ -29,6 +29,7 @@ mod inspect;
 mod invariants;
 mod layers;
 mod lint;
+mod list_cache;
 mod maintenance;
 mod manual;
 mod mcp;

@@ -4,8 +4,10 @@
 pub mod audit;
 pub mod comments;
 pub mod file_records;
+pub mod list_cache;
 pub mod pending;
 pub mod proposals;
+pub mod rows;
 pub mod trailers;
 
 /// Where proposal commits live: `refs/evolv/proposals/<id>`.
