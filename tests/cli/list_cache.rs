@@ -58,7 +58,20 @@ fn proposed() -> (TestRepo, Vec<String>, Value) {
     let c = repo.propose("const data", "const info", &[]);
     repo.evolv(&["apply", &c]).ok();
     let a = repo.propose("getUserData", "fetchUserData", &[]);
-    let b = repo.propose("auth", "authenticate", &["--onto", &a]);
+    let stacked = repo.evolv(&[
+        "propose",
+        "--json",
+        "--onto",
+        &a,
+        "--file",
+        "backend/auth.go",
+        "--old",
+        "func auth()",
+        "--new",
+        "func login()",
+    ]);
+    stacked.ok();
+    let b = stacked.json_str("/patch_id");
     let fresh = listed_without_cache(&repo);
     (repo, vec![a, b, c], fresh)
 }

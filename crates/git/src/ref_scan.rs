@@ -97,7 +97,7 @@ fn plain_name(name: &str) -> bool {
         && name
             .split('/')
             .all(|c| !c.is_empty() && !c.starts_with('.') && !c.ends_with(".lock"))
-        && !name.contains("..")
+        && !name.as_bytes().windows(2).any(|w| w == b"..")
 }
 
 /// The object id spelled by exactly 40 lower- or upper-case hex digits.
