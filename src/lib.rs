@@ -16,7 +16,7 @@ mod sys;
 pub mod web;
 
 pub use evolv_core::{Error, Result};
-pub use evolv_core::{clock, diff, edit, error, lint, plan, policy, validation_report};
+pub use evolv_core::{clock, diff, edit, error, lint, patch, plan, policy, validation_report};
 pub use evolv_engine::{
     hooks, landing, ops, progress, signals, store, validate, validators, worktree,
 };

@@ -39,6 +39,14 @@ pub struct ApplyArgs {
     /// (follow it with `git evolv task <task_id> --wait`).
     #[arg(long)]
     pub background: bool,
+    /// Land only the changes to paths these globs match; the rest stays a
+    /// pending proposal under the same id, stacked on what landed.
+    #[arg(long, num_args = 1.., value_name = "GLOB", conflicts_with = "interactive")]
+    pub paths: Vec<String>,
+    /// Choose hunk by hunk on the terminal, with the keys of `git add -p`
+    /// (y, n, a, d, s, q, ?); the rest stays pending.
+    #[arg(long, short = 'i', conflicts_with = "background")]
+    pub interactive: bool,
 }
 
 /// Returns the exit code: 0, or the failure's code when some proposals
@@ -52,6 +60,8 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         plan: args.plan.as_deref().map(super::plan::source).transpose()?,
         dry_run: args.dry_run,
         batch: args.batch,
+        paths: (!args.paths.is_empty()).then(|| args.paths.clone().into()),
+        hunks: None,
     };
     if args.background {
         let started = session.start_task(&crate::ops::task::TaskRequest::from_apply(&req)?)?;
@@ -66,6 +76,25 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
             ));
         }
         return Ok(0);
+    }
+    let mut req = req;
+    if args.interactive {
+        let [id] = args.patch_ids.as_slice() else {
+            return Err(crate::error::Error::invalid(
+                "-i takes one proposal id",
+                "apply the others on their own",
+            ));
+        };
+        let files = session.part_hunks(id)?;
+        let stdin = std::io::stdin();
+        let chosen =
+            super::apply_interactive::choose(files, &mut stdin.lock(), &mut std::io::stdout())
+                .map_err(|e| crate::error::Error::io("ask on", "the terminal", e))?;
+        if chosen.is_empty() {
+            out.status("No change chosen; nothing applied.");
+            return Ok(0);
+        }
+        req.hunks = Some(chosen);
     }
     let report = out.with_progress(|| session.apply(&req))?;
     Ok(render_report(report, args.patch_ids.len(), out))

@@ -227,6 +227,14 @@ const WRITTEN_EXAMPLES: Examples = &[
                 "git evolv propose -p '(?m)^use (\\w+);' -r 'use crate::$1;' -s '**/*.rs'",
                 "Capture groups expand in the replacement.",
             ),
+            (
+                "cargo fmt && git evolv propose --from-worktree -- src/",
+                "Propose what a formatter changed under src/, and put src/ back to HEAD.",
+            ),
+            (
+                "git diff --binary main topic | git evolv propose --patch -",
+                "Propose a patch (a git or diff -u diff, a format-patch series, an apply_patch envelope).",
+            ),
         ],
     ),
     (
@@ -271,6 +279,14 @@ const WRITTEN_EXAMPLES: Examples = &[
                 "git evolv apply patch_1763793123_3fa9c1 --plan plan.json --dry-run",
                 "Everything but moving the branch, under an execution plan.",
             ),
+            (
+                "git evolv apply patch_1763793123_3fa9c1 --paths 'src/**'",
+                "Land the changes under src/ only; the rest stays pending.",
+            ),
+            (
+                "git evolv apply patch_1763793123_3fa9c1 -i",
+                "Choose hunk by hunk, with git add -p's keys.",
+            ),
         ],
     ),
     (
@@ -285,6 +301,34 @@ const WRITTEN_EXAMPLES: Examples = &[
                 "Put the files back as they were before the apply.",
             ),
         ],
+    ),
+    (
+        Some("op"),
+        &[(
+            "git evolv op log -n 20\ngit evolv op show 3fa9c1d2 --json",
+            "The last 20 operations (id, time, kind, actor, proposal); one, with every ref it moved and the paths it wrote.",
+        )],
+    ),
+    (
+        Some("undo"),
+        &[
+            (
+                "git evolv undo --dry-run",
+                "Every ref and path your newest operation's undo would change; nothing changes.",
+            ),
+            (
+                "git evolv undo",
+                "Undo your newest operation: a proposal goes, a drop comes back, an apply that nothing was built on and nobody pushed moves the branch back (else a revert commit, and why). Undo again to redo.",
+            ),
+            (
+                "git evolv undo 3fa9c1d2\ngit evolv undo --to 3fa9c1d2",
+                "Undo one named operation (someone else's too); undo every operation after one, newest first.",
+            ),
+        ],
+    ),
+    (
+        Some("redo"),
+        &[("git evolv redo", "Redo what the last undo undid.")],
     ),
     (
         Some("recover"),

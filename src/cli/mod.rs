@@ -3,6 +3,7 @@
 //! machines (`--json`, the same serde types the MCP server uses).
 
 mod apply;
+mod apply_interactive;
 mod ask;
 mod cat;
 mod check;
@@ -17,6 +18,7 @@ mod inspect;
 mod lint;
 mod man;
 mod mcp;
+mod op;
 mod output;
 mod pager;
 mod plan;
@@ -26,6 +28,7 @@ mod recover;
 mod rollback;
 mod serve;
 mod task;
+mod undo;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,10 +47,12 @@ use crate::ops::drop::{DropRequest, GcRequest};
 use crate::ops::edit::EditRequest;
 use crate::ops::glob::GlobRequest;
 use crate::ops::inspect::{ListRequest, LogRequest, ShowRequest};
+use crate::ops::op_log::OpLogRequest;
 use crate::ops::propose::ProposeRequest;
 use crate::ops::recover::RecoverRequest;
 use crate::ops::rollback::RollbackRequest;
 use crate::ops::session::Request;
+use crate::ops::undo::UndoRequest;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
 /// worktree, land it by fast-forward, undo it by revert.
@@ -102,6 +107,12 @@ pub enum Command {
     Log(inspect::LogArgs),
     /// Drop old proposals and remove idle validation worktrees.
     Gc(drop::GcArgs),
+    /// The op log: every operation, its refs and paths (`op log`, `op show`).
+    Op(op::OpArgs),
+    /// Undo an operation of the op log (default: your newest), or all after one.
+    Undo(undo::UndoArgs),
+    /// Redo what the last undo undid.
+    Redo(undo::RedoArgs),
     /// Execution plans: print their JSON Schema, check a plan file.
     Plan(plan::PlanArgs),
     /// A guided propose → show → apply → rollback run in a throwaway repository.
@@ -151,6 +162,9 @@ impl Command {
             Command::Cat(_) => "cat",
             Command::Glob(_) => "glob",
             Command::Gc(_) => "gc",
+            Command::Op(_) => "op",
+            Command::Undo(_) => "undo",
+            Command::Redo(_) => "redo",
             Command::Plan(_) => "plan",
             Command::Demo => "demo",
             Command::Lint(_) => "lint",
@@ -240,6 +254,7 @@ pub fn run() -> ExitCode {
 /// Only the hooks: no clap, no libgit2 repository, no recovery (issue 14
 /// item 5). Returns the exit code.
 pub fn run_hook_binary(args: &[std::ffi::OsString]) -> u8 {
+    crate::store::actor::set_default("hook");
     if let Some(hook) = hook::installed_as(args) {
         return installed_hook(hook);
     }
@@ -431,6 +446,9 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
         Command::Log(args) => inspect::log(&session::<LogRequest>(dir, out)?, args, out),
         Command::Cat(args) => cat::run(&session::<CatRequest>(dir, out)?, args, out),
         Command::Gc(args) => drop::gc(&session::<GcRequest>(dir, out)?, args, out),
+        Command::Op(args) => op::run(&session::<OpLogRequest>(dir, out)?, args, out),
+        Command::Undo(args) => undo::undo(&session::<UndoRequest>(dir, out)?, args, out),
+        Command::Redo(args) => undo::redo(&session::<UndoRequest>(dir, out)?, args, out),
         Command::Glob(args) => glob::run(&session::<GlobRequest>(dir, out)?, dir, args, out),
         Command::Recover => recover::run(&session::<RecoverRequest>(dir, out)?, out),
         Command::Demo

@@ -1,5 +1,6 @@
-//! `git evolv propose`: a regex/literal replacement over a scope, or an
-//! edit list (`--edits FILE|-` or the single-edit flags) run by `ops::edit`.
+//! `git evolv propose`: a regex/literal replacement over a scope, an edit
+//! list (`--edits FILE|-` or the single-edit flags) run by `ops::edit`, or
+//! a patch (`--patch FILE|-`) run by `ops::propose_patch`.
 
 use std::io::Read;
 
@@ -9,8 +10,10 @@ use super::Output;
 use crate::edit::list::{CheckMode, Edit, EditList, Locator};
 use crate::error::{Error, Result};
 use crate::ops::Session;
+use crate::ops::capture::CaptureRequest;
 use crate::ops::edit::EditOutcome;
 use crate::ops::propose::{ProposeOutcome, ProposeRequest};
+use crate::ops::propose_patch::{PatchAnswer, PatchRequest};
 
 #[derive(Debug, Args)]
 pub struct ProposeArgs {
@@ -33,6 +36,30 @@ pub struct ProposeArgs {
     /// driver (git-lfs pointers are rewritten as text!), `binary` or `-text`.
     #[arg(long)]
     pub include_filtered: bool,
+    /// Propose a patch: a unified diff (`git diff --binary`, `diff -u`), a
+    /// `git format-patch` mailbox (a series becomes a stack) or an
+    /// apply_patch envelope (`*** Begin Patch`).
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["pattern", "replacement"])]
+    pub patch: Option<String>,
+    /// Leading path components to strip from the patch's names (git
+    /// apply's -p); detected as git does when left out.
+    #[arg(long, value_name = "N", requires = "patch")]
+    pub strip: Option<usize>,
+    /// Propose what the work tree holds where it differs from HEAD (for
+    /// the paths after `--`), then put those paths back to HEAD, as `git
+    /// stash` does, once the proposal is stored.
+    #[arg(long, conflicts_with_all = ["pattern", "replacement", "patch"])]
+    pub from_worktree: bool,
+    /// With --from-worktree: leave the work tree and index as they are.
+    #[arg(long, requires = "from_worktree")]
+    pub keep: bool,
+    /// With --from-worktree: untracked, non-ignored files too (`git stash -u`).
+    #[arg(long, requires = "from_worktree")]
+    pub include_untracked: bool,
+    /// With --from-worktree: the pathspecs to capture (all of the work tree
+    /// when none).
+    #[arg(last = true, value_name = "PATHSPEC")]
+    pub pathspec: Vec<String>,
     #[command(flatten)]
     pub edits: EditArgs,
 }
@@ -197,16 +224,7 @@ fn parse_lines(spec: &str) -> Result<(usize, usize)> {
 
 /// Reads FILE or stdin (`-`) as UTF-8.
 fn read_text(src: &str, flag: &str) -> Result<String> {
-    let bytes = if src == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::io("read", "stdin", e))?;
-        buf
-    } else {
-        std::fs::read(src).map_err(|e| Error::io("read", src, e))?
-    };
-    String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(read_bytes(src)?).map_err(|e| {
         Error::invalid(
             format!("{flag} {src} is not UTF-8 ({e})"),
             "edit lists and edit texts are UTF-8",
@@ -240,6 +258,12 @@ pub fn edits(args: &ProposeArgs) -> bool {
 }
 
 pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
+    if let Some(source) = &args.patch {
+        return run_patch(session, args, source, out);
+    }
+    if args.from_worktree {
+        return run_capture(session, args, out);
+    }
     if edits(args) {
         if args.pattern.is_some() {
             return Err(Error::invalid(
@@ -256,6 +280,81 @@ pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
     let outcome = out.with_progress(|| session.propose(&req))?;
     render(&outcome, out);
     Ok(0)
+}
+
+/// `propose --patch`: one outcome, or one per mailbox message (a stack);
+/// `--json` prints the one outcome, or `{"proposals": […]}` for a series.
+fn run_patch(session: &Session, args: &ProposeArgs, source: &str, out: &Output) -> Result<u8> {
+    if args.edits.any() {
+        return Err(Error::invalid(
+            "--patch cannot be combined with edit flags",
+            "propose the patch, or an edit list, not both",
+        ));
+    }
+    let text = read_bytes(source)?;
+    let req = PatchRequest {
+        text,
+        source: if source == "-" {
+            "stdin".into()
+        } else {
+            source.to_string()
+        },
+        strip: args.strip,
+        message: args.message.clone(),
+        onto: args.edits.onto.clone(),
+        check: args.edits.check.map(Into::into),
+    };
+    let answer = PatchAnswer::of(out.with_progress(|| session.propose_patch(&req))?);
+    let success = answer.outcomes().iter().all(|o| o.success);
+    match &answer {
+        PatchAnswer::One(one) => render_edit(one, out),
+        series if out.json => out.json_value(series),
+        series => series.outcomes().iter().for_each(|o| render_edit(o, out)),
+    }
+    Ok(if success { 0 } else { 1 })
+}
+
+/// `propose --from-worktree`.
+fn run_capture(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
+    if args.edits.any() || args.edits.onto.is_some() {
+        return Err(Error::invalid(
+            "--from-worktree cannot be combined with edit flags or --onto",
+            "capture the work tree onto HEAD, or propose an edit list, not both",
+        ));
+    }
+    let req = CaptureRequest {
+        pathspec: args.pathspec.clone(),
+        cwd: std::env::current_dir().ok(),
+        keep: args.keep,
+        include_untracked: args.include_untracked,
+        message: args.message.clone(),
+        check: args.edits.check.map(Into::into),
+    };
+    let captured = out.with_progress(|| session.capture(&req))?;
+    if out.json {
+        out.json_value(&captured);
+    } else {
+        render_edit(&captured.outcome, out);
+        if !captured.restored.is_empty() {
+            out.line(&format!(
+                "put {} path(s) back to HEAD in the work tree and index",
+                captured.restored.len()
+            ));
+        }
+    }
+    Ok(if captured.outcome.success { 0 } else { 1 })
+}
+
+/// Reads FILE or stdin (`-`) as bytes.
+fn read_bytes(src: &str) -> Result<Vec<u8>> {
+    if src == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io("read", "stdin", e))?;
+        return Ok(buf);
+    }
+    std::fs::read(src).map_err(|e| Error::io("read", src, e))
 }
 
 /// `--edits-schema` needs no repository.

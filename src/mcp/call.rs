@@ -68,6 +68,8 @@ impl Call {
         T: Send + 'static,
     {
         let dir = self.dir.clone();
+        let actor = self.actor();
+        let f = move |s: &Session| crate::store::actor::scoped(&actor, || f(s));
         if !long {
             return run_blocking(move || with_session::<R, T>(&dir, f)).await;
         }
@@ -100,6 +102,13 @@ impl Call {
             let _ = sender.await;
         }
         result
+    }
+
+    /// Who the op log names for what this call does: `mcp:<client name>`
+    /// (as the client said in `initialize`).
+    fn actor(&self) -> String {
+        let info = self.context.peer.peer_info();
+        crate::store::actor::mcp(info.as_deref().map(|i| i.client_info.name.as_str()))
     }
 
     /// Asks the user to confirm what the use case says needs confirming

@@ -43,6 +43,9 @@ pub enum Effect {
     Lands,
     /// Deletes refs in git-evolv's own namespace; dropping twice drops once.
     Drops,
+    /// Proposes, then puts paths of the working tree and index back to HEAD
+    /// (no branch moves).
+    Stashes,
 }
 
 impl Effect {
@@ -53,6 +56,7 @@ impl Effect {
             Effect::Proposes => (true, false, false),
             Effect::Lands => (false, true, false),
             Effect::Drops => (false, true, true),
+            Effect::Stashes => (false, true, false),
         }
     }
 }

@@ -131,6 +131,7 @@ impl ProgressSink for PageSink {
 pub async fn apply(Action { state, id, .. }: Action<NoOptions>) -> Response {
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
+        let _actor = crate::store::actor::enter("web");
         let sink = Rc::new(PageSink(tx.clone()));
         let outcome = progress::scoped(sink, || {
             state.open::<ApplyRequest>().and_then(|session| {

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::inspect::{self, ListRequest, ShowOutcome, ShowRequest};
+use crate::ops::inspect::{self, ListRequest};
+use crate::ops::review;
 use crate::ops::review::ReviewPage;
-use crate::ops::review::{self, Hunk};
 use crate::ops::session::Request as UseCaseRequest;
 
 /// The HTTP status of an error: the caller's mistake, a missing proposal,
@@ -103,14 +103,33 @@ where
     R: UseCaseRequest + ?Sized,
     T: Serialize + Send + 'static,
 {
-    let result = tokio::task::spawn_blocking(move || work(&state.open::<R>()?)).await;
+    match run::<R, T>(state, work).await {
+        Ok(value) => Json(value).into_response(),
+        Err(e) => e,
+    }
+}
+
+/// [`blocking`]'s work, its error already answered.
+async fn run<R, T>(
+    state: Arc<AppState>,
+    work: impl FnOnce(&Session) -> Result<T> + Send + 'static,
+) -> std::result::Result<T, Response>
+where
+    R: UseCaseRequest + ?Sized,
+    T: Send + 'static,
+{
+    let result = tokio::task::spawn_blocking(move || {
+        let _actor = crate::store::actor::enter("web");
+        work(&state.open::<R>()?)
+    })
+    .await;
     match result {
-        Ok(Ok(value)) => Json(value).into_response(),
-        Ok(Err(e)) => error_response(&e),
-        Err(_) => error_response(&Error::Internal {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(error_response(&e)),
+        Err(_) => Err(error_response(&Error::Internal {
             at: "the review page's worker thread",
             message: "the request's worker thread failed".into(),
-        }),
+        })),
     }
 }
 
@@ -135,12 +154,15 @@ pub async fn list(State(state): State<Arc<AppState>>) -> Response {
     .await
 }
 
-/// `GET /api/proposals/{id}`: `show`'s outcome (stack, comments and the
-/// per-file results included), the operation, metadata and changed files.
+/// `GET /api/proposals/{id}`: `show`'s outcome without the patch text
+/// (stack, comments and the per-file results included), the operation,
+/// metadata and changed files. No line of any file: the page asks for
+/// those a page at a time (`file`), so a big proposal opens as fast as a
+/// small one.
 #[derive(Debug, Serialize)]
 pub struct ProposalView {
     #[serde(flatten)]
-    pub show: ShowOutcome,
+    pub show: serde_json::Map<String, serde_json::Value>,
     #[serde(flatten)]
     pub detail: review::Detail,
     /// The branch HEAD is on (what apply lands on).
@@ -149,10 +171,17 @@ pub struct ProposalView {
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     blocking::<ReviewPage, _>(state, move |s| {
+        let Ok(serde_json::Value::Object(mut show)) = serde_json::to_value(s.review_show(&id)?)
+        else {
+            return Err(Error::Internal {
+                at: "the review page's proposal view",
+                message: "show's outcome is not a JSON object".into(),
+            });
+        };
+        // Never computed here (see `review_show`): not sent empty either.
+        show.remove("unified_diff");
         Ok(ProposalView {
-            show: s.show(&ShowRequest {
-                patch_id: id.clone(),
-            })?,
+            show,
             detail: s.review_detail(&id)?,
             branch: s.review_head().map(|(branch, _)| branch),
         })
@@ -163,27 +192,37 @@ pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
 #[derive(Debug, Deserialize)]
 pub struct FileQuery {
     path: String,
+    /// The first line of the page (0: the file's first page).
+    #[serde(default)]
+    from: usize,
 }
 
-/// `GET /api/proposals/{id}/file?path=…`: one file's hunks.
-#[derive(Debug, Serialize)]
-pub struct FileHunks {
-    pub path: String,
-    pub hunks: Vec<Hunk>,
-}
-
+/// `GET /api/proposals/{id}/file?path=…&from=…`: a page of one file's
+/// hunks (`review::FilePage`). The path is matched exactly against the
+/// proposal's files as the page lists them; any other is 404.
 pub async fn file(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     Query(q): Query<FileQuery>,
 ) -> Response {
-    blocking::<ReviewPage, _>(state, move |s| {
-        Ok(FileHunks {
-            hunks: s.review_hunks(&id, &q.path)?,
-            path: q.path,
-        })
-    })
-    .await
+    let missing = Error::invalid(
+        format!("'{}' is not a file of {id}", q.path),
+        "pick a path from the proposal's file list",
+    );
+    let recent = state.clone();
+    let page = run::<ReviewPage, _>(state, move |s| {
+        s.review_file_page(&id, &q.path, q.from, &recent.recent_files)
+    });
+    match page.await {
+        Ok(Some(page)) => Json(page).into_response(),
+        // Not one of its files: no such resource, as for an unknown id.
+        Ok(None) => (
+            StatusCode::NOT_FOUND,
+            Json(serde_json::json!({ "success": false, "error": missing.to_body() })),
+        )
+            .into_response(),
+        Err(answered) => answered,
+    }
 }
 
 pub async fn not_found() -> Response {

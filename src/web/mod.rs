@@ -44,6 +44,8 @@ pub(crate) struct AppState {
     /// secret does. It never appears in a URL.
     pub cookie_secret: String,
     pub feed: feed::Feed,
+    /// The hunks of the files last paged through (`api::file`).
+    pub recent_files: crate::ops::review::RecentFiles,
 }
 
 impl AppState {
@@ -134,6 +136,7 @@ pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
         url_token: token,
         cookie_secret: security::cookie_secret(&git_dir)?,
         feed,
+        recent_files: Default::default(),
     });
     Ok(Bound {
         listener,

@@ -168,8 +168,11 @@ fn calls(trace: &str, words: &[&str]) -> usize {
         .count()
 }
 
-/// No `syncfs`; a wait for each staged file; two barriers (after the
-/// staged files, at the end).
+/// No `syncfs`; a wait for each staged file, on the descriptor it was
+/// written through (no staged file opened again by name); one barrier,
+/// before the branch moves: the ending's files (the new index among them)
+/// are waited for, and the file system's journal commits them before the
+/// journal's deletion, in order (issue 25 item 20).
 fn assert_targeted(trace: &str, kind: &str) {
     let syncfs = calls(trace, &["syncfs("]);
     assert_eq!(syncfs, 0, "{kind}: no syncfs:\n{trace}");
@@ -178,9 +181,16 @@ fn assert_targeted(trace: &str, kind: &str) {
         waits >= 40,
         "{kind}: a wait for each staged file, got {waits}"
     );
+    let reopened = calls(trace, &[".evolv-", ".tmp\"", "O_RDONLY"]);
+    assert_eq!(
+        reopened, 0,
+        "{kind}: staged files waited for where written:\n{trace}"
+    );
     let barrier = calls(trace, &["evolv/flush.", "O_CREAT"]);
     assert_eq!(
-        barrier, 2,
-        "{kind}: two barriers (staged files, ending):\n{trace}"
+        barrier, 1,
+        "{kind}: one barrier (staged files and journal):\n{trace}"
     );
+    let ending = calls(trace, &["evolv/index-new.", "O_NOFOLLOW"]);
+    assert_eq!(ending, 1, "{kind}: the new index waited for:\n{trace}");
 }

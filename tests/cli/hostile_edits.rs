@@ -185,3 +185,96 @@ fn a_tree_fsck_refuses_is_refused() {
     });
     refused(&repo, &id, &marker, "twice");
 }
+
+/// A proposal adding the file `name` holding `content` (as a fetch from
+/// a hostile clone can bring it).
+fn dotfile_proposal(repo: &TestRepo, name: &str, content: &str) -> (String, std::path::PathBuf) {
+    hostile_proposal(repo, |repo, mut entries| {
+        let blob = git_stdin(repo, &["hash-object", "-w", "--stdin"], content);
+        entries.push_str(&format!("100644 blob {}\t{name}\n", blob.trim()));
+        git_stdin(repo, &["mktree"], &entries)
+    })
+}
+
+/// A `.gitmodules` whose content git's fsck refuses (a url or path read
+/// as an option, a name climbing out of `.git/modules`, a command as the
+/// update) is refused before validation, naming fsck's message id; git's
+/// own fsck refuses the same tree. An ordinary one lands.
+#[test]
+fn a_gitmodules_fsck_refuses_is_refused_and_an_ordinary_one_lands() {
+    let cases = [
+        (
+            "[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch pwned\n",
+            "gitmodulesUrl",
+        ),
+        (
+            "[submodule \"x\"]\n\tpath = -x\n\turl = ../x.git\n",
+            "gitmodulesPath",
+        ),
+        (
+            "[submodule \"../../hooks\"]\n\tpath = x\n\turl = ../x.git\n",
+            "gitmodulesName",
+        ),
+        (
+            "[submodule \"x\"]\n\tpath = x\n\tupdate = !sh -c pwned\n",
+            "gitmodulesUpdate",
+        ),
+    ];
+    for (content, id) in cases {
+        let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+        let (proposal, marker) = dotfile_proposal(&repo, ".gitmodules", content);
+        let fsck = repo.git_run(&["fsck", "--no-dangling"]);
+        assert!(
+            fsck.stderr.contains(id),
+            "git fsck agrees on {id}: {}",
+            fsck.stderr
+        );
+        refused(&repo, &proposal, &marker, id);
+        assert!(!repo.file(".gitmodules").exists());
+    }
+    let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+    let fine = "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib.git\n";
+    let (proposal, marker) = dotfile_proposal(&repo, ".gitmodules", fine);
+    repo.evolv(&["apply", "--json", &proposal]).success();
+    assert!(marker.exists(), "validation ran");
+    assert_eq!(
+        std::fs::read_to_string(repo.file(".gitmodules")).unwrap(),
+        fine
+    );
+    repo.assert_fsck();
+}
+
+/// A directory named `.gitmodules` (fsck's `gitmodulesBlob`) is refused.
+#[test]
+fn a_gitmodules_that_is_not_a_file_is_refused() {
+    let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+    let (id, marker) = hostile_proposal(&repo, |repo, mut entries| {
+        let blob = git_stdin(repo, &["hash-object", "-w", "--stdin"], "x\n");
+        let inner = git_stdin(
+            repo,
+            &["mktree"],
+            &format!("100644 blob {}\tx\n", blob.trim()),
+        );
+        entries.push_str(&format!("040000 tree {}\t.gitmodules\n", inner.trim()));
+        git_stdin(repo, &["mktree"], &entries)
+    });
+    refused(&repo, &id, &marker, "gitmodulesBlob");
+    assert!(!repo.file(".gitmodules").exists());
+}
+
+/// A `.gitattributes` with a line git ignores (2048 bytes or more: fsck's
+/// `gitattributesLineLength`) is refused; git's fsck refuses it too.
+#[test]
+fn a_gitattributes_fsck_refuses_is_refused() {
+    let repo = TestRepo::with_files(&[("a.txt", "A\n")]);
+    let long = format!("*.txt text\n{} diff\n", "x".repeat(2100));
+    let (id, marker) = dotfile_proposal(&repo, ".gitattributes", &long);
+    let fsck = repo.git_run(&["fsck", "--no-dangling"]);
+    assert!(
+        fsck.stderr.contains("gitattributesLineLength"),
+        "{}",
+        fsck.stderr
+    );
+    refused(&repo, &id, &marker, "gitattributesLineLength");
+    assert!(!repo.file(".gitattributes").exists());
+}

@@ -41,6 +41,7 @@ const CRATES: &[(&str, &[&str])] = &[
     (
         "crates/git/src",
         &[
+            "worktree_capture",
             "access",
             "maintenance",
             "promisor",
@@ -68,6 +69,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "repo",
             "test_git",
             "tree_check",
+            "gitmodules_check",
             "tree_compare",
             "diff",
             "tree_lookup",
@@ -95,6 +97,7 @@ const CRATES: &[(&str, &[&str])] = &[
     (
         "crates/core/src",
         &[
+            "patch",
             "lint",
             "policy",
             "diff",
@@ -107,6 +110,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "git_names",
             "globs",
             "clock",
+            "c_quote",
             "comma_list",
         ],
     ),

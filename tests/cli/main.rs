@@ -2,8 +2,10 @@
 //! checked afterwards with git itself.
 
 mod apply;
+mod apply_part;
 mod ask;
 mod audit;
+mod capture_worktree;
 mod common;
 mod concurrency;
 mod config;
@@ -40,11 +42,14 @@ mod mcp_gaps;
 mod mcp_list;
 mod mcp_progress;
 mod mcp_tasks;
+mod mcp_undo;
 mod pager;
 mod partial_clone;
 mod plan;
 mod progress;
 mod propose;
+mod propose_patch;
+mod propose_patch_history;
 mod rollback;
 mod rust_source;
 mod scale;
@@ -53,8 +58,11 @@ mod snapshots;
 mod stack_status;
 mod sys;
 mod typing;
+mod undo;
+mod undo_landing;
 mod unreadable_proposals;
 mod unsafe_fence;
 mod validation;
 mod web;
 mod web_client;
+mod web_pages;

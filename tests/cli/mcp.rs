@@ -11,6 +11,8 @@ const TOOLS: &[&str] = &[
     "propose_edit",
     "edit",
     "notebook_edit",
+    "propose_patch",
+    "propose_worktree",
     "read_file",
     "glob",
     "apply_edit",
@@ -21,6 +23,8 @@ const TOOLS: &[&str] = &[
     "lint_commit",
     "check_repo",
     "audit_log",
+    "op_log",
+    "undo",
     "task_output",
     "task_list",
 ];

@@ -475,7 +475,7 @@ fn the_proposal_view_gives_files_and_hunks_with_both_line_numbers() {
     assert_eq!(lines[2]["n"], 2);
     assert!(lines[2]["t"].as_str().unwrap().contains("fetchUserData"));
     let r = server.get(&format!("/api/proposals/{id}/file?path=nope"));
-    assert_eq!(r.status, 400);
+    assert_eq!(r.status, 404);
     let r = server.get("/api/proposals/patch_0_missing");
     assert_eq!(r.status, 404);
     assert_eq!(r.json()["error"]["code"], "patch_not_found");

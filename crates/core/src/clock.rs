@@ -84,3 +84,39 @@ mod tests {
         assert!(now_secs() > 1_577_836_800 || std::env::var_os(TEST_TIME_VAR).is_some());
     }
 }
+
+/// `secs` since the epoch as an RFC 3339 UTC time (`2026-11-28T01:02:03Z`),
+/// by the proleptic Gregorian calendar (days to a date as in Hinnant's
+/// `civil_from_days`).
+pub fn utc_rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod rfc3339_tests {
+    use super::utc_rfc3339;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(utc_rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_rfc3339(1_795_827_599), "2026-11-28T00:59:59Z");
+        assert_eq!(utc_rfc3339(-1), "1969-12-31T23:59:59Z");
+    }
+}

@@ -220,6 +220,30 @@ pub enum Error {
         commits: Vec<String>,
     },
 
+    #[error("no operation '{op}' in the op log")]
+    OpNotFound { op: String },
+
+    #[error("'{op}' names more than one operation: {}", matches.join(", "))]
+    OpAmbiguous { op: String, matches: Vec<String> },
+
+    #[error("operation {op} cannot be undone: {reason}")]
+    NotUndoable { op: String, reason: String },
+
+    #[error("{what}")]
+    NothingToUndo { what: String },
+
+    #[error(
+        "operation {op} cannot be undone: {name} moved since (it is at {}, the operation left it at {})",
+        actual.as_deref().unwrap_or("nothing"),
+        expected.as_deref().unwrap_or("nothing")
+    )]
+    UndoConflict {
+        op: String,
+        name: String,
+        expected: Option<String>,
+        actual: Option<String>,
+    },
+
     #[error("commit.gpgSign is set, and git could not sign the commit: {detail}")]
     SigningFailed { detail: String },
 

@@ -56,9 +56,14 @@ fn index(e: &Error) -> usize {
         Error::Corrupt { .. } => 43,
         Error::Internal { .. } => 44,
         Error::PartialClone { .. } => 45,
+        Error::OpNotFound { .. } => 46,
+        Error::OpAmbiguous { .. } => 47,
+        Error::NotUndoable { .. } => 48,
+        Error::NothingToUndo { .. } => 49,
+        Error::UndoConflict { .. } => 50,
     }
 }
-const VARIANTS: usize = 46;
+const VARIANTS: usize = 51;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -228,6 +233,24 @@ fn samples() -> Vec<Error> {
         },
         Error::ConfirmationRequired {
             what: s("apply of patch_1_ab on the protected branch main"),
+        },
+        Error::OpNotFound { op: s("abc") },
+        Error::OpAmbiguous {
+            op: s("a"),
+            matches: vec![s("ab1"), s("ab2")],
+        },
+        Error::NotUndoable {
+            op: s("abc"),
+            reason: s("it failed and changed nothing"),
+        },
+        Error::NothingToUndo {
+            what: s("no undo to redo"),
+        },
+        Error::UndoConflict {
+            op: s("abc"),
+            name: s("refs/evolv/proposals/p"),
+            expected: Some(s("1234")),
+            actual: None,
         },
     ]
 }

@@ -61,14 +61,28 @@ pub fn is_git_alias(component: &[u8]) -> bool {
 /// `.gitmodules` as some file system may read it (as [`is_git_alias`]
 /// reads `.git`; its short names are `gitmod~1` to `gitmod~4`), also with
 /// an NTFS stream suffix (`.gitmodules::$DATA`).
-fn is_gitmodules_alias(component: &[u8]) -> bool {
+pub fn is_gitmodules_alias(component: &[u8]) -> bool {
+    is_dotfile_alias(component, b".gitmodules", b"gitmod~")
+}
+
+/// `.gitattributes` as some file system may read it (its short names are
+/// `gitatt~1` to `gitatt~4`): git's fsck checks such a blob's size and
+/// line lengths.
+pub fn is_gitattributes_alias(component: &[u8]) -> bool {
+    is_dotfile_alias(component, b".gitattributes", b"gitatt~")
+}
+
+/// `dotfile` under any spelling NTFS or HFS+ reads as it: any case,
+/// trailing dots or spaces, a stream suffix, ignorable code points, or
+/// the 8.3 short names `<short>1` to `<short>4`.
+fn is_dotfile_alias(component: &[u8], dotfile: &[u8], short: &[u8]) -> bool {
     let name = without_hfs_ignorables(component);
     let stream = name.iter().position(|&b| b == b':').unwrap_or(name.len());
     let trimmed = trim_ntfs(&name[..stream]);
-    trimmed.eq_ignore_ascii_case(b".gitmodules")
-        || (trimmed.len() == 8
-            && trimmed[..7].eq_ignore_ascii_case(b"gitmod~")
-            && (b'1'..=b'4').contains(&trimmed[7]))
+    trimmed.eq_ignore_ascii_case(dotfile)
+        || (trimmed.len() == short.len() + 1
+            && trimmed[..short.len()].eq_ignore_ascii_case(short)
+            && (b'1'..=b'4').contains(&trimmed[short.len()]))
 }
 
 /// `name` without the trailing dots and spaces Windows drops.

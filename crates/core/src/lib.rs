@@ -4,6 +4,7 @@
 //! process and knows nothing of git's object store (the adapter crate,
 //! `evolv-git`, does).
 
+pub mod c_quote;
 pub mod clock;
 pub mod comma_list;
 pub mod diff;
@@ -14,6 +15,7 @@ pub mod fs_path;
 pub mod git_names;
 pub mod globs;
 pub mod lint;
+pub mod patch;
 pub mod plan;
 pub mod policy;
 pub mod validation_report;

@@ -17,6 +17,8 @@ pub mod worktree;
 
 // The layers below, under the names the engine's modules use.
 pub use evolv_core::{Error, Result};
-pub(crate) use evolv_core::{clock, diff, edit, error, lint, plan, policy, validation_report};
+pub(crate) use evolv_core::{
+    clock, diff, edit, error, lint, patch, plan, policy, validation_report,
+};
 pub(crate) use evolv_git as git;
 pub(crate) use evolv_git::crashpoint;

@@ -157,8 +157,20 @@ pub fn prepare_stage(
     let full = workdir.join(path.fs());
     let parent = full.parent().expect("a repository path has a parent");
     // Most parents exist: one stat, and none for a directory this
-    // landing already created.
-    if parent == workdir || created.last().is_some_and(|d| d == parent) || parent.is_dir() {
+    // landing already created, or one `blocked_prefix` just found (the
+    // paths come in order: a directory's files are neighbours).
+    let known = || {
+        let bytes = path.as_bytes();
+        bytes
+            .iter()
+            .rposition(|&b| b == b'/')
+            .is_some_and(|i| confine::is_known_dir(&bytes[..i]))
+    };
+    if parent == workdir
+        || created.last().is_some_and(|d| d == parent)
+        || known()
+        || parent.is_dir()
+    {
         return Ok(true);
     }
     let mut missing = Vec::new();
@@ -177,6 +189,18 @@ pub fn prepare_stage(
 /// The second half of `stage_blob`: the temp file of `path` (whose parent
 /// exists) written and its flush started. Any thread, with its own `Repo`.
 pub fn write_staged(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+    write_staged_open(repo, path, id, mode).map(drop)
+}
+
+/// `write_staged`, handing back the temp file still open (none for a
+/// symlink), so that the thread that wrote it can wait for its data
+/// (`durable::settle_open`) without opening it again by name.
+pub fn write_staged_open(
+    repo: &Repo,
+    path: &RepoPath,
+    id: Oid,
+    mode: u32,
+) -> Result<Option<(PathBuf, fs::File)>> {
     let full = crate::workdir(repo)?.join(path.fs());
     write_temp(repo, path, &full, id, mode, true)
 }
@@ -250,7 +274,7 @@ fn write_temp(
     id: Oid,
     mode: u32,
     staged: bool,
-) -> Result<()> {
+) -> Result<Option<(PathBuf, fs::File)>> {
     let blob = repo.raw().find_blob(id.raw()).context(|| {
         on_object("read blob", id).said(format!("read blob {id} for {}", full.display()))
     })?;
@@ -258,6 +282,7 @@ fn write_temp(
     if mode == MODE_SYMLINK {
         let target = std::ffi::OsStr::from_bytes(blob.content());
         return create_fresh(&tmp, || std::os::unix::fs::symlink(target, &tmp))
+            .map(|()| None)
             .map_err(|e| Error::io("create symlink", &tmp, e));
     }
     let perms = if mode == MODE_EXECUTABLE {
@@ -291,7 +316,7 @@ fn write_temp(
         let _ = fs::remove_file(&tmp);
         return Err(Error::io("write", &tmp, e));
     }
-    Ok(())
+    Ok(Some((tmp, file)))
 }
 
 /// Creates the temp file `tmp` with `create`, which fails if it exists. One
@@ -346,12 +371,20 @@ impl Placing {
     pub fn place(&self) -> Result<()> {
         check_path(&self.workdir, &self.path)?;
         let (full, tmp) = (&self.full, &self.tmp);
-        if fs::symlink_metadata(full).is_ok_and(|m| m.is_dir()) {
-            // Only an empty directory can be here: callers check first.
-            confine::forget_known_dirs();
-            fs::remove_dir(full).map_err(|e| Error::io("remove directory", full, e))?;
-        }
-        fs::rename(tmp, full).map_err(|e| {
+        // Renamed first, the directory case looked at only if that fails
+        // (a file never replaces a directory by rename): one `stat` less
+        // per file.
+        let renamed = match fs::rename(tmp, full) {
+            Err(e) if fs::symlink_metadata(full).is_ok_and(|m| m.is_dir()) => {
+                // Only an empty directory can be here: callers check first.
+                confine::forget_known_dirs();
+                fs::remove_dir(full)
+                    .map_err(|_| e)
+                    .and_then(|()| fs::rename(tmp, full))
+            }
+            done => done,
+        };
+        renamed.map_err(|e| {
             let _ = fs::remove_file(tmp);
             Error::io("rename into place", full, e)
         })

@@ -67,6 +67,12 @@ fn known(prefix: &[u8]) -> bool {
     KNOWN_DIRS.with(|k| k.borrow().as_ref().is_some_and(|s| s.contains(prefix)))
 }
 
+/// Whether `dir` (a working-tree path) is a directory this thread's
+/// `remember_dirs` has already verified.
+pub fn is_known_dir(dir: &[u8]) -> bool {
+    known(dir)
+}
+
 /// The first leading component of `path` that is a symlink (or some other
 /// non-directory) in `workdir`, which would make a write leave the tree or
 /// land somewhere else. Missing components are fine: they get created.

@@ -17,6 +17,7 @@ pub mod durable;
 mod fail;
 mod file_diff;
 pub mod filters;
+mod gitmodules_check;
 mod gix_fail;
 mod handle;
 mod history;
@@ -51,6 +52,7 @@ mod tree_edit;
 mod tree_lookup;
 mod tree_scan;
 pub mod view;
+pub mod worktree_capture;
 mod worktrees;
 mod zlib;
 
@@ -75,7 +77,9 @@ pub use objects::{
 pub use oid::Oid;
 pub use pack_windows::bound_mapped_packs;
 pub use path::RepoPath;
-pub use refs::{compare_and_swap, compare_and_swap_force, delete_ref, ref_exists, ref_lock_path};
+pub use refs::{
+    compare_and_swap, compare_and_swap_force, delete_ref, delete_ref_if, ref_exists, ref_lock_path,
+};
 pub use repo::{Head, head, open, open_any, workdir};
 pub use revparse::{RangeProblem, RevRange, discover};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};

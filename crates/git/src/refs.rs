@@ -82,6 +82,40 @@ pub fn delete_ref(repo: &crate::Repo, name: &str) -> Result<bool> {
     Ok(deleted)
 }
 
+/// Deletes `name` only while it points at `expected` (libgit2 checks the
+/// id it read under the ref's lock); `ConcurrentUpdate` when it holds
+/// anything else or nothing.
+pub fn delete_ref_if(repo: &crate::Repo, name: &str, expected: Oid) -> Result<()> {
+    let mut moved = false;
+    patiently(repo, name, || match repo.raw().find_reference(name) {
+        Ok(mut r) if r.target() == Some(expected.raw()) => r.delete(),
+        Ok(_) => {
+            moved = true;
+            Ok(())
+        }
+        Err(e) if e.code() == ErrorCode::NotFound => {
+            moved = true;
+            Ok(())
+        }
+        Err(e) => Err(e),
+    })?
+    .or_else(|e| match e.code() {
+        ErrorCode::Modified => {
+            moved = true;
+            Ok(())
+        }
+        _ => Err(e),
+    })
+    .context(|| on_ref("delete ref", name))?;
+    if moved {
+        return Err(Error::ConcurrentUpdate {
+            what: name.to_string(),
+            expected: expected.to_string(),
+        });
+    }
+    Ok(())
+}
+
 /// Where the files backend locks ref `name`: per-worktree `HEAD` in the
 /// git dir, everything else in the common dir.
 pub fn ref_lock_path(repo: &crate::Repo, name: &str) -> PathBuf {

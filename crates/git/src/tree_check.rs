@@ -2,10 +2,14 @@
 //! entries out of git's order, an entry named twice, a name with `/`, an
 //! empty name, or a mode git does not know. libgit2 reads such a tree (it
 //! came by fetch from a hostile clone) without complaint; git's fsck and
-//! `transfer.fsckObjects` refuse it, and so does a landing.
+//! `transfer.fsckObjects` refuse it, and so does a landing. A
+//! `.gitmodules` or `.gitattributes` a changed path names must be a blob
+//! whose content fsck accepts (`gitmodules_check`); one the proposal does
+//! not touch is left as the repository has it.
 
 use std::collections::HashMap;
 
+use crate::gitmodules_check;
 use crate::path::RepoPath;
 use crate::{Oid, Repo};
 
@@ -17,10 +21,9 @@ impl Repo {
     /// `paths`, naming the tree's path; `None` when every such tree is
     /// well formed. Each tree is read and checked once, however many paths
     /// go through it. A tree that cannot be read is the caller's to report.
-    pub fn fsck_refusal(&self, root: Oid, paths: &[RepoPath]) -> Option<(String, &'static str)> {
+    pub fn fsck_refusal(&self, root: Oid, paths: &[RepoPath]) -> Option<(String, String)> {
         let odb = self.raw().odb().ok()?;
-        // Each tree checked: its subtrees by name, or why fsck refuses it.
-        let mut checked: HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, &'static str>> = HashMap::new();
+        let mut checked = Checked::new();
         for path in paths {
             let mut tree = root;
             let mut at = String::new();
@@ -28,11 +31,14 @@ impl Repo {
             for component in &components[..components.len().saturating_sub(1)] {
                 let subtrees = match verdict(&odb, &mut checked, tree)? {
                     Ok(subtrees) => subtrees,
-                    Err(why) => return Some((shown(&at), why)),
+                    Err(why) => return Some((shown(&at), why.clone())),
                 };
                 let Some(next) = subtrees.get(*component) else {
                     break;
                 };
+                if let Some(dotfile) = Dotfile::named(component) {
+                    return Some((shown(&at), dotfile.not_a_file()));
+                }
                 tree = *next;
                 if !at.is_empty() {
                     at.push('/');
@@ -41,6 +47,12 @@ impl Repo {
             }
             // The tree holding the path's own entry.
             if let Err(why) = verdict(&odb, &mut checked, tree)? {
+                return Some((shown(&at), why.clone()));
+            }
+            let leaf = components.last().copied().unwrap_or_default();
+            if let Some(dotfile) = Dotfile::named(leaf)
+                && let Err(why) = dotfile.verdict(&odb, tree, leaf)
+            {
                 return Some((shown(&at), why));
             }
         }
@@ -49,7 +61,7 @@ impl Repo {
 }
 
 /// Each tree checked: its subtrees by name, or why fsck refuses it.
-type Checked = HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, &'static str>>;
+type Checked = HashMap<Oid, Result<HashMap<Vec<u8>, Oid>, String>>;
 
 /// `tree`'s verdict, read and checked the first time it is asked for;
 /// `None` when it cannot be read.
@@ -57,7 +69,7 @@ fn verdict<'m>(
     odb: &git2::Odb<'_>,
     checked: &'m mut Checked,
     tree: Oid,
-) -> Option<&'m Result<HashMap<Vec<u8>, Oid>, &'static str>> {
+) -> Option<&'m Result<HashMap<Vec<u8>, Oid>, String>> {
     Some(match checked.entry(tree) {
         std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
         std::collections::hash_map::Entry::Vacant(new) => {
@@ -68,16 +80,107 @@ fn verdict<'m>(
 }
 
 /// A tree object's subtrees by name, or why git's fsck refuses it.
-fn check(data: &[u8]) -> Result<HashMap<Vec<u8>, Oid>, &'static str> {
+fn check(data: &[u8]) -> Result<HashMap<Vec<u8>, Oid>, String> {
     let entries = parse(data)?;
     if let Some(why) = malformed(&entries) {
-        return Err(why);
+        return Err(why.to_string());
     }
     Ok(entries
         .iter()
         .filter(|e| e.mode == b"40000")
         .map(|e| (e.name.to_vec(), e.id))
         .collect())
+}
+
+/// A file whose content git's fsck checks (`gitmodules*`, `gitattributes*`).
+#[derive(Clone, Copy)]
+enum Dotfile {
+    Modules,
+    Attributes,
+}
+
+impl Dotfile {
+    fn named(component: &[u8]) -> Option<Dotfile> {
+        if evolv_core::git_names::is_gitmodules_alias(component) {
+            Some(Dotfile::Modules)
+        } else if evolv_core::git_names::is_gitattributes_alias(component) {
+            Some(Dotfile::Attributes)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Dotfile::Modules => "gitmodules",
+            Dotfile::Attributes => "gitattributes",
+        }
+    }
+
+    fn not_a_file(self) -> String {
+        let name = self.name();
+        format!("its '.{name}' is not a file (git fsck: {name}Blob)")
+    }
+
+    /// The largest such file fsck reads (`core.bigFileThreshold`'s default
+    /// for `.gitmodules`, git's `ATTR_MAX_FILE_SIZE`).
+    fn limit(self) -> usize {
+        match self {
+            Dotfile::Modules => 512 << 20,
+            Dotfile::Attributes => 100 << 20,
+        }
+    }
+
+    /// Why fsck refuses the entry `leaf` of `tree` (a symbolic link is the
+    /// name check's to judge: its blob is a target, not content). A blob
+    /// that is not here is not judged, as fsck lets a partial clone's
+    /// promised objects be.
+    fn verdict(self, odb: &git2::Odb<'_>, tree: Oid, leaf: &[u8]) -> Result<(), String> {
+        let Ok(object) = odb.read(tree.raw()) else {
+            return Ok(());
+        };
+        let entries = parse(object.data())?;
+        let Some(entry) = entries.iter().find(|e| e.name == leaf) else {
+            return Ok(());
+        };
+        match entry.mode {
+            b"40000" | b"160000" => return Err(self.not_a_file()),
+            b"120000" => return Ok(()),
+            _ => {}
+        }
+        let name = self.name();
+        let Ok((size, _)) = odb.read_header(entry.id.raw()) else {
+            return Ok(());
+        };
+        if size > self.limit() {
+            return Err(format!(
+                "its '.{name}' is larger than git reads (git fsck: {name}Large)"
+            ));
+        }
+        let Ok(blob) = odb.read(entry.id.raw()) else {
+            return Ok(());
+        };
+        let why = match self {
+            Dotfile::Modules => gitmodules_check::refusal(blob.data()),
+            Dotfile::Attributes => long_attributes_line(blob.data()),
+        };
+        why.map_or(Ok(()), |why| Err(format!("its '.{name}' {why}")))
+    }
+}
+
+/// git's attribute reader stops at the first NUL and ignores a line of
+/// `ATTR_MAX_LINE_LENGTH` (2048) bytes or more, which fsck refuses.
+fn long_attributes_line(content: &[u8]) -> Option<String> {
+    const LINE_LIMIT: usize = 2048;
+    let text = content.split(|&b| b == 0).next().unwrap_or_default();
+    let (number, _) = text
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .find(|(_, line)| line.len() >= LINE_LIMIT)?;
+    Some(format!(
+        "has a line (line {}) of {LINE_LIMIT} bytes or more, which git ignores (git fsck: gitattributesLineLength)",
+        number + 1
+    ))
 }
 
 fn shown(at: &str) -> String {
@@ -159,7 +262,7 @@ fn malformed(entries: &[Entry<'_>]) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Entry, malformed};
+    use super::{Entry, long_attributes_line, malformed};
     use crate::Oid;
 
     fn entry<'a>(mode: &'a str, name: &'a str) -> Entry<'a> {
@@ -189,5 +292,13 @@ mod tests {
         for entries in cases {
             assert!(malformed(entries).is_some());
         }
+    }
+
+    #[test]
+    fn an_attributes_line_git_ignores_is_found_up_to_the_first_nul() {
+        let long = "x".repeat(2048);
+        assert!(long_attributes_line(format!("a\n{long}\n").as_bytes()).is_some());
+        assert_eq!(long_attributes_line("x".repeat(2047).as_bytes()), None);
+        assert_eq!(long_attributes_line(format!("a\0{long}").as_bytes()), None);
     }
 }

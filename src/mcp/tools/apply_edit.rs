@@ -37,6 +37,11 @@ pub struct ApplyEditArgs {
     /// it with `task_output`.
     #[serde(default)]
     pub run_in_background: bool,
+    /// Land only the changes to paths these globs match (one id; a glob as
+    /// a string or several as an array); the rest stays a pending proposal
+    /// under the same id, stacked on what landed (`remaining_patch_id`).
+    #[serde(default)]
+    pub paths: Option<evolv_core::globs::Globs>,
 }
 
 impl ApplyEditArgs {
@@ -53,6 +58,8 @@ impl ApplyEditArgs {
             }),
             dry_run: self.dry_run,
             batch: false,
+            paths: self.paths.clone(),
+            hunks: None,
         }
     }
 }

@@ -32,14 +32,18 @@ impl EditToolOutput {
     /// the edit engine over the base tree (no absolute path, no `..`, no
     /// `.git`, no symlinked parent).
     pub fn of(session: &Session, list: &EditList) -> Result<EditToolOutput> {
-        let mut outcome = session.edit(list)?;
+        Ok(EditToolOutput::capped(session.edit(list)?))
+    }
+
+    /// `outcome` with its diff cut at 64 KiB.
+    pub fn capped(mut outcome: EditOutcome) -> EditToolOutput {
         let diff_total_bytes = outcome.diff_bytes.len();
         let diff_truncated = cap(&mut outcome.unified_diff, DEFAULT_MAX_DIFF_BYTES);
-        Ok(EditToolOutput {
+        EditToolOutput {
             outcome,
             diff_truncated,
             diff_total_bytes,
-        })
+        }
     }
 }
 

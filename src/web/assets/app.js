@@ -395,6 +395,24 @@ function onVisible(entries) {
   }
 }
 
+// One page of a file's hunks (the server sends a bounded number of lines
+// per page); its first hunk may continue the last one already held.
+function filePage(v, f, from) {
+  return api("GET", `/api/proposals/${encodeURIComponent(v.id)}/file` +
+    `?path=${encodeURIComponent(f.path)}&from=${from}`);
+}
+
+function addPage(file, page) {
+  for (const hk of page.hunks) {
+    const last = file.hunks[file.hunks.length - 1];
+    if (hk.cont && last) last.lines.push(...hk.lines);
+    else file.hunks.push(hk);
+  }
+  file.next = page.next;
+  file.total = page.total_lines;
+  file.received = page.next === null ? page.total_lines : page.next;
+}
+
 async function loadFile(sec) {
   if (sec.dataset.rendered !== "0") return;
   const v = state.view;
@@ -402,19 +420,23 @@ async function loadFile(sec) {
   if (f.binary) { sec.dataset.rendered = "1"; return; }
   sec.dataset.rendered = "loading";
   try {
-    const data = await api("GET",
-      `/api/proposals/${encodeURIComponent(v.id)}/file?path=${encodeURIComponent(f.path)}`);
+    const page = await filePage(v, f, 0);
     if (state.view !== v) return;
-    v.files.set(f.path, data.hunks);
-    drawFile(sec, f, data.hunks);
+    const file = { hunks: [], next: null, total: 0, received: 0 };
+    addPage(file, page);
+    v.files.set(f.path, file);
+    drawFile(sec, f, file);
   } catch (e) {
     sec.dataset.rendered = "0";
     fill(sec.querySelector(".body"), errorBanner(e));
   }
 }
 
-// Rows of a file, as data: unified or side by side.
-function rowsOf(hunks, split) {
+// Rows of a file, as data: unified or side by side. While pages are still
+// to come (`complete` false), side by side holds back the removed lines of
+// the last change whose added lines have not all arrived: what is drawn
+// never changes, later pages only add rows below it.
+function rowsOf(hunks, split, complete = true) {
   const rows = [];
   hunks.forEach((hk, hi) => {
     rows.push({ hunk: hk.header, hi });
@@ -424,53 +446,66 @@ function rowsOf(hunks, split) {
     }
     let i = 0;
     const ls = hk.lines;
+    const open = !complete && hi === hunks.length - 1;
     while (i < ls.length) {
       if (ls[i].k === " ") { rows.push({ left: ls[i], right: ls[i] }); i++; continue; }
       const dels = [], adds = [];
       while (i < ls.length && ls[i].k === "-") dels.push(ls[i++]);
       while (i < ls.length && ls[i].k === "+") adds.push(ls[i++]);
-      for (let j = 0; j < Math.max(dels.length, adds.length); j++) rows.push({ left: dels[j], right: adds[j] });
+      const n = open && i === ls.length ? adds.length : Math.max(dels.length, adds.length);
+      for (let j = 0; j < n; j++) rows.push({ left: dels[j], right: adds[j] });
     }
   });
   return rows;
 }
 
-function drawFile(sec, f, hunks) {
+function drawFile(sec, f, file) {
   const split = state.split;
   const table = h("table", { class: `diff${split ? " split" : ""}`, dataset: { path: f.path } });
   const tbody = h("tbody");
   const cols = split ? ["ln", "code", "ln", "code"] : ["ln", "ln", "mk", "code"];
   table.append(h("colgroup", {}, cols.map((c) => h("col", { class: `c-${c}` }))), tbody);
-  const rows = rowsOf(hunks, split);
   const body = sec.querySelector(".body");
   fill(body, table);
   sec.dataset.rendered = "1";
   sec.dataset.split = split ? "1" : "0";
   // For the benchmark: when the first file's lines were on the page.
   if (!document.body.dataset.firstFileMs) document.body.dataset.firstFileMs = String(performance.now());
-  appendRows(sec, tbody, f, rows, 0);
+  appendRows(sec, tbody, f, file, 0);
 }
 
-function appendRows(sec, tbody, f, rows, from) {
+// Draws rows [from, from + ROWS_PER_CHUNK); the rest, and the file's next
+// page from the server, when the reader scrolls near the end.
+function appendRows(sec, tbody, f, file, from) {
+  const split = sec.dataset.split === "1";
+  const rows = rowsOf(file.hunks, split, file.next === null);
   const to = Math.min(rows.length, from + ROWS_PER_CHUNK);
   const frag = document.createDocumentFragment();
   for (let i = from; i < to; i++) frag.append(rowEl(f, rows[i]));
   tbody.append(frag);
   placeComments(sec);
-  if (to < rows.length) {
-    // The rest renders as it scrolls into view.
-    const more = h("tr", { class: "more" }, h("td", { colspan: "4", class: "muted",
-      text: `${rows.length - to} more lines…` }));
-    tbody.append(more);
-    const obs = new IntersectionObserver((es) => {
-      if (!es.some((e) => e.isIntersecting)) return;
-      obs.disconnect();
-      more.remove();
-      appendRows(sec, tbody, f, rows, to);
-    }, { rootMargin: "600px 0px" });
-    obs.observe(more);
-  }
   sec.dataset.rows = String(to);
+  if (to === rows.length && file.next === null) return;
+  const more = h("tr", { class: "more" }, h("td", { colspan: "4", class: "muted",
+    text: `${rows.length - to + file.total - file.received} more lines…` }));
+  tbody.append(more);
+  const v = state.view;
+  const obs = new IntersectionObserver(async (es) => {
+    if (!es.some((e) => e.isIntersecting)) return;
+    obs.disconnect();
+    try {
+      if (to === rows.length) {
+        const page = await filePage(v, f, file.next);
+        if (state.view !== v || !more.isConnected) return;
+        addPage(file, page);
+      }
+      more.remove();
+      appendRows(sec, tbody, f, file, to);
+    } catch (e) {
+      fill(more.firstChild, errorBanner(e));
+    }
+  }, { rootMargin: "600px 0px" });
+  obs.observe(more);
 }
 
 // A line's text with the engine's word-level changes wrapped in spans.
@@ -541,8 +576,8 @@ function toggleSplit() {
   document.getElementById("toggle-split").textContent = state.split ? "Unified" : "Side by side";
   document.querySelectorAll(".file[data-rendered='1']").forEach((sec) => {
     const f = v.data.diff_files[Number(sec.dataset.index)];
-    const hunks = v.files.get(f.path);
-    if (hunks) drawFile(sec, f, hunks);
+    const file = v.files.get(f.path);
+    if (file) drawFile(sec, f, file);
   });
 }
 

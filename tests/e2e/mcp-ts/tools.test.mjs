@@ -121,6 +121,16 @@ test("notebook_edit proposes a cell edit", () => withServer(FILES, async (repo, 
   assert.match(n.unified_diff, /print\(2\)/);
 }));
 
+test("propose_patch proposes a unified diff and an apply_patch envelope", () => withServer(FILES, async (repo, { client }) => {
+  const diff = "--- a/backend/user.go\n+++ b/backend/user.go\n@@ -1,2 +1,2 @@\n-package main\n+package main // patched\n func getUserData() string { return \"user\" }\n";
+  const p = ok(await call(client, "propose_patch", { patch: diff }), "propose_patch");
+  assert.match(p.patch_id, /^patch_/);
+  assert.match(p.unified_diff, /patched/);
+  const envelope = "*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\n";
+  const e = ok(await call(client, "propose_patch", { patch: envelope }), "propose_patch");
+  assert.deepEqual(e.affected_files, ["notes.txt"]);
+}));
+
 test("task_list lists a background task", () => withServer(FILES, async (repo, { client }) => {
   const id = repo.propose("getUserData", "fetchUserData");
   const bg = repo.evolvJson("apply", id, "--background");

@@ -260,3 +260,76 @@ test("keys move between files and hunks; viewed, generated and deleted files col
   await page.waitForSelector(`tr[data-id="${id}"]`);
   assert.equal(new URL(page.url()).pathname, "/");
 });
+
+// Issue 25 item 8: a big proposal opens without its lines. The open
+// response has the file list only; a long file comes a page at a time as
+// the reader scrolls, and a file far down the list when it is reached.
+test("a big proposal opens with one page of one file; the rest comes on scrolling", async () => {
+  const big = Array.from({ length: 1500 }, (_, i) => `let v${i} = compute(alpha, ${i});\n`).join("");
+  const small = Object.fromEntries(Array.from({ length: 12 }, (_, i) =>
+    [`z/f${String(i).padStart(2, "0")}.rs`, Array.from({ length: 40 }, (_, j) => `alpha ${j}\n`).join("")]));
+  const r = makeRepo({ "a/big.rs": big, ...small });
+  const s = await serve(r);
+  const { page } = b;
+  const asked = [];
+  const onResponse = async (res) => {
+    const u = new URL(res.url());
+    if (u.pathname.startsWith("/api/proposals/")) asked.push({ path: u.pathname + u.search, bytes: (await res.body()).length });
+  };
+  page.on("response", onResponse);
+  try {
+    const id = JSON.parse(r.evolv("propose", "--json", "--pattern", "alpha", "--replacement", "beta")).patch_id;
+    await page.goto(s.url);
+    await page.goto(s.url.replace(/\/\?token=.*/, `/p/${id}`));
+    const sec = (p) => `section.file[data-path="${p}"]`;
+    // Its first page: 500 removed lines of 1,500 (all before the added).
+    await page.waitForSelector(`${sec("a/big.rs")}[data-rendered='1'] td.code.del`);
+    const open = asked.find((a) => a.path === `/api/proposals/${id}`);
+    assert.ok(open && open.bytes < 16384, `open response ${open && open.bytes} bytes`);
+    const pages = () => asked.filter((a) => a.path.includes("/file?"));
+    assert.deepEqual(pages().map((a) => a.path), [`/api/proposals/${id}/file?path=a%2Fbig.rs&from=0`]);
+    const last = `z/f11.rs`;
+    assert.equal(await page.getAttribute(sec(last), "data-rendered"), "0");
+
+    // Scrolling down the long file fetches its next pages, in order, and
+    // draws every line once.
+    for (;;) {
+      const more = await page.$(`${sec("a/big.rs")} tr.more`);
+      if (!more) break;
+      await more.scrollIntoViewIfNeeded();
+      await page.waitForFunction((el) => !el.isConnected, more);
+    }
+    const froms = pages().filter((a) => a.path.includes("big.rs")).map((a) => Number(a.path.split("from=")[1]));
+    assert.deepEqual(froms, [0, 500, 1000, 1500, 2000, 2500]);
+    const numbers = await page.$$eval(`${sec("a/big.rs")} tr[data-k='+'] td.ln[data-side='new']`,
+      (tds) => tds.map((td) => Number(td.dataset.line)));
+    assert.deepEqual(numbers, Array.from({ length: 1500 }, (_, i) => i + 1));
+    assert.equal(await page.textContent(`${sec("a/big.rs")} tr[data-k='+'][data-line='1500'] td.code`),
+      "let v1499 = compute(beta, 1499);");
+
+    // Side by side, drawn again from the pages held: each removed line
+    // beside its added line, across the page edges.
+    await page.keyboard.press("s");
+    await page.waitForSelector(`${sec("a/big.rs")} table.diff.split`);
+    for (;;) {
+      const more = await page.$(`${sec("a/big.rs")} tr.more`);
+      if (!more) break;
+      await more.scrollIntoViewIfNeeded();
+      await page.waitForFunction((el) => !el.isConnected, more);
+    }
+    const pairs = await page.$$eval(`${sec("a/big.rs")} tr.pair`, (trs) => trs.map((tr) =>
+      Array.from(tr.querySelectorAll("td.code")).map((td) => td.textContent)));
+    assert.equal(pairs.length, 1500);
+    assert.deepEqual(pairs[777], ["let v777 = compute(alpha, 777);", "let v777 = compute(beta, 777);"]);
+    await page.keyboard.press("s");
+
+    // The last file shows its hunks once scrolled to.
+    await page.$eval(sec(last), (el) => el.scrollIntoView());
+    await page.waitForSelector(`${sec(last)}[data-rendered='1'] td.code.add`);
+    assert.equal(await page.textContent(`${sec(last)} tr[data-k='+'] td.code`), "beta 0");
+  } finally {
+    page.off("response", onResponse);
+    await s.stop();
+    r.cleanup();
+  }
+});

@@ -38,11 +38,12 @@ export function makeRepo(files) {
   return { dir, home, env, git, evolv, cleanup };
 }
 
-/// Starts `git evolv serve` and resolves to {url, port, proc, stop()}.
-export function serve(repo, port = 0) {
+/// Starts `git evolv serve` (of binary `bin`) and resolves to
+/// {url, port, proc, stop()}.
+export function serve(repo, port = 0, bin = BIN) {
   const args = ["serve", "--no-open"];
   if (port) args.push("--port", String(port));
-  const proc = spawn(BIN, args, { cwd: repo.dir, env: repo.env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(bin, args, { cwd: repo.dir, env: repo.env, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   proc.stderr.on("data", (d) => { err += d; });
   return new Promise((resolve, reject) => {

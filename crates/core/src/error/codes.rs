@@ -43,6 +43,11 @@ impl Error {
             Error::SigningFailed { .. } => "signing_failed",
             Error::BranchSwitched { .. } => "branch_switched",
             Error::LaterChanges { .. } => "later_changes",
+            Error::OpNotFound { .. } => "op_not_found",
+            Error::OpAmbiguous { .. } => "op_ambiguous",
+            Error::NotUndoable { .. } => "not_undoable",
+            Error::NothingToUndo { .. } => "nothing_to_undo",
+            Error::UndoConflict { .. } => "undo_conflict",
             Error::OperationInProgress { .. } => "operation_in_progress",
             Error::Signalled { .. } => "interrupted",
             Error::Cancelled { .. } => "cancelled",
@@ -147,7 +152,7 @@ may have crashed in this repository earlier: remove the file manually to continu
                 "use a client that supports elicitation, run `git evolv apply` yourself, or set `git config evolv.mcp.confirm auto`".into()
             }
             Error::UnsafePath { .. } => {
-                "nothing was written; the path leaves the working tree or names git's own directory".into()
+                "nothing was written; the path leaves the working tree or names git's own directory, or the proposal holds a tree git's checkout or fsck refuses: drop it (`git evolv drop <id>`) and propose the change again".into()
             }
             Error::PartialClone { remote, .. } => format!(
                 "nothing was changed; when '{remote}' can be reached, run the command again (git-evolv fetches what it needs, as git does), or fetch everything with `git fetch --refetch {remote}`"
@@ -163,6 +168,15 @@ may have crashed in this repository earlier: remove the file manually to continu
             Error::OperationInProgress { hint, .. } => hint.clone(),
             Error::LaterChanges { patch_id, .. } => format!(
                 "nothing was changed; roll back with `git evolv rollback {patch_id} --strategy git_revert` to keep the later changes, or pass --force to restore the files and undo those commits' changes to them"
+            ),
+            Error::OpNotFound { .. } => {
+                "run `git evolv op log` to see the operations; give an id or a unique prefix of one".into()
+            }
+            Error::OpAmbiguous { .. } => "give more characters of the id".into(),
+            Error::NotUndoable { .. } => "nothing was changed; `git evolv op show <op>` says what it did, `git evolv rollback` reverts a landing".into(),
+            Error::NothingToUndo { .. } => "nothing was changed; `git evolv op log` lists the operations".into(),
+            Error::UndoConflict { op, .. } => format!(
+                "nothing was changed; undo the newer operations on that ref first (`git evolv op log`, `git evolv undo --to {op}`), or leave it"
             ),
             Error::EditsFailed { failures } => match failures.as_slice() {
                 [one] => one.hint.clone(),
@@ -204,6 +218,9 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::ConcurrentUpdate { .. }
             | Error::BranchSwitched { .. }
             | Error::LaterChanges { .. }
+            | Error::NotUndoable { .. }
+            | Error::NothingToUndo { .. }
+            | Error::UndoConflict { .. }
             | Error::OperationInProgress { .. }
             | Error::Cancelled { .. }
             | Error::ConfirmationRequired { .. }
@@ -235,6 +252,8 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::UnreadableJournal { .. }
             | Error::UnsafePath { .. }
             | Error::PartialClone { .. }
+            | Error::OpNotFound { .. }
+            | Error::OpAmbiguous { .. }
             | Error::SigningFailed { .. }
             | Error::GitCommand { .. }
             | Error::Corrupt { .. }

@@ -28,7 +28,9 @@ const TICK: Duration = Duration::from_millis(100);
 /// from `init` (a thread's own repository handle, say). The first error
 /// stops every thread after its current job. `each` is called after every
 /// job done, from the thread that did it, with the number done so far;
-/// `tick` is called on the calling thread, which reports progress there,
+/// `end` once by each thread when no work is left for it (a staging thread
+/// waits there for the files it wrote), its error stopping the run as a
+/// job's does; `tick` is called on the calling thread, which reports progress there,
 /// every 100 ms and once at the end. With one worker everything runs on
 /// the calling thread.
 pub fn run<T: Sync, S>(
@@ -37,11 +39,12 @@ pub fn run<T: Sync, S>(
     workers: usize,
     init: impl Fn() -> Result<S> + Sync,
     work: impl Fn(&mut S, &T) -> Result<()> + Sync,
+    end: impl Fn(&mut S) -> Result<()> + Sync,
     each: impl Fn(usize) + Sync,
     mut tick: impl FnMut(usize),
 ) -> Outcome {
     if workers <= 1 {
-        return on_this_thread(jobs, init, work, each, tick);
+        return on_this_thread(jobs, init, work, end, each, tick);
     }
     let shared = Shared {
         starts: directory_starts(jobs, path_of),
@@ -54,12 +57,12 @@ pub fn run<T: Sync, S>(
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 let alive = alive.clone();
-                let (shared, init, work, each) = (&shared, &init, &work, &each);
+                let (shared, init, work, end, each) = (&shared, &init, &work, &end, &each);
                 scope.spawn(move || {
                     // Dropped when the thread ends, however it ends: the
                     // calling thread stops waiting once every one is gone.
                     let _alive = alive;
-                    shared.work_directories(jobs, init, work, each)
+                    shared.work_directories(jobs, init, work, end, each)
                 })
             })
             .collect();
@@ -88,6 +91,7 @@ fn on_this_thread<T, S>(
     jobs: &[T],
     init: impl Fn() -> Result<S>,
     work: impl Fn(&mut S, &T) -> Result<()>,
+    end: impl Fn(&mut S) -> Result<()>,
     each: impl Fn(usize),
     mut tick: impl FnMut(usize),
 ) -> Outcome {
@@ -106,6 +110,9 @@ fn on_this_thread<T, S>(
         }
         out.done.push(i);
         each(out.done.len());
+    }
+    if let Err(e) = end(&mut state) {
+        out.error.get_or_insert(e);
     }
     tick(out.done.len());
     out
@@ -137,6 +144,7 @@ impl Shared {
         jobs: &[T],
         init: impl Fn() -> Result<S>,
         work: impl Fn(&mut S, &T) -> Result<()>,
+        end: impl Fn(&mut S) -> Result<()>,
         each: impl Fn(usize),
     ) -> Outcome {
         let mut out = Outcome::default();
@@ -165,6 +173,10 @@ impl Shared {
                 out.done.push(i);
                 each(self.count.fetch_add(1, Ordering::Relaxed) + 1);
             }
+        }
+        if let Err(e) = end(&mut state) {
+            self.failed.store(true, Ordering::Relaxed);
+            out.error.get_or_insert(e);
         }
         out
     }
@@ -202,8 +214,9 @@ mod tests {
             .collect()
     }
 
-    /// Every job is done once, by one or by several threads, and a
-    /// directory's jobs stay with one thread at a time.
+    /// Every job is done once, by one or by several threads, a
+    /// directory's jobs stay with one thread at a time, and every thread
+    /// ends once.
     #[test]
     fn every_job_is_done_once_whatever_the_threads() {
         let jobs = jobs();
@@ -211,6 +224,7 @@ mod tests {
             let seen = Mutex::new(Vec::new());
             let counted = AtomicUsize::new(0);
             let mut ticks = Vec::new();
+            let ended = AtomicUsize::new(0);
             let out = run(
                 &jobs,
                 |p| p,
@@ -220,12 +234,21 @@ mod tests {
                     seen.lock().unwrap().push((p.to_string(), *me));
                     Ok(())
                 },
+                |_| {
+                    ended.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                },
                 |n| {
                     counted.fetch_max(n, Ordering::Relaxed);
                 },
                 |n| ticks.push(n),
             );
             assert!(out.error.is_none());
+            assert_eq!(
+                ended.load(Ordering::Relaxed),
+                workers,
+                "each thread ends once"
+            );
             let mut done = out.done.clone();
             done.sort_unstable();
             assert_eq!(done, (0..200).collect::<Vec<_>>(), "{workers}");
@@ -265,6 +288,7 @@ mod tests {
                     }
                     Ok(())
                 },
+                |_| Ok(()),
                 |_| {},
                 |_| {},
             );

@@ -66,10 +66,11 @@ pub(super) fn finish_index(
     let bookkeeping = finish_bookkeeping(repo, journal, fresh);
     done.audit_ids = bookkeeping.audit_ids;
     done.deferred = bookkeeping.deferred;
-    // Everything above reaches the disk before the journal goes; the index
+    // Everything above reaches the disk before the journal goes (in the
+    // file system's order where it keeps one: `flush_ending`); the index
     // rename after it at worst leaves the early index, which names N too.
     let files = super::flush::ending(repo, journal, &new_index, &done.audit_ids);
-    git::durable::flush(repo, &files)?;
+    git::durable::flush_ending(repo, &files)?;
     lock.commit(repo, &new_index)?;
     crashpoint!("before-journal-delete");
     if !bookkeeping.journal_kept {

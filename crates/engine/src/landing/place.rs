@@ -118,6 +118,7 @@ fn place_in_parallel(
         threads,
         || Ok(git::confine::remember_dirs()),
         |_, placing| placing.place(),
+        |_| Ok(()),
         |n| files_done(before + n - 1, total),
         |n| progress::update(Task::Land, (before + n) as u64, Some(total as u64), None),
     );

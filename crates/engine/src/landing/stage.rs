@@ -33,16 +33,12 @@ impl Staged {
     /// the staged files — is flushed: the branch moves next.
     pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
         self.write(repo, journal)?;
-        // The staged files' writebacks were started one by one; one flush
-        // waits for them all (and their names, and the journal's) before
-        // the branch moves.
+        // The staged files' writebacks were started one by one, and the
+        // threads that wrote them waited for them (`Holding`); one flush
+        // commits them all (and their names, and the journal's) before the
+        // branch moves.
         if !self.paths.is_empty() || durable::defers_to_barrier(repo) {
-            let temps = self
-                .paths
-                .iter()
-                .map(|p| checkout::staged_temp_path(repo, p))
-                .collect::<Result<Vec<_>>>()?;
-            durable::flush(repo, &temps)?;
+            durable::flush(repo, std::iter::empty::<PathBuf>())?;
         }
         Ok(())
     }
@@ -99,15 +95,66 @@ struct Written {
     error: Option<crate::error::Error>,
 }
 
+/// Temp files a writer wrote and keeps open until it has waited for their
+/// data (where the flush before the branch moves waits file by file,
+/// `durable::defers_to_barrier`; elsewhere that flush is a whole file
+/// system's, and they are closed at once). Waited for every `BATCH` files,
+/// so a few hundred descriptors at most are open (8 writers), and once
+/// more when the writer is done: by then the kernel has long written most
+/// of them out, and the wait is short.
+struct Holding {
+    wait: bool,
+    open: Vec<(PathBuf, std::fs::File)>,
+}
+
+/// Files a writer keeps open before it waits for them.
+const BATCH: usize = 64;
+
+impl Holding {
+    fn new(repo: &Repo) -> Holding {
+        Holding {
+            wait: durable::defers_to_barrier(repo),
+            open: Vec::new(),
+        }
+    }
+
+    /// Writes one temp file, and waits for the batch once it is full.
+    fn write(
+        &mut self,
+        repo: &Repo,
+        path: &RepoPath,
+        id: crate::git::Oid,
+        mode: u32,
+    ) -> Result<()> {
+        let written = checkout::write_staged_open(repo, path, id, mode)?;
+        if self.wait {
+            self.open.extend(written);
+            if self.open.len() >= BATCH {
+                durable::settle_open(repo, &mut self.open)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for the files still held.
+    fn settle(&mut self, repo: &Repo) -> Result<()> {
+        durable::settle_open(repo, &mut self.open)
+    }
+}
+
 /// Writes the temp files one after another.
 fn write_in_turn(repo: &Repo, jobs: &[(&RepoPath, crate::git::Oid, u32)]) -> Written {
     let mut out = Written::default();
+    let mut holding = Holding::new(repo);
     for &(path, id, mode) in jobs {
-        if let Err(e) = checkout::write_staged(repo, path, id, mode) {
+        if let Err(e) = holding.write(repo, path, id, mode) {
             out.error = Some(e);
-            break;
+            return out;
         }
         out.paths.push(path.clone());
+    }
+    if let Err(e) = holding.settle(repo) {
+        out.error = Some(e);
     }
     out
 }
@@ -122,13 +169,18 @@ fn write_in_parallel(
     workers: usize,
 ) -> Written {
     let reopener = repo.reopener();
-    let open = || reopener.open();
+    let open = || {
+        let own = reopener.open()?;
+        let holding = Holding::new(&own);
+        Ok((own, holding))
+    };
     let outcome = super::by_directory::run(
         jobs,
         |job| job.0,
         workers,
         open,
-        |own, &(path, id, mode)| checkout::write_staged(own, path, id, mode),
+        |(own, holding), &(path, id, mode)| holding.write(own, path, id, mode),
+        |(own, holding)| holding.settle(own),
         |_| {},
         |_| {},
     );

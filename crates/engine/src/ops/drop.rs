@@ -5,8 +5,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::git::Repo;
-use crate::store::audit::{AuditAction, AuditRecord};
-use crate::store::{pending, proposals};
+use crate::store::audit::{AuditAction, AuditRecord, RefMove};
+use crate::store::{kept, pending, proposals};
 use crate::worktree;
 
 /// Which proposals to remove.
@@ -50,6 +50,43 @@ pub fn drop(repo: &Repo, ids: &[String]) -> Result<DropOutcome> {
     drop_stacked(repo, ids, false)
 }
 
+/// The refs of a proposal that drop removes, in order.
+fn proposal_refs(id: &str) -> [String; 3] {
+    [
+        proposals::applied_ref(id),
+        proposals::backup_ref(id),
+        proposals::proposal_ref(id),
+    ]
+}
+
+/// Removes proposal `id`'s refs, each kept for undo first (`store::kept`),
+/// and logs the operation (`kind`: drop or gc) with every ref it removed.
+/// Whether the proposal itself was there.
+fn drop_one(repo: &Repo, id: &str, kind: AuditAction) -> Result<bool> {
+    let mut record = AuditRecord::new(kind, id, true);
+    for name in proposal_refs(id) {
+        let Some(old) = repo.ref_target(&name) else {
+            continue;
+        };
+        kept::keep(repo, old)?;
+        match git::delete_ref_if(repo, &name, old) {
+            Ok(()) => record.moved(RefMove::new(name, Some(old), None)),
+            // Another drop took it first: it is gone, which is what was asked.
+            Err(Error::ConcurrentUpdate { .. }) if repo.ref_target(&name).is_none() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let dropped = record
+        .refs
+        .iter()
+        .flatten()
+        .any(|m| m.name == proposals::proposal_ref(id));
+    if dropped {
+        pending::log(repo, &record)?;
+    }
+    Ok(dropped)
+}
+
 /// `drop`: the named proposals, or with `all` every one (none at all is
 /// then not an error).
 pub fn drop_proposals(repo: &Repo, req: &DropRequest) -> Result<DropOutcome> {
@@ -75,6 +112,11 @@ pub fn drop_proposals(repo: &Repo, req: &DropRequest) -> Result<DropOutcome> {
 /// Like `drop`; a proposal with others stacked on it is refused unless
 /// `all_above`, which drops those too (#13).
 pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<DropOutcome> {
+    drop_as(repo, ids, all_above, AuditAction::Drop)
+}
+
+/// `drop_stacked`, logged as `kind` (drop, or gc for `gc`'s).
+fn drop_as(repo: &Repo, ids: &[String], all_above: bool, kind: AuditAction) -> Result<DropOutcome> {
     if ids.is_empty() {
         return Err(Error::invalid_field(
             "patch_ids",
@@ -93,10 +135,7 @@ pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<Drop
     let ids = &super::stack::drop_set(repo, ids, all_above)?;
     let mut dropped = Vec::new();
     for id in ids {
-        git::delete_ref(repo, &proposals::applied_ref(id))?;
-        git::delete_ref(repo, &proposals::backup_ref(id))?;
-        if git::delete_ref(repo, &proposals::proposal_ref(id))? {
-            pending::log(repo, &AuditRecord::new(AuditAction::Drop, id, true))?;
+        if drop_one(repo, id, kind)? {
             dropped.push(id.clone());
         }
     }
@@ -166,9 +205,11 @@ pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
             .cloned()
             .collect();
         if !old.is_empty() {
-            dropped = drop(repo, &old)?.dropped;
+            dropped = drop_as(repo, &old, false, AuditAction::Gc)?.dropped;
         }
     }
+    // What undo kept reachable for its 14 days and no longer needs.
+    kept::prune(repo)?;
     let removed_worktrees = if worktrees {
         worktree::remove_warm(repo)?
             .into_iter()

@@ -4,21 +4,19 @@
 //! proposal commit like `propose` does. Reads only the paths the list names
 //! and their ancestors; never the whole tree, the index or the working tree.
 
-use std::collections::BTreeMap;
-
-use crate::git::view::{Kind, Tree};
+use crate::git::view::Tree;
 use crate::git::{Oid, TreeEdit};
 use serde::Serialize;
 
 use crate::diff::hunks::{self, DiffBody};
-use crate::edit::engine::{self, BaseEntry, ChangeKind, FileChange};
+use crate::edit::engine::{self, ChangeKind, FileChange};
 use crate::edit::failure::{EditCode, EditFailure};
-use crate::edit::list::{CheckMode, Edit, EditList};
+use crate::edit::list::{CheckMode, EditList};
 use crate::edit::text::excerpt;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::git::Repo;
-use crate::store::audit::{self, AuditAction, AuditRecord};
+use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
 use crate::store::file_records::{FileRecord, Span};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
@@ -125,11 +123,28 @@ pub fn edit(repo: &Repo, settings: &Settings, req: &EditRequest) -> Result<EditO
     let head = git::head(repo)?;
     let (base_commit, onto) = base_of(repo, req, head.commit)?;
     let base_tree = base_commit.tree()?;
-    let base = read_base(repo, &base_tree, &req.edits)?;
+    let base = super::edit_base::read_base(repo, &base_tree, &req.edits)?;
     let mut new_id = cell_ids();
     let mut result = engine::run(req, &base, &mut new_id);
     super::edit_filtered::refuse_text_edits(repo, req, &mut result)?;
     let failures = usable_failures(repo, req, &mut result, onto.is_none())?;
+    store_changes(repo, settings, req, (base_commit, onto), result, failures)
+}
+
+/// Validates, stores and records the changed files `result` holds on top
+/// of `base_commit` (stacked `onto` a pending proposal): what every way
+/// of proposing files shares once it knows their new content. `req` gives
+/// the summary, the check mode and the edit count.
+pub(crate) fn store_changes(
+    repo: &Repo,
+    settings: &Settings,
+    req: &EditRequest,
+    (base_commit, onto): (crate::git::view::Commit<'_>, Option<String>),
+    result: engine::EngineOutcome,
+    failures: Vec<EditFailure>,
+) -> Result<EditOutcome> {
+    let head = git::head(repo)?;
+    let base_tree = base_commit.tree()?;
     let check = req.check.unwrap_or_default();
     let reports = validate(settings, &result.files, check)?;
     let new_tree = build_tree(repo, &base_tree, &result.files)?;
@@ -147,10 +162,15 @@ pub fn edit(repo: &Repo, settings: &Settings, req: &EditRequest) -> Result<EditO
         return Ok(outcome);
     }
     let (patch_id, commit) = store(repo, &outcome, &new_tree, &base_commit)?;
-    let mut record = AuditRecord::new(AuditAction::Propose, &patch_id, true);
+    let mut record = AuditRecord::new(AuditAction::Edit, &patch_id, true);
     record.commit = Some(commit.to_string());
     record.branch = Some(head.ref_name().to_string());
     record.files = outcome.affected_files.clone();
+    record.moved(RefMove::new(
+        proposals::proposal_ref(&patch_id),
+        None,
+        Some(commit),
+    ));
     audit::append(repo, &record)?;
     outcome.patch_id = Some(patch_id);
     outcome.commit = Some(commit.to_string());
@@ -369,65 +389,6 @@ fn summary(req: &EditRequest, files: &[FileChange]) -> String {
 
 /// The base entry of every path the list names (and rename targets):
 /// each looked up by path, its ancestors checked for symlinks and files.
-fn read_base(repo: &Repo, tree: &Tree<'_>, edits: &[Edit]) -> Result<BTreeMap<String, BaseEntry>> {
-    let mut out = BTreeMap::new();
-    let mut paths: Vec<&str> = Vec::new();
-    for e in edits {
-        paths.push(e.path());
-        if let Edit::Rename { to, .. } = e {
-            paths.push(to);
-        }
-    }
-    for path in paths {
-        if out.contains_key(path) || crate::edit::path::check_path(path).is_err() {
-            continue;
-        }
-        out.insert(path.to_string(), base_entry(repo, tree, path)?);
-    }
-    Ok(out)
-}
-
-fn base_entry(repo: &Repo, tree: &Tree<'_>, path: &str) -> Result<BaseEntry> {
-    let mut prefix = String::new();
-    let parts: Vec<&str> = path.split('/').collect();
-    for part in &parts[..parts.len() - 1] {
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(part);
-        let Some(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
-            return Ok(BaseEntry::Missing);
-        };
-        match entry.mode {
-            0o040000 => {}
-            0o120000 => {
-                return Ok(BaseEntry::Other(format!(
-                    "inside the symlink '{prefix}' (a path through a symlink)"
-                )));
-            }
-            0o160000 => return Ok(BaseEntry::Other(format!("inside the submodule '{prefix}'"))),
-            _ => {
-                return Ok(BaseEntry::Other(format!(
-                    "inside '{prefix}', which is a file, not a directory"
-                )));
-            }
-        }
-    }
-    let Some(entry) = tree.get_path(std::path::Path::new(path)) else {
-        return Ok(BaseEntry::Missing);
-    };
-    Ok(match (entry.kind, entry.mode) {
-        (Kind::Blob, mode @ (0o100644 | 0o100755)) => BaseEntry::File {
-            content: repo.blob(entry.id)?,
-            mode,
-            blob: entry.id.to_string(),
-        },
-        (_, 0o120000) => BaseEntry::Other("a symlink".into()),
-        (_, 0o160000) => BaseEntry::Other("a submodule".into()),
-        _ => BaseEntry::Other("a directory".into()),
-    })
-}
-
 /// Upserts and removes only the changed paths: libgit2 rewrites their
 /// ancestors and nothing else.
 fn build_tree<'r>(repo: &'r Repo, base: &Tree<'_>, files: &[FileChange]) -> Result<Tree<'r>> {

@@ -176,30 +176,47 @@ fn summary_of(
 /// pending proposals, the base of the bottom one (a stacked proposal's
 /// parent is the proposal below it, never the branch head).
 fn stack_base(repo: &Repo, p: &Proposal) -> crate::git::Oid {
-    super::stack::below(repo, p)
-        .ok()
-        .and_then(|below| below.first().map(|q| q.base))
-        .unwrap_or(p.base)
+    let below = super::stack::below(repo, p).unwrap_or_default();
+    let bottom = below.first().unwrap_or(p);
+    // Stacked on a proposal that has landed (the rest of a part applied):
+    // its base is where that one landed.
+    bottom
+        .meta
+        .onto
+        .as_deref()
+        .and_then(|onto| super::rollback::landed_commit(repo, onto))
+        .unwrap_or(bottom.base)
 }
 
 /// [`stack_base`] of a listed row, the proposals below it looked up among
 /// the rows (`by_id`) and the applied `markers`, not read again.
 fn listed_stack_base(
+    repo: &Repo,
     l: &Listed,
     by_id: &HashMap<&str, &Listed>,
     markers: &HashMap<String, crate::git::Oid>,
+    head: Option<crate::git::Oid>,
 ) -> crate::git::Oid {
     if l.row.onto.is_none() {
         return l.row.base;
     }
-    super::stack::below_by(
+    let below = super::stack::below_by(
         l,
         |id| markers.contains_key(id),
         |id| by_id.get(id).copied(),
     )
-    .ok()
-    .and_then(|below| below.first().map(|q| q.row.base))
-    .unwrap_or(l.row.base)
+    .unwrap_or_default();
+    let bottom = below.first().copied().unwrap_or(l);
+    // As in `stack_base`: on a landed proposal, where that one landed.
+    bottom
+        .row
+        .onto
+        .as_deref()
+        .and_then(|onto| {
+            let landed = *markers.get(onto)?;
+            super::rollback::landed_on(repo, onto, landed, head?)
+        })
+        .unwrap_or(bottom.row.base)
 }
 
 fn head_commit(repo: &Repo) -> Option<crate::git::Oid> {
@@ -254,7 +271,11 @@ pub fn list(repo: &Repo) -> Result<ListOutcome> {
                 .zip(head)
                 .and_then(|(landed, head)| super::rollback::landed_on(repo, &l.id, landed, head));
             (
-                status(applied, head, listed_stack_base(l, &by_id, &markers)),
+                status(
+                    applied,
+                    head,
+                    listed_stack_base(repo, l, &by_id, &markers, head),
+                ),
                 applied,
             )
         })
@@ -294,7 +315,17 @@ pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
         &commit.tree()?,
         Some(&p.meta.affected_paths()),
     )?;
-    let mut stack: Vec<String> = super::stack::below(repo, &p)?
+    outcome(repo, &p, diff)
+}
+
+/// `show` with `unified_diff` left empty, the patch text never computed
+/// (the review page draws each file from its own hunks, page by page).
+pub fn show_without_diff(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
+    outcome(repo, &proposals::load(repo, patch_id)?, Vec::new())
+}
+
+fn outcome(repo: &Repo, p: &Proposal, diff: Vec<u8>) -> Result<ShowOutcome> {
+    let mut stack: Vec<String> = super::stack::below(repo, p)?
         .into_iter()
         .map(|q| q.id.into())
         .collect();
@@ -304,13 +335,13 @@ pub fn show(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
         stack,
         stacked_above,
         word_diff: None,
-        proposal: summarise(repo, &p, head_commit(repo), proposals::now_secs()),
+        proposal: summarise(repo, p, head_commit(repo), proposals::now_secs()),
         pattern: p.meta.edit.pattern().unwrap_or_default().to_string(),
         replacement: p.meta.edit.replacement().unwrap_or_default().to_string(),
         scope: p.meta.scope.clone(),
         unified_diff: String::from_utf8_lossy(&diff).into_owned(),
         diff_bytes: diff,
-        comments: super::review::comments(repo, patch_id)?,
+        comments: super::review::comments(repo, p.id.as_str())?,
         files: super::review::file_results(&p.meta),
         validators: super::review::validators(&p.meta).to_vec(),
     })

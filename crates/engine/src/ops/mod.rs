@@ -8,20 +8,24 @@
 
 pub mod apply;
 pub mod apply_answer;
+pub mod capture;
 pub mod cat;
 pub mod check;
 pub mod demo;
 pub mod drop;
 pub mod edit;
+mod edit_base;
 mod edit_filtered;
 pub mod glob;
 pub mod hooks;
 pub mod inspect;
 pub mod lint;
+pub mod op_log;
 pub mod permissions;
 pub mod plan;
 pub mod pre_push;
 pub mod propose;
+pub mod propose_patch;
 pub mod recover;
 pub mod review;
 pub mod rollback;
@@ -31,6 +35,7 @@ pub mod stack;
 pub mod succeeded;
 pub mod task;
 mod task_log;
+pub mod undo;
 
 pub use session::Session;
 pub use settings::Settings;

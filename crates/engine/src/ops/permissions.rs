@@ -178,6 +178,44 @@ pub fn rollback_confirmation(
     })
 }
 
+/// What an undo (or redo) needs confirmed: one that moves the protected
+/// branch HEAD is on (the undo of a landing); `None` as for an apply, and
+/// when the undo cannot happen (undo itself reports why) or moves only
+/// git-evolv's refs.
+pub fn undo_confirmation(
+    repo: &Repo,
+    settings: &Settings,
+    req: &super::undo::UndoRequest,
+) -> Result<Option<Confirmation>> {
+    if req.dry_run {
+        return Ok(None);
+    }
+    let preview = super::undo::UndoRequest {
+        dry_run: true,
+        ..req.clone()
+    };
+    let Ok(outcome) = super::undo::undo(repo, &preview) else {
+        return Ok(None);
+    };
+    let landings: Vec<_> = outcome
+        .undone
+        .iter()
+        .filter(|u| u.method != super::undo::Method::Refs)
+        .collect();
+    let ops: Vec<String> = landings.iter().map(|u| u.op.clone()).collect();
+    confirmation(repo, settings, ("undo", &ops), || {
+        let mut files: Vec<String> = landings.iter().flat_map(|u| u.paths.clone()).collect();
+        files.sort();
+        files.dedup();
+        (!landings.is_empty()).then_some(Changes {
+            files,
+            lines_added: 0,
+            lines_removed: 0,
+            commands: Vec::new(),
+        })
+    })
+}
+
 fn refuse(field: &str, value: &str, why: &str, hint: &str) -> Error {
     Error::invalid(format!("argument `{field}`: '{value}' {why}"), hint)
 }

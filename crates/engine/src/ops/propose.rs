@@ -13,7 +13,7 @@ use scan::Scan;
 use crate::edit::{Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry, FilePatcher, FileUpdate, NewObject, Repo};
-use crate::store::audit::{AuditAction, AuditRecord};
+use crate::store::audit::{AuditAction, AuditRecord, RefMove};
 use crate::store::pending::{self, Deferred};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use evolv_core::globs::Globs;
@@ -272,6 +272,11 @@ fn log_proposed(
     record.commit = Some(commit.to_string());
     record.branch = Some(branch.to_string());
     record.set_files(paths);
+    record.moved(RefMove::new(
+        proposals::proposal_ref(patch_id),
+        None,
+        Some(commit),
+    ));
     Ok(pending::log(repo, &record)?
         .deferred()
         .cloned()

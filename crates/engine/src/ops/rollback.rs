@@ -12,7 +12,7 @@ use crate::git;
 use crate::git::Repo;
 use crate::landing::land;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
-use crate::store::audit::{AuditAction, AuditRecord};
+use crate::store::audit::{AuditAction, AuditRecord, RefMove};
 use crate::store::pending::{self, Deferred};
 use crate::store::proposals;
 use crate::store::trailers;
@@ -193,6 +193,7 @@ fn undo(
     outcome.commit = Some(new.to_string());
     record.commit = Some(new.to_string());
     record.set_files(&paths);
+    record.moved(RefMove::new(head.ref_name(), Some(head.commit), Some(new)));
     let epilogue = epilogue(repo, patch_id, landed, record);
     let reflog = format!("evolv: rollback {patch_id}");
     let mv = land::BranchMove::new(&head, new, &changed, &reflog, epilogue);
@@ -278,9 +279,17 @@ fn commit_undo(repo: &Repo, message: &str, tree: Oid, head: Oid) -> Result<Oid> 
 /// on another branch stays applied there (see `landed_commit`).
 fn epilogue(repo: &Repo, patch_id: &str, landed: Oid, record: AuditRecord) -> land::Epilogue {
     let mut epilogue = land::Epilogue::default();
+    let mut record = record;
     if proposals::applied_commit(repo, patch_id) == Some(landed) {
-        epilogue.delete(proposals::applied_ref(patch_id));
-        epilogue.delete(proposals::backup_ref(patch_id));
+        for name in [
+            proposals::applied_ref(patch_id),
+            proposals::backup_ref(patch_id),
+        ] {
+            if let Some(old) = repo.ref_target(&name) {
+                record.moved(RefMove::new(&name, Some(old), None));
+            }
+            epilogue.delete(name);
+        }
     }
     epilogue.audit.push(record);
     epilogue

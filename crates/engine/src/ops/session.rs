@@ -35,6 +35,7 @@ use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
 use super::inspect::{
     self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
 };
+use super::op_log::{self, OpLogOutcome, OpLogRequest, OpShowRequest, Operation};
 use super::permissions::{self, Confirmation};
 use super::propose::{self, ProposeOutcome, ProposeRequest};
 use super::recover::{self, RecoverOutcome, RecoverRequest};
@@ -43,6 +44,7 @@ use super::task::{
     self, StartedTask, TaskListOutcome, TaskOutcome, TaskQuery, TaskRequest, TaskRunRequest,
     TaskStatus,
 };
+use super::undo::{self, UndoOutcome, UndoRequest};
 use crate::error::Result;
 use crate::git::Repo;
 
@@ -88,11 +90,12 @@ macro_rules! opens {
 opens!(Recovering:
     ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
     CatRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
-    lint::MessageRequest,
+    lint::MessageRequest, super::propose_patch::PatchRequest, super::capture::CaptureRequest,
+    UndoRequest,
 );
 opens!(AsIs: RecoverRequest, GlobRequest, ServerRequest);
 opens!(ReadOnly: review::RefFeed);
-opens!(View: ListRequest, ShowRequest, LogRequest);
+opens!(View: ListRequest, ShowRequest, LogRequest, OpLogRequest, OpShowRequest);
 opens!(NoRepository:
     super::check::CheckRequest, super::hooks::HooksRequest, lint::LintRequest,
     lint::CommitMsgRequest, super::pre_push::PrePushRequest, super::plan::PlanSource,
@@ -269,6 +272,11 @@ impl Session {
 
     /// Validates and lands proposals. One shape whatever the number of ids:
     /// what landed, and the error that stopped the rest (if any).
+    /// The proposal `id`'s changes as hunks (what `apply -i` asks about).
+    pub fn part_hunks(&self, id: &str) -> Result<Vec<crate::patch::FilePatch>> {
+        apply::part::hunks(self.repo()?, id)
+    }
+
     pub fn apply(&self, req: &ApplyRequest) -> Result<ApplyReport> {
         self.wrote(apply::apply(self.repo()?, self.settings()?, req))
     }
@@ -293,6 +301,27 @@ impl Session {
         inspect::log(self.repo()?, req.limit)
     }
 
+    /// The op log, newest first (`git evolv op log`).
+    pub fn op_log(&self, req: &OpLogRequest) -> Result<OpLogOutcome> {
+        op_log::op_log(self.repo()?, req)
+    }
+
+    /// One operation of the op log (`git evolv op show`).
+    pub fn op_show(&self, req: &OpShowRequest) -> Result<Operation> {
+        op_log::op_show(self.repo()?, req)
+    }
+
+    /// Undoes (or redoes) operations of the op log.
+    pub fn undo(&self, req: &UndoRequest) -> Result<UndoOutcome> {
+        self.wrote(undo::undo(self.repo()?, req))
+    }
+
+    /// What an undo would land on a protected branch that the user must
+    /// confirm first; `None` when no question is due.
+    pub fn undo_confirmation(&self, req: &UndoRequest) -> Result<Option<Confirmation>> {
+        permissions::undo_confirmation(self.repo()?, self.settings()?, req)
+    }
+
     /// Removes proposals (`drop`).
     pub fn drop_proposals(&self, req: &DropRequest) -> Result<DropOutcome> {
         drop::drop_proposals(self.repo()?, req)
@@ -312,6 +341,27 @@ impl Session {
     /// cells) and stores it as a proposal.
     pub fn edit(&self, req: &EditRequest) -> Result<EditOutcome> {
         self.wrote(edit::edit(self.repo()?, self.settings()?, req))
+    }
+
+    /// Proposes a patch (a unified diff, a mailbox series as a stack, an
+    /// apply_patch envelope).
+    pub fn propose_patch(
+        &self,
+        req: &super::propose_patch::PatchRequest,
+    ) -> Result<Vec<EditOutcome>> {
+        self.wrote(super::propose_patch::propose_patch(
+            self.repo()?,
+            self.settings()?,
+            req,
+        ))
+    }
+
+    /// Proposes what the work tree holds (`propose --from-worktree`).
+    pub fn capture(
+        &self,
+        req: &super::capture::CaptureRequest,
+    ) -> Result<super::capture::CaptureOutcome> {
+        self.wrote(super::capture::capture(self.repo()?, self.settings()?, req))
     }
 
     /// A file's lines, at HEAD, a proposal or the working tree.
@@ -387,9 +437,22 @@ impl Session {
         review::detail(self.repo()?, patch_id)
     }
 
-    /// The review page's hunks of one file of a proposal.
-    pub fn review_hunks(&self, patch_id: &str, path: &str) -> Result<Vec<review::Hunk>> {
-        review::file_hunks(self.repo()?, patch_id, path)
+    /// `show` without the patch text: the review page draws each file
+    /// from its own pages of hunks.
+    pub fn review_show(&self, patch_id: &str) -> Result<ShowOutcome> {
+        inspect::show_without_diff(self.repo()?, patch_id)
+    }
+
+    /// A page of one file's hunks (`None`: not a file of the proposal);
+    /// the file's hunks are kept in `recent` for its next pages.
+    pub fn review_file_page(
+        &self,
+        patch_id: &str,
+        path: &str,
+        from: usize,
+        recent: &review::RecentFiles,
+    ) -> Result<Option<review::FilePage>> {
+        review::file_page(self.repo()?, patch_id, path, from, recent)
     }
 
     /// The branch HEAD is on and its commit, if any.

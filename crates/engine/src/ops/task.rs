@@ -103,6 +103,9 @@ pub struct TaskRequest {
     pub plan: Option<(String, String)>,
     pub dry_run: bool,
     pub batch: bool,
+    /// `--paths`: only these paths' changes land.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<evolv_core::globs::Globs>,
 }
 
 impl TaskRequest {
@@ -128,6 +131,7 @@ impl TaskRequest {
             plan,
             dry_run: req.dry_run,
             batch: req.batch,
+            paths: req.paths.clone(),
         })
     }
 
@@ -143,6 +147,8 @@ impl TaskRequest {
             }),
             dry_run: self.dry_run,
             batch: self.batch,
+            paths: self.paths.clone(),
+            hunks: None,
         }
     }
 }

@@ -29,21 +29,36 @@ const APPEND_ATTEMPTS: usize = 50;
 #[serde(rename_all = "snake_case")]
 pub enum AuditAction {
     Propose,
+    /// A proposal stored from an edit list (`edit`, `notebook_edit`).
+    Edit,
     Apply,
     Rollback,
     Drop,
+    /// A proposal dropped by `gc` for its age.
+    Gc,
+    /// A review comment added to a proposal.
+    Comment,
+    /// An operation undone (`git evolv undo`).
+    Undo,
+    /// An undo undone (`git evolv redo`, or `undo` of an undo).
+    Redo,
     /// Written only by the audit-race test failpoint (`FAILPOINT_RACES`).
     Race,
 }
 
 impl AuditAction {
-    /// The stored name (`propose`, `apply`, `rollback`, `drop`).
+    /// The stored name (`propose`, `apply`, `rollback`, `drop`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             AuditAction::Propose => "propose",
+            AuditAction::Edit => "edit",
             AuditAction::Apply => "apply",
             AuditAction::Rollback => "rollback",
             AuditAction::Drop => "drop",
+            AuditAction::Gc => "gc",
+            AuditAction::Comment => "comment",
+            AuditAction::Undo => "undo",
+            AuditAction::Redo => "redo",
             AuditAction::Race => "race",
         }
     }
@@ -60,7 +75,37 @@ impl std::fmt::Display for AuditAction {
 /// appended behind their back, as a writer outside the lock would do.
 pub const FAILPOINT_RACES: &str = "GIT_EVOLV_TEST_AUDIT_RACES";
 
-/// One audited event.
+/// A ref an operation moved: its id before and after, `None` where it
+/// was created (before) or deleted (after).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct RefMove {
+    #[serde(rename = "ref")]
+    pub name: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+impl RefMove {
+    /// `name` moved from `old` to `new`.
+    pub fn new(name: impl Into<String>, old: Option<Oid>, new: Option<Oid>) -> Self {
+        RefMove {
+            name: name.into(),
+            old: old.map(|o| o.to_string()),
+            new: new.map(|o| o.to_string()),
+        }
+    }
+
+    /// The move that undoes this one.
+    pub fn inverse(&self) -> RefMove {
+        RefMove {
+            name: self.name.clone(),
+            old: self.new.clone(),
+            new: self.old.clone(),
+        }
+    }
+}
+
+/// One audited event (an operation of the op log).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct AuditRecord {
     pub action: AuditAction,
@@ -94,6 +139,21 @@ pub struct AuditRecord {
     /// Part of a batch landed with one fast-forward.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub batch: bool,
+    /// Who ran it: `cli`, `mcp:<client>`, `web`, `hook` (none in records
+    /// written before issue 26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    /// Every ref it moved, in order (none in records written before issue
+    /// 26: `op log` derives what it can, `undo` refuses them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refs: Option<Vec<RefMove>>,
+    /// For an undo or redo: the operation it undid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<String>,
+    /// For an undo of a landing made as a revert: why the branch could
+    /// not simply move back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl AuditRecord {
@@ -114,7 +174,16 @@ impl AuditRecord {
             plan: None,
             dry_run: false,
             batch: false,
+            actor: Some(super::actor::current()),
+            refs: None,
+            undoes: None,
+            reason: None,
         }
+    }
+
+    /// Adds `moved` to the refs this operation moved.
+    pub fn moved(&mut self, moved: RefMove) {
+        self.refs.get_or_insert_with(Vec::new).push(moved);
     }
 
     /// Records the changed paths: text, plus their bytes where they are not

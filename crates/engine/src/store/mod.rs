@@ -1,9 +1,11 @@
 //! Proposals, applied markers and the audit log, all stored as git refs
 //! under `refs/evolv/`. Uses `git`; knows nothing of the CLI.
 
+pub mod actor;
 pub mod audit;
 pub mod comments;
 pub mod file_records;
+pub mod kept;
 pub mod list_cache;
 pub mod pending;
 pub mod proposals;

@@ -24,6 +24,21 @@ pub struct SyntaxError {
 
 /// Parses a whole config file.
 pub fn parse_file(text: &str) -> Result<Vec<RawEntry>, SyntaxError> {
+    let mut out = Vec::new();
+    parse_into(text, &mut out)?;
+    Ok(out)
+}
+
+/// The entries before the first syntax error, and that error: what git's
+/// config callbacks see of a broken file (its `fsck` checks a
+/// `.gitmodules` entry by entry until the parse fails).
+pub fn parse_prefix(text: &str) -> (Vec<RawEntry>, Option<SyntaxError>) {
+    let mut out = Vec::new();
+    let error = parse_into(text, &mut out).err();
+    (out, error)
+}
+
+fn parse_into(text: &str, out: &mut Vec<RawEntry>) -> Result<(), SyntaxError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut p = Parser {
         chars: text.chars().collect(),
@@ -31,7 +46,6 @@ pub fn parse_file(text: &str) -> Result<Vec<RawEntry>, SyntaxError> {
         line: 1,
     };
     let mut section: Option<String> = None;
-    let mut out = Vec::new();
     loop {
         p.skip_blank();
         let Some(c) = p.peek() else { break };
@@ -58,7 +72,7 @@ pub fn parse_file(text: &str) -> Result<Vec<RawEntry>, SyntaxError> {
             _ => return Err(p.error("a line that is neither a [section] nor a key")),
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 struct Parser {

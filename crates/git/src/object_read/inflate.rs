@@ -112,6 +112,23 @@ impl Drop for Inflater {
     }
 }
 
+/// The zlib stream `data` inflated, when it is whole and comes to exactly
+/// `size` bytes (a binary patch's hunk); `None` otherwise.
+pub fn inflate_exact(data: &[u8], size: usize) -> Option<Vec<u8>> {
+    let mut inflater = Inflater::new()?;
+    let mut out = Vec::with_capacity(size.min(1 << 30));
+    let mut at = 0;
+    loop {
+        let (taken, step) = inflater.step(&data[at..], &mut out, size + 1).ok()?;
+        at += taken;
+        match step {
+            Step::End => return (out.len() == size).then_some(out),
+            Step::NeedInput if at < data.len() => {}
+            Step::NeedInput | Step::Full => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +159,15 @@ mod tests {
                 Step::NeedInput => {}
             }
         }
+    }
+
+    #[test]
+    fn a_whole_stream_of_the_stated_size_inflates_exactly() {
+        let z = zlib(b"binary\0data");
+        assert_eq!(inflate_exact(&z, 11).as_deref(), Some(&b"binary\0data"[..]));
+        assert_eq!(inflate_exact(&z, 10), None);
+        assert_eq!(inflate_exact(&z, 12), None);
+        assert_eq!(inflate_exact(&z[..z.len() - 2], 11), None);
     }
 
     #[test]

@@ -26,6 +26,7 @@ use crate::Oid;
 use memmap2::{Mmap, UncheckedAdvice};
 
 use self::delta::BaseCache;
+pub use self::inflate::inflate_exact;
 use self::inflate::{Inflater, Step};
 use self::pack_index::PackIndex;
 use crate::error::{Error, Result};
@@ -178,38 +179,8 @@ fn add_with_alternates(dir: PathBuf, depth: usize, dirs: &mut Vec<PathBuf>) {
 /// A C-quoted string (`"…"` with `\\`, `\"`, `\t`-style and `\NNN` octal
 /// escapes, as git quotes names) unquoted; `None` when `line` is not one.
 fn unquote_c(line: &[u8]) -> Option<Vec<u8>> {
-    let inner = line.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    let mut out = Vec::with_capacity(inner.len());
-    let mut rest = inner;
-    while let Some((&b, tail)) = rest.split_first() {
-        rest = tail;
-        if b != b'\\' {
-            out.push(b);
-            continue;
-        }
-        let (&e, tail) = rest.split_first()?;
-        rest = tail;
-        out.push(match e {
-            b'a' => 7,
-            b'b' => 8,
-            b't' => b'\t',
-            b'n' => b'\n',
-            b'v' => 11,
-            b'f' => 12,
-            b'r' => b'\r',
-            b'"' | b'\\' => e,
-            b'0'..=b'3' => {
-                let digits = rest.get(..2)?;
-                if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-                    return None;
-                }
-                rest = &rest[2..];
-                ((e - b'0') << 6) | ((digits[0] - b'0') << 3) | (digits[1] - b'0')
-            }
-            _ => return None,
-        });
-    }
-    Some(out)
+    let (bytes, rest) = evolv_core::c_quote::unquote(line)?;
+    rest.is_empty().then_some(bytes)
 }
 
 /// `path` mapped read-only.

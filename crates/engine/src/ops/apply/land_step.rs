@@ -8,11 +8,11 @@ use super::settings::RunSettings;
 use super::undo::undo_after_move;
 use super::validate_step::validate_in_worktree;
 use crate::error::{Error, Result};
-use crate::git::Repo;
 use crate::git::{self, Head};
+use crate::git::{Oid, Repo};
 use crate::landing::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE};
 use crate::plan::RollbackStrategy;
-use crate::store::audit::{AuditAction, AuditRecord};
+use crate::store::audit::{AuditAction, AuditRecord, RefMove};
 use crate::store::pending::{self, Deferred};
 use crate::store::proposals::{self, Proposal};
 use crate::validate::{Budget, CommandReport};
@@ -147,14 +147,24 @@ pub(super) fn land_built(
     let mut epilogue = Epilogue::default();
     for step in &steps {
         let id = &step.proposal.id;
-        epilogue.set(proposals::applied_ref(id), step.commit);
+        let mut record = record(s, &head, step);
+        record.moved(RefMove::new(
+            head.ref_name(),
+            Some(step.parent),
+            Some(step.commit),
+        ));
+        let mut set = |name: String, target: Oid| {
+            record.moved(RefMove::new(&name, repo.ref_target(&name), Some(target)));
+            epilogue.set(name, target);
+        };
+        set(proposals::applied_ref(id), step.commit);
         if s.plan
             .as_ref()
             .is_some_and(|p| p.rollback.strategy == RollbackStrategy::FileBackup)
         {
-            epilogue.set(proposals::backup_ref(id), head.commit);
+            set(proposals::backup_ref(id), head.commit);
         }
-        epilogue.audit.push(record(s, &head, step));
+        epilogue.audit.push(record);
     }
     let mv = land::BranchMove::new(&head, new, &changed, &reflog, epilogue);
     let landing = land::move_branch_in_turn(repo, turn, mv)?;
@@ -200,6 +210,7 @@ pub(super) fn outcome(
         lines_removed: step.lines.1,
         plan: s.plan.clone(),
         warnings,
+        remaining_patch_id: None,
     }
 }
 

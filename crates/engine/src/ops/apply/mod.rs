@@ -18,6 +18,7 @@ use crate::store::trailers;
 use crate::validate::{Budget, CommandReport};
 
 mod land_step;
+pub mod part;
 mod replay;
 mod settings;
 mod undo;
@@ -62,6 +63,14 @@ pub struct ApplyRequest {
     /// Apply all ids as one batch, whatever the plan says.
     #[serde(default)]
     pub batch: bool,
+    /// Land only the changes to paths these globs match (one id); the rest
+    /// stays a pending proposal under the same id, stacked on what landed.
+    #[serde(default)]
+    pub paths: Option<evolv_core::globs::Globs>,
+    /// Land only these hunks (`apply -i`; not taken from JSON).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub hunks: Option<Vec<crate::patch::FilePatch>>,
 }
 
 /// What one proposal's apply did (or, in a dry run, would do).
@@ -95,6 +104,10 @@ pub struct ApplyOutcome {
     /// and completed by the next command; the landing itself is complete.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Deferred>,
+    /// Part of a proposal landed (`--paths`, `-i`): the proposal that
+    /// holds the rest, stacked on what landed (`patch_id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining_patch_id: Option<String>,
 }
 
 /// The result of applying one or more proposals.
@@ -117,6 +130,18 @@ pub struct ApplyReport {
 /// `Err`; a failure after earlier proposals landed is reported in the
 /// `ApplyReport` beside what landed. Every failure is audited.
 pub fn apply(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<ApplyReport> {
+    let selection = match (&req.paths, &req.hunks) {
+        (_, Some(hunks)) => Some(part::Selection::Hunks(hunks)),
+        (Some(paths), None) => Some(part::Selection::Paths(paths)),
+        (None, None) => None,
+    };
+    if let Some(selection) = selection {
+        let (mut report, remaining) = part::apply_part(repo, config, req, selection)?;
+        if let Some(landed) = report.results.first_mut() {
+            landed.remaining_patch_id = remaining;
+        }
+        return Ok(report);
+    }
     let (proposals, stacked) = load_proposals(repo, &req.patch_ids)?;
     let mut settings = settings(repo, config, req)?;
     settings.batch |= stacked;

@@ -1,11 +1,12 @@
 //! Reviewing a proposal: the one place that checks a new comment (the
 //! proposal exists, the locator names one of its files and a sane range)
 //! before `store::comments` writes it, and what the review page draws
-//! (`detail`: the changed files; `file_hunks`: one file's numbered lines
-//! with word marks). The review page calls `comment`; `show` (CLI, MCP)
+//! (`detail`: the changed files; `file_page`: a page of one file's
+//! numbered lines with word marks). The review page calls `comment`; `show` (CLI, MCP)
 //! reads them back through `comments`, and the per-file results an edit
 //! list recorded through `file_results`.
 
+mod page;
 mod view;
 
 use schemars::JsonSchema;
@@ -13,11 +14,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::store::audit::{AuditAction, AuditRecord, RefMove};
 use crate::store::comments::{self, Comment, Locator};
 use crate::store::file_records::{self, FileResult};
+use crate::store::pending;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::ValidatorReport;
 
+pub use page::{FilePage, PAGE_LINES, RecentFiles};
 pub use view::{FileView, Hunk, Line, Marks, number};
 
 /// Longest comment body accepted, in bytes.
@@ -95,7 +99,7 @@ pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
         ));
     }
     check_locator(&req.locator, &proposal.meta.affected_files)?;
-    comments::append(
+    let stored = comments::append(
         repo,
         Comment {
             id: String::new(),
@@ -106,7 +110,25 @@ pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
             locator: req.locator.clone(),
             quote: req.quote.clone(),
         },
-    )
+    )?;
+    log_comment(repo, &stored)?;
+    Ok(stored)
+}
+
+/// The comment's operation: its chain's ref moved from the comment before
+/// it (or nothing) to it.
+fn log_comment(repo: &Repo, stored: &Comment) -> Result<()> {
+    let new = crate::git::Oid::parse(&stored.id)?;
+    let old = repo.find_commit(new)?.parent_id(0).ok();
+    let mut record = AuditRecord::new(AuditAction::Comment, &stored.patch_id, true);
+    record.commit = Some(stored.id.clone());
+    record.moved(RefMove::new(
+        comments::comments_ref(&stored.patch_id),
+        old,
+        Some(new),
+    ));
+    pending::log(repo, &record)?;
+    Ok(())
 }
 
 /// The comments of a proposal, oldest first.
@@ -153,16 +175,21 @@ pub fn detail(repo: &Repo, patch_id: &str) -> Result<Detail> {
     })
 }
 
-/// One file's hunks, numbered on both sides with word marks; a path that
-/// is not one of the proposal's files is `invalid_input`.
-pub fn file_hunks(repo: &Repo, patch_id: &str, path: &str) -> Result<Vec<Hunk>> {
+/// The page of one file's hunks that starts at line `from` (see
+/// [`FilePage`]), numbered on both sides with word marks. `None` when
+/// `path` is not one of the proposal's files, as the page lists them.
+/// The file's hunks are kept in `recent` for its next pages.
+pub fn file_page(
+    repo: &Repo,
+    patch_id: &str,
+    path: &str,
+    from: usize,
+    recent: &RecentFiles,
+) -> Result<Option<FilePage>> {
     let p = proposals::load(repo, patch_id)?;
-    view::hunks(repo, &p, path)?.ok_or_else(|| {
-        Error::invalid(
-            format!("'{path}' is not a file of {patch_id}"),
-            "pick a path from the proposal's file list",
-        )
-    })
+    let key = format!("{}:{}:{path}", p.base, p.commit);
+    let hunks = recent.get_or(key, || view::hunks(repo, &p, path))?;
+    Ok(hunks.map(|hunks| page::cut(path, &hunks, from)))
 }
 
 /// The branch HEAD is on (its short name, or `HEAD (detached)`) and

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::diff::hunks::{self, LineKind};
 use crate::diff::word::{self, SegmentKind};
 use crate::error::Result;
-use crate::git::{FileDiff, FileStatus, Repo};
+use crate::git::{FileDiff, FileStatus, Repo, RepoPath};
 use crate::store::proposals::Proposal;
 
 /// One changed file, without its lines.
@@ -39,6 +39,10 @@ pub struct Hunk {
     pub new_start: u32,
     pub new_lines: u32,
     pub lines: Vec<Line>,
+    /// Continues the last hunk of the page before (a long hunk cut
+    /// between pages): its header was sent there.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cont: bool,
 }
 
 /// One diff line: kind `' '`, `'-'` or `'+'`, its numbers, its text
@@ -69,7 +73,7 @@ fn is_generated(repo: &Repo, path: &str) -> bool {
 
 /// The proposal's changed files, in diff order.
 pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
-    let diffs = file_diffs(repo, p, None)?;
+    let diffs = diff_of(repo, p, &p.meta.affected_paths(), None)?;
     Ok(diffs
         .into_iter()
         .map(|d| {
@@ -100,12 +104,17 @@ pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
         .collect())
 }
 
-/// The base → proposal diff of the proposal's paths (exact bytes: a name
-/// that is not UTF-8 is diffed too), renames found.
-fn file_diffs(repo: &Repo, p: &Proposal, only: Option<&str>) -> Result<Vec<FileDiff>> {
+/// The base → proposal diff of `paths` (exact bytes: a name that is not
+/// UTF-8 is diffed too), renames found; only `only`'s patch when given.
+fn diff_of(
+    repo: &Repo,
+    p: &Proposal,
+    paths: &[RepoPath],
+    only: Option<&str>,
+) -> Result<Vec<FileDiff>> {
     let old = repo.commit_tree(p.base)?.id();
     let new = repo.commit_tree(p.commit)?.id();
-    repo.file_diffs(old, new, &p.meta.affected_paths(), only)
+    repo.file_diffs(old, new, paths, only)
 }
 
 fn blob(repo: &Repo, oid: crate::git::Oid) -> Result<Vec<u8>> {
@@ -115,16 +124,33 @@ fn blob(repo: &Repo, oid: crate::git::Oid) -> Result<Vec<u8>> {
     repo.blob(oid)
 }
 
+/// The tree diff entry of the file the page shows as `path` (`None`: not
+/// one of the proposal's files). Only that path is compared; a file that
+/// then looks added or deleted may be one side of a rename, so only then
+/// are all the proposal's paths compared, renames found, as `files` does.
+fn file_diff(repo: &Repo, p: &Proposal, path: &str) -> Result<Option<FileDiff>> {
+    let paths = p.meta.affected_paths();
+    let Some(exact) = paths.iter().find(|q| q.lossy() == path) else {
+        return Ok(None);
+    };
+    let shown = |d: &FileDiff| d.new_path.as_deref().or(d.old_path.as_deref()) == Some(path);
+    let alone = diff_of(repo, p, std::slice::from_ref(exact), Some(path))?;
+    if let Some(d) = alone.into_iter().find(|d| shown(d))
+        && d.status == FileStatus::Modified
+    {
+        return Ok(Some(d));
+    }
+    Ok(diff_of(repo, p, &paths, Some(path))?
+        .into_iter()
+        .find(|d| shown(d)))
+}
+
 /// The hunks of one file of the proposal (`None`: not one of its files),
 /// from the engine's structured diff (`diff::hunks`, what `--json` and the
-/// MCP server report), numbered on both sides, with the engine's word
-/// diff (`diff::word`) marked inside each changed line that has a partner.
+/// MCP server report), numbered on both sides, without word marks (see
+/// [`mark_words`]). Only this file is diffed.
 pub fn hunks(repo: &Repo, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>> {
-    // The tree diff (renames found) names the file's blobs; only this
-    // file's text is diffed, not every file's as `files` does.
-    let diffs = file_diffs(repo, p, Some(path))?;
-    let shown = |d: &FileDiff| d.new_path.as_deref().or(d.old_path.as_deref()) == Some(path);
-    let Some(d) = diffs.iter().find(|d| shown(d)) else {
+    let Some(d) = file_diff(repo, p, path)? else {
         return Ok(None);
     };
     if d.binary {
@@ -132,11 +158,20 @@ pub fn hunks(repo: &Repo, p: &Proposal, path: &str) -> Result<Option<Vec<Hunk>>>
     }
     let old = blob(repo, d.old_id)?;
     let new = blob(repo, d.new_id)?;
-    Ok(Some(number(hunks::hunks(&old, &new).hunks)))
+    Ok(Some(number_lines(hunks::hunks(&old, &new).hunks)))
 }
 
 /// Line numbers on both sides, and word changes between paired lines.
 pub fn number(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
+    let mut out = number_lines(structured);
+    for h in &mut out {
+        mark_words(&mut h.lines, 0..usize::MAX);
+    }
+    out
+}
+
+/// Line numbers on both sides, no word marks yet.
+pub(super) fn number_lines(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
     let mut out = Vec::with_capacity(structured.len());
     for h in structured {
         // An empty side's start is the line before it (git's convention).
@@ -167,7 +202,6 @@ pub fn number(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
                 w: None,
             });
         }
-        mark_words(&mut lines);
         out.push(Hunk {
             header: h.header,
             old_start: h.old_start as u32,
@@ -175,6 +209,7 @@ pub fn number(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
             new_start: h.new_start as u32,
             new_lines: h.new_lines as u32,
             lines,
+            cont: false,
         });
     }
     out
@@ -184,8 +219,10 @@ pub fn number(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
 pub type Marks = Vec<[u32; 2]>;
 
 /// Pairs each run of removed lines with the added run after it, line by
-/// line, and marks the changed words of each pair.
-fn mark_words(lines: &mut [Line]) {
+/// line, and marks the changed words of each pair that has a line in
+/// `within` (indexes into `lines`: a page of a long file pays only for
+/// its own lines, its pairs found in the whole hunk).
+pub(super) fn mark_words(lines: &mut [Line], within: std::ops::Range<usize>) {
     let mut i = 0;
     while i < lines.len() {
         if lines[i].k != '-' {
@@ -203,6 +240,9 @@ fn mark_words(lines: &mut [Line]) {
         let pairs = (add_start - del_start).min(i - add_start);
         for j in 0..pairs {
             let (old, new) = (del_start + j, add_start + j);
+            if !within.contains(&old) && !within.contains(&new) {
+                continue;
+            }
             let (w_old, w_new) = ranges(&word::segments(&lines[old].t, &lines[new].t));
             lines[old].w = w_old;
             lines[new].w = w_new;

@@ -1,0 +1,285 @@
+//! Applying part of a proposal (`apply <id> --paths <glob>…`, `apply -i`):
+//! the chosen changes become a proposal of their own, based where the
+//! proposal is, and land as any proposal does (validated on the tree that
+//! lands); the proposal's id then holds the rest, stacked on the part. A
+//! failed landing puts the proposal back as it was.
+
+use globset::{Glob, GlobSetBuilder};
+
+use crate::edit::engine::{ChangeKind, EngineOutcome, FileChange};
+use crate::edit::list::{CheckMode, EditList};
+use crate::error::{Error, Result};
+use crate::git::{self, Oid, Repo};
+use crate::patch::{Body, FilePatch};
+use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
+use crate::store::proposals::{self, Proposal, proposal_ref};
+
+use super::super::edit::store_changes;
+use super::super::settings::Settings;
+use super::{ApplyReport, ApplyRequest};
+
+/// Which changes of the proposal land.
+pub enum Selection<'a> {
+    /// Every change to a path one of the globs matches (old or new path).
+    Paths(&'a [String]),
+    /// Only these hunks (a file whose part has no hunks lands whole).
+    Hunks(&'a [FilePatch]),
+}
+
+/// The proposal's changes as hunks, paths without their `a/` `b/`
+/// prefixes: what `apply -i` asks about.
+pub fn hunks(repo: &Repo, id: &str) -> Result<Vec<FilePatch>> {
+    let p = proposals::load(repo, id)?;
+    let base = repo.find_commit(p.base)?.tree()?;
+    let new = repo.find_commit(p.commit)?.tree()?;
+    let text = git::patch_text(repo, &base, &new, None::<&[&[u8]]>)?;
+    let mut files = crate::patch::unified::parse(&text).map_err(|e| {
+        Error::invalid(
+            format!("the diff of '{id}' cannot be read: {e}"),
+            "apply it whole",
+        )
+    })?;
+    crate::patch::strip(&mut files, Some(1), &|_| true)
+        .map_err(|e| Error::invalid(e.to_string(), "apply it whole"))?;
+    Ok(files)
+}
+
+/// Lands the `selection` of the one proposal `req` names; the rest stays
+/// pending under its id, stacked on what landed.
+pub fn apply_part(
+    repo: &Repo,
+    settings: &Settings,
+    req: &ApplyRequest,
+    selection: Selection<'_>,
+) -> Result<(ApplyReport, Option<String>)> {
+    let [id] = req.patch_ids.as_slice() else {
+        return Err(Error::invalid(
+            "--paths and -i take one proposal id",
+            "apply the others on their own",
+        ));
+    };
+    let p = proposals::load(repo, id)?;
+    let base_commit = repo.find_commit(p.base)?;
+    let base = base_commit.tree()?;
+    let files = part_files(repo, &p, &base, selection)?;
+    let whole = repo.find_commit(p.commit)?.tree()?;
+    if files.is_empty() {
+        return Err(Error::invalid(
+            format!("no change of '{id}' was chosen"),
+            "choose paths that the proposal changes (`git evolv show <id>` lists them)",
+        ));
+    }
+    let list = |message: String, onto: Option<String>| EditList {
+        message: Some(message),
+        onto,
+        keep_going: false,
+        check: Some(CheckMode::Warn),
+        edits: Vec::new(),
+    };
+    let part_of = format!("{} (part)", p.summary);
+    let part = store_changes(
+        repo,
+        settings,
+        &list(part_of, p.meta.onto.clone()),
+        (base_commit, p.meta.onto.clone()),
+        EngineOutcome {
+            files,
+            ..EngineOutcome::default()
+        },
+        Vec::new(),
+    )?;
+    let part_id = part.patch_id.clone().unwrap_or_default();
+    if part.affected_files.is_empty() || same_tree(repo, &part_id, whole.id())? {
+        // Everything was chosen: the proposal lands whole.
+        proposals_drop(repo, &part_id);
+        return Ok((super::apply(repo, settings, &whole_request(req))?, None));
+    }
+    let rest = restack(repo, settings, &p, &part_id, &whole)?;
+    let mut landing = whole_request(req);
+    landing.patch_ids = vec![part_id.clone()];
+    match super::apply(repo, settings, &landing) {
+        Ok(report) if report.error.is_none() && !req.dry_run => Ok((report, Some(id.clone()))),
+        outcome => {
+            // Not landed (or only previewed): the proposal as it was.
+            let back = git::compare_and_swap(
+                repo,
+                &proposal_ref(id),
+                p.commit,
+                Some(rest),
+                "evolv: part not applied",
+            );
+            if back.is_ok() {
+                let _ = record_move(repo, id, rest, p.commit, p.meta.affected_files.clone());
+            }
+            proposals_drop(repo, &part_id);
+            outcome.map(|report| (report, None))
+        }
+    }
+}
+
+/// `req` without the selection (the part lands as a whole proposal).
+fn whole_request(req: &ApplyRequest) -> ApplyRequest {
+    ApplyRequest {
+        paths: None,
+        hunks: None,
+        ..req.clone()
+    }
+}
+
+fn same_tree(repo: &Repo, part_id: &str, whole: Oid) -> Result<bool> {
+    let part = proposals::load(repo, part_id)?;
+    Ok(repo.find_commit(part.commit)?.tree()?.id() == whole)
+}
+
+fn proposals_drop(repo: &Repo, id: &str) {
+    let _ = git::delete_ref(repo, &proposal_ref(id));
+}
+
+/// Points the proposal's id at the rest: its whole tree, stacked on the
+/// part (the part's id as its `onto`). Returns the new commit.
+fn restack(
+    repo: &Repo,
+    settings: &Settings,
+    p: &Proposal,
+    part_id: &str,
+    whole: &crate::git::view::Tree<'_>,
+) -> Result<Oid> {
+    let part = proposals::load(repo, part_id)?;
+    let part_commit = repo.find_commit(part.commit)?;
+    let part_tree = part_commit.tree()?;
+    let mut files = Vec::new();
+    for changed in git::changed_paths(repo, &part_tree, whole)? {
+        files.push(whole_file(repo, &part_tree, whole, &changed.path.lossy())?);
+    }
+    let rest = store_changes(
+        repo,
+        settings,
+        &EditList {
+            message: Some(p.summary.clone()),
+            onto: Some(part_id.to_string()),
+            keep_going: false,
+            check: Some(CheckMode::Warn),
+            edits: Vec::new(),
+        },
+        (part_commit, Some(part_id.to_string())),
+        EngineOutcome {
+            files,
+            ..EngineOutcome::default()
+        },
+        Vec::new(),
+    )?;
+    let rest_id = rest.patch_id.clone().unwrap_or_default();
+    let rest_commit = proposals::load(repo, &rest_id)?.commit;
+    git::compare_and_swap(
+        repo,
+        &proposal_ref(&p.id),
+        rest_commit,
+        Some(p.commit),
+        "evolv: rest of a part applied",
+    )?;
+    proposals_drop(repo, &rest_id);
+    // The proposal's id now holds the rest: recorded as its new commit
+    // (an undo of this record puts the whole proposal back).
+    record_move(
+        repo,
+        &p.id,
+        p.commit,
+        rest_commit,
+        rest.affected_files.clone(),
+    )?;
+    Ok(rest_commit)
+}
+
+/// Records that proposal `id`'s ref moved from `old` to `new`.
+fn record_move(repo: &Repo, id: &str, old: Oid, new: Oid, files: Vec<String>) -> Result<()> {
+    let mut record = AuditRecord::new(AuditAction::Edit, id, true);
+    record.commit = Some(new.to_string());
+    record.files = files;
+    record.moved(RefMove::new(proposal_ref(id), Some(old), Some(new)));
+    audit::append(repo, &record)?;
+    Ok(())
+}
+
+/// The chosen changes, as files from the base to their part's content.
+fn part_files(
+    repo: &Repo,
+    p: &Proposal,
+    base: &crate::git::view::Tree<'_>,
+    selection: Selection<'_>,
+) -> Result<Vec<FileChange>> {
+    let whole = repo.find_commit(p.commit)?.tree()?;
+    match selection {
+        Selection::Paths(globs) => {
+            let mut set = GlobSetBuilder::new();
+            for glob in globs {
+                set.add(Glob::new(glob).map_err(|e| {
+                    Error::invalid(
+                        format!("--paths '{glob}': {e}"),
+                        "give globs such as 'src/**/*.rs'",
+                    )
+                })?);
+            }
+            let set = set
+                .build()
+                .map_err(|e| Error::invalid(e.to_string(), "check the globs"))?;
+            let mut files = Vec::new();
+            for changed in git::changed_paths(repo, base, &whole)? {
+                let path = changed.path.lossy().into_owned();
+                if set.is_match(&path) {
+                    files.push(whole_file(repo, base, &whole, &path)?);
+                }
+            }
+            Ok(files)
+        }
+        Selection::Hunks(chosen) => chosen
+            .iter()
+            .map(|file| match &file.body {
+                Body::Hunks(_) => super::super::propose_patch::change_of(repo, base, file)
+                    .map_err(|e| Error::invalid(e.to_string(), "choose whole files instead")),
+                _ => {
+                    let path = file
+                        .new_path
+                        .as_deref()
+                        .or(file.old_path.as_deref())
+                        .unwrap_or_default();
+                    whole_file(repo, base, &whole, path)
+                }
+            })
+            .collect(),
+    }
+}
+
+/// `path` as it is in `new`, against `old`.
+fn whole_file(
+    repo: &Repo,
+    old: &crate::git::view::Tree<'_>,
+    new: &crate::git::view::Tree<'_>,
+    path: &str,
+) -> Result<FileChange> {
+    let read = |tree: &crate::git::view::Tree<'_>| -> Result<Option<(Vec<u8>, i32)>> {
+        match tree.get_path(std::path::Path::new(path)) {
+            Some(entry) => Ok(Some((repo.blob(entry.id)?, entry.mode))),
+            None => Ok(None),
+        }
+    };
+    let (before, after) = (read(old)?, read(new)?);
+    let kind = match (&before, &after) {
+        (None, _) => ChangeKind::Create,
+        (_, None) => ChangeKind::Delete,
+        _ => ChangeKind::Modify,
+    };
+    let mode = after
+        .as_ref()
+        .or(before.as_ref())
+        .map_or(0o100644, |(_, m)| *m);
+    Ok(FileChange {
+        path: path.to_string(),
+        from: None,
+        kind,
+        old: before.map(|(c, _)| c),
+        new: after.map(|(c, _)| c),
+        mode,
+        warnings: Vec::new(),
+        edits: Vec::new(),
+    })
+}

@@ -1,0 +1,144 @@
+//! `propose --from-worktree`: edits made by any route (a formatter, a code
+//! generator, `sed`, an editor) captured from the work tree as a proposal
+//! based on HEAD, then, unless kept, put back to HEAD like `git stash` does,
+//! only once the proposal is durably stored: a kill at any moment loses
+//! nothing.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::edit::engine::{ChangeKind, EngineOutcome, FileChange};
+use crate::edit::list::{CheckMode, EditList};
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::git::worktree_capture::{self, WorktreeChange};
+
+use super::edit::{EditOutcome, store_changes};
+use super::settings::Settings;
+
+/// What to capture.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureRequest {
+    /// Pathspecs as git takes them (relative to `cwd`); all of the work
+    /// tree when empty.
+    pub pathspec: Vec<String>,
+    /// Where the pathspecs are relative to (the repository's top when unset).
+    pub cwd: Option<PathBuf>,
+    /// Leave the work tree and index as they are.
+    pub keep: bool,
+    /// Capture untracked, non-ignored files too (`git stash -u`).
+    pub include_untracked: bool,
+    /// The summary.
+    pub message: Option<String>,
+    pub check: Option<CheckMode>,
+}
+
+/// The proposal, and what went back to HEAD.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct CaptureOutcome {
+    #[serde(flatten)]
+    pub outcome: EditOutcome,
+    /// The paths put back to HEAD in the work tree and index (none with
+    /// `keep` or a dry run).
+    pub restored: Vec<String>,
+}
+
+pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result<CaptureOutcome> {
+    let workdir = crate::git::workdir(repo)?.to_path_buf();
+    let cwd = req.cwd.clone().unwrap_or_else(|| workdir.clone());
+    crate::git::ensure_no_operation_in_progress(repo)?;
+    let changes =
+        worktree_capture::worktree_changes(repo, &cwd, &req.pathspec, req.include_untracked)?;
+    let head = crate::git::head(repo)?;
+    let base = repo.find_commit(head.commit)?;
+    let tree = base.tree()?;
+    let mut result = EngineOutcome::default();
+    let mut captured = Vec::new();
+    for change in changes {
+        let file = file_change(repo, &tree, &change)?;
+        // Only the index differs (a staged change the work tree undid):
+        // nothing to capture, and its staged state stays.
+        let unchanged = file.old == file.new
+            && tree
+                .get_path(change.path.fs())
+                .is_some_and(|e| e.mode == file.mode);
+        if !unchanged {
+            result.files.push(file);
+            captured.push(change);
+        }
+    }
+    let changes = captured;
+    if changes.is_empty() {
+        return Err(Error::invalid(
+            format!(
+                "nothing to capture: the work tree matches HEAD{}",
+                shown_pathspec(&req.pathspec)
+            ),
+            "edit the files first, or pass --include-untracked for new files",
+        ));
+    }
+    let list =
+        EditList {
+            message: Some(req.message.clone().unwrap_or_else(|| {
+                format!("chore: work-tree changes to {} file(s)", changes.len())
+            })),
+            onto: None,
+            keep_going: false,
+            check: req.check,
+            edits: Vec::new(),
+        };
+    let outcome = store_changes(repo, settings, &list, (base, None), result, Vec::new())?;
+    let mut restored = Vec::new();
+    if !req.keep && !outcome.dry_run {
+        // Durable before anything of the user's is put back.
+        crate::git::durable::flush_filesystems(repo)?;
+        crate::crashpoint!("capture-stored");
+        worktree_capture::restore_to_head(repo, &changes)?;
+        restored = changes
+            .iter()
+            .map(|c| c.path.lossy().into_owned())
+            .collect();
+    }
+    Ok(CaptureOutcome { outcome, restored })
+}
+
+fn shown_pathspec(pathspec: &[String]) -> String {
+    if pathspec.is_empty() {
+        String::new()
+    } else {
+        format!(" under {}", pathspec.join(" "))
+    }
+}
+
+/// The change of one captured path, HEAD's content against the work tree's.
+fn file_change(
+    repo: &Repo,
+    tree: &crate::git::view::Tree<'_>,
+    change: &WorktreeChange,
+) -> Result<FileChange> {
+    let at_head = tree.get_path(change.path.fs());
+    let old = match &at_head {
+        Some(entry) => Some(repo.blob(entry.id)?),
+        None => None,
+    };
+    let (new, mode) = match change.now {
+        Some((id, mode)) => (Some(repo.blob(id)?), mode),
+        None => (None, at_head.as_ref().map_or(0o100644, |e| e.mode as u32)),
+    };
+    let kind = match (&old, &new) {
+        (None, _) => ChangeKind::Create,
+        (_, None) => ChangeKind::Delete,
+        _ => ChangeKind::Modify,
+    };
+    Ok(FileChange {
+        path: change.path.lossy().into_owned(),
+        from: None,
+        kind,
+        old,
+        new,
+        mode: mode as i32,
+        warnings: Vec::new(),
+        edits: Vec::new(),
+    })
+}

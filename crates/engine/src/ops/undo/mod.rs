@@ -1,0 +1,162 @@
+//! undo and redo (issue 26): reverse an operation of the op log. An undo
+//! is itself an operation (kind `undo`, or `redo` when it undoes an undo),
+//! so undoing an undo is a redo, as in jj.
+//!
+//! - An operation that moved only git-evolv's refs (propose, edit, drop,
+//!   gc, comment) is undone by putting each ref back where it was, only
+//!   while it still holds what the operation left there (`refs`).
+//! - A landing (apply, rollback, an undo of either) moves its branch back
+//!   through the landing machinery when nothing was built on it and
+//!   nothing it would take off the branch was pushed; else it is undone
+//!   by a revert commit, and the outcome says why (`landing`).
+//!
+//! Every undo takes the landing turn first, as a landing does, so undos,
+//! applies and rollbacks of many processes queue instead of racing.
+
+mod landing;
+mod pick;
+mod refs;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::landing::land;
+use crate::store::audit::{AuditAction, AuditEntry, AuditRecord, RefMove};
+use crate::store::pending::Deferred;
+
+/// `undo` / `redo`.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoRequest {
+    /// The operation to undo (its id or a unique prefix); default: the
+    /// newest one this actor (cli, mcp:<client>, web) did that can be
+    /// undone.
+    #[serde(default)]
+    pub op: Option<String>,
+    /// Undo every operation after this one instead, newest first.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Redo what the newest undo not yet redone undid.
+    #[serde(default)]
+    pub redo: bool,
+    /// List every ref and path that would change; change nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// How an operation was undone.
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Refs put back where they were.
+    Refs,
+    /// The branch moved back, the landed paths restored.
+    MoveBack,
+    /// A revert commit (never a rewrite of what may be published).
+    Revert,
+}
+
+/// One operation undone (or, in a dry run, that would be).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Undone {
+    /// The operation undone.
+    pub op: String,
+    /// Its kind (propose, apply, …).
+    pub op_kind: String,
+    pub patch_id: String,
+    /// `undo`, or `redo` when the operation undone was an undo.
+    pub kind: String,
+    /// The id of the new operation; empty in a dry run.
+    pub id: String,
+    pub method: Method,
+    /// For a revert: why the branch could not simply move back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Every ref changed (or that would be).
+    pub refs: Vec<RefMove>,
+    /// Every path of the work tree and index changed (or that would be).
+    pub paths: Vec<String>,
+    /// Bookkeeping that had to wait (a foreign lock); the undo is done.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
+}
+
+/// What `undo` / `redo` did.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct UndoOutcome {
+    /// Newest first, as they were undone.
+    pub undone: Vec<Undone>,
+    pub dry_run: bool,
+}
+
+/// `git evolv undo` / `redo`.
+pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
+    crate::git::ensure_no_operation_in_progress(repo)?;
+    let turn = land::take_turn(repo)?;
+    let log = crate::store::audit::read(repo, None)?;
+    let targets = pick::targets(repo, &log, req)?;
+    let mut undone = Vec::new();
+    let mut turn = Some(turn);
+    for target in &targets {
+        let t = match turn.take() {
+            Some(t) => t,
+            None => land::take_turn(repo)?,
+        };
+        undone.push(undo_one(repo, t, target, req.dry_run)?);
+    }
+    Ok(UndoOutcome {
+        undone,
+        dry_run: req.dry_run,
+    })
+}
+
+/// Undoes `target` in `turn`.
+fn undo_one(repo: &Repo, turn: land::Turn, target: &AuditEntry, dry_run: bool) -> Result<Undone> {
+    let moves = pick::undoable_refs(target)?;
+    match moves
+        .iter()
+        .position(|m| !m.name.starts_with("refs/evolv/"))
+    {
+        Some(branch) => landing::undo_landing(repo, turn, target, &moves, branch, dry_run),
+        None => refs::undo_refs(repo, turn, target, &moves, dry_run),
+    }
+}
+
+/// The record of the undo of `target`.
+fn record(target: &AuditEntry) -> AuditRecord {
+    let kind = match target.record.action {
+        AuditAction::Undo => AuditAction::Redo,
+        _ => AuditAction::Undo,
+    };
+    let mut r = AuditRecord::new(kind, &target.record.patch_id, true);
+    r.undoes = Some(target.id.clone());
+    r.refs = Some(Vec::new());
+    r
+}
+
+/// The outcome of undoing `target` as `record` says.
+fn undone(target: &AuditEntry, record: &AuditRecord, method: Method, id: String) -> Undone {
+    Undone {
+        op: target.id.clone(),
+        op_kind: target.record.action.as_str().to_string(),
+        patch_id: target.record.patch_id.clone(),
+        kind: record.action.as_str().to_string(),
+        id,
+        method,
+        reason: record.reason.clone(),
+        refs: record.refs.clone().unwrap_or_default(),
+        paths: record.files.clone(),
+        warnings: Vec::new(),
+    }
+}
+
+/// `UndoConflict` for `m`, which should hold `m.old` but holds `actual`.
+fn moved_since(target: &AuditEntry, m: &RefMove, actual: Option<String>) -> Error {
+    Error::UndoConflict {
+        op: target.id.clone(),
+        name: m.name.clone(),
+        expected: m.old.clone(),
+        actual,
+    }
+}
