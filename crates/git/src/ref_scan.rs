@@ -35,15 +35,27 @@ pub fn under(common_dir: &Path, prefix: &str) -> Option<Vec<(String, Oid)>> {
 }
 
 /// The lines of `packed-refs` under `prefix` (a peeled `^` line follows
-/// the ref it peels and is skipped).
+/// the ref it peels and is skipped). A file git marks `sorted` is searched
+/// for the prefix's first line and read only while names are under it:
+/// the proposals' prefix and the markers' are a few lines each of a file
+/// of 20,000.
 fn packed(bytes: &[u8], prefix: &str, refs: &mut BTreeMap<String, Oid>) -> Option<()> {
-    for line in bytes.split(|&b| b == b'\n') {
+    let (sorted, body) = header(bytes);
+    let start = if sorted {
+        body + first_at_or_after(&bytes[body..], prefix.as_bytes())
+    } else {
+        0
+    };
+    for line in bytes[start..].split(|&b| b == b'\n') {
         if line.is_empty() || line[0] == b'#' || line[0] == b'^' {
             continue;
         }
         let space = line.iter().position(|&b| b == b' ')?;
         let name = &line[space + 1..];
         if !name.starts_with(prefix.as_bytes()) {
+            if sorted && name > prefix.as_bytes() {
+                break;
+            }
             continue;
         }
         let name = std::str::from_utf8(name).ok()?;
@@ -53,6 +65,58 @@ fn packed(bytes: &[u8], prefix: &str, refs: &mut BTreeMap<String, Oid>) -> Optio
         refs.insert(name.to_string(), hex_id(&line[..space])?);
     }
     Some(())
+}
+
+/// Whether the header line says the file is sorted, and where the refs
+/// start.
+fn header(bytes: &[u8]) -> (bool, usize) {
+    if !bytes.starts_with(b"# pack-refs with:") {
+        return (false, 0);
+    }
+    let end = line_end(bytes, 0);
+    let traits = &bytes[..end];
+    let sorted = traits.split(|&b| b == b' ').any(|t| t == b"sorted");
+    (sorted, (end + 1).min(bytes.len()))
+}
+
+/// The offset of the first line of sorted `body` whose ref is not below
+/// `prefix` (a ref line's name compared; a `^` line belongs to the ref
+/// line before it).
+fn first_at_or_after(body: &[u8], prefix: &[u8]) -> usize {
+    let (mut lo, mut hi) = (0, body.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let mut start = line_start(body, mid);
+        if body.get(start) == Some(&b'^') && start > 0 {
+            start = line_start(body, start - 1);
+        }
+        let line = &body[start..line_end(body, start)];
+        let name = line
+            .iter()
+            .position(|&b| b == b' ')
+            .map_or(line, |space| &line[space + 1..]);
+        if name < prefix {
+            // Past `mid`'s own line (the ref or the `^` line after it).
+            lo = (line_end(body, mid) + 1).min(hi);
+        } else {
+            hi = start;
+        }
+    }
+    lo
+}
+
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |nl| nl + 1)
+}
+
+fn line_end(bytes: &[u8], at: usize) -> usize {
+    bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |nl| at + nl)
 }
 
 /// The loose refs in `dir` (named `name`) and below it.
@@ -172,6 +236,58 @@ mod tests {
             scan(path, "refs/tags/").expect("tags"),
             libgit2(path, "refs/tags/")
         );
+    }
+
+    #[test]
+    fn a_sorted_packed_file_is_searched_for_each_prefix_as_libgit2_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path();
+        git(path, &["init", "-q", "-b", "main"]);
+        git(path, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        for i in 0..40 {
+            for kind in ["a", "evolv/applied", "evolv/proposals", "evolv/proposalsx"] {
+                git(
+                    path,
+                    &["update-ref", &format!("refs/{kind}/r{i:02}"), "HEAD"],
+                );
+            }
+            // Annotated tags add the `^` lines a search can land on.
+            git(path, &["tag", "-a", "-m", "t", &format!("v{i:02}")]);
+        }
+        git(path, &["pack-refs", "--all"]);
+        let packed = std::fs::read_to_string(path.join(".git/packed-refs")).unwrap();
+        assert!(packed.starts_with("# pack-refs with:") && packed.contains(" sorted"));
+        for prefix in [
+            "refs/",
+            "refs/a/",
+            "refs/evolv/applied/",
+            "refs/evolv/proposals/",
+            "refs/heads/",
+            "refs/tags/",
+            "refs/b/",
+            "refs/zzz/",
+        ] {
+            let found = scan(path, prefix).expect(prefix);
+            assert_eq!(found, libgit2(path, prefix), "{prefix}");
+        }
+        assert_eq!(scan(path, "refs/evolv/proposals/").unwrap().len(), 40);
+        assert_eq!(scan(path, "refs/tags/").unwrap().len(), 40);
+    }
+
+    #[test]
+    fn a_packed_file_not_marked_sorted_is_read_whole() {
+        let id = "1".repeat(40);
+        let text = format!(
+            "# pack-refs with: peeled\n{id} refs/z/one\n{id} refs/p/b\n{id} refs/a/x\n{id} refs/p/a\n"
+        );
+        let mut refs = BTreeMap::new();
+        packed(text.as_bytes(), "refs/p/", &mut refs).unwrap();
+        let names: Vec<&str> = refs.keys().map(String::as_str).collect();
+        assert_eq!(names, ["refs/p/a", "refs/p/b"]);
+        // No header at all: the same.
+        let mut refs = BTreeMap::new();
+        packed(&text.as_bytes()[25..], "refs/p/", &mut refs).unwrap();
+        assert_eq!(refs.len(), 2);
     }
 
     #[test]
