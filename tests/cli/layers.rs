@@ -43,6 +43,7 @@ const CRATES: &[(&str, &[&str])] = &[
         &[
             "worktree_capture",
             "access",
+            "ref_scan",
             "maintenance",
             "promisor",
             "checkout",

@@ -31,6 +31,7 @@ mod inspect;
 mod invariants;
 mod layers;
 mod lint;
+mod list_cache;
 mod maintenance;
 mod manual;
 mod mcp;

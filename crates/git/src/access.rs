@@ -130,10 +130,11 @@ impl Repo {
             let Some(name) = reference.name().map(str::to_string) else {
                 continue;
             };
+            // A direct ref has its id at hand; only a symbolic one is
+            // resolved (libgit2's resolve reads a direct ref again).
             let id = reference
-                .resolve()
-                .ok()
-                .and_then(|r| r.target())
+                .target()
+                .or_else(|| reference.resolve().ok().and_then(|r| r.target()))
                 .ok_or_else(|| {
                     crate::library_error(
                         on_ref("read ref", &name).said(format!("read {name}")),
@@ -143,6 +144,22 @@ impl Repo {
             out.push((name, Oid::from(id)));
         }
         Ok(out)
+    }
+
+    /// Every ref under `prefix` (ending in `/`), sorted by name: read
+    /// straight from `packed-refs` and the loose files where they are
+    /// plain, else by libgit2 (as [`Repo::refs_matching`] with `prefix*`).
+    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, Oid)>> {
+        match crate::ref_scan::under(self.common_dir(), prefix) {
+            Some(refs) => Ok(refs),
+            None => self.refs_matching(&format!("{prefix}*")),
+        }
+    }
+
+    /// [`Repo::refs_under`], leaving out the refs that cannot be read.
+    pub fn readable_refs_under(&self, prefix: &str) -> Vec<(String, Oid)> {
+        crate::ref_scan::under(self.common_dir(), prefix)
+            .unwrap_or_else(|| self.readable_refs_matching(&format!("{prefix}*")))
     }
 
     /// [`Repo::refs_matching`], leaving out the refs that cannot be read

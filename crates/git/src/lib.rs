@@ -39,6 +39,7 @@ mod pack_windows;
 pub mod pack_write;
 pub mod path;
 mod promisor;
+mod ref_scan;
 mod refs;
 mod repo;
 mod revparse;

@@ -96,8 +96,17 @@ impl FromStr for Oid {
 }
 
 impl fmt::Display for Oid {
+    /// Hex, padded as a `str` is (as libgit2's own Display does), written
+    /// here without a call into libgit2: `list` prints 20,000 of them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = [0u8; 64];
+        let bytes = self.as_bytes();
+        for (i, b) in bytes.iter().enumerate() {
+            buf[2 * i] = HEX[usize::from(b >> 4)];
+            buf[2 * i + 1] = HEX[usize::from(b & 15)];
+        }
+        f.pad(std::str::from_utf8(&buf[..2 * bytes.len()]).map_err(|_| fmt::Error)?)
     }
 }
 

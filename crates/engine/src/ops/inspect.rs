@@ -1,5 +1,7 @@
 //! list, show and log: read-only views of proposals and the audit log.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::error::Result;
@@ -8,8 +10,10 @@ use crate::git::Repo;
 use crate::store::audit::AuditEntry;
 use crate::store::comments::Comment;
 use crate::store::file_records::FileResult;
+use crate::store::list_cache::Row;
 use crate::store::pending;
 use crate::store::proposals::{self, Proposal};
+use crate::store::rows::{self, Listed};
 use crate::validators::ValidatorReport;
 
 /// A proposal's state relative to the current HEAD.
@@ -122,39 +126,49 @@ fn summarise(
     now: i64,
 ) -> ProposalSummary {
     let applied = super::rollback::landed_commit(repo, &p.id);
-    summary_of(repo, p, head, applied, now)
+    let status = status(applied, head, stack_base(repo, p));
+    summary_of(p.id.to_string(), Row::of(p), status, applied, now)
 }
 
-/// `p`'s row, where it landed (`applied`) already known.
-fn summary_of(
-    repo: &Repo,
-    p: &Proposal,
-    head: Option<crate::git::Oid>,
+/// A proposal's status: applied where it landed, else pending while the
+/// branch head is where its stack stands.
+fn status(
     applied: Option<crate::git::Oid>,
-    now: i64,
-) -> ProposalSummary {
-    let status = if applied.is_some() {
+    head: Option<crate::git::Oid>,
+    stack_base: crate::git::Oid,
+) -> ProposalStatus {
+    if applied.is_some() {
         ProposalStatus::Applied
-    } else if head == Some(stack_base(repo, p)) {
+    } else if head == Some(stack_base) {
         ProposalStatus::Pending
     } else {
         ProposalStatus::BaseMoved
-    };
+    }
+}
+
+/// Row `p` of proposal `id`, its status and where it landed known.
+fn summary_of(
+    id: String,
+    p: Row,
+    status: ProposalStatus,
+    applied: Option<crate::git::Oid>,
+    now: i64,
+) -> ProposalSummary {
     ProposalSummary {
-        patch_id: p.id.to_string(),
-        summary: p.summary.clone(),
-        created_at: p.meta.created_at,
-        age_seconds: (now - p.meta.created_at).max(0),
+        patch_id: id,
+        summary: p.summary,
+        created_at: p.created_at,
+        age_seconds: (now - p.created_at).max(0),
         status,
-        files_changed: p.meta.files_matched,
-        lines_added: p.meta.lines_added,
-        lines_removed: p.meta.lines_removed,
-        affected_files: p.meta.affected_files.clone(),
-        affected_files_bytes: p.meta.affected_files_bytes.clone(),
+        files_changed: p.files_matched,
+        lines_added: p.lines_added,
+        lines_removed: p.lines_removed,
+        affected_files: p.affected_files,
+        affected_files_bytes: p.affected_files_bytes,
         commit: p.commit.to_string(),
         base: p.base.to_string(),
         applied_commit: applied.map(|o| o.to_string()),
-        onto: p.meta.onto.clone(),
+        onto: p.onto,
     }
 }
 
@@ -172,6 +186,37 @@ fn stack_base(repo: &Repo, p: &Proposal) -> crate::git::Oid {
         .as_deref()
         .and_then(|onto| super::rollback::landed_commit(repo, onto))
         .unwrap_or(bottom.base)
+}
+
+/// [`stack_base`] of a listed row, the proposals below it looked up among
+/// the rows (`by_id`) and the applied `markers`, not read again.
+fn listed_stack_base(
+    repo: &Repo,
+    l: &Listed,
+    by_id: &HashMap<&str, &Listed>,
+    markers: &HashMap<String, crate::git::Oid>,
+    head: Option<crate::git::Oid>,
+) -> crate::git::Oid {
+    if l.row.onto.is_none() {
+        return l.row.base;
+    }
+    let below = super::stack::below_by(
+        l,
+        |id| markers.contains_key(id),
+        |id| by_id.get(id).copied(),
+    )
+    .unwrap_or_default();
+    let bottom = below.first().copied().unwrap_or(l);
+    // As in `stack_base`: on a landed proposal, where that one landed.
+    bottom
+        .row
+        .onto
+        .as_deref()
+        .and_then(|onto| {
+            let landed = *markers.get(onto)?;
+            super::rollback::landed_on(repo, onto, landed, head?)
+        })
+        .unwrap_or(bottom.row.base)
 }
 
 fn head_commit(repo: &Repo) -> Option<crate::git::Oid> {
@@ -204,23 +249,44 @@ pub struct LogRequest {
 pub fn list(repo: &Repo) -> Result<ListOutcome> {
     let head = head_commit(repo);
     let now = proposals::now_secs();
-    let listing = proposals::listing(repo)?;
+    let listing = rows::rows(repo)?;
     // Every applied marker in one read, not a ref lookup per proposal.
-    let markers: std::collections::HashMap<String, crate::git::Oid> = repo
-        .readable_refs_matching(&format!("{}*", crate::store::APPLIED_PREFIX))
+    let markers: HashMap<String, crate::git::Oid> = repo
+        .readable_refs_under(crate::store::APPLIED_PREFIX)
         .into_iter()
         .map(|(name, id)| (name[crate::store::APPLIED_PREFIX.len()..].to_string(), id))
         .collect();
-    let proposals = listing
-        .proposals
+    // Only a stacked proposal looks others up by id.
+    let by_id: HashMap<&str, &Listed> = if listing.rows.iter().any(|l| l.row.onto.is_some()) {
+        listing.rows.iter().map(|l| (l.id.as_str(), l)).collect()
+    } else {
+        HashMap::new()
+    };
+    let statuses: Vec<_> = listing
+        .rows
         .iter()
-        .map(|p| {
-            let landed = markers.get(p.id.as_str()).copied();
+        .map(|l| {
+            let landed = markers.get(l.id.as_str()).copied();
             let applied = landed
                 .zip(head)
-                .and_then(|(landed, head)| super::rollback::landed_on(repo, &p.id, landed, head));
-            summary_of(repo, p, head, applied, now)
+                .and_then(|(landed, head)| super::rollback::landed_on(repo, &l.id, landed, head));
+            (
+                status(
+                    applied,
+                    head,
+                    listed_stack_base(repo, l, &by_id, &markers, head),
+                ),
+                applied,
+            )
         })
+        .collect();
+    drop(by_id);
+    // The rows move into the summaries: 10,000 rows are not copied.
+    let proposals = listing
+        .rows
+        .into_iter()
+        .zip(statuses)
+        .map(|(l, (status, applied))| summary_of(l.id.into(), l.row, status, applied, now))
         .collect();
     let unreadable = listing
         .unreadable

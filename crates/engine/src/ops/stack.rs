@@ -4,33 +4,105 @@
 //! `--all-above`.
 
 use crate::error::{Error, Result};
-use crate::git::Repo;
+use crate::git::{Oid, Repo};
 use crate::store::proposals::{self, Proposal};
+use crate::store::rows::Listed;
+
+/// What walking a stack needs of a proposal: a [`Proposal`], or a row of
+/// `list` (which reads no commit it has cached).
+pub trait Stacked {
+    fn id(&self) -> &str;
+    /// The proposal commit.
+    fn commit(&self) -> Oid;
+    /// Its parent.
+    fn base(&self) -> Oid;
+    /// The proposal it was stacked on.
+    fn onto(&self) -> Option<&str>;
+}
+
+impl Stacked for Proposal {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn commit(&self) -> Oid {
+        self.commit
+    }
+    fn base(&self) -> Oid {
+        self.base
+    }
+    fn onto(&self) -> Option<&str> {
+        self.meta.onto.as_deref()
+    }
+}
+
+impl Stacked for Listed {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn commit(&self) -> Oid {
+        self.row.commit
+    }
+    fn base(&self) -> Oid {
+        self.row.base
+    }
+    fn onto(&self) -> Option<&str> {
+        self.row.onto.as_deref()
+    }
+}
+
+impl<S: Stacked> Stacked for &S {
+    fn id(&self) -> &str {
+        (*self).id()
+    }
+    fn commit(&self) -> Oid {
+        (*self).commit()
+    }
+    fn base(&self) -> Oid {
+        (*self).base()
+    }
+    fn onto(&self) -> Option<&str> {
+        (*self).onto()
+    }
+}
 
 /// The pending proposals `p` stands on, bottom first, `p` excluded. The
 /// chain stops at an applied or dropped proposal: its changes are on the
 /// branch already (or were given up), and apply replays the rest three-way.
 pub fn below(repo: &Repo, p: &Proposal) -> Result<Vec<Proposal>> {
-    let mut chain = Vec::new();
-    let mut next = p.meta.onto.clone();
+    below_by(
+        p,
+        |id| proposals::applied_commit(repo, id).is_some(),
+        |id| proposals::load(repo, id).ok(),
+    )
+}
+
+/// [`below`], asking `applied` whether a proposal is applied and `load`
+/// for a readable proposal by id.
+pub fn below_by<T: Stacked>(
+    p: &impl Stacked,
+    applied: impl Fn(&str) -> bool,
+    load: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>> {
+    let mut chain: Vec<T> = Vec::new();
+    let mut next = p.onto().map(str::to_string);
     while let Some(id) = next {
-        if chain.len() > 10_000 || chain.iter().any(|q: &Proposal| q.id == id) {
+        if chain.len() > 10_000 || chain.iter().any(|q| q.id() == id) {
             return Err(Error::invalid(
-                format!("the stack under '{}' loops at '{id}'", p.id),
+                format!("the stack under '{}' loops at '{id}'", p.id()),
                 "drop the proposals of the loop",
             ));
         }
-        if proposals::applied_commit(repo, &id).is_some() {
+        if applied(&id) {
             break;
         }
-        let Ok(q) = proposals::load(repo, &id) else {
+        let Some(q) = load(&id) else {
             break;
         };
         // Only a proposal that is still the parent counts.
-        if q.commit != p.base && chain.last().is_none_or(|l: &Proposal| l.base != q.commit) {
+        if q.commit() != p.base() && chain.last().is_none_or(|l| l.base() != q.commit()) {
             break;
         }
-        next = q.meta.onto.clone();
+        next = q.onto().map(str::to_string);
         chain.push(q);
     }
     chain.reverse();

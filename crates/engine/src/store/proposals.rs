@@ -118,6 +118,12 @@ impl PatchId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id a ref under `refs/evolv/proposals/` names, taken as it is
+    /// (a listing shows every ref there, as `parse` below reads it).
+    pub fn of_ref(id: String) -> PatchId {
+        PatchId(id)
+    }
 }
 
 impl<'de> Deserialize<'de> for PatchId {
@@ -247,7 +253,7 @@ fn parse(id: &str, commit: &Commit<'_>) -> Result<Proposal> {
         message: format!("{}: unreadable metadata: {e}", proposal_ref(id)),
     })?;
     Ok(Proposal {
-        id: PatchId(id.to_string()),
+        id: PatchId::of_ref(id.to_string()),
         commit: commit.id(),
         base: commit.parent_id(0)?,
         summary: msg.lines().next().unwrap_or_default().to_string(),
@@ -289,18 +295,33 @@ pub struct Listing {
 /// instead of failing the whole listing.
 pub fn listing(repo: &Repo) -> Result<Listing> {
     let mut out = Listing::default();
-    for (name, target) in repo.refs_matching(&format!("{PROPOSALS_PREFIX}*"))? {
+    for (name, target) in repo.refs_under(PROPOSALS_PREFIX)? {
         let id = name.trim_start_matches(PROPOSALS_PREFIX).to_string();
-        let commit = repo.find_commit(target);
-        let time = commit.as_ref().map_or(0, |c| c.committer().time);
-        match commit.and_then(|c| parse(&id, &c)) {
+        match read_ref(repo, &id, target) {
             Ok(p) => out.proposals.push(p),
-            Err(error) => out.unreadable.push(Unreadable { id, time, error }),
+            Err(unreadable) => out.unreadable.push(*unreadable),
         }
     }
     out.proposals
         .sort_by(|a, b| (a.meta.created_at, &a.id).cmp(&(b.meta.created_at, &b.id)));
     Ok(out)
+}
+
+/// The proposal ref `id`, pointing at `target`, read; or why it cannot be.
+pub fn read_ref(
+    repo: &Repo,
+    id: &str,
+    target: Oid,
+) -> std::result::Result<Proposal, Box<Unreadable>> {
+    let commit = repo.find_commit(target);
+    let time = commit.as_ref().map_or(0, |c| c.committer().time);
+    commit.and_then(|c| parse(id, &c)).map_err(|error| {
+        Box::new(Unreadable {
+            id: id.to_string(),
+            time,
+            error,
+        })
+    })
 }
 
 /// Every readable proposal, oldest first.
