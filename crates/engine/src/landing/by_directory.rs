@@ -33,6 +33,8 @@ const TICK: Duration = Duration::from_millis(100);
 /// job's does; `tick` is called on the calling thread, which reports progress there,
 /// every 100 ms and once at the end. With one worker everything runs on
 /// the calling thread.
+// The closures are the steps of a thread's life, each named at the call.
+#[allow(clippy::too_many_arguments)]
 pub fn run<T: Sync, S>(
     jobs: &[T],
     path_of: impl Fn(&T) -> &RepoPath + Sync,
