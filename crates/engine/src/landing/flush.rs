@@ -91,8 +91,19 @@ fn loose_files(objects: &std::path::Path, ids: &[Oid]) -> Vec<PathBuf> {
             .or_default()
             .push(hex[2..].to_string());
     }
+    // The fan-out directories there, from one listing: after a `gc` most
+    // are absent, and opening each would fail in turn.
+    let present: Option<HashSet<std::ffi::OsString>> = std::fs::read_dir(objects)
+        .and_then(|entries| entries.map(|e| e.map(|e| e.file_name())).collect())
+        .ok();
     let mut files = Vec::with_capacity(ids.len());
     for (dir, mut names) in by_dir {
+        if present
+            .as_ref()
+            .is_some_and(|p| !p.contains(std::ffi::OsStr::new(&dir)))
+        {
+            continue;
+        }
         // A tree two commits of a batch share is named once.
         names.sort_unstable();
         names.dedup();
