@@ -33,8 +33,7 @@ const TICK: Duration = Duration::from_millis(100);
 /// job's does; `tick` is called on the calling thread, which reports progress there,
 /// every 100 ms and once at the end. With one worker everything runs on
 /// the calling thread.
-// Each closure is one hook of a thread's life (start, job, end, progress);
-// a struct of them would only name the same eight things again.
+// The closures are the steps of a thread's life, each named at the call.
 #[allow(clippy::too_many_arguments)]
 pub fn run<T: Sync, S>(
     jobs: &[T],
