@@ -65,11 +65,7 @@ pub(super) fn undo_landing(
                     "its change is no longer on the branch (a later commit undid it)".into(),
                 ));
             }
-            let message = revert_message(repo, target, &record, after)?;
-            let author = git::author(repo)?;
-            let committer = git::committer(repo)?;
-            let commit =
-                git::commit::create(repo, &author, &committer, &message, tree, &[head.commit])?;
+            let commit = revert_commit(repo, target, &record, (head.commit, after), tree)?;
             (commit, Method::Revert)
         }
     };
@@ -97,6 +93,20 @@ pub(super) fn undo_landing(
     let mut out = undone(target, &record, method, finished.audit_id(0));
     out.warnings.extend(finished.deferred);
     Ok(out)
+}
+
+/// The revert of `after` on `head`, its tree `tree` already merged.
+fn revert_commit(
+    repo: &Repo,
+    target: &AuditEntry,
+    record: &AuditRecord,
+    (head, after): (Oid, Oid),
+    tree: Oid,
+) -> Result<Oid> {
+    let message = revert_message(repo, target, record, after)?;
+    let author = git::author(repo)?;
+    let committer = git::committer(repo)?;
+    git::commit::create(repo, &author, &committer, &message, tree, &[head])
 }
 
 fn parse(id: &Option<String>) -> Result<Option<Oid>> {
