@@ -19,17 +19,8 @@ cd "$(dirname "$0")/.."
 P=${1:-16}
 K=${2:-25}
 ROUNDS=${3:-1}
-# EVOLV_BIN=path runs an already built binary (a copy, so a rebuild meanwhile
-# does not change it under a long run).
-[ -n "${EVOLV_BIN:-}" ] || cargo build --release --quiet --locked
-WORK=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
-cp "${EVOLV_BIN:-target/release/git-evolv}" "$WORK/git-evolv"
-BIN=$WORK/git-evolv
-export HOME=$WORK GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$WORK/.gitconfig TZ=UTC LC_ALL=C
-git config --global user.name "Concurrency"
-git config --global user.email c@example.com
-git config --global init.defaultBranch main
+# shellcheck source=scripts/lib/sandbox.sh
+. scripts/lib/sandbox.sh
 
 now_ms() { date +%s%3N; }
 total_ok=0 total_fail=0 total_bad=0 start=$(now_ms)

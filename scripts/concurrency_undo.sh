@@ -15,15 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 P=${1:-8}
 K=${2:-5}
-[ -n "${EVOLV_BIN:-}" ] || cargo build --release --quiet --locked
-WORK=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
-cp "${EVOLV_BIN:-target/release/git-evolv}" "$WORK/git-evolv"
-BIN=$WORK/git-evolv
-export HOME=$WORK GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$WORK/.gitconfig TZ=UTC LC_ALL=C
-git config --global user.name "Concurrency"
-git config --global user.email c@example.com
-git config --global init.defaultBranch main
+# shellcheck source=scripts/lib/sandbox.sh
+. scripts/lib/sandbox.sh
 R=$WORK/r
 git init -q "$R" && cd "$R"
 for p in $(seq 1 "$P"); do
