@@ -1,4 +1,5 @@
-//! Items as a person reads them in a message: `a, b, c`.
+//! Items as a person writes them: `a, b, c` in a message, and the items of
+//! a config value written that way.
 
 use std::fmt::Display;
 
@@ -11,9 +12,26 @@ pub fn comma_list<T: Display>(items: impl IntoIterator<Item = T>) -> String {
         .join(", ")
 }
 
+/// The items of a value written `A, B` (blank items dropped); items may
+/// hold spaces (`GitHub Action`), so only commas split.
+pub fn split_comma_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::comma_list;
+    use super::{comma_list, split_comma_list};
+
+    #[test]
+    fn a_value_splits_at_commas_only_and_drops_blank_items() {
+        assert_eq!(split_comma_list(" a b , c,, "), ["a b", "c"]);
+        assert!(split_comma_list("").is_empty());
+    }
 
     #[test]
     fn items_are_separated_by_a_comma_and_a_space() {

@@ -212,7 +212,9 @@ impl LintConfig {
             "headermaxlength" => self.header_max_length = parse_length(value)?,
             "bodymaxlinelength" => self.body_max_line_length = parse_length(value)?,
             "footermaxlinelength" => self.footer_max_line_length = parse_length(value)?,
-            "ignoreauthors" => self.ignore_authors.extend(split_authors(value)),
+            "ignoreauthors" => self
+                .ignore_authors
+                .extend(crate::comma_list::split_comma_list(value)),
             _ => {}
         }
         Ok(())
@@ -243,16 +245,6 @@ fn parse_length(value: &str) -> Result<usize, ConfigIssue> {
 fn split_list(value: &str) -> Vec<String> {
     value
         .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-/// Author patterns may contain spaces (`GitHub Action`), so only commas split.
-fn split_authors(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect()

@@ -13,6 +13,7 @@
 //! The key is the SHA-1 of a canonical text of those parts, one per line,
 //! each length-prefixed so no two different inputs give the same text.
 
+use evolv_core::comma_list::split_comma_list;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -43,7 +44,7 @@ impl KeyParts {
         let env = config
             .all("evolv.test.env")
             .into_iter()
-            .flat_map(listed)
+            .flat_map(split_comma_list)
             .map(|name| {
                 let value = std::env::var(&name).ok();
                 (name, value)
@@ -58,7 +59,7 @@ impl KeyParts {
         let inputs = config
             .all("evolv.test.inputs")
             .into_iter()
-            .flat_map(listed)
+            .flat_map(split_comma_list)
             .map(|path| {
                 let hash = input_hash(&root.join(&path));
                 (path, hash)
@@ -97,16 +98,6 @@ impl KeyParts {
         }
         hex(&h.finalize())
     }
-}
-
-/// The items of one config value: `A, B` and `A` `B` on two lines alike.
-pub(crate) fn listed(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
 }
 
 /// A file's blob id, or "missing" when it cannot be read.

@@ -12,6 +12,7 @@
 //! and `evolv.test.trust` names `<remote>`. By default nothing foreign is
 //! trusted: a collaborator cannot push a fake pass.
 
+use evolv_core::comma_list::split_comma_list;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
-use super::verdict_key::{KeyParts, hex, listed};
+use super::verdict_key::{KeyParts, hex};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 
@@ -201,7 +202,7 @@ fn trusted_remotes(repo: &Repo) -> Result<Vec<String>> {
     Ok(config
         .all("evolv.test.trust")
         .into_iter()
-        .flat_map(listed)
+        .flat_map(split_comma_list)
         .filter(|r| !r.contains('/') && !r.starts_with('.'))
         .collect())
 }
