@@ -25,6 +25,7 @@ mod pager;
 mod plan;
 mod progress;
 mod propose;
+mod push;
 mod recover;
 mod rollback;
 mod serve;
@@ -52,6 +53,9 @@ use crate::ops::inspect::{ListRequest, LogRequest, ShowRequest};
 use crate::ops::op_log::OpLogRequest;
 use crate::ops::propose::ProposeRequest;
 use crate::ops::recover::RecoverRequest;
+use crate::ops::remote::fetch::FetchRequest;
+use crate::ops::remote::push::PushRequest;
+use crate::ops::remote::status::StatusRequest;
 use crate::ops::rollback::RollbackRequest;
 use crate::ops::session::Request;
 use crate::ops::test::TestRequest;
@@ -148,6 +152,12 @@ pub enum Command {
     Task(task::TaskArgs),
     /// Serve the review page on 127.0.0.1: proposals, live updates, comments, apply.
     Serve(serve::ServeArgs),
+    /// Push proposals to a server's landing queue (refs/for/<branch>); prints its verdict.
+    Push(push::PushArgs),
+    /// Fetch a remote's refs/evolv/* into refs/evolv/remotes/<remote>/.
+    Fetch(push::FetchArgs),
+    /// What came of a proposal, here and on remotes (--remote fetches one first).
+    Status(push::StatusArgs),
 }
 
 impl Command {
@@ -184,6 +194,9 @@ impl Command {
             Command::Mcp(_) => "mcp",
             Command::Task(_) => "task",
             Command::Serve(_) => "serve",
+            Command::Push(_) => "push",
+            Command::Fetch(_) => "fetch",
+            Command::Status(_) => "status",
         };
         debug_assert!(cli.find_subcommand(id).is_some(), "{id}");
         id.to_string()
@@ -468,6 +481,9 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
         Command::Redo(args) => undo::redo(&session::<UndoRequest>(dir, out)?, args, out),
         Command::Glob(args) => glob::run(&session::<GlobRequest>(dir, out)?, dir, args, out),
         Command::Recover => recover::run(&session::<RecoverRequest>(dir, out)?, out),
+        Command::Push(args) => return push::push(&session::<PushRequest>(dir, out)?, args, out),
+        Command::Fetch(args) => push::fetch(&session::<FetchRequest>(dir, out)?, args, out),
+        Command::Status(args) => push::status(&session::<StatusRequest>(dir, out)?, args, out),
         Command::Demo
         | Command::Plan(_)
         | Command::Ask(_)
@@ -517,6 +533,8 @@ fn with_flag_hint(e: Error) -> Error {
         "lines" => "--lines",
         "edits" => "--edits FILE, --file …, --delete, --rename",
         "strategy" => "--strategy",
+        "remote" => "--remote",
+        "to" => "--to",
         _ => {
             return Error::InvalidRequest {
                 field,

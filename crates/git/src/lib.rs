@@ -45,6 +45,7 @@ mod repo;
 mod revparse;
 mod status;
 mod sys;
+pub mod transport;
 mod tree;
 mod tree_check;
 mod tree_compare;

@@ -27,6 +27,7 @@ pub mod pre_push;
 pub mod propose;
 pub mod propose_patch;
 pub mod recover;
+pub mod remote;
 pub mod review;
 pub mod rollback;
 pub mod session;
