@@ -84,6 +84,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "index_format",
             "odb_find",
             "gix_fail",
+            "transport",
             "cli",
             "config",
             "mode",
@@ -113,6 +114,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "clock",
             "c_quote",
             "comma_list",
+            "push_report",
         ],
     ),
 ];

@@ -51,6 +51,8 @@ mod propose;
 mod propose_patch;
 mod propose_patch_history;
 mod readme_assistants;
+mod remote_servers;
+mod remote_site;
 mod rollback;
 mod rust_source;
 mod scale;
