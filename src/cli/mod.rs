@@ -28,6 +28,7 @@ mod propose;
 mod recover;
 mod rollback;
 mod serve;
+mod server_hook;
 mod task;
 mod test;
 mod undo;

@@ -18,6 +18,7 @@ pub mod lint;
 pub mod patch;
 pub mod plan;
 pub mod policy;
+pub mod receive;
 pub mod validation_report;
 
 pub use error::{Error, Result};
