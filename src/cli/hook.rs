@@ -42,6 +42,19 @@ pub enum HookCommand {
         /// The remote's URL.
         url: String,
     },
+    /// git's proc-receive hook (server side, `hooks install --server`): lands
+    /// pushes to refs/for/<branch>; speaks pkt-lines with git on stdin/stdout.
+    #[command(name = "proc-receive")]
+    ProcReceive {
+        /// Land the server's queue of pushed proposals and exit (what a push with
+        /// `-o evolv.wait=false` starts, detached); not for git.
+        #[arg(long, hide = true)]
+        drain: bool,
+    },
+    /// git's pre-receive hook (server side): refuses direct pushes, deletions
+    /// and force-pushes of evolv.protectedBranches; reads ref lines on stdin.
+    #[command(name = "pre-receive")]
+    PreReceive,
 }
 
 /// The hook git runs when the binary is installed as one (a link named
@@ -87,6 +100,7 @@ pub fn reentered(args: &HookArgs) -> bool {
     let name = match args.hook {
         HookCommand::CommitMsg { .. } => "commit-msg",
         HookCommand::PrePush { .. } => "pre-push",
+        HookCommand::ProcReceive { .. } | HookCommand::PreReceive => return false,
     };
     let (Ok(active), Ok(pwd)) = (std::env::var("GIT_EVOLV_HOOK_ACTIVE"), std::env::var("PWD"))
     else {
@@ -101,6 +115,8 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
     match &args.hook {
         HookCommand::CommitMsg { file } => commit_msg(dir, file, out),
         HookCommand::PrePush { remote, url } => run_pre_push(dir, remote, url, out),
+        HookCommand::ProcReceive { drain } => super::server_hook::proc_receive(dir, *drain),
+        HookCommand::PreReceive => super::server_hook::pre_receive(dir),
     }
 }
 

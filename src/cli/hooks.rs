@@ -22,6 +22,10 @@ pub enum HooksCommand {
         /// Install into the folder core.hooksPath names instead of refusing.
         #[arg(long)]
         hooks_path: bool,
+        /// In a bare repository: install the server hooks (proc-receive lands pushes to
+        /// refs/for/<branch>, pre-receive guards protected branches) and the config they need.
+        #[arg(long, conflicts_with = "hooks_path")]
+        server: bool,
     },
     /// Remove git-evolv's hooks and restore the hooks they chained.
     Uninstall {
@@ -35,18 +39,25 @@ pub enum HooksCommand {
 }
 
 pub fn run(dir: &Path, args: &HooksArgs, out: &Output) -> Result<()> {
-    let (action, use_hooks_path, title) = match args.command {
-        HooksCommand::Install { hooks_path } => {
-            (HooksAction::Install, hooks_path, "Installed hooks in")
-        }
-        HooksCommand::Uninstall { hooks_path } => {
-            (HooksAction::Uninstall, hooks_path, "Uninstalled hooks from")
-        }
-        HooksCommand::Status => (HooksAction::Status, false, "Hooks in"),
+    let (action, use_hooks_path, server, title) = match args.command {
+        HooksCommand::Install { hooks_path, server } => (
+            HooksAction::Install,
+            hooks_path,
+            server,
+            "Installed hooks in",
+        ),
+        HooksCommand::Uninstall { hooks_path } => (
+            HooksAction::Uninstall,
+            hooks_path,
+            false,
+            "Uninstalled hooks from",
+        ),
+        HooksCommand::Status => (HooksAction::Status, false, false, "Hooks in"),
     };
     let outcome = super::session::<HooksRequest>(dir, out)?.hooks(&HooksRequest {
         action,
         use_hooks_path,
+        server,
     })?;
     if out.json {
         out.success_json(&outcome);

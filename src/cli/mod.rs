@@ -29,6 +29,7 @@ mod push;
 mod recover;
 mod rollback;
 mod serve;
+mod server_hook;
 mod task;
 mod test;
 mod undo;

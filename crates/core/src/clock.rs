@@ -42,6 +42,14 @@ pub fn now_secs() -> i64 {
     })
 }
 
+/// Nanoseconds since the epoch on the real clock: an order of arrival
+/// between processes (the server's landing queue), never a recorded time.
+pub fn now_nanos() -> u64 {
+    real_now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// A string no other call of this or any concurrent process returns
 /// (nanoseconds, process id and a counter); under the test clock, the
 /// time and the counter only, so it is the same on every run.

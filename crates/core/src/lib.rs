@@ -19,6 +19,7 @@ pub mod patch;
 pub mod plan;
 pub mod policy;
 pub mod push_report;
+pub mod receive;
 pub mod validation_report;
 
 pub use error::{Error, Result};

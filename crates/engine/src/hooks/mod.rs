@@ -25,6 +25,7 @@ pub mod invocation;
 pub mod kind;
 mod plan;
 pub mod record;
+pub mod server;
 mod status;
 
 pub use install::{check_install_in, install_in, uninstall_in};
@@ -37,7 +38,7 @@ pub const HOOKS: [(&str, &str); 2] = [
     ("pre-push", include_str!("../../hooks/pre-push")),
 ];
 
-const BIN_PLACEHOLDER: &str = "@GIT_EVOLV_BIN@";
+pub(crate) const BIN_PLACEHOLDER: &str = "@GIT_EVOLV_BIN@";
 
 /// Suffix of a foreign hook our shim runs first: `pre-push.evolv-chained`.
 /// Kept in the hooks folder itself, so `lefthook uninstall` (which deletes

@@ -111,7 +111,7 @@ pub fn ensure_on_branch(repo: &Repo, head: &Head) -> Result<()> {
 /// the way), and each file's placement checks again
 /// (`checkout::check_path`). The trees on the way to each changed path must
 /// be ones `git fsck` accepts (no entry twice, git's order, known modes).
-pub(super) fn ensure_confined(
+pub(crate) fn ensure_confined(
     repo: &Repo,
     new_tree: &Tree<'_>,
     changed: &[ChangedPath],

@@ -8,6 +8,7 @@
 //! (apply, rollback, recover) calls it; it knows nothing of requests or
 //! front ends. See RELIABILITY.md for the guarantees.
 
+pub mod bare;
 mod by_directory;
 mod checks;
 mod finish;

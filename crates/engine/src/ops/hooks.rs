@@ -46,6 +46,10 @@ pub struct HooksRequest {
     /// instead of refusing when it is set.
     #[serde(default)]
     pub use_hooks_path: bool,
+    /// Install the server hooks of a bare repository (`proc-receive`,
+    /// `pre-receive`) instead of the client ones.
+    #[serde(default)]
+    pub server: bool,
 }
 
 /// The outcome of install, uninstall and status.
@@ -327,9 +331,51 @@ pub fn run(dir: &Path, settings: &Settings, req: &HooksRequest) -> Result<HooksO
         HooksAction::Install => {
             let binary = std::env::current_exe()
                 .map_err(|e| Error::io("locate", "the git-evolv executable", e))?;
+            if req.server {
+                return install_server(&git, &binary);
+            }
             install(&git, settings, &binary, req.use_hooks_path)
         }
-        HooksAction::Uninstall => uninstall(&git, settings, req.use_hooks_path),
-        HooksAction::Status => status(&git, settings),
+        HooksAction::Uninstall => {
+            let server_dir = default_hooks_dir(&git)?;
+            let server = hooks::server::any_installed(&server_dir);
+            let mut outcome = uninstall(&git, settings, req.use_hooks_path)?;
+            if server {
+                let common = git.common_dir()?;
+                outcome
+                    .hooks
+                    .extend(hooks::server::uninstall(&common, &server_dir)?);
+            }
+            Ok(outcome)
+        }
+        HooksAction::Status => {
+            let mut outcome = status(&git, settings)?;
+            let server_dir = default_hooks_dir(&git)?;
+            if git.is_bare() || hooks::server::any_installed(&server_dir) {
+                outcome.hooks.extend(hooks::server::status(&server_dir));
+            }
+            Ok(outcome)
+        }
     }
+}
+
+/// `install --server`: the server hooks, in the bare repository git
+/// serves (a repository with a work tree takes no pushes to its branch).
+fn install_server(git: &Git, binary: &Path) -> Result<HooksOutcome> {
+    if !git.is_bare() {
+        return Err(Error::invalid(
+            format!(
+                "{} is not a bare repository: the server hooks belong in the repository git serves",
+                git.git_dir().display()
+            ),
+            "run `git evolv hooks install --server` in the bare repository (`git init --bare`, or `git clone --bare`); in a clone, `git evolv hooks install` installs the client hooks",
+        ));
+    }
+    let dir = default_hooks_dir(git)?;
+    let hooks = hooks::server::install(&git.common_dir()?, &dir, binary)?;
+    Ok(HooksOutcome {
+        hooks_dir: dir,
+        hooks_path: None,
+        hooks,
+    })
 }

@@ -65,6 +65,9 @@ pub enum Open {
     AsIs,
     /// Read-only, bare allowed, no recovery (the review page's ref feed).
     ReadOnly,
+    /// Bare allowed, no recovery first: the server hooks (which land
+    /// through their own queue) and `recover` itself.
+    Server,
     /// A view of proposals: a bare repository (proposals pushed to a
     /// server, #16 item 20) opens read-only as it is, where nothing lands
     /// and nothing is to recover; any other is recovered first.
@@ -97,12 +100,14 @@ opens!(Recovering:
     lint::MessageRequest, super::propose_patch::PatchRequest, super::capture::CaptureRequest,
     UndoRequest, PushRequest, FetchRequest,
 );
-opens!(AsIs: RecoverRequest, GlobRequest, ServerRequest);
+opens!(AsIs: GlobRequest, ServerRequest);
+opens!(Server: RecoverRequest, super::receive::ReceiveRequest, super::receive::DrainRequest);
 opens!(ReadOnly: review::RefFeed);
 opens!(View: StatusRequest, ListRequest, ShowRequest, LogRequest, OpLogRequest, OpShowRequest);
 opens!(NoRepository:
     super::check::CheckRequest, super::hooks::HooksRequest, lint::LintRequest,
     lint::CommitMsgRequest, super::pre_push::PrePushRequest, super::plan::PlanSource,
+    super::receive::guard::PreReceiveRequest,
     SettingsRequest,
 );
 
@@ -128,7 +133,7 @@ impl Session {
         match R::OPEN {
             Open::Recovering => Session::open(dir),
             Open::AsIs => Session::open_without_recovery(dir),
-            Open::ReadOnly => Session::open_read_only(dir),
+            Open::ReadOnly | Open::Server => Session::open_read_only(dir),
             Open::View if crate::git::open_any(dir)?.is_bare() => Session::open_read_only(dir),
             Open::View => Session::open(dir),
             Open::NoRepository => Ok(Session::new(None, dir)),
@@ -171,7 +176,7 @@ impl Session {
 
     /// The open repository; a session opened without one (a request that
     /// needs none) has none to give.
-    fn repo(&self) -> Result<&Repo> {
+    pub(super) fn repo(&self) -> Result<&Repo> {
         self.repo
             .as_ref()
             .ok_or_else(|| crate::error::Error::NotARepository {
@@ -353,7 +358,12 @@ impl Session {
 
     /// Finishes or undoes an interrupted landing, on demand.
     pub fn recover(&self, _req: &RecoverRequest) -> Result<RecoverOutcome> {
-        recover::recover(self.repo()?)
+        let repo = self.repo()?;
+        if repo.is_bare() {
+            // A server's: what a killed hook or drainer left in its queue.
+            return super::receive::queue::recover(repo, self.settings()?);
+        }
+        recover::recover(repo)
     }
 
     /// Applies an edit list (files written, deleted, renamed, notebook

@@ -7,6 +7,7 @@ pub mod comments;
 pub mod file_records;
 pub mod kept;
 pub mod list_cache;
+pub mod outcomes;
 pub mod pending;
 pub mod proposals;
 pub mod rows;

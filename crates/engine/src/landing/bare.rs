@@ -1,0 +1,83 @@
+//! Landing in a bare repository (a server's, issue 28): no work tree and no
+//! index to update, so the landing is the replay of the pushed commits onto
+//! the branch, the checks of the trees they make, and one compare-and-swap
+//! of the branch, taken in the same FIFO turn (`turn::take_turn`) as a
+//! local apply. What makes it recoverable is the outcome record written
+//! before the swap (`ops::receive::queue`): a kill after the swap leaves a
+//! record whose commit is on the branch, which the next push or `git evolv
+//! recover` marks landed; before it, nothing moved and the proposal is
+//! landed again or refused.
+
+use crate::error::{Error, Result};
+use crate::git::view::Signature;
+use crate::git::{self, ChangedPath, Merged, Oid, Repo};
+
+/// The pushed commits replayed onto the branch: the commit to land and the
+/// paths it changes against the branch.
+pub struct Replayed {
+    pub commit: Oid,
+    pub changed: Vec<ChangedPath>,
+}
+
+/// Replays `commits` (oldest first, one parent each) onto `tip`: each the
+/// same tree when the tip is its parent, else a three-way merge; keeps
+/// author and message, stamps `committer`. A conflict names its paths;
+/// a tree git would refuse (`.git`, `../`, a `.gitmodules` link, an fsck
+/// error) is refused before anything moves.
+pub fn replay(
+    repo: &Repo,
+    commits: &[Oid],
+    tip: Oid,
+    committer: &Signature,
+    id: &str,
+) -> Result<Replayed> {
+    let mut at = tip;
+    for &c in commits {
+        let commit = repo.find_commit(c)?;
+        let parent = commit.parent_id(0)?;
+        let tree = if parent == at {
+            commit.tree_id()
+        } else {
+            let parent_tree = repo.find_commit(parent)?.tree_id();
+            match repo.merge_trees(
+                parent_tree,
+                repo.find_commit(at)?.tree_id(),
+                commit.tree_id(),
+            )? {
+                Merged::Clean(tree) => tree,
+                Merged::Conflicts(paths) => {
+                    return Err(Error::Conflict {
+                        patch_id: id.to_string(),
+                        paths,
+                        against: "the branch on the server".into(),
+                        operation: "apply",
+                    });
+                }
+            }
+        };
+        let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+        at = git::commit::create(repo, &commit.author(), committer, &message, tree, &[at])?;
+    }
+    let (old, new) = (repo.commit_tree(tip)?, repo.commit_tree(at)?);
+    let changed = git::changed_paths(repo, &old, &new)?;
+    super::checks::ensure_confined(repo, &new, &changed)?;
+    Ok(Replayed {
+        commit: at,
+        changed,
+    })
+}
+
+/// Moves `branch_ref` from `old` to `new` (compare-and-swap: a branch moved
+/// meanwhile is `concurrent_update`, and nothing changed).
+pub fn swap(repo: &Repo, branch_ref: &str, old: Oid, new: Oid, id: &str) -> Result<()> {
+    crate::crashpoint!("receive-before-swap");
+    git::compare_and_swap(
+        repo,
+        branch_ref,
+        new,
+        Some(old),
+        &format!("git-evolv: land pushed {id}"),
+    )?;
+    crate::crashpoint!("receive-after-swap");
+    Ok(())
+}

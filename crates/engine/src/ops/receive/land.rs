@@ -1,0 +1,181 @@
+//! Landing one queued proposal on the server: in the landing turn, the
+//! pushed commits replayed onto the branch, validated with the server's
+//! own configuration in a warm worktree of the bare repository, and the
+//! branch moved by compare-and-swap (`landing::bare`); then the applied
+//! marker, the outcome record and the audit record.
+
+use crate::error::{Error, Result};
+use crate::git::{self, Oid, Repo};
+use crate::landing::{bare, land};
+use crate::ops::apply::DEFAULT_TIMEOUT_SECS;
+use crate::ops::settings::Settings;
+use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
+use crate::store::outcomes::{Outcome, Reason, State};
+use crate::store::proposals;
+use crate::validate::{self, Budget, Stage, TimeoutSource};
+use crate::worktree;
+
+use super::records;
+
+/// The most commits one push may carry to a branch.
+pub const MAX_COMMITS: usize = 100;
+
+/// Lands the queued `rec` (in the turn), or refuses it; returns it decided.
+/// Only a failure to write the records themselves is an `Err`.
+pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcome> {
+    let result = land::retrying(false, || attempt(repo, settings, &mut rec));
+    rec.decided_at = Some(crate::clock::now_secs() as u64);
+    match result {
+        Ok((old, new)) => {
+            rec.state = State::Landed;
+            rec.old = Some(old.to_string());
+            rec.new = Some(new.to_string());
+            records::write(repo, &rec)?;
+            audit_landing(repo, &rec, None);
+        }
+        Err(e) => {
+            rec.state = State::Refused;
+            rec.new = None;
+            rec.reason = Some(reason_of(&e));
+            records::write(repo, &rec)?;
+            audit_landing(repo, &rec, Some(&e));
+        }
+    }
+    Ok(rec)
+}
+
+/// One attempt: in the turn, replay, validate, swap. `(old, new)` of the branch.
+fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, Oid)> {
+    let _turn = land::take_turn(repo)?;
+    let branch_ref = format!("refs/heads/{}", rec.branch);
+    let pushed = Oid::parse(&rec.pushed)?;
+    let head = repo.ref_target(&branch_ref).ok_or_else(|| {
+        Error::invalid(
+            format!("the server has no branch '{}'", rec.branch),
+            "push to refs/for/<branch> of a branch the server has (`git ls-remote --heads <remote>`)",
+        )
+    })?;
+    // A landing killed after its swap: the branch has what it was to land.
+    if let Some(new) = rec.new.as_deref().and_then(|n| Oid::parse(n).ok())
+        && (new == head || repo.is_descendant_of(head, new)?)
+    {
+        let old = repo.find_commit(new)?.parent_id(0)?;
+        return Ok((old, new));
+    }
+    let commits = commits_to_land(repo, pushed, head)?;
+    let committer = git::committer(repo)?;
+    let replayed = bare::replay(repo, &commits, head, &committer, &rec.id)?;
+    validate_on_server(repo, settings, replayed.commit)?;
+    rec.new = Some(replayed.commit.to_string());
+    records::write(repo, rec)?;
+    bare::swap(repo, &branch_ref, head, replayed.commit, &rec.id)?;
+    git::compare_and_swap_force(
+        repo,
+        &proposals::applied_ref(&rec.id),
+        replayed.commit,
+        "git-evolv: landed",
+    )?;
+    Ok((head, replayed.commit))
+}
+
+/// The pushed commits not on the branch, oldest first: each must have one
+/// parent (a merge cannot be replayed), at most [`MAX_COMMITS`].
+fn commits_to_land(repo: &Repo, pushed: Oid, head: Oid) -> Result<Vec<Oid>> {
+    let commits = repo.walk(&[pushed], &[head], git::Order::OldestFirst)?;
+    if commits.len() > MAX_COMMITS {
+        return Err(Error::invalid(
+            format!(
+                "{} commits in one push (at most {MAX_COMMITS})",
+                commits.len()
+            ),
+            "push fewer commits at a time, or squash them",
+        ));
+    }
+    for &c in &commits {
+        if repo.find_commit(c)?.parent_count() != 1 {
+            return Err(Error::invalid(
+                format!("{c} is a merge commit: a landing replays commits one by one"),
+                "rebase onto the branch (`git pull --rebase`) and push again",
+            ));
+        }
+    }
+    if commits.is_empty() {
+        return Err(Error::invalid(
+            "nothing to land: the pushed commit is already on the branch",
+            "commit something new and push again",
+        ));
+    }
+    Ok(commits)
+}
+
+/// Runs the server's `evolv.validate` commands (never one a push names) on
+/// `commit` in a warm worktree of the bare repository, under `evolv.timeout`.
+fn validate_on_server(repo: &Repo, settings: &Settings, commit: Oid) -> Result<()> {
+    let mut commands = settings.validate_commands();
+    commands.retain(|c| !c.trim().is_empty());
+    if commands.is_empty() {
+        return Ok(());
+    }
+    let (seconds, source) = match settings.timeout_secs()? {
+        Some(s) => (s, TimeoutSource::Config),
+        None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
+    };
+    let budget = Budget::starting_now(seconds).limited_by(source);
+    let wt = worktree::acquire(repo, false, budget)?;
+    wt.checkout(commit)?;
+    let record = wt.group_record();
+    let mut reports = Vec::new();
+    validate::run_all(
+        &commands,
+        Stage::Validate,
+        wt.path(),
+        budget,
+        &mut reports,
+        Some(&record),
+    )
+}
+
+/// What the pusher and the record are told of a refusal.
+pub fn reason_of(e: &Error) -> Reason {
+    let body = e.to_body();
+    let output = body
+        .validation
+        .as_ref()
+        .and_then(|reports| reports.last())
+        .map(|r| tail_lines(&r.output_tail, 20))
+        .unwrap_or_default();
+    Reason {
+        code: body.code.to_string(),
+        message: e.to_string(),
+        paths: body.paths.unwrap_or_default(),
+        output,
+    }
+}
+
+fn tail_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// The op log's record of a landing or refusal: who pushed, what, and
+/// what came of it (best effort: the outcome record is the pusher's).
+fn audit_landing(repo: &Repo, rec: &Outcome, error: Option<&Error>) {
+    let mut record = match error {
+        Some(e) => AuditRecord::failure(AuditAction::Apply, &rec.id, e),
+        None => AuditRecord::new(AuditAction::Apply, &rec.id, true),
+    };
+    record.branch = Some(rec.branch.clone());
+    record.commit = rec.new.clone();
+    record.previous_head = rec.old.clone();
+    record.actor = Some(super::actor_of(&rec.pusher));
+    if let (Some(old), Some(new)) = (&rec.old, &rec.new)
+        && error.is_none()
+    {
+        record.moved(RefMove::new(
+            format!("refs/heads/{}", rec.branch),
+            Oid::parse(old).ok(),
+            Oid::parse(new).ok(),
+        ));
+    }
+    let _ = audit::append(repo, &record);
+}

@@ -1,0 +1,186 @@
+//! receive: what the server does with a push to `refs/for/<branch>` (the
+//! proc-receive hook, issue 28). Each pushed ref becomes a proposal
+//! (`refs/evolv/proposals/<id>` → the pushed commit; its base is the
+//! commit's parent, a series of commits is a stack landed as one), gets an
+//! outcome record (`refs/evolv/outcomes/<id>`), and joins the landing
+//! queue; a push that waits (the default) has its proposal landed before
+//! the answer, `-o evolv.wait=false` is answered once queued and a
+//! detached drainer (`queue`) lands it. The pre-receive guard of the
+//! protected branches is `guard`.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::{self, Oid, Repo};
+use crate::store::outcomes::{FOR_PREFIX, Outcome, Pusher, Reason, State};
+use crate::store::proposals;
+use evolv_core::receive::ref_name;
+
+use super::settings::Settings;
+
+pub mod guard;
+mod land;
+pub mod options;
+pub mod queue;
+pub mod records;
+
+/// One ref git hands to the hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushedRef {
+    pub old: String,
+    pub new: String,
+    pub refname: String,
+}
+
+/// A push as the proc-receive hook reads it.
+#[derive(Debug, Clone, Default)]
+pub struct ReceiveRequest {
+    pub refs: Vec<PushedRef>,
+    pub options: Vec<String>,
+    /// Who pushed, as the transport says (the authors are added per commit).
+    pub pusher: Pusher,
+}
+
+/// The detached drainer's request (`hook proc-receive --drain`).
+#[derive(Debug, Clone, Default)]
+pub struct DrainRequest;
+
+/// What became of one pushed ref.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefOutcome {
+    /// The ref pushed (`refs/for/main`).
+    pub pushed_ref: String,
+    /// The proposal's record, when the push got as far as one.
+    pub record: Option<Outcome>,
+    /// Why it was refused before it became a proposal.
+    pub refused: Option<Reason>,
+}
+
+/// What the push came to, per ref; `drain` when a drainer must be started.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReceiveOutcome {
+    pub refs: Vec<RefOutcome>,
+    pub drain: bool,
+}
+
+/// The op log's actor of a push: `push:<user>@<address>`.
+pub fn actor_of(p: &Pusher) -> String {
+    format!(
+        "push:{}@{}",
+        p.user.as_deref().unwrap_or("-"),
+        p.address.as_deref().unwrap_or("-")
+    )
+}
+
+/// Handles a push: records every ref first (arrival order), then, unless
+/// the push said `evolv.wait=false`, lands the queue up to them.
+pub fn receive(repo: &Repo, settings: &Settings, req: &ReceiveRequest) -> Result<ReceiveOutcome> {
+    let refuse_all = |e: &Error| ReceiveOutcome {
+        refs: req
+            .refs
+            .iter()
+            .map(|r| RefOutcome {
+                pushed_ref: r.refname.clone(),
+                record: None,
+                refused: Some(land::reason_of(e)),
+            })
+            .collect(),
+        drain: false,
+    };
+    let opts = match options::parse(&req.options) {
+        Ok(o) => o,
+        Err(e) => return Ok(refuse_all(&e)),
+    };
+    let mut outs = Vec::new();
+    for r in &req.refs {
+        outs.push(match enqueue(repo, r, &req.pusher) {
+            Ok(rec) => RefOutcome {
+                pushed_ref: r.refname.clone(),
+                record: Some(rec),
+                refused: None,
+            },
+            Err(e) => RefOutcome {
+                pushed_ref: r.refname.clone(),
+                record: None,
+                refused: Some(land::reason_of(&e)),
+            },
+        });
+    }
+    let queued = outs
+        .iter()
+        .any(|o| o.record.as_ref().is_some_and(|r| r.state == State::Queued));
+    if !opts.wait {
+        return Ok(ReceiveOutcome {
+            refs: outs,
+            drain: queued,
+        });
+    }
+    if queued {
+        queue::drain_waiting(repo, settings)?;
+    }
+    for o in &mut outs {
+        if let Some(rec) = &mut o.record
+            && let Some(now) = records::read(repo, &rec.id)
+        {
+            *rec = now;
+        }
+    }
+    Ok(ReceiveOutcome {
+        refs: outs,
+        drain: false,
+    })
+}
+
+/// Checks one pushed ref and records it as a queued proposal; a re-push of
+/// a landed commit is answered from its record.
+fn enqueue(repo: &Repo, r: &PushedRef, pusher: &Pusher) -> Result<Outcome> {
+    let branch = ref_name::branch_of(&r.refname, FOR_PREFIX)?;
+    if evolv_core::policy::is_zero_oid(&r.new) {
+        return Err(Error::invalid(
+            format!("refusing to delete {}", ref_name::shown(&r.refname)),
+            "refs/for/<branch> takes commits to land; there is nothing to delete",
+        ));
+    }
+    let pushed = Oid::parse(&r.new)?;
+    let commit = repo.find_commit(pushed)?;
+    if let Some(mut landed) = records::landed_push(repo, &branch, &r.new) {
+        landed.already = true;
+        return Ok(landed);
+    }
+    let now_ns = crate::clock::now_nanos();
+    let id = unique_id(repo, pushed);
+    let mut who = pusher.clone();
+    let a = commit.author();
+    who.author = Some(format!("{} <{}>", a.name, a.email));
+    git::compare_and_swap_force(
+        repo,
+        &proposals::proposal_ref(&id),
+        pushed,
+        "git-evolv: pushed proposal",
+    )?;
+    let rec = Outcome {
+        id,
+        branch,
+        state: State::Queued,
+        pushed: r.new.clone(),
+        old: None,
+        new: None,
+        already: false,
+        reason: None,
+        pusher: who,
+        received_at: now_ns / 1_000_000_000,
+        received_ns: now_ns,
+        decided_at: None,
+    };
+    records::write(repo, &rec)?;
+    Ok(rec)
+}
+
+/// A proposal id for `pushed` no record uses yet.
+fn unique_id(repo: &Repo, pushed: Oid) -> String {
+    let now = proposals::now_secs();
+    (0..32)
+        .map(|extra| proposals::make_id(now, pushed, extra))
+        .find(|id| records::read(repo, id).is_none() && !proposals::exists(repo, id))
+        .unwrap_or_else(|| proposals::make_id(now, pushed, 32))
+}
