@@ -51,7 +51,10 @@ impl Site {
 
     /// `git-evolv args` in the bare repository (as its administrator).
     pub fn evolv_on_server(&self, args: &[&str]) -> Result<String, Error> {
-        let out = Command::new(BIN).args(args).current_dir(&self.bare).output()?;
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(&self.bare)
+            .output()?;
         if !out.status.success() {
             return Err(format!(
                 "git evolv {} on the server: {}{}",
@@ -66,9 +69,12 @@ impl Site {
 
     /// The server's `main`, if it has one.
     pub fn server_head(&self) -> Option<String> {
-        git(&self.bare, &["rev-parse", "--verify", "-q", "refs/heads/main"])
-            .ok()
-            .map(|s| s.trim().to_string())
+        git(
+            &self.bare,
+            &["rev-parse", "--verify", "-q", "refs/heads/main"],
+        )
+        .ok()
+        .map(|s| s.trim().to_string())
     }
 
     /// git in the bare repository.
@@ -88,8 +94,8 @@ impl Site {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "server fsck failed: {stderr}");
         assert!(!stderr.contains("error"), "server fsck: {stderr}");
-        let merges = git(&self.bare, &["rev-list", "--merges", "--count", "main"])
-            .expect("rev-list runs");
+        let merges =
+            git(&self.bare, &["rev-list", "--merges", "--count", "main"]).expect("rev-list runs");
         assert_eq!(merges.trim(), "0", "the server's main has merge commits");
     }
 }

@@ -13,11 +13,16 @@ use serde::Serialize;
 use super::{remote_prefix, resolve_remote};
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
+use crate::store::outcomes::{OUTCOMES_PREFIX, Outcome};
 use crate::store::proposals;
 
-/// Where a server keeps the outcome record of its proposal `<id>`: a blob
-/// of JSON (state, branch, old and new ids, the reason of a refusal).
-pub const OUTCOMES_DIR: &str = "outcomes/";
+/// The outcome records' folder under a remote's prefix (the server's
+/// `refs/evolv/outcomes/`, see `store::outcomes`).
+fn outcomes_dir() -> &'static str {
+    OUTCOMES_PREFIX
+        .strip_prefix("refs/evolv/")
+        .unwrap_or(OUTCOMES_PREFIX)
+}
 
 /// Which proposal, and where to look.
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
@@ -142,7 +147,7 @@ fn on_remote(
 ) -> Result<Option<RemoteStatus>> {
     let prefix = remote_prefix(remote);
     let proposals_prefix = format!("{prefix}proposals/");
-    let outcome_ref = |sid: &str| format!("{prefix}{OUTCOMES_DIR}{sid}");
+    let outcome_ref = |sid: &str| format!("{prefix}{}{sid}", outcomes_dir());
     let server_id = if proposals::is_valid_id(id)
         && (repo.ref_target(&outcome_ref(id)).is_some()
             || repo
@@ -156,6 +161,7 @@ fn on_remote(
                 .into_iter()
                 .find(|(_, target)| *target == c)
                 .and_then(|(name, _)| name.strip_prefix(&proposals_prefix).map(str::to_string))
+                .or_else(|| by_pushed_commit(repo, &prefix, c))
         })
     };
     let Some(sid) = server_id else {
@@ -167,6 +173,22 @@ fn on_remote(
     };
     let applied = repo.ref_target(&format!("{prefix}applied/{sid}"));
     Ok(Some(read_record(remote, sid, record, applied)))
+}
+
+/// The server's id of the proposal whose record says it was pushed as
+/// `commit` (the server may have dropped the proposal ref since).
+fn by_pushed_commit(repo: &Repo, prefix: &str, commit: Oid) -> Option<String> {
+    let dir = format!("{prefix}{}", outcomes_dir());
+    let wanted = commit.to_string();
+    repo.readable_refs_matching(&format!("{dir}*"))
+        .into_iter()
+        .find(|(_, blob)| {
+            repo.blob(*blob)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<Outcome>(&bytes).ok())
+                .is_some_and(|o| o.pushed == wanted)
+        })
+        .and_then(|(name, _)| name.strip_prefix(&dir).map(str::to_string))
 }
 
 /// The fields of a server's record this version names; a missing record
