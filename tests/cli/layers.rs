@@ -98,6 +98,7 @@ const CRATES: &[(&str, &[&str])] = &[
     (
         "crates/core/src",
         &[
+            "receive",
             "patch",
             "lint",
             "policy",
