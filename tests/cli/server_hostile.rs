@@ -57,24 +57,21 @@ fn push_options_are_bounded_and_never_name_a_command() {
     assert_eq!(s.git(&["rev-list", "--count", "main"]).trim(), "1");
 }
 
-/// A commit on main whose tree holds `entry` (a raw `git mktree` line).
+/// A commit on main whose tree holds `entry` (a raw `git mktree` line,
+/// `BLOB` standing for a blob's id): what a hostile client can push.
 fn hostile_commit(s: &Server, dir: &std::path::Path, entry: &str) -> String {
-    let blob = s.git_in(dir, &["hash-object", "-w", "--stdin"], &[]);
     let mut hash = sealed("git", s.home());
     hash.args(["hash-object", "-w", "--stdin"]).current_dir(dir);
-    let blob = if blob.code == 0 {
-        run_stdin(hash, b"payload\n")
-    } else {
-        unreachable!()
-    };
+    let blob = run_stdin(hash, b"payload\n");
     let base = s.git_in(dir, &["ls-tree", "HEAD"], &[]).stdout;
-    let line = entry.replace("BLOB", &blob);
     let mut mk = sealed("git", s.home());
     mk.args(["mktree"]).current_dir(dir);
+    let line = entry.replace("BLOB", &blob);
     let tree = run_stdin(mk, format!("{base}{line}\n").as_bytes());
+    let message = "feat: hostile";
     let commit = s.git_in(
         dir,
-        &["commit-tree", &tree, "-p", "HEAD", "-m", "feat: hostile"],
+        &["commit-tree", &tree, "-p", "HEAD", "-m", message],
         &[],
     );
     commit.stdout.trim().to_string()
@@ -107,6 +104,12 @@ fn trees_git_would_refuse_are_refused() {
         assert_has(&run.stderr, "[remote rejected]");
         assert_eq!(s.ref_target("main").unwrap(), main);
     }
+    let codes: Vec<_> = s
+        .outcomes()
+        .iter()
+        .map(|o| o["reason"]["code"].clone())
+        .collect();
+    assert_eq!(codes, vec!["unsafe_path"; 3], "{codes:?}");
 }
 
 #[test]
