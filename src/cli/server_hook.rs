@@ -47,7 +47,7 @@ pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
     let session = Session::open_for::<ReceiveRequest>(dir)?;
     let outcome = match session.receive(&req) {
         Ok(o) => o,
-        Err(e) => refused_all(&req, &e),
+        Err(e) => ReceiveOutcome::refused(&req, &e),
     };
     let mut stderr = std::io::stderr().lock();
     let reports: Vec<Report> = outcome
@@ -62,26 +62,6 @@ pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
         .and_then(|()| stdout.flush())
         .map_err(|e| Error::io("write", "stdout (to git)", e))?;
     Ok(0)
-}
-
-fn refused_all(req: &ReceiveRequest, e: &Error) -> ReceiveOutcome {
-    let reason = Reason {
-        code: e.code().to_string(),
-        message: e.to_string(),
-        ..Reason::default()
-    };
-    ReceiveOutcome {
-        refs: req
-            .refs
-            .iter()
-            .map(|r| RefOutcome {
-                pushed_ref: r.refname.clone(),
-                record: None,
-                refused: Some(reason.clone()),
-            })
-            .collect(),
-        drain: false,
-    }
 }
 
 /// Who pushed, as the transport tells the hook: the HTTP server's

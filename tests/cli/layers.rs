@@ -99,6 +99,7 @@ const CRATES: &[(&str, &[&str])] = &[
     (
         "crates/core/src",
         &[
+            "receive",
             "patch",
             "lint",
             "policy",

@@ -19,9 +19,9 @@ pub struct Replayed {
     pub changed: Vec<ChangedPath>,
 }
 
-/// Replays `commits` (oldest first, one parent each) onto `tip`: each the
-/// same tree when the tip is its parent, else a three-way merge; keeps
-/// author and message, stamps `committer`. A conflict names its paths;
+/// Replays `commits` (oldest first, one parent each) onto `tip`: the
+/// commit itself when the tip is its parent (a fast-forward), else a
+/// three-way merge keeping author and message, stamped by `committer`. A conflict names its paths;
 /// a tree git would refuse (`.git`, `../`, a `.gitmodules` link, an fsck
 /// error) is refused before anything moves.
 pub fn replay(
@@ -35,36 +35,48 @@ pub fn replay(
     for &c in commits {
         let commit = repo.find_commit(c)?;
         let parent = commit.parent_id(0)?;
-        let tree = if parent == at {
-            commit.tree_id()
-        } else {
-            let parent_tree = repo.find_commit(parent)?.tree_id();
-            match repo.merge_trees(
-                parent_tree,
-                repo.find_commit(at)?.tree_id(),
-                commit.tree_id(),
-            )? {
-                Merged::Clean(tree) => tree,
-                Merged::Conflicts(paths) => {
-                    return Err(Error::Conflict {
-                        patch_id: id.to_string(),
-                        paths,
-                        against: "the branch on the server".into(),
-                        operation: "apply",
-                    });
-                }
+        // Every pushed commit's own tree, not only the last: each one lands
+        // in the branch's history.
+        check(repo, parent, c)?;
+        if parent == at {
+            // A fast-forward: the pushed commit itself lands, so the
+            // pusher already has what the branch points to.
+            at = c;
+            continue;
+        }
+        let parent_tree = repo.find_commit(parent)?.tree_id();
+        let tree = match repo.merge_trees(
+            parent_tree,
+            repo.find_commit(at)?.tree_id(),
+            commit.tree_id(),
+        )? {
+            Merged::Clean(tree) => tree,
+            Merged::Conflicts(paths) => {
+                return Err(Error::Conflict {
+                    patch_id: id.to_string(),
+                    paths,
+                    against: "the branch on the server".into(),
+                    operation: "apply",
+                });
             }
         };
         let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
         at = git::commit::create(repo, &commit.author(), committer, &message, tree, &[at])?;
     }
-    let (old, new) = (repo.commit_tree(tip)?, repo.commit_tree(at)?);
-    let changed = git::changed_paths(repo, &old, &new)?;
-    super::checks::ensure_confined(repo, &new, &changed)?;
+    let changed = check(repo, tip, at)?;
     Ok(Replayed {
         commit: at,
         changed,
     })
+}
+
+/// The paths commit `to` changes against commit `from`, refused when git
+/// would refuse one (see `checks::ensure_confined`).
+fn check(repo: &Repo, from: Oid, to: Oid) -> Result<Vec<ChangedPath>> {
+    let (old, new) = (repo.commit_tree(from)?, repo.commit_tree(to)?);
+    let changed = git::changed_paths(repo, &old, &new)?;
+    super::checks::ensure_confined(repo, &new, &changed)?;
+    Ok(changed)
 }
 
 /// Moves `branch_ref` from `old` to `new` (compare-and-swap: a branch moved

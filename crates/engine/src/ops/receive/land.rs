@@ -27,6 +27,12 @@ pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcom
     rec.decided_at = Some(crate::clock::now_secs() as u64);
     match result {
         Ok((old, new)) => {
+            git::compare_and_swap_force(
+                repo,
+                &proposals::applied_ref(&rec.id),
+                new,
+                "git-evolv: landed",
+            )?;
             rec.state = State::Landed;
             rec.old = Some(old.to_string());
             rec.new = Some(new.to_string());
@@ -69,12 +75,6 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, 
     rec.new = Some(replayed.commit.to_string());
     records::write(repo, rec)?;
     bare::swap(repo, &branch_ref, head, replayed.commit, &rec.id)?;
-    git::compare_and_swap_force(
-        repo,
-        &proposals::applied_ref(&rec.id),
-        replayed.commit,
-        "git-evolv: landed",
-    )?;
     Ok((head, replayed.commit))
 }
 

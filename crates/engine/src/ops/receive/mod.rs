@@ -63,6 +63,24 @@ pub struct ReceiveOutcome {
     pub drain: bool,
 }
 
+impl ReceiveOutcome {
+    /// Every ref of `req` refused for the one reason `e`.
+    pub fn refused(req: &ReceiveRequest, e: &Error) -> ReceiveOutcome {
+        ReceiveOutcome {
+            refs: req
+                .refs
+                .iter()
+                .map(|r| RefOutcome {
+                    pushed_ref: r.refname.clone(),
+                    record: None,
+                    refused: Some(land::reason_of(e)),
+                })
+                .collect(),
+            drain: false,
+        }
+    }
+}
+
 /// The op log's actor of a push: `push:<user>@<address>`.
 pub fn actor_of(p: &Pusher) -> String {
     format!(
@@ -75,21 +93,9 @@ pub fn actor_of(p: &Pusher) -> String {
 /// Handles a push: records every ref first (arrival order), then, unless
 /// the push said `evolv.wait=false`, lands the queue up to them.
 pub fn receive(repo: &Repo, settings: &Settings, req: &ReceiveRequest) -> Result<ReceiveOutcome> {
-    let refuse_all = |e: &Error| ReceiveOutcome {
-        refs: req
-            .refs
-            .iter()
-            .map(|r| RefOutcome {
-                pushed_ref: r.refname.clone(),
-                record: None,
-                refused: Some(land::reason_of(e)),
-            })
-            .collect(),
-        drain: false,
-    };
     let opts = match options::parse(&req.options) {
         Ok(o) => o,
-        Err(e) => return Ok(refuse_all(&e)),
+        Err(e) => return Ok(ReceiveOutcome::refused(req, &e)),
     };
     let mut outs = Vec::new();
     for r in &req.refs {
@@ -120,6 +126,7 @@ pub fn receive(repo: &Repo, settings: &Settings, req: &ReceiveRequest) -> Result
     }
     for o in &mut outs {
         if let Some(rec) = &mut o.record
+            && !rec.already
             && let Some(now) = records::read(repo, &rec.id)
         {
             *rec = now;
