@@ -51,6 +51,7 @@ mod propose;
 mod propose_patch;
 mod propose_patch_history;
 mod readme_assistants;
+mod remote_errors;
 mod remote_many;
 mod remote_push;
 mod remote_servers;
