@@ -264,6 +264,33 @@ const WRITTEN_EXAMPLES: Examples = &[
             "Rust files of the working tree, newest first.",
         )],
     ),
+    (
+        Some("push"),
+        &[
+            (
+                "git evolv push",
+                "Push every pending proposal to the upstream remote's refs/for/<branch>; prints each landing or refusal.",
+            ),
+            (
+                "git evolv push patch_1763793123_3fa9c1 --remote origin --to main --no-wait",
+                "Queue one proposal on the server and return at once.",
+            ),
+        ],
+    ),
+    (
+        Some("fetch"),
+        &[(
+            "git evolv fetch origin",
+            "The server's refs/evolv/* under refs/evolv/remotes/origin/ (outcomes, verdicts, proposals).",
+        )],
+    ),
+    (
+        Some("status"),
+        &[(
+            "git evolv status --remote origin patch_1763793123_3fa9c1",
+            "Fetch origin's refs/evolv/*, then print whether the proposal landed there, and as what.",
+        )],
+    ),
 ];
 
 type Examples = &'static [(
