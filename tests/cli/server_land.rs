@@ -244,3 +244,24 @@ fn a_later_push_lands_only_what_is_new_when_earlier_commits_landed_rebased() {
     assert_eq!(log, "feat: three\nfeat: two\nfeat: one\ninitial\n");
     s.assert_fsck();
 }
+
+#[test]
+fn with_evolv_lint_pushes_a_message_that_fails_the_lint_is_refused_with_findings() {
+    let Some(s) = server() else { return };
+    s.git(&["config", "evolv.lintPushes", "true"]);
+    let c = s.clone("c1");
+    let main = s.ref_target("main").unwrap();
+    s.commit(&c, "c.txt", "x\n", "Added some stuff.");
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_has(&run.stderr, "fails the server's commit message lint");
+    assert_has(&run.stderr, "[type-empty]");
+    assert_eq!(s.ref_target("main").unwrap(), main);
+    s.git_in(
+        &c,
+        &["commit", "-q", "--amend", "-m", "feat: add some stuff"],
+        &[],
+    );
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -71,6 +71,7 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, 
     let mut hide = records::landed_pushes(repo, &rec.branch);
     hide.push(head);
     let commits = commits_to_land(repo, pushed, &hide)?;
+    super::lint::check(repo, settings, &commits)?;
     let committer = git::committer(repo)?;
     let replayed = bare::replay(repo, &commits, head, &committer, &rec.id)?;
     validate_on_server(repo, settings, replayed.commit)?;

@@ -20,6 +20,7 @@ use super::settings::Settings;
 
 pub mod guard;
 mod land;
+mod lint;
 pub mod options;
 pub mod queue;
 pub mod records;
