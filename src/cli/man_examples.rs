@@ -197,6 +197,10 @@ const WRITTEN_EXAMPLES: Examples = &[
                 "Install the commit-msg and pre-push hooks.",
             ),
             ("git evolv hooks status", "Which hooks are installed."),
+            (
+                "git evolv hooks install --server",
+                "In a bare repository: land pushes to refs/for/<branch> (docs/server.md).",
+            ),
         ],
     ),
     (

@@ -227,3 +227,41 @@ fn pre_receive_refuses_direct_pushes_deletions_and_force_pushes_of_protected_bra
     assert_eq!(topic.code, 0, "{}", topic.stderr);
     assert_lacks(&topic.stderr, "protected");
 }
+
+#[test]
+fn a_later_push_lands_only_what_is_new_when_earlier_commits_landed_rebased() {
+    let Some(s) = server() else { return };
+    let (c1, c2) = (s.clone("c1"), s.clone("c2"));
+    s.commit(&c1, "one.txt", "1\n", "feat: one");
+    assert_eq!(s.push(&c1, "origin", &["HEAD:refs/for/main"], &[]).code, 0);
+    s.commit(&c2, "two.txt", "2\n", "feat: two");
+    assert_eq!(s.push(&c2, "origin", &["HEAD:refs/for/main"], &[]).code, 0);
+    // c2's history still has its "feat: two", which landed rebased.
+    s.commit(&c2, "three.txt", "3\n", "feat: three");
+    let run = s.push(&c2, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let log = s.git(&["log", "--format=%s", "main"]);
+    assert_eq!(log, "feat: three\nfeat: two\nfeat: one\ninitial\n");
+    s.assert_fsck();
+}
+
+#[test]
+fn with_evolv_lint_pushes_a_message_that_fails_the_lint_is_refused_with_findings() {
+    let Some(s) = server() else { return };
+    s.git(&["config", "evolv.lintPushes", "true"]);
+    let c = s.clone("c1");
+    let main = s.ref_target("main").unwrap();
+    s.commit(&c, "c.txt", "x\n", "Added some stuff.");
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_has(&run.stderr, "fails the server's commit message lint");
+    assert_has(&run.stderr, "[type-empty]");
+    assert_eq!(s.ref_target("main").unwrap(), main);
+    s.git_in(
+        &c,
+        &["commit", "-q", "--amend", "-m", "feat: add some stuff"],
+        &[],
+    );
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -67,6 +67,12 @@ impl Settings {
         self.config.get(key).map(|e| e.value.clone())
     }
 
+    /// `evolv.lintPushes`: a server refuses pushed commits whose message
+    /// fails the lint (`evolv.commit.*`). Off unless set.
+    pub fn lint_pushes(&self) -> Result<bool> {
+        Ok(self.config.bool("evolv.lintPushes")?.unwrap_or(false))
+    }
+
     /// `maintenance.auto`, `gc.auto` and `gc.autoPackLimit`: what git's
     /// porcelain would do after writing objects, `None` when it would do
     /// nothing (`maintenance.auto=false`). A value git would refuse counts

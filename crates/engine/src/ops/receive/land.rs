@@ -68,7 +68,10 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, 
         let old = repo.find_commit(new)?.parent_id(0)?;
         return Ok((old, new));
     }
-    let commits = commits_to_land(repo, pushed, head)?;
+    let mut hide = records::landed_pushes(repo, &rec.branch);
+    hide.push(head);
+    let commits = commits_to_land(repo, pushed, &hide)?;
+    super::lint::check(repo, settings, &commits)?;
     let committer = git::committer(repo)?;
     let replayed = bare::replay(repo, &commits, head, &committer, &rec.id)?;
     validate_on_server(repo, settings, replayed.commit)?;
@@ -78,10 +81,11 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, 
     Ok((head, replayed.commit))
 }
 
-/// The pushed commits not on the branch, oldest first: each must have one
-/// parent (a merge cannot be replayed), at most [`MAX_COMMITS`].
-fn commits_to_land(repo: &Repo, pushed: Oid, head: Oid) -> Result<Vec<Oid>> {
-    let commits = repo.walk(&[pushed], &[head], git::Order::OldestFirst)?;
+/// The pushed commits neither on the branch nor landed before (`hide`),
+/// oldest first: each must have one parent (a merge cannot be replayed),
+/// at most [`MAX_COMMITS`].
+fn commits_to_land(repo: &Repo, pushed: Oid, hide: &[Oid]) -> Result<Vec<Oid>> {
+    let commits = repo.walk(&[pushed], hide, git::Order::OldestFirst)?;
     if commits.len() > MAX_COMMITS {
         return Err(Error::invalid(
             format!(
@@ -101,7 +105,7 @@ fn commits_to_land(repo: &Repo, pushed: Oid, head: Oid) -> Result<Vec<Oid>> {
     }
     if commits.is_empty() {
         return Err(Error::invalid(
-            "nothing to land: the pushed commit is already on the branch",
+            "nothing to land: the pushed commits are on the branch or landed before",
             "commit something new and push again",
         ));
     }

@@ -20,6 +20,7 @@ use super::settings::Settings;
 
 pub mod guard;
 mod land;
+mod lint;
 pub mod options;
 pub mod queue;
 pub mod records;
@@ -154,17 +155,23 @@ fn enqueue(repo: &Repo, r: &PushedRef, pusher: &Pusher) -> Result<Outcome> {
         landed.already = true;
         return Ok(landed);
     }
+    let Some(head) = repo.ref_target(&format!("refs/heads/{branch}")) else {
+        return Err(Error::invalid(
+            format!("the server has no branch '{branch}'"),
+            "push to refs/for/<branch> of a branch the server has (`git ls-remote --heads <remote>`)",
+        ));
+    };
+    if head == pushed || repo.is_descendant_of(head, pushed)? {
+        return Err(Error::invalid(
+            format!("nothing to land: {pushed} is already on {branch}"),
+            "commit something new and push again",
+        ));
+    }
     let now_ns = crate::clock::now_nanos();
-    let id = unique_id(repo, pushed);
+    let id = claim_id(repo, pushed)?;
     let mut who = pusher.clone();
     let a = commit.author();
     who.author = Some(format!("{} <{}>", a.name, a.email));
-    git::compare_and_swap_force(
-        repo,
-        &proposals::proposal_ref(&id),
-        pushed,
-        "git-evolv: pushed proposal",
-    )?;
     let rec = Outcome {
         id,
         branch,
@@ -183,11 +190,25 @@ fn enqueue(repo: &Repo, r: &PushedRef, pusher: &Pusher) -> Result<Outcome> {
     Ok(rec)
 }
 
-/// A proposal id for `pushed` no record uses yet.
-fn unique_id(repo: &Repo, pushed: Oid) -> String {
+/// Claims a proposal id for `pushed`: creates `refs/evolv/proposals/<id>`
+/// where no ref is yet (compare-and-swap), so two pushes of one commit in
+/// the same second never share an id.
+fn claim_id(repo: &Repo, pushed: Oid) -> Result<String> {
     let now = proposals::now_secs();
-    (0..32)
-        .map(|extra| proposals::make_id(now, pushed, extra))
-        .find(|id| records::read(repo, id).is_none() && !proposals::exists(repo, id))
-        .unwrap_or_else(|| proposals::make_id(now, pushed, 32))
+    let mut last = None;
+    for extra in 0..24 {
+        let id = proposals::make_id(now, pushed, extra);
+        match git::compare_and_swap(
+            repo,
+            &proposals::proposal_ref(&id),
+            pushed,
+            None,
+            "git-evolv: pushed proposal",
+        ) {
+            Ok(()) => return Ok(id),
+            Err(e @ Error::ConcurrentUpdate { .. }) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.expect("at least one attempt"))
 }

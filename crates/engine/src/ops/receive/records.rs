@@ -56,3 +56,14 @@ pub fn landed_push(repo: &Repo, branch: &str, pushed: &str) -> Option<Outcome> {
         .into_iter()
         .find(|o| o.state == State::Landed && o.branch == branch && o.pushed == pushed)
 }
+
+/// The pushed commits of every proposal landed on `branch`: a later push
+/// of a series that holds them (the pusher's history still has the
+/// originals of commits that landed rebased) lands only what is new.
+pub fn landed_pushes(repo: &Repo, branch: &str) -> Vec<Oid> {
+    all(repo)
+        .into_iter()
+        .filter(|o| o.state == State::Landed && o.branch == branch)
+        .filter_map(|o| Oid::parse(&o.pushed).ok())
+        .collect()
+}
