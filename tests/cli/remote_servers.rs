@@ -118,30 +118,38 @@ impl Server {
         wait_for_port(self.port, &self.dir.path().join("server.log"))
     }
 
-    fn log(&self) -> Result<std::fs::File, Error> {
-        Ok(std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.dir.path().join("server.log"))?)
+    /// Starts `cmd`, its output appended to the server's log, to be
+    /// killed on drop.
+    fn spawn(&mut self, cmd: &mut Command) -> Result<(), Error> {
+        let log = || {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.dir.path().join("server.log"))
+        };
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(log()?)
+            .stderr(log()?)
+            .spawn()?;
+        self.children.push(child);
+        Ok(())
     }
 
     fn launch_daemon(&mut self) -> Result<(), Error> {
         let repos = self.repos();
-        let child = Command::new("git")
-            .arg("daemon")
-            .arg("--reuseaddr")
-            .arg("--listen=127.0.0.1")
-            .arg(format!("--port={}", self.port))
-            .arg(format!("--base-path={}", repos.display()))
-            .arg("--export-all")
-            .arg("--enable=receive-pack")
-            .arg("--informative-errors")
-            .arg(&repos)
-            .stdin(Stdio::null())
-            .stdout(self.log()?)
-            .stderr(self.log()?)
-            .spawn()?;
-        self.children.push(child);
+        self.spawn(
+            Command::new("git")
+                .arg("daemon")
+                .arg("--reuseaddr")
+                .arg("--listen=127.0.0.1")
+                .arg(format!("--port={}", self.port))
+                .arg(format!("--base-path={}", repos.display()))
+                .arg("--export-all")
+                .arg("--enable=receive-pack")
+                .arg("--informative-errors")
+                .arg(&repos),
+        )?;
         Ok(())
     }
 
@@ -149,27 +157,21 @@ impl Server {
         let dir = self.dir.path().to_path_buf();
         let socket = dir.join("fcgi.sock");
         let _ = std::fs::remove_file(&socket);
-        let fcgiwrap = Command::new(tool("fcgiwrap"))
-            .args(["-c", "16", "-s"])
-            .arg(format!("unix:{}", socket.display()))
-            .stdin(Stdio::null())
-            .stdout(self.log()?)
-            .stderr(self.log()?)
-            .spawn()?;
-        self.children.push(fcgiwrap);
+        self.spawn(
+            Command::new(tool("fcgiwrap"))
+                .args(["-c", "16", "-s"])
+                .arg(format!("unix:{}", socket.display())),
+        )?;
         let conf = dir.join("nginx.conf");
         std::fs::write(&conf, nginx_conf(&dir, self.port, &self.repos()))?;
         std::fs::create_dir_all(dir.join("nginx-tmp"))?;
-        let nginx = Command::new(tool("nginx"))
-            .arg("-p")
-            .arg(&dir)
-            .arg("-c")
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(self.log()?)
-            .stderr(self.log()?)
-            .spawn()?;
-        self.children.push(nginx);
+        self.spawn(
+            Command::new(tool("nginx"))
+                .arg("-p")
+                .arg(&dir)
+                .arg("-c")
+                .arg(&conf),
+        )?;
         let deadline = Instant::now() + Duration::from_secs(10);
         while !socket.exists() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
@@ -212,14 +214,11 @@ impl Server {
                 dir = dir.display()
             ),
         )?;
-        let child = Command::new(tool("sshd"))
-            .args(["-D", "-e", "-f"])
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(self.log()?)
-            .stderr(self.log()?)
-            .spawn()?;
-        self.children.push(child);
+        self.spawn(
+            Command::new(tool("sshd"))
+                .args(["-D", "-e", "-f"])
+                .arg(&conf),
+        )?;
         Ok(())
     }
 
