@@ -32,6 +32,7 @@ pub mod remote;
 pub mod review;
 pub mod rollback;
 pub mod session;
+mod session_remote;
 mod session_server;
 pub mod settings;
 pub mod stack;

@@ -40,9 +40,9 @@ use super::op_log::{self, OpLogOutcome, OpLogRequest, OpShowRequest, Operation};
 use super::permissions::{self, Confirmation};
 use super::propose::{self, ProposeOutcome, ProposeRequest};
 use super::recover::{self, RecoverOutcome, RecoverRequest};
-use super::remote::fetch::{self, FetchOutcome, FetchRequest};
-use super::remote::push::{self, PushOutcome, PushRequest};
-use super::remote::status::{self, StatusOutcome, StatusRequest};
+use super::remote::fetch::FetchRequest;
+use super::remote::push::PushRequest;
+use super::remote::status::StatusRequest;
 use super::rollback::{self, RollbackOutcome, RollbackRequest};
 use super::task::{
     self, StartedTask, TaskListOutcome, TaskOutcome, TaskQuery, TaskRequest, TaskRunRequest,
@@ -339,21 +339,6 @@ impl Session {
     /// Drops old proposals and removes idle validation worktrees.
     pub fn gc(&self, req: &GcRequest) -> Result<GcOutcome> {
         drop::gc(self.repo()?, req)
-    }
-
-    /// Pushes proposals to a server's landing queue (`refs/for/<branch>`).
-    pub fn push(&self, req: &PushRequest) -> Result<PushOutcome> {
-        push::push(self.repo()?, req)
-    }
-
-    /// Fetches a remote's `refs/evolv/*` under `refs/evolv/remotes/<r>/`.
-    pub fn fetch(&self, req: &FetchRequest) -> Result<FetchOutcome> {
-        fetch::fetch(self.repo()?, req)
-    }
-
-    /// A proposal's state here and on the remotes.
-    pub fn status(&self, req: &StatusRequest) -> Result<StatusOutcome> {
-        status::status(self.repo()?, req)
     }
 
     /// Finishes or undoes an interrupted landing, on demand.
