@@ -193,3 +193,35 @@ fn propose(
     }
     Ok(str_of(&run.try_json()?["patch_id"]).to_string())
 }
+
+/// A stack (a proposal made `--onto` another) goes as one push of its top
+/// commit, and lands bottom first: two commits on the server's main.
+#[test]
+fn a_stack_is_pushed_as_its_top_and_lands_bottom_first() -> Result<(), Error> {
+    let site = Site::start(Transport::Daemon, true)?;
+    let one = site.clone_repo()?;
+    let before = site.server_head().ok_or("main")?;
+    let lower = propose(&one, "two", "2", "a.txt")?;
+    let run = one.evolv(&[
+        "propose", "--json", "--file", "a.txt", "--old", "three", "--new", "3", "--onto", &lower,
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let upper = str_of(&run.try_json()?["patch_id"]).to_string();
+    let push = one.evolv(&["push", "--json", &lower, &upper]);
+    assert_eq!(push.code, 0, "{}{}", push.stdout, push.stderr);
+    let out = push.try_json()?;
+    assert_eq!(out["pushes"].as_array().map(Vec::len), Some(1), "{out}");
+    assert_eq!(
+        out["pushes"][0]["patch_ids"],
+        serde_json::json!([lower, upper])
+    );
+    assert_eq!(str_of(&out["pushes"][0]["state"]), "landed");
+    assert_eq!(site.server_git(&["rev-parse", "main~2"])?.trim(), before);
+    assert_eq!(
+        site.server_git(&["show", "main~1:a.txt"])?,
+        "one\n2\nthree\n"
+    );
+    assert_eq!(site.server_git(&["show", "main:a.txt"])?, "one\n2\n3\n");
+    site.assert_sound();
+    Ok(())
+}
