@@ -109,3 +109,50 @@ fn undo_and_redo_killed_at_random_moments_are_recovered_by_the_next_command() {
     }
     repo.assert_fsck();
 }
+
+/// The undo of a propose moves one ref, by compare-and-swap. Killed after
+/// its journal, or after the ref moved and before the record: the next
+/// command completes it (the ref gone, the undo logged once), and a redo
+/// brings the proposal back.
+#[test]
+fn a_one_ref_undo_killed_before_its_record_is_completed_by_the_next_command() {
+    for point in ["undo-after-journal", "undo-after-ref"] {
+        let (repo, id) = TestRepo::scenario_proposed(&[]);
+        let proposal = format!("refs/evolv/proposals/{id}");
+        let commit = repo.rev(&proposal).unwrap();
+        let propose = ops(&repo, 1)[0]["id"].clone();
+        let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
+        cmd.args(["undo"]).current_dir(repo.path());
+        cmd.env("GIT_EVOLV_CRASHPOINT", point);
+        assert_eq!(
+            cmd.output().unwrap().status.code(),
+            None,
+            "{point}: not killed"
+        );
+        if point == "undo-after-ref" {
+            assert!(repo.rev(&proposal).is_none(), "{point}: the ref moved");
+            // Read with git: any git-evolv command would complete it.
+            let tip = repo.git(&["log", "-1", "--format=%B", "refs/evolv/audit"]);
+            assert!(
+                tip.contains(r#""action":"propose""#),
+                "{point}: no record yet: {tip}"
+            );
+        }
+        repo.evolv(&["list"]).ok();
+        assert!(repo.rev(&proposal).is_none(), "{point}");
+        let log = ops(&repo, 10);
+        assert_eq!(log[0]["kind"], "undo", "{point}: {log:?}");
+        assert_eq!(log[0]["undoes"], propose, "{point}");
+        assert_eq!(
+            log.iter().filter(|o| o["kind"] == "undo").count(),
+            1,
+            "{point}"
+        );
+        let journal = repo.path().join(".git/evolv/pending");
+        let left = std::fs::read_dir(&journal).map_or(0, |d| d.count());
+        assert_eq!(left, 0, "{point}: journal files left in {journal:?}");
+        repo.evolv(&["redo"]).ok();
+        assert_eq!(repo.rev(&proposal), Some(commit), "{point}");
+        repo.assert_fsck();
+    }
+}
