@@ -154,6 +154,10 @@ pub struct AuditRecord {
     /// not simply move back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Every proposal of a drop or gc of several, one operation (`patch_id`
+    /// is the first); empty when it concerned one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patch_ids: Vec<String>,
 }
 
 impl AuditRecord {
@@ -178,6 +182,7 @@ impl AuditRecord {
             refs: None,
             undoes: None,
             reason: None,
+            patch_ids: Vec::new(),
         }
     }
 
