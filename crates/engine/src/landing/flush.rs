@@ -35,6 +35,13 @@ pub fn new_objects(
     if std::env::var_os("GIT_OBJECT_DIRECTORY").is_some() {
         return Ok(None);
     }
+    // A move back (the undo of a landing): N is in H's history, so it adds
+    // no object that was not on disk before the branch ever left it. The
+    // walk below would never meet H, and the caller would flush whole file
+    // systems.
+    if repo.is_descendant_of(journal.old, journal.new)? {
+        return Ok(Some(Vec::new()));
+    }
     let mut commits = Vec::new();
     let mut commit = repo.find_commit(journal.new)?;
     while commit.id() != journal.old {
