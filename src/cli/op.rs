@@ -92,6 +92,9 @@ fn describe(o: &Operation, full: bool) -> String {
         o.actor.as_deref().unwrap_or("-"),
         o.patch_id
     );
+    if o.patch_ids.len() > 1 {
+        text.push_str(&format!(" and {} more", o.patch_ids.len() - 1));
+    }
     if let Some(reason) = &o.reason {
         text.push_str(&format!("\n    as a revert: {reason}"));
     }

@@ -7,7 +7,40 @@ use crate::error::Result;
 use crate::ops::Session;
 use crate::ops::undo::{Method, UndoOutcome, UndoRequest};
 
+/// The manual's account of undo (issue 26 item 8), below the options of
+/// `undo` and `redo`: what each undo does, what it refuses, and how it
+/// differs from rollback and `git reset`. docs/undo.md says it at length.
+const MANUAL: &str = "\
+What each undo does:
+  propose, edit   The proposal ref goes.
+  drop, gc        Every ref it removed comes back, for all its proposals.
+  comment         The comment goes (a redo brings it back).
+  apply           If the branch is still at the landed commit and no
+                  refs/remotes/* ref reaches it, the branch moves back and
+                  the landed paths get their earlier content in the work
+                  tree and index; the proposal is pending again. Otherwise
+                  a revert commit, and the outcome says why.
+  rollback        The same rules: the landing comes back.
+  undo            A redo.
+
+Refused, with nothing changed:
+  dirty_worktree  A path it would write holds uncommitted changes.
+  undo_conflict   A ref moved since the operation.
+  not_undoable    It failed, was a dry run, was logged by an earlier
+                  version, was undone already, or its branch is not
+                  checked out.
+  conflict        The revert does not apply on the current head.
+  nothing_to_undo No operation of yours is left to undo (or to redo).
+
+Unlike `git evolv rollback`, which always adds a revert commit, undo moves
+the branch back when nothing was built on the landing and nothing was
+pushed. Unlike `git reset --keep HEAD~1`, it never drops commits on top or
+rewrites what may be published, restores only the landed paths, marks the
+proposal pending again, and is logged, so `redo` reverses it. A killed undo
+is finished or rolled back by the next git-evolv command. See docs/undo.md.";
+
 #[derive(Debug, Args)]
+#[command(after_long_help = MANUAL)]
 pub struct UndoArgs {
     /// The operation to undo (id or unique prefix; default: your newest).
     #[arg(conflicts_with = "to")]
@@ -21,6 +54,7 @@ pub struct UndoArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = MANUAL)]
 pub struct RedoArgs {
     /// Print every ref and path that would change; change nothing.
     #[arg(long)]

@@ -372,3 +372,24 @@ fn strip_overstrike(s: &str) -> String {
     }
     out.into_iter().collect()
 }
+
+/// Issue 26 item 8: the manual of undo says what each undo does, what it
+/// refuses and how it differs from rollback and `git reset`.
+#[test]
+fn the_manual_of_undo_says_what_it_does_refuses_and_how_it_differs() {
+    let repo = TestRepo::scenario();
+    for command in ["undo", "redo"] {
+        let run = repo.evolv(&["help", command]);
+        run.ok();
+        assert_has_all(
+            &run.stdout,
+            &[
+                "drop, gc",
+                "refs/remotes/*",
+                "dirty_worktree",
+                "undo_conflict",
+                "git reset --keep",
+            ],
+        );
+    }
+}

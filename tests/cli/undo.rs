@@ -248,3 +248,61 @@ fn an_edit_and_a_comment_from_the_page_are_logged_and_undone() {
     assert!(repo.rev(&format!("refs/evolv/proposals/{eid}")).is_none());
     repo.assert_fsck();
 }
+
+/// The ids of a drop or gc operation.
+fn op_ids(op: &Value) -> Vec<&str> {
+    let ids = op["patch_ids"].as_array().unwrap_or_else(|| panic!("{op}"));
+    ids.iter().map(|v| v.as_str().unwrap()).collect()
+}
+
+#[test]
+fn a_drop_or_gc_of_several_is_one_operation_and_one_undo_brings_them_all_back() {
+    let (repo, a) = TestRepo::scenario_proposed(&[]);
+    repo.evolv(&["apply", &a]).ok();
+    let b = repo.propose("fetchUserData", "loadUserData", &[]);
+    let c = repo.propose("fetchUserData", "readUserData", &[]);
+    let before = refs(&repo);
+    let count = || ops(&repo, 1000).len();
+    let logged = count();
+    repo.evolv(&["drop", &a, &b, &c]).ok();
+    assert_eq!(count(), logged + 1, "one operation");
+    let drop = &ops(&repo, 1)[0];
+    assert_eq!(drop["kind"], "drop");
+    assert_eq!(op_ids(drop), [a.as_str(), &b, &c]);
+    // a's proposal and applied marker, b's and c's proposals.
+    assert!(drop["refs"].as_array().unwrap().len() >= 4, "{drop}");
+    let text = repo.evolv(&["op", "log", "-n", "1"]).ok().stdout.clone();
+    assert!(text.contains("and 2 more"), "{text}");
+    repo.git(&["gc", "-q", "--prune=now"]);
+    let undo = repo.evolv(&["undo", "--json"]).ok().json();
+    assert_eq!(undo["undone"].as_array().unwrap().len(), 1, "{undo}");
+    assert_eq!(refs(&repo), before, "every ref back");
+    assert_eq!(count(), logged + 2);
+    assert_eq!(op_ids(&ops(&repo, 1)[0]), [a.as_str(), &b, &c]);
+    // gc of several: one operation too.
+    let old = [("GIT_EVOLV_TEST_TIME", "1000000000")];
+    let run =
+        |r: &str| repo.evolv_env(&["propose", "--json", "-p", "fetchUserData", "-r", r], &old);
+    let d = run("x").ok().json()["patch_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let e = run("y").ok().json()["patch_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = refs(&repo);
+    let logged = count();
+    repo.evolv(&["gc", "--older-than", "1"]).ok();
+    assert_eq!(count(), logged + 1, "one operation");
+    let gc = &ops(&repo, 1)[0];
+    assert_eq!(
+        (gc["kind"].as_str(), op_ids(gc).len()),
+        (Some("gc"), 2),
+        "{gc}"
+    );
+    assert!(op_ids(gc).contains(&d.as_str()) && op_ids(gc).contains(&e.as_str()));
+    repo.evolv(&["undo"]).ok();
+    assert_eq!(refs(&repo), before);
+    repo.assert_fsck();
+}

@@ -243,21 +243,3 @@ fn many_processes_proposing_applying_and_undoing_keep_one_linear_log() {
     }
     repo.assert_clean();
 }
-
-#[test]
-fn a_one_ref_undo_is_done_without_a_journal() {
-    let (repo, id) = TestRepo::scenario_proposed(&[]);
-    let proposal = format!("refs/evolv/proposals/{id}");
-    // Killed at the journal's crash point: never reached (no journal).
-    let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
-    cmd.args(["undo", "--json"]).current_dir(repo.path());
-    cmd.env("GIT_EVOLV_CRASHPOINT", "undo-after-journal");
-    let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert!(repo.rev(&proposal).is_none());
-    assert_eq!(ops(&repo, 1)[0]["kind"], "undo");
-    let journal = repo.path().join(".git/evolv/pending");
-    let left = std::fs::read_dir(&journal).map_or(0, |d| d.count());
-    assert_eq!(left, 0, "no journal file left in {journal:?}");
-    repo.assert_fsck();
-}

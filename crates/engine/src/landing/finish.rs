@@ -91,8 +91,7 @@ pub(super) struct Bookkeeping {
 
 /// Sets the journal's bookkeeping refs and appends its audit records, each
 /// only once however often this runs (unless `fresh`, a record already in
-/// the recent audit log for the same action, patch and commit is not
-/// appended again). Never fails: the branch has moved, so a step that
+/// the recent audit log, equal in every field, is not appended again). Never fails: the branch has moved, so a step that
 /// cannot be done now (a foreign `<ref>.lock`, a writer that keeps winning
 /// the audit ref) is journalled in `store::pending`, with every step after
 /// it, for the next command to complete (issue 16 item 5).
@@ -163,12 +162,10 @@ fn append_audit(
     };
     let mut ids = Vec::with_capacity(journal.audit.len());
     for record in &journal.audit {
-        let existing = recent.iter().find(|e| {
-            e.record.action == record.action
-                && e.record.patch_id == record.patch_id
-                && e.record.success == record.success
-                && e.record.commit == record.commit
-        });
+        // The whole record, not its action, patch and commit: an undo and
+        // a redo flip the branch between the same two commits, so an older
+        // undo of the same landing looks the same but for `undoes`.
+        let existing = recent.iter().find(|e| &e.record == record);
         if let Some(e) = existing {
             ids.push(Oid::parse(&e.id).ok());
             continue;

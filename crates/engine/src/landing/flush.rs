@@ -35,6 +35,13 @@ pub fn new_objects(
     if std::env::var_os("GIT_OBJECT_DIRECTORY").is_some() {
         return Ok(None);
     }
+    // A move back (the undo of a landing): N is in H's history, so it adds
+    // no object that was not on disk before the branch ever left it. The
+    // walk below would never meet H, and the caller would flush whole file
+    // systems.
+    if repo.is_descendant_of(journal.old, journal.new)? {
+        return Ok(Some(Vec::new()));
+    }
     let mut commits = Vec::new();
     let mut commit = repo.find_commit(journal.new)?;
     while commit.id() != journal.old {
@@ -376,10 +383,14 @@ mod tests {
         // The unchanged directory's tree and blob are H's (packed by gc).
         assert!(!files.contains(&loose("HEAD:c")));
 
+        // A move back (an undo): N is in H's history, nothing new.
+        let (_, back) = landing(d, &new, &old, &paths);
+        let old_tree = repo.find_commit(back.new).unwrap().tree().unwrap();
+        assert_eq!(new_objects(&repo, &back, &old_tree).unwrap(), Some(vec![]));
         // N does not lead back to H: the caller flushes everything.
-        let (_, unrelated) = landing(d, &new, &old, &paths);
-        let old_tree = repo.find_commit(unrelated.new).unwrap().tree().unwrap();
-        assert!(new_objects(&repo, &unrelated, &old_tree).unwrap().is_none());
+        let orphan = git(d, &["commit-tree", "HEAD^{tree}", "-m", "orphan"]);
+        let (_, unrelated) = landing(d, &new, &orphan, &paths);
+        assert!(new_objects(&repo, &unrelated, &new_tree).unwrap().is_none());
 
         // The ending waits for the index files, the branch, packed-refs
         // and the audit record, by their paths in the git dir.

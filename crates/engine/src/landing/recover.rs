@@ -444,12 +444,7 @@ fn is_journalled_audit_commit(repo: &Repo, journal: &Journal, content: &str) -> 
         .ok()
         .and_then(|oid| repo.find_commit(oid).ok())
         .and_then(|c| serde_json::from_slice::<AuditRecord>(c.message_bytes()).ok())
-        .is_some_and(|r| {
-            journal
-                .audit
-                .iter()
-                .any(|j| j.action == r.action && j.patch_id == r.patch_id && j.commit == r.commit)
-        })
+        .is_some_and(|r| journal.audit.contains(&r))
 }
 
 /// Where libgit2 locks ref `name`: per-worktree `HEAD` in the git dir,

@@ -60,31 +60,60 @@ fn proposal_refs(id: &str) -> [String; 3] {
 }
 
 /// Removes proposal `id`'s refs, each kept for undo first (`store::kept`),
-/// and logs the operation (`kind`: drop or gc) with every ref it removed.
-/// Whether the proposal itself was there.
-fn drop_one(repo: &Repo, id: &str, kind: AuditAction) -> Result<bool> {
-    let mut record = AuditRecord::new(kind, id, true);
+/// adding each to `record`. Whether the proposal itself was there.
+fn drop_one(repo: &Repo, id: &str, record: &mut AuditRecord) -> Result<bool> {
+    let mut dropped = false;
     for name in proposal_refs(id) {
         let Some(old) = repo.ref_target(&name) else {
             continue;
         };
         kept::keep(repo, old)?;
         match git::delete_ref_if(repo, &name, old) {
-            Ok(()) => record.moved(RefMove::new(name, Some(old), None)),
+            Ok(()) => {
+                dropped |= name == proposals::proposal_ref(id);
+                record.moved(RefMove::new(name, Some(old), None));
+            }
             // Another drop took it first: it is gone, which is what was asked.
             Err(Error::ConcurrentUpdate { .. }) if repo.ref_target(&name).is_none() => {}
             Err(e) => return Err(e),
         }
     }
-    let dropped = record
-        .refs
-        .iter()
-        .flatten()
-        .any(|m| m.name == proposals::proposal_ref(id));
-    if dropped {
+    Ok(dropped)
+}
+
+/// Drops each of `ids` and logs them as ONE operation (`kind`: drop or
+/// gc) with every ref removed, so one undo brings them all back. A failure
+/// half-way still logs what was removed before it.
+fn drop_logged(repo: &Repo, ids: &[String], kind: AuditAction) -> Result<Vec<String>> {
+    let mut record = AuditRecord::new(kind, "", true);
+    let moved = |r: &AuditRecord| r.refs.as_ref().map_or(0, Vec::len);
+    // Those whose proposal went (the outcome), and those any ref of which
+    // went (the record).
+    let (mut dropped, mut touched) = (Vec::new(), Vec::new());
+    let mut failed = None;
+    for id in ids {
+        let before = moved(&record);
+        let result = drop_one(repo, id, &mut record);
+        if moved(&record) > before {
+            touched.push(id.clone());
+        }
+        match result {
+            Ok(true) => dropped.push(id.clone()),
+            Ok(false) => {}
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    if let Some(first) = touched.first() {
+        record.patch_id = first.clone();
+        if touched.len() > 1 {
+            record.patch_ids = touched;
+        }
         pending::log(repo, &record)?;
     }
-    Ok(dropped)
+    failed.map_or(Ok(dropped), Err)
 }
 
 /// `drop`: the named proposals, or with `all` every one (none at all is
@@ -133,12 +162,7 @@ fn drop_as(repo: &Repo, ids: &[String], all_above: bool, kind: AuditAction) -> R
         }
     }
     let ids = &super::stack::drop_set(repo, ids, all_above)?;
-    let mut dropped = Vec::new();
-    for id in ids {
-        if drop_one(repo, id, kind)? {
-            dropped.push(id.clone());
-        }
-    }
+    let dropped = drop_logged(repo, ids, kind)?;
     Ok(DropOutcome { dropped })
 }
 

@@ -44,6 +44,10 @@ pub struct Operation {
     /// What a landing (apply, rollback, an undo of either) wrote.
     pub paths: Vec<String>,
     pub patch_id: String,
+    /// Every proposal of a drop or gc of several (one operation, undone
+    /// at once); `patch_id` is the first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patch_ids: Vec<String>,
     pub success: bool,
     /// For an undo or redo: the operation it undid.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,6 +88,7 @@ impl Operation {
             refs: r.refs.clone().unwrap_or_else(|| derived_refs(entry)),
             paths: if lands { r.files.clone() } else { Vec::new() },
             patch_id: r.patch_id.clone(),
+            patch_ids: r.patch_ids.clone(),
             success: r.success,
             undoes: r.undoes.clone(),
             reason: r.reason.clone(),

@@ -154,6 +154,10 @@ pub struct AuditRecord {
     /// not simply move back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Every proposal of a drop or gc of several, one operation (`patch_id`
+    /// is the first); empty when it concerned one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patch_ids: Vec<String>,
 }
 
 impl AuditRecord {
@@ -178,6 +182,7 @@ impl AuditRecord {
             refs: None,
             undoes: None,
             reason: None,
+            patch_ids: Vec::new(),
         }
     }
 
@@ -282,12 +287,18 @@ fn lose_race_on_purpose(repo: &Repo, sig: &Signature, tree: Oid) -> Result<()> {
 
 /// Audit entries of the chain, newest first, at most `limit`.
 pub fn read(repo: &Repo, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
+    read_after(repo, None, limit)
+}
+
+/// `read`, stopping before `stop` (an older entry of the chain): only what
+/// was appended after it.
+pub fn read_after(repo: &Repo, stop: Option<Oid>, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
     let mut out = Vec::new();
     let Some(mut oid) = repo.ref_target(AUDIT_REF) else {
         return Ok(out);
     };
     loop {
-        if limit.is_some_and(|l| out.len() >= l) {
+        if limit.is_some_and(|l| out.len() >= l) || Some(oid) == stop {
             break;
         }
         let commit = repo.find_commit(oid)?;

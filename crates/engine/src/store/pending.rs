@@ -31,6 +31,12 @@ pub struct Pending {
     pub reflog: String,
     pub refs: Vec<PendingRef>,
     pub audit: Vec<AuditRecord>,
+    /// The audit log's tip when this was journalled (set by `write`): only
+    /// an entry appended after it can be one of `audit` already appended,
+    /// so completing it reads no further back (none in older files: the
+    /// newest 256 entries are read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_tip: Option<String>,
 }
 
 impl Pending {
@@ -102,7 +108,9 @@ pub fn write(repo: &Repo, pending: &Pending) -> Result<PathBuf> {
     let name = format!("{ns:020}-{}-{seq}", std::process::id());
     let path = dir.join(format!("{name}.json"));
     let tmp = dir.join(format!(".{name}.tmp"));
-    let json = serde_json::to_vec_pretty(pending).expect("pending bookkeeping serialises");
+    let mut stamped = pending.clone();
+    stamped.audit_tip = repo.ref_target(super::AUDIT_REF).map(|o| o.to_string());
+    let json = serde_json::to_vec_pretty(&stamped).expect("pending bookkeeping serialises");
     let written = File::create(&tmp)
         .and_then(|mut f| f.write_all(&json).and_then(|()| f.sync_all()))
         .and_then(|()| fs::rename(&tmp, &path))
@@ -193,7 +201,11 @@ fn complete_one(repo: &Repo, pending: &mut Pending, done: &mut Completed) -> Opt
         }
         pending.refs.remove(0);
     }
-    let recent = audit::read(repo, Some(256)).unwrap_or_default();
+    let tip = pending
+        .audit_tip
+        .as_deref()
+        .and_then(|t| Oid::parse(t).ok());
+    let recent = audit::read_after(repo, tip, Some(256)).unwrap_or_default();
     while let Some(record) = pending.audit.first() {
         if !recent.iter().any(|e| &e.record == record) {
             if let Err(e) = audit::append_locked(repo, record) {

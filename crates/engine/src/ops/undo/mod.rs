@@ -143,6 +143,7 @@ fn record(target: &AuditEntry) -> AuditRecord {
         _ => AuditAction::Undo,
     };
     let mut r = AuditRecord::new(kind, &target.record.patch_id, true);
+    r.patch_ids = target.record.patch_ids.clone();
     r.undoes = Some(target.id.clone());
     r.refs = Some(Vec::new());
     r

@@ -4,13 +4,18 @@
 //!
 //! Crash safety comes from the journalled bookkeeping of `store::pending`:
 //! the ref updates and the undo's own record are journalled first, then
-//! done; a kill in between is completed by the next git-evolv command.
+//! done; a kill in between (after a ref moved, before the record) is
+//! completed by the next git-evolv command. One ref, the common case (a
+//! propose, an edit, a comment), is moved by compare-and-swap before the
+//! journal is completed.
+
+use std::path::Path;
 
 use super::{Method, Undone, moved_since, record, undone};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::landing::land::Turn;
-use crate::store::audit::{self, AuditEntry, AuditRecord, RefMove};
+use crate::store::audit::{self, AuditEntry, RefMove};
 use crate::store::kept;
 use crate::store::pending::{self, Pending, PendingRef};
 
@@ -38,11 +43,6 @@ pub(super) fn undo_refs(
     for old in inverse.iter().filter_map(|m| m.old.as_deref()) {
         kept::keep(repo, Oid::parse(old)?)?;
     }
-    if let [one] = inverse.as_slice() {
-        let out = undo_one_ref(repo, target, &record, one);
-        drop(turn);
-        return out;
-    }
     let journal = Pending {
         reflog: reflog(target),
         refs: inverse
@@ -53,9 +53,21 @@ pub(super) fn undo_refs(
             })
             .collect(),
         audit: vec![record.clone()],
+        audit_tip: None,
     };
+    // Journalled first: a kill after a ref moved, before the record, is
+    // completed by the next command.
     let file = pending::write(repo, &journal)?;
     crate::crashpoint!("undo-after-journal");
+    if let [one] = inverse.as_slice() {
+        // One ref: by compare-and-swap, so a ref moved since the check is
+        // refused, not clobbered.
+        if let Err(e) = swap_one(repo, target, one, &file) {
+            let _ = std::fs::remove_file(&file);
+            return Err(e);
+        }
+        crate::crashpoint!("undo-after-ref");
+    }
     let completed = pending::complete(repo)?;
     drop(turn);
     let mut out = undone(target, &record, Method::Refs, String::new());
@@ -70,16 +82,10 @@ pub(super) fn undo_refs(
     Ok(out)
 }
 
-/// The undo of an operation that moved one ref: about one ref update.
-/// No journal: the ref is set by compare-and-swap from the value the
-/// operation left there (so a ref moved since is refused, not clobbered),
-/// then the record is appended (or journalled, when the log is busy).
-fn undo_one_ref(
-    repo: &Repo,
-    target: &AuditEntry,
-    record: &AuditRecord,
-    m: &RefMove,
-) -> Result<Undone> {
+/// Moves the one ref of an undo from the value the operation left there
+/// (`m.old`) to `m.new`, journalled in `file`; `UndoConflict` if it holds
+/// anything else, unless another command already completed the journal.
+fn swap_one(repo: &Repo, target: &AuditEntry, m: &RefMove, file: &Path) -> Result<()> {
     let expected = m.old.as_deref().map(Oid::parse).transpose()?;
     let reflog = reflog(target);
     let moved = match (m.new.as_deref(), expected) {
@@ -87,17 +93,12 @@ fn undo_one_ref(
         (None, Some(old)) => git::delete_ref_if(repo, &m.name, old),
         (None, None) => Ok(()),
     };
-    moved.map_err(|e| match e {
-        Error::ConcurrentUpdate { .. } => {
-            moved_since(target, m, repo.ref_target(&m.name).map(|o| o.to_string()))
-        }
-        e => e,
-    })?;
-    crate::crashpoint!("undo-after-ref");
-    let logged = pending::log(repo, record)?;
-    let mut out = undone(target, record, Method::Refs, logged.id());
-    out.warnings.extend(logged.deferred().cloned());
-    Ok(out)
+    let actual = || repo.ref_target(&m.name).map(|o| o.to_string());
+    match moved {
+        Err(Error::ConcurrentUpdate { .. }) if !file.exists() && actual() == m.new => Ok(()),
+        Err(Error::ConcurrentUpdate { .. }) => Err(moved_since(target, m, actual())),
+        other => other,
+    }
 }
 
 fn reflog(target: &AuditEntry) -> String {
