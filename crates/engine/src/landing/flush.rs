@@ -77,6 +77,9 @@ pub fn new_objects(
     Ok(Some(loose_files(&objects, &ids)))
 }
 
+/// A changed path and its new blob and mode (none: removed).
+pub(crate) type PathChange<'a> = (&'a [u8], Option<(Oid, u32)>);
+
 /// The files a new proposal needs on disk before the work tree it was
 /// captured from is put back (`propose --from-worktree`): its commit, the
 /// trees on the way to each changed path, the changed blobs (the loose
@@ -86,7 +89,7 @@ pub fn new_objects(
 pub(crate) fn proposal_files(
     repo: &Repo,
     (commit, ref_name): (Oid, &str),
-    changes: &[(&[u8], Option<(Oid, u32)>)],
+    changes: &[PathChange<'_>],
 ) -> Result<Option<Vec<PathBuf>>> {
     let common = repo.common_dir();
     if std::env::var_os("GIT_OBJECT_DIRECTORY").is_some() || common.join("reftable").exists() {

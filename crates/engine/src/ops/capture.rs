@@ -114,7 +114,7 @@ fn flush_proposal(repo: &Repo, outcome: &EditOutcome, changes: &[WorktreeChange]
         at: "propose --from-worktree",
         message: format!("the stored proposal's commit '{commit}' is not an object id"),
     })?;
-    let changed: Vec<(&[u8], Option<(crate::git::Oid, u32)>)> =
+    let changed: Vec<crate::landing::PathChange<'_>> =
         changes.iter().map(|c| (c.path.as_bytes(), c.now)).collect();
     let proposal_ref = crate::store::proposals::proposal_ref(id);
     match crate::landing::proposal_files(repo, (commit, &proposal_ref), &changed)? {
