@@ -406,25 +406,6 @@ pub fn flush<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item =
     barrier(repo)
 }
 
-/// Makes `files` durable, not every other process's writes: `settle`,
-/// then, where one `fsync` orders everything before it, `barrier`.
-/// Elsewhere `settle` has flushed each file on its own with its directory
-/// (the whole file systems past `ALONE_MAX` files).
-pub fn flush_only<P: AsRef<Path>>(
-    repo: &crate::Repo,
-    files: impl IntoIterator<Item = P>,
-) -> Result<()> {
-    if policy(repo) == Flush::Off {
-        return Ok(());
-    }
-    settle(repo, files)?;
-    if targeted(repo) {
-        barrier(repo)
-    } else {
-        Ok(())
-    }
-}
-
 /// The flush at a landing's end, before its journal is deleted. Where one
 /// journal commits every name change in order and flushes the device's
 /// cache when it commits (`targeted`), the data of `files` is waited for
