@@ -87,6 +87,15 @@ fn jbd2_runs(dir: &std::path::Path) -> bool {
 }
 
 /// The file system type `stat -f` names for `dir`.
+/// The file system `dir` is on, and whether it orders its writes through
+/// one journal (XFS; ext3 or ext4 with its journal running).
+fn journaled(dir: &std::path::Path) -> (String, bool) {
+    let kind = fs_type(dir);
+    let journaled =
+        kind == "xfs" || (matches!(kind.as_str(), "ext2/ext3" | "ext4") && jbd2_runs(dir));
+    (kind, journaled)
+}
+
 fn fs_type(dir: &std::path::Path) -> String {
     let out = Command::new("stat")
         .args(["-f", "-c", "%T"])
@@ -106,9 +115,7 @@ fn fs_type(dir: &std::path::Path) -> String {
 #[ignore = "needs strace; .ci/run installs it and runs this with --ignored"]
 fn the_default_landing_flushes_its_own_files_not_the_file_system() {
     let repo = many_files(40);
-    let kind = fs_type(repo.path());
-    let journaled =
-        kind == "xfs" || (matches!(kind.as_str(), "ext2/ext3" | "ext4") && jbd2_runs(repo.path()));
+    let (kind, journaled) = journaled(repo.path());
     let trace = traced_apply(&repo, &[]);
     if journaled {
         assert_targeted(&trace, &kind);
@@ -204,10 +211,7 @@ fn assert_targeted(trace: &str, kind: &str) {
 #[test]
 #[ignore = "needs strace; .ci/run installs it and runs this with --ignored"]
 fn a_work_tree_capture_flushes_its_proposal_not_the_file_system() {
-    let probe = many_files(1);
-    let kind = fs_type(probe.path());
-    let journaled =
-        kind == "xfs" || (matches!(kind.as_str(), "ext2/ext3" | "ext4") && jbd2_runs(probe.path()));
+    let (kind, journaled) = journaled(many_files(1).path());
     // The targeted flush, whatever this machine's file system (debug
     // builds take it for an ordered one on request).
     let mut targeted = vec![traced_capture(&[("GIT_EVOLV_TEST_ORDERED_FS", "1")])];
