@@ -23,6 +23,7 @@ mod op;
 mod output;
 mod pager;
 mod plan;
+mod pretty_json;
 mod progress;
 mod propose;
 mod push;

@@ -160,7 +160,13 @@ impl Output {
     pub fn data(&self, bytes: &[u8]) {
         pager::start_if_armed();
         let mut stdout = std::io::stdout().lock();
-        if let Err(e) = stdout.write_all(bytes).and_then(|()| stdout.flush())
+        self.keep_write_error(stdout.write_all(bytes).and_then(|()| stdout.flush()));
+    }
+
+    /// Keeps a failed write to stdout for [`Output::take_write_error`]
+    /// (a closed pipe is no failure).
+    fn keep_write_error(&self, written: std::io::Result<()>) {
+        if let Err(e) = written
             && e.kind() != std::io::ErrorKind::BrokenPipe
             && let Ok(mut slot) = self.write_error.lock()
         {
@@ -205,9 +211,17 @@ impl Output {
     }
 
     /// Pretty-printed JSON on stdout.
+    /// Written as it is serialised, through one buffer: `list --json` of
+    /// 10,000 proposals is 5 MB, which was built whole, then copied to add
+    /// the newline.
     pub fn json_value<T: Serialize>(&self, value: &T) {
-        let text = serde_json::to_string_pretty(value).expect("outcomes serialise");
-        self.line(&text);
+        pager::start_if_armed();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        let written = super::pretty_json::to_writer(&mut out, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
+        self.keep_write_error(written);
     }
 
     /// Status text on stderr (hints, summaries); nothing under `--quiet`.

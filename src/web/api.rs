@@ -171,6 +171,8 @@ pub struct ProposalView {
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    // The first file's hunks are kept for the page the view asks for next.
+    let recent = state.clone();
     blocking::<ReviewPage, _>(state, move |s| {
         let Ok(serde_json::Value::Object(mut show)) = serde_json::to_value(s.review_show(&id)?)
         else {
@@ -183,7 +185,7 @@ pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
         show.remove("unified_diff");
         Ok(ProposalView {
             show,
-            detail: s.review_detail(&id)?,
+            detail: s.review_detail(&id, &recent.recent_files)?,
             branch: s.review_head().map(|(branch, _)| branch),
         })
     })

@@ -33,16 +33,19 @@ pub struct FileDiff {
     pub lines_removed: usize,
     pub diff_lines: usize,
     /// The patch's hunks, as `git diff` finds them; only for the file
-    /// `only` names (empty otherwise, and for a binary file).
+    /// `only` names, or the first file when `only` is `None` (empty
+    /// otherwise, and for a binary file).
     pub hunks: Vec<Hunk>,
 }
 
 impl Repo {
     /// The files of `paths` (exact, as bytes) that differ from tree `old`
     /// to tree `new`, renames found, in diff order. Each file's patch is
-    /// computed (line counts, and binary as the patch finds it) unless
-    /// `only` names one file: then only that file's, its hunks given instead
-    /// of line counts (the review page draws them: no second diff of it).
+    /// computed (line counts, and binary as the patch finds it), and the
+    /// first file's hunks kept: the review page opens on that file, whose
+    /// first page then needs no second diff of it. When `only` names one
+    /// file, only that file's patch is computed, its hunks given instead of
+    /// line counts (the review page draws them: no second diff of it).
     pub fn file_diffs(
         &self,
         old: Oid,
@@ -101,9 +104,10 @@ impl Repo {
                 .context(|| on_path("diff", file.new_path.as_deref().unwrap_or_default()))?
             {
                 file.binary |= patch.delta().flags().is_binary();
-                if only.is_some() {
+                if only.is_some() || i == 0 {
                     file.hunks = hunks_of(&patch).context(doing)?;
-                } else {
+                }
+                if only.is_none() {
                     let (_, a, r) = patch.line_stats().context(doing)?;
                     (file.lines_added, file.lines_removed) = (a, r);
                     file.diff_lines = (0..patch.num_hunks())

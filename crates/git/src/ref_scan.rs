@@ -23,15 +23,35 @@ pub fn under(common_dir: &Path, prefix: &str) -> Option<Vec<(String, Oid)>> {
     if common_dir.join("reftable").exists() {
         return None;
     }
-    let mut refs = BTreeMap::new();
+    let mut refs = Vec::new();
     match std::fs::read(common_dir.join("packed-refs")) {
         Ok(bytes) => packed(&bytes, prefix, &mut refs)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(_) => return None,
     }
     let dir = common_dir.join(prefix.trim_end_matches('/'));
-    loose(&dir, prefix.trim_end_matches('/'), &mut refs)?;
-    Some(refs.into_iter().collect())
+    let mut loose_refs = BTreeMap::new();
+    loose(&dir, prefix.trim_end_matches('/'), &mut loose_refs)?;
+    // A sorted file's lines come in name order: 10,000 names inserted into
+    // a map one by one were a twelfth of `list`. Only where a loose ref is
+    // there to hide a packed one are the two merged through the map.
+    if loose_refs.is_empty() {
+        if !refs.is_sorted_by(|a: &(String, Oid), b| a.0 < b.0) {
+            // As the map kept them: by name, the last line of a name wins.
+            refs.sort_by(|a, b| a.0.cmp(&b.0));
+            refs.dedup_by(|later, earlier| {
+                let same = later.0 == earlier.0;
+                if same {
+                    std::mem::swap(later, earlier);
+                }
+                same
+            });
+        }
+        return Some(refs);
+    }
+    let mut all: BTreeMap<String, Oid> = refs.into_iter().collect();
+    all.append(&mut loose_refs);
+    Some(all.into_iter().collect())
 }
 
 /// The lines of `packed-refs` under `prefix` (a peeled `^` line follows
@@ -39,7 +59,7 @@ pub fn under(common_dir: &Path, prefix: &str) -> Option<Vec<(String, Oid)>> {
 /// for the prefix's first line and read only while names are under it:
 /// the proposals' prefix and the markers' are a few lines each of a file
 /// of 20,000.
-fn packed(bytes: &[u8], prefix: &str, refs: &mut BTreeMap<String, Oid>) -> Option<()> {
+fn packed(bytes: &[u8], prefix: &str, refs: &mut Vec<(String, Oid)>) -> Option<()> {
     let (sorted, body) = header(bytes);
     let start = if sorted {
         body + first_at_or_after(&bytes[body..], prefix.as_bytes())
@@ -62,7 +82,7 @@ fn packed(bytes: &[u8], prefix: &str, refs: &mut BTreeMap<String, Oid>) -> Optio
         if !plain_name(name) {
             return None;
         }
-        refs.insert(name.to_string(), hex_id(&line[..space])?);
+        refs.push((name.to_string(), hex_id(&line[..space])?));
     }
     Some(())
 }
@@ -154,14 +174,30 @@ fn loose(dir: &Path, name: &str, refs: &mut BTreeMap<String, Oid>) -> Option<()>
 }
 
 /// A name libgit2 would read the same way: letters, digits and `_-./`,
-/// no empty, `.`-led or `.lock` component.
+/// no empty, `.`-led or `.lock` component, no `..`. One pass over the
+/// bytes: 10,000 names split and searched were an eighth of `list`.
 fn plain_name(name: &str) -> bool {
-    name.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'))
-        && name
-            .split('/')
-            .all(|c| !c.is_empty() && !c.starts_with('.') && !c.ends_with(".lock"))
-        && !name.as_bytes().windows(2).any(|w| w == b"..")
+    let bytes = name.as_bytes();
+    let mut start = 0; // where the current component starts
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'/' => {
+                if !plain_component(&bytes[start..i]) {
+                    return false;
+                }
+                start = i + 1;
+            }
+            b'.' if i > 0 && bytes[i - 1] == b'.' => return false,
+            b'_' | b'-' | b'.' => {}
+            _ if b.is_ascii_alphanumeric() => {}
+            _ => return false,
+        }
+    }
+    plain_component(&bytes[start..])
+}
+
+fn plain_component(c: &[u8]) -> bool {
+    !c.is_empty() && c[0] != b'.' && !c.ends_with(b".lock")
 }
 
 /// The object id spelled by exactly 40 lower- or upper-case hex digits.
@@ -200,6 +236,41 @@ mod tests {
 
     fn scan(path: &Path, prefix: &str) -> Option<Vec<(String, Oid)>> {
         under(&path.join(".git"), prefix)
+    }
+
+    /// The rule `plain_name` checks in one pass, spelled out.
+    fn plain_name_spelled_out(name: &str) -> bool {
+        name.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'))
+            && name
+                .split('/')
+                .all(|c| !c.is_empty() && !c.starts_with('.') && !c.ends_with(".lock"))
+            && !name.as_bytes().windows(2).any(|w| w == b"..")
+    }
+
+    #[test]
+    fn plain_names_are_those_the_rule_allows() {
+        let parts = [
+            "", "a", "refs", ".", "..", ".a", "a.", "a.lock", "x.lockx", "é", " ", "a-b_c.d", "/",
+        ];
+        let mut tried = 0;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for name in [
+                        format!("{a}/{b}/{c}"),
+                        format!("{a}{b}/{c}"),
+                        format!("{a}{b}{c}"),
+                    ] {
+                        assert_eq!(plain_name(&name), plain_name_spelled_out(&name), "{name:?}");
+                        tried += 1;
+                    }
+                }
+            }
+        }
+        assert!(tried > 6000);
+        assert!(plain_name("refs/evolv/proposals/patch_1_ab"));
+        assert!(!plain_name("refs/evolv/proposals/a..b"));
     }
 
     #[test]
@@ -275,19 +346,23 @@ mod tests {
     }
 
     #[test]
-    fn a_packed_file_not_marked_sorted_is_read_whole() {
-        let id = "1".repeat(40);
+    fn a_packed_file_not_marked_sorted_is_read_whole_and_sorted() {
+        let (one, two) = ("1".repeat(40), "2".repeat(40));
         let text = format!(
-            "# pack-refs with: peeled\n{id} refs/z/one\n{id} refs/p/b\n{id} refs/a/x\n{id} refs/p/a\n"
+            "# pack-refs with: peeled\n{one} refs/z/one\n{one} refs/p/b\n{one} refs/a/x\n{one} refs/p/a\n{two} refs/p/b\n"
         );
-        let mut refs = BTreeMap::new();
-        packed(text.as_bytes(), "refs/p/", &mut refs).unwrap();
-        let names: Vec<&str> = refs.keys().map(String::as_str).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let read = |text: &str| {
+            std::fs::write(dir.path().join("packed-refs"), text).unwrap();
+            under(dir.path(), "refs/p/").unwrap()
+        };
+        let found = read(&text);
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["refs/p/a", "refs/p/b"]);
+        // A name twice: its last line, as a map kept it.
+        assert_eq!(found[1].1.to_string(), two);
         // No header at all: the same.
-        let mut refs = BTreeMap::new();
-        packed(&text.as_bytes()[25..], "refs/p/", &mut refs).unwrap();
-        assert_eq!(refs.len(), 2);
+        assert_eq!(read(&text[25..]), found);
     }
 
     #[test]

@@ -84,6 +84,32 @@ pub fn new_objects(
     Ok(Some(loose_files(&objects, &ids)))
 }
 
+/// A changed path and its new blob and mode (none: removed).
+pub(crate) type PathChange<'a> = (&'a [u8], Option<(Oid, u32)>);
+
+/// The files a new proposal needs on disk before the work tree it was
+/// captured from is put back (`propose --from-worktree`): its commit, the
+/// trees on the way to each changed path, the changed blobs (the loose
+/// ones: a pack is flushed when written) and its ref. `None` where they
+/// cannot be named (git's environment moved the object store, refs in a
+/// reftable): the caller flushes the whole file systems.
+pub(crate) fn proposal_files(
+    repo: &Repo,
+    (commit, ref_name): (Oid, &str),
+    changes: &[PathChange<'_>],
+) -> Result<Option<Vec<PathBuf>>> {
+    let common = repo.common_dir();
+    if std::env::var_os("GIT_OBJECT_DIRECTORY").is_some() || common.join("reftable").exists() {
+        return Ok(None);
+    }
+    let tree = repo.find_commit(commit)?.tree()?;
+    let mut ids = vec![commit];
+    step_objects(repo, &tree, changes.iter().copied(), &mut ids)?;
+    let mut files = loose_files(&common.join("objects"), &ids);
+    files.push(common.join(ref_name));
+    Ok(Some(files))
+}
+
 /// The loose files of `ids` that are there: each object directory is
 /// listed once, where opening each id's file would fail for every object
 /// a pack holds (a blob changed back, a tree shared with H): 3,000 failed
@@ -145,12 +171,12 @@ fn step_objects<'a>(
 ) -> Result<()> {
     let mut dirs: HashSet<&[u8]> = HashSet::new();
     for (path, after) in changes {
-        let Some((id, mode)) = after else {
-            continue;
-        };
-        if mode != git::mode::GITLINK {
+        if let Some((id, mode)) = after
+            && mode != git::mode::GITLINK
+        {
             ids.push(id);
         }
+        // A removal changes the trees on its way too.
         let mut path = path;
         while let Some(slash) = path.iter().rposition(|b| *b == b'/') {
             path = &path[..slash];

@@ -13,6 +13,7 @@ mod by_directory;
 mod checks;
 mod finish;
 mod flush;
+pub(crate) use flush::{PathChange, proposal_files};
 pub mod journal;
 pub mod land;
 mod place;

@@ -92,7 +92,7 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
     let mut restored = Vec::new();
     if !req.keep && !outcome.dry_run {
         // Durable before anything of the user's is put back.
-        crate::git::durable::flush_filesystems(repo)?;
+        flush_proposal(repo, &outcome, &changes)?;
         crate::crashpoint!("capture-stored");
         worktree_capture::restore_to_head(repo, &changes)?;
         restored = changes
@@ -101,6 +101,30 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
             .collect();
     }
     Ok(CaptureOutcome { outcome, restored })
+}
+
+/// Flushes the stored proposal's objects and ref, then commits them with
+/// one `fsync` (`durable::flush`): a whole-file-system flush also waits
+/// for every other process's writes (0.18 s of 0.47 s for 10 files of a
+/// 100,000-file repository). Where one `fsync` does not order the others
+/// (ext4 without a journal), the whole file systems are flushed still:
+/// there, 13 files and their directories flushed one by one took longer
+/// than one `syncfs` (1.11 s against 0.80 s a capture, load 19).
+fn flush_proposal(repo: &Repo, outcome: &EditOutcome, changes: &[WorktreeChange]) -> Result<()> {
+    let (Some(id), Some(commit)) = (&outcome.patch_id, &outcome.commit) else {
+        return crate::git::durable::flush_filesystems(repo);
+    };
+    let commit = crate::git::Oid::parse(commit).map_err(|_| Error::Internal {
+        at: "propose --from-worktree",
+        message: format!("the stored proposal's commit '{commit}' is not an object id"),
+    })?;
+    let changed: Vec<crate::landing::PathChange<'_>> =
+        changes.iter().map(|c| (c.path.as_bytes(), c.now)).collect();
+    let proposal_ref = crate::store::proposals::proposal_ref(id);
+    match crate::landing::proposal_files(repo, (commit, &proposal_ref), &changed)? {
+        Some(files) => crate::git::durable::flush(repo, &files),
+        None => crate::git::durable::flush_filesystems(repo),
+    }
 }
 
 fn shown_pathspec(pathspec: &[String]) -> String {

@@ -452,9 +452,10 @@ impl Session {
         self.wrote(review::comment(self.repo()?, req))
     }
 
-    /// The review page's detail of a proposal.
-    pub fn review_detail(&self, patch_id: &str) -> Result<Detail> {
-        review::detail(self.repo()?, patch_id)
+    /// The review page's detail of a proposal; the first file's hunks
+    /// are kept in `recent` for the page asked for next.
+    pub fn review_detail(&self, patch_id: &str, recent: &review::RecentFiles) -> Result<Detail> {
+        review::detail(self.repo()?, patch_id, recent)
     }
 
     /// `show` without the patch text: the review page draws each file

@@ -296,7 +296,10 @@ pub struct Listing {
 pub fn listing(repo: &Repo) -> Result<Listing> {
     let mut out = Listing::default();
     for (name, target) in repo.refs_under(PROPOSALS_PREFIX)? {
-        let id = name.trim_start_matches(PROPOSALS_PREFIX).to_string();
+        let id = name
+            .strip_prefix(PROPOSALS_PREFIX)
+            .unwrap_or(&name)
+            .to_string();
         match read_ref(repo, &id, target) {
             Ok(p) => out.proposals.push(p),
             Err(unreadable) => out.unreadable.push(*unreadable),

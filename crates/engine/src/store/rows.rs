@@ -48,7 +48,10 @@ pub fn rows(repo: &Repo) -> Result<Rows> {
     let mut out = Rows::default();
     let mut read_slowly = 0usize;
     for (name, target) in refs {
-        let id = name.trim_start_matches(PROPOSALS_PREFIX).to_string();
+        let id = name
+            .strip_prefix(PROPOSALS_PREFIX)
+            .unwrap_or(&name)
+            .to_string();
         // A row moves out of the map: what is left at the end is stale.
         if let Some(row) = cached.remove(&target) {
             out.rows.push(Listed {

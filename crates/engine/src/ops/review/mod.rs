@@ -165,14 +165,26 @@ pub struct Detail {
     pub diff_files: Vec<FileView>,
 }
 
-/// The operation, metadata and changed files of proposal `patch_id`.
-pub fn detail(repo: &Repo, patch_id: &str) -> Result<Detail> {
+/// The operation, metadata and changed files of proposal `patch_id`;
+/// the first file's hunks, found by the same diff, are kept in `recent`
+/// for the first page the review page asks for next.
+pub fn detail(repo: &Repo, patch_id: &str, recent: &RecentFiles) -> Result<Detail> {
     let p = proposals::load(repo, patch_id)?;
+    let (diff_files, first) = view::files(repo, &p)?;
+    if let Some((path, hunks)) = first {
+        recent.keep(page_key(&p, &path), hunks);
+    }
     Ok(Detail {
         operation: p.meta.edit.operation().to_string(),
         metadata: serde_json::to_value(&p.meta).unwrap_or_default(),
-        diff_files: view::files(repo, &p)?,
+        diff_files,
     })
+}
+
+/// What `recent` keeps a file's hunks under: the proposal's trees (its
+/// base and commit) and the path.
+fn page_key(p: &proposals::Proposal, path: &str) -> String {
+    format!("{}:{}:{path}", p.base, p.commit)
 }
 
 /// The page of one file's hunks that starts at line `from` (see
@@ -187,8 +199,7 @@ pub fn file_page(
     recent: &RecentFiles,
 ) -> Result<Option<FilePage>> {
     let p = proposals::load(repo, patch_id)?;
-    let key = format!("{}:{}:{path}", p.base, p.commit);
-    let hunks = recent.get_or(key, || view::hunks(repo, &p, path))?;
+    let hunks = recent.get_or(page_key(&p, path), || view::hunks(repo, &p, path))?;
     Ok(hunks.map(|hunks| page::cut(path, &hunks, from)))
 }
 
@@ -213,6 +224,59 @@ mod tests {
             end_line: b.0,
             end_col: b.1,
         }
+    }
+
+    /// The open (`detail`) keeps the first file's hunks from the diff that
+    /// counted its lines: the page asked for next is not diffed again, and
+    /// is the page a diff of that file alone gives.
+    #[test]
+    fn the_first_files_first_page_comes_from_the_diff_the_open_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| crate::git::test_git::git(dir.path(), args);
+        git(&["init", "-q", "-b", "main"]);
+        let text: String = (0..2000)
+            .map(|i| format!("let v{i} = old({i});\n"))
+            .collect();
+        std::fs::write(dir.path().join("a.rs"), text).unwrap();
+        std::fs::write(dir.path().join("b.rs"), "old()\n").unwrap();
+        git(&["add", "."]);
+        git(&[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@e.x",
+            "commit",
+            "-qm",
+            "init",
+        ]);
+        let session =
+            crate::ops::Session::open_for::<crate::ops::propose::ProposeRequest>(dir.path())
+                .unwrap();
+        let id = session
+            .propose(&crate::ops::propose::ProposeRequest {
+                pattern: "old".into(),
+                replacement: "new".into(),
+                ..Default::default()
+            })
+            .unwrap()
+            .patch_id;
+        let repo = &crate::git::open_any(dir.path()).unwrap();
+        let recent = RecentFiles::default();
+        let d = detail(repo, &id, &recent).unwrap();
+        assert_eq!(d.diff_files[0].path, "a.rs");
+        assert_eq!(d.diff_files[0].lines_added, 2000);
+        let p = proposals::load(repo, &id).unwrap();
+        let kept = recent
+            .get_or(page_key(&p, "a.rs"), || panic!("a.rs was diffed again"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(kept.iter().map(|h| h.lines.len()).sum::<usize>(), 4000);
+        let from_kept = file_page(repo, &id, "a.rs", 0, &recent).unwrap().unwrap();
+        let alone = file_page(repo, &id, "a.rs", 0, &RecentFiles::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(format!("{from_kept:?}"), format!("{alone:?}"));
+        assert!(from_kept.hunks[0].lines.iter().any(|l| l.w.is_some()));
     }
 
     #[test]

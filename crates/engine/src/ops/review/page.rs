@@ -54,15 +54,22 @@ impl RecentFiles {
             return Ok(Some(hunks));
         }
         // Computed unlocked: another file's page need not wait for it.
-        let Some(hunks) = compute()?.map(Arc::new) else {
+        let Some(hunks) = compute()? else {
             return Ok(None);
         };
+        Ok(Some(self.keep(key, hunks)))
+    }
+
+    /// Keeps `hunks` under `key` (the oldest file kept makes room).
+    pub fn keep(&self, key: String, hunks: Vec<Hunk>) -> Arc<Vec<Hunk>> {
+        let hunks = Arc::new(hunks);
         let mut files = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        files.retain(|(k, _)| *k != key);
         if files.len() >= KEPT {
             files.remove(0);
         }
         files.push((key, hunks.clone()));
-        Ok(Some(hunks))
+        hunks
     }
 }
 
@@ -77,13 +84,8 @@ pub fn cut(path: &str, hunks: &[Hunk], from: usize) -> FilePage {
     for h in hunks {
         let end = start + h.lines.len();
         if end > from && start < to {
-            let mut h = h.clone();
             let (a, b) = (from.max(start) - start, to.min(end) - start);
-            view::mark_words(&mut h.lines, a..b);
-            h.lines.truncate(b);
-            h.lines.drain(..a);
-            h.cont = a > 0;
-            page.push(h);
+            page.push(page_of(h, a..b));
         }
         start = end;
     }
@@ -93,6 +95,30 @@ pub fn cut(path: &str, hunks: &[Hunk], from: usize) -> FilePage {
         from,
         next: (to < total_lines).then_some(to),
         total_lines,
+    }
+}
+
+/// Lines `within` of hunk `h`, words marked: only those lines are
+/// copied (one hunk of a 20,000-line file is 40,000 lines; each page
+/// copied them all).
+fn page_of(h: &Hunk, within: std::ops::Range<usize>) -> Hunk {
+    let mut lines = h.lines[within.clone()].to_vec();
+    for (old, new) in view::partners(&h.lines, within.clone()) {
+        let (w_old, w_new) = view::word_marks(&h.lines[old].t, &h.lines[new].t);
+        for (at, w) in [(old, w_old), (new, w_new)] {
+            if within.contains(&at) {
+                lines[at - within.start].w = w;
+            }
+        }
+    }
+    Hunk {
+        header: h.header.clone(),
+        old_start: h.old_start,
+        old_lines: h.old_lines,
+        new_start: h.new_start,
+        new_lines: h.new_lines,
+        lines,
+        cont: within.start > 0,
     }
 }
 

@@ -71,10 +71,26 @@ fn is_generated(repo: &Repo, path: &str) -> bool {
         || name.ends_with(".min.css")
 }
 
-/// The proposal's changed files, in diff order.
-pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
-    let diffs = diff_of(repo, p, &p.meta.affected_paths(), None)?;
-    Ok(diffs
+/// The hunks of the file the review page opens on, numbered (see
+/// [`hunks`]), and the path the page asks for them by.
+pub type FirstFile = (String, Vec<Hunk>);
+
+/// The proposal's changed files, in diff order, and the first file's
+/// hunks: they come from the diff that counted its lines, so its first
+/// page needs no second diff (for one 20,000-line file that second diff
+/// was most of the page's first row).
+pub fn files(repo: &Repo, p: &Proposal) -> Result<(Vec<FileView>, Option<FirstFile>)> {
+    let mut diffs = diff_of(repo, p, &p.meta.affected_paths(), None)?;
+    let first = diffs.first_mut().map(|d| {
+        let path = d.new_path.as_deref().or(d.old_path.as_deref());
+        let hunks = if d.binary {
+            Vec::new()
+        } else {
+            number_lines(std::mem::take(&mut d.hunks))
+        };
+        (path.unwrap_or_default().to_string(), hunks)
+    });
+    let views = diffs
         .into_iter()
         .map(|d| {
             let operation_type = match d.status {
@@ -101,7 +117,8 @@ pub fn files(repo: &Repo, p: &Proposal) -> Result<Vec<FileView>> {
                 new_oid: d.new_id.to_string(),
             }
         })
-        .collect())
+        .collect();
+    Ok((views, first))
 }
 
 /// The base → proposal diff of `paths` (exact bytes: a name that is not
@@ -211,11 +228,22 @@ pub(super) fn number_lines(structured: Vec<hunks::Hunk>) -> Vec<Hunk> {
 /// `[start, end)` character ranges within a line.
 pub type Marks = Vec<[u32; 2]>;
 
-/// Pairs each run of removed lines with the added run after it, line by
-/// line, and marks the changed words of each pair that has a line in
-/// `within` (indexes into `lines`: a page of a long file pays only for
-/// its own lines, its pairs found in the whole hunk).
+/// Marks the changed words of each pair of [`partners`] in `lines` that
+/// has a line in `within`.
 pub(super) fn mark_words(lines: &mut [Line], within: std::ops::Range<usize>) {
+    for (old, new) in partners(lines, within) {
+        let (w_old, w_new) = word_marks(&lines[old].t, &lines[new].t);
+        lines[old].w = w_old;
+        lines[new].w = w_new;
+    }
+}
+
+/// Pairs each run of removed lines with the added run after it, line by
+/// line: the pairs (indexes into `lines`) with a line in `within` (a page
+/// of a long file pays only for its own lines, its pairs found in the
+/// whole hunk).
+pub(super) fn partners(lines: &[Line], within: std::ops::Range<usize>) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         if lines[i].k != '-' {
@@ -231,16 +259,18 @@ pub(super) fn mark_words(lines: &mut [Line], within: std::ops::Range<usize>) {
             i += 1;
         }
         let pairs = (add_start - del_start).min(i - add_start);
-        for j in 0..pairs {
-            let (old, new) = (del_start + j, add_start + j);
-            if !within.contains(&old) && !within.contains(&new) {
-                continue;
-            }
-            let (w_old, w_new) = ranges(&word::segments(&lines[old].t, &lines[new].t));
-            lines[old].w = w_old;
-            lines[new].w = w_new;
-        }
+        out.extend(
+            (0..pairs)
+                .map(|j| (del_start + j, add_start + j))
+                .filter(|(old, new)| within.contains(old) || within.contains(new)),
+        );
     }
+    out
+}
+
+/// The changed words of a removed line and the added line it pairs with.
+pub(super) fn word_marks(old: &str, new: &str) -> (Option<Marks>, Option<Marks>) {
+    ranges(&word::segments(old, new))
 }
 
 /// Character ranges of the removed and added segments on each side; none
