@@ -94,6 +94,33 @@ pub fn holds(repo: &Repo, path: &RepoPath, image: Option<(Oid, u32)>) -> Result<
     Ok(super::hash_blob_file(&full).ok() == Some(id))
 }
 
+/// Whether the regular file at `path` is what a power cut can leave of
+/// blob `id` written without a flush (`durable::flushes_worktree`): the
+/// file system committed its name but not all of its data, so it is
+/// shorter (empty, on ext4, whose blocks are allocated at writeback) or
+/// holds zeros where the data never reached the disk (XFS). Every byte is
+/// then the blob's byte at the same offset, or zero, and there are no more
+/// of them. Recovery rewrites such a file instead of keeping it as the
+/// user's edit; an edit that only truncated or zeroed the new content is
+/// the one it cannot tell apart.
+pub fn holds_torn(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<bool> {
+    if mode == MODE_SYMLINK || mode == MODE_GITLINK {
+        return Ok(false);
+    }
+    let full = crate::workdir(repo)?.join(path.fs());
+    match fs::symlink_metadata(&full) {
+        Ok(meta) if meta.is_file() => {}
+        _ => return Ok(false),
+    }
+    let blob = repo.raw().find_blob(id.raw()).context(|| {
+        on_object("read blob", id).said(format!("read blob {id} for {}", full.display()))
+    })?;
+    let smudged = filters::smudged(repo, path, id)?;
+    let expected = smudged.as_deref().unwrap_or(blob.content());
+    let found = fs::read(&full).map_err(|e| Error::io("read", &full, e))?;
+    Ok(found.len() <= expected.len() && found.iter().zip(expected).all(|(f, e)| f == e || *f == 0))
+}
+
 /// Whether no file or symlink is at `path` (nothing, or a directory: the
 /// file a landing removes may since have become one).
 pub fn has_no_file(repo: &Repo, path: &RepoPath) -> bool {
@@ -300,17 +327,22 @@ fn write_temp(
             .open(&tmp)
     })
     .map_err(|e| Error::io("create", &tmp, e))?;
-    // Flushed before the rename: after a power cut the path holds the old
-    // content or the whole new one, never an empty file. A staged file's
-    // writeback only starts here; the landing flushes them all at once
-    // after the last one (`durable::flush`, git's batch mode).
-    let flush = |file: &fs::File| match super::durable::policy(repo) {
-        super::durable::Flush::Off => Ok(()),
-        _ if staged => {
+    // Not flushed by default, as git's checkout: the landing's journal
+    // names this file's blob, and recovery rewrites a file a power cut
+    // emptied (`durable::flushes_worktree`). With `evolv.fsyncWorktree`,
+    // flushed before the rename: the path then holds the old content or
+    // the whole new one, never an empty file. A staged file's writeback
+    // only starts here; the landing flushes them all at once after the
+    // last one (`durable::flush`, git's batch mode).
+    let flush = |file: &fs::File| {
+        if !super::durable::flushes_worktree(repo) {
+            Ok(())
+        } else if staged {
             super::durable::start_writeback_if_targeted(repo, file);
             Ok(())
+        } else {
+            file.sync_data()
         }
-        super::durable::Flush::Batch | super::durable::Flush::PerFile => file.sync_data(),
     };
     if let Err(e) = file.write_all(bytes).and_then(|()| flush(&file)) {
         let _ = fs::remove_file(&tmp);

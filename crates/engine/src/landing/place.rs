@@ -182,8 +182,11 @@ impl Pass<'_> {
         if !self.fresh && checkout::holds(repo, path, Some((id, mode)))? {
             return Ok(Entry::Clean { id, mode });
         }
+        // The pre-image, or what a power cut left of the post-image
+        // (written without a flush, as git's checkout writes).
         let ours = self.fresh
-            || (checkout::holds(repo, path, before)?
+            || ((checkout::holds(repo, path, before)?
+                || checkout::holds_torn(repo, path, id, mode)?)
                 && git::confine::blocked_prefix(self.workdir, path).is_none());
         if !ours {
             done.skipped.push(path.clone());
