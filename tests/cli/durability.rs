@@ -75,8 +75,15 @@ fn files_a_power_cut_tore_after_the_branch_moved_are_restored_by_the_next_comman
     repo.write("d2/e2/f2.txt", "line 2 fetch");
     repo.write_bytes("d0/e0/f0.txt", b"line 0 \0\0\0\0\0\0\0\0\0\0\0\0\0\n");
     repo.write("d1/e4/f4.txt", "my own edit\n");
+    // The old file removed, the new one not yet renamed in: the path is
+    // missing and the landing's temp file is left beside it.
+    let tag = std::fs::read_to_string(repo.path().join(".git/evolv/temp-tag")).unwrap();
+    let temp = format!("d0/e1/.f6.txt.evolv-{}.tmp", tag.trim());
+    std::fs::rename(repo.file("d0/e1/f6.txt"), repo.file(&temp)).unwrap();
     let next = repo.evolv(&["list", "--json"]);
     next.ok();
+    assert_eq!(repo.read("d0/e1/f6.txt"), "line 6 fetchUserData\n");
+    assert!(!repo.file(&temp).exists(), "{temp} removed");
     assert_eq!(repo.read("d1/e1/f1.txt"), landed);
     assert_eq!(repo.read("d2/e2/f2.txt"), "line 2 fetchUserData\n");
     assert_eq!(repo.read("d0/e0/f0.txt"), "line 0 fetchUserData\n");

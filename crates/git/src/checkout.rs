@@ -380,6 +380,8 @@ pub struct Placing {
     path: RepoPath,
     full: PathBuf,
     tmp: PathBuf,
+    /// Remove the old file, then rename into the free name (see `place`).
+    unlink_first: bool,
 }
 
 impl Placing {
@@ -392,6 +394,7 @@ impl Placing {
             workdir: workdir.to_path_buf(),
             path: path.clone(),
             full,
+            unlink_first: !super::durable::flushes_worktree(repo),
         })
     }
 
@@ -403,6 +406,14 @@ impl Placing {
     pub fn place(&self) -> Result<()> {
         check_path(&self.workdir, &self.path)?;
         let (full, tmp) = (&self.full, &self.tmp);
+        // With the data not flushed, the old file is removed first, as
+        // git's checkout removes it: ext4 (`auto_da_alloc`) writes a file
+        // renamed over another out within the rename, 0.45 ms a file, most
+        // of a 3,000-file landing on a journaled ext4. A reader may then
+        // see no file for a moment, never a partial one; a crash in
+        // between leaves the temp file, by which recovery knows the
+        // missing path is the landing's (`remove_temp`).
+        let unlinked = self.unlink_first && fs::remove_file(full).is_ok();
         // Renamed first, the directory case looked at only if that fails
         // (a file never replaces a directory by rename): one `stat` less
         // per file.
@@ -417,7 +428,9 @@ impl Placing {
             done => done,
         };
         renamed.map_err(|e| {
-            let _ = fs::remove_file(tmp);
+            if !unlinked {
+                let _ = fs::remove_file(tmp);
+            }
             Error::io("rename into place", full, e)
         })
     }
@@ -463,14 +476,14 @@ pub fn staged_temp_path(repo: &Repo, path: &RepoPath) -> Result<PathBuf> {
     Ok(temp_sibling(repo, &crate::workdir(repo)?.join(path.fs())))
 }
 
-/// Removes the temp file a killed write may have left next to `path`.
-pub fn remove_temp(repo: &Repo, path: &RepoPath) {
+/// Removes the temp file a killed write may have left next to `path`;
+/// whether there was one.
+pub fn remove_temp(repo: &Repo, path: &RepoPath) -> bool {
     let Ok(workdir) = crate::workdir(repo) else {
-        return;
+        return false;
     };
-    if check_path(workdir, path).is_ok() {
-        let _ = fs::remove_file(temp_sibling(repo, &workdir.join(path.fs())));
-    }
+    check_path(workdir, path).is_ok()
+        && fs::remove_file(temp_sibling(repo, &workdir.join(path.fs()))).is_ok()
 }
 
 fn temp_sibling(repo: &Repo, full: &Path) -> PathBuf {

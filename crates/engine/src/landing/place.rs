@@ -167,9 +167,10 @@ impl Pass<'_> {
         let path = &change.path;
         let before = change.before.map(|im| (im.id, im.mode));
         let is_staged = self.staged.contains(path);
-        if !is_staged {
-            checkout::remove_temp(repo, path);
-        }
+        // A temp file left beside a missing path: the landing had removed
+        // the old file and not yet renamed the new one in (`Placing::place`).
+        let half_placed =
+            !is_staged && checkout::remove_temp(repo, path) && checkout::has_no_file(repo, path);
         let Some((id, mode)) = change.after.map(|im| (im.id, im.mode)) else {
             if !self.sparse.contains(path) {
                 self.remove(repo, path, before, done)?;
@@ -185,7 +186,8 @@ impl Pass<'_> {
         // The pre-image, or what a power cut left of the post-image
         // (written without a flush, as git's checkout writes).
         let ours = self.fresh
-            || ((checkout::holds(repo, path, before)?
+            || ((half_placed
+                || checkout::holds(repo, path, before)?
                 || checkout::holds_torn(repo, path, id, mode)?)
                 && git::confine::blocked_prefix(self.workdir, path).is_none());
         if !ours {
