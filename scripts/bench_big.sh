@@ -12,7 +12,8 @@
 #   BENCH_PARTS=b scripts/bench_big.sh /tmp        # only b
 #   BENCH_TOKIO=/path/to/tokio (a clone or mirror with its history;
 #     default: the mirror under /work/.mirror), BENCH_RUNS (default 5),
-#   EVOLV=/path/to/git-evolv (default: a release build of this tree).
+#   EVOLV=/path/to/git-evolv (default: a release build of this tree),
+#   EVOLV_OLD=/path/to/another/git-evolv (before/after in the same rounds).
 # A journaled ext4 for the argument, as root:
 #   truncate -s 8G img && mkfs.ext4 -q img && mount -o loop,data=ordered img /mnt/j
 set -euo pipefail

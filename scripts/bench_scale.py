@@ -32,6 +32,9 @@ RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 INSTR_MAX = int(os.environ.get("BENCH_INSTR_MAX", "3000"))
 # BENCH_APPLY=0: the propose columns only (apply and merge are not run).
 APPLY = os.environ.get("BENCH_APPLY", "1") != "0"
+# EVOLV_OLD: a second build, run in the same loop (old, new, git each
+# round), for a before/after table beside git's figures.
+OLD = os.environ.get("EVOLV_OLD")
 
 
 repo = Repo(REPO)
@@ -52,9 +55,12 @@ for size, scope in SIZES:
     propose_cmd = [EVOLV, "propose", "--json", "-p", PATTERN, "-r", REPLACEMENT, *scope_args]
     grep_cmd = ["git", "grep", "-l", PATTERN, "HEAD", *spec_args]
     diff_cmd = ["git", "diff", base, proposal, *spec_args]
-    t = {k: [] for k in ("apply", "merge", "propose", "grep", "diff")}
+    t = {k: [] for k in ("apply", "merge", "propose", "grep", "diff", "old_apply", "old_propose")}
     rss = {"apply": 0, "propose": 0, "merge": 0}
     for _ in range(RUNS):
+        if APPLY and OLD:
+            repo.reset(pid)
+            t["old_apply"].append(repo.run([OLD, "apply", pid])[0])
         if APPLY:
             repo.reset(pid)
             s, r = repo.run([EVOLV, "apply", pid])
@@ -63,6 +69,9 @@ for size, scope in SIZES:
             s, r = repo.run(["git", "merge", "-q", "--ff-only", proposal])
             t["merge"].append(s); rss["merge"] = max(rss["merge"], r)
         repo.reset(pid)
+        if OLD:
+            t["old_propose"].append(repo.run([OLD, *propose_cmd[1:]])[0])
+            repo.undo_propose(kept, {pid})
         s, r = repo.run(propose_cmd)
         repo.undo_propose(kept, {pid})
         t["propose"].append(s); rss["propose"] = max(rss["propose"], r)
@@ -99,3 +108,13 @@ for changed, m, rss, instr in rows:
     print(f"| {changed:,} | {m['apply']:.3f} s | {m['merge']:.3f} s | {m['apply'] / m['merge']:.2f}× "
           f"| {m['propose']:.3f} s | {gd:.3f} s | {m['propose'] / gd:.2f}× | {m['propose'] / m['grep']:.2f}× | {ir} | {ip} "
           f"| {rss['propose'] / 1024:.0f} / {rss['apply'] / 1024:.0f} / {rss['merge'] / 1024:.0f} MiB |")
+if OLD:
+    print(f"\nbefore ({OLD}) / after ({EVOLV}) / git, the same rounds:\n")
+    print("| changed files | apply before / after / merge | ratios | propose before / after / `grep -l` + `diff` | ratios |")
+    print("|---:|---:|---:|---:|---:|")
+    for changed, m, rss, instr in rows:
+        gd = m["grep"] + m["diff"]
+        print(f"| {changed:,} | {m['old_apply']:.3f} / {m['apply']:.3f} / {m['merge']:.3f} s "
+              f"| {m['old_apply'] / m['merge']:.2f}× → {m['apply'] / m['merge']:.2f}× "
+              f"| {m['old_propose']:.3f} / {m['propose']:.3f} / {gd:.3f} s "
+              f"| {m['old_propose'] / gd:.2f}× → {m['propose'] / gd:.2f}× |")

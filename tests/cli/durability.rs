@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use crate::common::{BIN, TestRepo, sealed};
+use crate::common::{BIN, TestRepo, assert_has_all, sealed};
 
 /// A repository with `n` files holding the pattern, in a few directories.
 fn many_files(n: usize) -> TestRepo {
@@ -27,6 +27,8 @@ fn every_flush_setting_lands_the_same_and_leaves_nothing_behind() {
         &["core.fsyncMethod=fsync"][..],
         &["core.fsync=none"][..],
         &["core.fsync=committed,-index", "checkout.workers=3"][..],
+        &["evolv.fsyncWorktree=true"][..],
+        &["evolv.fsyncWorktree=true", "core.fsyncMethod=fsync"][..],
     ] {
         let repo = many_files(150);
         let head = repo.head();
@@ -48,6 +50,65 @@ fn every_flush_setting_lands_the_same_and_leaves_nothing_behind() {
         assert!(left.is_empty(), "{config:?}: left in .git/evolv: {left:?}");
         repo.assert_fsck();
     }
+}
+
+/// A power cut after the branch moved, with the landing's journal still
+/// on disk, can leave a landed file emptied, cut short or holding zeros
+/// where its data never reached the disk: working-tree files are not
+/// flushed by default, as git's checkout does not flush them. The next
+/// command's recovery finds each by content and writes it again; a file
+/// with the user's own content stays.
+#[test]
+fn files_a_power_cut_tore_after_the_branch_moved_are_restored_by_the_next_command() {
+    let repo = many_files(150);
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let killed = repo.evolv_env(
+        &["apply", &id],
+        &[("GIT_EVOLV_CRASHPOINT", "before-journal-delete")],
+    );
+    assert_eq!(killed.code, -1, "{}", killed.stderr);
+    assert!(repo.path().join(".git/evolv/journal").exists());
+    let landed = "line 1 fetchUserData\n";
+    assert_eq!(repo.read("d1/e1/f1.txt"), landed);
+    // What the cut left: nothing, a start, zeros in place of the data.
+    repo.write("d1/e1/f1.txt", "");
+    repo.write("d2/e2/f2.txt", "line 2 fetch");
+    repo.write_bytes("d0/e0/f0.txt", b"line 0 \0\0\0\0\0\0\0\0\0\0\0\0\0\n");
+    repo.write("d1/e4/f4.txt", "my own edit\n");
+    // The old file removed, the new one not yet renamed in: the path is
+    // missing and the landing's temp file is left beside it.
+    let tag = std::fs::read_to_string(repo.path().join(".git/evolv/temp-tag")).unwrap();
+    let temp = format!("d0/e1/.f6.txt.evolv-{}.tmp", tag.trim());
+    std::fs::rename(repo.file("d0/e1/f6.txt"), repo.file(&temp)).unwrap();
+    let next = repo.evolv(&["list", "--json"]);
+    next.ok();
+    assert_eq!(repo.read("d0/e1/f6.txt"), "line 6 fetchUserData\n");
+    assert!(!repo.file(&temp).exists(), "{temp} removed");
+    assert_eq!(repo.read("d1/e1/f1.txt"), landed);
+    assert_eq!(repo.read("d2/e2/f2.txt"), "line 2 fetchUserData\n");
+    assert_eq!(repo.read("d0/e0/f0.txt"), "line 0 fetchUserData\n");
+    assert_eq!(repo.read("d1/e4/f4.txt"), "my own edit\n", "the user's");
+    assert_eq!(repo.status().trim(), "M d1/e4/f4.txt");
+    assert!(!repo.path().join(".git/evolv/journal").exists());
+    repo.assert_fsck();
+}
+
+/// `evolv.fsyncWorktree` that is not a boolean is refused before anything
+/// moves, naming the key and its value.
+#[test]
+fn a_bad_fsync_worktree_value_is_refused_before_the_branch_moves() {
+    let repo = many_files(3);
+    let head = repo.head();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let run = repo.git_evolv(
+        &["evolv.fsyncWorktree=sometimes"],
+        &["apply", "--json", &id],
+    );
+    run.fails_with(2, "invalid_config");
+    // git hands `-c` keys over lower-cased.
+    assert_has_all(&run.stdout, &["evolv.fsyncworktree", "sometimes"]);
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
 }
 
 /// A barrier file a killed landing left behind is removed by the next
@@ -105,42 +166,62 @@ fn fs_type(dir: &std::path::Path) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// With git's default flush settings the landing waits for each of its
-/// staged files and commits with one `fsync` of `evolv/flush.<pid>`: no
-/// `syncfs`, which would wait for every other process's writes. On a file
-/// system that does not order its metadata through one journal (ext4
-/// without its journal included), `syncfs` is the fallback. Needs strace: `.ci/run` installs it and runs this with
-/// `--ignored`, as it does the LFS test.
+/// With git's default flush settings the landing flushes N's objects, its
+/// journal, the refs and the index, not the working-tree files it writes
+/// (git's checkout does not flush them either): where one `fsync` orders
+/// everything before it, the journal's barrier is one `fsync` of
+/// `evolv/flush.<pid>` and no staged file is waited for; elsewhere (ext4
+/// without its journal) each of those few files is flushed on its own,
+/// never with a `syncfs`, which would wait for every other process's
+/// writes. `evolv.fsyncWorktree=true` waits for each staged file as well
+/// (and, elsewhere, flushes the file system twice). Needs strace:
+/// `.ci/run` installs it and runs this with `--ignored`, as it does the LFS
+/// test.
 #[test]
 #[ignore = "needs strace; .ci/run installs it and runs this with --ignored"]
 fn the_default_landing_flushes_its_own_files_not_the_file_system() {
     let repo = many_files(40);
     let (kind, journaled) = journaled(repo.path());
     let trace = traced_apply(&repo, &[]);
+    let fsync_worktree = [
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "evolv.fsyncWorktree"),
+        ("GIT_CONFIG_VALUE_0", "true"),
+    ];
     if journaled {
-        assert_targeted(&trace, &kind);
+        assert_targeted(&trace, &kind, false);
+        let repo = many_files(40);
+        assert_targeted(&traced_apply(&repo, &fsync_worktree), &kind, true);
     } else {
-        // Two: before the branch moves and at the end. The landing's few
-        // loose objects are flushed on their own before its journal
-        // (issue 14: a third `syncfs` waited for everyone's writes).
-        let syncfs = calls(&trace, &["syncfs("]);
         assert_eq!(
-            syncfs, 2,
-            "{kind}: the fallback flushes the file system twice:\n{trace}"
+            calls(&trace, &["syncfs("]),
+            0,
+            "{kind}: no syncfs:\n{trace}"
         );
+        assert_no_staged_file_waited_for(&trace, &kind);
         let object = calls(&trace, &[".git/objects/", "O_NOFOLLOW"]);
         assert!(
             object >= 1,
             "{kind}: the new commit flushed alone:\n{trace}"
         );
+        let repo = many_files(40);
+        let trace = traced_apply(&repo, &fsync_worktree);
+        // Two: before the branch moves and at the end (issue 14: a third
+        // `syncfs` waited for everyone's writes).
+        let syncfs = calls(&trace, &["syncfs("]);
+        assert_eq!(
+            syncfs, 2,
+            "{kind}: with evolv.fsyncWorktree the fallback flushes the file system twice:\n{trace}"
+        );
     }
     // The targeted flushes themselves, whatever this machine's file system
     // (debug builds take it for an ordered one on request).
+    let ordered = [("GIT_EVOLV_TEST_ORDERED_FS", "1")];
     let repo = many_files(40);
-    assert_targeted(
-        &traced_apply(&repo, &[("GIT_EVOLV_TEST_ORDERED_FS", "1")]),
-        "assumed",
-    );
+    assert_targeted(&traced_apply(&repo, &ordered), "assumed", false);
+    let repo = many_files(40);
+    let both: Vec<_> = ordered.iter().chain(&fsync_worktree).copied().collect();
+    assert_targeted(&traced_apply(&repo, &both), "assumed", true);
 }
 
 /// The trace of `strace -f` over one `apply` of everything proposed in `repo`.
@@ -152,7 +233,7 @@ fn traced_apply(repo: &TestRepo, env: &[(&str, &str)]) -> String {
         "-f",
         "-qq",
         "-e",
-        "trace=syncfs,fsync,sync_file_range,openat",
+        "trace=syncfs,fsync,fdatasync,sync_file_range,openat",
         "-o",
     ])
     .arg(&trace)
@@ -175,19 +256,24 @@ fn calls(trace: &str, words: &[&str]) -> usize {
         .count()
 }
 
-/// No `syncfs`; a wait for each staged file, on the descriptor it was
-/// written through (no staged file opened again by name); one barrier,
-/// before the branch moves: the ending's files (the new index among them)
-/// are waited for, and the file system's journal commits them before the
-/// journal's deletion, in order (issue 25 item 20).
-fn assert_targeted(trace: &str, kind: &str) {
+/// No `syncfs`; with `worktree` (`evolv.fsyncWorktree`) a wait for each
+/// staged file, on the descriptor it was written through (no staged file
+/// opened again by name), and without it none; one barrier, before the
+/// branch moves: the ending's files (the new index among them) are waited
+/// for, and the file system's journal commits them before the journal's
+/// deletion, in order (issue 25 item 20).
+fn assert_targeted(trace: &str, kind: &str, worktree: bool) {
     let syncfs = calls(trace, &["syncfs("]);
     assert_eq!(syncfs, 0, "{kind}: no syncfs:\n{trace}");
-    let waits = calls(trace, &["sync_file_range(", "WAIT_AFTER"]);
-    assert!(
-        waits >= 40,
-        "{kind}: a wait for each staged file, got {waits}"
-    );
+    let staged = staged_files_flushed(trace);
+    if worktree {
+        assert!(
+            staged >= 40,
+            "{kind}: a wait for each staged file, got {staged}"
+        );
+    } else {
+        assert_eq!(staged, 0, "{kind}: no staged file flushed:\n{trace}");
+    }
     let reopened = calls(trace, &[".evolv-", ".tmp\"", "O_RDONLY"]);
     assert_eq!(
         reopened, 0,
@@ -265,4 +351,51 @@ fn traced_capture(env: &[(&str, &str)]) -> String {
     assert_eq!(repo.status(), "", "put back to HEAD");
     repo.assert_fsck();
     std::fs::read_to_string(&trace).unwrap()
+}
+
+/// How many flushes (`sync_file_range`, `fdatasync`, `fsync`) in `trace`
+/// went to a staged temp file (`.<name>.evolv-<tag>.tmp`): each call's
+/// descriptor is looked up in the last `openat` that returned it in the
+/// same thread.
+fn staged_files_flushed(trace: &str) -> usize {
+    let mut open = std::collections::HashMap::new();
+    let mut flushed = 0;
+    for line in trace.lines() {
+        let Some((pid, call)) = line.split_once(' ') else {
+            continue;
+        };
+        let call = call.trim_start();
+        if call.starts_with("openat(") {
+            let path = call.split('"').nth(1).unwrap_or_default();
+            if let Some(fd) = call
+                .rsplit("= ")
+                .next()
+                .and_then(|r| r.trim().parse::<i32>().ok())
+            {
+                open.insert((pid.to_string(), fd), path.to_string());
+            }
+            continue;
+        }
+        let flush = ["sync_file_range(", "fdatasync(", "fsync("]
+            .iter()
+            .find_map(|c| call.strip_prefix(c));
+        let fd = flush.and_then(|rest| rest.split([',', ')']).next()?.parse::<i32>().ok());
+        let path = fd.and_then(|fd| open.get(&(pid.to_string(), fd)));
+        if path.is_some_and(|p| p.contains(".evolv-") && p.ends_with(".tmp")) {
+            flushed += 1;
+        }
+    }
+    flushed
+}
+
+/// By default no staged file is flushed (N's loose objects, the journal,
+/// the refs and the index are), nor waited for with `fdatasync`.
+fn assert_no_staged_file_waited_for(trace: &str, kind: &str) {
+    assert_eq!(
+        staged_files_flushed(trace),
+        0,
+        "{kind}: staged files not flushed:\n{trace}"
+    );
+    let fdatasync = calls(trace, &["fdatasync("]);
+    assert_eq!(fdatasync, 0, "{kind}: no fdatasync:\n{trace}");
 }

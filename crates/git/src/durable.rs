@@ -1,9 +1,11 @@
 //! Durability across a power cut, beyond git's defaults (git flushes packs
 //! but not loose objects, refs, the index or working-tree files). A
-//! landing's journal is flushed before anything moves; everything the
-//! landing writes is flushed before the journal is deleted, so after a
-//! power cut either the journal is still there (and recovery finishes the
-//! landing) or every write it records is on disk.
+//! landing's journal is flushed before anything moves; the objects, refs
+//! and index the landing writes are flushed before the journal is
+//! deleted, so after a power cut either the journal is still there (and
+//! recovery finishes the landing, rewriting any file the cut tore) or every
+//! one of them is on disk. Working-tree files are flushed only with
+//! `evolv.fsyncWorktree` (`flushes_worktree`), as git flushes none.
 //!
 //! Flushes are targeted, as git's batch mode: the landing waits for its
 //! own files' data (`settle`), then one `fsync` of a fresh file commits the
@@ -29,8 +31,8 @@ use crate::error::{Error, Result};
 ///   git's `GIT_TEST_FSYNC=0`):
 ///   no flush at all, git's speed. A power cut may then lose a landing's
 ///   writes in any order; recovery still finishes or undoes the landing
-///   from whatever survived, but a file emptied by the cut holds neither
-///   image and is left for the user, and a landed commit may be lost.
+///   from whatever survived (a file the cut emptied is written again while
+///   the journal is there), but a landed commit may be lost.
 ///   A crash (not a power cut) loses nothing either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flush {
@@ -270,6 +272,35 @@ pub fn flushes(repo: &crate::Repo) -> bool {
     policy(repo) != Flush::Off
 }
 
+/// The opt-in key that makes a landing wait for its working-tree files'
+/// data before the branch moves, as it did before issue 25 item 20.
+pub const FSYNC_WORKTREE: &str = "evolv.fsyncWorktree";
+
+/// Whether the landing flushes the working-tree files it writes
+/// (`evolv.fsyncWorktree=true`, and flushing not off). By default it does
+/// not, as git's checkout and merge never do (`core.fsync` has no
+/// working-tree component): the objects, the landing's journal, the refs
+/// and the index keep their flushes, and a file a power cut emptied is
+/// found by content and rewritten by recovery while the journal is left
+/// (RELIABILITY.md, "Power loss"). Waiting for each file's data was most
+/// of a 3,000-file landing's time on a journaled ext4. Read once per
+/// process; a value that is not a boolean reads as unset here and is
+/// refused by `check_worktree_setting` before anything is written.
+pub fn flushes_worktree(repo: &crate::Repo) -> bool {
+    static WORKTREE: super::PerRepo<bool> = super::PerRepo::new();
+    flushes(repo) && WORKTREE.get(repo, || worktree_setting(repo).unwrap_or(false))
+}
+
+/// Refuses an `evolv.fsyncWorktree` that is not a boolean, naming it.
+pub fn check_worktree_setting(repo: &crate::Repo) -> Result<()> {
+    worktree_setting(repo).map(drop)
+}
+
+fn worktree_setting(repo: &crate::Repo) -> Result<bool> {
+    let config = repo.config()?;
+    Ok(config.bool(FSYNC_WORKTREE)?.unwrap_or(false))
+}
+
 /// The first half of a flush: the data of `files` (written by this
 /// landing; a missing one is skipped) reaches the device — writeout only in
 /// batch mode, one `fdatasync` each under `core.fsyncMethod=fsync`. The
@@ -418,12 +449,14 @@ pub fn flush<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item =
 /// landing durable the moment the command returned, which git never does
 /// for its refs, index or working tree (issue 25 item 20: it was one
 /// journal commit, 10–30 ms, of a 3,000-file landing's 0.2 s). Elsewhere
-/// `flush`.
+/// the same `settle` flushes each of `files` on its own, with its
+/// directory; only with `evolv.fsyncWorktree` is it a whole-file-system
+/// `flush`, for the working-tree files written without one.
 pub fn flush_ending<P: AsRef<Path>>(
     repo: &crate::Repo,
     files: impl IntoIterator<Item = P>,
 ) -> Result<()> {
-    if policy(repo) != Flush::Off && targeted(repo) {
+    if policy(repo) != Flush::Off && (targeted(repo) || !flushes_worktree(repo)) {
         return settle(repo, files);
     }
     flush(repo, files)

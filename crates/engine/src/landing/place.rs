@@ -167,9 +167,10 @@ impl Pass<'_> {
         let path = &change.path;
         let before = change.before.map(|im| (im.id, im.mode));
         let is_staged = self.staged.contains(path);
-        if !is_staged {
-            checkout::remove_temp(repo, path);
-        }
+        // A temp file left beside a missing path: the landing had removed
+        // the old file and not yet renamed the new one in (`Placing::place`).
+        let half_placed =
+            !is_staged && checkout::remove_temp(repo, path) && checkout::has_no_file(repo, path);
         let Some((id, mode)) = change.after.map(|im| (im.id, im.mode)) else {
             if !self.sparse.contains(path) {
                 self.remove(repo, path, before, done)?;
@@ -182,8 +183,12 @@ impl Pass<'_> {
         if !self.fresh && checkout::holds(repo, path, Some((id, mode)))? {
             return Ok(Entry::Clean { id, mode });
         }
+        // The pre-image, or what a power cut left of the post-image
+        // (written without a flush, as git's checkout writes).
         let ours = self.fresh
-            || (checkout::holds(repo, path, before)?
+            || ((half_placed
+                || checkout::holds(repo, path, before)?
+                || checkout::holds_torn(repo, path, id, mode)?)
                 && git::confine::blocked_prefix(self.workdir, path).is_none());
         if !ours {
             done.skipped.push(path.clone());

@@ -114,6 +114,7 @@ pub fn move_branch_in_turn(repo: &Repo, turn: Turn, mv: BranchMove<'_>) -> Resul
     // whole landing, not once per path and step.
     let known_dirs = git::confine::remember_dirs();
     checkout::check_worker_settings(repo)?;
+    git::durable::check_worktree_setting(repo)?;
     let new_tree = repo.find_commit(mv.new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
     let journal = write_journal(repo, mv, &head_tree, &new_tree)?;

@@ -7,7 +7,8 @@
 //!   installed N's, drop the journal and the `index.lock` git-evolv created;
 //! - branch at N: roll forward the remaining files, the index, the
 //!   bookkeeping refs and the audit record, skipping (and reporting) any
-//!   file that holds neither the pre- nor the post-image;
+//!   file that holds neither the pre- nor the post-image, nor what a power
+//!   cut leaves of the post-image (`checkout::holds_torn`);
 //! - branch elsewhere: someone moved it since; touch no file, finish the
 //!   bookkeeping only if N is in the branch's history, and report.
 //!

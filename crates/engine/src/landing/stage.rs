@@ -1,8 +1,8 @@
 //! Staging a landing's files: what N adds or changes is written to temp
-//! files next to their paths, and flushed, while the branch has not moved
-//! yet, so that from the early index to the index rename — the stretch a
-//! racing `git commit` must not span, see RELIABILITY.md — the landing only
-//! renames (`checkout::place_staged`).
+//! files next to their paths (and flushed, with `evolv.fsyncWorktree`)
+//! while the branch has not moved yet, so that from the early index to the
+//! index rename — the stretch a racing `git commit` must not span, see
+//! RELIABILITY.md — the landing only renames (`checkout::place_staged`).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -33,11 +33,14 @@ impl Staged {
     /// the staged files — is flushed: the branch moves next.
     pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
         self.write(repo, journal)?;
-        // The staged files' writebacks were started one by one, and the
-        // threads that wrote them waited for them (`Holding`); one flush
-        // commits them all (and their names, and the journal's) before the
-        // branch moves.
-        if !self.paths.is_empty() || durable::defers_to_barrier(repo) {
+        // The journal's barrier, where it was deferred to this flush. With
+        // `evolv.fsyncWorktree`, the staged files' writebacks were started
+        // one by one, and the threads that wrote them waited for them
+        // (`Holding`); the same flush commits them all (and their names)
+        // before the branch moves. By default their data is left to the
+        // kernel, as git's checkout leaves it: the journal names each one.
+        let files = !self.paths.is_empty() && durable::flushes_worktree(repo);
+        if files || durable::defers_to_barrier(repo) {
             durable::flush(repo, std::iter::empty::<PathBuf>())?;
         }
         Ok(())
@@ -113,7 +116,7 @@ const BATCH: usize = 64;
 impl Holding {
     fn new(repo: &Repo) -> Holding {
         Holding {
-            wait: durable::defers_to_barrier(repo),
+            wait: durable::defers_to_barrier(repo) && durable::flushes_worktree(repo),
             open: Vec::new(),
         }
     }

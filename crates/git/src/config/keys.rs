@@ -16,6 +16,7 @@ pub const DOCUMENTED_KEYS: &[&str] = &[
     "evolv.worktree",
     "evolv.protectedBranches",
     "evolv.pushToProtected",
+    "evolv.fsyncWorktree",
     "evolv.commit.types",
     "evolv.commit.scopes",
     "evolv.commit.headerMaxLength",
