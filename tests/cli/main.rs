@@ -66,6 +66,7 @@ mod unreadable_proposals;
 mod unsafe_fence;
 mod validation;
 mod verdicts;
+mod verdicts_apply;
 mod web;
 mod web_client;
 mod web_pages;
