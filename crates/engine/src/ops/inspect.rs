@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::test::proposal_verdicts::ProposalVerdict;
 use crate::error::Result;
 use crate::git;
 use crate::git::Repo;
@@ -60,6 +61,10 @@ pub struct ProposalSummary {
     pub applied_commit: Option<String>,
     /// The proposal this one is stacked on (#13).
     pub onto: Option<String>,
+    /// The trusted stored verdict of `evolv.validate` on this proposal's
+    /// tree (what `apply` would reuse); left out when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<ProposalVerdict>,
 }
 
 /// `{"proposals": [...]}`, oldest first.
@@ -169,6 +174,7 @@ fn summary_of(
         base: p.base.to_string(),
         applied_commit: applied.map(|o| o.to_string()),
         onto: p.onto,
+        verdict: None,
     }
 }
 
