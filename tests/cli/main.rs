@@ -67,6 +67,7 @@ mod unsafe_fence;
 mod validation;
 mod verdicts;
 mod verdicts_apply;
+mod verdicts_bisect_stack;
 mod verdicts_race;
 mod verdicts_shown;
 mod web;

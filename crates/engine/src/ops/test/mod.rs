@@ -41,8 +41,8 @@ pub struct TestRequest {
     /// Run even when a verdict is stored for the key.
     #[serde(default)]
     pub no_cache: bool,
-    /// A range `A..B` to bisect instead of testing `targets`: the first
-    /// failing commit of it.
+    /// A range `A..B`, or the top proposal of a stack, to bisect instead
+    /// of testing `targets`: its first failing commit (or proposal).
     #[serde(default)]
     pub bisect: Option<String>,
 }
