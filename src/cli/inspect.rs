@@ -8,7 +8,7 @@ use crate::ops::Session;
 use crate::ops::inspect::{
     ListRequest, LogOutcome, LogRequest, ProposalSummary, ShowOutcome, ShowRequest,
 };
-use crate::ops::test::proposal_verdicts::ProposalVerdict;
+use crate::store::verdicts::ProposalVerdict;
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {

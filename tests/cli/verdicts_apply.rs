@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::common::{TestRepo, assert_has, error_code};
+use crate::verdicts::runs;
 
 /// `evolv.validate`: counts its runs in `$HOME/runs`, prints `out-<code>`
 /// and exits with `code`.
@@ -17,18 +18,8 @@ fn validating(repo: &TestRepo, code: i32) {
     repo.set_config("evolv.validate", &cmd);
 }
 
-fn runs(repo: &TestRepo) -> usize {
-    std::fs::read_to_string(repo.home().join("runs")).map_or(0, |s| s.lines().count())
-}
-
 fn verdict_refs(repo: &TestRepo) -> usize {
-    repo.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/evolv/verdicts/",
-    ])
-    .lines()
-    .count()
+    crate::verdicts::verdict_refs(repo).len()
 }
 
 fn applied_verdict(run: &crate::common::Run) -> Value {

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::common::{Run, TestRepo};
+use crate::verdicts::runs;
 
 /// Counts its runs in `$HOME/runs` and waits (up to 5 s) for a second run
 /// to start, so two runs overlap.
@@ -15,10 +16,6 @@ fn meeting(repo: &TestRepo) -> String {
     format!(
         "echo ran >> {runs}; i=0; while [ $(wc -l < {runs}) -lt 2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; echo met"
     )
-}
-
-fn runs(repo: &TestRepo) -> usize {
-    std::fs::read_to_string(repo.home().join("runs")).map_or(0, |s| s.lines().count())
 }
 
 /// Every verdict ref, each holding one whole passing verdict.

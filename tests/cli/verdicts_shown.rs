@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_has, assert_lacks};
+use crate::common::{TestRepo, assert_has, assert_lacks, listed};
 use crate::web_client::Server;
 
 fn tested_and_untested() -> (TestRepo, String, String) {
@@ -15,15 +15,6 @@ fn tested_and_untested() -> (TestRepo, String, String) {
     repo.set_config("evolv.validate", "grep -q two a.txt");
     repo.evolv(&["test", &tested]).success();
     (repo, tested, untested)
-}
-
-fn of<'a>(list: &'a Value, id: &str) -> &'a Value {
-    list["proposals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["patch_id"] == id)
-        .unwrap()
 }
 
 fn assert_cached_pass(v: &Value) {
@@ -39,8 +30,8 @@ fn assert_cached_pass(v: &Value) {
 fn list_and_show_carry_the_verdict_of_the_proposal_tree() {
     let (repo, tested, untested) = tested_and_untested();
     let list = repo.evolv(&["list", "--json"]).json();
-    assert_cached_pass(&of(&list, &tested)["verdict"]);
-    assert!(of(&list, &untested).get("verdict").is_none(), "{list}");
+    assert_cached_pass(&listed(&list, &tested)["verdict"]);
+    assert!(listed(&list, &untested).get("verdict").is_none(), "{list}");
     let show = repo.evolv(&["show", "--json", &tested]).json();
     assert_cached_pass(&show["verdict"]);
     let human = repo.evolv(&["list"]);
@@ -60,7 +51,7 @@ fn list_and_show_carry_the_verdict_of_the_proposal_tree() {
     // Another command is another key: that verdict is not this one's.
     repo.set_config("evolv.validate", "grep -q two a.txt ");
     let list = repo.evolv(&["list", "--json"]).json();
-    assert!(of(&list, &tested).get("verdict").is_none(), "{list}");
+    assert!(listed(&list, &tested).get("verdict").is_none(), "{list}");
 }
 
 #[test]
@@ -75,7 +66,7 @@ fn show_proposal_and_the_review_page_carry_the_verdict() {
     let server = Server::start(&repo);
     let list = server.get("/api/proposals");
     assert_eq!(list.status, 200, "{}", list.body);
-    assert_cached_pass(&of(&list.json(), &tested)["verdict"]);
+    assert_cached_pass(&listed(&list.json(), &tested)["verdict"]);
     let page = server.get(&format!("/api/proposals/{tested}"));
     assert_cached_pass(&page.json()["verdict"]);
     let page = server.get(&format!("/api/proposals/{untested}"));

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::test::proposal_verdicts::ProposalVerdict;
 use crate::error::Result;
 use crate::git;
 use crate::git::Repo;
@@ -15,6 +14,7 @@ use crate::store::list_cache::Row;
 use crate::store::pending;
 use crate::store::proposals::{self, Proposal};
 use crate::store::rows::{self, Listed};
+use crate::store::verdicts::ProposalVerdict;
 use crate::validators::ValidatorReport;
 
 /// A proposal's state relative to the current HEAD.
