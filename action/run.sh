@@ -14,8 +14,11 @@
 #   run.sh validate   fetch refs/evolv/proposals/*, dry-run apply each pending
 #                     proposal (INPUT_PROPOSALS, default all) on the checked-out
 #                     branch with INPUT_VALIDATE (default: git config
-#                     evolv.validate), and write each verdict to the job summary
-#                     and to the outputs
+#                     evolv.validate), write each verdict to the job summary
+#                     and to the outputs, and push the verdict refs the applies
+#                     stored (refs/evolv/verdicts/*) to origin, where a
+#                     developer's apply reuses them once fetched and trusted
+#                     (INPUT_PUBLISH=false: keep them here)
 set -euo pipefail
 
 die() { echo "::error title=git-evolv action::$*" >&2; exit 2; }
@@ -140,6 +143,10 @@ ok = code == 0 and r.get("success") is True
 err = r.get("error") or {}
 commit = r.get("commit") or ""
 detail = "; ".join(f'`{v["command"]}` exit {v["exit_code"]}' for v in (r.get("validation") or err.get("validation") or []))
+v = r.get("verdict") or {}
+if v.get("cached"):
+    detail += f' (cached verdict of {v["made_by"]}, {v["source"]})'
+
 if not ok:
     detail = (f'{err.get("code", "error")}: {err.get("message", "exit " + str(code))}' + (f" ({detail})" if detail else "")).replace("|", "\\|").replace("\n", " ")
 verdict = {"patch_id": pid, "verdict": "pass" if ok else "fail", "commit": commit, "exit": code}
@@ -151,10 +158,32 @@ PY
     summary "$(tail -1 <<<"$line")"
     if [ "$code" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "::error title=git-evolv validate::$id failed (exit $code)"; fi
   done
-  summary "" "$passed passed, $failed failed." "" \
-    "> Verdicts are in this summary and in the \`verdicts\` output; they are not yet written as refs for git-evolv's verdict cache (a separate issue)."
+  summary "" "$passed passed, $failed failed."
   out verdicts "[$verdicts]"; out passed "$passed"; out failed "$failed"
+  publish
   [ "$failed" = 0 ]
+}
+
+# Pushes this clone's verdict refs that origin does not have yet (a verdict
+# is never rewritten: one key, one answer), and says how to use them.
+publish() {
+  if [ "${INPUT_PUBLISH:-true}" = false ]; then
+    summary "" "Verdict refs not published (\`publish: false\`)."
+    out published 0
+    return 0
+  fi
+  local have mine=() ref
+  have="$(git ls-remote origin 'refs/evolv/verdicts/*' | cut -f2)" \
+    || die "could not list origin's refs/evolv/verdicts/*: is origin reachable?"
+  while IFS= read -r ref; do
+    [ -n "$ref" ] && ! grep -qxF -- "$ref" <<<"$have" && mine+=("$ref:$ref")
+  done < <(git for-each-ref --format='%(refname)' refs/evolv/verdicts/)
+  if [ "${#mine[@]}" -gt 0 ]; then
+    git push --quiet --no-verify origin "${mine[@]}" \
+      || die "could not push ${#mine[@]} verdict ref(s) to origin: give the job 'permissions: contents: write', or set 'publish: false'"
+  fi
+  out published "${#mine[@]}"
+  summary "" "${#mine[@]} new verdict(s) pushed to \`refs/evolv/verdicts/\` on origin. To reuse them in an apply: \`git fetch origin 'refs/evolv/verdicts/*:refs/evolv/remotes/origin/verdicts/*'\` and \`git config evolv.test.trust origin\` (with the same validation commands and declared key parts)."
 }
 
 case "${1:-}" in

@@ -126,7 +126,8 @@ expect "validate: one failing proposal fails the step" 1 "$run" validate
 has "validate: ... the passing one in the summary" "| \`$good\` | \`[0-9a-f]*\` | pass |" "$GITHUB_STEP_SUMMARY"
 has "validate: ... the failing one too, with the failed command" "| \`$broken\` | .* | \*\*fail\*\* | validation_failed.*grep -q BROKEN" "$GITHUB_STEP_SUMMARY"
 has "validate: ... the counts" "1 passed, 1 failed." "$GITHUB_STEP_SUMMARY"
-has "validate: ... the note on verdict refs" "not yet written as refs" "$GITHUB_STEP_SUMMARY"
+has "validate: ... how to reuse the published verdicts" "2 new verdict(s) pushed to \`refs/evolv/verdicts/\` on origin" "$GITHUB_STEP_SUMMARY"
+has "validate: ... published=2 output (the pass and the fail)" "^published=2\$" "$GITHUB_OUTPUT"
 has "validate: ... an annotation for the failure" "::error title=git-evolv validate::$broken failed" "$t/log"
 has "validate: ... passed=1 output" "^passed=1\$" "$GITHUB_OUTPUT"
 has "validate: ... failed=1 output" "^failed=1\$" "$GITHUB_OUTPUT"
@@ -135,16 +136,45 @@ import sys
 line = [l for l in open('$GITHUB_OUTPUT') if l.startswith('verdicts=')][0]
 import json; v = {x['patch_id']: x['verdict'] for x in json.loads(line[9:])}
 assert v == {'$good': 'pass', '$broken': 'fail'}, v"
+expect "validate: ... origin holds the two verdict refs" 0 \
+  test "$(git -C "$t/origin.git" for-each-ref refs/evolv/verdicts/ | wc -l)" = 2
 expect "validate: a dry run: main did not move" 0 test "$(git rev-parse main)" = "$before"
 expect "validate: ... the working tree is clean" 0 test -z "$(git status --porcelain)"
 expect "validate: ... git fsck is clean" 0 git fsck --no-progress
 fresh_env
 expect "validate: the 'proposals' input picks one" 0 env INPUT_PROPOSALS="$good" "$run" validate
 has "validate: ... and validates only it" "1 passed, 0 failed." "$GITHUB_STEP_SUMMARY"
+has "validate: ... reusing the verdict stored by the first run" "| pass | .*(cached verdict of " "$GITHUB_STEP_SUMMARY"
+has "validate: ... and publishes nothing twice" "^published=0\$" "$GITHUB_OUTPUT"
 git checkout -q --detach
 fresh_env
 expect "validate: a detached HEAD is refused clearly" 2 "$run" validate
 has "validate: ... saying what to check out" "needs a branch checked out" "$t/log"
+
+# --- the published verdicts in a developer's clone: a cache hit ------------
+cd "$t/dev" && git switch -q main
+git config --add evolv.validate 'test -f file.txt'
+git config --add evolv.validate '! grep -q BROKEN file.txt'
+git fetch -q origin 'refs/evolv/verdicts/*:refs/evolv/remotes/origin/verdicts/*'
+expect "verdicts: fetched but untrusted, they are not used" 0 python3 -c "
+import json, subprocess
+ps = json.loads(subprocess.check_output(['$EVOLV_BIN', 'list', '--json']))['proposals']
+assert all('verdict' not in p for p in ps), ps"
+git config evolv.test.trust origin
+before="$(git rev-parse main)"
+expect "verdicts: trusted, CI's fail refuses the broken proposal without running" 1 \
+  "$EVOLV_BIN" apply --json "$broken"
+has "verdicts: ... saying the verdict is cached" "a cached verdict, made .* by .*(origin)" "$t/log"
+expect "verdicts: ... nothing landed" 0 test "$(git rev-parse main)" = "$before"
+expect "verdicts: CI's pass lands the good proposal as a cache hit" 0 \
+  sh -c "'$EVOLV_BIN' apply --json '$good' >'$t/applied.json'"
+expect "verdicts: ... the apply's verdict is cached, from origin" 0 python3 -c "
+import json
+v = json.load(open('$t/applied.json'))['verdict']
+assert v['cached'] is True and v['source'] == 'origin' and v['status'] == 'pass', v"
+expect "verdicts: ... it landed" 0 test "$(git rev-parse main~1)" = "$before"
+expect "verdicts: ... the working tree is clean" 0 test -z "$(git status --porcelain)"
+expect "verdicts: ... git fsck is clean" 0 git fsck --no-progress
 
 echo "action: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::ops::Session;
 use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
 use crate::ops::apply_answer::ApplyAnswer;
+use crate::validation_report::Stage;
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
@@ -47,6 +48,10 @@ pub struct ApplyArgs {
     /// (y, n, a, d, s, q, ?); the rest stays pending.
     #[arg(long, short = 'i', conflicts_with = "background")]
     pub interactive: bool,
+    /// Run the validation commands even when a trusted verdict for the
+    /// candidate tree is cached (see `git evolv test`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Returns the exit code: 0, or the failure's code when some proposals
@@ -61,6 +66,7 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         dry_run: args.dry_run,
         batch: args.batch,
         paths: (!args.paths.is_empty()).then(|| args.paths.clone().into()),
+        no_cache: args.no_cache,
         hunks: None,
     };
     if args.background {
@@ -140,11 +146,20 @@ pub fn render(o: &ApplyOutcome, out: &Output) {
         o.lines_removed,
         crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()).join(", ")
     );
+    let cached = o.verdict.as_ref().filter(|v| v.cached);
     for v in &o.validation {
-        text.push_str(&format!(
-            "  {:?} `{}`: exit {} in {} ms\n",
-            v.stage, v.command, v.exit_code, v.duration_ms
-        ));
+        match cached.filter(|c| c.command == v.command && v.stage == Stage::Validate) {
+            Some(c) => text.push_str(&format!(
+                "  Validate `{}`: cached {}, {}; not run again (--no-cache runs it)\n",
+                v.command,
+                c.status.as_str(),
+                c.provenance()
+            )),
+            None => text.push_str(&format!(
+                "  {:?} `{}`: exit {} in {} ms\n",
+                v.stage, v.command, v.exit_code, v.duration_ms
+            )),
+        }
     }
     if o.dry_run {
         text.push_str("Dry run: nothing landed. Apply it for real without --dry-run (or with a plan saying \"dry_run\": false).");

@@ -8,6 +8,7 @@ use crate::ops::Session;
 use crate::ops::inspect::{
     ListRequest, LogOutcome, LogRequest, ProposalSummary, ShowOutcome, ShowRequest,
 };
+use crate::store::verdicts::ProposalVerdict;
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
@@ -70,7 +71,24 @@ fn row(p: &ProposalSummary) -> String {
         match &p.onto {
             Some(onto) => format!("{} (stacked on {onto})", p.summary),
             None => p.summary.clone(),
-        }
+        } + &p
+            .verdict
+            .as_ref()
+            .map(|v| format!(" [{}, cached]", v.status.as_str()))
+            .unwrap_or_default()
+    )
+}
+
+/// `verdict: pass, cached (`make test`, exit 0, made … by …, local)`.
+fn verdict_text(v: &ProposalVerdict) -> String {
+    format!(
+        "verdict: {}, cached (`{}`, exit {}, made {} by {}, {})\n",
+        v.status.as_str(),
+        v.command,
+        v.exit_code,
+        crate::clock::utc_rfc3339(v.made_at),
+        v.made_by,
+        v.source
     )
 }
 
@@ -98,6 +116,9 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
         "{first}\nproposal commit {}, base {}\n\n    {}\n",
         p.commit, p.base, p.summary
     ));
+    if let Some(v) = &p.verdict {
+        out.line(&verdict_text(v));
+    }
     if outcome.stack.len() > 1 {
         out.line(&format!(
             "stack (bottom first; apply lands all of it): {}\n",

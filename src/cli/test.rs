@@ -20,8 +20,9 @@ pub struct TestArgs {
     /// Run even where a trusted verdict for the same key is stored.
     #[arg(long)]
     pub no_cache: bool,
-    /// Find the first failing commit of a range A..B (A taken as good).
-    #[arg(long, value_name = "RANGE", conflicts_with = "targets")]
+    /// Find the first failing commit of a range A..B (A taken as good), or
+    /// the first failing proposal of the stack a proposal id tops.
+    #[arg(long, value_name = "RANGE|PROPOSAL", conflicts_with = "targets")]
     pub bisect: Option<String>,
 }
 
@@ -95,7 +96,7 @@ fn bisect_lines(found: &BisectOutcome, out: &Output) {
         ));
     } else {
         out.line(&format!(
-            "no failing commit among {} commits",
+            "no failing commit among {} commits (or proposals)",
             found.members
         ));
     }

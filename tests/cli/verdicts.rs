@@ -16,8 +16,21 @@ fn counting(repo: &TestRepo, code: i32) -> String {
     )
 }
 
-fn runs(repo: &TestRepo) -> usize {
+/// How many runs a counting command made (in `$HOME/runs`).
+pub(crate) fn runs(repo: &TestRepo) -> usize {
     std::fs::read_to_string(repo.home().join("runs")).map_or(0, |s| s.lines().count())
+}
+
+/// The names of the verdict refs of this clone.
+pub(crate) fn verdict_refs(repo: &TestRepo) -> Vec<String> {
+    repo.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/evolv/verdicts/",
+    ])
+    .lines()
+    .map(str::to_string)
+    .collect()
 }
 
 fn verdict(run: &Run, i: usize) -> Value {
@@ -42,12 +55,7 @@ fn a_pass_is_stored_in_a_ref_and_reused_until_no_cache() {
     assert_eq!(v["target"], "HEAD");
     assert_eq!(v["output_tail"], "out-0\n");
     assert_eq!(v["tree"], repo.rev("HEAD^{tree}").unwrap().as_str());
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/evolv/verdicts/",
-    ]);
-    assert_eq!(refs.lines().count(), 1, "{refs}");
+    assert_eq!(verdict_refs(&repo).len(), 1);
     let second = test_json(&repo, &cmd, &[]);
     second.success();
     assert_eq!(verdict(&second, 0)["cached"], true);
@@ -69,12 +77,7 @@ fn exit_codes_follow_git_bisect_run_and_only_all_pass_exits_0() {
         assert_eq!(verdict(&run, 0)["exit_code"], code);
     }
     // An abort is not stored: the run, not the tree, was broken.
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/evolv/verdicts/",
-    ]);
-    assert_eq!(refs.lines().count(), 2, "{refs}");
+    assert_eq!(verdict_refs(&repo).len(), 2);
     let human = repo.evolv(&["test", "--command", "echo broken; exit 3"]);
     human.code(1);
     assert!(human.stdout.starts_with("fail  HEAD"), "{}", human.stdout);
@@ -268,15 +271,7 @@ fn gc_prunes_verdicts_by_age() {
     );
     old.success();
     test_json(&repo, "true ", &[]).success();
-    let count = || {
-        repo.git(&[
-            "for-each-ref",
-            "--format=%(refname)",
-            "refs/evolv/verdicts/",
-        ])
-        .lines()
-        .count()
-    };
+    let count = || verdict_refs(&repo).len();
     assert_eq!(count(), 2);
     let gc = repo.evolv(&["gc", "--json", "--older-than", "30"]);
     gc.success();

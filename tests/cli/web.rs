@@ -647,15 +647,7 @@ fn a_stack_is_shown_as_such_and_applied_as_one_batch() {
     let top = run.ok().json()["patch_id"].as_str().unwrap().to_string();
     let server = Server::start(&repo);
     let list = server.get("/api/proposals").json();
-    let entry = |id: &str| {
-        list["proposals"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["patch_id"] == id)
-            .unwrap()
-            .clone()
-    };
+    let entry = |id: &str| crate::common::listed(&list, id).clone();
     assert_eq!(entry(&top)["onto"], below.as_str());
     assert_eq!(entry(&below)["onto"], Value::Null);
     let view = server.get(&format!("/api/proposals/{top}")).json();

@@ -100,11 +100,14 @@ pub enum Error {
     #[error("{cause}; {recovery}")]
     LandingFailed { cause: Box<Error>, recovery: String },
 
-    #[error("validation failed: `{command}` exited with {exit_code}")]
+    #[error("validation failed: `{command}` exited with {exit_code}{cached}")]
     ValidationFailed {
         command: String,
         exit_code: i32,
         reports: Vec<CommandReport>,
+        /// Empty when the command ran now; else where the failing verdict
+        /// reused from the verdict cache was made (" (a cached verdict …)").
+        cached: String,
     },
 
     #[error("the apply timed out after {seconds} s while running `{command}`")]

@@ -116,6 +116,7 @@ fn samples() -> Vec<Error> {
             command: s("false"),
             exit_code: 1,
             reports: Vec::new(),
+            cached: String::new(),
         },
         Error::Timeout {
             command: s("sleep 9"),

@@ -150,6 +150,7 @@ pub fn run_all(
                 command: command.clone(),
                 exit_code: code,
                 reports: reports.clone(),
+                cached: String::new(),
             });
         }
     }

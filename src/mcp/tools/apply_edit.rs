@@ -42,6 +42,10 @@ pub struct ApplyEditArgs {
     /// under the same id, stacked on what landed (`remaining_patch_id`).
     #[serde(default)]
     pub paths: Option<evolv_core::globs::Globs>,
+    /// Run the validation even when a trusted verdict for the candidate
+    /// tree is cached (a cached pass skips it; a cached fail refuses).
+    #[serde(default)]
+    pub no_cache: bool,
 }
 
 impl ApplyEditArgs {
@@ -59,6 +63,7 @@ impl ApplyEditArgs {
             dry_run: self.dry_run,
             batch: false,
             paths: self.paths.clone(),
+            no_cache: self.no_cache,
             hunks: None,
         }
     }

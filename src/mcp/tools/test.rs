@@ -25,7 +25,8 @@ pub struct TestArgs {
     /// Run even where a trusted verdict for the same key is stored.
     #[serde(default)]
     pub no_cache: bool,
-    /// A range A..B whose first failing commit to find instead.
+    /// A range A..B whose first failing commit to find instead, or the id
+    /// of the top proposal of a stack whose first failing proposal to find.
     pub bisect: Option<String>,
 }
 
@@ -33,7 +34,7 @@ impl SessionTool for Test {
     const META: Meta = Meta {
         name: "test",
         title: "Run the validation command on commits or proposals",
-        description: "Runs the configured evolv.validate command (sh -c) on each target (revisions or proposal ids; default HEAD) in git-evolv's own validation worktrees and returns one verdict per target: status pass|fail|skip|abort (git bisect run's exit codes), exit_code, duration_ms, output_tail, and cached with made_at/made_by/source when a trusted stored verdict for the same key (tree, command, declared env, toolchain fingerprint, inputs) was reused. With bisect A..B, finds the first failing commit. Stores verdicts under refs/evolv/verdicts/; never moves a branch or touches the working tree.",
+        description: "Runs the configured evolv.validate command (sh -c) on each target (revisions or proposal ids; default HEAD) in git-evolv's own validation worktrees and returns one verdict per target: status pass|fail|skip|abort (git bisect run's exit codes), exit_code, duration_ms, output_tail, and cached with made_at/made_by/source when a trusted stored verdict for the same key (tree, command, declared env, toolchain fingerprint, inputs) was reused. With bisect A..B (or the top proposal id of a stack), finds the first failing commit (or proposal). Stores verdicts under refs/evolv/verdicts/; never moves a branch or touches the working tree.",
         effect: Effect::Runs,
     };
     type Args = TestArgs;

@@ -101,6 +101,17 @@ function badge(status) {
   return h("span", { class: `badge ${status}`, dataset: { status }, text: status });
 }
 
+// The stored verdict of evolv.validate on the proposal's tree (what apply
+// reuses): its state, and when, where and by whom it was made.
+function verdictBadge(v) {
+  if (!v) return null;
+  const when = new Date(v.made_at * 1000).toISOString();
+  return h("span", { class: `badge verdict ${v.status}`,
+    dataset: { verdict: v.status, cached: String(v.cached), source: v.source },
+    title: `\`${v.command}\` exit ${v.exit_code}, made ${when} by ${v.made_by} (${v.source})`,
+    text: `${v.status} · cached ${when.slice(0, 16).replace("T", " ")}` });
+}
+
 // ---------- routing ----------
 
 function route() {
@@ -173,7 +184,7 @@ async function renderList() {
         h("a", { href: `/p/${p.patch_id}`, "data-nav": true, text: p.patch_id })),
       h("td", { class: "num", title: new Date(p.created_at * 1000).toISOString(), text: age(p.age_seconds) }),
       h("td", { class: "summary", text: p.summary }),
-      h("td", {}, badge(p.status)),
+      h("td", {}, badge(p.status), " ", verdictBadge(p.verdict)),
       h("td", { class: "num", text: String(p.files_changed) }),
       h("td", { class: "num" }, h("span", { class: "add", text: `+${p.lines_added}` }), " ",
         h("span", { class: "del", text: `-${p.lines_removed}` })),
@@ -289,6 +300,7 @@ function fillHead(data) {
     h("div", { class: "summary-head" },
       h("span", { class: "id", id: "proposal-id", text: data.patch_id }),
       badge(status),
+      verdictBadge(data.verdict),
       h("span", { class: "badge op", text: data.operation }),
       h("span", {}, h("span", { class: "add", text: `+${data.lines_added}` }), " ",
         h("span", { class: "del", text: `-${data.lines_removed}` }),

@@ -45,6 +45,17 @@ pub fn sealed(program: &str, home: &Path) -> Command {
     cmd
 }
 
+/// The entry of proposal `id` in a `list` answer (`{"proposals": […]}`).
+#[track_caller]
+pub fn listed<'a>(list: &'a Value, id: &str) -> &'a Value {
+    list["proposals"]
+        .as_array()
+        .expect("a list of proposals")
+        .iter()
+        .find(|p| p["patch_id"] == id)
+        .unwrap_or_else(|| panic!("{id} is not listed: {list}"))
+}
+
 /// Asserts that `haystack` contains `needle`, showing the haystack if not.
 #[track_caller]
 pub fn assert_has(haystack: &str, needle: &str) {

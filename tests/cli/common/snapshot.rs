@@ -29,6 +29,11 @@ pub fn snapshot_settings(repo: &TestRepo) -> insta::Settings {
         s.add_filter(r"patch_\d+_\[ID\]", "patch_[ID]");
     }
     s.add_filter(r"\b\d+ ms\b", "[N] ms");
+    // Where a cached verdict was made: this machine's user and host name.
+    s.add_filter(
+        r"made \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by [^\s@]+@[^\s)]+",
+        "made [TIME] by [USER@HOST]",
+    );
     s.add_filter(r"pending/\d+-\d+-\d+\.json", "pending/[RECORD].json");
     s
 }

@@ -103,6 +103,9 @@ impl Error {
             Error::LandingFailed { .. } => {
                 "run `git evolv recover` to finish or undo the interrupted landing; nothing of yours was overwritten".into()
             }
+            Error::ValidationFailed { cached, .. } if !cached.is_empty() => {
+                "nothing was landed; the failing verdict was reused from the cache: fix the patch or the code, or apply with --no-cache to run the command again".into()
+            }
             Error::ValidationFailed { .. } => {
                 "nothing was landed; fix the patch or the code and apply again".into()
             }

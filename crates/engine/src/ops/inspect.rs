@@ -14,6 +14,7 @@ use crate::store::list_cache::Row;
 use crate::store::pending;
 use crate::store::proposals::{self, Proposal};
 use crate::store::rows::{self, Listed};
+use crate::store::verdicts::ProposalVerdict;
 use crate::validators::ValidatorReport;
 
 /// A proposal's state relative to the current HEAD.
@@ -60,6 +61,10 @@ pub struct ProposalSummary {
     pub applied_commit: Option<String>,
     /// The proposal this one is stacked on (#13).
     pub onto: Option<String>,
+    /// The trusted stored verdict of `evolv.validate` on this proposal's
+    /// tree (what `apply` would reuse); left out when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<ProposalVerdict>,
 }
 
 /// `{"proposals": [...]}`, oldest first.
@@ -169,6 +174,7 @@ fn summary_of(
         base: p.base.to_string(),
         applied_commit: applied.map(|o| o.to_string()),
         onto: p.onto,
+        verdict: None,
     }
 }
 

@@ -29,6 +29,7 @@ use super::plan::{self, PlanSource};
 use super::pre_push::{self, PrePushOutcome, PrePushRequest};
 use super::review::{self, CommentRequest, Detail, ReviewPage};
 use super::settings::{Settings, SettingsRequest};
+use super::test::proposal_verdicts::attach as attach_verdicts;
 use super::test::{self, TestOutcome, TestRequest};
 use crate::store::comments::Comment;
 
@@ -297,12 +298,17 @@ impl Session {
 
     /// Every proposal with its status.
     pub fn list(&self, _req: &ListRequest) -> Result<ListOutcome> {
-        inspect::list(self.repo()?)
+        let mut outcome = inspect::list(self.repo()?)?;
+        attach_verdicts(self.repo()?, self.settings()?, &mut outcome.proposals)?;
+        Ok(outcome)
     }
 
     /// One proposal and its diff.
     pub fn show(&self, req: &ShowRequest) -> Result<ShowOutcome> {
-        inspect::show(self.repo()?, &req.patch_id)
+        let mut outcome = inspect::show(self.repo()?, &req.patch_id)?;
+        let one = std::slice::from_mut(&mut outcome.proposal);
+        attach_verdicts(self.repo()?, self.settings()?, one)?;
+        Ok(outcome)
     }
 
     /// The audit log, newest first.
@@ -461,7 +467,10 @@ impl Session {
     /// `show` without the patch text: the review page draws each file
     /// from its own pages of hunks.
     pub fn review_show(&self, patch_id: &str) -> Result<ShowOutcome> {
-        inspect::show_without_diff(self.repo()?, patch_id)
+        let mut outcome = inspect::show_without_diff(self.repo()?, patch_id)?;
+        let one = std::slice::from_mut(&mut outcome.proposal);
+        attach_verdicts(self.repo()?, self.settings()?, one)?;
+        Ok(outcome)
     }
 
     /// A page of one file's hunks (`None`: not a file of the proposal);

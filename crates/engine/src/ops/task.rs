@@ -106,6 +106,9 @@ pub struct TaskRequest {
     /// `--paths`: only these paths' changes land.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paths: Option<evolv_core::globs::Globs>,
+    /// `--no-cache`: validate whatever the verdict cache holds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_cache: bool,
 }
 
 impl TaskRequest {
@@ -132,6 +135,7 @@ impl TaskRequest {
             dry_run: req.dry_run,
             batch: req.batch,
             paths: req.paths.clone(),
+            no_cache: req.no_cache,
         })
     }
 
@@ -148,6 +152,7 @@ impl TaskRequest {
             dry_run: self.dry_run,
             batch: self.batch,
             paths: self.paths.clone(),
+            no_cache: self.no_cache,
             hunks: None,
         }
     }

@@ -90,6 +90,41 @@ pub struct Found {
     pub source: String,
 }
 
+/// A trusted stored verdict as `list`, `show` and the review page show it
+/// on a proposal's tree: its state, when and where it was
+/// made, and which store gave it.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct ProposalVerdict {
+    pub status: Status,
+    pub command: String,
+    pub exit_code: i32,
+    pub duration_ms: u64,
+    /// Seconds since the epoch.
+    pub made_at: i64,
+    /// `user@host`.
+    pub made_by: String,
+    /// `local` (made in this clone), or the trusted remote it came from.
+    pub source: String,
+    /// Always true: a stored verdict, reused by `apply` and `test`.
+    pub cached: bool,
+}
+
+impl From<Found> for ProposalVerdict {
+    fn from(found: Found) -> ProposalVerdict {
+        let v = found.verdict;
+        ProposalVerdict {
+            status: v.status,
+            command: v.command,
+            exit_code: v.exit_code,
+            duration_ms: v.duration_ms,
+            made_at: v.made_at,
+            made_by: v.made_by,
+            source: found.source,
+            cached: true,
+        }
+    }
+}
+
 /// The ref of `key` in this clone.
 pub fn verdict_ref(key: &str) -> String {
     format!("{VERDICTS_PREFIX}{key}")

@@ -6,7 +6,7 @@ use super::ApplyOutcome;
 use super::replay::{Built, Step, build, check_clean, same_in_touched_files};
 use super::settings::RunSettings;
 use super::undo::undo_after_move;
-use super::validate_step::validate_in_worktree;
+use super::validate_step::{Validated, validate_in_worktree};
 use crate::error::{Error, Result};
 use crate::git::{self, Head};
 use crate::git::{Oid, Repo};
@@ -15,7 +15,7 @@ use crate::plan::RollbackStrategy;
 use crate::store::audit::{AuditAction, AuditRecord, RefMove};
 use crate::store::pending::{self, Deferred};
 use crate::store::proposals::{self, Proposal};
-use crate::validate::{Budget, CommandReport};
+use crate::validate::Budget;
 
 /// Nothing to validate: replays and lands in one turn (a dry run takes
 /// none, and only checks). The landing checks the paths for uncommitted
@@ -36,7 +36,7 @@ pub(super) fn land_unvalidated(
     if turn.is_none() {
         check_clean(repo, &built)?;
     }
-    conclude(repo, s, built, turn, None, Vec::new())
+    conclude(repo, s, built, turn, Validated::default())
 }
 
 /// Replays and validates outside the turn, then lands in it what was
@@ -53,18 +53,17 @@ pub(super) fn land_validated(
 ) -> Result<Vec<ApplyOutcome>> {
     let built = build(repo, proposals, s, committer)?;
     check_clean(repo, &built)?;
-    let (worktree_path, reports) =
-        validate_in_worktree(repo, s, built.head.commit, built.new, budget)?;
-    budget.check("the landing", &reports)?;
+    let validated = validate_in_worktree(repo, s, built.head.commit, built.new, budget)?;
+    budget.check("the landing", &validated.reports)?;
     if s.dry_run {
-        return conclude(repo, s, built, None, worktree_path, reports);
+        return conclude(repo, s, built, None, validated);
     }
     let turn = land::take_turn(repo)?;
     // Switched to another branch while the validation ran: never replay
     // onto that one (#16 item 2).
     land::ensure_on_branch(repo, start)?;
     if git::head(repo)? == built.head {
-        return conclude(repo, s, built, Some(turn), worktree_path, reports);
+        return conclude(repo, s, built, Some(turn), validated);
     }
     // The branch moved while the validation ran: replay onto its new head.
     let replayed = build(repo, proposals, s, committer)?;
@@ -73,7 +72,7 @@ pub(super) fn land_validated(
     // validation ran on, so the apply validates again (#16 item 2 sibling).
     let forward = repo.is_descendant_of(replayed.head.commit, built.head.commit)?;
     if forward && same_in_touched_files(repo, proposals, &built.new_tree, &replayed.new_tree) {
-        return conclude(repo, s, replayed, Some(turn), worktree_path, reports);
+        return conclude(repo, s, replayed, Some(turn), validated);
     }
     drop(turn);
     // What was validated is not what would land: validate again (a retry).
@@ -83,12 +82,6 @@ pub(super) fn land_validated(
     })
 }
 
-/// What a validation produced, for the outcomes.
-pub(super) struct Validated {
-    pub(super) worktree_path: Option<String>,
-    pub(super) reports: Vec<CommandReport>,
-}
-
 /// Lands `built` (or, in a dry run, records what would land) and reports
 /// each proposal's outcome.
 pub(super) fn conclude(
@@ -96,13 +89,8 @@ pub(super) fn conclude(
     s: &RunSettings,
     built: Built<'_, '_>,
     turn: Option<land::Turn>,
-    worktree_path: Option<String>,
-    reports: Vec<CommandReport>,
+    validated: Validated,
 ) -> Result<Vec<ApplyOutcome>> {
-    let validated = Validated {
-        worktree_path,
-        reports,
-    };
     match turn.filter(|_| !s.dry_run) {
         Some(turn) => land_built(repo, s, built, turn, &validated),
         None => built
@@ -204,6 +192,7 @@ pub(super) fn outcome(
         worktree_path: validated.worktree_path.clone(),
         audit_log_id: audit_id,
         validation: validated.reports.clone(),
+        verdict: validated.verdict.clone(),
         dry_run: s.dry_run,
         batch: s.batch,
         lines_added: step.lines.0,

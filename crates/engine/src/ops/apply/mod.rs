@@ -23,6 +23,9 @@ mod replay;
 mod settings;
 mod undo;
 mod validate_step;
+mod verdict_step;
+
+pub use verdict_step::ApplyVerdict;
 
 use land_step::{land_unvalidated, land_validated};
 use settings::{RunSettings, settings};
@@ -67,6 +70,10 @@ pub struct ApplyRequest {
     /// stays a pending proposal under the same id, stacked on what landed.
     #[serde(default)]
     pub paths: Option<evolv_core::globs::Globs>,
+    /// Run the validation commands even when a trusted verdict is stored
+    /// for the candidate tree (see `git evolv test`).
+    #[serde(default)]
+    pub no_cache: bool,
     /// Land only these hunks (`apply -i`; not taken from JSON).
     #[serde(skip)]
     #[schemars(skip)]
@@ -94,6 +101,10 @@ pub struct ApplyOutcome {
     pub worktree_path: Option<String>,
     pub audit_log_id: String,
     pub validation: Vec<CommandReport>,
+    /// The verdict of the validation commands on the landed tree: reused
+    /// from the verdict cache (`cached`) or made by this apply; null when
+    /// no validation command ran to its end.
+    pub verdict: Option<ApplyVerdict>,
     pub dry_run: bool,
     pub batch: bool,
     pub lines_added: usize,

@@ -19,6 +19,8 @@ pub(super) struct RunSettings {
     pub(super) fresh: bool,
     pub(super) dry_run: bool,
     pub(super) batch: bool,
+    /// Run the validation commands whatever the verdict cache holds.
+    pub(super) no_cache: bool,
 }
 
 /// What an apply of `req` runs with, the session's `settings` filling in
@@ -48,6 +50,7 @@ pub(super) fn settings(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Re
     Ok(RunSettings {
         dry_run: req.dry_run || plan.as_ref().is_some_and(|p| p.dry_run),
         batch: req.batch || plan.as_ref().is_some_and(|p| p.batch),
+        no_cache: req.no_cache,
         fresh: fresh_worktree(config, req)?,
         plan,
         commands,

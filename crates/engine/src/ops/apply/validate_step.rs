@@ -5,20 +5,33 @@
 use crate::git::Oid;
 
 use super::settings::RunSettings;
+use super::verdict_step::{ApplyVerdict, Lookup};
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::validate::{self, Budget, CommandReport, Stage};
 use crate::worktree;
 
+/// What a validation produced, for the outcomes.
+#[derive(Default)]
+pub(super) struct Validated {
+    /// The validation worktree; none when nothing ran in one.
+    pub(super) worktree_path: Option<String>,
+    pub(super) reports: Vec<CommandReport>,
+    /// The verdict of the validation commands, reused or made now.
+    pub(super) verdict: Option<ApplyVerdict>,
+}
+
 /// Runs the plan's pre-conditions at the head, then the validation commands
 /// and the plan's expected outcomes at the new commit, in one worktree.
+/// The validation commands' verdict for the new tree is looked up first: a
+/// cached pass stands for them, a cached fail refuses; a run is stored.
 pub(super) fn validate_in_worktree(
     repo: &Repo,
     s: &RunSettings,
     head: Oid,
     new: Oid,
     budget: Budget,
-) -> Result<(Option<String>, Vec<CommandReport>)> {
+) -> Result<Validated> {
     let (pre, post) = match &s.plan {
         Some(p) => (
             &p.validation.pre_conditions[..],
@@ -26,17 +39,28 @@ pub(super) fn validate_in_worktree(
         ),
         None => (&[][..], &[][..]),
     };
-    if pre.is_empty() && s.commands.is_empty() && post.is_empty() {
-        return Ok((None, Vec::new()));
+    let lookup = Lookup::of(repo, s, new)?;
+    let reused = lookup.as_ref().and_then(Lookup::reuse).transpose()?;
+    let mut out = Validated::default();
+    let commands = match reused {
+        Some((report, verdict)) => {
+            out.reports.push(report);
+            out.verdict = Some(verdict);
+            &[][..]
+        }
+        None => &s.commands[..],
+    };
+    if pre.is_empty() && commands.is_empty() && post.is_empty() {
+        return Ok(out);
     }
-    let mut reports = Vec::new();
-    budget.check("the validation worktree", &reports)?;
+    budget.check("the validation worktree", &out.reports)?;
     // Signals wait for a step to end (a checkout git runs in the worktree
     // must not outlive us either), then end the apply with nothing landed.
     let _deferred = crate::signals::Deferred::begin();
     let wt = worktree::acquire(repo, s.fresh, budget)?;
     validate::interrupted()?;
     let record = wt.group_record();
+    let reports = &mut out.reports;
     if !pre.is_empty() {
         wt.checkout(head).map_err(signalled_or)?;
         validate::interrupted()?;
@@ -45,30 +69,36 @@ pub(super) fn validate_in_worktree(
             Stage::PreCondition,
             wt.path(),
             budget,
-            &mut reports,
+            reports,
             Some(&record),
         )?;
     }
-    budget.check("the checkout of the new commit", &reports)?;
+    budget.check("the checkout of the new commit", reports)?;
     wt.checkout(new).map_err(signalled_or)?;
     validate::interrupted()?;
-    validate::run_all(
-        &s.commands,
+    let first = reports.len();
+    let ran = validate::run_all(
+        commands,
         Stage::Validate,
         wt.path(),
         budget,
-        &mut reports,
+        reports,
         Some(&record),
-    )?;
+    );
+    if let Some(lookup) = lookup.as_ref().filter(|_| !commands.is_empty()) {
+        out.verdict = lookup.record(repo, &reports[first..], &ran)?;
+    }
+    ran?;
     validate::run_all(
         post,
         Stage::ExpectedOutcome,
         wt.path(),
         budget,
-        &mut reports,
+        reports,
         Some(&record),
     )?;
-    Ok((Some(wt.path().display().to_string()), reports))
+    out.worktree_path = Some(wt.path().display().to_string());
+    Ok(out)
 }
 
 /// A git command killed by the user's Ctrl-C fails; what the user sees is

@@ -1,5 +1,8 @@
 //! test --bisect: the first failing member of a rev range `A..B`, its
-//! members oldest first, `A` taken as good (as `git bisect start B A`).
+//! members oldest first, `A` taken as good (as `git bisect start B A`);
+//! or of a stack of proposals named by its top proposal's id, its members
+//! the pending proposals under it bottom first, then itself, the commit
+//! the bottom one stands on taken as good.
 //! The last member is run first: when it passes there is nothing to find
 //! (one run). Otherwise a binary search between the last known good and
 //! the first known bad, at most ⌈log2 N⌉ more runs when nothing is
@@ -14,6 +17,7 @@ use serde::Serialize;
 use super::run::{Target, TargetVerdict, verdict_for};
 use crate::error::{Error, Result};
 use crate::git::{Order, Repo};
+use crate::store::proposals;
 use crate::store::verdicts::Status;
 
 /// What a bisection found.
@@ -39,20 +43,7 @@ pub fn bisect(
     no_cache: bool,
     timeout: u64,
 ) -> Result<BisectOutcome> {
-    let r = repo.parse_range(range).map_err(|why| {
-        Error::invalid(
-            format!("--bisect '{range}' is not a range of commits ({why:?})"),
-            "give a range such as main..topic or HEAD~8..HEAD",
-        )
-    })?;
-    let members: Vec<Target> = repo
-        .walk(&[r.to], &[r.from], Order::OldestFirst)?
-        .into_iter()
-        .map(|commit| Target {
-            name: commit.to_string(),
-            commit,
-        })
-        .collect();
+    let members = members(repo, range)?;
     let mut out = BisectOutcome {
         members: members.len(),
         first_failing: None,
@@ -107,4 +98,36 @@ pub fn bisect(
     let name = &members[bad as usize].name;
     out.first_failing = out.verdicts.iter().find(|v| &v.target == name).cloned();
     Ok(out)
+}
+
+/// The members of `spec`, oldest first: a stack of proposals when `spec`
+/// is a proposal id (each member named by its id), else a range `A..B`.
+fn members(repo: &Repo, spec: &str) -> Result<Vec<Target>> {
+    if proposals::is_valid_id(spec)
+        && let Ok(top) = proposals::load(repo, spec)
+    {
+        let mut stack = super::super::stack::below(repo, &top)?;
+        stack.push(top);
+        return Ok(stack
+            .into_iter()
+            .map(|p| Target {
+                name: p.id.to_string(),
+                commit: p.commit,
+            })
+            .collect());
+    }
+    let r = repo.parse_range(spec).map_err(|why| {
+        Error::invalid(
+            format!("--bisect '{spec}' is not a range of commits nor a proposal id ({why:?})"),
+            "give a range such as main..topic or HEAD~8..HEAD, or the id of the top proposal of a stack (`git evolv list`)",
+        )
+    })?;
+    Ok(repo
+        .walk(&[r.to], &[r.from], Order::OldestFirst)?
+        .into_iter()
+        .map(|commit| Target {
+            name: commit.to_string(),
+            commit,
+        })
+        .collect())
 }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Settings;
 mod bisect;
+pub mod proposal_verdicts;
 mod run;
 
 pub use bisect::BisectOutcome;
@@ -40,8 +41,8 @@ pub struct TestRequest {
     /// Run even when a verdict is stored for the key.
     #[serde(default)]
     pub no_cache: bool,
-    /// A range `A..B` to bisect instead of testing `targets`: the first
-    /// failing commit of it.
+    /// A range `A..B`, or the top proposal of a stack, to bisect instead
+    /// of testing `targets`: its first failing commit (or proposal).
     #[serde(default)]
     pub bisect: Option<String>,
 }
@@ -99,14 +100,20 @@ fn command_of(settings: &Settings, given: Option<&str>) -> Result<String> {
     if let Some(command) = given.filter(|c| !c.trim().is_empty()) {
         return Ok(command.to_string());
     }
-    let configured = settings.validate_commands();
-    if configured.is_empty() {
-        return Err(Error::invalid(
+    configured_command(settings).ok_or_else(|| {
+        Error::invalid(
             "no command to test with",
             "give --command CMD, or set one with `git config evolv.validate CMD`",
-        ));
-    }
-    Ok(configured.join(" && "))
+        )
+    })
+}
+
+/// Every non-blank `evolv.validate` value joined by `&&`, as `apply`
+/// runs them: the command of the verdicts `apply` reuses.
+pub(crate) fn configured_command(settings: &Settings) -> Option<String> {
+    let mut configured = settings.validate_commands();
+    configured.retain(|c| !c.trim().is_empty());
+    (!configured.is_empty()).then(|| configured.join(" && "))
 }
 
 /// A proposal id or a revision, as a commit.
