@@ -1,7 +1,7 @@
 //! The refs a pusher fetches to read what the server did with a push to
 //! `refs/for/<branch>` (docs/server.md, "Refs"). Only names and the record's
 //! shape live here; the server writes them (`ops::receive`), clients read
-//! them after `git fetch` of `refs/evolv/*`.
+//! them after `git evolv fetch` (`ops::remote::fetch`, the one refspec).
 
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +15,6 @@ pub const APPLIED_PREFIX: &str = super::APPLIED_PREFIX;
 pub const OUTCOMES_PREFIX: &str = "refs/evolv/outcomes/";
 /// The namespace a push lands through (git's `receive.procReceiveRefs`).
 pub const FOR_PREFIX: &str = "refs/for/";
-/// What `git evolv fetch` fetches from a server (kept out of the default fetch).
-pub const FETCH_REFSPEC: &str = "+refs/evolv/*:refs/evolv/remote/*";
 
 /// Where a pushed proposal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
