@@ -129,10 +129,14 @@ pub fn spawn_drainer(git_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `git evolv recover` in a bare repository: lands what a dead drainer or
-/// a killed hook left queued (a landing killed after its swap is marked
+/// `git evolv recover` in a bare repository: indexes records the queue's
+/// index lacks, then lands what a dead drainer or a killed hook left queued (a landing killed after its swap is marked
 /// landed, not landed twice).
 pub fn recover(repo: &Repo, settings: &Settings) -> Result<RecoverOutcome> {
+    {
+        let _arrivals = arrival_lock(repo)?;
+        records::reindex(repo)?;
+    }
     let n = drain_waiting(repo, settings)?;
     let mut out = RecoverOutcome::nothing();
     if n > 0 {
