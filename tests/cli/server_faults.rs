@@ -93,3 +93,62 @@ fn a_validation_that_hangs_is_stopped_at_evolv_timeout() {
     assert_eq!(s.only_outcome()["reason"]["code"], "timeout");
     assert_eq!(s.ref_target("main").unwrap(), main);
 }
+
+/// A push reads the queue's index, not every record: an index entry a
+/// kill left behind a decided record (here, one that still reads queued)
+/// is dropped by the next drain, never landed or refused again.
+#[test]
+fn a_queue_entry_left_behind_a_decided_record_is_dropped_not_landed_again() {
+    let Some(s) = server() else { return };
+    let c = s.clone("c1");
+    let pushed = s.commit(&c, "c.txt", "new\n", "feat: c");
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let landed = s.only_outcome();
+    let id = landed["id"].as_str().unwrap();
+    assert!(s.refs("refs/evolv/queue/").is_empty());
+    assert_eq!(
+        s.ref_target(&format!("refs/evolv/landed/{pushed}/main")),
+        s.ref_target(&format!("refs/evolv/outcomes/{id}"))
+    );
+    // The record as it read when queued, under the queue's index.
+    let mut queued = landed.clone();
+    queued["state"] = "queued".into();
+    for k in ["old", "new", "decided_at"] {
+        queued.as_object_mut().unwrap().remove(k);
+    }
+    let file = s.home().join("queued.json");
+    std::fs::write(&file, queued.to_string()).unwrap();
+    let blob = s.git(&["hash-object", "-w", file.to_str().unwrap()]);
+    s.git(&["update-ref", &format!("refs/evolv/queue/{id}"), blob.trim()]);
+    let rec = s.evolv(&["recover"], &[]);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(s.only_outcome(), landed);
+    assert!(s.refs("refs/evolv/queue/").is_empty());
+    assert_eq!(s.git(&["rev-list", "--count", "main"]).trim(), "2");
+    s.assert_fsck();
+}
+
+/// A queued record with no queue entry (written before the index) is
+/// indexed and landed by `git evolv recover`.
+#[test]
+fn recover_indexes_a_queued_record_the_queue_lacks_and_lands_it() {
+    let Some(s) = server() else { return };
+    let c = s.clone("c1");
+    let pushed = s.commit(&c, "c.txt", "new\n", "feat: c");
+    let kill = [("GIT_EVOLV_CRASHPOINT", "receive-before-swap")];
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &kill);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    let id = s.only_outcome()["id"].as_str().unwrap().to_string();
+    s.git(&["update-ref", "-d", &format!("refs/evolv/queue/{id}")]);
+    let rec = s.evolv(&["recover"], &[]);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(s.only_outcome()["state"], "landed");
+    assert_eq!(s.ref_target("main").unwrap(), pushed);
+    assert!(s.refs("refs/evolv/queue/").is_empty());
+    assert!(
+        s.ref_target(&format!("refs/evolv/landed/{pushed}/main"))
+            .is_some()
+    );
+    s.assert_fsck();
+}

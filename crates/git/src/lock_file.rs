@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// Opens (creating it and its folder if needed) `<git_dir>/evolv/<name>`
-/// for locking; returns the file and its path, for messages.
+/// for locking (readable too: a lock may keep a little state); returns the file and its path, for messages.
 pub fn open(git_dir: &Path, name: &str) -> Result<(File, PathBuf)> {
     let dir = git_dir.join("evolv");
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
@@ -16,6 +16,7 @@ pub fn open(git_dir: &Path, name: &str) -> Result<(File, PathBuf)> {
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(&path)
         .map_err(|e| Error::io("open lock file", &path, e))?;

@@ -1,7 +1,7 @@
 //! The refs a pusher fetches to read what the server did with a push to
 //! `refs/for/<branch>` (docs/server.md, "Refs"). Only names and the record's
 //! shape live here; the server writes them (`ops::receive`), clients read
-//! them after `git fetch` of `refs/evolv/*`.
+//! them after `git evolv fetch` (`ops::remote::fetch`, the one refspec).
 
 use serde::{Deserialize, Serialize};
 
@@ -13,10 +13,15 @@ pub const APPLIED_PREFIX: &str = super::APPLIED_PREFIX;
 /// holding an [`Outcome`] as JSON, rewritten as the proposal moves from
 /// queued to landed or refused.
 pub const OUTCOMES_PREFIX: &str = "refs/evolv/outcomes/";
+/// The landing queue's index: `refs/evolv/queue/<id>` → the queued record,
+/// there from arrival until the proposal is decided, so a drainer reads
+/// the queue, not every record ever written.
+pub const QUEUE_PREFIX: &str = "refs/evolv/queue/";
+/// Landed proposals by pushed commit: `refs/evolv/landed/<pushed>/<branch>`
+/// → the landed record, so a re-push is answered with one lookup.
+pub const LANDED_PREFIX: &str = "refs/evolv/landed/";
 /// The namespace a push lands through (git's `receive.procReceiveRefs`).
 pub const FOR_PREFIX: &str = "refs/for/";
-/// What `git evolv fetch` fetches from a server (kept out of the default fetch).
-pub const FETCH_REFSPEC: &str = "+refs/evolv/*:refs/evolv/remote/*";
 
 /// Where a pushed proposal stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,4 +100,14 @@ pub struct Outcome {
 /// `refs/evolv/outcomes/<id>`.
 pub fn outcome_ref(id: &str) -> String {
     format!("{OUTCOMES_PREFIX}{id}")
+}
+
+/// `refs/evolv/queue/<id>`.
+pub fn queue_ref(id: &str) -> String {
+    format!("{QUEUE_PREFIX}{id}")
+}
+
+/// `refs/evolv/landed/<pushed>/<branch>`.
+pub fn landed_ref(pushed: &str, branch: &str) -> String {
+    format!("{LANDED_PREFIX}{pushed}/{branch}")
 }

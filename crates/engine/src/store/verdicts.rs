@@ -27,7 +27,7 @@ use crate::git::{self, Oid, Repo};
 /// Where this clone's verdicts live.
 pub const VERDICTS_PREFIX: &str = "refs/evolv/verdicts/";
 /// Where fetched refs of a remote live: `<this><remote>/verdicts/<key>`.
-pub const REMOTES_PREFIX: &str = "refs/evolv/remotes/";
+pub const REMOTES_PREFIX: &str = super::REMOTES_PREFIX;
 const MARK_TRAILER: &str = "\nEvolv-Mark: ";
 
 /// `git bisect run`'s reading of an exit code.

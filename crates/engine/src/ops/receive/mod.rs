@@ -167,7 +167,10 @@ fn enqueue(repo: &Repo, r: &PushedRef, pusher: &Pusher) -> Result<Outcome> {
             "commit something new and push again",
         ));
     }
-    let now_ns = crate::clock::now_nanos();
+    // Stamped and written under the arrival lock: a drainer listing the
+    // queue sees either this record or none stamped after it.
+    let mut arrivals = queue::arrival_lock(repo)?;
+    let now_ns = arrivals.stamp()?;
     let id = claim_id(repo, pushed)?;
     let mut who = pusher.clone();
     let a = commit.author();

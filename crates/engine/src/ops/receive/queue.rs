@@ -18,9 +18,54 @@ use crate::ops::settings::Settings;
 use super::{land, records};
 
 const DRAIN_LOCK: &str = "receive-drain.lock";
+/// Held while a push stamps and writes its records, and while a drainer
+/// lists the queue: a listing then holds every record stamped before its
+/// newest one, so arrival order (the stamp) is landing order.
+const ARRIVAL_LOCK: &str = "receive-arrival.lock";
 
 fn open_lock(repo: &Repo) -> Result<(File, std::path::PathBuf)> {
     lock_file::open(repo.common_dir(), DRAIN_LOCK)
+}
+
+/// The arrival lock, held until dropped. The file keeps the last stamp
+/// given, so stamps only grow even if the wall clock steps back.
+pub(super) struct Arrivals {
+    file: File,
+    path: std::path::PathBuf,
+}
+
+/// Takes the arrival lock, waiting for it.
+pub(super) fn arrival_lock(repo: &Repo) -> Result<Arrivals> {
+    let (file, path) = lock_file::open(repo.common_dir(), ARRIVAL_LOCK)?;
+    file.lock().map_err(|e| Error::io("lock", &path, e))?;
+    Ok(Arrivals { file, path })
+}
+
+impl Arrivals {
+    /// The next arrival stamp: now in nanoseconds, or one past the last
+    /// stamp given if the clock is behind it.
+    pub(super) fn stamp(&mut self) -> Result<u64> {
+        use std::io::{Read, Seek, SeekFrom, Write};
+        let io = |e| Error::io("update", &self.path, e);
+        let mut last = [0u8; 8];
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let got = self.file.read(&mut last).map_err(io)?;
+        let last = if got == 8 {
+            u64::from_le_bytes(last)
+        } else {
+            0
+        };
+        let now = crate::clock::now_nanos().max(last + 1);
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        self.file.write_all(&now.to_le_bytes()).map_err(io)?;
+        Ok(now)
+    }
+}
+
+/// The queue in arrival order, listed under the arrival lock.
+fn listed(repo: &Repo) -> Result<Vec<crate::store::outcomes::Outcome>> {
+    let _arrivals = arrival_lock(repo)?;
+    Ok(records::queued(repo))
 }
 
 /// Lands every queued proposal, in arrival order, waiting for a live
@@ -34,7 +79,7 @@ pub fn drain_waiting(repo: &Repo, settings: &Settings) -> Result<usize> {
 fn drain_locked(repo: &Repo, settings: &Settings) -> Result<usize> {
     let mut n = 0;
     loop {
-        let queue = records::queued(repo);
+        let queue = listed(repo)?;
         if queue.is_empty() {
             return Ok(n);
         }
@@ -84,10 +129,14 @@ pub fn spawn_drainer(git_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `git evolv recover` in a bare repository: lands what a dead drainer or
-/// a killed hook left queued (a landing killed after its swap is marked
+/// `git evolv recover` in a bare repository: indexes records the queue's
+/// index lacks, then lands what a dead drainer or a killed hook left queued (a landing killed after its swap is marked
 /// landed, not landed twice).
 pub fn recover(repo: &Repo, settings: &Settings) -> Result<RecoverOutcome> {
+    {
+        let _arrivals = arrival_lock(repo)?;
+        records::reindex(repo)?;
+    }
     let n = drain_waiting(repo, settings)?;
     let mut out = RecoverOutcome::nothing();
     if n > 0 {

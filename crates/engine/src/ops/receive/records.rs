@@ -1,25 +1,67 @@
 //! The outcome records of pushed proposals (`refs/evolv/outcomes/<id>`,
 //! a JSON blob each): written when a push arrives, rewritten when it is
-//! decided. They are also the server's landing queue: a record still
-//! `queued` is a proposal to land, oldest `received_ns` first.
+//! decided. Two indexes keep a push's reads independent of history: the
+//! queue (`refs/evolv/queue/<id>`, the undecided records, landed oldest
+//! `received_ns` first) and the landed pushes by commit
+//! (`refs/evolv/landed/<pushed>/<branch>`).
 
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
-use crate::store::outcomes::{OUTCOMES_PREFIX, Outcome, State, outcome_ref};
+use crate::store::outcomes::{
+    LANDED_PREFIX, OUTCOMES_PREFIX, Outcome, QUEUE_PREFIX, State, landed_ref, outcome_ref,
+    queue_ref,
+};
 
-/// Writes (or rewrites) `outcome` under its ref.
+/// Writes (or rewrites) `outcome` under its ref, and its indexes. The
+/// order makes a kill at any point safe: an index entry is added before
+/// the record says so (a queued entry whose record is decided is dropped
+/// when read) and the queue entry goes only after the record is decided.
 pub fn write(repo: &Repo, outcome: &Outcome) -> Result<()> {
     let json = serde_json::to_vec_pretty(outcome).map_err(|e| Error::Internal {
         at: "receive::records::write",
         message: e.to_string(),
     })?;
     let blob = repo.write_blob(&json)?;
-    git::compare_and_swap_force(
-        repo,
-        &outcome_ref(&outcome.id),
-        blob,
-        &format!("git-evolv: {} {:?}", outcome.id, outcome.state),
-    )
+    let message = format!("git-evolv: {} {:?}", outcome.id, outcome.state);
+    match outcome.state {
+        State::Queued => {
+            git::compare_and_swap_force(repo, &queue_ref(&outcome.id), blob, &message)?
+        }
+        State::Landed => git::compare_and_swap_force(
+            repo,
+            &landed_ref(&outcome.pushed, &outcome.branch),
+            blob,
+            &message,
+        )?,
+        State::Refused => {}
+    }
+    git::compare_and_swap_force(repo, &outcome_ref(&outcome.id), blob, &message)?;
+    if outcome.state != State::Queued {
+        git::delete_ref(repo, &queue_ref(&outcome.id))?;
+    }
+    Ok(())
+}
+
+/// Adds the index entries a record lacks (records written before the
+/// indexes, or by a hand): `git evolv recover` reads every record once so
+/// that pushes never have to. How many entries were added.
+pub fn reindex(repo: &Repo) -> Result<usize> {
+    let mut added = 0;
+    for (_, blob) in repo.readable_refs_under(OUTCOMES_PREFIX) {
+        let Some(rec) = parse(repo, blob) else {
+            continue;
+        };
+        let entry = match rec.state {
+            State::Queued => queue_ref(&rec.id),
+            State::Landed => landed_ref(&rec.pushed, &rec.branch),
+            State::Refused => continue,
+        };
+        if repo.ref_target(&entry).is_none() {
+            git::compare_and_swap_force(repo, &entry, blob, "git-evolv: reindexed")?;
+            added += 1;
+        }
+    }
+    Ok(added)
 }
 
 /// The record of `id`, if there is one that reads.
@@ -31,20 +73,19 @@ fn parse(repo: &Repo, blob: Oid) -> Option<Outcome> {
     serde_json::from_slice(&repo.blob(blob).ok()?).ok()
 }
 
-/// Every record that reads.
-pub fn all(repo: &Repo) -> Vec<Outcome> {
-    repo.readable_refs_under(OUTCOMES_PREFIX)
-        .into_iter()
-        .filter_map(|(_, blob)| parse(repo, blob))
-        .collect()
-}
-
-/// The queued records, in arrival order.
+/// The queued records, in arrival order: the queue's entries, each read
+/// from its record (an entry a kill left behind a decided record is dropped).
 pub fn queued(repo: &Repo) -> Vec<Outcome> {
-    let mut q: Vec<Outcome> = all(repo)
-        .into_iter()
-        .filter(|o| o.state == State::Queued)
-        .collect();
+    let mut q = Vec::new();
+    for (name, blob) in repo.readable_refs_under(QUEUE_PREFIX) {
+        let id = &name[QUEUE_PREFIX.len()..];
+        match read(repo, id).or_else(|| parse(repo, blob)) {
+            Some(rec) if rec.state == State::Queued => q.push(rec),
+            _ => {
+                let _ = git::delete_ref(repo, &name);
+            }
+        }
+    }
     q.sort_by(|a, b| (a.received_ns, &a.id).cmp(&(b.received_ns, &b.id)));
     q
 }
@@ -52,18 +93,20 @@ pub fn queued(repo: &Repo) -> Vec<Outcome> {
 /// A landed record of the same pushed commit for the same branch: a
 /// re-push is answered with it.
 pub fn landed_push(repo: &Repo, branch: &str, pushed: &str) -> Option<Outcome> {
-    all(repo)
-        .into_iter()
-        .find(|o| o.state == State::Landed && o.branch == branch && o.pushed == pushed)
+    let rec = parse(repo, repo.ref_target(&landed_ref(pushed, branch))?)?;
+    (rec.state == State::Landed && rec.branch == branch && rec.pushed == pushed).then_some(rec)
 }
 
-/// The pushed commits of every proposal landed on `branch`: a later push
-/// of a series that holds them (the pusher's history still has the
-/// originals of commits that landed rebased) lands only what is new.
+/// The pushed commits of every proposal landed on `branch` (read from the
+/// index's names): a later push of a series that holds them (the pusher's
+/// history still has the originals of commits that landed rebased) lands
+/// only what is new.
 pub fn landed_pushes(repo: &Repo, branch: &str) -> Vec<Oid> {
-    all(repo)
+    repo.readable_refs_under(LANDED_PREFIX)
         .into_iter()
-        .filter(|o| o.state == State::Landed && o.branch == branch)
-        .filter_map(|o| Oid::parse(&o.pushed).ok())
+        .filter_map(|(name, _)| {
+            let (pushed, on) = name[LANDED_PREFIX.len()..].split_once('/')?;
+            (on == branch).then(|| Oid::parse(pushed).ok()).flatten()
+        })
         .collect()
 }

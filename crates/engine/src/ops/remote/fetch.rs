@@ -37,7 +37,7 @@ pub fn refspecs(remote: &str) -> Vec<String> {
     let prefix = remote_prefix(remote);
     vec![
         format!("+refs/evolv/*:{prefix}*"),
-        "^refs/evolv/remotes/*".to_string(),
+        format!("^{}*", crate::store::REMOTES_PREFIX),
     ]
 }
 

@@ -14,7 +14,7 @@ use crate::git::{self, Repo};
 
 /// Where a remote's fetched refs live: `refs/evolv/remotes/<remote>/`.
 pub fn remote_prefix(remote: &str) -> String {
-    format!("{}{remote}/", crate::store::verdicts::REMOTES_PREFIX)
+    format!("{}{remote}/", crate::store::REMOTES_PREFIX)
 }
 
 /// The remote a request names, else the current branch's upstream remote

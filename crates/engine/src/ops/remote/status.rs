@@ -124,7 +124,7 @@ pub fn status(repo: &Repo, req: &StatusRequest) -> Result<StatusOutcome> {
 
 /// The remotes with refs under `refs/evolv/remotes/`.
 fn fetched_remotes(repo: &Repo) -> Vec<String> {
-    let prefix = crate::store::verdicts::REMOTES_PREFIX;
+    let prefix = crate::store::REMOTES_PREFIX;
     let mut names: Vec<String> = repo
         .readable_refs_matching(&format!("{prefix}*"))
         .into_iter()
