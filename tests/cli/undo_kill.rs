@@ -24,6 +24,15 @@ fn logged_branch(repo: &TestRepo, at: &str) -> Value {
     branch["new"].clone()
 }
 
+/// Runs `git evolv undo` in `repo` with the crash build, killed at `point`.
+fn undo_killed_at(repo: &TestRepo, point: &str) {
+    let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
+    cmd.args(["undo"]).current_dir(repo.path());
+    cmd.env("GIT_EVOLV_CRASHPOINT", point);
+    let code = cmd.output().unwrap().status.code();
+    assert_eq!(code, None, "{point}: not killed");
+}
+
 /// An undo and a redo move the branch between the same two commits, so
 /// the second undo's record differs from the first's only in what it
 /// undoes: recovery of the second must not take the first for it (it did,
@@ -37,14 +46,7 @@ fn a_second_undo_of_a_landing_killed_at_every_crash_point_is_logged_by_recovery(
         repo.evolv(&["undo"]).ok();
         repo.evolv(&["redo"]).ok();
         let n = repo.head();
-        let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
-        cmd.args(["undo"]).current_dir(repo.path());
-        cmd.env("GIT_EVOLV_CRASHPOINT", point);
-        assert_eq!(
-            cmd.output().unwrap().status.code(),
-            None,
-            "{point}: not killed"
-        );
+        undo_killed_at(&repo, point);
         repo.evolv(&["list"]).ok();
         let head = repo.head();
         assert!(head == h || head == n, "{point}: HEAD at {head}");
@@ -121,14 +123,7 @@ fn a_one_ref_undo_killed_before_its_record_is_completed_by_the_next_command() {
         let proposal = format!("refs/evolv/proposals/{id}");
         let commit = repo.rev(&proposal).unwrap();
         let propose = ops(&repo, 1)[0]["id"].clone();
-        let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
-        cmd.args(["undo"]).current_dir(repo.path());
-        cmd.env("GIT_EVOLV_CRASHPOINT", point);
-        assert_eq!(
-            cmd.output().unwrap().status.code(),
-            None,
-            "{point}: not killed"
-        );
+        undo_killed_at(&repo, point);
         if point == "undo-after-ref" {
             assert!(repo.rev(&proposal).is_none(), "{point}: the ref moved");
             // Read with git: any git-evolv command would complete it.
