@@ -33,7 +33,10 @@ pub fn shown(name: &str) -> String {
     s
 }
 
-fn check_branch(b: &str) -> std::result::Result<(), String> {
+/// Whether `b` is a branch name `git check-ref-format --branch` takes,
+/// within [`MAX_BRANCH_LEN`]: `Err` says which rule it breaks. The one
+/// rule for a branch named by a push and by `git evolv push --to`.
+pub fn check_branch(b: &str) -> std::result::Result<(), String> {
     if b.is_empty() {
         return Err("no branch after the prefix".into());
     }

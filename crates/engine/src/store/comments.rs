@@ -127,15 +127,7 @@ pub fn tip(repo: &Repo, patch_id: &str) -> Option<Oid> {
 mod tests {
     use super::*;
 
-    fn repo() -> (tempfile::TempDir, Repo) {
-        use crate::git::test_git::git;
-        let dir = tempfile::tempdir().unwrap();
-        git(dir.path(), &["init", "-q"]);
-        git(dir.path(), &["config", "user.name", "R"]);
-        git(dir.path(), &["config", "user.email", "r@x"]);
-        let repo = crate::git::open_any(dir.path()).unwrap();
-        (dir, repo)
-    }
+    use crate::store::test_repo as repo;
 
     fn comment(body: &str) -> Comment {
         Comment {

@@ -26,3 +26,16 @@ pub const BACKUP_PREFIX: &str = "refs/evolv/backup/";
 pub const REMOTES_PREFIX: &str = "refs/evolv/remotes/";
 /// The append-only audit chain.
 pub const AUDIT_REF: &str = "refs/evolv/audit";
+
+/// For the store's unit tests: a new repository with an identity in its
+/// own config (the store writes commits through libgit2, which reads it
+/// there), opened.
+#[cfg(test)]
+pub(crate) fn test_repo() -> (tempfile::TempDir, crate::git::Repo) {
+    use crate::git::test_git::{git, new_repo};
+    let dir = new_repo();
+    git(dir.path(), &["config", "user.name", "R"]);
+    git(dir.path(), &["config", "user.email", "r@x"]);
+    let repo = crate::git::open_any(dir.path()).unwrap();
+    (dir, repo)
+}

@@ -1,14 +1,6 @@
 use super::*;
 use crate::git::test_git::git;
-
-fn repo() -> (tempfile::TempDir, Repo) {
-    let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["config", "user.name", "R"]);
-    git(dir.path(), &["config", "user.email", "r@x"]);
-    let repo = crate::git::open_any(dir.path()).unwrap();
-    (dir, repo)
-}
+use crate::store::test_repo as repo;
 
 fn verdict(key: &str, status: Status) -> Verdict {
     Verdict {

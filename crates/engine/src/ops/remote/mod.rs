@@ -97,21 +97,10 @@ fn valid_remote_name(name: &str) -> bool {
     valid_branch_name(name) && !name.contains('/')
 }
 
-/// The ref-name rules of `git check-ref-format` that a branch name can
-/// break, checked before the name reaches git.
+/// A branch name git accepts (the server's own rule for `refs/for/<branch>`),
+/// checked before the name reaches git.
 fn valid_branch_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 255
-        && !name.starts_with(['-', '/', '.'])
-        && !name.ends_with(['/', '.'])
-        && !name.ends_with(".lock")
-        && !name.contains("..")
-        && !name.contains("//")
-        && !name.contains("@{")
-        && !name.contains("/.")
-        && name
-            .bytes()
-            .all(|b| b > b' ' && b != 0x7f && !b"~^:?*[\\".contains(&b))
+    evolv_core::receive::ref_name::check_branch(name).is_ok()
 }
 
 #[cfg(test)]
