@@ -258,12 +258,12 @@ fn targeted(repo: &crate::Repo) -> bool {
     })
 }
 
-/// Whether a file that must be durable before the branch moves may be
-/// only `settle`d where it is written, the `barrier` before the branch
-/// moves making it durable with everything else (the landing's journal).
-/// Elsewhere it is flushed on its own (`fsync`, rename, directory
-/// `fsync`); with flushing off (`core.fsync=none`), not at all.
-pub fn defers_to_barrier(repo: &crate::Repo) -> bool {
+/// Whether a file that must be durable no later than what is written after
+/// it may be only `settle`d where it is written: the file system commits
+/// every name change in order, after the data waited for before it
+/// (`order`). Elsewhere it is flushed on its own (`fsync`, rename,
+/// directory `fsync`); with flushing off (`core.fsync=none`), not at all.
+pub fn ordered(repo: &crate::Repo) -> bool {
     policy(repo) != Flush::Off && targeted(repo)
 }
 
@@ -366,7 +366,7 @@ pub fn settle<P: AsRef<Path>>(
 /// `settle` for files still open: the staging threads wait for the temp
 /// files they wrote themselves, a batch at a time, instead of the landing's
 /// thread opening each one again by name (3,000 `open`s and `close`s, in
-/// turn, for a 3,000-file landing). Only where `defers_to_barrier`: elsewhere
+/// turn, for a 3,000-file landing). Only where `ordered`: elsewhere
 /// the caller drops them, and the flush after them is a whole file system's.
 /// Empties `files`.
 pub fn settle_open(repo: &crate::Repo, files: &mut Vec<(std::path::PathBuf, File)>) -> Result<()> {
@@ -428,13 +428,31 @@ pub fn barrier(repo: &crate::Repo) -> Result<()> {
 /// leftovers).
 pub const BARRIER_PREFIX: &str = "flush.";
 
-/// `settle` then `barrier`.
+/// `settle` then `barrier`: `files` are durable when it returns.
 pub fn flush<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item = P>) -> Result<()> {
     if policy(repo) != Flush::Off && !targeted(repo) {
         return flush_filesystems(repo);
     }
     settle(repo, files)?;
     barrier(repo)
+}
+
+/// Makes `files` (written by this process) durable no later than anything
+/// this process writes after them: what must survive a power cut whenever
+/// the next write does (N's objects and the landing's journal before the
+/// branch moves; a captured proposal before the work tree is put back).
+/// Where one journal commits every name change in order and flushes the
+/// device's cache before it commits (`targeted`), their data is waited for
+/// and nothing more: the later write is committed with them or after them,
+/// never alone. The `barrier` it used to end with only made them durable
+/// the moment it returned — a journal commit (15–56 ms on a journaled
+/// ext4) that git, whose default `core.fsync` flushes no ref, never makes
+/// before it moves a branch (issue 25 item 20). Elsewhere `flush`.
+pub fn order<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item = P>) -> Result<()> {
+    if policy(repo) != Flush::Off && targeted(repo) {
+        return settle(repo, files);
+    }
+    flush(repo, files)
 }
 
 /// The flush at a landing's end, before its journal is deleted. Where one

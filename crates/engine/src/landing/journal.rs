@@ -1,9 +1,9 @@
 //! The landing journal, `<git-dir>/evolv/journal`: what a landing is about
 //! to do (the branch, H and N, each changed path's pre- and post-image, the
 //! bookkeeping refs and audit records), written by temp file + fsync +
-//! rename before the branch moves (or, where one `fsync` orders every
-//! earlier write, made durable by the landing's flush before the branch
-//! moves: `write_before_barrier`), deleted when the landing is complete. A
+//! rename before the branch moves (or, where the file system commits every
+//! name change in order, its data waited for: `write_ordered`), deleted
+//! when the landing is complete. A
 //! journal that outlives its process is what `git evolv recover` finishes or
 //! undoes. Reads and writes this one file; decides nothing.
 
@@ -156,13 +156,14 @@ impl Journal {
         self.write_with(repo, false)
     }
 
-    /// `write` for a journal the landing's next `durable::barrier`, before
-    /// the branch moves, makes durable together with N's objects and the
-    /// staged files: its data is only waited for here (where
-    /// `durable::defers_to_barrier`), saving two flushes of the file
-    /// system's journal. Elsewhere it is `write`.
-    pub fn write_before_barrier(&self, repo: &Repo) -> Result<()> {
-        if !durable::defers_to_barrier(repo) {
+    /// `write` for a journal that must be durable no later than the
+    /// branch's move: where the file system commits every name change in
+    /// order (`durable::ordered`), its data is only waited for, and the
+    /// move cannot be committed without it (`durable::order`), saving the
+    /// flushes of the file system's journal git never makes before it moves
+    /// a branch. Elsewhere it is `write`.
+    pub fn write_ordered(&self, repo: &Repo) -> Result<()> {
+        if !durable::ordered(repo) {
             return self.write(repo);
         }
         self.write_with(repo, false)?;
@@ -195,11 +196,11 @@ impl Journal {
         match fs::remove_file(&path) {
             Ok(()) => {
                 // Where the file system keeps its name changes in order
-                // (`durable::defers_to_barrier`), a deletion lost to a power
+                // (`durable::ordered`), a deletion lost to a power
                 // cut brings back only a journal whose landing is complete
                 // (anything later that survived implies the deletion did),
                 // which recovery finishes again: no flush of its own.
-                if !durable::defers_to_barrier(repo) && durable::flushes(repo) {
+                if !durable::ordered(repo) && durable::flushes(repo) {
                     sync_dir(path.parent().expect("the journal has a directory"));
                 }
                 Ok(())

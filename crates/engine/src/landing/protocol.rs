@@ -201,14 +201,14 @@ fn write_journal(
     journal.refs = epilogue.refs;
     journal.audit = epilogue.audit;
     // N's objects are on disk before a journal (or a ref) names them: their
-    // data is waited for here, then the journal's; the barrier after the
-    // staged files (`Staged::stage`), before the branch moves, commits
-    // them all.
+    // data is waited for here, then the journal's. Where the file system
+    // commits names in order (`durable::ordered`), that is all: the
+    // branch's move is committed with them or after them, never alone.
     match super::flush::new_objects(repo, &journal, new_tree)? {
         Some(files) => git::durable::settle(repo, &files)?,
         None => git::durable::flush_filesystems(repo)?,
     }
-    journal.write_before_barrier(repo)?;
+    journal.write_ordered(repo)?;
     crashpoint!("after-journal");
     Ok(journal)
 }

@@ -29,19 +29,20 @@ impl Staged {
     /// attributes, which are in place only during the landing); paths below
     /// a file the landing removes are left to the landing as well.
     ///
-    /// Then everything the landing wrote so far — its journal, N's objects,
-    /// the staged files — is flushed: the branch moves next.
+    /// With `evolv.fsyncWorktree`, the staged files are then made durable
+    /// no later than the branch's move, which comes next.
     pub fn stage(&mut self, repo: &Repo, journal: &Journal) -> Result<()> {
         self.write(repo, journal)?;
-        // The journal's barrier, where it was deferred to this flush. With
-        // `evolv.fsyncWorktree`, the staged files' writebacks were started
-        // one by one, and the threads that wrote them waited for them
-        // (`Holding`); the same flush commits them all (and their names)
-        // before the branch moves. By default their data is left to the
-        // kernel, as git's checkout leaves it: the journal names each one.
-        let files = !self.paths.is_empty() && durable::flushes_worktree(repo);
-        if files || durable::defers_to_barrier(repo) {
-            durable::flush(repo, std::iter::empty::<PathBuf>())?;
+        // With `evolv.fsyncWorktree`, the staged files' writebacks were
+        // started one by one, and the threads that wrote them waited for
+        // them (`Holding`): where the file system commits names in order,
+        // the branch's move cannot be committed before them, and nothing
+        // more is needed (`durable::order`); elsewhere the file system is
+        // flushed. By default their data is left to the kernel, as git's
+        // checkout leaves it: the journal names each one. The journal and
+        // N's objects were ordered before it was written.
+        if !self.paths.is_empty() && durable::flushes_worktree(repo) {
+            durable::order(repo, std::iter::empty::<PathBuf>())?;
         }
         Ok(())
     }
@@ -99,8 +100,8 @@ struct Written {
 }
 
 /// Temp files a writer wrote and keeps open until it has waited for their
-/// data (where the flush before the branch moves waits file by file,
-/// `durable::defers_to_barrier`; elsewhere that flush is a whole file
+/// data (where that wait orders them before the branch's move,
+/// `durable::ordered`; elsewhere the flush before the move is a whole file
 /// system's, and they are closed at once). Waited for every `BATCH` files,
 /// so a few hundred descriptors at most are open (8 writers), and once
 /// more when the writer is done: by then the kernel has long written most
@@ -116,7 +117,7 @@ const BATCH: usize = 64;
 impl Holding {
     fn new(repo: &Repo) -> Holding {
         Holding {
-            wait: durable::defers_to_barrier(repo) && durable::flushes_worktree(repo),
+            wait: durable::ordered(repo) && durable::flushes_worktree(repo),
             open: Vec::new(),
         }
     }

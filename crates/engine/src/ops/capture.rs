@@ -103,13 +103,15 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
     Ok(CaptureOutcome { outcome, restored })
 }
 
-/// Flushes the stored proposal's objects and ref, then commits them with
-/// one `fsync` (`durable::flush`): a whole-file-system flush also waits
-/// for every other process's writes (0.18 s of 0.47 s for 10 files of a
-/// 100,000-file repository). Where one `fsync` does not order the others
-/// (ext4 without a journal), the whole file systems are flushed still:
-/// there, 13 files and their directories flushed one by one took longer
-/// than one `syncfs` (1.11 s against 0.80 s a capture, load 19).
+/// Makes the stored proposal's objects and ref durable no later than the
+/// work tree's restore (`durable::order`): where the file system commits
+/// names in order, their data is waited for and the restore cannot be
+/// committed without them; a whole-file-system flush would also wait for
+/// every other process's writes (0.18 s of 0.47 s for 10 files of a
+/// 100,000-file repository). Where names are not committed in order (ext4
+/// without a journal), the whole file systems are flushed still: there,
+/// 13 files and their directories flushed one by one took longer than one
+/// `syncfs` (1.11 s against 0.80 s a capture, load 19).
 fn flush_proposal(repo: &Repo, outcome: &EditOutcome, changes: &[WorktreeChange]) -> Result<()> {
     let (Some(id), Some(commit)) = (&outcome.patch_id, &outcome.commit) else {
         return crate::git::durable::flush_filesystems(repo);
@@ -122,7 +124,7 @@ fn flush_proposal(repo: &Repo, outcome: &EditOutcome, changes: &[WorktreeChange]
         changes.iter().map(|c| (c.path.as_bytes(), c.now)).collect();
     let proposal_ref = crate::store::proposals::proposal_ref(id);
     match crate::landing::proposal_files(repo, (commit, &proposal_ref), &changed)? {
-        Some(files) => crate::git::durable::flush(repo, &files),
+        Some(files) => crate::git::durable::order(repo, &files),
         None => crate::git::durable::flush_filesystems(repo),
     }
 }
