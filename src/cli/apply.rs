@@ -126,6 +126,9 @@ fn render_report(report: ApplyReport, ids: usize, out: &Output) -> u8 {
     code
 }
 
+/// How many of a landing's files its one-line summary names.
+pub const SHOWN_FILES: usize = 10;
+
 /// Shared with the demo.
 pub fn render(o: &ApplyOutcome, out: &Output) {
     if out.json {
@@ -144,7 +147,10 @@ pub fn render(o: &ApplyOutcome, out: &Output) {
         o.modified_files.len(),
         o.lines_added,
         o.lines_removed,
-        crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()).join(", ")
+        evolv_core::comma_list::capped_comma_list(
+            &crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()),
+            SHOWN_FILES
+        )
     );
     let cached = o.verdict.as_ref().filter(|v| v.cached);
     for v in &o.validation {

@@ -63,8 +63,10 @@ pub fn render(o: &RollbackOutcome, out: &Output) {
             &commit[..12],
             o.branch,
             o.modified_files.len(),
-            crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref())
-                .join(", ")
+            evolv_core::comma_list::capped_comma_list(
+                &crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()),
+                super::apply::SHOWN_FILES
+            )
         )),
         None => {
             let mut text = format!(

@@ -41,7 +41,7 @@ fn question(c: &Confirmation) -> String {
         c.files.len(),
         c.lines_added,
         c.lines_removed,
-        c.files.join(", ")
+        evolv_core::comma_list::capped_comma_list(&c.files, 20)
     );
     if c.action == "apply" {
         if c.commands.is_empty() {

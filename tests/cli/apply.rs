@@ -294,3 +294,23 @@ fn an_edit_among_many_racily_clean_files_is_found_by_the_one_check() {
     assert_eq!(repo.read("d4/f149.txt"), "TOK 149\n");
     assert_eq!(repo.status(), "");
 }
+
+/// A landing of many files names its first ten in its one-line summary and
+/// counts the rest, as does its rollback; `--json` lists every one.
+#[test]
+fn a_landing_of_many_files_names_ten_and_counts_the_rest() {
+    let repo = TestRepo::with_many(12, |i| (format!("f{i:02}.txt"), "old\n".into()));
+    let id = repo.propose("old", "new", &[]);
+    let text = repo.evolv(&["apply", &id]).success().stdout.clone();
+    let summary = text.lines().next().unwrap_or_default();
+    assert!(
+        summary.contains("(12 file(s), +12 -12: f00.txt, f01.txt"),
+        "{text}"
+    );
+    assert!(summary.contains("f09.txt and 2 more)."), "{text}");
+    assert!(!summary.contains("f10.txt"), "{text}");
+    let rollback = repo.evolv(&["rollback", &id]).success().stdout.clone();
+    assert!(rollback.contains("(12 file(s): f00.txt"), "{rollback}");
+    assert!(rollback.contains("and 2 more)."), "{rollback}");
+    repo.assert_fsck();
+}

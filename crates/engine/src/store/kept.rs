@@ -16,8 +16,13 @@ pub const KEEP_DAYS: i64 = 14;
 
 /// Keeps `id` reachable for [`KEEP_DAYS`] days from now.
 pub fn keep(repo: &Repo, id: Oid) -> Result<()> {
-    let name = format!("{KEPT_PREFIX}{}/{id}", super::proposals::now_secs());
-    git::compare_and_swap_force(repo, &name, id, "evolv: keep for undo")
+    git::compare_and_swap_force(repo, &ref_name(id), id, "evolv: keep for undo")
+}
+
+/// The ref that keeps `id` reachable for [`KEEP_DAYS`] days from now, for
+/// a caller that sets it itself (a landing's bookkeeping).
+pub fn ref_name(id: Oid) -> String {
+    format!("{KEPT_PREFIX}{}/{id}", super::proposals::now_secs())
 }
 
 /// Removes the kept refs older than [`KEEP_DAYS`] days; returns how many.
