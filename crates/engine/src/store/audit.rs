@@ -294,25 +294,52 @@ pub fn read(repo: &Repo, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
 /// was appended after it.
 pub fn read_after(repo: &Repo, stop: Option<Oid>, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
     let mut out = Vec::new();
-    let Some(mut oid) = repo.ref_target(AUDIT_REF) else {
-        return Ok(out);
-    };
-    loop {
-        if limit.is_some_and(|l| out.len() >= l) || Some(oid) == stop {
-            break;
-        }
-        let commit = repo.find_commit(oid)?;
-        if let Ok(record) = serde_json::from_slice::<AuditRecord>(commit.message_bytes()) {
-            out.push(AuditEntry {
-                id: oid.to_string(),
-                pending: false,
-                record,
-            });
-        }
-        match commit.parent_id(0) {
-            Ok(p) => oid = p,
-            Err(_) => break,
+    let mut reader = Reader::new(repo);
+    reader.stop = stop;
+    reader.read_more(limit.unwrap_or(usize::MAX), &mut out)?;
+    Ok(out)
+}
+
+/// Reads the chain newest first, a few entries at a time, for a caller that
+/// stops as soon as it has what it needs: each entry is a commit to read
+/// and a record to parse (with a landing's every path: 3,000 of them after
+/// a 3,000-file landing).
+pub struct Reader<'r> {
+    repo: &'r Repo,
+    next: Option<Oid>,
+    stop: Option<Oid>,
+}
+
+impl<'r> Reader<'r> {
+    /// A reader from the chain's newest entry.
+    pub fn new(repo: &'r Repo) -> Self {
+        Reader {
+            repo,
+            next: repo.ref_target(AUDIT_REF),
+            stop: None,
         }
     }
-    Ok(out)
+
+    /// Appends up to `n` more entries to `out`; `false` once the chain's
+    /// end is reached.
+    pub fn read_more(&mut self, n: usize, out: &mut Vec<AuditEntry>) -> Result<bool> {
+        let mut read = 0;
+        while read < n {
+            let Some(oid) = self.next.filter(|o| Some(*o) != self.stop) else {
+                self.next = None;
+                return Ok(false);
+            };
+            let commit = self.repo.find_commit(oid)?;
+            if let Ok(record) = serde_json::from_slice::<AuditRecord>(commit.message_bytes()) {
+                out.push(AuditEntry {
+                    id: oid.to_string(),
+                    pending: false,
+                    record,
+                });
+                read += 1;
+            }
+            self.next = commit.parent_id(0).ok();
+        }
+        Ok(self.next.is_some())
+    }
 }

@@ -111,15 +111,20 @@ pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
 }
 
 /// The newest entries suffice for `undo` or `redo` alone (an operation's
-/// undo is newer than it); the whole log is read only when they do not.
+/// undo is newer than it, so what decides is among the entries read so
+/// far): they are read a few at a time, newest first, until they decide —
+/// usually the newest one does. The whole log is read only when none does.
 fn targets(repo: &Repo, req: &UndoRequest) -> Result<Vec<AuditEntry>> {
-    const NEWEST: usize = 64;
     if req.op.is_none() && req.to.is_none() {
-        let log = crate::store::audit::read(repo, Some(NEWEST))?;
-        match pick::targets(repo, &log, req) {
-            Err(Error::NothingToUndo { .. }) if log.len() >= NEWEST => {}
-            found => return found,
+        let mut reader = crate::store::audit::Reader::new(repo);
+        let (mut log, mut batch) = (Vec::new(), 2);
+        while reader.read_more(batch, &mut log)? {
+            match pick::targets(repo, &log, req) {
+                Err(Error::NothingToUndo { .. }) => batch *= 4,
+                found => return found,
+            }
         }
+        return pick::targets(repo, &log, req);
     }
     pick::targets(repo, &crate::store::audit::read(repo, None)?, req)
 }
