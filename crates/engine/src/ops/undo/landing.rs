@@ -71,12 +71,7 @@ pub(super) fn undo_landing(
     };
     let new_tree = repo.commit_tree(new)?;
     let changed = git::changed_paths(repo, &head_tree, &new_tree)?;
-    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
-    record.set_files(&paths);
-    record.commit = Some(new.to_string());
-    let mut refs = vec![RefMove::new(&bm.name, Some(head.commit), Some(new))];
-    refs.extend(record.refs.take().unwrap_or_default());
-    record.refs = Some(refs);
+    record_move(&mut record, &bm.name, (head.commit, new), &changed);
     if dry_run {
         land::check_clean(repo, Some(&turn), &head, &head_tree, &new_tree, &changed)?;
         return Ok(undone(target, &record, method, String::new()));
@@ -98,6 +93,22 @@ pub(super) fn undo_landing(
     let mut out = undone(target, &record, method, finished.audit_id(0));
     out.warnings.extend(finished.deferred);
     Ok(out)
+}
+
+/// `record` completed with the branch's move `old` → `new` (first among its
+/// refs) and the paths it lands.
+fn record_move(
+    record: &mut AuditRecord,
+    branch: &str,
+    (old, new): (Oid, Oid),
+    changed: &[git::ChangedPath],
+) {
+    let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+    record.set_files(&paths);
+    record.commit = Some(new.to_string());
+    let mut refs = vec![RefMove::new(branch, Some(old), Some(new))];
+    refs.extend(record.refs.take().unwrap_or_default());
+    record.refs = Some(refs);
 }
 
 /// The revert of `after` on `head`, its tree `tree` already merged.
