@@ -26,34 +26,34 @@ impl Repo {
         let mut checked = Checked::new();
         for path in paths {
             let mut tree = root;
-            let mut at = String::new();
+            // The tree's own path is spelled out only for a refusal.
+            let mut depth = 0;
             let components: Vec<&[u8]> = path.as_bytes().split(|&b| b == b'/').collect();
+            let at =
+                |depth: usize| shown(&String::from_utf8_lossy(&components[..depth].join(&b'/')));
             for component in &components[..components.len().saturating_sub(1)] {
                 let subtrees = match verdict(&odb, &mut checked, tree)? {
                     Ok(subtrees) => subtrees,
-                    Err(why) => return Some((shown(&at), why.clone())),
+                    Err(why) => return Some((at(depth), why.clone())),
                 };
                 let Some(next) = subtrees.get(*component) else {
                     break;
                 };
                 if let Some(dotfile) = Dotfile::named(component) {
-                    return Some((shown(&at), dotfile.not_a_file()));
+                    return Some((at(depth), dotfile.not_a_file()));
                 }
                 tree = *next;
-                if !at.is_empty() {
-                    at.push('/');
-                }
-                at.push_str(&String::from_utf8_lossy(component));
+                depth += 1;
             }
             // The tree holding the path's own entry.
             if let Err(why) = verdict(&odb, &mut checked, tree)? {
-                return Some((shown(&at), why.clone()));
+                return Some((at(depth), why.clone()));
             }
             let leaf = components.last().copied().unwrap_or_default();
             if let Some(dotfile) = Dotfile::named(leaf)
                 && let Err(why) = dotfile.verdict(&odb, tree, leaf)
             {
-                return Some((shown(&at), why));
+                return Some((at(depth), why));
             }
         }
         None

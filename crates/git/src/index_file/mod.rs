@@ -428,9 +428,13 @@ impl IndexFile {
         self.find(path, stage).ok().map(|i| &self.entries[i])
     }
 
-    /// Whether `path` has an entry at stage 1, 2 or 3 (a conflict).
+    /// Whether `path` has an entry at stage 1, 2 or 3 (a conflict): one
+    /// search, for the first entry at or after stage 1 of `path`.
     pub fn conflicted(&self, path: &[u8]) -> bool {
-        (1..=3).any(|stage| self.get(path, stage).is_some())
+        let at = self.entries.partition_point(|e| e.key() < (path, 1));
+        self.entries
+            .get(at)
+            .is_some_and(|e| e.path == path && (1..=3).contains(&e.stage()))
     }
 
     /// Replaces every entry of the given paths (all stages) by the new
@@ -568,6 +572,19 @@ mod tests {
                     children: Vec::new(),
                 }],
             })],
+        }
+    }
+
+    #[test]
+    fn a_path_is_conflicted_by_an_entry_at_stage_1_2_or_3_only() {
+        let mut idx = index(2, &["a", "c", "d"]);
+        idx.entries.insert(1, entry("b", 1));
+        idx.entries.insert(2, entry("b", 3));
+        idx.entries.push(entry("e", 2));
+        assert!(idx.conflicted(b"b"));
+        assert!(idx.conflicted(b"e"));
+        for clean in ["a", "c", "d", "bb", "", "f"] {
+            assert!(!idx.conflicted(clean.as_bytes()), "{clean}");
         }
     }
 
