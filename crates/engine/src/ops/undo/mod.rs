@@ -111,14 +111,17 @@ pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
 }
 
 /// The newest entries suffice for `undo` or `redo` alone (an operation's
-/// undo is newer than it); the whole log is read only when they do not.
+/// undo is newer than it): the newest alone (usually the one), then more;
+/// the whole log is read only when they do not suffice.
 fn targets(repo: &Repo, req: &UndoRequest) -> Result<Vec<AuditEntry>> {
-    const NEWEST: usize = 64;
+    const WINDOWS: [usize; 2] = [1, 64];
     if req.op.is_none() && req.to.is_none() {
-        let log = crate::store::audit::read(repo, Some(NEWEST))?;
-        match pick::targets(repo, &log, req) {
-            Err(Error::NothingToUndo { .. }) if log.len() >= NEWEST => {}
-            found => return found,
+        for newest in WINDOWS {
+            let log = crate::store::audit::read(repo, Some(newest))?;
+            match pick::targets(repo, &log, req) {
+                Err(Error::NothingToUndo { .. }) if log.len() >= newest => {}
+                found => return found,
+            }
         }
     }
     pick::targets(repo, &crate::store::audit::read(repo, None)?, req)
