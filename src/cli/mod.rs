@@ -224,7 +224,7 @@ pub fn run() -> ExitCode {
     if man::long_help_from_args(&args) {
         return ExitCode::SUCCESS;
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
@@ -274,6 +274,17 @@ pub fn run() -> ExitCode {
 /// `commit-msg.legacy`), or by hand as `git-evolv-hook commit-msg FILE`.
 /// Only the hooks: no clap, no libgit2 repository, no recovery (issue 14
 /// item 5). Returns the exit code.
+/// `Cli::try_parse_from`, without freeing clap's tree of every command and
+/// argument afterwards: the process ends soon, and freeing it cost a tenth
+/// of a short command's instructions (an undo of a propose, issue 26 item 7).
+fn parse(args: Vec<std::ffi::OsString>) -> std::result::Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Box::leak(Box::new(Cli::command()));
+    command
+        .try_get_matches_from_mut(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+}
+
 pub fn run_hook_binary(args: &[std::ffi::OsString]) -> u8 {
     crate::store::actor::set_default("hook");
     if let Some(hook) = hook::installed_as(args) {
