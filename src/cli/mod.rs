@@ -200,7 +200,7 @@ impl Command {
             Command::Status(_) => "status",
         };
         // Checked in debug builds only: building clap's tree of every
-        // command a second time was a fifth of a short command's work.
+        // command a second time was 15% of a short command's instructions.
         debug_assert!(Cli::command().find_subcommand(id).is_some(), "{id}");
         id.to_string()
     }
@@ -269,14 +269,8 @@ pub fn run() -> ExitCode {
     code
 }
 
-/// The `git-evolv-hook` binary (src/bin/git-evolv-hook.rs), which `hooks
-/// install` copies into the hooks folder, given its command line: run by
-/// git as `commit-msg FILE` or `pre-push REMOTE URL` (or as pre-commit's
-/// `commit-msg.legacy`), or by hand as `git-evolv-hook commit-msg FILE`.
-/// Only the hooks: no clap, no libgit2 repository, no recovery (issue 14
-/// item 5). Returns the exit code.
 /// `Cli::try_parse_from`, without freeing clap's tree of every command and
-/// argument afterwards: the process ends soon, and freeing it cost a tenth
+/// argument afterwards: the process ends soon, and freeing it cost about 5%
 /// of a short command's instructions (an undo of a propose, issue 26 item 7).
 fn parse(args: Vec<std::ffi::OsString>) -> std::result::Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
@@ -286,6 +280,12 @@ fn parse(args: Vec<std::ffi::OsString>) -> std::result::Result<Cli, clap::Error>
         .and_then(|matches| Cli::from_arg_matches(&matches))
 }
 
+/// The `git-evolv-hook` binary (src/bin/git-evolv-hook.rs), which `hooks
+/// install` copies into the hooks folder, given its command line: run by
+/// git as `commit-msg FILE` or `pre-push REMOTE URL` (or as pre-commit's
+/// `commit-msg.legacy`), or by hand as `git-evolv-hook commit-msg FILE`.
+/// Only the hooks: no clap, no libgit2 repository, no recovery (issue 14
+/// item 5). Returns the exit code.
 pub fn run_hook_binary(args: &[std::ffi::OsString]) -> u8 {
     crate::store::actor::set_default("hook");
     if let Some(hook) = hook::installed_as(args) {
