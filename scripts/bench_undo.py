@@ -12,7 +12,9 @@
     python3 scripts/bench_undo.py path/to/git-evolv [N]
 
 BENCH_RUNS (default 7) sets the runs, BENCH_HOT (default 10,3000) the
-landing sizes.
+landing sizes; `BENCH_HOT=` (empty) times only part 2, the undo of a
+propose and of a drop. BENCH_BASELINE (comma-separated paths) adds other
+git-evolv builds to part 2, alternating with the first in every run.
 """
 import json
 import os
@@ -25,8 +27,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bench_common import Repo  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "7"))
+# Other git-evolv binaries (a baseline) timed in the same runs as the first
+# in part 2, comma-separated: BENCH_BASELINE=/path/to/main/git-evolv.
+BASELINE = os.environ.get("BENCH_BASELINE", "").split(",")
 # The landing sizes timed (BENCH_HOT=10 times only the 10-file one).
-HOT = [int(k) for k in os.environ.get("BENCH_HOT", "10,3000").split(",")]
+HOT = [int(k) for k in os.environ.get("BENCH_HOT", "10,3000").split(",") if k]
 
 
 def make(path, n):
@@ -71,23 +76,27 @@ def landing(evolv, repo, k):
     return statistics.median(g), statistics.median(e)
 
 
-def ref_only(evolv, repo):
-    """Undo of a propose and of a drop against one `git update-ref`."""
+def ref_only(evolvs, repo):
+    """Undo of a propose and of a drop against one `git update-ref`, for
+    each binary of `evolvs` in turn within every run."""
     path = repo.path
-    pid = evolv_json(evolv, path, "propose", "-p", "file 1\\b", "-r", "file one", "-s", "d000/f1.txt")["patch_id"]
+    pid = evolv_json(evolvs[0], path, "propose", "-p", "file 1\\b", "-r", "file one", "-s", "d000/f1.txt")["patch_id"]
     ref = f"refs/evolv/proposals/{pid}"
     target = repo.git("rev-parse", ref).strip()
-    g, p, d = [], [], []
+    g, p, d = [], {e: [] for e in evolvs}, {e: [] for e in evolvs}
     for _ in range(RUNS):
         g.append(repo.run(["git", "update-ref", "-d", ref])[0])
         repo.git("update-ref", ref, target)
-        p.append(repo.run([evolv, "undo"])[0])  # the propose (or the redo)
-        repo.run([evolv, "undo"])  # back
-    subprocess.run([evolv, "drop", pid], cwd=path, check=True, capture_output=True)
+        for e in evolvs:
+            p[e].append(repo.run([e, "undo"])[0])  # the propose (or the redo)
+            repo.run([e, "undo"])  # back
+    subprocess.run([evolvs[0], "drop", pid], cwd=path, check=True, capture_output=True)
     for _ in range(RUNS):
-        d.append(repo.run([evolv, "undo"])[0])  # the drop (or its redo)
-        repo.run([evolv, "undo"])
-    return statistics.median(g), statistics.median(p), statistics.median(d)
+        for e in evolvs:
+            d[e].append(repo.run([e, "undo"])[0])  # the drop (or its redo)
+            repo.run([e, "undo"])
+    med = statistics.median
+    return med(g), {e: (med(p[e]), med(d[e])) for e in evolvs}
 
 
 def main():
@@ -96,8 +105,9 @@ def main():
     fs = subprocess.run(["stat", "-f", "-c", "%T", tempfile.gettempdir()], capture_output=True, text=True).stdout.strip()
     print(f"repository of {n:,} files on {fs} ({tempfile.gettempdir()}), {RUNS} alternating runs, medians")
     print()
-    print("| landed files | `git reset --keep HEAD~1` | `git evolv undo` | ratio |")
-    print("|---:|---:|---:|---:|")
+    if HOT:
+        print("| landed files | `git reset --keep HEAD~1` | `git evolv undo` | ratio |")
+        print("|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "r")
         make(path, n)
@@ -106,11 +116,14 @@ def main():
             gm, em = landing(evolv, repo, k)
             print(f"| {k:,} | {gm * 1000:.1f} ms | {em * 1000:.1f} ms | {em / gm:.2f}× |")
         print()
-        gm, pm, dm = ref_only(evolv, repo)
-        print("| what | `git update-ref -d` | `git evolv undo` | ratio |")
-        print("|---|---:|---:|---:|")
-        print(f"| propose | {gm * 1000:.1f} ms | {pm * 1000:.1f} ms | {pm / gm:.2f}× |")
-        print(f"| drop | {gm * 1000:.1f} ms | {dm * 1000:.1f} ms | {dm / gm:.2f}× |")
+        evolvs = [evolv] + [os.path.abspath(b) for b in BASELINE if b]
+        gm, timed = ref_only(evolvs, repo)
+        print("| what | binary | `git update-ref -d` | `git evolv undo` | ratio |")
+        print("|---|---|---:|---:|---:|")
+        for e, (pm, dm) in timed.items():
+            name = os.path.basename(e)
+            print(f"| propose | {name} | {gm * 1000:.1f} ms | {pm * 1000:.1f} ms | {pm / gm:.2f}× |")
+            print(f"| drop | {name} | {gm * 1000:.1f} ms | {dm * 1000:.1f} ms | {dm / gm:.2f}× |")
 
 
 if __name__ == "__main__":

@@ -166,7 +166,6 @@ impl Command {
     /// The subcommand's name, as in `pager.evolv.<name>`.
     fn name(&self) -> String {
         use clap::CommandFactory;
-        let cli = Cli::command();
         let id = match self {
             Command::Propose(_) => "propose",
             Command::List => "list",
@@ -200,7 +199,9 @@ impl Command {
             Command::Fetch(_) => "fetch",
             Command::Status(_) => "status",
         };
-        debug_assert!(cli.find_subcommand(id).is_some(), "{id}");
+        // Checked in debug builds only: building clap's tree of every
+        // command a second time was 15% of a short command's instructions.
+        debug_assert!(Cli::command().find_subcommand(id).is_some(), "{id}");
         id.to_string()
     }
 
@@ -224,7 +225,7 @@ pub fn run() -> ExitCode {
     if man::long_help_from_args(&args) {
         return ExitCode::SUCCESS;
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
@@ -266,6 +267,17 @@ pub fn run() -> ExitCode {
     // Errors above went into the pager too; wait for it as git does.
     pager::finish();
     code
+}
+
+/// `Cli::try_parse_from`, without freeing clap's tree of every command and
+/// argument afterwards: the process ends soon, and freeing it cost about 5%
+/// of a short command's instructions (an undo of a propose, issue 26 item 7).
+fn parse(args: Vec<std::ffi::OsString>) -> std::result::Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Box::leak(Box::new(Cli::command()));
+    command
+        .try_get_matches_from_mut(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches))
 }
 
 /// The `git-evolv-hook` binary (src/bin/git-evolv-hook.rs), which `hooks

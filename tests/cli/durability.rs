@@ -250,7 +250,7 @@ fn traced_apply(repo: &TestRepo, env: &[(&str, &str)]) -> String {
 }
 
 /// The lines of `trace` (system calls) that hold every one of `words`.
-fn calls(trace: &str, words: &[&str]) -> usize {
+pub fn calls(trace: &str, words: &[&str]) -> usize {
     trace
         .lines()
         .filter(|l| words.iter().all(|w| l.contains(w)))

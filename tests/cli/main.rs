@@ -69,6 +69,7 @@ mod stack_status;
 mod sys;
 mod typing;
 mod undo;
+mod undo_flush;
 mod undo_kill;
 mod undo_landing;
 mod unreadable_proposals;

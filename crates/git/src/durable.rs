@@ -62,6 +62,23 @@ pub fn policy(repo: &crate::Repo) -> Flush {
     })
 }
 
+/// Whether git would flush a ref it writes here: `core.fsync` names the
+/// `reference` component (`committed`, `added`, `all` do too; git's
+/// default does not), and `GIT_TEST_FSYNC=0` does not turn flushing off.
+/// Bookkeeping that only has to be as durable as a ref (the journal of an
+/// undo that moves refs) is flushed exactly then. Read once per process.
+pub fn flushes_refs(repo: &crate::Repo) -> bool {
+    static REFS: super::PerRepo<bool> = super::PerRepo::new();
+    REFS.get(repo, || {
+        let components = repo
+            .config()
+            .ok()
+            .and_then(|c| c.string("core.fsync").map(fsync_components))
+            .unwrap_or(DEFAULT_COMPONENTS);
+        !test_off() && components & REFERENCE != 0
+    })
+}
+
 /// `GIT_TEST_FSYNC=0`: git's switch that turns every flush off.
 pub fn test_off() -> bool {
     std::env::var("GIT_TEST_FSYNC")

@@ -87,6 +87,8 @@ pub struct Completed {
     pub files: usize,
     /// Audit records appended.
     pub records: usize,
+    /// The audit ids of the records appended, with the records.
+    pub appended: Vec<(Oid, AuditRecord)>,
     /// The error that stops what is still pending (a lock still there).
     pub blocked: Option<Error>,
 }
@@ -98,6 +100,20 @@ pub fn dir(repo: &Repo) -> PathBuf {
 
 /// Journals `pending` durably; returns its file.
 pub fn write(repo: &Repo, pending: &Pending) -> Result<PathBuf> {
+    write_file(repo, pending, true)
+}
+
+/// Journals `pending` as durably as git writes a ref (its refs and record
+/// are about to be written next to it): temp file and rename, so a kill
+/// at any moment leaves the whole journal or none; flushed (file and
+/// directory) only where `core.fsync` has git flush refs too. Without the
+/// flush a power cut may lose the journal, or leave it empty, as it may
+/// lose the ref update itself; `complete` skips an empty one.
+pub fn write_as_ref(repo: &Repo, pending: &Pending) -> Result<PathBuf> {
+    write_file(repo, pending, git::durable::flushes_refs(repo))
+}
+
+fn write_file(repo: &Repo, pending: &Pending, flush: bool) -> Result<PathBuf> {
     static SEQ: AtomicU32 = AtomicU32::new(0);
     let dir = dir(repo);
     fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
@@ -112,14 +128,18 @@ pub fn write(repo: &Repo, pending: &Pending) -> Result<PathBuf> {
     stamped.audit_tip = repo.ref_target(super::AUDIT_REF).map(|o| o.to_string());
     let json = serde_json::to_vec_pretty(&stamped).expect("pending bookkeeping serialises");
     let written = File::create(&tmp)
-        .and_then(|mut f| f.write_all(&json).and_then(|()| f.sync_all()))
+        .and_then(|mut f| f.write_all(&json).and_then(|()| sync_if(flush, &f)))
         .and_then(|()| fs::rename(&tmp, &path))
-        .and_then(|()| File::open(&dir)?.sync_all());
+        .and_then(|()| sync_if(flush, &File::open(&dir)?));
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
         return Err(Error::io("write", &path, e));
     }
     Ok(path)
+}
+
+fn sync_if(flush: bool, file: &File) -> std::io::Result<()> {
+    if flush { file.sync_all() } else { Ok(()) }
 }
 
 /// The journalled files, oldest first.
@@ -140,9 +160,20 @@ pub fn exists(repo: &Repo) -> bool {
     fs::read_dir(dir(repo)).is_ok_and(|mut d| d.next().is_some())
 }
 
+/// A journal file holding nothing (or only zeros): all a power cut may
+/// leave of one written by `write_as_ref` without a flush. A kill cannot
+/// make one (every journal is renamed into place whole).
+fn torn(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&c| c == 0)
+}
+
 fn read(path: &Path) -> Result<Pending> {
     let bytes = fs::read(path).map_err(|e| Error::io("read", path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| {
+    parse(path, &bytes)
+}
+
+fn parse(path: &Path, bytes: &[u8]) -> Result<Pending> {
+    serde_json::from_slice(bytes).map_err(|e| {
         Error::io(
             "parse",
             path,
@@ -171,7 +202,14 @@ pub fn complete(repo: &Repo) -> Result<Completed> {
     }
     let _lock = audit::lock(repo)?;
     for path in files(repo) {
-        let mut pending = read(&path)?;
+        let bytes = fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+        if torn(&bytes) {
+            // All a power cut left of a journal written as a ref (not
+            // flushed): nothing is known of it, so it blocks nothing.
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+            continue;
+        }
+        let mut pending = parse(&path, &bytes)?;
         let stopped = complete_one(repo, &mut pending, &mut done);
         if pending.is_empty() {
             fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
@@ -190,7 +228,11 @@ pub fn complete(repo: &Repo) -> Result<Completed> {
 /// Does what it can of `pending`, removing each step it did.
 fn complete_one(repo: &Repo, pending: &mut Pending, done: &mut Completed) -> Option<Error> {
     while let Some(update) = pending.refs.first() {
+        // Already there (the undo of one ref moves it itself, by
+        // compare-and-swap, before completing its journal): no second write.
+        let at = repo.ref_target(&update.name).map(|o| o.to_string());
         let result = match &update.target {
+            _ if at == update.target => Ok(()),
             Some(t) => Oid::parse(t).and_then(|oid| {
                 git::compare_and_swap_force(repo, &update.name, oid, &pending.reflog)
             }),
@@ -208,8 +250,9 @@ fn complete_one(repo: &Repo, pending: &mut Pending, done: &mut Completed) -> Opt
     let recent = audit::read_after(repo, tip, Some(256)).unwrap_or_default();
     while let Some(record) = pending.audit.first() {
         if !recent.iter().any(|e| &e.record == record) {
-            if let Err(e) = audit::append_locked(repo, record) {
-                return Some(e);
+            match audit::append_locked(repo, record) {
+                Ok(id) => done.appended.push((id, record.clone())),
+                Err(e) => return Some(e),
             }
             done.records += 1;
         }

@@ -117,7 +117,7 @@ pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
 fn targets(repo: &Repo, req: &UndoRequest) -> Result<Vec<AuditEntry>> {
     if req.op.is_none() && req.to.is_none() {
         let mut reader = crate::store::audit::Reader::new(repo);
-        let (mut log, mut batch) = (Vec::new(), 2);
+        let (mut log, mut batch) = (Vec::new(), 1);
         while reader.read_more(batch, &mut log)? {
             match pick::targets(repo, &log, req) {
                 Err(Error::NothingToUndo { .. }) => batch *= 4,

@@ -56,8 +56,10 @@ pub(super) fn undo_refs(
         audit_tip: None,
     };
     // Journalled first: a kill after a ref moved, before the record, is
-    // completed by the next command.
-    let file = pending::write(repo, &journal)?;
+    // completed by the next command. Flushed only as git flushes the refs
+    // it stands for (`core.fsync`): it has to outlive a kill, and a power
+    // cut may lose it only where it may lose the ref update too.
+    let file = pending::write_as_ref(repo, &journal)?;
     crate::crashpoint!("undo-after-journal");
     if let [one] = inverse.as_slice() {
         // One ref: by compare-and-swap, so a ref moved since the check is
@@ -77,7 +79,13 @@ pub(super) fn undo_refs(
             out.warnings
                 .push(pending::Deferred::new("the undo", &cause, &file));
         }
-        _ => out.id = logged_id(repo, &record),
+        _ => {
+            let mine = completed.appended.iter().find(|(_, r)| *r == record);
+            out.id = match mine {
+                Some((id, _)) => id.to_string(),
+                None => logged_id(repo, &record),
+            }
+        }
     }
     Ok(out)
 }
@@ -105,7 +113,8 @@ fn reflog(target: &AuditEntry) -> String {
     format!("evolv: undo {}", &target.id[..12.min(target.id.len())])
 }
 
-/// The id the log gave `record` (appended just now, so among the newest).
+/// The id the log gave `record` when another command completed its
+/// journal (just now, so among the newest).
 fn logged_id(repo: &Repo, record: &crate::store::audit::AuditRecord) -> String {
     audit::read(repo, Some(64))
         .unwrap_or_default()
