@@ -21,6 +21,9 @@
 //! follow from what gix-index decoded.
 
 mod cache_tree;
+mod patch;
+
+pub use patch::Patch;
 
 use cache_tree::{CacheTree, invalidate, parse_tree, write_tree};
 
