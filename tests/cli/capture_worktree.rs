@@ -303,8 +303,9 @@ fn plain_files_go_back_to_head_without_git_checkout() {
 
 /// Where git's own checkout does what writing the files here would not
 /// (a `.gitattributes` among the paths changes how the others are written;
-/// a hook runs when the index is written; a version 4 index), the put-back
-/// is still `git checkout`, and ends the same.
+/// a hook runs when the index is written; a version 4 index; an untracked
+/// cache git keeps), the put-back is still `git checkout`, and ends the
+/// same.
 #[test]
 fn what_only_git_checkout_does_is_left_to_it() {
     let attributes = |repo: &TestRepo| {
@@ -325,11 +326,17 @@ fn what_only_git_checkout_does_is_left_to_it() {
         repo.git(&["update-index", "--index-version", "4"]);
         repo.write("tail.txt", "edited\n");
     };
+    let untracked_cache = |repo: &TestRepo| {
+        repo.git(&["config", "core.untrackedCache", "true"]);
+        repo.git(&["status", "--porcelain"]);
+        repo.write("tail.txt", "edited\n");
+    };
     type SetUp = fn(&TestRepo);
-    let cases: [(&str, SetUp); 3] = [
+    let cases: [(&str, SetUp); 4] = [
         ("a .gitattributes", attributes),
         ("a post-index-change hook", hook),
         ("a version 4 index", version_4),
+        ("an untracked cache", untracked_cache),
     ];
     for (case, set_up) in cases {
         let repo = scenario();

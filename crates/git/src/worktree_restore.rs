@@ -12,10 +12,11 @@
 //! files in a large repository. Whatever is less plain is still that
 //! command's: a directory in the way or a symbolic link above the path, a
 //! `.gitattributes` among the paths (it changes how the others are
-//! written), `core.symlinks` off, an index of version 4, split or sparse, a
-//! path conflicted or outside the sparse checkout, and the hooks git runs
-//! when it writes the index (`post-index-change`, and `post-checkout`,
-//! which the command ran).
+//! written), `core.symlinks` off, an index of version 4, split or sparse,
+//! or with an untracked cache or fsmonitor state (which git keeps up to
+//! date), a path conflicted or outside the sparse checkout, and the hooks
+//! git runs when it writes the index (`post-index-change`, and
+//! `post-checkout`, which the command ran).
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;

@@ -1,10 +1,12 @@
 //! A few entries of a large index changed without decoding the others:
 //! the entries in between are copied as they are (the racily clean among
 //! them smudged, as git's writer does), the cache tree is invalidated along
-//! the changed paths, and the optional extensions keyed to the old file are
+//! the changed paths, and the offset tables keyed to the old file are
 //! dropped, as [`IndexFile::serialize`](super::IndexFile::serialize) drops
-//! them. Decoding 100,000 entries to change ten, and encoding them again,
-//! cost more than git's own `checkout` of those ten paths.
+//! them. An index with an untracked cache or fsmonitor state, which that
+//! would drop too, is left to git. Decoding 100,000 entries to change ten,
+//! and encoding them again, cost more than git's own `checkout` of those
+//! ten paths.
 //!
 //! Versions 2 and 3 only: a version 4 entry's path is compressed against
 //! the one before it, so none can be copied alone.
@@ -91,15 +93,19 @@ pub struct Patch<'a> {
 impl<'a> Patch<'a> {
     /// The index `buf` (the file, checksum included) ready to change the
     /// entries of `paths`; `None` where this is not the way: a version 4,
-    /// split or sparse index, one this module cannot read, or one of
-    /// `paths` conflicted or outside the sparse checkout.
+    /// split or sparse index, one with an untracked cache or fsmonitor
+    /// state, one this module cannot read, or one of `paths` conflicted or
+    /// outside the sparse checkout.
     pub fn prepare(buf: &'a [u8], paths: &[&[u8]]) -> Option<Patch<'a>> {
         if header(buf).ok()? == 4 {
             return None;
         }
         let (slots, entries_end) = slots(buf).ok()?;
         let raw = raw_extensions(&buf[..buf.len() - CHECKSUM], entries_end).ok()?;
-        if raw.iter().any(|(sig, _)| sig == b"link" || sig == b"sdir") {
+        // The untracked cache and the fsmonitor's state would be dropped
+        // (see the module); git's own writers keep them up to date.
+        let left = [b"link", b"sdir", b"UNTR", b"FSMN"];
+        if raw.iter().any(|(sig, _)| left.contains(&sig)) {
             return None;
         }
         let extensions = read_extensions(raw, None).ok()?;
@@ -377,5 +383,11 @@ mod tests {
         let buf = sparse.serialize();
         assert!(Patch::prepare(&buf, b).is_none(), "skip-worktree");
         assert!(Patch::prepare(&buf[..40], b).is_none(), "truncated");
+        let mut cached = index(2, &["a/x", "b"]);
+        cached
+            .extensions
+            .push(Extension::Kept(*b"UNTR", b"cache".to_vec()));
+        let buf = cached.serialize();
+        assert!(Patch::prepare(&buf, b).is_none(), "an untracked cache");
     }
 }
