@@ -539,7 +539,7 @@ fn write_varint(out: &mut Vec<u8>, mut value: usize) {
 mod tests {
     use super::*;
 
-    fn entry(path: &str, stage: u16) -> Entry {
+    pub(super) fn entry(path: &str, stage: u16) -> Entry {
         Entry {
             ctime: (1, 2),
             mtime: (3, 4),
@@ -556,7 +556,7 @@ mod tests {
         }
     }
 
-    fn index(version: u32, paths: &[&str]) -> IndexFile {
+    pub(super) fn index(version: u32, paths: &[&str]) -> IndexFile {
         IndexFile {
             version,
             entries: paths.iter().map(|p| entry(p, 0)).collect(),

@@ -265,53 +265,28 @@ fn racy(bytes: &[u8], secs: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::IndexFile;
-    use super::super::cache_tree::CacheTree;
     use super::*;
 
     fn entry(path: &str, stage: u16, mtime: u32) -> Entry {
-        Entry {
-            ctime: (1, 2),
-            mtime: (mtime, 4),
-            dev: 5,
-            ino: 6,
-            mode: 0o100644,
-            uid: 7,
-            gid: 8,
-            size: 9,
-            id: [0xab; 20],
-            flags: stage << 12,
-            flags_extended: 0,
-            path: path.as_bytes().to_vec(),
-        }
+        let mut entry = super::super::tests::entry(path, stage);
+        entry.mtime.0 = mtime;
+        entry
     }
 
+    /// `index_file`'s test index, its entries written in different
+    /// seconds, with a path longer than the 12-bit length field and a
+    /// resolve-undo extension.
     fn index(version: u32, paths: &[&str]) -> IndexFile {
-        let long = "l/".repeat(2100);
-        let mut entries: Vec<Entry> = paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| entry(p, 0, 100 + i as u32))
-            .collect();
-        entries.push(entry(&format!("{long}x"), 0, 1));
-        entries.sort_by(|a, b| a.path.cmp(&b.path));
-        IndexFile {
-            version,
-            entries,
-            extensions: vec![
-                Extension::Tree(CacheTree {
-                    name: Vec::new(),
-                    count: paths.len() as i64,
-                    id: Some([1; 20]),
-                    children: vec![CacheTree {
-                        name: b"a".to_vec(),
-                        count: 2,
-                        id: Some([2; 20]),
-                        children: Vec::new(),
-                    }],
-                }),
-                Extension::Kept(*b"REUC", b"resolve undo".to_vec()),
-            ],
+        let mut idx = super::super::tests::index(version, paths);
+        for (i, e) in idx.entries.iter_mut().enumerate() {
+            e.mtime.0 = 100 + i as u32;
         }
+        idx.entries
+            .push(entry(&format!("{}x", "l/".repeat(2100)), 0, 1));
+        idx.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        idx.extensions
+            .push(Extension::Kept(*b"REUC", b"resolve undo".to_vec()));
+        idx
     }
 
     /// What the whole-index path writes for the same change.
