@@ -354,6 +354,30 @@ fn what_only_git_checkout_does_is_left_to_it() {
     }
 }
 
+/// With `GIT_INDEX_FILE` naming another index, git's checkout puts the
+/// paths back in that one, and `.git/index` is left as it was.
+#[test]
+fn another_index_file_is_the_one_put_back() {
+    let repo = scenario();
+    repo.write("tail.txt", "edited\n");
+    repo.git(&["add", "tail.txt"]);
+    let other = repo.home().join("other-index");
+    std::fs::copy(repo.file(".git/index"), &other).unwrap();
+    repo.git(&["reset", "-q"]);
+    let before = std::fs::read(repo.file(".git/index")).unwrap();
+    let trace = repo.home().join("git-trace");
+    let env = [
+        ("GIT_INDEX_FILE", other.to_str().unwrap()),
+        ("GIT_TRACE", trace.to_str().unwrap()),
+    ];
+    repo.evolv_env(&["propose", "--from-worktree"], &env).ok();
+    assert!(ran_checkout(&std::fs::read_to_string(&trace).unwrap()));
+    assert_eq!(repo.read("tail.txt"), "tail\n");
+    assert_eq!(std::fs::read(repo.file(".git/index")).unwrap(), before);
+    let staged = repo.git_run(&["diff", "--cached", "--name-only"]);
+    assert_eq!(staged.stdout, "", "the default index stages nothing");
+}
+
 /// An index another git process holds locked stops the put-back before
 /// any file is written: the proposal is stored and the work tree keeps
 /// the edit, as `git checkout` left them.

@@ -12,7 +12,7 @@
 //! files in a large repository. Whatever is less plain is still that
 //! command's: a directory in the way or a symbolic link above the path, a
 //! `.gitattributes` among the paths (it changes how the others are
-//! written), `core.symlinks` off, an index of version 4, split or sparse,
+//! written), `core.symlinks` off, another index named by `GIT_INDEX_FILE`, an index of version 4, split or sparse,
 //! or with an untracked cache or fsmonitor state (which git keeps up to
 //! date), a path conflicted or outside the sparse checkout, and the hooks
 //! git runs when it writes the index (`post-index-change`, and
@@ -52,7 +52,12 @@ pub fn restore_to_head(repo: &Repo, changes: &[WorktreeChange]) -> Result<()> {
 /// `tracked` exactly as git's checkout would (see the module).
 fn plain(repo: &Repo, workdir: &Path, tracked: &[&WorktreeChange]) -> Result<bool> {
     let config = repo.config()?;
-    if config.bool("core.symlinks").ok().flatten() == Some(false) || index_hooks(repo, workdir)? {
+    // GIT_INDEX_FILE names another index, which git's checkout writes.
+    let other_index = std::env::var_os("GIT_INDEX_FILE").is_some();
+    if other_index
+        || config.bool("core.symlinks").ok().flatten() == Some(false)
+        || index_hooks(repo, workdir)?
+    {
         return Ok(false);
     }
     let in_the_way = |c: &WorktreeChange| {
