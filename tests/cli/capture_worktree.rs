@@ -237,3 +237,165 @@ fn lfs_files_are_captured_as_git_add_stores_them() {
     let added = repo.git(&["cat-file", "-p", ":data.big"]);
     assert_eq!(pointer, added, "the pointer git add makes");
 }
+
+/// `propose --from-worktree` with `GIT_TRACE` on; what the trace says git
+/// ran (one `trace: built-in: git <command>` line per git command).
+fn traced_capture(repo: &TestRepo, args: &[&str]) -> (crate::common::Run, String) {
+    let trace = repo.home().join("git-trace");
+    let _ = std::fs::remove_file(&trace);
+    let mut full = vec!["propose", "--json", "--from-worktree"];
+    full.extend_from_slice(args);
+    let run = repo.evolv_env(&full, &[("GIT_TRACE", trace.to_str().unwrap())]);
+    (run, std::fs::read_to_string(&trace).unwrap_or_default())
+}
+
+fn ran_checkout(trace: &str) -> bool {
+    trace.contains("built-in: git checkout")
+}
+
+/// The put-back of plain files is done in process (issue 30 item 5: `git
+/// checkout` read and wrote the whole index once more): the files are
+/// HEAD's again, their index entries HEAD's with the files' stat data
+/// (`git diff-files`, which does not refresh, sees no change), and the
+/// staged and unstaged state of the other paths is as it was.
+#[test]
+fn plain_files_go_back_to_head_without_git_checkout() {
+    let repo = scenario();
+    repo.write("crlf.txt", "a\r\nB\r\n");
+    repo.write("new.txt", "added then edited\n");
+    repo.git(&["add", "new.txt"]);
+    repo.write("new.txt", "edited\n");
+    repo.write("tail.txt", "staged\n");
+    repo.git(&["add", "tail.txt"]);
+    std::fs::remove_file(repo.file("gone.txt")).unwrap();
+    repo.write("other/staged.txt", "S\n");
+    repo.git(&["add", "other/staged.txt"]);
+    repo.write("other/dirty.txt", "D\n");
+    let (run, trace) = traced_capture(
+        &repo,
+        &["--", "crlf.txt", "new.txt", "tail.txt", "gone.txt", "link"],
+    );
+    run.ok();
+    assert!(!ran_checkout(&trace), "{trace}");
+    let id = run.json_str("/patch_id");
+    assert_eq!(shown(&repo, &id, "new.txt"), b"edited\n");
+    assert_eq!(shown(&repo, &id, "tail.txt"), b"staged\n");
+    assert_eq!(repo.read("crlf.txt"), "a\r\nb\r\n");
+    assert_eq!(repo.read("gone.txt"), "bye\n");
+    assert!(!repo.file("new.txt").exists());
+    let restored = [
+        "diff-files",
+        "--name-only",
+        "--",
+        "crlf.txt",
+        "tail.txt",
+        "gone.txt",
+    ];
+    assert_eq!(repo.git(&restored), "");
+    let status = repo.git(&["status", "--porcelain"]);
+    assert_eq!(
+        status, " M other/dirty.txt\nM  other/staged.txt\n",
+        "{status}"
+    );
+    assert!(!repo.file(".git/index.lock").exists());
+    repo.assert_fsck();
+}
+
+/// Where git's own checkout does what writing the files here would not
+/// (a `.gitattributes` among the paths changes how the others are written;
+/// a hook runs when the index is written; a version 4 index; an untracked
+/// cache git keeps), the put-back is still `git checkout`, and ends the
+/// same.
+#[test]
+fn what_only_git_checkout_does_is_left_to_it() {
+    let attributes = |repo: &TestRepo| {
+        repo.write(".gitattributes", "*.dat binary\n");
+        repo.commit_all("attributes");
+        repo.write(".gitattributes", "*.txt text\n");
+        repo.write("tail.txt", "edited\n");
+    };
+    let hook = |repo: &TestRepo| {
+        let hook = repo.file(".git/hooks/post-index-change");
+        std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+        std::fs::write(&hook, "#!/bin/sh\ntouch hook-ran\n").unwrap();
+        std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        repo.write("tail.txt", "edited\n");
+    };
+    let version_4 = |repo: &TestRepo| {
+        repo.git(&["update-index", "--index-version", "4"]);
+        repo.write("tail.txt", "edited\n");
+    };
+    let untracked_cache = |repo: &TestRepo| {
+        repo.git(&["config", "core.untrackedCache", "true"]);
+        repo.git(&["status", "--porcelain"]);
+        repo.write("tail.txt", "edited\n");
+    };
+    type SetUp = fn(&TestRepo);
+    let cases: [(&str, SetUp); 4] = [
+        ("a .gitattributes", attributes),
+        ("a post-index-change hook", hook),
+        ("a version 4 index", version_4),
+        ("an untracked cache", untracked_cache),
+    ];
+    for (case, set_up) in cases {
+        let repo = scenario();
+        set_up(&repo);
+        let (run, trace) = traced_capture(&repo, &[]);
+        run.ok();
+        assert!(ran_checkout(&trace), "{case}: {trace}");
+        assert_eq!(repo.read("tail.txt"), "tail\n", "{case}");
+        let status = repo.git(&["status", "--porcelain", "--untracked-files=no"]);
+        assert_eq!(status, "", "{case}");
+        if case == "a post-index-change hook" {
+            assert!(repo.file("hook-ran").exists(), "{case}");
+        }
+        repo.assert_fsck();
+    }
+}
+
+/// With `GIT_INDEX_FILE` naming another index, git's checkout puts the
+/// paths back in that one, and `.git/index` is left as it was.
+#[test]
+fn another_index_file_is_the_one_put_back() {
+    let repo = scenario();
+    repo.write("tail.txt", "edited\n");
+    repo.git(&["add", "tail.txt"]);
+    let other = repo.home().join("other-index");
+    std::fs::copy(repo.file(".git/index"), &other).unwrap();
+    repo.git(&["reset", "-q"]);
+    let before = std::fs::read(repo.file(".git/index")).unwrap();
+    let trace = repo.home().join("git-trace");
+    let env = [
+        ("GIT_INDEX_FILE", other.to_str().unwrap()),
+        ("GIT_TRACE", trace.to_str().unwrap()),
+    ];
+    repo.evolv_env(&["propose", "--from-worktree"], &env).ok();
+    assert!(ran_checkout(&std::fs::read_to_string(&trace).unwrap()));
+    assert_eq!(repo.read("tail.txt"), "tail\n");
+    assert_eq!(std::fs::read(repo.file(".git/index")).unwrap(), before);
+    let staged = repo.git_run(&["diff", "--cached", "--name-only"]);
+    assert_eq!(staged.stdout, "", "the default index stages nothing");
+}
+
+/// An index another git process holds locked stops the put-back before
+/// any file is written: the proposal is stored and the work tree keeps
+/// the edit, as `git checkout` left them.
+#[test]
+fn a_locked_index_stops_the_put_back_and_loses_nothing() {
+    let repo = scenario();
+    repo.write("tail.txt", "work\n");
+    std::fs::write(repo.file(".git/index.lock"), "").unwrap();
+    let run = repo.evolv(&["propose", "--json", "--from-worktree"]);
+    assert_eq!(error_code(&run), "index_locked", "{}", run.stdout);
+    assert_eq!(repo.read("tail.txt"), "work\n");
+    let refs = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/evolv/proposals",
+    ]);
+    let id = refs.trim().rsplit('/').next().unwrap().to_string();
+    assert_eq!(shown(&repo, &id, "tail.txt"), b"work\n");
+    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+    repo.assert_fsck();
+}

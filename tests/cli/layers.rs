@@ -41,6 +41,7 @@ const CRATES: &[(&str, &[&str])] = &[
     (
         "crates/git/src",
         &[
+            "worktree_restore",
             "worktree_capture",
             "access",
             "ref_scan",

@@ -288,6 +288,31 @@ pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// `Entry::Clean`'s index entry for `path`: blob `id` with `mode` and the
+/// stat data of the file now in the working tree.
+pub fn clean_entry(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<index_file::Entry> {
+    let full = crate::workdir(repo)?.join(path.fs());
+    let meta = fs::symlink_metadata(&full).map_err(|e| Error::io("stat", &full, e))?;
+    Ok(index_entry(path, id, mode, Some(&meta)))
+}
+
+/// Writes an index made elsewhere (`index_file::Patch`, through `write`)
+/// where `build` puts its own, for `IndexLock::commit`.
+pub fn write_new(
+    repo: &Repo,
+    write: impl FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
+) -> Result<PathBuf> {
+    let path = new_path(repo);
+    let dir = path.parent().expect("under the git dir");
+    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let file = File::create(&path).map_err(|e| Error::io("create", &path, e))?;
+    let mut out = std::io::BufWriter::new(file);
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("write", &path, e))?;
+    Ok(path)
+}
+
 fn index_entry(
     path: &RepoPath,
     id: Oid,

@@ -54,6 +54,7 @@ mod tree_lookup;
 mod tree_scan;
 pub mod view;
 pub mod worktree_capture;
+pub mod worktree_restore;
 mod worktrees;
 mod zlib;
 

@@ -1,11 +1,11 @@
 //! The system calls of the git adapter that std does not wrap, each behind
 //! a small safe function named for what it does: starting and waiting for
 //! a file's writeback (`sync_file_range`), flushing a whole file system
-//! (`syncfs`), a file system's type (`statfs`), and the crash tests'
-//! SIGKILL of the process itself. `unsafe` is needed because they are
-//! `libc` calls; none of them takes memory it could outlive, and the
-//! functions take owned Rust handles (`&File`, `&Path`), never raw
-//! descriptors. This module, `zlib` (the deflate FFI) and `object_read`
+//! (`syncfs`), a file system's type (`statfs`), an index file mapped
+//! (`mmap`), and the crash tests' SIGKILL of the process itself. `unsafe`
+//! is needed because they are `libc` calls; none but the mapping hands out
+//! memory (its own rule is at the function), and the functions take owned
+//! Rust handles (`&File`, `&Path`), never raw descriptors. This module, `zlib` (the deflate FFI) and `object_read`
 //! are the only places of this crate allowed `unsafe`
 //! (`tests/cli/unsafe_fence.rs` keeps it so).
 
@@ -93,4 +93,15 @@ pub fn bound_libgit2_mapped_packs(window: usize, mapped_limit: usize) {
         let _ = git2::opts::set_mwindow_size(window);
         let _ = git2::opts::set_mwindow_mapped_limit(mapped_limit);
     }
+}
+
+/// A file that git only ever replaces by rename (the index), mapped
+/// read-only with its pages faulted in at once: copied into memory
+/// instead, 8.8 MB cost a page fault per 4 KiB.
+pub fn map_replaced_by_rename(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: the mapping stays valid while it lives only if nobody cuts
+    // or rewrites the file in place; git writes `<file>.lock` and renames
+    // it over the file, which leaves this inode and its bytes as they
+    // were, and callers hold that lock besides.
+    unsafe { memmap2::MmapOptions::new().populate().map(file) }
 }

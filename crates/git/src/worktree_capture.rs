@@ -3,8 +3,7 @@
 //! fsmonitor, the ignore rules `git stash -u` follows), `git hash-object`
 //! stores each file's blob through the clean filters `git add` runs (LFS,
 //! CRLF conversion), and a symbolic link is stored as its target. Putting
-//! those paths back to HEAD is `git checkout --no-overlay HEAD`, and the
-//! removal of untracked files `git stash -u` makes.
+//! those paths back to HEAD is `worktree_restore`'s.
 
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -20,6 +19,8 @@ pub struct WorktreeChange {
     pub path: RepoPath,
     /// The blob and mode the work tree holds; `None` when it has no file.
     pub now: Option<(Oid, u32)>,
+    /// HEAD's blob and mode; `None` when HEAD has no such file.
+    pub head: Option<(Oid, u32)>,
     /// Untracked: neither HEAD nor the index has it.
     pub untracked: bool,
 }
@@ -40,8 +41,15 @@ pub fn worktree_changes(
         "--untracked-files=no"
     };
     let mut status = Command::new("git");
+    // Read only: the index git would otherwise write back after refreshing
+    // it is the whole file again, and the put-back writes it anyway. The
+    // preload threads stat only the paths asked for, yet each matches its
+    // share of every entry against the pathspec a second time.
     status
         .args([
+            "--no-optional-locks",
+            "-c",
+            "core.preloadIndex=false",
             "status",
             "--porcelain=v2",
             "-z",
@@ -56,7 +64,13 @@ pub fn worktree_changes(
     let mut changes = Vec::new();
     let mut regular: Vec<usize> = Vec::new();
     for record in listing.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-        let Some((path, head_has, worktree_mode, is_untracked)) = parse_status(record)? else {
+        let Some(Record {
+            path,
+            head,
+            worktree_mode,
+            untracked: is_untracked,
+        }) = parse_status(record)?
+        else {
             continue;
         };
         let path = RepoPath::from_bytes(path);
@@ -65,7 +79,7 @@ pub fn worktree_changes(
             other => other,
         };
         let now = match worktree_mode {
-            None if !head_has => continue,
+            None if head.is_none() => continue,
             None => None,
             Some(0o120000) => {
                 let target = std::fs::read_link(workdir.join(path.fs()))
@@ -80,6 +94,7 @@ pub fn worktree_changes(
         changes.push(WorktreeChange {
             path,
             now,
+            head,
             untracked: is_untracked,
         });
     }
@@ -96,14 +111,26 @@ pub fn worktree_changes(
 /// does not print: read from the file.
 const UNTRACKED: u32 = u32::MAX;
 
-/// One `git status --porcelain=v2` record: the path, whether HEAD has it,
-/// the work tree's mode (`None`: no file; `UNTRACKED`: to be read), and
-/// whether it is untracked. `None` for records that are not changes
-/// (headers, ignored files).
-#[allow(clippy::type_complexity)]
-fn parse_status(record: &[u8]) -> Result<Option<(&[u8], bool, Option<u32>, bool)>> {
+/// One `git status --porcelain=v2` record that is a change.
+struct Record<'a> {
+    path: &'a [u8],
+    /// HEAD's blob and mode.
+    head: Option<(Oid, u32)>,
+    /// The work tree's mode (`None`: no file; `UNTRACKED`: to be read).
+    worktree_mode: Option<u32>,
+    untracked: bool,
+}
+
+/// The change one `git status --porcelain=v2` record describes; `None`
+/// for records that are not changes (headers, ignored files).
+fn parse_status(record: &[u8]) -> Result<Option<Record<'_>>> {
     if let Some(path) = record.strip_prefix(b"? ") {
-        return Ok(Some((path, false, Some(UNTRACKED), true)));
+        return Ok(Some(Record {
+            path,
+            head: None,
+            worktree_mode: Some(UNTRACKED),
+            untracked: true,
+        }));
     }
     if record.starts_with(b"u ") {
         let path = record
@@ -123,17 +150,37 @@ fn parse_status(record: &[u8]) -> Result<Option<(&[u8], bool, Option<u32>, bool)
     };
     // XY sub mH mI mW hH hI path
     let fields: Vec<&[u8]> = rest.splitn(8, |&b| b == b' ').collect();
-    let [_, _, head_mode, _, worktree_mode, _, _, path] = fields[..] else {
+    let [_, _, head_mode, _, worktree_mode, head_id, _, path] = fields[..] else {
         return Ok(None);
     };
     let octal = |f: &[u8]| {
         std::str::from_utf8(f)
             .ok()
             .and_then(|s| u32::from_str_radix(s, 8).ok())
+            .filter(|&m| m != 0)
     };
-    let head_has = octal(head_mode).is_some_and(|m| m != 0);
-    let worktree = octal(worktree_mode).filter(|&m| m != 0);
-    Ok(Some((path, head_has, worktree, false)))
+    let head = match octal(head_mode) {
+        Some(mode) => {
+            let id = std::str::from_utf8(head_id)
+                .ok()
+                .and_then(|h| Oid::parse(h).ok())
+                .ok_or_else(|| Error::GitCommand {
+                    command: "git status --porcelain=v2".into(),
+                    message: format!(
+                        "`git status` printed '{}' for HEAD's object, not an object id",
+                        String::from_utf8_lossy(head_id)
+                    ),
+                })?;
+            Some((id, mode))
+        }
+        None => None,
+    };
+    Ok(Some(Record {
+        path,
+        head,
+        worktree_mode: octal(worktree_mode),
+        untracked: false,
+    }))
 }
 
 /// An untracked file's mode as `git add` records it.
@@ -171,49 +218,8 @@ fn hash_files<'a>(workdir: &Path, paths: impl Iterator<Item = &'a RepoPath>) -> 
         .collect()
 }
 
-/// Puts `changes` back to HEAD in the work tree and the index: tracked
-/// paths by `git checkout --no-overlay HEAD` (a path HEAD lacks leaves the
-/// index and the work tree), untracked files removed with the directories
-/// they leave empty, as `git stash -u` does.
-pub fn restore_to_head(repo: &Repo, changes: &[WorktreeChange]) -> Result<()> {
-    let workdir = crate::workdir(repo)?;
-    let mut specs = Vec::new();
-    for change in changes.iter().filter(|c| !c.untracked) {
-        specs.extend_from_slice(b":(literal)");
-        specs.extend_from_slice(change.path.as_bytes());
-        specs.push(0);
-    }
-    if !specs.is_empty() {
-        let mut checkout = Command::new("git");
-        checkout
-            .args([
-                "checkout",
-                "--no-overlay",
-                "-q",
-                "HEAD",
-                "--pathspec-from-file=-",
-                "--pathspec-file-nul",
-            ])
-            .current_dir(workdir);
-        run(checkout, Some(&specs), "git checkout --no-overlay HEAD")?;
-    }
-    for change in changes.iter().filter(|c| c.untracked) {
-        let file = workdir.join(change.path.fs());
-        match std::fs::remove_file(&file) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io("remove", &file, e)),
-        }
-        let mut dir = file.parent();
-        while let Some(d) = dir.filter(|d| *d != workdir && std::fs::remove_dir(d).is_ok()) {
-            dir = d.parent();
-        }
-    }
-    Ok(())
-}
-
 /// Runs git with `input` on its stdin; its stdout, or the command's error.
-fn run(mut cmd: Command, input: Option<&[u8]>, shown: &str) -> Result<Vec<u8>> {
+pub(crate) fn run(mut cmd: Command, input: Option<&[u8]>, shown: &str) -> Result<Vec<u8>> {
     cmd.stdin(if input.is_some() {
         Stdio::piped()
     } else {

@@ -13,6 +13,7 @@ use crate::edit::list::{CheckMode, EditList};
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::worktree_capture::{self, WorktreeChange};
+use crate::git::worktree_restore;
 
 use super::edit::{EditOutcome, store_changes};
 use super::settings::Settings;
@@ -94,7 +95,7 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
         // Durable before anything of the user's is put back.
         flush_proposal(repo, &outcome, &changes)?;
         crate::crashpoint!("capture-stored");
-        worktree_capture::restore_to_head(repo, &changes)?;
+        worktree_restore::restore_to_head(repo, &changes)?;
         restored = changes
             .iter()
             .map(|c| c.path.lossy().into_owned())

@@ -21,6 +21,9 @@
 //! follow from what gix-index decoded.
 
 mod cache_tree;
+mod patch;
+
+pub use patch::Patch;
 
 use cache_tree::{CacheTree, invalidate, parse_tree, write_tree};
 
@@ -540,7 +543,7 @@ fn write_varint(out: &mut Vec<u8>, mut value: usize) {
 mod tests {
     use super::*;
 
-    fn entry(path: &str, stage: u16) -> Entry {
+    pub(super) fn entry(path: &str, stage: u16) -> Entry {
         Entry {
             ctime: (1, 2),
             mtime: (3, 4),
@@ -557,7 +560,7 @@ mod tests {
         }
     }
 
-    fn index(version: u32, paths: &[&str]) -> IndexFile {
+    pub(super) fn index(version: u32, paths: &[&str]) -> IndexFile {
         IndexFile {
             version,
             entries: paths.iter().map(|p| entry(p, 0)).collect(),

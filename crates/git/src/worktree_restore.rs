@@ -1,0 +1,169 @@
+//! Putting captured paths back to HEAD in the work tree and the index, as
+//! `git stash push -- <paths>` leaves them: a tracked path gets HEAD's blob
+//! and mode in both (one HEAD lacks leaves both), an untracked file goes
+//! with the directories it leaves empty.
+//!
+//! Done in this process where that is plainly what git does: the few files
+//! written as a landing writes them (`checkout`: git's smudge filters, a
+//! temp file renamed into place), their index entries changed in the
+//! index's bytes (`index_file::Patch`) under `index.lock`. A `git checkout
+//! --no-overlay HEAD` parsed and wrote the whole index in a process of its
+//! own, and so did decoding it here: either was most of a capture of a few
+//! files in a large repository. Whatever is less plain is still that
+//! command's: a directory in the way or a symbolic link above the path, a
+//! `.gitattributes` among the paths (it changes how the others are
+//! written), `core.symlinks` off, another index named by `GIT_INDEX_FILE`, an index of version 4, split or sparse,
+//! or with an untracked cache or fsmonitor state (which git keeps up to
+//! date), a path conflicted or outside the sparse checkout, and the hooks
+//! git runs when it writes the index (`post-index-change`, and
+//! `post-checkout`, which the command ran).
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::process::Command;
+
+use memmap2::Mmap;
+
+use crate::error::{Error, Result};
+use crate::index_file::Patch;
+use crate::index_write::{self, IndexLock};
+use crate::worktree_capture::{WorktreeChange, run};
+use crate::{Repo, checkout};
+
+/// Puts `changes` back to HEAD in the work tree and the index (see the
+/// module).
+pub fn restore_to_head(repo: &Repo, changes: &[WorktreeChange]) -> Result<()> {
+    let workdir = crate::workdir(repo)?;
+    let tracked: Vec<&WorktreeChange> = changes.iter().filter(|c| !c.untracked).collect();
+    let in_process = |tracked: &[&WorktreeChange]| -> Result<bool> {
+        Ok(plain(repo, workdir, tracked)? && restore_tracked(repo, tracked)?)
+    };
+    if !tracked.is_empty() && !in_process(&tracked)? {
+        git_checkout(workdir, &tracked)?;
+    }
+    for change in changes.iter().filter(|c| c.untracked) {
+        remove_untracked(workdir, &workdir.join(change.path.fs()))?;
+    }
+    Ok(())
+}
+
+/// Whether the work tree and the settings let this process write
+/// `tracked` exactly as git's checkout would (see the module).
+fn plain(repo: &Repo, workdir: &Path, tracked: &[&WorktreeChange]) -> Result<bool> {
+    let config = repo.config()?;
+    // GIT_INDEX_FILE names another index, which git's checkout writes.
+    let other_index = std::env::var_os("GIT_INDEX_FILE").is_some();
+    if other_index
+        || config.bool("core.symlinks").ok().flatten() == Some(false)
+        || index_hooks(repo, workdir)?
+    {
+        return Ok(false);
+    }
+    let in_the_way = |c: &WorktreeChange| {
+        c.path.is_gitattributes()
+            || checkout::check_path(workdir, &c.path).is_err()
+            || fs::symlink_metadata(workdir.join(c.path.fs())).is_ok_and(|m| m.is_dir())
+    };
+    Ok(!tracked.iter().any(|c| in_the_way(c)))
+}
+
+/// Whether git would run a hook when this restore writes the index: the
+/// folder is `core.hooksPath` (`~/` expanded, a relative one from the top
+/// of the work tree, where git runs hooks) or `<common git dir>/hooks`.
+fn index_hooks(repo: &Repo, workdir: &Path) -> Result<bool> {
+    let dir = match repo.config()?.path("core.hooksPath") {
+        Some(path) if !path.as_os_str().is_empty() => workdir.join(path),
+        _ => repo.raw().commondir().join("hooks"),
+    };
+    Ok(["post-index-change", "post-checkout"]
+        .iter()
+        .any(|hook| dir.join(hook).exists()))
+}
+
+/// Writes HEAD's version of each path (or removes it) and changes their
+/// index entries to match, holding `index.lock` from before the index is
+/// read until the new one is in place, as git does. `false`, with nothing
+/// done, when the index is not one `index_file::Patch` changes.
+fn restore_tracked(repo: &Repo, tracked: &[&WorktreeChange]) -> Result<bool> {
+    let lock = IndexLock::acquire(repo, &format!("capture {}", std::process::id()))?;
+    let index = index_write::index_path(repo.raw());
+    let Some((bytes, mtime)) = map_index(&index)? else {
+        return Ok(false);
+    };
+    let paths: Vec<&[u8]> = tracked.iter().map(|c| c.path.as_bytes()).collect();
+    let Some(patch) = Patch::prepare(&bytes, &paths) else {
+        return Ok(false);
+    };
+    let mut entries = Vec::with_capacity(tracked.len());
+    for change in tracked {
+        let entry = match change.head {
+            Some((id, mode)) => {
+                checkout::write_blob(repo, &change.path, id, mode)?;
+                Some(index_write::clean_entry(repo, &change.path, id, mode)?)
+            }
+            None => {
+                checkout::remove(repo, &change.path)?;
+                None
+            }
+        };
+        entries.push((change.path.as_bytes().to_vec(), entry));
+    }
+    let new_index = index_write::write_new(repo, |out| patch.apply(&entries, Some(mtime), out))?;
+    lock.commit(repo, &new_index)?;
+    Ok(true)
+}
+
+/// The index file, mapped, and the second it was last written; `None`
+/// when there is none (or it is empty).
+fn map_index(path: &Path) -> Result<Option<(Mmap, u32)>> {
+    let file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io("open", path, e)),
+    };
+    let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
+    if meta.len() == 0 {
+        return Ok(None);
+    }
+    let map = crate::sys::map_replaced_by_rename(&file).map_err(|e| Error::io("map", path, e))?;
+    Ok(Some((map, meta.mtime() as u32)))
+}
+
+/// `git checkout --no-overlay HEAD` of `tracked`: a path HEAD lacks leaves
+/// the index and the work tree.
+fn git_checkout(workdir: &Path, tracked: &[&WorktreeChange]) -> Result<()> {
+    let mut specs = Vec::new();
+    for change in tracked {
+        specs.extend_from_slice(b":(literal)");
+        specs.extend_from_slice(change.path.as_bytes());
+        specs.push(0);
+    }
+    let mut checkout = Command::new("git");
+    checkout
+        .args([
+            "checkout",
+            "--no-overlay",
+            "-q",
+            "HEAD",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ])
+        .current_dir(workdir);
+    run(checkout, Some(&specs), "git checkout --no-overlay HEAD").map(drop)
+}
+
+/// Removes an untracked file and the directories it leaves empty, as
+/// `git stash -u` does.
+fn remove_untracked(workdir: &Path, file: &Path) -> Result<()> {
+    match fs::remove_file(file) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io("remove", file, e)),
+    }
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| *d != workdir && fs::remove_dir(d).is_ok()) {
+        dir = d.parent();
+    }
+    Ok(())
+}
