@@ -258,6 +258,14 @@ fn targeted(repo: &crate::Repo) -> bool {
     })
 }
 
+/// Whether one `fsync` here makes durable every file whose data was waited
+/// for before it (`wait_writeback`), its metadata included: the git dir,
+/// common dir and working tree are on one file system that
+/// `journals_in_order` (see `targeted`).
+pub fn orders_in_one_commit(repo: &crate::Repo) -> bool {
+    targeted(repo)
+}
+
 /// Whether a file that must be durable before the branch moves may be
 /// only `settle`d where it is written, the `barrier` before the branch
 /// moves making it durable with everything else (the landing's journal).

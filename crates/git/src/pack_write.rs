@@ -209,10 +209,19 @@ fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Res
         .write_all(idx)
         .map_err(|e| Error::io("write", idx_tmp.path().to_path_buf(), e))?;
     read_only(&idx_tmp)?;
-    // Both written before either is flushed: the file system commits the
-    // two in one journal transaction, and the second flush finds little
-    // left to do.
-    flush.apply(&pack_tmp, flush.pack)?;
+    // Both written before either is flushed. Where one journal commits
+    // every metadata change in order (`durable::orders_in_one_commit`),
+    // the pack's data is only waited for and the index's `fsync` commits
+    // both files: one journal commit and device-cache flush, not two (the
+    // second cost as much as the first, 5–15 ms each on a journaled ext4:
+    // BENCHMARKS.md, issue 25 item 20). Elsewhere each is flushed on its
+    // own, as git flushes them.
+    let one_commit = flush.pack
+        && flush.index
+        && !flush.writeout_only
+        && durable::orders_in_one_commit(repo)
+        && durable::wait_writeback(pack_tmp.as_file()).is_ok();
+    flush.apply(&pack_tmp, flush.pack && !one_commit)?;
     flush.apply(&idx_tmp, flush.index)?;
     // Readers find a pack through its index: the pack goes first.
     persist(pack_tmp, &dir.join(format!("{name}.pack")))?;
