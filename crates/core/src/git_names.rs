@@ -96,9 +96,14 @@ fn trim_ntfs(name: &[u8]) -> &[u8] {
 
 /// `name` without the code points HFS+ ignores when it compares names
 /// (git's `is_hfs_dotgit`); a name that is not UTF-8 is kept as it is.
-fn without_hfs_ignorables(name: &[u8]) -> Vec<u8> {
+fn without_hfs_ignorables(name: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    // Every ignorable code point is outside ASCII: most names are kept
+    // as they are, without a copy (propose asks for each changed file).
+    if name.is_ascii() {
+        return name.into();
+    }
     let Ok(text) = std::str::from_utf8(name) else {
-        return name.to_vec();
+        return name.into();
     };
     let ignorable = |c: &char| {
         matches!(*c as u32,
@@ -108,6 +113,7 @@ fn without_hfs_ignorables(name: &[u8]) -> Vec<u8> {
         .filter(|c| !ignorable(c))
         .collect::<String>()
         .into_bytes()
+        .into()
 }
 
 /// Why `path` may not be written with `mode` (git's mode bits), or `None`:
