@@ -168,6 +168,7 @@ fn damaged_or_unknown_indexes_are_left_to_the_parse() {
     let index = d.join(".git/index");
     let whole = std::fs::read(&index).unwrap();
     for cut in [
+        0,
         5,
         12,
         40,
