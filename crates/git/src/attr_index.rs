@@ -16,17 +16,14 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use crate::index_file::{CHECKSUM, FIXED, FLAG_EXTENDED, HEADER, NAME_MASK};
+
 /// Bytes read at a time, into a buffer that stays in the CPU's cache (a
 /// whole-file buffer cost a page fault per 4 KiB).
 const BLOCK: usize = 64 << 10;
-const HEADER: usize = 12;
-/// An entry's fixed part: stat data, mode, ids, size, object id, flags.
-const FIXED: usize = 62;
-const FLAGS_AT: usize = 60;
-const FLAG_EXTENDED: u16 = 0x4000;
-const NAME_MASK: u16 = 0x0fff;
-/// The trailing checksum (SHA-1).
-const CHECKSUM: usize = 20;
+
+/// Where an entry's flags sit in its fixed part.
+const FLAGS_AT: usize = FIXED - 2;
 const NAME: &[u8] = b".gitattributes";
 
 /// The directories (`""`: the top) in which the index of `git_dir` tracks
