@@ -227,24 +227,27 @@ fn the_default_landing_flushes_its_own_files_not_the_file_system() {
 /// The trace of `strace -f` over one `apply` of everything proposed in `repo`.
 fn traced_apply(repo: &TestRepo, env: &[(&str, &str)]) -> String {
     let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let calls = "trace=syncfs,fsync,fdatasync,sync_file_range,openat";
+    let trace = traced(repo, calls, &["apply", &id], env);
+    repo.assert_clean();
+    trace
+}
+
+/// The trace (`strace -f -e <calls>`) of git-evolv run with `args` and
+/// `env` in `repo`, which must succeed.
+fn traced(repo: &TestRepo, calls: &str, args: &[&str], env: &[(&str, &str)]) -> String {
     let trace = repo.home().join("trace");
     let mut cmd = sealed("strace", repo.home());
-    cmd.args([
-        "-f",
-        "-qq",
-        "-e",
-        "trace=syncfs,fsync,fdatasync,sync_file_range,openat",
-        "-o",
-    ])
-    .arg(&trace)
-    .args([BIN, "apply", &id])
-    .current_dir(repo.path());
+    cmd.args(["-f", "-qq", "-e", calls, "-o"])
+        .arg(&trace)
+        .arg(BIN)
+        .args(args)
+        .current_dir(repo.path());
     for (k, v) in env {
         cmd.env(k, v);
     }
     let out = cmd.output().expect("strace is installed");
     assert!(out.status.success(), "{out:?}");
-    repo.assert_clean();
     std::fs::read_to_string(&trace).unwrap()
 }
 
@@ -402,24 +405,8 @@ fn assert_no_staged_file_waited_for(trace: &str, kind: &str) {
 
 /// The trace of `strace -f` over one `propose` of every file of `repo`.
 fn traced_propose(repo: &TestRepo, env: &[(&str, &str)]) -> String {
-    let trace = repo.home().join("trace-propose");
-    let mut cmd = sealed("strace", repo.home());
-    cmd.args([
-        "-f",
-        "-qq",
-        "-e",
-        "trace=fsync,fdatasync,sync_file_range",
-        "-o",
-    ])
-    .arg(&trace)
-    .args([BIN, "propose", "-p", "getUserData", "-r", "fetchUserData"])
-    .current_dir(repo.path());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("strace is installed");
-    assert!(out.status.success(), "{out:?}");
-    std::fs::read_to_string(&trace).unwrap()
+    let args = ["propose", "-p", "getUserData", "-r", "fetchUserData"];
+    traced(repo, "trace=fsync,fdatasync,sync_file_range", &args, env)
 }
 
 /// A proposal's pack and its index are flushed as git flushes the packs it
