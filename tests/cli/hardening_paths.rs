@@ -53,6 +53,40 @@ fn filtered_binary_and_non_text_files_are_skipped_counted_and_listed() {
     assert_has_all(&message, &["img.png", "filter"]);
 }
 
+/// A `.gitattributes` the index tracks but the work tree lacks (deleted,
+/// or outside a sparse checkout) still applies, as libgit2 and `git
+/// check-attr` read it from the index; in a large index too, which is
+/// read by the raw scan of its entries (issue 25 item 20), and in
+/// version 4 (prefix-compressed names).
+#[test]
+fn attributes_tracked_only_in_the_index_still_apply() {
+    let mut files: Vec<(String, String)> = (0..3000)
+        .map(|i| {
+            (
+                format!("pad/p{i:04}-a-longer-file-name.txt"),
+                "x\n".to_string(),
+            )
+        })
+        .collect();
+    files.push(("sub/.gitattributes".into(), "*.bin binary\n".into()));
+    files.push(("sub/a.bin".into(), "tok\n".into()));
+    files.push(("sub/a.txt".into(), "tok\n".into()));
+    let repo = TestRepo::with_files(&files);
+    std::fs::remove_file(repo.file("sub/.gitattributes")).unwrap();
+    for version in ["2", "4"] {
+        repo.git(&["update-index", "--index-version", version]);
+        let run = repo.evolv(&["propose", "--json", "-p", "tok", "-r", "TOK"]);
+        let v = run.success().stdout_json();
+        assert_eq!(
+            v["affected_files"],
+            serde_json::json!(["sub/a.txt"]),
+            "v{version}"
+        );
+        assert_eq!(v["statistics"]["filtered_skipped"], 1, "v{version}");
+        repo.evolv(&["drop", v["patch_id"].as_str().unwrap()]).ok();
+    }
+}
+
 // See: issue 16 item 7.
 #[test]
 fn non_utf8_names_do_not_break_propose_and_are_counted() {

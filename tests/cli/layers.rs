@@ -80,6 +80,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "worktrees",
             "handle",
             "attr_sources",
+            "attr_index",
             "index_cache",
             "index_file",
             "index_format",

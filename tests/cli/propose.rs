@@ -362,3 +362,50 @@ fn reftable_and_sha256_repositories_are_refused_with_the_way_out() {
         assert!(error["hint"].as_str().unwrap().len() > 20, "{error}");
     }
 }
+
+/// The scope's globs leave whole directories out of the tree walk (issue
+/// 25 item 20, as git's walk prunes by pathspec) and the files proposed are
+/// still exactly those `git ls-files ':(glob)…'` lists, for globs with
+/// classes, `?`, `*`, `**`, alternatives and directory names.
+#[test]
+fn a_pruned_scope_proposes_exactly_what_git_ls_files_lists() {
+    let repo = TestRepo::with_many(96, |i| {
+        (
+            format!(
+                "src/d00{}/e{}/f{i:02}.{}",
+                i % 6,
+                i % 4,
+                ["go", "rs"][i % 2]
+            ),
+            "tok\n".to_string(),
+        )
+    });
+    repo.write("src/top.rs", "tok\n");
+    repo.write("lib/x/src/deep.rs", "tok\n");
+    repo.commit_all("more");
+    // Each glob with the pathspecs git lists the same files by (git's
+    // globs have no `{a,b}`).
+    for (glob, specs) in [
+        ("src/d00[0-2]/**", &["src/d00[0-2]/**"][..]),
+        ("src/d000/e[02]/**", &["src/d000/e[02]/**"]),
+        ("src/d00?/e2/*.go", &["src/d00?/e2/*.go"]),
+        ("src/*.rs", &["src/*.rs"]),
+        ("**/src/*.rs", &["**/src/*.rs"]),
+        ("{src/d001,lib/x}/**", &["src/d001/**", "lib/x/**"]),
+        ("src/d004", &["src/d004/**"]),
+        ("src/d00[!0-4]/**/*.rs", &["src/d00[!0-4]/**/*.rs"]),
+    ] {
+        let run = repo.evolv(&[
+            "propose", "--json", "-p", "tok", "-r", "TOK", "--scope", glob,
+        ]);
+        let v = run.success().stdout_json();
+        let mut args = vec!["ls-files".to_string(), "--".to_string()];
+        args.extend(specs.iter().map(|s| format!(":(glob){s}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let listed = repo.git(&args);
+        let want: Vec<&str> = listed.lines().collect();
+        assert!(!want.is_empty(), "{glob}");
+        assert_eq!(v["affected_files"], serde_json::json!(want), "{glob}");
+        repo.evolv(&["drop", v["patch_id"].as_str().unwrap()]).ok();
+    }
+}

@@ -52,41 +52,6 @@ pub fn indexed_dirs(index: &IndexFile) -> Indexed {
     Indexed::Dirs(dirs)
 }
 
-/// Whether the index file of `git_dir` may track a `.gitattributes`,
-/// from its raw bytes, without parsing its entries (parsing them all is
-/// a lot of work to answer a yes/no question that is nearly always no).
-/// A plain version 2 or 3 index holds every path whole, so a tracked
-/// `.gitattributes` puts those bytes in the file; `false` is then certain.
-/// `true` only means "parse it": the bytes occur (in any name or
-/// extension), the index is version 4 (paths are prefix-compressed), a
-/// split index keeps entries in a shared file, or a sparse one (`sdir`)
-/// hides directories. No index file: nothing is tracked.
-pub fn index_may_track(git_dir: &Path) -> bool {
-    let bytes = match std::fs::read(git_dir.join("index")) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
-        Err(_) => return true,
-    };
-    if bytes.len() < 12 || &bytes[..4] != b"DIRC" || !matches!(bytes[4..8], [0, 0, 0, 2 | 3]) {
-        return true;
-    }
-    static NEEDLES: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
-    let needles = NEEDLES.get_or_init(|| {
-        regex::bytes::Regex::new(r"\.gitattributes|sdir").expect("a valid literal pattern")
-    });
-    if needles.is_match(&bytes) {
-        return true;
-    }
-    // A split index (its `link` extension) names a shared index file.
-    std::fs::read_dir(git_dir).map_or(true, |entries| {
-        entries.flatten().any(|e| {
-            e.file_name()
-                .as_encoded_bytes()
-                .starts_with(b"sharedindex.")
-        })
-    })
-}
-
 impl Sources {
     /// Looks for the sources outside the working tree; `indexed` says
     /// where the index tracks a `.gitattributes`.

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use git2::Repository;
 
 use super::RepoPath;
+use super::attr_index;
 use super::attr_sources::{self, Sources};
 use super::config::Config;
 use super::index_cache::Snapshot;
@@ -156,21 +157,26 @@ impl Repo {
     }
 
     /// Learns the attribute sources once. Where the index tracks a
-    /// `.gitattributes` is read from its raw bytes first: only an index
-    /// that may track one is parsed (which also points libgit2's lookups
-    /// at those entries).
+    /// `.gitattributes` comes from a parse this handle already holds, else
+    /// from one pass over the index file's raw entries (`attr_index`);
+    /// only when that cannot tell (a split or sparse index) is the index
+    /// parsed, which also points libgit2's lookups at those entries.
     fn learn_attribute_sources(&self) {
         if self.attributes.borrow().is_some() {
             return;
         }
-        // A parse this handle already holds answers at once; otherwise
-        // the raw bytes decide whether one is needed.
         let parsed = self.index.borrow().is_loaded();
-        let indexed = if parsed || attr_sources::index_may_track(self.repo.path()) {
-            self.with_index(attr_sources::indexed_dirs)
-                .unwrap_or(attr_sources::Indexed::Unknown)
-        } else {
-            attr_sources::Indexed::Dirs(Default::default())
+        let scanned = match parsed {
+            true => None,
+            false => attr_index::tracked_attribute_dirs(self.repo.path()),
+        };
+        let indexed = match scanned {
+            // Tracked somewhere: parse after all, so that libgit2's lookups
+            // read those entries from the parse, not the whole file again.
+            Some(dirs) if dirs.is_empty() => attr_sources::Indexed::Dirs(dirs),
+            _ => self
+                .with_index(attr_sources::indexed_dirs)
+                .unwrap_or(attr_sources::Indexed::Unknown),
         };
         *self.attributes.borrow_mut() = Some(Sources::new(
             &self.repo,

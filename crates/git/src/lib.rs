@@ -5,6 +5,7 @@
 //! proposals.
 
 mod access;
+mod attr_index;
 mod attr_sources;
 pub mod checkout;
 pub mod cli;

@@ -209,11 +209,26 @@ fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Res
         .write_all(idx)
         .map_err(|e| Error::io("write", idx_tmp.path().to_path_buf(), e))?;
     read_only(&idx_tmp)?;
-    // Both written before either is flushed: the file system commits the
-    // two in one journal transaction, and the second flush finds little
-    // left to do.
-    flush.apply(&pack_tmp, flush.pack)?;
-    flush.apply(&idx_tmp, flush.index)?;
+    // Both written before either is flushed. Where the file system commits
+    // every name change in order after the data waited for before it
+    // (`durable::ordered`, git's batch mode), their data is waited for and
+    // nothing more: their names, and any ref naming their objects, are
+    // committed after that data or not at all. An `fsync` only made the
+    // pack durable the moment it was written: a journal commit (5–62 ms
+    // on a journaled ext4, the most right after a `git reset` rewrote the
+    // index: BENCHMARKS.md, issue 25 item 20) that git makes for none of a
+    // new commit's objects under its default `core.fsync`, which leaves
+    // loose objects to the kernel. Elsewhere each is flushed as git
+    // flushes the packs it writes.
+    let ordered = (flush.pack || flush.index)
+        && durable::policy(repo) == durable::Flush::Batch
+        && durable::ordered(repo)
+        && durable::wait_writeback(pack_tmp.as_file()).is_ok()
+        && durable::wait_writeback(idx_tmp.as_file()).is_ok();
+    if !ordered {
+        flush.apply(&pack_tmp, flush.pack)?;
+        flush.apply(&idx_tmp, flush.index)?;
+    }
     // Readers find a pack through its index: the pack goes first.
     persist(pack_tmp, &dir.join(format!("{name}.pack")))?;
     persist(idx_tmp, &dir.join(format!("{name}.idx")))?;

@@ -11,12 +11,30 @@ use crate::error::{Error, Result};
 use crate::{BlobEntry, Context, Oid, Repo, mode};
 
 /// Every regular file under the tree `tree`, in tree order, with paths
-/// prefixed by `dir` (`""` or text ending in `/`).
-pub fn list_files(repo: &Repo, tree: Oid, dir: &str) -> Result<Vec<BlobEntry>> {
+/// prefixed by `dir` (`""` or text ending in `/`), but those under a
+/// directory `keep_dir` refuses (its path's bytes, no trailing `/`): the
+/// scope cannot reach them, so their trees are never read, as git's own
+/// walk skips what a pathspec cannot reach.
+pub fn list_files(
+    repo: &Repo,
+    tree: Oid,
+    dir: &str,
+    keep_dir: &dyn Fn(&[u8]) -> bool,
+) -> Result<Vec<BlobEntry>> {
     let odb = repo.raw().odb().context(|| "open the object database")?;
     let mut out = Vec::new();
-    walk(&odb, tree, dir, None, &mut out)?;
+    let walk = Walk {
+        odb: &odb,
+        keep_dir,
+    };
+    walk.tree(tree, dir, None, &mut out)?;
     Ok(out)
+}
+
+/// One walk's object database and directory test.
+struct Walk<'a> {
+    odb: &'a git2::Odb<'a>,
+    keep_dir: &'a dyn Fn(&[u8]) -> bool,
 }
 
 /// libgit2's `normalize_filemode`.
@@ -37,59 +55,65 @@ fn corrupt(id: Oid) -> Error {
     }
 }
 
-fn walk(
-    odb: &git2::Odb<'_>,
-    tree: Oid,
-    dir: &str,
-    raw_dir: Option<&[u8]>,
-    out: &mut Vec<BlobEntry>,
-) -> Result<()> {
-    let object = odb
-        .read(tree.raw())
-        .context(|| on_object("read tree", tree))?;
-    if object.kind() != ObjectType::Tree {
-        return Err(corrupt(tree));
-    }
-    let mut rest = object.data();
-    while !rest.is_empty() {
-        let space = rest
-            .iter()
-            .position(|&b| b == b' ')
-            .ok_or_else(|| corrupt(tree))?;
-        let mut attr = 0u32;
-        for &d in &rest[..space] {
-            if !(b'0'..=b'7').contains(&d) {
-                return Err(corrupt(tree));
+impl Walk<'_> {
+    fn tree(
+        &self,
+        tree: Oid,
+        dir: &str,
+        raw_dir: Option<&[u8]>,
+        out: &mut Vec<BlobEntry>,
+    ) -> Result<()> {
+        let object = self
+            .odb
+            .read(tree.raw())
+            .context(|| on_object("read tree", tree))?;
+        if object.kind() != ObjectType::Tree {
+            return Err(corrupt(tree));
+        }
+        let mut rest = object.data();
+        while !rest.is_empty() {
+            let space = rest
+                .iter()
+                .position(|&b| b == b' ')
+                .ok_or_else(|| corrupt(tree))?;
+            let mut attr = 0u32;
+            for &d in &rest[..space] {
+                if !(b'0'..=b'7').contains(&d) {
+                    return Err(corrupt(tree));
+                }
+                attr = (attr << 3) | u32::from(d - b'0');
             }
-            attr = (attr << 3) | u32::from(d - b'0');
+            let after = &rest[space + 1..];
+            let nul = after
+                .iter()
+                .position(|&b| b == 0)
+                .ok_or_else(|| corrupt(tree))?;
+            let name = &after[..nul];
+            let id_bytes = after.get(nul + 1..nul + 21).ok_or_else(|| corrupt(tree))?;
+            rest = &after[nul + 21..];
+            let id = Oid::from_bytes(id_bytes)?;
+            let mode = normalize(attr);
+            let is_tree = mode == 0o040000;
+            if !is_tree && !mode::is_file(mode) {
+                continue;
+            }
+            let (path, raw) = crate::entry_path(dir, raw_dir, name, is_tree);
+            if is_tree {
+                let bytes = raw.as_deref().unwrap_or(path.as_bytes());
+                if (self.keep_dir)(&bytes[..bytes.len() - 1]) {
+                    self.tree(id, &path, raw.as_deref(), out)?;
+                }
+            } else {
+                out.push(BlobEntry {
+                    path,
+                    raw: raw.map(Vec::into_boxed_slice),
+                    oid: id,
+                    mode: mode as i32,
+                });
+            }
         }
-        let after = &rest[space + 1..];
-        let nul = after
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or_else(|| corrupt(tree))?;
-        let name = &after[..nul];
-        let id_bytes = after.get(nul + 1..nul + 21).ok_or_else(|| corrupt(tree))?;
-        rest = &after[nul + 21..];
-        let id = Oid::from_bytes(id_bytes)?;
-        let mode = normalize(attr);
-        let is_tree = mode == 0o040000;
-        if !is_tree && !mode::is_file(mode) {
-            continue;
-        }
-        let (path, raw) = crate::entry_path(dir, raw_dir, name, is_tree);
-        if is_tree {
-            walk(odb, id, &path, raw.as_deref(), out)?;
-        } else {
-            out.push(BlobEntry {
-                path,
-                raw: raw.map(Vec::into_boxed_slice),
-                oid: id,
-                mode: mode as i32,
-            });
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -136,7 +160,7 @@ mod tests {
         let top = top.write().unwrap();
 
         let key = |e: &BlobEntry| (e.path.clone(), e.raw.clone(), e.oid, e.mode);
-        let ours: Vec<_> = list_files(&handle, top.into(), "")
+        let ours: Vec<_> = list_files(&handle, top.into(), "", &|_| true)
             .unwrap()
             .iter()
             .map(key)
@@ -150,7 +174,7 @@ mod tests {
         assert_eq!(ours, theirs);
         assert_eq!(ours.len(), 6, "{ours:?}");
         let sub = tree.get_name("a").unwrap().id();
-        let prefixed: Vec<_> = list_files(&handle, sub.into(), "a/")
+        let prefixed: Vec<_> = list_files(&handle, sub.into(), "a/", &|_| true)
             .unwrap()
             .iter()
             .map(key)

@@ -1,7 +1,7 @@
 //! Which repository paths an edit may look at: `--scope` globs over
 //! repo-relative paths, as a user of `git ls-files` would expect them.
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
 use crate::error::{Error, Result};
 
@@ -9,6 +9,46 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone)]
 pub struct Scope {
     set: Option<GlobSet>,
+    /// Per glob, what a directory must look like to hold a match.
+    dirs: Vec<DirTest>,
+}
+
+/// A glob's leading components, each of which a directory's component at
+/// the same depth must match for a path under it to match the glob
+/// (`*`, `?` and `[…]` stay inside a component); `open` when the glob
+/// goes on past them (`**`, or a component this test does not read:
+/// `{…}` may hold a `/`, `\` escapes), so deeper paths may match too.
+#[derive(Debug, Clone)]
+struct DirTest {
+    parts: Vec<GlobMatcher>,
+    open: bool,
+}
+
+impl DirTest {
+    fn new(glob: &str) -> Self {
+        let mut parts = Vec::new();
+        for part in glob.split('/') {
+            if part.contains("**") || part.contains(['{', '\\']) {
+                return DirTest { parts, open: true };
+            }
+            match GlobBuilder::new(part).literal_separator(true).build() {
+                Ok(g) => parts.push(g.compile_matcher()),
+                Err(_) => return DirTest { parts, open: true },
+            }
+        }
+        DirTest { parts, open: false }
+    }
+
+    /// Whether a path under `dir` (its components) may match.
+    fn may_hold(&self, dir: &[&[u8]]) -> bool {
+        let depth = dir.len();
+        if !self.open && depth >= self.parts.len() {
+            return false;
+        }
+        dir.iter()
+            .zip(&self.parts)
+            .all(|(c, g)| g.is_match(crate::fs_path::fs_path(c)))
+    }
 }
 
 impl Scope {
@@ -19,9 +59,13 @@ impl Scope {
     /// `*` and `*.txt` match at the top level only (#16 item 18).
     pub fn new(globs: &[String]) -> Result<Self> {
         if globs.is_empty() {
-            return Ok(Scope { set: None });
+            return Ok(Scope {
+                set: None,
+                dirs: Vec::new(),
+            });
         }
         let mut builder = GlobSetBuilder::new();
+        let mut dirs = Vec::new();
         for raw in globs {
             let glob = normalise(raw);
             if glob.is_empty() {
@@ -48,6 +92,7 @@ impl Scope {
                         )
                     })?;
                 builder.add(compiled);
+                dirs.push(DirTest::new(&variant));
             }
         }
         let set = builder.build().map_err(|e| {
@@ -57,7 +102,22 @@ impl Scope {
                 "simplify the globs",
             )
         })?;
-        Ok(Scope { set: Some(set) })
+        Ok(Scope {
+            set: Some(set),
+            dirs,
+        })
+    }
+
+    /// Whether any path under the directory `dir` (repo-relative, no
+    /// trailing `/`) may be in scope: `false` only when none can, so a
+    /// tree walk may leave the directory out, as git's own walk leaves out
+    /// what its pathspec cannot reach.
+    pub fn may_hold_dir(&self, dir: &[u8]) -> bool {
+        if self.set.is_none() {
+            return true;
+        }
+        let parts: Vec<&[u8]> = dir.split(|&b| b == b'/').collect();
+        self.dirs.iter().any(|d| d.may_hold(&parts))
     }
 
     /// Whether the repo-relative `path` is in scope.
@@ -112,6 +172,71 @@ mod tests {
         assert!(s.matches("backend/a/b/c.go"));
         assert!(!s.matches("frontend/api.ts"));
         assert!(!s.matches("backendx/a.go"));
+    }
+
+    /// A directory is left out only when no path under it can match:
+    /// every ancestor of every matching path is kept, and the directories
+    /// a glob's leading components rule out are not.
+    #[test]
+    fn a_directory_is_left_out_only_when_nothing_under_it_can_match() {
+        let paths = [
+            "src/d000/e01/f.go",
+            "src/d005/e01/f.go",
+            "src/d001/x/y/z.rs",
+            "src/lib.rs",
+            "src/a/lib.rs",
+            "lib/x/src/lib.rs",
+            "backend/api/v1/u.go",
+            "caf\u{e9}/x.txt",
+            "a/b.txt",
+        ];
+        let globs = [
+            "src/d00[0-2]/**",
+            "src/d000/e0[0-2]/**",
+            "src/*.rs",
+            "**/*.rs",
+            "backend/api",
+            "backend/",
+            "{src,lib/x}/**",
+            "src/d0?1/**/z.rs",
+            "*/x.txt",
+            "a\\/b.txt",
+            ".",
+        ];
+        for g in globs {
+            let s = scope(&[g]);
+            for p in paths {
+                if !s.matches(p) {
+                    continue;
+                }
+                let mut at = 0;
+                while let Some(k) = p[at..].find('/') {
+                    at += k;
+                    assert!(
+                        s.may_hold_dir(&p.as_bytes()[..at]),
+                        "{g}: {p} under {}",
+                        &p[..at]
+                    );
+                    at += 1;
+                }
+            }
+        }
+        let s = scope(&["src/d00[0-2]/**"]);
+        assert!(s.may_hold_dir(b"src"));
+        assert!(s.may_hold_dir(b"src/d001"));
+        assert!(!s.may_hold_dir(b"src/d005"));
+        assert!(!s.may_hold_dir(b"lib"));
+        let s = scope(&["src/*.rs"]);
+        assert!(s.may_hold_dir(b"src"));
+        assert!(!s.may_hold_dir(b"src/a"), "`*` stays in one component");
+        let s = scope(&["backend/api"]);
+        assert!(
+            s.may_hold_dir(b"backend/api/v1"),
+            "a directory covers its contents"
+        );
+        assert!(!s.may_hold_dir(b"backend/web"));
+        assert!(scope(&["{src,lib/x}/**"]).may_hold_dir(b"lib/x/src"));
+        assert!(scope(&[]).may_hold_dir(b"any/where"));
     }
 
     #[test]

@@ -204,7 +204,7 @@ fn scan_scope(
     (replacer, scope): (&Replacer, &Scope),
     base_tree: &crate::git::view::Tree<'_>,
 ) -> Result<(Scan, usize, usize)> {
-    let files: Vec<BlobEntry> = blobs_in_scope(repo, base_tree, &req.scope)?
+    let files: Vec<BlobEntry> = blobs_in_scope(repo, base_tree, &req.scope, scope)?
         .into_iter()
         .filter(|f| scope.matches_bytes(f.raw.as_deref().unwrap_or(f.path.as_bytes())))
         .collect();
@@ -499,24 +499,28 @@ fn scope_label(scope: &[String]) -> String {
 
 /// The files of `tree` that the scope globs could match: when every glob
 /// starts with a literal directory (`src/d000/**`), only those subtrees
-/// are walked, as `git grep` prunes its walk by pathspec; the globs
-/// themselves still decide (the caller filters).
+/// are walked, and below them no directory the globs cannot reach
+/// (`src/d00[0-2]/**` leaves out `src/d005`), as `git grep` prunes its
+/// walk by pathspec; the globs themselves still decide (the caller
+/// filters).
 fn blobs_in_scope(
     repo: &Repo,
     tree: &crate::git::view::Tree<'_>,
     globs: &[String],
+    scope: &Scope,
 ) -> Result<Vec<BlobEntry>> {
+    let keep_dir = |dir: &[u8]| scope.may_hold_dir(dir);
     let mut prefixes: Vec<String> = Vec::new();
     for glob in globs {
         let g = glob.trim().trim_start_matches("./").trim_start_matches('/');
         let literal = &g[..g.find(['*', '?', '[', '{', '\\']).unwrap_or(g.len())];
         match literal.rfind('/') {
             Some(end) if end > 0 => prefixes.push(literal[..end].to_string()),
-            _ => return git::list_files(repo, tree.id(), ""),
+            _ => return git::list_files(repo, tree.id(), "", &keep_dir),
         }
     }
     if prefixes.is_empty() {
-        return git::list_files(repo, tree.id(), "");
+        return git::list_files(repo, tree.id(), "", &keep_dir);
     }
     prefixes.sort();
     prefixes.dedup();
@@ -535,7 +539,12 @@ fn blobs_in_scope(
         if entry.kind != crate::git::view::Kind::Tree {
             continue;
         }
-        files.extend(git::list_files(repo, entry.id, &format!("{prefix}/"))?);
+        files.extend(git::list_files(
+            repo,
+            entry.id,
+            &format!("{prefix}/"),
+            &keep_dir,
+        )?);
     }
     Ok(files)
 }

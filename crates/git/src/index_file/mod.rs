@@ -30,13 +30,14 @@ use cache_tree::{CacheTree, invalidate, parse_tree, write_tree};
 use crate::Oid;
 use sha1::{Digest, Sha1};
 
-const HEADER: usize = 12;
-const CHECKSUM: usize = 20;
-const FIXED: usize = 62;
-const FLAG_EXTENDED: u16 = 0x4000;
+pub(crate) const HEADER: usize = 12;
+pub(crate) const CHECKSUM: usize = 20;
+/// An entry's fixed part: stat data, mode, ids, size, object id, flags.
+pub(crate) const FIXED: usize = 62;
+pub(crate) const FLAG_EXTENDED: u16 = 0x4000;
 const FLAG_ASSUME_VALID: u16 = 0x8000;
 const STAGE_MASK: u16 = 0x3000;
-const NAME_MASK: u16 = 0x0fff;
+pub(crate) const NAME_MASK: u16 = 0x0fff;
 const FLAG_EXTENDED_INTENT: u16 = 0x2000;
 const FLAG_EXTENDED_SKIP: u16 = 0x4000;
 
