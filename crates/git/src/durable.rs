@@ -462,9 +462,9 @@ pub fn flush<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item =
 /// device's cache before it commits (`targeted`), their data is waited for
 /// and nothing more: the later write is committed with them or after them,
 /// never alone. The `barrier` it used to end with only made them durable
-/// the moment it returned — a journal commit (15–56 ms on a journaled
-/// ext4) that git, whose default `core.fsync` flushes no ref, never makes
-/// before it moves a branch (issue 25 item 20). Elsewhere `flush`.
+/// the moment it returned — a journal commit that git, whose default
+/// `core.fsync` flushes no ref, never makes before it moves a branch
+/// (issue 25 item 20; BENCHMARKS.md has its cost). Elsewhere `flush`.
 pub fn order<P: AsRef<Path>>(repo: &crate::Repo, files: impl IntoIterator<Item = P>) -> Result<()> {
     if policy(repo) != Flush::Off && targeted(repo) {
         return settle(repo, files);

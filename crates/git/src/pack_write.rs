@@ -214,12 +214,11 @@ fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Res
     // (`durable::ordered`, git's batch mode), their data is waited for and
     // nothing more: their names, and any ref naming their objects, are
     // committed after that data or not at all. An `fsync` only made the
-    // pack durable the moment it was written: a journal commit (5–62 ms
-    // on a journaled ext4, the most right after a `git reset` rewrote the
-    // index: BENCHMARKS.md, issue 25 item 20) that git makes for none of a
-    // new commit's objects under its default `core.fsync`, which leaves
-    // loose objects to the kernel. Elsewhere each is flushed as git
-    // flushes the packs it writes.
+    // pack durable the moment it was written: a journal commit (longest
+    // right after a `git reset` rewrote the index: BENCHMARKS.md, issue 25
+    // item 20) that git makes for none of a new commit's objects under its
+    // default `core.fsync`, which leaves loose objects to the kernel.
+    // Elsewhere each is flushed as git flushes the packs it writes.
     let ordered = (flush.pack || flush.index)
         && durable::policy(repo) == durable::Flush::Batch
         && durable::ordered(repo)

@@ -302,8 +302,7 @@ pub fn read_after(repo: &Repo, stop: Option<Oid>, limit: Option<usize>) -> Resul
 
 /// Reads the chain newest first, a few entries at a time, for a caller that
 /// stops as soon as it has what it needs: each entry is a commit to read
-/// and a record to parse (with a landing's every path: 3,000 of them after
-/// a 3,000-file landing).
+/// and a record to parse, with every path a landing wrote.
 pub struct Reader<'r> {
     repo: &'r Repo,
     next: Option<Oid>,

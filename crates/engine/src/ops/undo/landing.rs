@@ -77,8 +77,8 @@ pub(super) fn undo_landing(
         return Ok(undone(target, &record, method, String::new()));
     }
     // The landing itself refuses uncommitted work, under git's index lock
-    // and before anything moves; a check here as well read every racily
-    // clean file twice (3,000 of them after a fresh landing).
+    // and before anything moves; a check here as well read and hashed
+    // every racily clean file twice (all of a landing's, right after it).
     let mut epilogue = epilogue;
     if method == Method::MoveBack {
         // Taken off the branch: kept reachable for a redo, by the landing's
