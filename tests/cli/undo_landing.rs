@@ -122,6 +122,26 @@ fn undo_refuses_a_landed_path_changed_since_naming_it() {
     assert_eq!(repo.read("backend/user.go"), "package main\n// mine\n");
 }
 
+/// The dry run refuses the same dirty path, and a refused undo leaves no
+/// ref behind: the kept ref for a redo is the landing's own bookkeeping,
+/// set only once the branch has moved.
+#[test]
+fn a_refused_undo_and_its_dry_run_leave_no_ref_behind() {
+    let (repo, _id, _h, n) = applied();
+    let refs = || repo.git(&["for-each-ref", "--format=%(refname) %(objectname)"]);
+    let before = refs();
+    repo.write("backend/user.go", "package main\n// mine\n");
+    for args in [&["undo", "--dry-run", "--json"][..], &["undo", "--json"]] {
+        let run = repo.evolv(args);
+        assert_eq!(error_code(&run), "dirty_worktree", "{args:?}");
+        assert!(run.stdout.contains("backend/user.go"), "{}", run.stdout);
+    }
+    assert_eq!(refs(), before);
+    assert_eq!(repo.head(), n);
+    assert!(!repo.path().join(".git/evolv/journal").exists());
+    assert!(!repo.path().join(".git/index.lock").exists());
+}
+
 #[test]
 fn undo_of_a_rollback_brings_the_landing_back() {
     let (repo, id, _h, n) = applied();

@@ -171,9 +171,10 @@ impl Repo {
             false => attr_index::tracked_attribute_dirs(self.repo.path()),
         };
         let indexed = match scanned {
-            // Tracked somewhere: parse after all, so that libgit2's lookups
-            // read those entries from the parse, not the whole file again.
             Some(dirs) if dirs.is_empty() => attr_sources::Indexed::Dirs(dirs),
+            // Tracked somewhere (or the scan cannot tell): parse after all,
+            // so that libgit2's lookups read those entries from the parse,
+            // not the whole file again.
             _ => self
                 .with_index(attr_sources::indexed_dirs)
                 .unwrap_or(attr_sources::Indexed::Unknown),

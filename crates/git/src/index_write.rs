@@ -245,15 +245,7 @@ pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
                 changes.push((p.as_bytes().to_vec(), None));
                 continue;
             }
-            Entry::Clean { id, mode } => {
-                let meta = if mode == MODE_GITLINK {
-                    None
-                } else {
-                    let full = workdir.join(p.fs());
-                    Some(fs::symlink_metadata(&full).map_err(|e| Error::io("stat", &full, e))?)
-                };
-                (id, mode, meta)
-            }
+            Entry::Clean { id, mode } => (id, mode, worktree_stat(workdir, p, mode)?),
             Entry::Stale { id, mode } => (id, mode, None),
         };
         let mut new = index_entry(p, id, mode, stat.as_ref());
@@ -291,9 +283,20 @@ pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
 /// `Entry::Clean`'s index entry for `path`: blob `id` with `mode` and the
 /// stat data of the file now in the working tree.
 pub fn clean_entry(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<index_file::Entry> {
-    let full = crate::workdir(repo)?.join(path.fs());
-    let meta = fs::symlink_metadata(&full).map_err(|e| Error::io("stat", &full, e))?;
-    Ok(index_entry(path, id, mode, Some(&meta)))
+    let meta = worktree_stat(crate::workdir(repo)?, path, mode)?;
+    Ok(index_entry(path, id, mode, meta.as_ref()))
+}
+
+/// The stat data an index entry of `path` records: its file's, or none
+/// for a submodule (a gitlink).
+fn worktree_stat(workdir: &Path, path: &RepoPath, mode: u32) -> Result<Option<fs::Metadata>> {
+    if mode == MODE_GITLINK {
+        return Ok(None);
+    }
+    let full = workdir.join(path.fs());
+    fs::symlink_metadata(&full)
+        .map(Some)
+        .map_err(|e| Error::io("stat", &full, e))
 }
 
 /// Writes an index made elsewhere (`index_file::Patch`, through `write`)

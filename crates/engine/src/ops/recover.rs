@@ -54,7 +54,8 @@ fn note_completed(o: &mut RecoverOutcome, c: &pending::Completed) {
     }
     let text = format!(
         "completed {} journalled bookkeeping step(s) of earlier commands ({} audit record(s) appended)",
-        c.files, c.records
+        c.files,
+        c.appended.len()
     );
     if o.action == RecoveryAction::Nothing {
         o.action = RecoveryAction::Bookkeeping;

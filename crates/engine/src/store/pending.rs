@@ -85,9 +85,7 @@ impl Deferred {
 pub struct Completed {
     /// Journalled files completed and removed.
     pub files: usize,
-    /// Audit records appended.
-    pub records: usize,
-    /// The audit ids of the records appended, with the records.
+    /// The audit records appended, with the ids the log gave them.
     pub appended: Vec<(Oid, AuditRecord)>,
     /// The error that stops what is still pending (a lock still there).
     pub blocked: Option<Error>,
@@ -254,7 +252,6 @@ fn complete_one(repo: &Repo, pending: &mut Pending, done: &mut Completed) -> Opt
                 Ok(id) => done.appended.push((id, record.clone())),
                 Err(e) => return Some(e),
             }
-            done.records += 1;
         }
         pending.audit.remove(0);
     }
