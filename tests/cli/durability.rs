@@ -56,12 +56,19 @@ fn every_flush_setting_lands_the_same_and_leaves_nothing_behind() {
 /// on disk, can leave a landed file emptied, cut short or holding zeros
 /// where its data never reached the disk: working-tree files are not
 /// flushed by default, as git's checkout does not flush them. The next
-/// command's recovery finds each by content and writes it again; a file
-/// with the user's own content stays.
+/// command's recovery finds each by content and writes it again; so is a
+/// path a kill left missing (the landing writes files in place: the old
+/// one removed, the new one not yet created). A file with the user's own
+/// content stays.
 #[test]
 fn files_a_power_cut_tore_after_the_branch_moved_are_restored_by_the_next_command() {
     let repo = many_files(150);
     let id = repo.propose("getUserData", "fetchUserData", &[]);
+    // The repository's temp-file tag, made ahead: this landing writes its
+    // files in place and makes none.
+    let tag = "0123456789abcdef";
+    std::fs::create_dir_all(repo.path().join(".git/evolv")).unwrap();
+    std::fs::write(repo.path().join(".git/evolv/temp-tag"), tag).unwrap();
     let killed = repo.evolv_env(
         &["apply", &id],
         &[("GIT_EVOLV_CRASHPOINT", "before-journal-delete")],
@@ -77,12 +84,14 @@ fn files_a_power_cut_tore_after_the_branch_moved_are_restored_by_the_next_comman
     repo.write("d1/e4/f4.txt", "my own edit\n");
     // The old file removed, the new one not yet renamed in: the path is
     // missing and the landing's temp file is left beside it.
-    let tag = std::fs::read_to_string(repo.path().join(".git/evolv/temp-tag")).unwrap();
-    let temp = format!("d0/e1/.f6.txt.evolv-{}.tmp", tag.trim());
+    let temp = format!("d0/e1/.f6.txt.evolv-{tag}.tmp");
     std::fs::rename(repo.file("d0/e1/f6.txt"), repo.file(&temp)).unwrap();
+    // Written in place: removed, and not yet created again.
+    std::fs::remove_file(repo.file("d2/e0/f20.txt")).unwrap();
     let next = repo.evolv(&["list", "--json"]);
     next.ok();
     assert_eq!(repo.read("d0/e1/f6.txt"), "line 6 fetchUserData\n");
+    assert_eq!(repo.read("d2/e0/f20.txt"), "line 20 fetchUserData\n");
     assert!(!repo.file(&temp).exists(), "{temp} removed");
     assert_eq!(repo.read("d1/e1/f1.txt"), landed);
     assert_eq!(repo.read("d2/e2/f2.txt"), "line 2 fetchUserData\n");

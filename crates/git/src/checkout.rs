@@ -21,6 +21,9 @@ use git2::ObjectType;
 use super::{Repo, RepoPath, confine, filters};
 use crate::error::{Error, Result};
 
+mod in_place;
+pub use in_place::write_in_place;
+
 const MODE_SYMLINK: u32 = super::mode::SYMLINK;
 const MODE_EXECUTABLE: u32 = super::mode::EXECUTABLE;
 const MODE_GITLINK: u32 = super::mode::GITLINK;
@@ -112,9 +115,7 @@ pub fn holds_torn(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<bo
         Ok(meta) if meta.is_file() => {}
         _ => return Ok(false),
     }
-    let blob = repo.raw().find_blob(id.raw()).context(|| {
-        on_object("read blob", id).said(format!("read blob {id} for {}", full.display()))
-    })?;
+    let blob = blob_for(repo, id, &full)?;
     let smudged = filters::smudged(repo, path, id)?;
     let expected = smudged.as_deref().unwrap_or(blob.content());
     let found = fs::read(&full).map_err(|e| Error::io("read", &full, e))?;
@@ -128,6 +129,14 @@ pub fn has_no_file(repo: &Repo, path: &RepoPath) -> bool {
         return true;
     };
     fs::symlink_metadata(workdir.join(path.fs())).map_or(true, |m| m.is_dir())
+}
+
+/// Whether nothing at all is at `path` (not even a directory).
+pub fn is_missing(repo: &Repo, path: &RepoPath) -> bool {
+    crate::workdir(repo).is_ok_and(|w| {
+        fs::symlink_metadata(w.join(path.fs()))
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    })
 }
 
 fn is_empty_dir(dir: &Path) -> bool {
@@ -302,9 +311,7 @@ fn write_temp(
     mode: u32,
     staged: bool,
 ) -> Result<Option<(PathBuf, fs::File)>> {
-    let blob = repo.raw().find_blob(id.raw()).context(|| {
-        on_object("read blob", id).said(format!("read blob {id} for {}", full.display()))
-    })?;
+    let blob = blob_for(repo, id, full)?;
     let tmp = temp_sibling(repo, full);
     if mode == MODE_SYMLINK {
         let target = std::ffi::OsStr::from_bytes(blob.content());
@@ -312,11 +319,7 @@ fn write_temp(
             .map(|()| None)
             .map_err(|e| Error::io("create symlink", &tmp, e));
     }
-    let perms = if mode == MODE_EXECUTABLE {
-        0o777
-    } else {
-        0o666
-    };
+    let perms = file_permissions(mode);
     let smudged = filters::smudged(repo, path, id)?;
     let bytes = smudged.as_deref().unwrap_or(blob.content());
     let mut file = create_fresh(&tmp, || {
@@ -349,6 +352,23 @@ fn write_temp(
         return Err(Error::io("write", &tmp, e));
     }
     Ok(Some((tmp, file)))
+}
+
+/// Blob `id`, read to be written at `full`.
+fn blob_for<'r>(repo: &'r Repo, id: Oid, full: &Path) -> Result<git2::Blob<'r>> {
+    repo.raw().find_blob(id.raw()).context(|| {
+        on_object("read blob", id).said(format!("read blob {id} for {}", full.display()))
+    })
+}
+
+/// The permissions a file of `mode` is created with (the umask applies), as
+/// git's checkout creates it.
+fn file_permissions(mode: u32) -> u32 {
+    if mode == MODE_EXECUTABLE {
+        0o777
+    } else {
+        0o666
+    }
 }
 
 /// Creates the temp file `tmp` with `create`, which fails if it exists. One

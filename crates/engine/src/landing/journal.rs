@@ -87,6 +87,12 @@ pub struct Journal {
     /// The trailing checksum of the index bytes put into `index.lock`,
     /// recorded before they are, so that lock is recognised as ours too.
     pub index_checksum: Option<String>,
+    /// The landing writes its files where they stand once the branch has
+    /// moved (nothing staged ahead, `landing::stage`): a path found
+    /// missing is one it had removed and not yet written again. Absent
+    /// (false) in journals of earlier versions, which staged every file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_place: bool,
 }
 
 impl Journal {
@@ -142,6 +148,7 @@ impl Journal {
             refs: Vec::new(),
             audit: Vec::new(),
             index_checksum: None,
+            in_place: false,
         }
     }
 
@@ -336,6 +343,7 @@ mod tests {
             audit: Vec::new(),
             started_ns: 1,
             index_checksum: None,
+            in_place: false,
         }
     }
 

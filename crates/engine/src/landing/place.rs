@@ -1,7 +1,8 @@
 //! Step 5 of the landing protocol: each changed path brought to its
 //! post-image in the landing's order (removals first, then `.gitattributes`,
-//! then parents before children), the staged files renamed into place from
-//! several threads, and the new index entries that result.
+//! then parents before children), the prepared files written in place (or,
+//! staged, renamed into place) from several threads, and the new index
+//! entries that result.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -10,6 +11,7 @@ use crate::git::Oid;
 
 use super::finish::{Done, finish_index};
 use super::journal::{Change, Journal};
+use super::stage::Staged;
 use crate::crashpoint;
 use crate::error::Result;
 use crate::git::Repo;
@@ -20,18 +22,20 @@ use crate::progress::{self, Task};
 
 /// Steps 5 and 6 with the branch at `journal.new`. `fresh` (the landing
 /// that just moved the branch): the paths were just checked to hold their
-/// pre-images, so no file is re-read, and the staged ones are renamed into
-/// place. `None`: recovery, which classifies every file afresh.
+/// pre-images, so no file is re-read, and the prepared ones are written
+/// in place (or their staged files renamed into place). `None`: recovery,
+/// which classifies every file afresh.
 pub(super) fn roll_forward(
     repo: &Repo,
     journal: &mut Journal,
     lock: IndexLock,
-    fresh: Option<&HashSet<RepoPath>>,
+    fresh: Option<&Staged>,
 ) -> Result<Done> {
     let no_staged = HashSet::new();
     let pass = Pass {
         workdir: crate::git::workdir(repo)?,
-        staged: fresh.unwrap_or(&no_staged),
+        staged: fresh.map_or(&no_staged, |s| &s.paths),
+        in_place: journal.in_place,
         fresh: fresh.is_some(),
         sparse: index_write::sparse_paths(repo, journal.changes.iter().map(|c| &c.path))?,
     };
@@ -39,16 +43,23 @@ pub(super) fn roll_forward(
     let order = landing_order(journal);
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
-    // The landing that just moved the branch renames its staged files
-    // into place last, from several threads (`place_in_parallel`); every
-    // other path is done first, in order.
+    // The landing that just moved the branch writes (or renames) its
+    // prepared files last, from several threads (`in_parallel`); every
+    // other path is done first, in order. The worker settings were
+    // checked before the branch moved (`move_branch_in_turn`): never a
+    // reason to fail after it.
     let threads = match fresh {
-        // Checked before the branch moved (`move_branch_in_turn`): never
-        // a reason to fail after it.
-        Some(staged) => checkout::rename_workers(repo, staged.len()).unwrap_or(1),
+        Some(s) if s.in_place => checkout::workers(repo, s.paths.len()).unwrap_or(1),
+        Some(s) => checkout::rename_workers(repo, s.paths.len()).unwrap_or(1),
         None => 1,
     };
-    let mut renames = Vec::new();
+    let mut bulk = Bulk::default();
+    // Files written in place are converted here: one attribute pass for
+    // all of them (none without attribute files), whichever thread writes.
+    let _primed = match fresh {
+        Some(s) if s.in_place && !s.paths.is_empty() => Some(Primed::new(repo, &s.paths)?),
+        _ => None,
+    };
     progress::start(Task::Land, "files", Some(total as u64));
     let mut serial = 0;
     for &i in &order {
@@ -57,14 +68,12 @@ pub(super) fn roll_forward(
             && let Some(im) = change.after
             && pass.staged.contains(&change.path)
         {
-            renames.push(checkout::Placing::new(repo, &change.path)?);
-            entries.push((
-                change.path.clone(),
-                Entry::Clean {
-                    id: im.id,
-                    mode: im.mode,
-                },
-            ));
+            bulk.add(repo, &change.path, im.id, im.mode, pass.in_place)?;
+            let entry = Entry::Clean {
+                id: im.id,
+                mode: im.mode,
+            };
+            entries.push((change.path.clone(), entry));
             continue;
         }
         if serial % 64 == 0 {
@@ -75,7 +84,7 @@ pub(super) fn roll_forward(
         files_done(serial, total);
         serial += 1;
     }
-    place_in_parallel(&renames, threads, serial, total, &mut done)?;
+    bulk.run(repo, threads, serial, total, &mut done)?;
     progress::update(Task::Land, total as u64, Some(total as u64), None);
     progress::finish(Task::Land);
     finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
@@ -96,37 +105,101 @@ fn files_done(k: usize, total: usize) {
     }
 }
 
-/// Renames the staged files of `renames` into place from `threads`
-/// threads (`by_directory`): each rename waits while the file system frees
-/// the old file, and threads in different directories wait together. The
-/// paths done before them (`before` of `total`) count toward the crash
-/// points. On an error the files already renamed stay: the journal's
-/// recovery, or the undo of the failed landing, sorts every path.
-fn place_in_parallel(
-    renames: &[checkout::Placing],
-    threads: usize,
-    before: usize,
-    total: usize,
-    done: &mut Done,
-) -> Result<()> {
-    if renames.is_empty() {
-        return Ok(());
+/// The attribute answers of a landing's files, dropped with it
+/// (`filters::prime`).
+struct Primed;
+
+impl Primed {
+    fn new(repo: &Repo, paths: &HashSet<RepoPath>) -> Result<Primed> {
+        git::filters::prime(repo, paths)?;
+        Ok(Primed)
     }
-    let outcome = super::by_directory::run(
-        renames,
-        checkout::Placing::path,
-        threads,
-        || Ok(git::confine::remember_dirs()),
-        |_, placing| placing.place(),
-        |_| Ok(()),
-        |n| files_done(before + n - 1, total),
-        |n| progress::update(Task::Land, (before + n) as u64, Some(total as u64), None),
-    );
-    done.written
-        .extend(outcome.done.iter().map(|&i| renames[i].path().clone()));
-    match outcome.error {
-        Some(e) => Err(e),
-        None => Ok(()),
+}
+
+impl Drop for Primed {
+    fn drop(&mut self) {
+        git::filters::unprime();
+    }
+}
+
+/// The files a fresh landing writes from several threads once every other
+/// path is done: written in place, or (staged) renamed into place.
+#[derive(Default)]
+struct Bulk {
+    writes: Vec<(RepoPath, Oid, u32)>,
+    renames: Vec<checkout::Placing>,
+}
+
+impl Bulk {
+    fn add(
+        &mut self,
+        repo: &Repo,
+        path: &RepoPath,
+        id: Oid,
+        mode: u32,
+        in_place: bool,
+    ) -> Result<()> {
+        if in_place {
+            self.writes.push((path.clone(), id, mode));
+        } else {
+            self.renames.push(checkout::Placing::new(repo, path)?);
+        }
+        Ok(())
+    }
+
+    /// Does every file from `threads` threads (`by_directory`): a removal
+    /// or rename waits while the file system frees the old file, and
+    /// threads in different directories wait together; a writer's own
+    /// repository handle reads and converts the blobs. The paths done
+    /// before them (`before` of `total`) count toward the crash points. On
+    /// an error the files already done stay: the journal's recovery, or
+    /// the undo of the failed landing, sorts every path.
+    fn run(
+        &self,
+        repo: &Repo,
+        threads: usize,
+        before: usize,
+        total: usize,
+        done: &mut Done,
+    ) -> Result<()> {
+        let each = |n| files_done(before + n - 1, total);
+        let tick = |n| progress::update(Task::Land, (before + n) as u64, Some(total as u64), None);
+        let outcome = if !self.renames.is_empty() {
+            let outcome = super::by_directory::run(
+                &self.renames,
+                checkout::Placing::path,
+                threads,
+                || Ok(git::confine::remember_dirs()),
+                |_, placing| placing.place(),
+                |_| Ok(()),
+                each,
+                tick,
+            );
+            let paths = outcome.done.iter().map(|&i| self.renames[i].path().clone());
+            done.written.extend(paths);
+            outcome
+        } else if !self.writes.is_empty() {
+            let reopener = repo.reopener();
+            let outcome = super::by_directory::run(
+                &self.writes,
+                |w| &w.0,
+                threads,
+                || Ok((reopener.open()?, git::confine::remember_dirs())),
+                |(own, _), (path, id, mode)| checkout::write_in_place(own, path, *id, *mode),
+                |_| Ok(()),
+                each,
+                tick,
+            );
+            let paths = outcome.done.iter().map(|&i| self.writes[i].0.clone());
+            done.written.extend(paths);
+            outcome
+        } else {
+            return Ok(());
+        };
+        match outcome.error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -151,8 +224,11 @@ fn landing_order(journal: &Journal) -> Vec<usize> {
 /// What one `roll_forward` knows about all its paths.
 struct Pass<'a> {
     workdir: &'a Path,
-    /// Paths whose new content already waits in their temp file.
+    /// Paths the fresh landing prepared (`Staged`).
     staged: &'a HashSet<RepoPath>,
+    /// The journal's `in_place`: prepared paths are written where they
+    /// stand, and a missing path is one the landing removed.
+    in_place: bool,
     /// The landing that just moved the branch (see `roll_forward`).
     fresh: bool,
     /// Paths outside the sparse checkout: the entry changes, no file does.
@@ -169,8 +245,13 @@ impl Pass<'_> {
         let is_staged = self.staged.contains(path);
         // A temp file left beside a missing path: the landing had removed
         // the old file and not yet renamed the new one in (`Placing::place`).
-        let half_placed =
-            !is_staged && checkout::remove_temp(repo, path) && checkout::has_no_file(repo, path);
+        // Written in place, the missing path is all there is to go by: a
+        // file deleted after the kill cannot be told from it, and is
+        // written again with N's content, which loses nothing.
+        let temp_left = !is_staged && checkout::remove_temp(repo, path);
+        let half_placed = !is_staged
+            && ((temp_left && checkout::has_no_file(repo, path))
+                || (self.in_place && checkout::is_missing(repo, path)));
         let Some((id, mode)) = change.after.map(|im| (im.id, im.mode)) else {
             if !self.sparse.contains(path) {
                 self.remove(repo, path, before, done)?;
@@ -194,7 +275,9 @@ impl Pass<'_> {
             done.skipped.push(path.clone());
             return Ok(Entry::Stale { id, mode });
         }
-        if is_staged {
+        if is_staged && self.in_place {
+            checkout::write_in_place(repo, path, id, mode)?;
+        } else if is_staged {
             checkout::place_staged(repo, path)?;
         } else {
             checkout::write_blob(repo, path, id, mode)?;

@@ -4,7 +4,6 @@
 //! undoes the move after a failure).
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::fs::File;
 
 use crate::git::{Oid, view::Tree};
@@ -70,8 +69,8 @@ pub struct Landing {
     _flock: File,
     journal: RefCell<Journal>,
     index_lock: RefCell<Option<IndexLock>>,
-    /// Paths whose new content already waits in their temp file.
-    staged: HashSet<RepoPath>,
+    /// Paths whose files the landing writes after the move.
+    staged: Staged,
 }
 
 /// What a landing moves: the branch `head` names from `head.commit` to
@@ -157,7 +156,7 @@ pub fn move_branch_in_turn(repo: &Repo, turn: Turn, mv: BranchMove<'_>) -> Resul
         _flock: turn.flock,
         journal: RefCell::new(journal),
         index_lock: RefCell::new(Some(index_lock)),
-        staged: staged.paths,
+        staged,
     })
 }
 
@@ -200,6 +199,10 @@ fn write_journal(
     );
     journal.refs = epilogue.refs;
     journal.audit = epilogue.audit;
+    // With `evolv.fsyncWorktree`, files are staged and flushed before the
+    // move and renamed over the old ones after it; by default they are
+    // written in place after it, as git's checkout writes them.
+    journal.in_place = !git::durable::flushes_worktree(repo);
     // N's objects are on disk before a journal (or a ref) names them: their
     // data is waited for here, then the journal's. Where the file system
     // commits names in order (`durable::ordered`), that is all: the
@@ -345,8 +348,10 @@ impl Landing {
             &paths,
             reflog,
         );
-        // A lock we may still hold carries the old nonce.
+        // A lock we may still hold carries the old nonce; a path the
+        // landing left missing is written again, as its recovery would.
         next.nonce = journal.nonce.clone();
+        next.in_place = journal.in_place;
         next.write(repo)?;
         *journal = next;
         let lock = match self.index_lock.borrow_mut().take() {

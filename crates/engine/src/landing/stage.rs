@@ -1,8 +1,11 @@
-//! Staging a landing's files: what N adds or changes is written to temp
-//! files next to their paths (and flushed, with `evolv.fsyncWorktree`)
-//! while the branch has not moved yet, so that from the early index to the
-//! index rename — the stretch a racing `git commit` must not span, see
-//! RELIABILITY.md — the landing only renames (`checkout::place_staged`).
+//! Staging a landing's files before the branch moves. With
+//! `evolv.fsyncWorktree`, what N adds or changes is written to temp files
+//! next to their paths and flushed, so that the branch never moves before
+//! the files are durable, and after the move the landing only renames
+//! (`checkout::place_staged`). By default (the journal's `in_place`) only
+//! the paths are decided and their missing directories created: the files
+//! are written where they stand after the move (`checkout::write_in_place`),
+//! as git's checkout writes them, saving a rename per file.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -13,17 +16,21 @@ use crate::git::Repo;
 use crate::git::index_write;
 use crate::git::{RepoPath, checkout, durable, filters};
 
-/// The files written ahead of the compare-and-swap.
+/// The files prepared ahead of the compare-and-swap.
 #[derive(Debug, Default)]
 pub struct Staged {
-    /// Paths whose new content waits in their temp file.
+    /// Paths whose new content waits in their temp file, or (`in_place`)
+    /// is written where they stand after the move.
     pub paths: HashSet<RepoPath>,
+    /// Nothing was written ahead (the journal's `in_place`).
+    pub in_place: bool,
     /// Directories created for them, outermost first.
     dirs: Vec<PathBuf>,
 }
 
 impl Staged {
-    /// Writes the files of `journal`'s post-images to their temp files. Not
+    /// Writes the files of `journal`'s post-images to their temp files (or,
+    /// in place, only decides which paths the move writes in bulk). Not
     /// for paths outside a sparse checkout (they get no file), nor when N
     /// changes a `.gitattributes` (files are converted under N's
     /// attributes, which are in place only during the landing); paths below
@@ -66,6 +73,11 @@ impl Staged {
                 jobs.push((&change.path, im.id, im.mode));
             }
         }
+        if journal.in_place {
+            self.in_place = true;
+            self.paths.extend(jobs.into_iter().map(|j| j.0.clone()));
+            return Ok(());
+        }
         let workers = checkout::workers(repo, jobs.len())?;
         // One attribute pass for all of them (none without attribute files).
         filters::prime(repo, jobs.iter().map(|j| j.0))?;
@@ -85,7 +97,7 @@ impl Staged {
     /// Removes the temp files and new directories of a landing that did
     /// not happen (or whose staging failed half-way).
     pub fn discard(&self, repo: &Repo) {
-        for path in &self.paths {
+        for path in self.paths.iter().filter(|_| !self.in_place) {
             checkout::remove_temp(repo, path);
         }
         checkout::remove_created_dirs(&self.dirs);
