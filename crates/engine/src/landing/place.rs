@@ -54,12 +54,6 @@ pub(super) fn roll_forward(
         None => 1,
     };
     let mut bulk = Bulk::default();
-    // Files written in place are converted here: one attribute pass for
-    // all of them (none without attribute files), whichever thread writes.
-    let _primed = match fresh {
-        Some(s) if s.in_place && !s.paths.is_empty() => Some(Primed::new(repo, &s.paths)?),
-        _ => None,
-    };
     progress::start(Task::Land, "files", Some(total as u64));
     let mut serial = 0;
     for &i in &order {
@@ -102,23 +96,6 @@ fn files_done(k: usize, total: usize) {
     }
     if k + 1 == total {
         crashpoint!("after-last-file");
-    }
-}
-
-/// The attribute answers of a landing's files, dropped with it
-/// (`filters::prime`).
-struct Primed;
-
-impl Primed {
-    fn new(repo: &Repo, paths: &HashSet<RepoPath>) -> Result<Primed> {
-        git::filters::prime(repo, paths)?;
-        Ok(Primed)
-    }
-}
-
-impl Drop for Primed {
-    fn drop(&mut self) {
-        git::filters::unprime();
     }
 }
 

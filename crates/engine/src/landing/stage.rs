@@ -24,6 +24,10 @@ pub struct Staged {
     pub paths: HashSet<RepoPath>,
     /// Nothing was written ahead (the journal's `in_place`).
     pub in_place: bool,
+    /// The attribute answers of the files written in place, asked before
+    /// the branch moves (a `git check-attr` that fails then stops nothing
+    /// that has begun) and kept until they are written.
+    _primed: Option<Primed>,
     /// Directories created for them, outermost first.
     dirs: Vec<PathBuf>,
 }
@@ -75,6 +79,7 @@ impl Staged {
         }
         if journal.in_place {
             self.in_place = true;
+            self._primed = Some(Primed::new(repo, jobs.iter().map(|j| j.0))?);
             self.paths.extend(jobs.into_iter().map(|j| j.0.clone()));
             return Ok(());
         }
@@ -203,5 +208,23 @@ fn write_in_parallel(
     Written {
         paths: outcome.done.iter().map(|&i| jobs[i].0.clone()).collect(),
         error: outcome.error,
+    }
+}
+
+/// The attribute answers of a landing's files (`filters::prime`), dropped
+/// with the landing.
+#[derive(Debug)]
+struct Primed;
+
+impl Primed {
+    fn new<'a>(repo: &Repo, paths: impl IntoIterator<Item = &'a RepoPath>) -> Result<Primed> {
+        filters::prime(repo, paths)?;
+        Ok(Primed)
+    }
+}
+
+impl Drop for Primed {
+    fn drop(&mut self) {
+        filters::unprime();
     }
 }
