@@ -8,11 +8,12 @@
 //!    the bookkeeping refs and audit records) by temp file + fsync + rename;
 //! 4. create git's `index.lock` (exclusively; a lock git-evolv did not
 //!    create is never touched), check the paths for uncommitted work again,
-//!    stage N's files in temp files (`ops::stage`), put an index naming
-//!    N's blobs in place (still holding the lock), and move the branch
-//!    H → N by compare-and-swap (`swap_branch`);
-//! 5. rename the staged files into place (writing the few that could not
-//!    be staged) and build the new index;
+//!    prepare N's files (`stage`: their directories, or with
+//!    `evolv.fsyncWorktree` flushed temp files), put an index naming N's
+//!    blobs in place (still holding the lock), and move the branch H → N
+//!    by compare-and-swap (`swap_branch`);
+//! 5. write the files in place (or rename the staged ones into place,
+//!    writing the few that could not be staged) and build the new index;
 //! 6. set the bookkeeping refs, append the audit records, flush the file
 //!    systems, put the new index into `index.lock` and rename that over
 //!    `index`, delete the journal.
