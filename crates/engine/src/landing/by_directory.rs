@@ -1,9 +1,9 @@
 //! A landing's per-file work (writing files in place or to temp files,
-//! renaming staged ones into place) from several threads, each taking a whole directory's files at a
-//! time: two threads working in one directory only queue on its lock (the
-//! kernel spins on it when creating files, and holds it while a rename
-//! frees the old file's blocks), while threads in different directories
-//! overlap, as git's `checkout.workers` does.
+//! renaming staged ones into place) from several threads, each taking a
+//! whole directory's files at a time: two threads working in one directory
+//! only queue on its lock (the kernel spins on it when creating files, and
+//! holds it while a rename frees the old file's blocks), while threads in
+//! different directories overlap, as git's `checkout.workers` does.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
