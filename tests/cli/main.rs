@@ -29,6 +29,7 @@ mod hostile_edits;
 mod index_formats;
 mod inspect;
 mod invariants;
+mod landing_symlink_race;
 mod layers;
 mod lint;
 mod list_cache;

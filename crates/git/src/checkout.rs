@@ -22,7 +22,7 @@ use super::{Repo, RepoPath, confine, filters};
 use crate::error::{Error, Result};
 
 mod in_place;
-pub use in_place::write_in_place;
+pub use in_place::{InPlace, write_in_place};
 
 const MODE_SYMLINK: u32 = super::mode::SYMLINK;
 const MODE_EXECUTABLE: u32 = super::mode::EXECUTABLE;
@@ -465,30 +465,11 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 }
 
 /// Removes the file at `path` (an empty directory left by a gitlink too)
-/// and, like git, the directories that become empty.
+/// and, like git, the directories that become empty, reached without
+/// following a symlink (`InPlace::remove`).
 pub fn remove(repo: &Repo, path: &RepoPath) -> Result<()> {
-    let workdir = crate::workdir(repo)?;
-    check_path(workdir, path)?;
     filters::attributes_changed(repo, path);
-    let full = workdir.join(path.fs());
-    match fs::symlink_metadata(&full) {
-        Ok(meta) if meta.is_dir() => {
-            // A gitlink's directory: leave a populated one alone.
-            let _ = fs::remove_dir(&full);
-        }
-        Ok(_) => fs::remove_file(&full).map_err(|e| Error::io("remove", &full, e))?,
-        Err(_) => {}
-    }
-    // Directories emptied below are removed: they are no longer known.
-    confine::forget_known_dirs();
-    let mut dir = full.parent();
-    while let Some(d) = dir {
-        if d == workdir || fs::remove_dir(d).is_err() {
-            break;
-        }
-        dir = d.parent();
-    }
-    Ok(())
+    InPlace::new(repo)?.remove(path)
 }
 
 /// Where `write_staged` puts `path`'s new content.

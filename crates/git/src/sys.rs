@@ -105,3 +105,67 @@ pub fn map_replaced_by_rename(file: &std::fs::File) -> std::io::Result<memmap2::
     // were, and callers hold that lock besides.
     unsafe { memmap2::MmapOptions::new().populate().map(file) }
 }
+
+/// The `openat` family, for writing inside the working tree through
+/// directories reached one component at a time (`checkout::in_place`): a
+/// directory swapped for a symlink after the landing's checks then stops
+/// the write instead of taking it elsewhere. Each takes the directory as a
+/// borrowed descriptor and the name as a C string, for the call only.
+pub mod at {
+    use std::ffi::CStr;
+    use std::fs::File;
+    use std::io;
+    use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+
+    fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+        if ret < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(ret)
+        }
+    }
+
+    /// Opens the directory `name` in `dir`; a symlink there is `ELOOP`,
+    /// anything else that is not a directory `ENOTDIR`.
+    pub fn open_dir(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: openat(2) reads the NUL-terminated `name` during the call
+        // only, and `dir` stays open for it.
+        let fd = check(unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) })?;
+        // SAFETY: `fd` was just opened and nothing else owns it.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// Creates the file `name` in `dir` with `mode` (the umask applies),
+    /// failing if anything is there, a symlink included.
+    pub fn create_new(dir: BorrowedFd<'_>, name: &CStr, mode: u32) -> io::Result<File> {
+        let flags =
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: as in `open_dir`; the mode is passed by value.
+        let fd = check(unsafe {
+            libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, mode as libc::c_uint)
+        })?;
+        // SAFETY: `fd` was just opened and nothing else owns it.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    /// Creates the directory `name` in `dir` (mode 0777, the umask applies).
+    pub fn make_dir(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<()> {
+        // SAFETY: mkdirat(2) reads `name` during the call only.
+        check(unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o777) }).map(drop)
+    }
+
+    /// Removes `name` from `dir`: a file or symlink, or with `directory`
+    /// an empty directory.
+    pub fn remove(dir: BorrowedFd<'_>, name: &CStr, directory: bool) -> io::Result<()> {
+        let flags = if directory { libc::AT_REMOVEDIR } else { 0 };
+        // SAFETY: unlinkat(2) reads `name` during the call only.
+        check(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), flags) }).map(drop)
+    }
+
+    /// Creates the symlink `name` in `dir`, pointing at `target`.
+    pub fn symlink(target: &CStr, dir: BorrowedFd<'_>, name: &CStr) -> io::Result<()> {
+        // SAFETY: symlinkat(2) reads both strings during the call only.
+        check(unsafe { libc::symlinkat(target.as_ptr(), dir.as_raw_fd(), name.as_ptr()) }).map(drop)
+    }
+}

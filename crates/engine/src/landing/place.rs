@@ -4,6 +4,7 @@
 //! staged, renamed into place) from several threads, and the new index
 //! entries that result.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -36,6 +37,7 @@ pub(super) fn roll_forward(
         workdir: crate::git::workdir(repo)?,
         staged: fresh.map_or(&no_staged, |s| &s.paths),
         in_place: journal.in_place,
+        writer: RefCell::new(None),
         fresh: fresh.is_some(),
         sparse: index_write::sparse_paths(repo, journal.changes.iter().map(|c| &c.path))?,
     };
@@ -161,8 +163,12 @@ impl Bulk {
                 &self.writes,
                 |w| &w.0,
                 threads,
-                || Ok((reopener.open()?, git::confine::remember_dirs())),
-                |(own, _), (path, id, mode)| checkout::write_in_place(own, path, *id, *mode),
+                || {
+                    let own = reopener.open()?;
+                    let writer = checkout::InPlace::new(&own)?;
+                    Ok((own, writer, git::confine::remember_dirs()))
+                },
+                |(own, writer, _), (path, id, mode)| writer.write(own, path, *id, *mode),
                 |_| Ok(()),
                 each,
                 tick,
@@ -203,9 +209,11 @@ struct Pass<'a> {
     workdir: &'a Path,
     /// Paths the fresh landing prepared (`Staged`).
     staged: &'a HashSet<RepoPath>,
-    /// The journal's `in_place`: prepared paths are written where they
-    /// stand, and a missing path is one the landing removed.
+    /// The journal's `in_place`: files are written where they stand, and
+    /// a missing path is one the landing removed.
     in_place: bool,
+    /// The writer of files in place, made at the first.
+    writer: RefCell<Option<checkout::InPlace>>,
     /// The landing that just moved the branch (see `roll_forward`).
     fresh: bool,
     /// Paths outside the sparse checkout: the entry changes, no file does.
@@ -252,8 +260,8 @@ impl Pass<'_> {
             done.skipped.push(path.clone());
             return Ok(Entry::Stale { id, mode });
         }
-        if is_staged && self.in_place {
-            checkout::write_in_place(repo, path, id, mode)?;
+        if self.in_place {
+            self.write_in_place(repo, path, id, mode)?;
         } else if is_staged {
             checkout::place_staged(repo, path)?;
         } else {
@@ -261,6 +269,16 @@ impl Pass<'_> {
         }
         done.written.push(path.clone());
         Ok(Entry::Clean { id, mode })
+    }
+
+    /// Writes `path` in place, through the one writer of the pass.
+    fn write_in_place(&self, repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+        let mut writer = self.writer.borrow_mut();
+        let writer = match writer.as_mut() {
+            Some(w) => w,
+            None => writer.insert(checkout::InPlace::new(repo)?),
+        };
+        writer.write(repo, path, id, mode)
     }
 
     /// Removes a path N deletes, if it still holds its pre-image.
