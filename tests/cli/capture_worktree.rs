@@ -399,3 +399,35 @@ fn a_locked_index_stops_the_put_back_and_loses_nothing() {
     std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
     repo.assert_fsck();
 }
+
+// Found by the adversarial pass: a file turned into a directory (or back)
+// failed deep in the tree's update, as a `git_error` naming an object id.
+// Now it is `invalid_input` naming the path, the cause and the fix, and
+// nothing is touched.
+#[test]
+fn a_file_turned_into_a_directory_or_back_is_refused_by_name_and_nothing_moves() {
+    for (from_file, shown) in [(true, "'x' was a file"), (false, "'d' was a directory")] {
+        let repo = TestRepo::with_files(&[("x", "a\n"), ("d/y", "b\n"), ("keep.txt", "k\n")]);
+        if from_file {
+            std::fs::remove_file(repo.file("x")).unwrap();
+            repo.write("x/z", "c\n");
+        } else {
+            std::fs::remove_dir_all(repo.file("d")).unwrap();
+            repo.write("d", "f\n");
+        }
+        repo.write("keep.txt", "mine\n");
+        let status = repo.status();
+        let run = repo.evolv(&[
+            "propose",
+            "--from-worktree",
+            "--include-untracked",
+            "--json",
+        ]);
+        run.fails_with(2, "invalid_input");
+        crate::common::assert_has_all(&run.stdout, &[shown, "git add -A", "pathspec"]);
+        assert_eq!(repo.status(), status, "nothing moved");
+        assert_eq!(repo.read("keep.txt"), "mine\n");
+        let proposals = repo.git(&["for-each-ref", "refs/evolv/proposals"]);
+        assert_eq!(proposals.trim(), "", "no proposal stored");
+    }
+}

@@ -11,9 +11,9 @@ use serde::Serialize;
 use crate::edit::engine::{ChangeKind, EngineOutcome, FileChange};
 use crate::edit::list::{CheckMode, EditList};
 use crate::error::{Error, Result};
-use crate::git::Repo;
 use crate::git::worktree_capture::{self, WorktreeChange};
 use crate::git::worktree_restore;
+use crate::git::{Repo, RepoPath};
 
 use super::edit::{EditOutcome, store_changes};
 use super::settings::Settings;
@@ -57,6 +57,7 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
     let mut result = EngineOutcome::default();
     let mut captured = Vec::new();
     for change in changes {
+        refuse_kind_change(&tree, &change.path)?;
         let file = file_change(repo, &tree, &change)?;
         // Only the index differs (a staged change the work tree undid):
         // nothing to capture, and its staged state stays.
@@ -136,6 +137,36 @@ fn shown_pathspec(pathspec: &[String]) -> String {
     } else {
         format!(" under {}", pathspec.join(" "))
     }
+}
+
+/// Refuses a path that was a directory at HEAD and is a file now, or lies
+/// below what was a file: a proposal captures changes to files, and such a
+/// change would otherwise fail deep in the tree's update as a git error.
+fn refuse_kind_change(tree: &crate::git::view::Tree<'_>, path: &RepoPath) -> Result<()> {
+    use crate::git::view::Kind;
+    let kind = |p: &[u8]| tree.get_path(RepoPath::from_bytes(p).fs()).map(|e| e.kind);
+    let bytes = path.as_bytes();
+    let changed = if kind(bytes) == Some(Kind::Tree) {
+        Some((bytes, "a directory", "a file"))
+    } else {
+        let slashes = bytes.iter().enumerate().filter(|(_, b)| **b == b'/');
+        slashes
+            .map(|(at, _)| &bytes[..at])
+            .find(|p| kind(p).is_some_and(|k| k != Kind::Tree))
+            .map(|p| (p, "a file", "a directory"))
+    };
+    let Some((at, was, is)) = changed else {
+        return Ok(());
+    };
+    let shown = RepoPath::from_bytes(at);
+    Err(Error::invalid(
+        format!(
+            "'{shown}' was {was} at HEAD and is {is} in the work tree: a proposal from the work tree captures changes to files, not a file turned into a directory or back"
+        ),
+        format!(
+            "commit that change with git (`git add -A -- '{shown}'`, then `git commit`), or leave it out with a pathspec"
+        ),
+    ))
 }
 
 /// The change of one captured path, HEAD's content against the work tree's.
