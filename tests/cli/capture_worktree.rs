@@ -431,3 +431,26 @@ fn a_file_turned_into_a_directory_or_back_is_refused_by_name_and_nothing_moves()
         assert_eq!(proposals.trim(), "", "no proposal stored");
     }
 }
+
+// Found by the adversarial pass: a changed file whose name is not UTF-8
+// was proposed as a new file under a lossy copy of its name (U+FFFD), the
+// real file left as it was. It is now refused by name, and nothing moves.
+#[test]
+fn a_name_that_is_not_utf8_is_refused_not_proposed_under_another_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = TestRepo::with_files(&[("keep.txt", "k\n")]);
+    let name = repo
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt"));
+    std::fs::write(&name, "a\n").unwrap();
+    repo.commit_all("a name that is not UTF-8");
+    std::fs::write(&name, "b\n").unwrap();
+    let status = repo.status();
+    let run = repo.evolv(&["propose", "--from-worktree", "--json"]);
+    run.fails_with(2, "invalid_input");
+    crate::common::assert_has_all(&run.stdout, &["caf\\\\351.txt", "not UTF-8"]);
+    assert_eq!(repo.status(), status, "nothing moved");
+    assert_eq!(std::fs::read(&name).unwrap(), b"b\n");
+    let proposals = repo.git(&["for-each-ref", "refs/evolv/proposals"]);
+    assert_eq!(proposals.trim(), "", "no proposal stored");
+}

@@ -289,3 +289,24 @@ fn a_patch_naming_paths_outside_the_work_tree_is_refused() {
     assert_eq!(repo.git(&["for-each-ref", "refs/evolv/proposals"]), "");
     assert!(!repo.path().join("../escape.txt").exists());
 }
+
+// Found by the adversarial pass: a name that is not UTF-8 was refused only
+// when git quoted it; unquoted (`core.quotePath=false`) it was copied
+// lossily, so a new file would have been proposed under another name, and
+// an apply_patch envelope took any bytes lossily. Each is now refused with
+// the patch's line, and nothing is stored.
+#[test]
+fn a_name_or_envelope_that_is_not_utf8_is_refused_with_its_line_not_renamed() {
+    let repo = TestRepo::with_files(&[("keep.txt", "k\n")]);
+    let quoted: &[u8] =
+        b"diff --git \"a/caf\\351.txt\" \"b/caf\\351.txt\"\nnew file mode 100644\n--- /dev/null\n+++ \"b/caf\\351.txt\"\n@@ -0,0 +1 @@\n+n\n";
+    let raw: &[u8] = b"diff --git a/caf\xe9.txt b/caf\xe9.txt\nnew file mode 100644\n--- /dev/null\n+++ b/caf\xe9.txt\n@@ -0,0 +1 @@\n+n\n";
+    let envelope: &[u8] = b"*** Begin Patch\n*** Add File: a.txt\n+caf\xe9\n*** End Patch\n";
+    for (text, line) in [(quoted, "line 4"), (raw, "line 4"), (envelope, "line 3")] {
+        let run = propose(&repo, text, &[]);
+        run.fails_with(2, "invalid_input");
+        crate::common::assert_has_all(&run.stdout, &["not UTF-8", line]);
+        let proposals = repo.git(&["for-each-ref", "refs/evolv/proposals"]);
+        assert_eq!(proposals.trim(), "", "nothing stored: {}", run.stdout);
+    }
+}

@@ -25,7 +25,11 @@ pub struct Chunk {
 
 /// The envelope's file operations, in order.
 pub fn parse(text: &[u8]) -> Result<Vec<FilePatch>, PatchError> {
-    let text = String::from_utf8_lossy(text);
+    // An envelope is text: a lossy copy would change names and lines.
+    let text = std::str::from_utf8(text).map_err(|e| {
+        let line = text[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        PatchError::at(line, "not UTF-8: an apply_patch envelope is text (give a unified diff for other bytes, or commit them with git)")
+    })?;
     let lines: Vec<&str> = text
         .lines()
         .map(|l| l.strip_suffix('\r').unwrap_or(l))

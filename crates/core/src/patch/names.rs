@@ -14,7 +14,7 @@ pub fn header_name(rest: &[u8]) -> Result<Option<String>, &'static str> {
         let name = &rest[..end];
         // `diff -u` writes `--- name  2024-01-01 …` with spaces before
         // the date only when the name itself has none; git never does.
-        String::from_utf8_lossy(name.trim_ascii_end()).into_owned()
+        utf8_name(name.trim_ascii_end())?
     };
     Ok((name != "/dev/null").then_some(name))
 }
@@ -23,8 +23,19 @@ pub fn header_name(rest: &[u8]) -> Result<Option<String>, &'static str> {
 /// name and the bytes after its closing quote.
 pub fn unquote(text: &[u8]) -> Result<(String, &[u8]), &'static str> {
     let (bytes, rest) = crate::c_quote::unquote(text).ok_or("a badly quoted name")?;
-    let name = String::from_utf8(bytes).map_err(|_| "a quoted name is not UTF-8")?;
+    let name = String::from_utf8(bytes).map_err(|_| NOT_UTF8)?;
     Ok((name, rest))
+}
+
+/// Why a name that is not UTF-8 is refused, and what to do instead.
+pub const NOT_UTF8: &str = "a file name that is not UTF-8: a proposal carries UTF-8 names only (commit that file with git instead)";
+
+/// An unquoted name's bytes as text, refused when they are not UTF-8: a
+/// lossy copy would name another file.
+pub fn utf8_name(bytes: &[u8]) -> Result<String, &'static str> {
+    std::str::from_utf8(bytes)
+        .map(str::to_string)
+        .map_err(|_| NOT_UTF8)
 }
 
 /// `path` without its first `level` components; `None` when it has no

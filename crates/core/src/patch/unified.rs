@@ -4,7 +4,7 @@
 //! as git apply skips it.
 
 use super::binary;
-use super::names::{header_name, trim_eol, unquote};
+use super::names::{header_name, trim_eol, unquote, utf8_name};
 use super::{Body, FilePatch, Hunk, HunkLine, PatchError};
 
 /// The patch's lines, each with its end of line.
@@ -173,13 +173,15 @@ fn git_names(names: &[u8]) -> (Option<String>, Option<String>) {
             let new = if rest.first() == Some(&b'"') {
                 unquote(rest).ok().map(|(n, _)| n)
             } else {
-                Some(String::from_utf8_lossy(rest).into_owned())
+                utf8_name(rest).ok()
             };
             return (Some(old), new);
         }
         return (None, None);
     }
-    let text = String::from_utf8_lossy(names);
+    let Ok(text) = std::str::from_utf8(names) else {
+        return (None, None);
+    };
     let same = text
         .match_indices(' ')
         .map(|(i, _)| (&text[..i], &text[i + 1..]))
@@ -195,7 +197,7 @@ fn header_path(rest: &[u8]) -> Result<String, &'static str> {
     if rest.first() == Some(&b'"') {
         unquote(rest).map(|(name, _)| name)
     } else {
-        Ok(String::from_utf8_lossy(rest).into_owned())
+        utf8_name(rest)
     }
 }
 

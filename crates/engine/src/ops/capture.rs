@@ -57,6 +57,7 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
     let mut result = EngineOutcome::default();
     let mut captured = Vec::new();
     for change in changes {
+        refuse_non_utf8(&change.path)?;
         refuse_kind_change(&tree, &change.path)?;
         let file = file_change(repo, &tree, &change)?;
         // Only the index differs (a staged change the work tree undid):
@@ -137,6 +138,19 @@ fn shown_pathspec(pathspec: &[String]) -> String {
     } else {
         format!(" under {}", pathspec.join(" "))
     }
+}
+
+/// Refuses a name that is not UTF-8: a proposal's files carry UTF-8
+/// names (as propose leaves such names out), and a lossy copy would
+/// propose a new file under another name.
+fn refuse_non_utf8(path: &RepoPath) -> Result<()> {
+    if path.to_str().is_some() {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        format!("{path}: its name is not UTF-8, and a proposal carries UTF-8 names only"),
+        "commit that file with git, or leave it out with a pathspec (`':(exclude)<name>'`)",
+    ))
 }
 
 /// Refuses a path that was a directory at HEAD and is a file now, or lies
