@@ -310,3 +310,48 @@ fn a_name_or_envelope_that_is_not_utf8_is_refused_with_its_line_not_renamed() {
         assert_eq!(proposals.trim(), "", "nothing stored: {}", run.stdout);
     }
 }
+
+// Found by the adversarial pass: git writes a file that became a symlink
+// as the path's deletion and then its creation, which was refused as
+// "duplicate entries given for update"; a file that became a directory (or
+// back) failed the same way, as a git error.
+#[test]
+fn a_type_change_lands_as_git_wrote_it_and_a_directory_turned_file_is_refused_by_name() {
+    let repo = TestRepo::with_files(&[("f", "a\n"), ("g", "b\n"), ("d/y", "c\n")]);
+    let base = repo.head();
+    std::fs::remove_file(repo.file("f")).unwrap();
+    std::os::unix::fs::symlink("g", repo.file("f")).unwrap();
+    repo.commit_all("f becomes a link");
+    let linked = repo.head();
+    let text = repo
+        .git_run(&["diff", "--binary", &base, &linked])
+        .ok()
+        .stdout_bytes
+        .clone();
+    repo.git(&["reset", "-q", "--hard", &base]);
+    let run = propose(&repo, &text, &[]);
+    run.ok();
+    let id = run.json()["patch_id"].as_str().unwrap().to_string();
+    let want = repo.git(&["rev-parse", &format!("{linked}^{{tree}}")]);
+    assert_eq!(tree_of(&repo, &id), want.trim(), "git's tree");
+
+    std::fs::remove_dir_all(repo.file("d")).unwrap();
+    repo.write("d", "now a file\n");
+    repo.commit_all("d becomes a file");
+    let filed = repo.head();
+    let text = repo
+        .git_run(&["diff", "--binary", &base, &filed])
+        .ok()
+        .stdout_bytes
+        .clone();
+    repo.git(&["reset", "-q", "--hard", &base]);
+    let run = propose(&repo, &text, &[]);
+    run.fails_with(2, "invalid_input");
+    crate::common::assert_has_all(&run.stdout, &["'d' is a directory", "git apply"]);
+    let proposals = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/evolv/proposals",
+    ]);
+    assert_eq!(proposals.lines().count(), 1, "only the first: {proposals}");
+}

@@ -157,22 +157,9 @@ fn refuse_non_utf8(path: &RepoPath) -> Result<()> {
 /// below what was a file: a proposal captures changes to files, and such a
 /// change would otherwise fail deep in the tree's update as a git error.
 fn refuse_kind_change(tree: &crate::git::view::Tree<'_>, path: &RepoPath) -> Result<()> {
-    use crate::git::view::Kind;
-    let kind = |p: &[u8]| tree.get_path(RepoPath::from_bytes(p).fs()).map(|e| e.kind);
-    let bytes = path.as_bytes();
-    let changed = if kind(bytes) == Some(Kind::Tree) {
-        Some((bytes, "a directory", "a file"))
-    } else {
-        let slashes = bytes.iter().enumerate().filter(|(_, b)| **b == b'/');
-        slashes
-            .map(|(at, _)| &bytes[..at])
-            .find(|p| kind(p).is_some_and(|k| k != Kind::Tree))
-            .map(|p| (p, "a file", "a directory"))
-    };
-    let Some((at, was, is)) = changed else {
+    let Some((shown, was, is)) = kind_change(tree, path) else {
         return Ok(());
     };
-    let shown = RepoPath::from_bytes(at);
     Err(Error::invalid(
         format!(
             "'{shown}' was {was} at HEAD and is {is} in the work tree: a proposal from the work tree captures changes to files, not a file turned into a directory or back"
@@ -181,6 +168,26 @@ fn refuse_kind_change(tree: &crate::git::view::Tree<'_>, path: &RepoPath) -> Res
             "commit that change with git (`git add -A -- '{shown}'`, then `git commit`), or leave it out with a pathspec"
         ),
     ))
+}
+
+/// Where writing a file at `path` onto `tree` turns a directory into a
+/// file (`path` itself was one) or a file into a directory (a leading
+/// component was one): that path, what it was and what it becomes.
+pub(crate) fn kind_change(
+    tree: &crate::git::view::Tree<'_>,
+    path: &RepoPath,
+) -> Option<(RepoPath, &'static str, &'static str)> {
+    use crate::git::view::Kind;
+    let kind = |p: &[u8]| tree.get_path(RepoPath::from_bytes(p).fs()).map(|e| e.kind);
+    let bytes = path.as_bytes();
+    if kind(bytes) == Some(Kind::Tree) {
+        return Some((path.clone(), "a directory", "a file"));
+    }
+    let slashes = bytes.iter().enumerate().filter(|(_, b)| **b == b'/');
+    slashes
+        .map(|(at, _)| &bytes[..at])
+        .find(|p| kind(p).is_some_and(|k| k != Kind::Tree))
+        .map(|p| (RepoPath::from_bytes(p), "a file", "a directory"))
 }
 
 /// The change of one captured path, HEAD's content against the work tree's.

@@ -138,6 +138,19 @@ fn propose_one(
             .files
             .push(change_of(repo, &tree, file).map_err(refused)?);
     }
+    merge_type_changes(&mut result.files);
+    for file in result.files.iter().filter(|f| f.new.is_some()) {
+        let path = crate::git::RepoPath::from(file.path.as_str());
+        if let Some((shown, was, is)) = super::capture::kind_change(&tree, &path) {
+            return Err(Error::invalid(
+                format!(
+                    "{}: '{shown}' is {was} at the base and the patch makes it {is}: a proposal from a patch changes files, not a file into a directory or back",
+                    req.source
+                ),
+                "make that change with git (`git apply`, then `git commit`), or take it out of the patch",
+            ));
+        }
+    }
     if result.files.is_empty() {
         return Err(Error::invalid(
             format!("{}: the patch changes nothing", req.source),
@@ -152,6 +165,28 @@ fn propose_one(
         result,
         Vec::new(),
     )
+}
+
+/// git writes a file that became a symlink (or back) as its deletion and
+/// then its creation: one change of the path's content and mode, as git
+/// apply takes it (two edits of one path would be refused).
+fn merge_type_changes(files: &mut Vec<FileChange>) {
+    let mut i = 0;
+    while i < files.len() {
+        let created = files[i].kind == ChangeKind::Create && files[i].from.is_none();
+        let deleted = files[..i]
+            .iter()
+            .position(|f| f.kind == ChangeKind::Delete && f.path == files[i].path);
+        if let (true, Some(d)) = (created, deleted) {
+            let create = files.remove(i);
+            let change = &mut files[d];
+            change.kind = ChangeKind::Modify;
+            change.new = create.new;
+            change.mode = create.mode;
+            continue;
+        }
+        i += 1;
+    }
 }
 
 /// The file `file` changes, with its base and new content.
