@@ -454,3 +454,26 @@ fn a_name_that_is_not_utf8_is_refused_not_proposed_under_another_name() {
     let proposals = repo.git(&["for-each-ref", "refs/evolv/proposals"]);
     assert_eq!(proposals.trim(), "", "no proposal stored");
 }
+
+// Found by the adversarial pass: a new `.gitattributes` captured with
+// --include-untracked was removed only after HEAD's files were written
+// back, so they were converted under its rule (CRLF here) and the work
+// tree was left dirty. Untracked files now go first, as `git stash -u`
+// cleans before it resets.
+#[test]
+fn a_new_gitattributes_captured_with_untracked_files_converts_nothing_put_back() {
+    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
+    repo.write("a.txt", "y\n");
+    repo.write(".gitattributes", "*.txt text eol=crlf\n");
+    let run = repo.evolv(&[
+        "propose",
+        "--from-worktree",
+        "--include-untracked",
+        "--json",
+    ]);
+    run.ok();
+    assert_eq!(repo.status(), "", "put back to HEAD");
+    assert_eq!(std::fs::read(repo.file("a.txt")).unwrap(), b"x\n");
+    assert!(!repo.file(".gitattributes").exists());
+    repo.assert_fsck();
+}

@@ -35,15 +35,18 @@ use crate::{Repo, checkout};
 /// module).
 pub fn restore_to_head(repo: &Repo, changes: &[WorktreeChange]) -> Result<()> {
     let workdir = crate::workdir(repo)?;
+    // Untracked files go first, as `git stash -u` cleans before it resets:
+    // a new `.gitattributes` among them must not convert HEAD's files as
+    // they are written back.
+    for change in changes.iter().filter(|c| c.untracked) {
+        checkout::remove(repo, &change.path)?;
+    }
     let tracked: Vec<&WorktreeChange> = changes.iter().filter(|c| !c.untracked).collect();
     let in_process = |tracked: &[&WorktreeChange]| -> Result<bool> {
         Ok(plain(repo, workdir, tracked)? && restore_tracked(repo, tracked)?)
     };
     if !tracked.is_empty() && !in_process(&tracked)? {
         git_checkout(workdir, &tracked)?;
-    }
-    for change in changes.iter().filter(|c| c.untracked) {
-        remove_untracked(workdir, &workdir.join(change.path.fs()))?;
     }
     Ok(())
 }
@@ -151,19 +154,4 @@ fn git_checkout(workdir: &Path, tracked: &[&WorktreeChange]) -> Result<()> {
         ])
         .current_dir(workdir);
     run(checkout, Some(&specs), "git checkout --no-overlay HEAD").map(drop)
-}
-
-/// Removes an untracked file and the directories it leaves empty, as
-/// `git stash -u` does.
-fn remove_untracked(workdir: &Path, file: &Path) -> Result<()> {
-    match fs::remove_file(file) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io("remove", file, e)),
-    }
-    let mut dir = file.parent();
-    while let Some(d) = dir.filter(|d| *d != workdir && fs::remove_dir(d).is_ok()) {
-        dir = d.parent();
-    }
-    Ok(())
 }
