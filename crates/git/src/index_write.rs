@@ -194,6 +194,38 @@ pub enum Entry {
     /// This blob and mode, no stat data: git re-reads the file and sees the
     /// user's own change to it as unstaged.
     Stale { id: Oid, mode: u32 },
+    /// `Clean`, with the stat data its writer took from the file it had
+    /// just written, as git's checkout takes it (`fstat` of the written
+    /// file): no second look-up of the path.
+    Written { id: Oid, mode: u32, stat: Stat },
+}
+
+/// The stat data an index entry records.
+#[derive(Debug, Clone, Copy)]
+pub struct Stat {
+    ctime: (u32, u32),
+    mtime: (u32, u32),
+    dev: u32,
+    ino: u32,
+    uid: u32,
+    gid: u32,
+    size: u32,
+}
+
+impl Stat {
+    /// The index's truncated copy of `meta` (git keeps 32 bits of each).
+    pub fn of(meta: &fs::Metadata) -> Stat {
+        let time = |s: i64, ns: i64| (s as u32, ns as u32);
+        Stat {
+            ctime: time(meta.ctime(), meta.ctime_nsec()),
+            mtime: time(meta.mtime(), meta.mtime_nsec()),
+            dev: meta.dev() as u32,
+            ino: meta.ino() as u32,
+            uid: meta.uid(),
+            gid: meta.gid(),
+            size: meta.len() as u32,
+        }
+    }
 }
 
 /// `<git-dir>/evolv/index-new.<pid>.<thread>`: an index `build` wrote, before it
@@ -246,9 +278,10 @@ pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
                 continue;
             }
             Entry::Clean { id, mode } => (id, mode, worktree_stat(workdir, p, mode)?),
+            Entry::Written { id, mode, stat } => (id, mode, Some(stat)),
             Entry::Stale { id, mode } => (id, mode, None),
         };
-        let mut new = index_entry(p, id, mode, stat.as_ref());
+        let mut new = index_entry(p, id, mode, stat);
         // A path outside the sparse checkout stays outside it while the
         // landing writes no file there.
         let sparse = matches!(entry, Entry::Stale { .. })
@@ -283,19 +316,19 @@ pub fn build(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<PathBuf> {
 /// `Entry::Clean`'s index entry for `path`: blob `id` with `mode` and the
 /// stat data of the file now in the working tree.
 pub fn clean_entry(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<index_file::Entry> {
-    let meta = worktree_stat(crate::workdir(repo)?, path, mode)?;
-    Ok(index_entry(path, id, mode, meta.as_ref()))
+    let stat = worktree_stat(crate::workdir(repo)?, path, mode)?;
+    Ok(index_entry(path, id, mode, stat))
 }
 
 /// The stat data an index entry of `path` records: its file's, or none
 /// for a submodule (a gitlink).
-fn worktree_stat(workdir: &Path, path: &RepoPath, mode: u32) -> Result<Option<fs::Metadata>> {
+fn worktree_stat(workdir: &Path, path: &RepoPath, mode: u32) -> Result<Option<Stat>> {
     if mode == MODE_GITLINK {
         return Ok(None);
     }
     let full = workdir.join(path.fs());
     fs::symlink_metadata(&full)
-        .map(Some)
+        .map(|m| Some(Stat::of(&m)))
         .map_err(|e| Error::io("stat", &full, e))
 }
 
@@ -316,25 +349,24 @@ pub fn write_new(
     Ok(path)
 }
 
-fn index_entry(
-    path: &RepoPath,
-    id: Oid,
-    mode: u32,
-    stat: Option<&fs::Metadata>,
-) -> index_file::Entry {
-    let time = |s: i64, ns: i64| (s as u32, ns as u32);
-    let (ctime, mtime, dev, ino, uid, gid, size) = match stat {
-        Some(m) => (
-            time(m.ctime(), m.ctime_nsec()),
-            time(m.mtime(), m.mtime_nsec()),
-            m.dev() as u32,
-            m.ino() as u32,
-            m.uid(),
-            m.gid(),
-            m.len() as u32,
-        ),
-        None => ((0, 0), (0, 0), 0, 0, 0, 0, 0),
-    };
+fn index_entry(path: &RepoPath, id: Oid, mode: u32, stat: Option<Stat>) -> index_file::Entry {
+    let Stat {
+        ctime,
+        mtime,
+        dev,
+        ino,
+        uid,
+        gid,
+        size,
+    } = stat.unwrap_or(Stat {
+        ctime: (0, 0),
+        mtime: (0, 0),
+        dev: 0,
+        ino: 0,
+        uid: 0,
+        gid: 0,
+        size: 0,
+    });
     let mut raw = [0u8; 20];
     raw.copy_from_slice(id.as_bytes());
     index_file::Entry {
@@ -420,7 +452,9 @@ pub fn holds(repo: &Repo, entries: &[(RepoPath, Entry)]) -> Result<bool> {
             let now = index.get(path, 0).map(|e| (e.oid(), e.mode));
             let want = match *entry {
                 Entry::Absent => None,
-                Entry::Clean { id, mode } | Entry::Stale { id, mode } => Some((id, mode)),
+                Entry::Clean { id, mode }
+                | Entry::Stale { id, mode }
+                | Entry::Written { id, mode, .. } => Some((id, mode)),
             };
             !index.conflicted(path) && now == want
         })

@@ -64,7 +64,8 @@ pub(super) fn roll_forward(
             && let Some(im) = change.after
             && pass.staged.contains(&change.path)
         {
-            bulk.add(repo, &change.path, im.id, im.mode, pass.in_place)?;
+            let at = entries.len();
+            bulk.add(repo, (&change.path, at), im.id, im.mode, pass.in_place)?;
             let entry = Entry::Clean {
                 id: im.id,
                 mode: im.mode,
@@ -80,7 +81,7 @@ pub(super) fn roll_forward(
         files_done(serial, total);
         serial += 1;
     }
-    bulk.run(repo, threads, serial, total, &mut done)?;
+    bulk.run(repo, threads, (serial, total), &mut entries, &mut done)?;
     progress::update(Task::Land, total as u64, Some(total as u64), None);
     progress::finish(Task::Land);
     finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
@@ -105,7 +106,8 @@ fn files_done(k: usize, total: usize) {
 /// path is done: written in place, or (staged) renamed into place.
 #[derive(Default)]
 struct Bulk {
-    writes: Vec<(RepoPath, Oid, u32)>,
+    /// Each file written in place, and where its entry is in the landing's.
+    writes: Vec<(RepoPath, Oid, u32, usize)>,
     renames: Vec<checkout::Placing>,
 }
 
@@ -113,13 +115,13 @@ impl Bulk {
     fn add(
         &mut self,
         repo: &Repo,
-        path: &RepoPath,
+        (path, entry): (&RepoPath, usize),
         id: Oid,
         mode: u32,
         in_place: bool,
     ) -> Result<()> {
         if in_place {
-            self.writes.push((path.clone(), id, mode));
+            self.writes.push((path.clone(), id, mode, entry));
         } else {
             self.renames.push(checkout::Placing::new(repo, path)?);
         }
@@ -130,15 +132,16 @@ impl Bulk {
     /// or rename waits while the file system frees the old file, and
     /// threads in different directories wait together; a writer's own
     /// repository handle reads and converts the blobs. The paths done
-    /// before them (`before` of `total`) count toward the crash points. On
-    /// an error the files already done stay: the journal's recovery, or
-    /// the undo of the failed landing, sorts every path.
+    /// before them (`before` of `total`) count toward the crash points. A
+    /// file written in place gets its stat data in `entries` as it was
+    /// written. On an error the files already done stay: the journal's
+    /// recovery, or the undo of the failed landing, sorts every path.
     fn run(
         &self,
         repo: &Repo,
         threads: usize,
-        before: usize,
-        total: usize,
+        (before, total): (usize, usize),
+        entries: &mut [(RepoPath, Entry)],
         done: &mut Done,
     ) -> Result<()> {
         let each = |n| files_done(before + n - 1, total);
@@ -159,6 +162,7 @@ impl Bulk {
             outcome
         } else if !self.writes.is_empty() {
             let reopener = repo.reopener();
+            let stats = std::sync::Mutex::new(Vec::with_capacity(self.writes.len()));
             let outcome = super::by_directory::run(
                 &self.writes,
                 |w| &w.0,
@@ -168,11 +172,21 @@ impl Bulk {
                     let writer = checkout::InPlace::new(&own)?;
                     Ok((own, writer, git::confine::remember_dirs()))
                 },
-                |(own, writer, _), (path, id, mode)| writer.write(own, path, *id, *mode),
+                |(own, writer, _), (path, id, mode, at)| {
+                    let stat = writer.write(own, path, *id, *mode)?;
+                    let mut stats = stats.lock().unwrap_or_else(|e| e.into_inner());
+                    stats.extend(stat.map(|s| (*at, s)));
+                    Ok(())
+                },
                 |_| Ok(()),
                 each,
                 tick,
             );
+            for (at, stat) in stats.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                if let Entry::Clean { id, mode } = entries[at].1 {
+                    entries[at].1 = Entry::Written { id, mode, stat };
+                }
+            }
             let paths = outcome.done.iter().map(|&i| self.writes[i].0.clone());
             done.written.extend(paths);
             outcome
@@ -260,19 +274,29 @@ impl Pass<'_> {
             done.skipped.push(path.clone());
             return Ok(Entry::Stale { id, mode });
         }
+        let mut stat = None;
         if self.in_place {
-            self.write_in_place(repo, path, id, mode)?;
+            stat = self.write_in_place(repo, path, id, mode)?;
         } else if is_staged {
             checkout::place_staged(repo, path)?;
         } else {
             checkout::write_blob(repo, path, id, mode)?;
         }
         done.written.push(path.clone());
-        Ok(Entry::Clean { id, mode })
+        Ok(match stat {
+            Some(stat) => Entry::Written { id, mode, stat },
+            None => Entry::Clean { id, mode },
+        })
     }
 
     /// Writes `path` in place, through the one writer of the pass.
-    fn write_in_place(&self, repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+    fn write_in_place(
+        &self,
+        repo: &Repo,
+        path: &RepoPath,
+        id: Oid,
+        mode: u32,
+    ) -> Result<Option<git::index_write::Stat>> {
         let mut writer = self.writer.borrow_mut();
         let writer = match writer.as_mut() {
             Some(w) => w,

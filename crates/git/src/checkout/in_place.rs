@@ -22,11 +22,12 @@ use std::path::{Path, PathBuf};
 use super::{MODE_GITLINK, MODE_SYMLINK, blob_for, check_path, file_permissions};
 use crate::Oid;
 use crate::error::{Error, Result};
+use crate::index_write::Stat;
 use crate::sys::at;
 use crate::{Repo, RepoPath, confine, filters};
 
 /// Writes blob `id` with `mode` at `path` (see `InPlace::write`).
-pub fn write_in_place(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+pub fn write_in_place(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<Option<Stat>> {
     InPlace::new(repo)?.write(repo, path, id, mode)
 }
 
@@ -55,13 +56,22 @@ impl InPlace {
     /// Writes blob `id` with `mode` at `path`: whatever file is there is
     /// removed (an empty directory too; callers refuse anything else in
     /// the way), then the new file is created with `O_EXCL` and written.
-    /// Missing parent directories are created. Any thread, with its own
-    /// `Repo`.
-    pub fn write(&mut self, repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
+    /// Missing parent directories are created. The stat data of a regular
+    /// file written, taken from it as git's checkout takes it (`fstat`),
+    /// for its index entry. Any thread, with its own `Repo`.
+    pub fn write(
+        &mut self,
+        repo: &Repo,
+        path: &RepoPath,
+        id: Oid,
+        mode: u32,
+    ) -> Result<Option<Stat>> {
         check_path(&self.workdir, path)?;
         let full = self.workdir.join(path.fs());
         if mode == MODE_GITLINK {
-            return std::fs::create_dir_all(&full).map_err(|e| Error::io("create", &full, e));
+            return std::fs::create_dir_all(&full)
+                .map(|()| None)
+                .map_err(|e| Error::io("create", &full, e));
         }
         filters::attributes_changed(repo, path);
         // Read and converted first: the path is missing only while the new
@@ -81,6 +91,7 @@ impl InPlace {
         if mode == MODE_SYMLINK {
             let target = CString::new(bytes).map_err(|_| unsafe_name(path, "a symlink target"))?;
             return at::symlink(&target, dir, &name)
+                .map(|()| None)
                 .map_err(|e| Error::io("create symlink", &full, e));
         }
         let mut file = at::create_new(dir, &name, file_permissions(mode))
@@ -88,6 +99,8 @@ impl InPlace {
         // Not flushed, as git's checkout: the journal names the blob, and
         // recovery rewrites a file a power cut emptied or cut short.
         file.write_all(bytes)
+            .and_then(|()| file.metadata())
+            .map(|meta| Some(Stat::of(&meta)))
             .map_err(|e| Error::io("write", &full, e))
     }
 
