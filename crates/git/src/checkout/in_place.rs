@@ -83,10 +83,9 @@ impl InPlace {
         };
         let bytes = smudged.as_deref().unwrap_or(blob.content());
         let name = file_name(path)?;
-        let workdir = self.workdir.clone();
-        let dir = self
-            .parent_dir(path, true)?
-            .expect("a parent that may be created is there");
+        // Missing only if removed again between its creation and its opening.
+        let gone = || Error::io("open", &full, ErrorKind::NotFound.into());
+        let dir = self.parent_dir(path, true)?.ok_or_else(gone)?;
         clear(dir, &name, &full)?;
         if mode == MODE_SYMLINK {
             let target = CString::new(bytes).map_err(|_| unsafe_name(path, "a symlink target"))?;
@@ -95,7 +94,7 @@ impl InPlace {
                 .map_err(|e| Error::io("create symlink", &full, e));
         }
         let mut file = at::create_new(dir, &name, file_permissions(mode))
-            .map_err(|e| Error::io("create", workdir.join(path.fs()), e))?;
+            .map_err(|e| Error::io("create", &full, e))?;
         // Not flushed, as git's checkout: the journal names the blob, and
         // recovery rewrites a file a power cut emptied or cut short.
         file.write_all(bytes)
