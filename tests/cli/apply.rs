@@ -314,3 +314,20 @@ fn a_landing_of_many_files_names_ten_and_counts_the_rest() {
     assert!(rollback.contains("and 2 more)."), "{rollback}");
     repo.assert_fsck();
 }
+
+/// A file written in place gives its index entry the stat data it had
+/// when written (issue 25 item 20, as git's checkout does): `git
+/// diff-files`, which compares stat data without refreshing, sees no
+/// change, whether the files were written by one thread or several.
+#[test]
+fn landed_files_carry_their_own_stat_data_into_the_index() {
+    for n in [3, 150] {
+        let repo = TestRepo::with_many(n, |i| (format!("d{}/f{i}.txt", i % 4), "tok\n".into()));
+        let id = repo.propose("tok", "TOK", &[]);
+        repo.evolv(&["apply", &id]).ok();
+        assert_eq!(repo.read("d0/f0.txt"), "TOK\n");
+        let stale = repo.git(&["diff-files", "--name-only"]);
+        assert_eq!(stale, "", "{n} files: stat data differs for {stale}");
+        assert_eq!(repo.status(), "");
+    }
+}

@@ -22,7 +22,7 @@ use super::{Repo, RepoPath, confine, filters};
 use crate::error::{Error, Result};
 
 mod in_place;
-pub use in_place::{InPlace, write_in_place};
+pub use in_place::InPlace;
 
 const MODE_SYMLINK: u32 = super::mode::SYMLINK;
 const MODE_EXECUTABLE: u32 = super::mode::EXECUTABLE;
@@ -158,28 +158,11 @@ pub fn write_blob(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()
     place_staged(repo, path)
 }
 
-/// Writes blob `id` with `mode` to the temp file next to `path`, flushed to
-/// disk, before the landing decides (see `land::move_branch_in_turn`): placing it
-/// later is a rename. Creates the missing parent directories and returns
-/// them (outermost first) in `created`. `false` (nothing written) for a
-/// gitlink, or when a leading component is a file the landing removes
-/// first: `write_blob` writes those once the way is clear.
-pub fn stage_blob(
-    repo: &Repo,
-    path: &RepoPath,
-    id: Oid,
-    mode: u32,
-    created: &mut Vec<PathBuf>,
-) -> Result<bool> {
-    if !prepare_stage(repo, path, mode, created)? {
-        return Ok(false);
-    }
-    write_staged(repo, path, id, mode)?;
-    Ok(true)
-}
-
-/// The first half of `stage_blob`, on the landing's thread: whether `path`
-/// is staged at all, and its missing parent directories created.
+/// Before the landing decides (see `land::move_branch_in_turn`), on its
+/// thread: whether `path` is written in bulk at all, and its missing
+/// parent directories created (returned outermost first in `created`).
+/// `false` for a gitlink, or when a leading component is a file the
+/// landing removes first: those are written once the way is clear.
 pub fn prepare_stage(
     repo: &Repo,
     path: &RepoPath,
@@ -222,15 +205,10 @@ pub fn prepare_stage(
     Ok(true)
 }
 
-/// The second half of `stage_blob`: the temp file of `path` (whose parent
-/// exists) written and its flush started. Any thread, with its own `Repo`.
-pub fn write_staged(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<()> {
-    write_staged_open(repo, path, id, mode).map(drop)
-}
-
-/// `write_staged`, handing back the temp file still open (none for a
-/// symlink), so that the thread that wrote it can wait for its data
-/// (`durable::settle_open`) without opening it again by name.
+/// The temp file of `path` (whose parent exists) written and its flush
+/// started, handed back still open (none for a symlink), so that the
+/// thread that wrote it can wait for its data (`durable::settle_open`)
+/// without opening it again by name. Any thread, with its own `Repo`.
 pub fn write_staged_open(
     repo: &Repo,
     path: &RepoPath,
@@ -384,7 +362,8 @@ fn create_fresh<T>(tmp: &Path, create: impl Fn() -> std::io::Result<T>) -> std::
     }
 }
 
-/// Renames the temp file `stage_blob` (or `write_blob`) wrote into place.
+/// Renames the temp file `write_staged_open` (or `write_blob`) wrote into
+/// place.
 pub fn place_staged(repo: &Repo, path: &RepoPath) -> Result<()> {
     filters::attributes_changed(repo, path);
     let placing = Placing::new(repo, path)?;
@@ -456,7 +435,7 @@ impl Placing {
     }
 }
 
-/// Removes directories `stage_blob` created, innermost first, where still
+/// Removes directories `prepare_stage` created, innermost first, where still
 /// empty (a landing that did not happen).
 pub fn remove_created_dirs(created: &[PathBuf]) {
     for dir in created.iter().rev() {
@@ -470,11 +449,6 @@ pub fn remove_created_dirs(created: &[PathBuf]) {
 pub fn remove(repo: &Repo, path: &RepoPath) -> Result<()> {
     filters::attributes_changed(repo, path);
     InPlace::new(repo)?.remove(path)
-}
-
-/// Where `write_staged` puts `path`'s new content.
-pub fn staged_temp_path(repo: &Repo, path: &RepoPath) -> Result<PathBuf> {
-    Ok(temp_sibling(repo, &crate::workdir(repo)?.join(path.fs())))
 }
 
 /// Removes the temp file a killed write may have left next to `path`;

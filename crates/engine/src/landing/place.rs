@@ -46,12 +46,12 @@ pub(super) fn roll_forward(
     let total = order.len();
     let mut entries = Vec::with_capacity(total);
     // The landing that just moved the branch writes (or renames) its
-    // prepared files last, from several threads (`in_parallel`); every
+    // prepared files last, from several threads (`Bulk::run`); every
     // other path is done first, in order. The worker settings were
     // checked before the branch moved (`move_branch_in_turn`): never a
     // reason to fail after it.
     let threads = match fresh {
-        Some(s) if s.in_place => checkout::workers(repo, s.paths.len()).unwrap_or(1),
+        Some(s) if pass.in_place => checkout::workers(repo, s.paths.len()).unwrap_or(1),
         Some(s) => checkout::rename_workers(repo, s.paths.len()).unwrap_or(1),
         None => 1,
     };

@@ -140,7 +140,7 @@ pub fn move_branch_in_turn(repo: &Repo, turn: Turn, mv: BranchMove<'_>) -> Resul
         });
     if let Err(e) = moved {
         index_write::discard_early(repo);
-        staged.discard(repo);
+        staged.discard(repo, &journal);
         if matches!(e, Error::Interrupted { .. }) {
             // The old index could not be put back: the journal and our
             // lock stay for `recover`, which rolls the index back.

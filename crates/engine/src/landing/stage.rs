@@ -4,7 +4,7 @@
 //! the files are durable, and after the move the landing only renames
 //! (`checkout::place_staged`). By default (the journal's `in_place`) only
 //! the paths are decided and their missing directories created: the files
-//! are written where they stand after the move (`checkout::write_in_place`),
+//! are written where they stand after the move (`checkout::InPlace`),
 //! as git's checkout writes them, saving a rename per file.
 
 use std::collections::HashSet;
@@ -19,11 +19,9 @@ use crate::git::{RepoPath, checkout, durable, filters};
 /// The files prepared ahead of the compare-and-swap.
 #[derive(Debug, Default)]
 pub struct Staged {
-    /// Paths whose new content waits in their temp file, or (`in_place`)
-    /// is written where they stand after the move.
+    /// Paths whose new content waits in their temp file, or (the journal's
+    /// `in_place`) is written where they stand after the move.
     pub paths: HashSet<RepoPath>,
-    /// Nothing was written ahead (the journal's `in_place`).
-    pub in_place: bool,
     /// The attribute answers of the files written in place, asked before
     /// the branch moves (a `git check-attr` that fails then stops nothing
     /// that has begun) and kept until they are written.
@@ -78,7 +76,6 @@ impl Staged {
             }
         }
         if journal.in_place {
-            self.in_place = true;
             self._primed = Some(Primed::new(repo, jobs.iter().map(|j| j.0))?);
             self.paths.extend(jobs.into_iter().map(|j| j.0.clone()));
             return Ok(());
@@ -99,10 +96,11 @@ impl Staged {
         }
     }
 
-    /// Removes the temp files and new directories of a landing that did
-    /// not happen (or whose staging failed half-way).
-    pub fn discard(&self, repo: &Repo) {
-        for path in self.paths.iter().filter(|_| !self.in_place) {
+    /// Removes the temp files (none when the files are written in place)
+    /// and new directories of a landing that did not happen (or whose
+    /// staging failed half-way).
+    pub fn discard(&self, repo: &Repo, journal: &Journal) {
+        for path in self.paths.iter().filter(|_| !journal.in_place) {
             checkout::remove_temp(repo, path);
         }
         checkout::remove_created_dirs(&self.dirs);

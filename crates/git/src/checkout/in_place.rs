@@ -26,11 +26,6 @@ use crate::index_write::Stat;
 use crate::sys::at;
 use crate::{Repo, RepoPath, confine, filters};
 
-/// Writes blob `id` with `mode` at `path` (see `InPlace::write`).
-pub fn write_in_place(repo: &Repo, path: &RepoPath, id: Oid, mode: u32) -> Result<Option<Stat>> {
-    InPlace::new(repo)?.write(repo, path, id, mode)
-}
-
 /// A writer of files in place for one thread, keeping the directory it
 /// wrote into last: a landing's files come a directory at a time.
 pub struct InPlace {
