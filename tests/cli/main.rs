@@ -63,6 +63,7 @@ mod scale;
 mod server_faults;
 mod server_fixture;
 mod server_hostile;
+mod server_isolation;
 mod server_land;
 mod sizes;
 mod snapshots;

@@ -7,13 +7,10 @@
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::landing::{bare, land};
-use crate::ops::apply::DEFAULT_TIMEOUT_SECS;
 use crate::ops::settings::Settings;
 use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
 use crate::store::outcomes::{Outcome, Reason, State};
 use crate::store::proposals;
-use crate::validate::{self, Budget, Stage, TimeoutSource};
-use crate::worktree;
 
 use super::records;
 
@@ -74,7 +71,7 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, 
     super::lint::check(repo, settings, &commits)?;
     let committer = git::committer(repo)?;
     let replayed = bare::replay(repo, &commits, head, &committer, &rec.id)?;
-    validate_on_server(repo, settings, replayed.commit)?;
+    super::validation::validate(repo, settings, &branch_ref, replayed.commit)?;
     rec.new = Some(replayed.commit.to_string());
     records::write(repo, rec)?;
     bare::swap(repo, &branch_ref, head, replayed.commit, &rec.id)?;
@@ -110,33 +107,6 @@ fn commits_to_land(repo: &Repo, pushed: Oid, hide: &[Oid]) -> Result<Vec<Oid>> {
         ));
     }
     Ok(commits)
-}
-
-/// Runs the server's `evolv.validate` commands (never one a push names) on
-/// `commit` in a warm worktree of the bare repository, under `evolv.timeout`.
-fn validate_on_server(repo: &Repo, settings: &Settings, commit: Oid) -> Result<()> {
-    let mut commands = settings.validate_commands();
-    commands.retain(|c| !c.trim().is_empty());
-    if commands.is_empty() {
-        return Ok(());
-    }
-    let (seconds, source) = match settings.timeout_secs()? {
-        Some(s) => (s, TimeoutSource::Config),
-        None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
-    };
-    let budget = Budget::starting_now(seconds).limited_by(source);
-    let wt = worktree::acquire(repo, false, budget)?;
-    wt.checkout(commit)?;
-    let record = wt.group_record();
-    let mut reports = Vec::new();
-    validate::run_all(
-        &commands,
-        Stage::Validate,
-        wt.path(),
-        budget,
-        &mut reports,
-        Some(&record),
-    )
 }
 
 /// What the pusher and the record are told of a refusal.

@@ -18,12 +18,15 @@ use evolv_core::receive::ref_name;
 
 use super::settings::Settings;
 
+mod ci_verdicts;
 pub mod guard;
 mod land;
 mod lint;
 pub mod options;
 pub mod queue;
 pub mod records;
+mod untouched;
+mod validation;
 
 /// One ref git hands to the hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
