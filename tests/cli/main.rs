@@ -65,6 +65,7 @@ mod server_fixture;
 mod server_hostile;
 mod server_isolation;
 mod server_land;
+mod server_lint;
 mod sizes;
 mod snapshots;
 mod stack_status;
