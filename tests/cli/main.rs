@@ -66,6 +66,7 @@ mod server_hostile;
 mod server_isolation;
 mod server_land;
 mod server_lint;
+mod server_refusals;
 mod sizes;
 mod snapshots;
 mod stack_status;

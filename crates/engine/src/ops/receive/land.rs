@@ -93,11 +93,22 @@ fn commits_to_land(repo: &Repo, pushed: Oid, hide: &[Oid]) -> Result<Vec<Oid>> {
         ));
     }
     for &c in &commits {
-        if repo.find_commit(c)?.parent_count() != 1 {
-            return Err(Error::invalid(
-                format!("{c} is a merge commit: a landing replays commits one by one"),
-                "rebase onto the branch (`git pull --rebase`) and push again",
-            ));
+        match repo.find_commit(c)?.parent_count() {
+            1 => {}
+            0 => {
+                return Err(Error::invalid(
+                    format!(
+                        "{c} is a root commit (it has no parent): it shares no history with the branch"
+                    ),
+                    "commit on top of the branch (`git fetch`, then `git rebase --onto origin/<branch> --root`) and push again",
+                ));
+            }
+            _ => {
+                return Err(Error::invalid(
+                    format!("{c} is a merge commit: a landing replays commits one by one"),
+                    "rebase onto the branch (`git pull --rebase`) and push again",
+                ));
+            }
         }
     }
     if commits.is_empty() {
