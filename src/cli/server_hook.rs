@@ -182,8 +182,10 @@ pub fn pre_receive(dir: &Path) -> Result<u8> {
         .take(1 << 20)
         .read_to_string(&mut stdin)
         .map_err(|e| Error::io("read", "stdin", e))?;
-    let judged =
-        Session::open_for::<PreReceiveRequest>(dir)?.pre_receive(&PreReceiveRequest { stdin })?;
+    let judged = Session::open_for::<PreReceiveRequest>(dir)?.pre_receive(&PreReceiveRequest {
+        stdin,
+        pusher: pusher_from_env(),
+    })?;
     let mut refused = false;
     let mut stderr = std::io::stderr().lock();
     for j in &judged {

@@ -102,6 +102,25 @@ impl Settings {
             .to_string()
     }
 
+    /// `evolv.receive.keepRefused`: seconds a server keeps a refused
+    /// push's commits (`ops::receive::refused`).
+    pub fn receive_keep_refused(&self) -> Result<Option<u64>> {
+        self.config
+            .parsed("evolv.receive.keepRefused", "a number of seconds", |v| {
+                v.trim().parse::<u64>().ok()
+            })
+    }
+
+    /// `evolv.receive.refusedQuota`: how many refused pushes one pusher
+    /// may have kept at a time.
+    pub fn receive_refused_quota(&self) -> Result<Option<usize>> {
+        self.config.parsed(
+            "evolv.receive.refusedQuota",
+            "a positive whole number",
+            |v| v.trim().parse::<usize>().ok().filter(|&n| n > 0),
+        )
+    }
+
     /// `maintenance.auto`, `gc.auto` and `gc.autoPackLimit`: what git's
     /// porcelain would do after writing objects, `None` when it would do
     /// nothing (`maintenance.auto=false`). A value git would refuse counts

@@ -11,7 +11,8 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::store::outcomes::FOR_PREFIX;
+use crate::git::Repo;
+use crate::store::outcomes::{FOR_PREFIX, Pusher};
 use evolv_core::receive::ref_name::shown;
 
 use super::super::settings::{ServerValidation, Settings};
@@ -32,6 +33,32 @@ pub struct Judged {
 pub struct PreReceiveRequest {
     /// `<old> <new> <ref>` lines.
     pub stdin: String,
+    /// Who pushes, as the transport says: their refused pushes count
+    /// against a quota (`refused::check_quota`).
+    pub pusher: Pusher,
+}
+
+/// [`judge`], and a push to `refs/for/` by a pusher over their quota of
+/// refused pushes is refused before its objects leave quarantine.
+pub fn judge_push(
+    repo: &Repo,
+    settings: &Settings,
+    req: &PreReceiveRequest,
+) -> Result<Vec<Judged>> {
+    let mut judged = judge(settings, &req.stdin)?;
+    if judged
+        .iter()
+        .any(|j| j.refused.is_none() && j.refname.starts_with(FOR_PREFIX))
+        && let Err(e) = super::refused::check_quota(repo, settings, &req.pusher)
+    {
+        for j in judged
+            .iter_mut()
+            .filter(|j| j.refused.is_none() && j.refname.starts_with(FOR_PREFIX))
+        {
+            j.refused = Some(format!("{e}; {}", e.hint()));
+        }
+    }
+    Ok(judged)
 }
 
 /// Judges git's pre-receive lines (`<old> <new> <ref>`).

@@ -41,6 +41,7 @@ pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcom
             rec.new = None;
             rec.reason = Some(reason_of(&e));
             records::write(repo, &rec)?;
+            super::refused::keep(repo, &rec)?;
             audit_landing(repo, &rec, Some(&e));
         }
     }

@@ -25,6 +25,7 @@ mod lint;
 pub mod options;
 pub mod queue;
 pub mod records;
+pub mod refused;
 mod untouched;
 mod validation;
 
@@ -101,6 +102,7 @@ pub fn receive(repo: &Repo, settings: &Settings, req: &ReceiveRequest) -> Result
         Ok(o) => o,
         Err(e) => return Ok(ReceiveOutcome::refused(req, &e)),
     };
+    refused::expire(repo, settings)?;
     let mut outs = Vec::new();
     for r in &req.refs {
         outs.push(match enqueue(repo, r, &req.pusher) {
