@@ -192,6 +192,24 @@ const CASES: &[Case] = &[
         Bytes(b"A\nb\nc\ntail\n"),
     ),
     case(
+        "an addition-only chunk, then a chunk removing lines before it",
+        Some(b"line1\nline2\nline3\n"),
+        "*** Begin Patch\n*** Update File: f\n@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n*** End Patch\n",
+        Bytes(b"line1\nline2-replacement\nafter-context\nsecond-line\n"),
+    ),
+    case(
+        "an addition-only chunk pinned to the end of file",
+        Some(b"foo\nbar\nbaz\n"),
+        "*** Begin Patch\n*** Update File: f\n@@\n+quux\n*** End of File\n*** End Patch\n",
+        Bytes(b"foo\nbar\nbaz\nquux\n"),
+    ),
+    case(
+        "a chunk ending in a context line and a blank line, at the end of the file",
+        Some(b"foo\nbar\nbaz\n"),
+        "*** Begin Patch\n*** Update File: f\n@@\n-foo\n+FOO\n bar\n\n*** End Patch\n",
+        Bytes(b"FOO\nbar\nbaz\n"),
+    ),
+    case(
         "an addition-only chunk after an anchor still goes at the end",
         Some(b"a\nb\nc\n"),
         "*** Begin Patch\n*** Update File: f\n@@ b\n+new\n*** End Patch\n",

@@ -113,6 +113,13 @@ fn inside_markers<'a, 'b>(lines: &'b [Line<'a>]) -> Result<&'b [Line<'a>], Patch
         {
             strict(&lines[1..lines.len() - 1])
         }
+        [first, .., last] if HEREDOCS.contains(&first.text) => Err(PatchError::at(
+            last.number,
+            format!(
+                "the envelope opens a heredoc with `{}` but its last line does not end with `EOF`",
+                first.text
+            ),
+        )),
         _ => Err(first_error),
     }
 }
