@@ -427,3 +427,49 @@ fn every_row_does_what_codex_does() {
         wrong.join("\n")
     );
 }
+
+/// Envelopes and files made of the dialect's awkward pieces, thousands of
+/// them: each is applied or refused, never a panic.
+#[test]
+fn no_envelope_or_file_makes_it_panic() {
+    const PIECES: [&str; 16] = [
+        "@@",
+        "@@ a",
+        "@@a",
+        " a",
+        "-a",
+        "+a",
+        "",
+        "  ",
+        "*** End of File",
+        " ",
+        "-",
+        "+",
+        "-\u{2013}",
+        " b\r",
+        "*** Update File: f",
+        "*** Move to: g",
+    ];
+    const FILES: [&[u8]; 6] = [b"", b"a", b"a\n", b"a\r\nb\rc\n", b"\n\n", b"b\ra"];
+    let mut seed: u64 = 38;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    for _ in 0..5000 {
+        let mut text = String::from("*** Begin Patch\n*** Update File: f\n");
+        for _ in 0..next(8) {
+            text.push_str(PIECES[next(PIECES.len())]);
+            text.push('\n');
+        }
+        text.push_str("*** End Patch\n");
+        let base = FILES[next(FILES.len())];
+        if let Ok(files) = parse(text.as_bytes()) {
+            for file in &files {
+                let _ = apply(file, "f", Some(base), &none);
+            }
+        }
+    }
+}
