@@ -91,6 +91,18 @@ const CASES: &[Case] = &[
         Bytes(b"b\n"),
     ),
     case(
+        "an indented heredoc opener and a closer followed by spaces",
+        Some(b"a\n"),
+        "  <<\"EOF\"\n*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch\nEOF  \n",
+        Bytes(b"b\n"),
+    ),
+    case(
+        "a heredoc too short to hold an envelope",
+        None,
+        "<<EOF\n*** Begin Patch\nEOF\n",
+        Refused("EOF"),
+    ),
+    case(
         "a heredoc with mismatched quotes",
         Some(b"a\n"),
         "<<\"EOF'\n*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch\nEOF\n",

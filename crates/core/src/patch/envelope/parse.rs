@@ -107,17 +107,20 @@ fn inside_markers<'a, 'b>(lines: &'b [Line<'a>]) -> Result<&'b [Line<'a>], Patch
         Ok(body) => return Ok(body),
         Err(e) => e,
     };
+    // Codex trims the whole text, so the opener may be indented and the
+    // closer followed by spaces.
+    let heredoc = |first: &Line<'_>| HEREDOCS.contains(&first.text.trim_start());
     match lines {
         [first, .., last]
-            if HEREDOCS.contains(&first.text) && last.text.ends_with("EOF") && lines.len() >= 4 =>
+            if heredoc(first) && last.text.trim_end().ends_with("EOF") && lines.len() >= 4 =>
         {
             strict(&lines[1..lines.len() - 1])
         }
-        [first, .., last] if HEREDOCS.contains(&first.text) => Err(PatchError::at(
+        [first, .., last] if heredoc(first) => Err(PatchError::at(
             last.number,
             format!(
-                "the envelope opens a heredoc with `{}` but its last line does not end with `EOF`",
-                first.text
+                "the envelope opens a heredoc with `{}` but its last line does not end with `EOF` (or it holds no envelope)",
+                first.text.trim()
             ),
         )),
         _ => Err(first_error),
