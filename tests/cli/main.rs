@@ -50,6 +50,7 @@ mod plan;
 mod progress;
 mod propose;
 mod propose_patch;
+mod propose_patch_codex;
 mod propose_patch_history;
 mod readme_assistants;
 mod remote_errors;
