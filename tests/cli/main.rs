@@ -68,6 +68,7 @@ mod server_isolation;
 mod server_land;
 mod server_lint;
 mod server_refusals;
+mod server_stack;
 mod sizes;
 mod snapshots;
 mod stack_status;
