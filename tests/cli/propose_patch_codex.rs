@@ -231,3 +231,37 @@ fn the_mcp_tool_applies_the_same_dialect() {
     mcp.finish();
     assert_eq!(blob(&repo, &id, "w.txt"), b"a\r\nB\r\nc\r\n");
 }
+
+/// Codex applies an envelope's parts one after another, each on what the
+/// parts before it left: a file updated twice, added then updated, or
+/// deleted then added again, is one change of the path.
+#[test]
+fn parts_touching_one_path_apply_in_order_as_codex_applies_them() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\nthree\n"), ("gone.txt", "old\n")]);
+    let envelope = "*** Begin Patch\n\
+        *** Update File: a.txt\n@@\n-one\n+ONE\n\
+        *** Update File: a.txt\n@@\n ONE\n-two\n+TWO\n\
+        *** Add File: new.txt\n+first\n\
+        *** Update File: new.txt\n@@\n-first\n+FIRST\n\
+        *** Delete File: gone.txt\n\
+        *** Add File: gone.txt\n+again\n\
+        *** End Patch\n";
+    let run = propose(&repo, envelope);
+    run.ok();
+    let id = run.json_str("/patch_id");
+    assert_eq!(blob(&repo, &id, "a.txt"), b"ONE\nTWO\nthree\n");
+    assert_eq!(blob(&repo, &id, "new.txt"), b"FIRST\n");
+    assert_eq!(blob(&repo, &id, "gone.txt"), b"again\n");
+    // An update of what an earlier part deleted is refused, nothing stored.
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let envelope = "*** Begin Patch\n*** Delete File: a.txt\n\
+        *** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+    let run = propose(&repo, envelope);
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("a part before this one removed it"),
+        "{}",
+        run.stdout
+    );
+    no_proposal(&repo);
+}
