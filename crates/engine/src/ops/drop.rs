@@ -182,7 +182,9 @@ pub fn all_ids(repo: &Repo) -> Result<Vec<String>> {
 pub struct GcOutcome {
     pub dropped: Vec<String>,
     pub removed_worktrees: Vec<String>,
-    /// Verdict refs made before the cutoff (`older_than_days`), removed.
+    /// Verdict refs removed: every one that is not a commit (a blob, a
+    /// tree, a tag: never a verdict), and those made before the cutoff
+    /// (`older_than_days`).
     pub pruned_verdicts: Vec<String>,
 }
 
@@ -199,13 +201,16 @@ pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
     }
     let mut dropped = Vec::new();
     let mut pruned_verdicts = Vec::new();
+    if older_than_days.is_none() {
+        pruned_verdicts = crate::store::verdicts::prune(repo, None)?;
+    }
     if let Some(days) = older_than_days {
         // Saturating: `--older-than 99999999999999` means "none", not a panic.
         let age = i64::try_from(days)
             .unwrap_or(i64::MAX)
             .saturating_mul(86_400);
         let cutoff = proposals::now_secs().saturating_sub(age);
-        pruned_verdicts = crate::store::verdicts::prune_made_before(repo, cutoff)?;
+        pruned_verdicts = crate::store::verdicts::prune(repo, Some(cutoff))?;
         let listing = proposals::listing(repo)?;
         // One this version cannot read is as old as its commit.
         let old: Vec<String> = listing
