@@ -106,11 +106,13 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// Whether this verdict answers for `commands`: it lists exactly them,
-    /// and a pass shows each one exiting 0 (a foreign verdict claiming a
-    /// pass for a set it did not run is no answer).
-    pub fn covers(&self, commands: &[String]) -> bool {
-        self.commands.len() == commands.len()
+    /// Whether this verdict answers for `commands` on `tree`: it names
+    /// that tree, lists exactly those commands, and a pass shows each one
+    /// exiting 0 (a verdict written under another tree's key, or claiming
+    /// a pass for a set it did not run, is no answer).
+    pub fn covers(&self, tree: Oid, commands: &[String]) -> bool {
+        self.tree == tree.to_string()
+            && self.commands.len() == commands.len()
             && self
                 .commands
                 .iter()

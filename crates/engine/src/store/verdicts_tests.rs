@@ -114,11 +114,18 @@ fn a_remotes_verdict_counts_only_when_the_remote_is_trusted() {
 #[test]
 fn a_verdict_covers_only_the_commands_it_shows_passing() {
     let set = ["make test".to_string()];
-    assert!(verdict("k", Status::Pass).covers(&set));
-    assert!(verdict("k", Status::Fail).covers(&set));
+    let tree: Oid = "4b825dc642cb6eb9a060e54bf8d69288fbee4904".parse().unwrap();
+    let covers = |v: &Verdict, set: &[String]| v.covers(tree, set);
+    assert!(covers(&verdict("k", Status::Pass), &set));
+    assert!(covers(&verdict("k", Status::Fail), &set));
+    let other: Oid = "0123456789012345678901234567890123456789".parse().unwrap();
+    assert!(
+        !verdict("k", Status::Pass).covers(other, &set),
+        "another tree"
+    );
     let mut old = verdict("k", Status::Pass);
     old.commands.clear();
-    assert!(!old.covers(&set), "an old-shape verdict");
+    assert!(!covers(&old, &set), "an old-shape verdict");
     let mut half = verdict("k", Status::Pass);
     half.commands.push(CommandExit {
         command: "make lint".into(),
@@ -126,6 +133,9 @@ fn a_verdict_covers_only_the_commands_it_shows_passing() {
         duration_ms: 0,
     });
     let two = ["make test".to_string(), "make lint".to_string()];
-    assert!(!half.covers(&two), "a pass with a command that did not run");
-    assert!(!verdict("k", Status::Pass).covers(&two), "another set");
+    assert!(
+        !covers(&half, &two),
+        "a pass with a command that did not run"
+    );
+    assert!(!covers(&verdict("k", Status::Pass), &two), "another set");
 }

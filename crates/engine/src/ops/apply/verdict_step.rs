@@ -89,7 +89,7 @@ impl Lookup {
             None
         } else {
             verdicts::lookup_noting(repo, &key, &mut warnings)?
-                .filter(|f| f.verdict.status != Status::Skip && f.verdict.covers(&commands))
+                .filter(|f| f.verdict.status != Status::Skip && f.verdict.covers(tree, &commands))
         };
         Ok(Some(Lookup {
             key,

@@ -40,7 +40,7 @@ pub fn attach(
         };
         parts.tree = tree;
         p.verdict = verdicts::lookup_noting(repo, &parts.key(), &mut warnings)?
-            .filter(|f| f.verdict.covers(&commands))
+            .filter(|f| f.verdict.covers(tree, &commands))
             .map(ProposalVerdict::from);
     }
     Ok(warnings)

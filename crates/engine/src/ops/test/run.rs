@@ -57,8 +57,8 @@ pub(crate) fn verdict_for(
     let tree = repo.find_commit(target.commit)?.tree_id();
     let key = verdicts::key_of(repo, tree, commands)?;
     if !no_cache
-        && let Some(found) =
-            verdicts::lookup_noting(repo, &key, warnings)?.filter(|f| f.verdict.covers(commands))
+        && let Some(found) = verdicts::lookup_noting(repo, &key, warnings)?
+            .filter(|f| f.verdict.covers(tree, commands))
     {
         return Ok(shown(target, found.verdict, true, found.source));
     }
