@@ -328,3 +328,23 @@ fn an_abort_stops_a_multi_target_test_and_the_rest_are_not_run() {
     }
     assert!(verdict_refs(&repo).is_empty(), "an abort is not stored");
 }
+
+/// `git evolv gc` with no option does its housekeeping, as `git gc` does:
+/// a verdict ref that is not a commit goes, nothing else.
+#[test]
+fn plain_gc_removes_a_verdict_ref_that_is_not_a_commit() {
+    let (repo, id) = TestRepo::proposed(&[("a.txt", "one\n")], "one", "two");
+    repo.set_config("evolv.validate", "true");
+    repo.evolv(&["test", &id]).success();
+    let good = verdict_refs(&repo);
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]).trim().to_string();
+    let name = "refs/evolv/verdicts/not-a-commit";
+    repo.git(&["update-ref", name, &tree]);
+    let gc = repo.evolv(&["gc"]);
+    gc.success();
+    assert_has(&gc.stdout, "pruned 1 verdict(s)");
+    assert_eq!(repo.rev(name), None);
+    assert_eq!(verdict_refs(&repo), good, "the real verdict stays");
+    repo.evolv(&["show", &id]).success();
+    repo.assert_fsck();
+}

@@ -189,16 +189,11 @@ pub struct GcOutcome {
 }
 
 /// Drops proposals older than `older_than_days` (if given) and removes the
-/// idle warm worktrees (if `worktrees`).
+/// idle warm worktrees (if `worktrees`). Always (as `git gc` with no
+/// option still does its housekeeping): removes the verdict refs that are
+/// not commits and the kept refs undo no longer needs.
 pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
     let (older_than_days, worktrees) = (req.older_than_days, req.worktrees);
-    if older_than_days.is_none() && !worktrees {
-        return Err(Error::invalid_field(
-            "older_than_days",
-            "gc needs something to do",
-            "give older_than_days to drop old proposals and/or worktrees to remove validation worktrees",
-        ));
-    }
     let mut dropped = Vec::new();
     let mut pruned_verdicts = Vec::new();
     if older_than_days.is_none() {
