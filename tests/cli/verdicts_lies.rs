@@ -172,6 +172,13 @@ fn a_changed_file_in_an_input_directory_misses_the_cache() {
     std::fs::rename(repo.file("deps/one.txt"), repo.file("deps/uno.txt")).unwrap();
     assert!(!cached(), "a renamed file");
     assert_eq!(runs(&repo), 5);
+    // A declared input that is a link to a directory is that directory.
+    std::os::unix::fs::symlink(repo.file("deps"), repo.file("linked")).unwrap();
+    repo.set_config("evolv.test.inputs", "linked");
+    assert!(!cached());
+    assert!(cached());
+    repo.write("deps/uno.txt", "changed through the link\n");
+    assert!(!cached(), "a changed file behind the link");
 }
 
 // --- item 9: a long-lived MCP session and a changed toolchain -------------

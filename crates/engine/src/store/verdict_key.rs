@@ -111,7 +111,9 @@ impl KeyParts {
 /// A file's blob id, a directory's [`dir_hash`], or "missing" when it
 /// cannot be read.
 fn input_hash(path: &Path) -> String {
-    match std::fs::symlink_metadata(path) {
+    // Followed: a declared input that is a link to a directory is that
+    // directory (links inside it are not followed).
+    match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => dir_hash(path),
         _ => crate::git::hash_blob_file(path)
             .map_or_else(|_| "missing".to_string(), |o| o.to_string()),

@@ -272,9 +272,7 @@ fn skipped(name: &str, kind: &str) -> Deferred {
     Deferred {
         code: "verdict_ref_not_a_commit",
         message: format!("{name} points at a {kind}, not a verdict commit: skipped"),
-        hint: format!(
-            "`git evolv gc --worktrees` (or any `git evolv gc`) removes it; so does `git update-ref -d {name}`"
-        ),
+        hint: format!("`git evolv gc` removes it (as does `git update-ref -d {name}`)"),
     }
 }
 
