@@ -317,8 +317,24 @@ enum Held {
     Verdict(Verdict, bool),
 }
 
-/// What the ref `name` holds.
+/// What the ref `name` holds, its mark checked with this clone's secret.
 fn read(repo: &Repo, name: &str) -> Result<Held> {
+    held_marked_by(repo, name, &secret(repo)?)
+}
+
+/// The verdict stored at `name`, and whether it is marked with `secret`
+/// (a server checks CI's verdicts with the secret it shares with CI). A
+/// ref that holds no verdict (not a commit, or not a verdict's message)
+/// is none.
+pub fn read_marked_by(repo: &Repo, name: &str, secret: &[u8]) -> Result<Option<(Verdict, bool)>> {
+    Ok(match held_marked_by(repo, name, secret)? {
+        Held::Verdict(verdict, marked) => Some((verdict, marked)),
+        _ => None,
+    })
+}
+
+/// What the ref `name` holds, its mark checked with `secret`.
+fn held_marked_by(repo: &Repo, name: &str, secret: &[u8]) -> Result<Held> {
     let Some(oid) = repo.ref_target(name) else {
         return Ok(Held::Missing);
     };
@@ -334,7 +350,7 @@ fn read(repo: &Repo, name: &str) -> Result<Held> {
         return Ok(Held::NotAVerdict);
     };
     let marked = match given {
-        Some(given) => constant_time_eq(given.as_bytes(), mark(repo, json)?.as_bytes()),
+        Some(given) => constant_time_eq(given.as_bytes(), mark_with(secret, json).as_bytes()),
         None => false,
     };
     Ok(Held::Verdict(verdict, marked))
@@ -364,15 +380,18 @@ fn trusted_remotes(repo: &Repo) -> Result<Vec<String>> {
 
 /// The keyed hash of `json` under this clone's secret.
 fn mark(repo: &Repo, json: &str) -> Result<String> {
-    let secret = secret(repo)?;
+    Ok(mark_with(&secret(repo)?, json))
+}
+
+fn mark_with(secret: &[u8], json: &str) -> String {
     let inner = Sha1::new()
-        .chain_update(&secret)
+        .chain_update(secret)
         .chain_update(json.as_bytes())
         .finalize();
-    Ok(hex(&Sha1::new()
-        .chain_update(&secret)
+    hex(&Sha1::new()
+        .chain_update(secret)
         .chain_update(inner)
-        .finalize()))
+        .finalize())
 }
 
 fn secret_path(repo: &Repo) -> PathBuf {
