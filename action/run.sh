@@ -14,7 +14,11 @@
 #   run.sh validate   fetch refs/evolv/proposals/*, dry-run apply each pending
 #                     proposal (INPUT_PROPOSALS, default all) on the checked-out
 #                     branch with INPUT_VALIDATE (default: git config
-#                     evolv.validate), write each verdict to the job summary
+#                     evolv.validate, read once before any proposal runs),
+#                     each in a throwaway clone of its own (a proposal's code
+#                     cannot rewrite the job's config nor another's verdict;
+#                     one that changes the job's config or refs by its path
+#                     stops the step), write each verdict to the job summary
 #                     and to the outputs, and push the verdict refs the applies
 #                     stored (refs/evolv/verdicts/*) to origin, where a
 #                     developer's apply reuses them once fetched and trusted
@@ -104,6 +108,72 @@ lint() {
   return "$code"
 }
 
+# The job's state a proposal's code must not touch: its local config and
+# its refs (branches, refs/evolv/*).
+job_state() {
+  { git config --local -z --list; git for-each-ref --format='%(objectname) %(refname)' refs/heads/ refs/evolv/; } | cksum
+}
+
+# This clone's verdict secret (32 random bytes, as git-evolv makes it on
+# first use), made now when missing so each throwaway clone marks its
+# verdicts as this clone's: the ones brought back are reused here. One
+# already there (a secret shared with a server, docs/server.md) is kept.
+ensure_secret() {
+  local f="$1/evolv/verdict-secret"
+  if [ -s "$f" ]; then return; fi
+  mkdir -p "$1/evolv"
+  head -c 32 /dev/urandom >"$f.action.$$" && mv -f "$f.action.$$" "$f"
+}
+
+# Validates proposal $1 in a throwaway clone of the job's (objects shared,
+# config and refs its own), with the job's settings read before any
+# proposal ran: nothing a proposal's code does to its clone reaches the
+# job or another proposal. Prints apply's JSON; exits as apply does; the
+# tree the proposal lands as goes to $scratch/$1.tree, the clone's verdict
+# refs before the run to $scratch/$1.before (for bring_back).
+# Globals: job gitdir scratch branch settings cmds.
+validate_one() {
+  local id="$1" wt="$scratch/$1" i cand cand_tree before code=0 json
+  git clone --quiet --shared --branch "$branch" "$job" "$wt" 2>/dev/null \
+    || die "could not make a throwaway clone of $job in $wt to validate $id"
+  git -C "$wt" remote remove origin
+  git -C "$wt" fetch --quiet --no-tags "$job" '+refs/evolv/*:refs/evolv/*'
+  for ((i = 0; i < ${#settings[@]}; i += 2)); do git -C "$wt" config --add "${settings[i]}" "${settings[i + 1]}"; done
+  mkdir -p "$wt/.git/evolv" && cp "$gitdir/evolv/verdict-secret" "$wt/.git/evolv/verdict-secret"
+  # The tree the proposal lands as (no code of it runs: `true` validates).
+  cand="$(cd "$wt" && evolv apply "$id" --dry-run --json --validate true 2>/dev/null | python3 -c 'import json,sys
+print(json.load(sys.stdin).get("commit") or "")' 2>/dev/null)" || true
+  cand_tree="$(git -C "$wt" rev-parse --verify --quiet "$cand^{tree}" 2>/dev/null)" || cand_tree=""
+  before="$(git -C "$wt" for-each-ref --format='%(objectname) %(refname)' refs/evolv/verdicts/)"
+  json="$(cd "$wt" && evolv apply "$id" --dry-run --json "${cmds[@]}" 2>/dev/null)" || code=$?
+  printf '%s\n' "$json"
+  printf '%s' "$cand_tree" >"$scratch/$id.tree"
+  printf '%s\n' "$before" >"$scratch/$id.before"
+  return "$code"
+}
+
+# Fetches into the job the verdict refs the apply in clone $1 stored: new
+# or changed ones whose verdict is about the proposal's tree $2 with the
+# job's validators. Any other (a proposal's code writing verdict refs in
+# its clone) stays there and goes with it.
+bring_back() {
+  local wt="$1" tree="$2" before="$3" ref
+  [ -n "$tree" ] || return 0
+  while IFS= read -r ref; do
+    [ -n "$ref" ] || continue
+    if git -C "$wt" cat-file commit "$ref" | EVOLV_TREE="$tree" python3 -c '
+import json, os, sys
+message = sys.stdin.read().split("\n\n", 1)[-1].rsplit("\nEvolv-Mark: ", 1)[0]
+v = json.loads(message)
+want = json.loads(os.environ["EVOLV_VALIDATORS"])
+ok = v.get("tree") == os.environ["EVOLV_TREE"] and [c.get("command") for c in v.get("commands") or []] == want
+sys.exit(0 if ok else 1)' 2>/dev/null; then
+      git fetch --quiet --no-tags "$wt" "+$ref:$ref"
+    fi
+  done < <(git -C "$wt" for-each-ref --format='%(objectname) %(refname)' refs/evolv/verdicts/ \
+    | grep -vxF -f <(printf '%s\n' "$before") | cut -d' ' -f2)
+}
+
 validate() {
   git fetch --quiet --no-tags origin '+refs/evolv/proposals/*:refs/evolv/proposals/*' 2>/dev/null \
     || echo "note: no refs/evolv/proposals/* fetched from origin; validating the local ones" >&2
@@ -115,22 +185,55 @@ validate() {
 for p in json.load(sys.stdin)["proposals"]:
     if p["status"] == "pending": print(p["patch_id"])')
   fi
-  local cmds=()
-  while IFS= read -r c; do [ -n "$c" ] && cmds+=(--validate "$c"); done <<<"${INPUT_VALIDATE:-}"
-  local branch head
+  local head
   branch="$(git symbolic-ref --short HEAD 2>/dev/null)" || die "validate needs a branch checked out (actions/checkout with 'ref: main'), not a detached HEAD"
   head="$(git rev-parse HEAD)"
-  summary "### git-evolv validate" "" "Each proposal validated on \`$branch\` at \`${head:0:12}\` (a dry run: nothing landed)." ""
+  # The job's configuration, read once, before any proposal's code runs:
+  # the validators (the 'validate' input, else evolv.validate), passed to
+  # each apply explicitly, and the other evolv.* and user.* settings.
+  local c entry key
+  validators=() cmds=() settings=()
+  if [ -n "${INPUT_VALIDATE:-}" ]; then
+    while IFS= read -r c; do [ -n "$c" ] && validators+=("$c"); done <<<"$INPUT_VALIDATE"
+  else
+    while IFS= read -r -d '' c; do [ -n "$c" ] && validators+=("$c"); done < <(git config -z --get-all evolv.validate || true)
+  fi
+  for c in "${validators[@]}"; do cmds+=(--validate "$c"); done
+  while IFS= read -r -d '' entry; do
+    key="${entry%%$'\n'*}"
+    [ "$key" = evolv.validate ] && continue
+    if [ "$key" = "$entry" ]; then settings+=("$key" true); else settings+=("$key" "${entry#*$'\n'}"); fi
+  done < <(git config --local -z --get-regexp '^(evolv|user)\.' || true)
+  EVOLV_VALIDATORS="$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "${validators[@]}")"
+  export EVOLV_VALIDATORS
+  job="$PWD"
+  gitdir="$(git rev-parse --path-format=absolute --git-common-dir)"
+  summary "### git-evolv validate" "" "Each proposal validated on \`$branch\` at \`${head:0:12}\` (a dry run: nothing landed), each in a throwaway clone of its own." ""
   if [ "${#ids[@]}" = 0 ]; then
     summary "No pending proposal under \`refs/evolv/proposals/\`."
     out verdicts "[]"; out passed 0; out failed 0
     return 0
   fi
+  ensure_secret "$gitdir"
+  scratch="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/git-evolv-validate.XXXXXX")"
+  trap 'rm -rf "$scratch"' EXIT
   summary "| proposal | commit | verdict | detail |" "| --- | --- | --- | --- |"
-  local passed=0 failed=0 verdicts="" id json code
+  local passed=0 failed=0 verdicts="" id json code state
+  state="$(job_state)"
   for id in "${ids[@]}"; do
     code=0
-    json="$(evolv apply "$id" --dry-run --json "${cmds[@]}" 2>/dev/null)" || code=$?
+    json="$(validate_one "$id")" || code=$?
+    # What the proposal's code could reach by a path (the job's config, its
+    # refs): any change and no verdict of this job can be believed.
+    if [ "$(job_state)" != "$state" ]; then
+      echo "::error title=git-evolv validate::$id changed the job's git config or refs (branches, refs/evolv/) while it was validated: its code reached outside its throwaway clone. Stopped; no verdict was published" >&2
+      summary "" "**Stopped:** validating \`$id\` changed the job's git config or refs; no verdict was published."
+      out passed "$passed"; out failed "$((failed + 1))"
+      exit 2
+    fi
+    bring_back "$scratch/$id" "$(cat "$scratch/$id.tree" 2>/dev/null)" "$(cat "$scratch/$id.before" 2>/dev/null)"
+    rm -rf "${scratch:?}/$id" "$scratch/$id.tree" "$scratch/$id.before"
+    state="$(job_state)"
     local line
     line="$(EVOLV_JSON="$json" python3 - "$id" "$code" <<'PY'
 import json, os, sys

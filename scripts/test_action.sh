@@ -176,5 +176,53 @@ expect "verdicts: ... it landed" 0 test "$(git rev-parse main~1)" = "$before"
 expect "verdicts: ... the working tree is clean" 0 test -z "$(git status --porcelain)"
 expect "verdicts: ... git fsck is clean" 0 git fsck --no-progress
 
+# --- validate: one proposal's test code cannot decide another's verdict ------
+# The job validates with its configured evolv.validate (`sh check.sh`, the
+# project's own test script). Proposal "rewrite" changes check.sh so that it
+# rewrites evolv.validate to `true`; proposal "broken" (validated after it)
+# breaks file.txt and must still fail (issue 38 item 3).
+git init -q --bare "$t/origin2.git"
+git clone -q "$t/origin2.git" "$t/dev2" 2>/dev/null
+cd "$t/dev2"
+printf 'hello\nworld\n' >file.txt
+printf 'grep -q BROKEN file.txt && exit 1\nexit 0\n' >check.sh
+git add file.txt check.sh && git commit -q -m "feat: a file and its check"
+git push -q origin main
+rewrite="$("$EVOLV_BIN" propose --json --pattern 'grep -q BROKEN file.txt && exit 1' \
+  --replacement 'git config evolv.validate true' --scope check.sh | python3 -c 'import json,sys; print(json.load(sys.stdin)["patch_id"])')"
+sleep 1
+broken2="$("$EVOLV_BIN" propose --json --pattern world --replacement BROKEN --scope file.txt | python3 -c 'import json,sys; print(json.load(sys.stdin)["patch_id"])')"
+git push -q origin 'refs/evolv/proposals/*:refs/evolv/proposals/*'
+git clone -q "$t/origin2.git" "$t/ci2" 2>/dev/null && cd "$t/ci2"
+git config evolv.validate 'sh check.sh'
+fresh_env
+expect "validate: a proposal rewriting evolv.validate cannot pass a later broken one" 1 \
+  env -u INPUT_VALIDATE "$run" validate
+has "validate: ... the broken one fails" "| \`$broken2\` | .* | \*\*fail\*\* | validation_failed.*sh check.sh" "$GITHUB_STEP_SUMMARY"
+has "validate: ... the rewriting one is validated by its own code" "| \`$rewrite\` | \`[0-9a-f]*\` | pass |" "$GITHUB_STEP_SUMMARY"
+expect "validate: ... the job's evolv.validate is unchanged" 0 test "$(git config --get-all evolv.validate)" = "sh check.sh"
+expect "validate: ... no pass is stored for the broken tree" 0 python3 -c "
+import json, subprocess
+ps = {p['patch_id']: p for p in json.loads(subprocess.check_output(['$EVOLV_BIN', 'list', '--json']))['proposals']}
+v = ps['$broken2'].get('verdict')
+assert v is None or v['status'] != 'pass', v"
+expect "validate: ... the working tree is clean" 0 test -z "$(git status --porcelain)"
+expect "validate: ... git fsck is clean" 0 git fsck --no-progress
+# A proposal whose code reaches the job's clone by its path (here through
+# GITHUB_WORKSPACE) is caught: the step fails loudly and publishes nothing.
+cd "$t/dev2"
+reach="$("$EVOLV_BIN" propose --json --pattern 'grep -q BROKEN file.txt && exit 1' \
+  --replacement 'git -C "$$GITHUB_WORKSPACE" config evolv.validate true' --scope check.sh | python3 -c 'import json,sys; print(json.load(sys.stdin)["patch_id"])')"
+git push -q origin 'refs/evolv/proposals/*:refs/evolv/proposals/*'
+rm -rf "$t/ci2" && git clone -q "$t/origin2.git" "$t/ci2" 2>/dev/null && cd "$t/ci2"
+git config evolv.validate 'sh check.sh'
+published_before="$(git -C "$t/origin2.git" for-each-ref refs/evolv/verdicts/ | wc -l)"
+fresh_env
+expect "validate: a proposal changing the job's config by its path fails the step" 2 \
+  env -u INPUT_VALIDATE GITHUB_WORKSPACE="$t/ci2" INPUT_PROPOSALS="$reach" "$run" validate
+has "validate: ... loudly, naming the proposal" "::error title=git-evolv validate::$reach changed the job's" "$t/log"
+expect "validate: ... and publishes nothing" 0 \
+  test "$(git -C "$t/origin2.git" for-each-ref refs/evolv/verdicts/ | wc -l)" = "$published_before"
+
 echo "action: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -7,7 +7,7 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest};
+use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest, ApplyVerdict};
 use crate::ops::apply_answer::ApplyAnswer;
 use crate::validation_report::Stage;
 
@@ -154,7 +154,8 @@ pub fn render(o: &ApplyOutcome, out: &Output) {
     );
     let cached = o.verdict.as_ref().filter(|v| v.cached);
     for v in &o.validation {
-        match cached.filter(|c| c.command == v.command && v.stage == Stage::Validate) {
+        let stands_for = |c: &&ApplyVerdict| c.commands.iter().any(|x| x.command == v.command);
+        match cached.filter(|c| stands_for(c) && v.stage == Stage::Validate) {
             Some(c) => text.push_str(&format!(
                 "  Validate `{}`: cached {}, {}; not run again (--no-cache runs it)\n",
                 v.command,

@@ -45,6 +45,9 @@ pub fn list(session: &Session, out: &Output) -> Result<()> {
     for u in &outcome.unreadable {
         out.status(&format!("warning: {}\nhint: {}", u.message, u.hint));
     }
+    for w in &outcome.warnings {
+        out.deferred(w);
+    }
     if outcome.proposals.is_empty() {
         out.status("No proposals. Make one with `git evolv propose --pattern … --replacement …`.");
         return Ok(());
@@ -79,9 +82,10 @@ fn row(p: &ProposalSummary) -> String {
     )
 }
 
-/// `verdict: pass, cached (`make test`, exit 0, made … by …, local)`.
+/// `verdict: pass, cached (`make test`, exit 0, made … by …, local)`,
+/// then each validator's exit when there are several.
 fn verdict_text(v: &ProposalVerdict) -> String {
-    format!(
+    let mut text = format!(
         "verdict: {}, cached (`{}`, exit {}, made {} by {}, {})\n",
         v.status.as_str(),
         v.command,
@@ -89,7 +93,11 @@ fn verdict_text(v: &ProposalVerdict) -> String {
         crate::clock::utc_rfc3339(v.made_at),
         v.made_by,
         v.source
-    )
+    );
+    if v.commands.len() > 1 {
+        text.push_str(&super::test::command_exits(&v.commands, "  "));
+    }
+    text
 }
 
 pub fn show(session: &Session, args: &ShowArgs, out: &Output) -> Result<()> {
@@ -108,6 +116,9 @@ pub fn render_show(outcome: &ShowOutcome, out: &Output) {
     if out.json {
         out.json_value(outcome);
         return;
+    }
+    for w in &outcome.warnings {
+        out.deferred(w);
     }
     let p = &outcome.proposal;
     let first = format!("patch {} ({})", p.patch_id, p.status);

@@ -114,7 +114,7 @@ pub enum Command {
     Recover,
     /// Show the audit log, newest first.
     Log(inspect::LogArgs),
-    /// Drop old proposals and remove idle validation worktrees.
+    /// Drop old proposals, remove idle validation worktrees, and remove verdict refs that are not commits.
     Gc(drop::GcArgs),
     /// The op log: every operation, its refs and paths (`op log`, `op show`).
     Op(op::OpArgs),

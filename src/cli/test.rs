@@ -6,12 +6,13 @@ use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
 use crate::ops::test::{BisectOutcome, TargetVerdict, TestRequest};
+use crate::store::verdicts::{CommandExit, Status};
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
     /// Revisions or proposal ids (default: HEAD).
     pub targets: Vec<String>,
-    /// The command to run with `sh -c` (default: every `evolv.validate`, joined by &&).
+    /// The command to run with `sh -c` (default: each `evolv.validate` value, each its own command).
     #[arg(long, value_name = "CMD")]
     pub command: Option<String>,
     /// How many targets to run at once, each in its own warm worktree.
@@ -38,26 +39,60 @@ pub fn run(session: &Session, args: &TestArgs, out: &Output) -> Result<u8> {
     let outcome = session.test(&req)?;
     let passed = outcome.all_passed();
     if out.json {
-        out.json_value(&serde_json::json!({
+        let mut value = serde_json::json!({
             "success": passed,
             "verdicts": outcome.verdicts,
             "bisect": outcome.bisect,
-        }));
-    } else if let Some(found) = &outcome.bisect {
+        });
+        if let Some(aborted) = &outcome.aborted {
+            value["aborted"] = serde_json::json!(aborted);
+        }
+        if !outcome.warnings.is_empty() {
+            value["warnings"] = serde_json::json!(outcome.warnings);
+        }
+        out.json_value(&value);
+        return Ok(if passed { 0 } else { 1 });
+    }
+    for w in &outcome.warnings {
+        out.deferred(w);
+    }
+    if let Some(found) = &outcome.bisect {
         bisect_lines(found, out);
     } else {
         for v in &outcome.verdicts {
             out.line(&verdict_line(v));
-            if v.status != crate::store::verdicts::Status::Pass && !v.output_tail.is_empty() {
+            if !matches!(v.status, Status::Pass | Status::NotRun) && !v.output_tail.is_empty() {
                 out.status(v.output_tail.trim_end());
             }
         }
     }
+    if let Some(a) = &outcome.aborted {
+        out.status(&format!(
+            "error: the run aborted at {}: exit {} (127, 128 and above, or killed, stop the run as in `git bisect run`); {} target(s) not run\nhint: fix what broke the run itself (a missing command, a crash), then test again; exit 125 marks a target that cannot be tested",
+            a.target, a.exit_code, a.not_run
+        ));
+    }
     Ok(if passed { 0 } else { 1 })
 }
 
-/// `pass  HEAD  (tree 1234567, exit 0, 120 ms)`, or `… cached, made … by …`.
+/// Each command of a set and its exit, one line each, after `indent`:
+/// `` `make test` exit 0``, `` `make lint` not run``.
+pub fn command_exits(commands: &[CommandExit], indent: &str) -> String {
+    commands
+        .iter()
+        .map(|c| match c.exit_code {
+            Some(code) => format!("{indent}`{}` exit {code}\n", c.command),
+            None => format!("{indent}`{}` not run\n", c.command),
+        })
+        .collect()
+}
+
+/// `pass  HEAD  (tree 1234567, exit 0, 120 ms)`, or `… cached, made … by …`;
+/// then each command's exit when there are several.
 fn verdict_line(v: &TargetVerdict) -> String {
+    if v.status == Status::NotRun {
+        return format!("not run {}  (an earlier target aborted the run)", v.target);
+    }
     let tree = v.tree.get(..7).unwrap_or(&v.tree);
     let how = if v.cached {
         format!(
@@ -67,12 +102,17 @@ fn verdict_line(v: &TargetVerdict) -> String {
     } else {
         format!("{} ms", v.duration_ms)
     };
-    format!(
-        "{:<5} {}  (tree {tree}, exit {}, {how})",
+    let exit = v.exit_code.map_or("none".into(), |c| c.to_string());
+    let mut line = format!(
+        "{:<5} {}  (tree {tree}, exit {exit}, {how})",
         v.status.as_str(),
         v.target,
-        v.exit_code
-    )
+    );
+    if v.commands.len() > 1 {
+        line.push('\n');
+        line.push_str(command_exits(&v.commands, "      ").trim_end());
+    }
+    line
 }
 
 /// Each verdict taken, then the answer: the first failing commit with its

@@ -84,6 +84,7 @@ mod validation;
 mod verdicts;
 mod verdicts_apply;
 mod verdicts_bisect_stack;
+mod verdicts_lies;
 mod verdicts_race;
 mod verdicts_shown;
 mod web;

@@ -51,6 +51,11 @@ impl Repo {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
         }
+        // libgit2 makes `<common dir>/worktrees` only when it finds it
+        // missing, and fails when another process made it in between ("directory
+        // exists": two first `test`s at once); made here first, it is found.
+        let admin = self.common_dir().join("worktrees");
+        fs::create_dir_all(&admin).map_err(|e| Error::io("create", &admin, e))?;
         let empty_tree = self.empty_tree()?;
         let sig = Signature {
             name: "git-evolv".into(),

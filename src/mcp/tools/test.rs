@@ -34,7 +34,7 @@ impl SessionTool for Test {
     const META: Meta = Meta {
         name: "test",
         title: "Run the validation command on commits or proposals",
-        description: "Runs the configured evolv.validate command (sh -c) on each target (revisions or proposal ids; default HEAD) in git-evolv's own validation worktrees and returns one verdict per target: status pass|fail|skip|abort (git bisect run's exit codes), exit_code, duration_ms, output_tail, and cached with made_at/made_by/source when a trusted stored verdict for the same key (tree, command, declared env, toolchain fingerprint, inputs) was reused. With bisect A..B (or the top proposal id of a stack), finds the first failing commit (or proposal). Stores verdicts under refs/evolv/verdicts/; never moves a branch or touches the working tree.",
+        description: "Runs the configured evolv.validate commands (each value its own sh -c, in order, stopping at the first that fails) on each target (revisions or proposal ids; default HEAD) in git-evolv's own validation worktrees and returns one verdict per target: status pass|fail|skip|abort (git bisect run's exit codes; an abort stops the run, the targets not yet run are not_run), exit_code, commands (each command's exit), duration_ms, output_tail, and cached with made_at/made_by/source when a trusted stored verdict for the same key (tree, commands, declared env, toolchain fingerprint, inputs) was reused; no_cache runs again and stores the run in place of the stored verdict. With bisect A..B (or the top proposal id of a stack), finds the first failing commit (or proposal). Stores verdicts under refs/evolv/verdicts/; never moves a branch or touches the working tree.",
         effect: Effect::Runs,
     };
     type Args = TestArgs;

@@ -9,6 +9,9 @@ use crate::ops::apply::{ApplyOutcome, ApplyReport};
 use crate::ops::task::StartedTask;
 
 /// What an apply answers.
+// One answer per apply, made once and serialised: the size of its largest
+// variant costs nothing worth a box (and a box in every match).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum ApplyAnswer {

@@ -182,30 +182,30 @@ pub fn all_ids(repo: &Repo) -> Result<Vec<String>> {
 pub struct GcOutcome {
     pub dropped: Vec<String>,
     pub removed_worktrees: Vec<String>,
-    /// Verdict refs made before the cutoff (`older_than_days`), removed.
+    /// Verdict refs removed: every one that is not a commit (a blob, a
+    /// tree, a tag: never a verdict), and those made before the cutoff
+    /// (`older_than_days`).
     pub pruned_verdicts: Vec<String>,
 }
 
 /// Drops proposals older than `older_than_days` (if given) and removes the
-/// idle warm worktrees (if `worktrees`).
+/// idle warm worktrees (if `worktrees`). Always (as `git gc` with no
+/// option still does its housekeeping): removes the verdict refs that are
+/// not commits and the kept refs undo no longer needs.
 pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
     let (older_than_days, worktrees) = (req.older_than_days, req.worktrees);
-    if older_than_days.is_none() && !worktrees {
-        return Err(Error::invalid_field(
-            "older_than_days",
-            "gc needs something to do",
-            "give older_than_days to drop old proposals and/or worktrees to remove validation worktrees",
-        ));
-    }
     let mut dropped = Vec::new();
     let mut pruned_verdicts = Vec::new();
+    if older_than_days.is_none() {
+        pruned_verdicts = crate::store::verdicts::prune(repo, None)?;
+    }
     if let Some(days) = older_than_days {
         // Saturating: `--older-than 99999999999999` means "none", not a panic.
         let age = i64::try_from(days)
             .unwrap_or(i64::MAX)
             .saturating_mul(86_400);
         let cutoff = proposals::now_secs().saturating_sub(age);
-        pruned_verdicts = crate::store::verdicts::prune_made_before(repo, cutoff)?;
+        pruned_verdicts = crate::store::verdicts::prune(repo, Some(cutoff))?;
         let listing = proposals::listing(repo)?;
         // One this version cannot read is as old as its commit.
         let old: Vec<String> = listing

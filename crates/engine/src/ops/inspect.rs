@@ -11,7 +11,7 @@ use crate::store::audit::AuditEntry;
 use crate::store::comments::Comment;
 use crate::store::file_records::FileResult;
 use crate::store::list_cache::Row;
-use crate::store::pending;
+use crate::store::pending::{self, Deferred};
 use crate::store::proposals::{self, Proposal};
 use crate::store::rows::{self, Listed};
 use crate::store::verdicts::ProposalVerdict;
@@ -75,6 +75,10 @@ pub struct ListOutcome {
     /// a proposal at all); `drop` and `gc` remove them. Left out when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unreadable: Vec<UnreadableProposal>,
+    /// Verdict refs skipped (not a commit), each named, with how to remove
+    /// it. Left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
 }
 
 /// A proposal ref that could not be read, and why.
@@ -116,6 +120,10 @@ pub struct ShowOutcome {
     pub files: Vec<FileResult>,
     /// Every validator that ran at propose time (each names its files).
     pub validators: Vec<ValidatorReport>,
+    /// Verdict refs skipped (not a commit), each named, with how to remove
+    /// it. Left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
 }
 
 /// `{"entries": [...]}`, newest first.
@@ -307,6 +315,7 @@ pub fn list(repo: &Repo) -> Result<ListOutcome> {
     Ok(ListOutcome {
         proposals,
         unreadable,
+        warnings: Vec::new(),
     })
 }
 
@@ -350,6 +359,7 @@ fn outcome(repo: &Repo, p: &Proposal, diff: Vec<u8>) -> Result<ShowOutcome> {
         comments: super::review::comments(repo, p.id.as_str())?,
         files: super::review::file_results(&p.meta),
         validators: super::review::validators(&p.meta).to_vec(),
+        warnings: Vec::new(),
     })
 }
 

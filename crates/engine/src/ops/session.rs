@@ -301,7 +301,7 @@ impl Session {
     /// Every proposal with its status.
     pub fn list(&self, _req: &ListRequest) -> Result<ListOutcome> {
         let mut outcome = inspect::list(self.repo()?)?;
-        attach_verdicts(self.repo()?, self.settings()?, &mut outcome.proposals)?;
+        outcome.warnings = attach_verdicts(self.repo()?, self.settings()?, &mut outcome.proposals)?;
         Ok(outcome)
     }
 
@@ -309,7 +309,7 @@ impl Session {
     pub fn show(&self, req: &ShowRequest) -> Result<ShowOutcome> {
         let mut outcome = inspect::show(self.repo()?, &req.patch_id)?;
         let one = std::slice::from_mut(&mut outcome.proposal);
-        attach_verdicts(self.repo()?, self.settings()?, one)?;
+        outcome.warnings = attach_verdicts(self.repo()?, self.settings()?, one)?;
         Ok(outcome)
     }
 
@@ -471,7 +471,7 @@ impl Session {
     pub fn review_show(&self, patch_id: &str) -> Result<ShowOutcome> {
         let mut outcome = inspect::show_without_diff(self.repo()?, patch_id)?;
         let one = std::slice::from_mut(&mut outcome.proposal);
-        attach_verdicts(self.repo()?, self.settings()?, one)?;
+        outcome.warnings = attach_verdicts(self.repo()?, self.settings()?, one)?;
         Ok(outcome)
     }
 

@@ -20,6 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
+use super::pending::Deferred;
 use super::verdict_key::{KeyParts, hex};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
@@ -40,6 +41,10 @@ pub enum Status {
     Skip,
     /// 127, 128 and above, or killed: the run itself is broken.
     Abort,
+    /// Not run: an earlier target of the same `test` aborted (as
+    /// `git bisect run` stops). Never stored.
+    #[serde(rename = "not_run")]
+    NotRun,
 }
 
 impl Status {
@@ -60,8 +65,19 @@ impl Status {
             Status::Fail => "fail",
             Status::Skip => "skip",
             Status::Abort => "abort",
+            Status::NotRun => "not run",
         }
     }
+}
+
+/// One command of a verdict's set and how it exited: each validator runs
+/// as its own `sh -c`, in order, until one exits non-zero.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct CommandExit {
+    pub command: String,
+    /// Its exit code; null when it did not run (an earlier one failed).
+    pub exit_code: Option<i32>,
+    pub duration_ms: u64,
 }
 
 /// One stored verdict.
@@ -71,7 +87,14 @@ pub struct Verdict {
     /// What was named (a revision or a proposal id).
     pub target: String,
     pub tree: String,
+    /// The commands as text (`a && b`: each ran as its own command, the
+    /// set stopping at the first that failed); `commands` has each exit.
     pub command: String,
+    /// Each command of the set, in order, with its exit. Missing from
+    /// verdicts stored before each validator ran on its own: those are
+    /// under other keys, and never stand for a set (see `covers`).
+    #[serde(default)]
+    pub commands: Vec<CommandExit>,
     pub status: Status,
     pub exit_code: i32,
     pub duration_ms: u64,
@@ -80,6 +103,23 @@ pub struct Verdict {
     pub made_at: i64,
     /// `user@host`.
     pub made_by: String,
+}
+
+impl Verdict {
+    /// Whether this verdict answers for `commands` on `tree`: it names
+    /// that tree, lists exactly those commands, and a pass shows each one
+    /// exiting 0 (a verdict written under another tree's key, or claiming
+    /// a pass for a set it did not run, is no answer).
+    pub fn covers(&self, tree: Oid, commands: &[String]) -> bool {
+        self.tree == tree.to_string()
+            && self.commands.len() == commands.len()
+            && self
+                .commands
+                .iter()
+                .zip(commands)
+                .all(|(c, want)| &c.command == want)
+            && (self.status != Status::Pass || self.commands.iter().all(|c| c.exit_code == Some(0)))
+    }
 }
 
 /// A verdict found for a key, and where it came from.
@@ -97,6 +137,8 @@ pub struct Found {
 pub struct ProposalVerdict {
     pub status: Status,
     pub command: String,
+    /// Each validator and its exit.
+    pub commands: Vec<CommandExit>,
     pub exit_code: i32,
     pub duration_ms: u64,
     /// Seconds since the epoch.
@@ -115,6 +157,7 @@ impl From<Found> for ProposalVerdict {
         ProposalVerdict {
             status: v.status,
             command: v.command,
+            commands: v.commands,
             exit_code: v.exit_code,
             duration_ms: v.duration_ms,
             made_at: v.made_at,
@@ -143,7 +186,7 @@ pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
     match git::compare_and_swap(repo, &name, oid, None, "evolv: verdict") {
         Ok(()) => Ok(verdict.clone()),
         Err(Error::ConcurrentUpdate { .. }) => match read(repo, &name)? {
-            Some((stored, true)) => Ok(stored),
+            Held::Verdict(stored, true) => Ok(stored),
             // A foreign entry (fetched over our refs) does not hold the
             // place of ours: it is replaced, by compare-and-swap again.
             _ => {
@@ -160,29 +203,77 @@ pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
     }
 }
 
+/// Stores `verdict` under its key in place of whatever the ref holds: a
+/// `--no-cache` run is the newest answer, and a stale or flaky one it ran
+/// again must not keep answering for the key. Returns `verdict`.
+pub fn replace(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
+    let json = serde_json::to_string(verdict).expect("verdict serialises");
+    let message = format!("{json}{MARK_TRAILER}{}\n", mark(repo, &json)?);
+    let who =
+        git::committer(repo).or_else(|_| git::signature_now("git-evolv", "git-evolv@localhost"))?;
+    let oid = repo.write_record(&message, repo.empty_tree()?, &[], &who)?;
+    let name = verdict_ref(&verdict.key);
+    // Another process storing the same key meanwhile made the same run;
+    // either answer is current, and ours was asked for: try again.
+    let mut tries = 0;
+    loop {
+        let old = repo.ref_target(&name);
+        match git::compare_and_swap(repo, &name, oid, old, "evolv: verdict (--no-cache)") {
+            Ok(()) => return Ok(verdict.clone()),
+            Err(Error::ConcurrentUpdate { .. }) if tries < 5 => tries += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// The trusted verdict for `key`: this clone's, when its mark is valid,
-/// else one fetched from a remote `evolv.test.trust` names.
+/// else one fetched from a remote `evolv.test.trust` names. A ref read on
+/// the way that is not a verdict commit is skipped with a warning.
 pub fn lookup(repo: &Repo, key: &str) -> Result<Option<Found>> {
-    if let Some((verdict, marked)) = read(repo, &verdict_ref(key))?
-        && marked
-    {
-        return Ok(Some(Found {
-            verdict,
-            source: "local".into(),
-        }));
+    lookup_noting(repo, key, &mut Vec::new())
+}
+
+/// [`lookup`], each ref skipped noted in `warnings` (named, with how to
+/// remove it): the library never prints, the front ends render these.
+pub fn lookup_noting(
+    repo: &Repo,
+    key: &str,
+    warnings: &mut Vec<Deferred>,
+) -> Result<Option<Found>> {
+    let local = verdict_ref(key);
+    match read(repo, &local)? {
+        Held::Verdict(verdict, true) => {
+            return Ok(Some(Found {
+                verdict,
+                source: "local".into(),
+            }));
+        }
+        Held::NotACommit(kind) => warnings.push(skipped(&local, kind)),
+        _ => {}
     }
     for remote in trusted_remotes(repo)? {
         let name = format!("{REMOTES_PREFIX}{remote}/verdicts/{key}");
-        if let Some((verdict, _)) = read(repo, &name)?
-            && verdict.key == key
-        {
-            return Ok(Some(Found {
-                verdict,
-                source: remote,
-            }));
+        match read(repo, &name)? {
+            Held::Verdict(verdict, _) if verdict.key == key => {
+                return Ok(Some(Found {
+                    verdict,
+                    source: remote,
+                }));
+            }
+            Held::NotACommit(kind) => warnings.push(skipped(&name, kind)),
+            _ => {}
         }
     }
     Ok(None)
+}
+
+/// The warning for verdict ref `name`, which points at a `kind`.
+fn skipped(name: &str, kind: &str) -> Deferred {
+    Deferred {
+        code: "verdict_ref_not_a_commit",
+        message: format!("{name} points at a {kind}, not a verdict commit: skipped"),
+        hint: format!("`git evolv gc` removes it (as does `git update-ref -d {name}`)"),
+    }
 }
 
 /// Every verdict ref of this clone and its remotes: name and commit.
@@ -192,49 +283,88 @@ pub fn all_refs(repo: &Repo) -> Vec<(String, Oid)> {
     refs
 }
 
-/// Deletes every verdict ref (this clone's and remotes') made before
-/// `cutoff` (seconds since the epoch; a ref that holds no verdict goes by
-/// its commit time); returns the names deleted.
-pub fn prune_made_before(repo: &Repo, cutoff: i64) -> Result<Vec<String>> {
+/// Deletes every verdict ref (this clone's and remotes') that does not
+/// point at a commit (a blob, a tree, a tag: no verdict, whoever wrote
+/// it), and, given a `cutoff` (seconds since the epoch), every one made
+/// before it (a commit that holds no verdict goes by its commit time);
+/// returns the names deleted.
+pub fn prune(repo: &Repo, cutoff: Option<i64>) -> Result<Vec<String>> {
     let mut pruned = Vec::new();
     for (name, oid) in all_refs(repo) {
-        let made_at = match read(repo, &name)? {
-            Some((v, _)) => v.made_at,
-            None => repo.find_commit(oid)?.committer().time,
+        let goes = match read(repo, &name)? {
+            Held::Missing => false,
+            Held::NotACommit(_) => true,
+            Held::Verdict(v, _) => cutoff.is_some_and(|c| v.made_at < c),
+            Held::NotAVerdict => {
+                cutoff.is_some_and(|c| repo.find_commit(oid).is_ok_and(|k| k.committer().time < c))
+            }
         };
-        if made_at < cutoff && git::delete_ref(repo, &name)? {
+        if goes && git::delete_ref(repo, &name)? {
             pruned.push(name);
         }
     }
     Ok(pruned)
 }
 
-/// The verdict stored at `name`, and whether its mark is this clone's.
-/// A ref whose message is not a verdict (written by hand) is none.
-fn read(repo: &Repo, name: &str) -> Result<Option<(Verdict, bool)>> {
-    read_marked_by(repo, name, &secret(repo)?)
+/// What a verdict ref holds.
+enum Held {
+    Missing,
+    /// A blob, a tree or a tag (its kind): never a verdict.
+    NotACommit(&'static str),
+    /// A commit whose message is not a verdict (written by hand).
+    NotAVerdict,
+    /// The verdict, and whether its mark is this clone's.
+    Verdict(Verdict, bool),
+}
+
+/// What the ref `name` holds, its mark checked with this clone's secret.
+fn read(repo: &Repo, name: &str) -> Result<Held> {
+    held_marked_by(repo, name, &secret(repo)?)
 }
 
 /// The verdict stored at `name`, and whether it is marked with `secret`
-/// (a server checks CI's verdicts with the secret it shares with CI).
+/// (a server checks CI's verdicts with the secret it shares with CI). A
+/// ref that holds no verdict (not a commit, or not a verdict's message)
+/// is none.
 pub fn read_marked_by(repo: &Repo, name: &str, secret: &[u8]) -> Result<Option<(Verdict, bool)>> {
+    Ok(match held_marked_by(repo, name, secret)? {
+        Held::Verdict(verdict, marked) => Some((verdict, marked)),
+        _ => None,
+    })
+}
+
+/// What the ref `name` holds, its mark checked with `secret`.
+fn held_marked_by(repo: &Repo, name: &str, secret: &[u8]) -> Result<Held> {
     let Some(oid) = repo.ref_target(name) else {
-        return Ok(None);
+        return Ok(Held::Missing);
     };
-    let commit = repo.find_commit(oid)?;
+    let Ok(commit) = repo.find_commit(oid) else {
+        return Ok(Held::NotACommit(kind_of(repo, oid)));
+    };
     let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
     let (json, given) = match message.rsplit_once(MARK_TRAILER) {
         Some((json, mark)) => (json, Some(mark.trim())),
         None => (message.trim_end(), None),
     };
     let Ok(verdict) = serde_json::from_str::<Verdict>(json) else {
-        return Ok(None);
+        return Ok(Held::NotAVerdict);
     };
     let marked = match given {
         Some(given) => constant_time_eq(given.as_bytes(), mark_with(secret, json).as_bytes()),
         None => false,
     };
-    Ok(Some((verdict, marked)))
+    Ok(Held::Verdict(verdict, marked))
+}
+
+/// What kind of object `oid` (not a commit) is, for the warning.
+fn kind_of(repo: &Repo, oid: Oid) -> &'static str {
+    if repo.find_tree(oid).is_ok() {
+        "tree"
+    } else if repo.blob(oid).is_ok() {
+        "blob"
+    } else {
+        "tag or missing object"
+    }
 }
 
 /// `evolv.test.trust`: the remotes whose verdicts count.
@@ -310,9 +440,9 @@ pub fn made_by() -> String {
     format!("{user}@{host}")
 }
 
-/// The key of `command` on `tree` in `repo` (see [`KeyParts`]).
-pub fn key_of(repo: &Repo, tree: Oid, command: &str) -> Result<String> {
-    Ok(KeyParts::gather(repo, tree, command)?.key())
+/// The key of `commands` on `tree` in `repo` (see [`KeyParts`]).
+pub fn key_of(repo: &Repo, tree: Oid, commands: &[String]) -> Result<String> {
+    Ok(KeyParts::gather(repo, tree, commands)?.key())
 }
 
 #[cfg(test)]

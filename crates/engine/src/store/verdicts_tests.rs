@@ -8,6 +8,11 @@ fn verdict(key: &str, status: Status) -> Verdict {
         target: "HEAD".into(),
         tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
         command: "make test".into(),
+        commands: vec![CommandExit {
+            command: "make test".into(),
+            exit_code: Some(if status == Status::Pass { 0 } else { 1 }),
+            duration_ms: 5,
+        }],
         status,
         exit_code: if status == Status::Pass { 0 } else { 1 },
         duration_ms: 5,
@@ -101,4 +106,36 @@ fn a_remotes_verdict_counts_only_when_the_remote_is_trusted() {
     let found = lookup(&repo, "k").unwrap().unwrap();
     assert_eq!(found.source, "ci");
     assert_eq!(all_refs(&repo).len(), 1);
+}
+
+/// A verdict answers only for the set it lists: one stored before each
+/// validator ran on its own (no `commands`), or a pass that does not show
+/// each command exiting 0, stands for nothing (issue 38 item 6).
+#[test]
+fn a_verdict_covers_only_the_commands_it_shows_passing() {
+    let set = ["make test".to_string()];
+    let tree: Oid = "4b825dc642cb6eb9a060e54bf8d69288fbee4904".parse().unwrap();
+    let covers = |v: &Verdict, set: &[String]| v.covers(tree, set);
+    assert!(covers(&verdict("k", Status::Pass), &set));
+    assert!(covers(&verdict("k", Status::Fail), &set));
+    let other: Oid = "0123456789012345678901234567890123456789".parse().unwrap();
+    assert!(
+        !verdict("k", Status::Pass).covers(other, &set),
+        "another tree"
+    );
+    let mut old = verdict("k", Status::Pass);
+    old.commands.clear();
+    assert!(!covers(&old, &set), "an old-shape verdict");
+    let mut half = verdict("k", Status::Pass);
+    half.commands.push(CommandExit {
+        command: "make lint".into(),
+        exit_code: None,
+        duration_ms: 0,
+    });
+    let two = ["make test".to_string(), "make lint".to_string()];
+    assert!(
+        !covers(&half, &two),
+        "a pass with a command that did not run"
+    );
+    assert!(!covers(&verdict("k", Status::Pass), &two), "another set");
 }

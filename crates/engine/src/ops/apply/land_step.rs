@@ -198,7 +198,8 @@ pub(super) fn outcome(
         lines_added: step.lines.0,
         lines_removed: step.lines.1,
         plan: s.plan.clone(),
-        warnings,
+        // Verdict refs the validation skipped, then the bookkeeping's.
+        warnings: validated.warnings.iter().cloned().chain(warnings).collect(),
         remaining_patch_id: None,
     }
 }

@@ -8,6 +8,7 @@ use super::settings::RunSettings;
 use super::verdict_step::{ApplyVerdict, Lookup};
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::store::pending::Deferred;
 use crate::validate::{self, Budget, CommandReport, Stage};
 use crate::worktree;
 
@@ -19,6 +20,8 @@ pub(super) struct Validated {
     pub(super) reports: Vec<CommandReport>,
     /// The verdict of the validation commands, reused or made now.
     pub(super) verdict: Option<ApplyVerdict>,
+    /// Verdict refs skipped on the way (not a commit), each named.
+    pub(super) warnings: Vec<Deferred>,
 }
 
 /// Runs the plan's pre-conditions at the head, then the validation commands
@@ -41,10 +44,16 @@ pub(super) fn validate_in_worktree(
     };
     let lookup = Lookup::of(repo, s, new)?;
     let reused = lookup.as_ref().and_then(Lookup::reuse).transpose()?;
-    let mut out = Validated::default();
+    let mut out = Validated {
+        warnings: lookup
+            .as_ref()
+            .map(|l| l.warnings.clone())
+            .unwrap_or_default(),
+        ..Validated::default()
+    };
     let commands = match reused {
-        Some((report, verdict)) => {
-            out.reports.push(report);
+        Some((reports, verdict)) => {
+            out.reports.extend(reports);
             out.verdict = Some(verdict);
             &[][..]
         }

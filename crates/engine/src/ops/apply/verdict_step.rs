@@ -1,9 +1,11 @@
-//! The verdict cache in an apply: the validation commands, joined by `&&`
-//! as `git evolv test` joins `evolv.validate`, on the candidate tree have
-//! the same key as a `test` of that tree (a test, then an apply, hits).
-//! A trusted pass skips the commands; a trusted fail refuses the landing
-//! with its recorded output; a skip (125) is no answer and runs again. A
-//! run's verdict is stored, except when it was cut short (timeout, signal).
+//! The verdict cache in an apply: the validation commands, each its own
+//! command as `git evolv test` runs `evolv.validate`, on the candidate
+//! tree have the same key as a `test` of that tree (a test, then an
+//! apply, hits). A trusted pass (each command exited 0) skips the
+//! commands; a trusted fail refuses the landing with its recorded output;
+//! a skip (125) is no answer and runs again. A run's verdict is stored
+//! (with `--no-cache` in place of the stored one), except when it was cut
+//! short (timeout, signal).
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -11,15 +13,18 @@ use serde::Serialize;
 use super::settings::RunSettings;
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
-use crate::store::verdicts::{self, Found, Status, Verdict};
+use crate::store::pending::Deferred;
+use crate::store::verdicts::{self, CommandExit, Found, Status, Verdict};
 use crate::validate::{CommandReport, Stage};
 
 /// The verdict an apply's validation commands reused or made.
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct ApplyVerdict {
     pub key: String,
-    /// The commands as one (`a && b`), as the key holds them.
+    /// The commands as text (`a && b`); `commands` has each one's exit.
     pub command: String,
+    /// Each command, in order, with its exit (null: not run).
+    pub commands: Vec<CommandExit>,
     pub status: Status,
     /// Reused from the verdict cache: the commands did not run now.
     pub cached: bool,
@@ -36,6 +41,7 @@ impl ApplyVerdict {
         ApplyVerdict {
             key: v.key,
             command: v.command,
+            commands: v.commands,
             status: v.status,
             cached,
             exit_code: v.exit_code,
@@ -61,9 +67,12 @@ impl ApplyVerdict {
 /// verdict stored for it (none with `--no-cache`).
 pub(super) struct Lookup {
     key: String,
-    command: String,
+    commands: Vec<String>,
     tree: Oid,
+    no_cache: bool,
     pub(super) found: Option<Found>,
+    /// Verdict refs skipped on the way (not a commit), each named.
+    pub(super) warnings: Vec<Deferred>,
 }
 
 impl Lookup {
@@ -72,42 +81,64 @@ impl Lookup {
         if s.commands.is_empty() {
             return Ok(None);
         }
-        let command = s.commands.join(" && ");
+        let commands = s.commands.clone();
         let tree = repo.find_commit(new)?.tree_id();
-        let key = verdicts::key_of(repo, tree, &command)?;
+        let key = verdicts::key_of(repo, tree, &commands)?;
+        let mut warnings = Vec::new();
         let found = if s.no_cache {
             None
         } else {
-            verdicts::lookup(repo, &key)?.filter(|f| f.verdict.status != Status::Skip)
+            verdicts::lookup_noting(repo, &key, &mut warnings)?
+                .filter(|f| f.verdict.status != Status::Skip && f.verdict.covers(tree, &commands))
         };
         Ok(Some(Lookup {
             key,
-            command,
+            commands,
             tree,
+            no_cache: s.no_cache,
             found,
+            warnings,
         }))
     }
 
-    /// A cached pass: the report standing for the commands, and the
-    /// verdict. A cached fail: the refusal, with the recorded output.
-    pub(super) fn reuse(&self) -> Option<Result<(CommandReport, ApplyVerdict)>> {
+    /// A cached pass: the reports standing for the commands (one each),
+    /// and the verdict. A cached fail: the refusal, with the recorded
+    /// output of the command that failed.
+    pub(super) fn reuse(&self) -> Option<Result<(Vec<CommandReport>, ApplyVerdict)>> {
         let found = self.found.as_ref()?;
         let verdict = ApplyVerdict::of(found.verdict.clone(), true, found.source.clone());
-        let report = CommandReport {
-            command: self.command.clone(),
-            stage: Stage::Validate,
-            exit_code: verdict.exit_code,
-            duration_ms: verdict.duration_ms,
-            output_tail: found.verdict.output_tail.clone(),
-            timed_out: false,
-        };
+        let ran: Vec<_> = verdict
+            .commands
+            .iter()
+            .filter_map(|c| Some((c, c.exit_code?)))
+            .collect();
+        let reports: Vec<CommandReport> = ran
+            .iter()
+            .enumerate()
+            .map(|(i, (c, exit_code))| CommandReport {
+                command: c.command.clone(),
+                stage: Stage::Validate,
+                exit_code: *exit_code,
+                duration_ms: c.duration_ms,
+                // The tail kept is the last command's.
+                output_tail: if i + 1 == ran.len() {
+                    found.verdict.output_tail.clone()
+                } else {
+                    String::new()
+                },
+                timed_out: false,
+            })
+            .collect();
+        let failed = ran
+            .last()
+            .map_or_else(|| self.commands.join(" && "), |(c, _)| c.command.clone());
         Some(match verdict.status {
-            Status::Pass => Ok((report, verdict)),
+            Status::Pass => Ok((reports, verdict)),
             _ => Err(Error::ValidationFailed {
-                command: self.command.clone(),
+                command: failed,
                 exit_code: verdict.exit_code,
                 cached: format!(" (a cached verdict, {})", verdict.provenance()),
-                reports: vec![report],
+                reports,
             }),
         })
     }
@@ -134,7 +165,8 @@ impl Lookup {
             key: self.key.clone(),
             target: self.tree.to_string(),
             tree: self.tree.to_string(),
-            command: self.command.clone(),
+            command: self.commands.join(" && "),
+            commands: crate::ops::test::exits(&self.commands, reports),
             status,
             exit_code,
             duration_ms: reports.iter().map(|r| r.duration_ms).sum(),
@@ -145,7 +177,11 @@ impl Lookup {
             made_at: crate::clock::now_secs(),
             made_by: verdicts::made_by(),
         };
-        let stored = verdicts::store(repo, &verdict)?;
+        let stored = if self.no_cache {
+            verdicts::replace(repo, &verdict)?
+        } else {
+            verdicts::store(repo, &verdict)?
+        };
         Ok(Some(ApplyVerdict::of(stored, false, "local".into())))
     }
 }

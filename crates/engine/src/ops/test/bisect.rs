@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::run::{Target, TargetVerdict, verdict_for};
 use crate::error::{Error, Result};
 use crate::git::{Order, Repo};
+use crate::store::pending::Deferred;
 use crate::store::proposals;
 use crate::store::verdicts::Status;
 
@@ -35,13 +36,14 @@ pub struct BisectOutcome {
     pub verdicts: Vec<TargetVerdict>,
 }
 
-/// Bisects `range` with `command`.
+/// Bisects `range` with `commands` (each its own command, in order).
 pub fn bisect(
     repo: &Repo,
     range: &str,
-    command: &str,
+    commands: &[String],
     no_cache: bool,
     timeout: u64,
+    warnings: &mut Vec<Deferred>,
 ) -> Result<BisectOutcome> {
     let members = members(repo, range)?;
     let mut out = BisectOutcome {
@@ -50,8 +52,8 @@ pub fn bisect(
         candidates: Vec::new(),
         verdicts: Vec::new(),
     };
-    let run = |i: usize, out: &mut BisectOutcome| -> Result<Status> {
-        let v = verdict_for(repo, &members[i], command, no_cache, timeout)?;
+    let mut run = |i: usize, out: &mut BisectOutcome| -> Result<Status> {
+        let v = verdict_for(repo, &members[i], commands, no_cache, timeout, warnings)?;
         let status = v.status;
         out.verdicts.push(v);
         if status == Status::Abort {
@@ -59,7 +61,8 @@ pub fn bisect(
             return Err(Error::invalid(
                 format!(
                     "the command aborted the bisection at {} (exit {})",
-                    last.target, last.exit_code
+                    last.target,
+                    last.exit_code.unwrap_or(-1)
                 ),
                 "exit 125 to skip a commit; 127 and 128 or more stop a bisection",
             ));

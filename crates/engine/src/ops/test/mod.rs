@@ -1,12 +1,15 @@
-//! test: runs the validation command on commits or proposals, each in a
-//! warm validation worktree of its own (its own lock), up to `jobs` at
-//! once, and gives one verdict per target. A verdict already stored for
-//! the same key (see `store::verdict_key`) is reused unless `no_cache`;
-//! a run's verdict is stored, except an abort (the run, not the tree,
-//! was broken). Exit codes read as `git bisect run` reads them.
+//! test: runs the validation commands (each `evolv.validate` value as its
+//! own command) on commits or proposals, each target in a warm validation
+//! worktree of its own (its own lock), up to `jobs` at once, and gives one
+//! verdict per target. A verdict already stored for the same key (see
+//! `store::verdict_key`) is reused unless `no_cache`, whose run replaces
+//! it; a run's verdict is stored, except an abort (the run, not the tree,
+//! was broken). Exit codes read as `git bisect run` reads them: an abort
+//! (127, 128 and above, killed) stops the run, as it stops `git bisect
+//! run`; the targets not yet started are reported as not run.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -17,13 +20,15 @@ mod run;
 
 pub use bisect::BisectOutcome;
 pub use run::TargetVerdict;
+pub(crate) use run::exits;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::store::pending::Deferred;
 use crate::store::proposals;
 use crate::store::verdicts::Status;
 use bisect::bisect;
-use run::{Target, verdict_for};
+use run::{Target, not_run, verdict_for};
 
 /// What to test, with what, how many at once.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
@@ -32,7 +37,8 @@ pub struct TestRequest {
     /// Revisions or proposal ids; `HEAD` when empty.
     #[serde(default)]
     pub targets: Vec<String>,
-    /// The command (run with `sh -c`); `evolv.validate` when absent.
+    /// The command (run with `sh -c`); each `evolv.validate` value, each
+    /// as its own command, when absent.
     #[serde(default)]
     pub command: Option<String>,
     /// How many targets run at once (1 when absent or 0).
@@ -54,6 +60,22 @@ pub struct TestOutcome {
     /// What `--bisect` found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bisect: Option<BisectOutcome>,
+    /// The target whose run aborted (127, 128 and above, killed) and
+    /// stopped the rest; left out when none did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<Aborted>,
+    /// Verdict refs skipped (not a commit), each named; left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deferred>,
+}
+
+/// The run that aborted a `test` of several targets.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Aborted {
+    pub target: String,
+    pub exit_code: i32,
+    /// How many targets were not run after it.
+    pub not_run: usize,
 }
 
 impl TestOutcome {
@@ -68,15 +90,18 @@ impl TestOutcome {
 
 /// Runs `req`.
 pub fn test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestOutcome> {
-    let command = command_of(settings, req.command.as_deref())?;
+    let commands = commands_of(settings, req.command.as_deref())?;
     let timeout = settings
         .timeout_secs()?
         .unwrap_or(super::apply::DEFAULT_TIMEOUT_SECS);
     if let Some(range) = &req.bisect {
-        let found = bisect(repo, range, &command, req.no_cache, timeout)?;
+        let mut warnings = Vec::new();
+        let found = bisect(repo, range, &commands, req.no_cache, timeout, &mut warnings)?;
         return Ok(TestOutcome {
             verdicts: found.verdicts.clone(),
             bisect: Some(found),
+            aborted: None,
+            warnings: distinct(warnings),
         });
     }
     let named = if req.targets.is_empty() {
@@ -88,19 +113,43 @@ pub fn test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestO
         .iter()
         .map(|name| resolve(repo, name))
         .collect::<Result<Vec<_>>>()?;
-    let verdicts = run_targets(repo, &targets, &command, req, timeout)?;
+    let (verdicts, warnings) = run_targets(repo, &targets, &commands, req, timeout)?;
+    let aborted = verdicts
+        .iter()
+        .find(|v| v.status == Status::Abort)
+        .map(|v| Aborted {
+            target: v.target.clone(),
+            exit_code: v.exit_code.unwrap_or(-1),
+            not_run: verdicts
+                .iter()
+                .filter(|v| v.status == Status::NotRun)
+                .count(),
+        });
     Ok(TestOutcome {
         verdicts,
         bisect: None,
+        aborted,
+        warnings: distinct(warnings),
     })
 }
 
-/// `--command`, else every `evolv.validate` value joined by `&&`.
-fn command_of(settings: &Settings, given: Option<&str>) -> Result<String> {
-    if let Some(command) = given.filter(|c| !c.trim().is_empty()) {
-        return Ok(command.to_string());
+/// `warnings` without repeats (each target's lookup may meet one ref).
+fn distinct(warnings: Vec<Deferred>) -> Vec<Deferred> {
+    let mut out: Vec<Deferred> = Vec::new();
+    for w in warnings {
+        if !out.contains(&w) {
+            out.push(w);
+        }
     }
-    configured_command(settings).ok_or_else(|| {
+    out
+}
+
+/// `--command`, else each `evolv.validate` value, each its own command.
+fn commands_of(settings: &Settings, given: Option<&str>) -> Result<Vec<String>> {
+    if let Some(command) = given.filter(|c| !c.trim().is_empty()) {
+        return Ok(vec![command.to_string()]);
+    }
+    configured_commands(settings).ok_or_else(|| {
         Error::invalid(
             "no command to test with",
             "give --command CMD, or set one with `git config evolv.validate CMD`",
@@ -108,12 +157,13 @@ fn command_of(settings: &Settings, given: Option<&str>) -> Result<String> {
     })
 }
 
-/// Every non-blank `evolv.validate` value joined by `&&`, as `apply`
-/// runs them: the command of the verdicts `apply` reuses.
-pub(crate) fn configured_command(settings: &Settings) -> Option<String> {
+/// Every non-blank `evolv.validate` value, in order, as `apply` runs
+/// them (each its own `sh -c`): the commands of the verdicts `apply`
+/// reuses.
+pub(crate) fn configured_commands(settings: &Settings) -> Option<Vec<String>> {
     let mut configured = settings.validate_commands();
     configured.retain(|c| !c.trim().is_empty());
-    (!configured.is_empty()).then(|| configured.join(" && "))
+    (!configured.is_empty()).then_some(configured)
 }
 
 /// A proposal id or a revision, as a commit.
@@ -138,18 +188,24 @@ pub(crate) fn resolve(repo: &Repo, name: &str) -> Result<Target> {
     })
 }
 
+/// One target's verdict and the warnings met making it.
+type Taken = (TargetVerdict, Vec<Deferred>);
+
 /// Each target's verdict, `jobs` threads taking the next target in turn;
-/// the first error stops the rest.
+/// the first error stops the rest. An abort stops them too, as it stops
+/// `git bisect run`: the targets not started by then are not run (those
+/// already running in other jobs finish).
 fn run_targets(
     repo: &Repo,
     targets: &[Target],
-    command: &str,
+    commands: &[String],
     req: &TestRequest,
     timeout: u64,
-) -> Result<Vec<TargetVerdict>> {
+) -> Result<(Vec<TargetVerdict>, Vec<Deferred>)> {
     let jobs = req.jobs.unwrap_or(1).clamp(1, targets.len().max(1));
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<TargetVerdict>>>> =
+    let aborted = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<Result<Taken>>>> =
         Mutex::new(targets.iter().map(|_| None).collect());
     let reopener = repo.reopener();
     std::thread::scope(|scope| {
@@ -168,16 +224,34 @@ fn run_targets(
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(target) = targets.get(i) else { break };
-                    let got = verdict_for(&repo, target, command, req.no_cache, timeout);
-                    results.lock().expect("results")[i] = Some(got);
+                    if aborted.load(Ordering::SeqCst) {
+                        let skipped = not_run(&repo, target, commands);
+                        results.lock().expect("results")[i] = Some(Ok((skipped, Vec::new())));
+                        continue;
+                    }
+                    let mut warnings = Vec::new();
+                    let got = verdict_for(
+                        &repo,
+                        target,
+                        commands,
+                        req.no_cache,
+                        timeout,
+                        &mut warnings,
+                    );
+                    if got.as_ref().is_ok_and(|v| v.status == Status::Abort) {
+                        aborted.store(true, Ordering::SeqCst);
+                    }
+                    results.lock().expect("results")[i] = Some(got.map(|v| (v, warnings)));
                 }
             });
         }
     });
-    results
-        .into_inner()
-        .expect("results")
-        .into_iter()
-        .map(|r| r.expect("every target ran"))
-        .collect()
+    let mut verdicts = Vec::new();
+    let mut warnings = Vec::new();
+    for got in results.into_inner().expect("results") {
+        let (verdict, met) = got.expect("every target ran")?;
+        verdicts.push(verdict);
+        warnings.extend(met);
+    }
+    Ok((verdicts, warnings))
 }

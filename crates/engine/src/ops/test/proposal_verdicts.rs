@@ -1,5 +1,5 @@
-//! The verdict of the configured validation (`evolv.validate`, joined by
-//! `&&` as `test` and `apply` join it) on each proposal's tree, for
+//! The verdict of the configured validation (each `evolv.validate` value
+//! its own command, as `test` and `apply` run them) on each proposal's tree, for
 //! `list`, `show`, MCP `show_proposal` and the review page. Only trusted
 //! verdicts count (see `store::verdicts`); nothing runs here.
 
@@ -7,18 +7,26 @@ use super::super::inspect::ProposalSummary;
 use super::super::settings::Settings;
 use crate::error::Result;
 use crate::git::{Oid, Repo};
+use crate::store::pending::Deferred;
 use crate::store::verdict_key::KeyParts;
 use crate::store::verdicts::{self, ProposalVerdict};
 
-/// Fills in `verdict` of each of `proposals` that has a trusted one. A
-/// repository with no validation configured or no verdict ref costs one
-/// ref scan; the key's parts other than the tree are gathered once.
-pub fn attach(repo: &Repo, settings: &Settings, proposals: &mut [ProposalSummary]) -> Result<()> {
-    let Some(command) = super::configured_command(settings) else {
-        return Ok(());
+/// Fills in `verdict` of each of `proposals` that has a trusted one;
+/// returns the warnings for verdict refs skipped on the way (not a
+/// commit), each named. A repository with no validation configured or no
+/// verdict ref costs one ref scan; the key's parts other than the tree
+/// are gathered once.
+pub fn attach(
+    repo: &Repo,
+    settings: &Settings,
+    proposals: &mut [ProposalSummary],
+) -> Result<Vec<Deferred>> {
+    let mut warnings = Vec::new();
+    let Some(commands) = super::configured_commands(settings) else {
+        return Ok(warnings);
     };
     if proposals.is_empty() || verdicts::all_refs(repo).is_empty() {
-        return Ok(());
+        return Ok(warnings);
     }
     let mut parts: Option<KeyParts> = None;
     for p in proposals {
@@ -28,10 +36,12 @@ pub fn attach(repo: &Repo, settings: &Settings, proposals: &mut [ProposalSummary
         let tree = repo.find_commit(commit)?.tree_id();
         let parts = match &mut parts {
             Some(parts) => parts,
-            None => parts.insert(KeyParts::gather(repo, tree, &command)?),
+            None => parts.insert(KeyParts::gather(repo, tree, &commands)?),
         };
         parts.tree = tree;
-        p.verdict = verdicts::lookup(repo, &parts.key())?.map(ProposalVerdict::from);
+        p.verdict = verdicts::lookup_noting(repo, &parts.key(), &mut warnings)?
+            .filter(|f| f.verdict.covers(tree, &commands))
+            .map(ProposalVerdict::from);
     }
-    Ok(())
+    Ok(warnings)
 }

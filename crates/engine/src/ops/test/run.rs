@@ -1,12 +1,14 @@
 //! One target's verdict: the stored one for its key when trusted, else a
-//! run of the command in a warm worktree (stored unless it aborted).
+//! run of the commands in a warm worktree, each as its own `sh -c`, in
+//! order, until one exits non-zero (stored unless it aborted).
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
-use crate::store::verdicts::{self, Status, Verdict};
-use crate::validate::{self, Budget};
+use crate::store::pending::Deferred;
+use crate::store::verdicts::{self, CommandExit, Status, Verdict};
+use crate::validate::{self, Budget, CommandReport};
 use crate::validation_report::Stage;
 
 /// One target's verdict.
@@ -14,9 +16,15 @@ use crate::validation_report::Stage;
 pub struct TargetVerdict {
     pub target: String,
     pub tree: String,
+    /// The commands as text (`a && b`); `commands` has each one's exit.
     pub command: String,
+    /// Each command, in order, with its exit (null: not run, an earlier
+    /// one failed, or the target was not run).
+    pub commands: Vec<CommandExit>,
     pub status: Status,
-    pub exit_code: i32,
+    /// The exit code that decided the status (the first non-zero one,
+    /// else 0); null when the target was not run.
+    pub exit_code: Option<i32>,
     pub duration_ms: u64,
     /// Reused from the store, not run now.
     pub cached: bool,
@@ -35,34 +43,63 @@ pub(crate) struct Target {
     pub commit: Oid,
 }
 
-/// The stored verdict for `target`'s key, or a fresh run's (stored).
+/// The stored verdict for `target`'s key, or a fresh run's (stored; with
+/// `no_cache` in place of the stored one). Verdict refs skipped on the way
+/// are noted in `warnings`.
 pub(crate) fn verdict_for(
     repo: &Repo,
     target: &Target,
-    command: &str,
+    commands: &[String],
     no_cache: bool,
     timeout: u64,
+    warnings: &mut Vec<Deferred>,
 ) -> Result<TargetVerdict> {
     let tree = repo.find_commit(target.commit)?.tree_id();
-    let key = verdicts::key_of(repo, tree, command)?;
-    if !no_cache && let Some(found) = verdicts::lookup(repo, &key)? {
+    let key = verdicts::key_of(repo, tree, commands)?;
+    if !no_cache
+        && let Some(found) = verdicts::lookup_noting(repo, &key, warnings)?
+            .filter(|f| f.verdict.covers(tree, commands))
+    {
         return Ok(shown(target, found.verdict, true, found.source));
     }
-    let verdict = run_once(repo, target, tree, command, key, timeout)?;
-    let verdict = if verdict.status == Status::Abort {
-        verdict
-    } else {
-        verdicts::store(repo, &verdict)?
+    let verdict = run_once(repo, target, tree, commands, key, timeout)?;
+    let verdict = match verdict.status {
+        Status::Abort | Status::NotRun => verdict,
+        _ if no_cache => verdicts::replace(repo, &verdict)?,
+        _ => verdicts::store(repo, &verdict)?,
     };
     Ok(shown(target, verdict, false, "local".into()))
 }
 
-/// Runs `command` on `target` in a warm worktree.
+/// The verdict of a target not run: an earlier one aborted the run.
+pub(crate) fn not_run(repo: &Repo, target: &Target, commands: &[String]) -> TargetVerdict {
+    let tree = repo
+        .find_commit(target.commit)
+        .map(|c| c.tree_id().to_string())
+        .unwrap_or_default();
+    TargetVerdict {
+        target: target.name.clone(),
+        tree,
+        command: commands.join(" && "),
+        commands: exits(commands, &[]),
+        status: Status::NotRun,
+        exit_code: None,
+        duration_ms: 0,
+        cached: false,
+        output_tail: String::new(),
+        made_at: crate::clock::now_secs(),
+        made_by: verdicts::made_by(),
+        source: "local".into(),
+    }
+}
+
+/// Runs `commands` on `target` in a warm worktree, each as its own
+/// command, stopping at the first that exits non-zero.
 fn run_once(
     repo: &Repo,
     target: &Target,
     tree: Oid,
-    command: &str,
+    commands: &[String],
     key: String,
     timeout: u64,
 ) -> Result<Verdict> {
@@ -71,9 +108,8 @@ fn run_once(
     worktree.checkout(target.commit)?;
     let mut reports = Vec::new();
     let record = worktree.group_record();
-    let commands = [command.to_string()];
     match validate::run_all(
-        &commands,
+        commands,
         Stage::Validate,
         worktree.path(),
         budget,
@@ -83,19 +119,35 @@ fn run_once(
         Ok(()) | Err(Error::ValidationFailed { .. } | Error::Timeout { .. }) => {}
         Err(e) => return Err(e),
     }
-    let report = reports.pop().expect("the command ran");
+    let last = reports.last().expect("a command ran");
+    let exit_code = last.exit_code;
     Ok(Verdict {
         key,
         target: target.name.clone(),
         tree: tree.to_string(),
-        command: command.to_string(),
-        status: Status::of_exit(report.exit_code),
-        exit_code: report.exit_code,
-        duration_ms: report.duration_ms,
-        output_tail: report.output_tail,
+        command: commands.join(" && "),
+        commands: exits(commands, &reports),
+        status: Status::of_exit(exit_code),
+        exit_code,
+        duration_ms: reports.iter().map(|r| r.duration_ms).sum(),
+        output_tail: last.output_tail.clone(),
         made_at: crate::clock::now_secs(),
         made_by: verdicts::made_by(),
     })
+}
+
+/// Each of `commands` with its exit from `reports` (theirs, in order; the
+/// ones after the last report did not run).
+pub(crate) fn exits(commands: &[String], reports: &[CommandReport]) -> Vec<CommandExit> {
+    commands
+        .iter()
+        .enumerate()
+        .map(|(i, command)| CommandExit {
+            command: command.clone(),
+            exit_code: reports.get(i).map(|r| r.exit_code),
+            duration_ms: reports.get(i).map_or(0, |r| r.duration_ms),
+        })
+        .collect()
 }
 
 fn shown(target: &Target, v: Verdict, cached: bool, source: String) -> TargetVerdict {
@@ -103,8 +155,9 @@ fn shown(target: &Target, v: Verdict, cached: bool, source: String) -> TargetVer
         target: target.name.clone(),
         tree: v.tree,
         command: v.command,
+        commands: v.commands,
         status: v.status,
-        exit_code: v.exit_code,
+        exit_code: Some(v.exit_code),
         duration_ms: v.duration_ms,
         cached,
         output_tail: v.output_tail,
