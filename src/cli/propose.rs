@@ -341,6 +341,12 @@ fn run_capture(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8
                 captured.restored.len()
             ));
         }
+        for left in &captured.not_restored {
+            out.status(&format!(
+                "warning: left {} as it is: {}",
+                left.path, left.reason
+            ));
+        }
     }
     Ok(if captured.outcome.success { 0 } else { 1 })
 }

@@ -4,7 +4,7 @@
 //! back to HEAD, as `git stash` does, only once the proposal is stored;
 //! unrelated files and their staged state are untouched.
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_has, error_code};
 
 /// The bytes of `path` in proposal `id`.
 fn shown(repo: &TestRepo, id: &str, path: &str) -> Vec<u8> {
@@ -398,14 +398,20 @@ fn a_locked_index_stores_nothing_and_the_retry_makes_one_proposal() {
     repo.write("tail.txt", "work\n");
     std::fs::write(repo.file(".git/index.lock"), "").unwrap();
     let run = repo.evolv(&["propose", "--json", "--from-worktree"]);
-    run.fails_with(2, "index_locked");
+    assert_eq!(error_code(&run), "index_locked", "{}", run.stdout);
+    assert_ne!(run.code, 0);
+    assert_has(&run.error_message(), "index.lock");
     assert_eq!(repo.read("tail.txt"), "work\n");
     assert_eq!(proposal_ids(&repo), Vec::<String>::new(), "nothing stored");
     std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
     let run = repo.evolv(&["propose", "--json", "--from-worktree"]);
     run.ok();
     let id = run.json_str("/patch_id");
-    assert_eq!(proposal_ids(&repo), vec![id.clone()], "exactly one proposal");
+    assert_eq!(
+        proposal_ids(&repo),
+        vec![id.clone()],
+        "exactly one proposal"
+    );
     assert_eq!(shown(&repo, &id, "tail.txt"), b"work\n");
     assert_eq!(repo.read("tail.txt"), "tail\n");
     repo.assert_fsck();
@@ -434,7 +440,12 @@ fn a_save_made_while_the_capture_runs_is_left_in_the_work_tree_and_named() {
             repo.path().display()
         );
         let run = repo.evolv_env(
-            &["propose", "--json", "--from-worktree", "--include-untracked"],
+            &[
+                "propose",
+                "--json",
+                "--from-worktree",
+                "--include-untracked",
+            ],
             &[("GIT_EVOLV_CRASHPOINT_RUN", save.as_str())],
         );
         run.ok();

@@ -162,7 +162,14 @@ fn an_exact_edit_outside_the_sparse_checkout_reads_the_blob_from_the_promisor() 
         "out/c.txt's blob is absent"
     );
     let args = [
-        "propose", "--json", "--file", "out/c.txt", "--old", "keep", "--new", "kept",
+        "propose",
+        "--json",
+        "--file",
+        "out/c.txt",
+        "--old",
+        "keep",
+        "--new",
+        "kept",
     ];
     let proposed = in_clone(&origin, &clone, crate::common::BIN, &args);
     assert_eq!(proposed.code, 0, "{}", proposed.stdout);
@@ -192,7 +199,11 @@ fn a_stale_proposal_replays_where_a_blob_neither_side_changed_is_absent() {
     let c = repo.git(&["rev-parse", "HEAD:out/c.txt"]);
     let c = c.trim();
     std::fs::remove_file(repo.file(&format!(".git/objects/{}/{}", &c[..2], &c[2..]))).unwrap();
-    assert_ne!(repo.git_run(&["cat-file", "-e", c]).code, 0, "the blob is absent");
+    assert_ne!(
+        repo.git_run(&["cat-file", "-e", c]).code,
+        0,
+        "the blob is absent"
+    );
     let proposal = format!("refs/evolv/proposals/{id}");
     let merged = repo.git_run(&["merge-tree", "--write-tree", "HEAD", &proposal]);
     assert_eq!(merged.code, 0, "git merges it: {}", merged.stderr);
@@ -201,5 +212,8 @@ fn a_stale_proposal_replays_where_a_blob_neither_side_changed_is_absent() {
     assert_eq!(applied.code, 0, "{}", applied.stdout);
     assert_eq!(repo.read("lib/b.txt"), "fetchUserData\n");
     assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]).trim(), expected);
-    assert_eq!(repo.git(&["status", "--porcelain", "--", "lib", "a.txt"]), "");
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", "lib", "a.txt"]),
+        ""
+    );
 }

@@ -88,7 +88,8 @@ fn patches_git_applies_give_the_tree_git_apply_gives() {
         ]);
         let patch = real_patch(&repo, diff_args, change);
         let (run, file) = propose_patch(&repo, &patch);
-        let expected = git_applied(&repo, &file).unwrap_or_else(|| panic!("{case}: git applies it"));
+        let expected =
+            git_applied(&repo, &file).unwrap_or_else(|| panic!("{case}: git applies it"));
         assert_eq!(run.code, 0, "{case}: {}", run.stdout);
         let id = run.json_str("/patch_id");
         assert_eq!(proposal_tree(&repo, &id), expected, "{case}");
@@ -127,11 +128,21 @@ fn a_pathspec_outside_the_repository_is_invalid_input_naming_it() {
         assert_has(&run.error_message(), "outside the repository");
     }
     // From a subdirectory, `../a.txt` is inside: captured.
-    let mut cmd = repo.evolv_cmd(&["propose", "--json", "--from-worktree", "--keep", "--", "../a.txt"]);
+    let mut cmd = repo.evolv_cmd(&[
+        "propose",
+        "--json",
+        "--from-worktree",
+        "--keep",
+        "--",
+        "../a.txt",
+    ]);
     cmd.current_dir(repo.file("sub"));
     let inside = crate::common::Run::of(cmd);
     assert_eq!(inside.code, 0, "{}", inside.stdout);
-    assert_eq!(inside.json()["affected_files"], serde_json::json!(["a.txt"]));
+    assert_eq!(
+        inside.json()["affected_files"],
+        serde_json::json!(["a.txt"])
+    );
     // An absolute path inside the repository is taken, as git takes it.
     let absolute = repo.file("a.txt");
     let run = repo.evolv(&[
@@ -230,14 +241,27 @@ fn built_in_checks_refuse_only_what_the_edit_made_worse() {
         (&Value::Bool(true), &Value::Bool(false)),
         "{report}"
     );
-    assert_has(report["output"].as_str().unwrap(), "already invalid at the base");
+    assert_has(
+        report["output"].as_str().unwrap(),
+        "already invalid at the base",
+    );
 
     // What the edit breaks is still refused, and a valid result is checked.
     let broken = ["--file", "config/good.json", "--old", "1}", "--new", "1"];
     let run = repo.evolv(&[&["propose", "--json"][..], &broken].concat());
-    assert_eq!((run.code, error_code(&run)), (1, "validation_failed".into()));
+    assert_eq!(
+        (run.code, error_code(&run)),
+        (1, "validation_failed".into())
+    );
     let run = repo.evolv(&[
-        "propose", "--json", "--file", "config/good.json", "--old", "1", "--new", "2",
+        "propose",
+        "--json",
+        "--file",
+        "config/good.json",
+        "--old",
+        "1",
+        "--new",
+        "2",
     ]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     let report = builtin_report(&run, "json");
