@@ -417,6 +417,39 @@ fn a_locked_index_stores_nothing_and_the_retry_makes_one_proposal() {
     repo.assert_fsck();
 }
 
+/// An `index.lock` taken after the capture began (between the proposal's
+/// storing and the put-back) cannot stop it before storing: the capture
+/// then succeeds, names the id, and lists what it did not put back.
+#[test]
+fn a_lock_taken_after_the_proposal_is_stored_is_named_with_the_id() {
+    let repo = scenario();
+    repo.write("tail.txt", "work\n");
+    let lock = format!(
+        "capture-stored=: > '{}'",
+        repo.file(".git/index.lock").display()
+    );
+    let run = repo.evolv_env(
+        &["propose", "--json", "--from-worktree"],
+        &[("GIT_EVOLV_CRASHPOINT_RUN", lock.as_str())],
+    );
+    run.ok();
+    let id = run.json_str("/patch_id");
+    assert_eq!(proposal_ids(&repo), vec![id.clone()]);
+    assert_eq!(shown(&repo, &id, "tail.txt"), b"work\n");
+    let v = run.json();
+    assert_eq!(v["restored"], serde_json::json!([]), "{v}");
+    assert_eq!(v["not_restored"][0]["path"], "tail.txt", "{v}");
+    let reason = v["not_restored"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("index.lock"), "{reason}");
+    assert_eq!(repo.read("tail.txt"), "work\n", "the work tree keeps it");
+    assert!(
+        repo.file(".git/index.lock").exists(),
+        "someone else's lock stays"
+    );
+    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+    repo.assert_fsck();
+}
+
 // Issue 38 item 12: the put-back wrote HEAD's version over paths without
 // checking them again, so a save made while the capture ran was in neither
 // the proposal nor the work tree. A path that is no longer what was
