@@ -606,3 +606,21 @@ fn a_new_gitattributes_captured_with_untracked_files_converts_nothing_put_back()
     assert!(!repo.file(".gitattributes").exists());
     repo.assert_fsck();
 }
+
+/// With `core.fileMode` off, git takes an executable's mode from the index
+/// whatever the file says; the check before the put-back compares the
+/// content only, as git does, and the file goes back.
+#[test]
+fn with_file_mode_off_an_unchanged_save_is_still_put_back() {
+    let repo = scenario();
+    repo.git(&["config", "core.fileMode", "false"]);
+    repo.git(&["update-index", "--chmod=+x", "run.sh"]);
+    repo.git(&["commit", "-qm", "executable in the index only"]);
+    repo.write("run.sh", "echo changed\n");
+    let run = repo.evolv(&["propose", "--json", "--from-worktree"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["restored"], serde_json::json!(["run.sh"]), "{v}");
+    assert_eq!(v["not_restored"], serde_json::json!([]), "{v}");
+    assert_eq!(repo.read("run.sh"), "echo\n");
+}

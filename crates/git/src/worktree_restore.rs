@@ -92,8 +92,31 @@ fn not_put_back(e: &Error) -> String {
 }
 
 /// Whether the work tree still holds what was captured at `change`'s path.
+/// Where git does not trust the file system with a mode (`core.fileMode`
+/// or `core.symlinks` off), `git status` gave the index's mode, and the
+/// file is compared as git compares it: by content only.
 fn still_captured(repo: &Repo, change: &WorktreeChange) -> Result<bool> {
-    checkout::holds(repo, &change.path, change.now)
+    if checkout::holds(repo, &change.path, change.now)? {
+        return Ok(true);
+    }
+    let Some((id, mode)) = change.now else {
+        return Ok(false);
+    };
+    let config = repo.config()?;
+    let off = |key: &str| config.bool(key).ok().flatten() == Some(false);
+    let untrusted = match mode {
+        crate::mode::EXECUTABLE | crate::mode::BLOB => off("core.fileMode"),
+        crate::mode::SYMLINK => off("core.symlinks"),
+        _ => false,
+    };
+    if !untrusted {
+        return Ok(false);
+    }
+    // A plain file either way: the content decides.
+    Ok(
+        checkout::holds(repo, &change.path, Some((id, crate::mode::BLOB)))?
+            || checkout::holds(repo, &change.path, Some((id, crate::mode::EXECUTABLE)))?,
+    )
 }
 
 /// The tracked paths put back: in this process where plainly git's way,
