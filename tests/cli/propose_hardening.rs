@@ -209,6 +209,21 @@ fn built_in_checks_refuse_only_what_the_edit_made_worse() {
     assert_has(report["output"].as_str().unwrap(), "not checked");
     assert_has(report["output"].as_str().unwrap(), "mode");
 
+    // People read the same.
+    let file = repo.home().join("change.patch");
+    let text = repo.evolv(&[
+        "propose",
+        "--check",
+        "only",
+        "--patch",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert_has(
+        &text.stderr,
+        "validator notebook: fixtures/jupyter/invalid_extension.ipynb: not checked: only its mode changed",
+    );
+
     // A pure rename of an invalid file.
     let rename = real_patch(&repo, &["-M"], |repo| {
         repo.git(&["mv", "fixtures/broken.json", "fixtures/moved.json"]);
