@@ -127,6 +127,12 @@ fn a_pathspec_outside_the_repository_is_invalid_input_naming_it() {
         assert_has(&run.error_message(), spec);
         assert_has(&run.error_message(), "outside the repository");
     }
+    // Pathspecs git itself refuses are bad input too, in git's words.
+    for spec in ["", ":(nosuchmagic)a.txt"] {
+        let run = repo.evolv(&["propose", "--json", "--from-worktree", "--", spec]);
+        run.fails_with(2, "invalid_input");
+        assert_has(&run.error_message(), "pathspec");
+    }
     // From a subdirectory, `../a.txt` is inside: captured.
     let mut cmd = repo.evolv_cmd(&[
         "propose",

@@ -68,7 +68,8 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
         refuse_locked_index(repo)?;
     }
     let changes =
-        worktree_capture::worktree_changes(repo, &cwd, &req.pathspec, req.include_untracked)?;
+        worktree_capture::worktree_changes(repo, &cwd, &req.pathspec, req.include_untracked)
+            .map_err(|e| bad_pathspec(e, &req.pathspec))?;
     let head = crate::git::head(repo)?;
     let base = repo.find_commit(head.commit)?;
     let tree = base.tree()?;
@@ -154,6 +155,20 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
             .collect();
     }
     Ok(captured)
+}
+
+/// A pathspec `git status` refused (bad magic, an empty one) is bad input
+/// in git's words, not a failure of git.
+fn bad_pathspec(e: Error, specs: &[String]) -> Error {
+    match e {
+        Error::GitCommand { message, .. } if !specs.is_empty() && message.contains("pathspec") => {
+            Error::invalid(
+                format!("the pathspecs {}: {message}", specs.join(" ")),
+                "fix the pathspec (`git help glossary` describes them), or name paths plainly",
+            )
+        }
+        other => other,
+    }
 }
 
 /// Refuses pathspecs naming a place outside the work tree, by name, as
