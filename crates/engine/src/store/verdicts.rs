@@ -212,6 +212,12 @@ pub fn prune_made_before(repo: &Repo, cutoff: i64) -> Result<Vec<String>> {
 /// The verdict stored at `name`, and whether its mark is this clone's.
 /// A ref whose message is not a verdict (written by hand) is none.
 fn read(repo: &Repo, name: &str) -> Result<Option<(Verdict, bool)>> {
+    read_marked_by(repo, name, &secret(repo)?)
+}
+
+/// The verdict stored at `name`, and whether it is marked with `secret`
+/// (a server checks CI's verdicts with the secret it shares with CI).
+pub fn read_marked_by(repo: &Repo, name: &str, secret: &[u8]) -> Result<Option<(Verdict, bool)>> {
     let Some(oid) = repo.ref_target(name) else {
         return Ok(None);
     };
@@ -225,7 +231,7 @@ fn read(repo: &Repo, name: &str) -> Result<Option<(Verdict, bool)>> {
         return Ok(None);
     };
     let marked = match given {
-        Some(given) => constant_time_eq(given.as_bytes(), mark(repo, json)?.as_bytes()),
+        Some(given) => constant_time_eq(given.as_bytes(), mark_with(secret, json).as_bytes()),
         None => false,
     };
     Ok(Some((verdict, marked)))
@@ -244,15 +250,18 @@ fn trusted_remotes(repo: &Repo) -> Result<Vec<String>> {
 
 /// The keyed hash of `json` under this clone's secret.
 fn mark(repo: &Repo, json: &str) -> Result<String> {
-    let secret = secret(repo)?;
+    Ok(mark_with(&secret(repo)?, json))
+}
+
+fn mark_with(secret: &[u8], json: &str) -> String {
     let inner = Sha1::new()
-        .chain_update(&secret)
+        .chain_update(secret)
         .chain_update(json.as_bytes())
         .finalize();
-    Ok(hex(&Sha1::new()
-        .chain_update(&secret)
+    hex(&Sha1::new()
+        .chain_update(secret)
         .chain_update(inner)
-        .finalize()))
+        .finalize())
 }
 
 fn secret_path(repo: &Repo) -> PathBuf {
