@@ -243,6 +243,11 @@ fn built_in_checks_refuse_only_what_the_edit_made_worse() {
         "{report}"
     );
     assert_has(report["output"].as_str().unwrap(), "renamed");
+    let shown = repo.evolv(&["show", &run.json_str("/patch_id")]);
+    assert_has(
+        &shown.ok().stdout,
+        "validator json: fixtures/moved.json: not checked: renamed",
+    );
 
     // An edit of a file already invalid at the base.
     let run = repo.evolv(&[
