@@ -182,6 +182,12 @@ per file, as proposed:
         for v in &f.validators {
             let verdict = if v.passed { "passed" } else { "FAILED" };
             let first = v.output.lines().find(|l| !l.trim().is_empty());
+            if !v.checked {
+                // Says what it did not look at, and why.
+                let why = first.unwrap_or("not checked");
+                text.push_str(&format!("    validator {}: {why}\n", v.name));
+                continue;
+            }
             match (v.passed, first) {
                 (false, Some(line)) => {
                     text.push_str(&format!("    validator {} {verdict}: {line}\n", v.name))

@@ -341,6 +341,12 @@ fn run_capture(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8
                 captured.restored.len()
             ));
         }
+        for left in &captured.not_restored {
+            out.status(&format!(
+                "warning: left {} as it is: {}",
+                left.path, left.reason
+            ));
+        }
     }
     Ok(if captured.outcome.success { 0 } else { 1 })
 }
@@ -390,7 +396,9 @@ fn render_edit(o: &EditOutcome, out: &Output) {
             .as_deref()
             .map(|c| format!("{} (`{c}`)", v.name))
             .unwrap_or_else(|| v.name.clone());
-        if v.passed {
+        if !v.checked {
+            out.status(&format!("validator {name}: {}", v.output.trim_end()));
+        } else if v.passed {
             out.status(&format!("validator {name}: ok ({})", v.files.join(", ")));
         } else {
             out.status(&format!(

@@ -4,7 +4,7 @@
 //! back to HEAD, as `git stash` does, only once the proposal is stored;
 //! unrelated files and their staged state are untouched.
 
-use crate::common::{TestRepo, error_code};
+use crate::common::{TestRepo, assert_has, error_code};
 
 /// The bytes of `path` in proposal `id`.
 fn shown(repo: &TestRepo, id: &str, path: &str) -> Vec<u8> {
@@ -378,26 +378,155 @@ fn another_index_file_is_the_one_put_back() {
     assert_eq!(staged.stdout, "", "the default index stages nothing");
 }
 
-/// An index another git process holds locked stops the put-back before
-/// any file is written: the proposal is stored and the work tree keeps
-/// the edit, as `git checkout` left them.
+/// The proposals stored, by id.
+fn proposal_ids(repo: &TestRepo) -> Vec<String> {
+    let refs = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=3)",
+        "refs/evolv/proposals",
+    ]);
+    refs.lines().map(str::to_string).collect()
+}
+
+// Issue 38 item 13: with `index.lock` held, the capture reported failure
+// but had stored the proposal, under an id it did not name, and a retry
+// made a duplicate. As `git stash` does, a locked index now stops it
+// before anything is stored; the retry makes the one proposal.
 #[test]
-fn a_locked_index_stops_the_put_back_and_loses_nothing() {
+fn a_locked_index_stores_nothing_and_the_retry_makes_one_proposal() {
     let repo = scenario();
     repo.write("tail.txt", "work\n");
     std::fs::write(repo.file(".git/index.lock"), "").unwrap();
     let run = repo.evolv(&["propose", "--json", "--from-worktree"]);
     assert_eq!(error_code(&run), "index_locked", "{}", run.stdout);
+    assert_ne!(run.code, 0);
+    assert_has(&run.error_message(), "index.lock");
     assert_eq!(repo.read("tail.txt"), "work\n");
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/evolv/proposals",
-    ]);
-    let id = refs.trim().rsplit('/').next().unwrap().to_string();
+    assert_eq!(proposal_ids(&repo), Vec::<String>::new(), "nothing stored");
+    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+    let run = repo.evolv(&["propose", "--json", "--from-worktree"]);
+    run.ok();
+    let id = run.json_str("/patch_id");
+    assert_eq!(
+        proposal_ids(&repo),
+        vec![id.clone()],
+        "exactly one proposal"
+    );
     assert_eq!(shown(&repo, &id, "tail.txt"), b"work\n");
+    assert_eq!(repo.read("tail.txt"), "tail\n");
+    repo.assert_fsck();
+}
+
+/// An `index.lock` taken after the capture began (between the proposal's
+/// storing and the put-back) cannot stop it before storing: the capture
+/// then succeeds, names the id, and lists what it did not put back.
+#[test]
+fn a_lock_taken_after_the_proposal_is_stored_is_named_with_the_id() {
+    let repo = scenario();
+    repo.write("tail.txt", "work\n");
+    let lock = format!(
+        "capture-stored=: > '{}'",
+        repo.file(".git/index.lock").display()
+    );
+    let run = repo.evolv_env(
+        &["propose", "--json", "--from-worktree"],
+        &[("GIT_EVOLV_CRASHPOINT_RUN", lock.as_str())],
+    );
+    run.ok();
+    let id = run.json_str("/patch_id");
+    assert_eq!(proposal_ids(&repo), vec![id.clone()]);
+    assert_eq!(shown(&repo, &id, "tail.txt"), b"work\n");
+    let v = run.json();
+    assert_eq!(v["restored"], serde_json::json!([]), "{v}");
+    assert_eq!(v["not_restored"][0]["path"], "tail.txt", "{v}");
+    let reason = v["not_restored"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("index.lock"), "{reason}");
+    assert_eq!(repo.read("tail.txt"), "work\n", "the work tree keeps it");
+    assert!(
+        repo.file(".git/index.lock").exists(),
+        "someone else's lock stays"
+    );
     std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
     repo.assert_fsck();
+}
+
+// Issue 38 item 12: the put-back wrote HEAD's version over paths without
+// checking them again, so a save made while the capture ran was in neither
+// the proposal nor the work tree. A path that is no longer what was
+// captured is now left as it is, and the outcome says so: here a changed
+// file, a deleted one brought back and an untracked one, each saved again
+// between the proposal's storing and the put-back (deterministically, at
+// the `capture-stored` point), in process and through `git checkout`.
+#[test]
+fn a_save_made_while_the_capture_runs_is_left_in_the_work_tree_and_named() {
+    for through_git_checkout in [false, true] {
+        let repo = scenario();
+        if through_git_checkout {
+            repo.git(&["update-index", "--index-version", "4"]);
+        }
+        repo.write("tail.txt", "captured\n");
+        repo.write("crlf.txt", "a\r\nB\r\n");
+        std::fs::remove_file(repo.file("gone.txt")).unwrap();
+        repo.write("new.txt", "first\n");
+        let save = format!(
+            "capture-stored=cd '{}' && printf 'saved\\n' > tail.txt && printf 'back\\n' > gone.txt && printf 'second\\n' > new.txt",
+            repo.path().display()
+        );
+        let run = repo.evolv_env(
+            &[
+                "propose",
+                "--json",
+                "--from-worktree",
+                "--include-untracked",
+            ],
+            &[("GIT_EVOLV_CRASHPOINT_RUN", save.as_str())],
+        );
+        run.ok();
+        let id = run.json_str("/patch_id");
+        // The proposal holds what was captured.
+        assert_eq!(shown(&repo, &id, "tail.txt"), b"captured\n");
+        assert_eq!(shown(&repo, &id, "new.txt"), b"first\n");
+        // The saves are where the user made them.
+        assert_eq!(repo.read("tail.txt"), "saved\n");
+        assert_eq!(repo.read("gone.txt"), "back\n");
+        assert_eq!(repo.read("new.txt"), "second\n");
+        // The path not saved again went back to HEAD.
+        assert_eq!(repo.read("crlf.txt"), "a\r\nb\r\n");
+        let v = run.json();
+        assert_eq!(v["restored"], serde_json::json!(["crlf.txt"]), "{v}");
+        let left: Vec<&str> = v["not_restored"]
+            .as_array()
+            .expect("not_restored")
+            .iter()
+            .map(|l| l["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(left, ["gone.txt", "new.txt", "tail.txt"], "{v}");
+        let reason = v["not_restored"][0]["reason"].as_str().unwrap();
+        assert!(reason.contains("changed after it was captured"), "{reason}");
+        // Their index entries are as they were: HEAD's for the tracked
+        // ones, none for the untracked file.
+        let status = repo.git(&["status", "--porcelain"]);
+        assert_eq!(status, " M gone.txt\n M tail.txt\n?? new.txt\n", "{status}");
+        repo.assert_fsck();
+    }
+    // People are told which paths were left.
+    let repo = scenario();
+    repo.write("tail.txt", "captured\n");
+    let save = format!(
+        "capture-stored=printf 'saved\\n' > '{}'",
+        repo.file("tail.txt").display()
+    );
+    let run = repo.evolv_env(
+        &["propose", "--from-worktree"],
+        &[("GIT_EVOLV_CRASHPOINT_RUN", save.as_str())],
+    );
+    run.ok();
+    assert!(
+        run.stderr.contains("left tail.txt") || run.stdout.contains("left tail.txt"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
 }
 
 // Found by the adversarial pass: a file turned into a directory (or back)
@@ -476,4 +605,22 @@ fn a_new_gitattributes_captured_with_untracked_files_converts_nothing_put_back()
     assert_eq!(std::fs::read(repo.file("a.txt")).unwrap(), b"x\n");
     assert!(!repo.file(".gitattributes").exists());
     repo.assert_fsck();
+}
+
+/// With `core.fileMode` off, git takes an executable's mode from the index
+/// whatever the file says; the check before the put-back compares the
+/// content only, as git does, and the file goes back.
+#[test]
+fn with_file_mode_off_an_unchanged_save_is_still_put_back() {
+    let repo = scenario();
+    repo.git(&["config", "core.fileMode", "false"]);
+    repo.git(&["update-index", "--chmod=+x", "run.sh"]);
+    repo.git(&["commit", "-qm", "executable in the index only"]);
+    repo.write("run.sh", "echo changed\n");
+    let run = repo.evolv(&["propose", "--json", "--from-worktree"]);
+    run.ok();
+    let v = run.json();
+    assert_eq!(v["restored"], serde_json::json!(["run.sh"]), "{v}");
+    assert_eq!(v["not_restored"], serde_json::json!([]), "{v}");
+    assert_eq!(repo.read("run.sh"), "echo\n");
 }

@@ -49,6 +49,7 @@ mod partial_clone;
 mod plan;
 mod progress;
 mod propose;
+mod propose_hardening;
 mod propose_patch;
 mod propose_patch_codex;
 mod propose_patch_history;

@@ -141,3 +141,79 @@ fn a_propose_reads_missing_blobs_through_the_promisor_remote() {
     let hint = failed.json_str("/error/hint");
     assert!(hint.contains("origin"), "{hint}");
 }
+
+// Issue 38 item 22: an exact edit of a file outside the sparse checkout of
+// a blobless clone failed with "read blob …: object not found"; git reads
+// the same file through its lazy fetch, and so does git-evolv now.
+#[test]
+fn an_exact_edit_outside_the_sparse_checkout_reads_the_blob_from_the_promisor() {
+    let origin = TestRepo::with_files(&[("lib/b.txt", "b\n"), ("out/c.txt", "keep\n")]);
+    let clone = clone_of(&origin, "sparse", &["--sparse"]);
+    in_clone(&origin, &clone, "git", &["sparse-checkout", "set", "lib"]).ok();
+    let c = origin.git(&["rev-parse", "HEAD:out/c.txt"]);
+    let listed = in_clone(
+        &origin,
+        &clone,
+        "git",
+        &["rev-list", "--objects", "--all", "--missing=print"],
+    );
+    assert!(
+        listed.stdout.contains(&format!("?{}", c.trim())),
+        "out/c.txt's blob is absent"
+    );
+    let args = [
+        "propose",
+        "--json",
+        "--file",
+        "out/c.txt",
+        "--old",
+        "keep",
+        "--new",
+        "kept",
+    ];
+    let proposed = in_clone(&origin, &clone, crate::common::BIN, &args);
+    assert_eq!(proposed.code, 0, "{}", proposed.stdout);
+    let id = proposed.json_str("/patch_id");
+    let spec = format!("refs/evolv/proposals/{id}:out/c.txt");
+    let shown = in_clone(&origin, &clone, "git", &["cat-file", "blob", &spec]);
+    assert_eq!(shown.ok().stdout, "kept\n");
+    in_clone(&origin, &clone, "git", &["fsck", "--no-progress"]).ok();
+}
+
+// Issue 38 item 22: replaying a stale proposal in a repository that lacks
+// a blob neither side changed failed inside libgit2 ("failed to insert
+// entry: invalid object specified") where `git merge-tree --write-tree`
+// merges cleanly: the merge writes trees without requiring objects it
+// never reads, as git's does.
+#[test]
+fn a_stale_proposal_replays_where_a_blob_neither_side_changed_is_absent() {
+    let repo = TestRepo::with_files(&[
+        ("a.txt", "one\n"),
+        ("lib/b.txt", "getUserData\n"),
+        ("out/c.txt", "keep\n"),
+    ]);
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    repo.write("a.txt", "two\n");
+    repo.commit_all("the branch moves");
+    // The blob of out/c.txt, which neither side changes, goes.
+    let c = repo.git(&["rev-parse", "HEAD:out/c.txt"]);
+    let c = c.trim();
+    std::fs::remove_file(repo.file(&format!(".git/objects/{}/{}", &c[..2], &c[2..]))).unwrap();
+    assert_ne!(
+        repo.git_run(&["cat-file", "-e", c]).code,
+        0,
+        "the blob is absent"
+    );
+    let proposal = format!("refs/evolv/proposals/{id}");
+    let merged = repo.git_run(&["merge-tree", "--write-tree", "HEAD", &proposal]);
+    assert_eq!(merged.code, 0, "git merges it: {}", merged.stderr);
+    let expected = merged.stdout.trim().to_string();
+    let applied = repo.evolv(&["apply", "--json", &id]);
+    assert_eq!(applied.code, 0, "{}", applied.stdout);
+    assert_eq!(repo.read("lib/b.txt"), "fetchUserData\n");
+    assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]).trim(), expected);
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", "lib", "a.txt"]),
+        ""
+    );
+}

@@ -94,12 +94,18 @@ impl Repo {
         self.find_commit(id)?.tree()
     }
 
-    /// The content of blob `id`.
+    /// The content of blob `id`. In a partial clone, a blob that is not
+    /// here is fetched from the promisor remote first, as git's lazy fetch
+    /// does when something reads it (a file outside the sparse checkout).
     pub fn blob(&self, id: Oid) -> Result<Vec<u8>> {
-        self.raw()
-            .find_blob(id.raw())
-            .map(|b| b.content().to_vec())
-            .context(|| on_object("read blob", id))
+        let read = || self.raw().find_blob(id.raw()).map(|b| b.content().to_vec());
+        match read() {
+            Err(e) if e.code() == git2::ErrorCode::NotFound && self.promisor_remote().is_some() => {
+                self.fetch_missing([id])?;
+                read().context(|| on_object("read blob", id))
+            }
+            other => other.context(|| on_object("read blob", id)),
+        }
     }
 
     /// Writes `content` as a blob. Through the object database's own

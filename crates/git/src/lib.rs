@@ -39,6 +39,7 @@ mod oid;
 mod pack_windows;
 pub mod pack_write;
 pub mod path;
+pub mod pathspec;
 mod promisor;
 mod ref_scan;
 mod refs;

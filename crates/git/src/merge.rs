@@ -18,11 +18,14 @@ impl Repo {
     /// Merges `ancestor → ours` and `ancestor → theirs` (no rename
     /// detection: a proposal names the paths it changes).
     pub fn merge_trees(&self, ancestor: Oid, ours: Oid, theirs: Oid) -> Result<Merged> {
+        // The merged tree names blobs no merge reads (those at most one
+        // side changed), which a partial clone, or any repository git
+        // still merges in, may lack: do not require them to exist, as
+        // git's `merge-tree --write-tree` does not (libgit2's strict
+        // object creation checked every entry of the merged index).
+        git2::opts::strict_object_creation(false);
         if self.promisor_remote().is_some() {
-            // A partial clone lacks blobs no merge reads (those only one
-            // side changed): do not require them to exist, as git's
-            // `merge-tree` does not, and fetch the ones both sides changed.
-            git2::opts::strict_object_creation(false);
+            // The blobs both sides changed are read: fetched in one go.
             self.fetch_merge_inputs(ancestor, ours, theirs)?;
         }
         let raw = self.raw();

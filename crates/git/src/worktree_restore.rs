@@ -1,7 +1,10 @@
 //! Putting captured paths back to HEAD in the work tree and the index, as
 //! `git stash push -- <paths>` leaves them: a tracked path gets HEAD's blob
 //! and mode in both (one HEAD lacks leaves both), an untracked file goes
-//! with the directories it leaves empty.
+//! with the directories it leaves empty. Each path is checked again just
+//! before it is written (issue 38 item 12): one that no longer holds what
+//! was captured, a save made while the capture ran, is left as it is and
+//! named, as the proposal does not hold that save.
 //!
 //! Done in this process where that is plainly what git does: the few files
 //! written as a landing writes them (`checkout`: git's smudge filters, a
@@ -29,24 +32,112 @@ use crate::error::{Error, Result};
 use crate::index_file::Patch;
 use crate::index_write::{self, IndexLock};
 use crate::worktree_capture::{WorktreeChange, run};
-use crate::{Repo, checkout};
+use crate::{Repo, RepoPath, checkout};
+
+/// What a put-back did: the paths put back to HEAD, and those left as
+/// they are, each with the reason.
+#[derive(Debug, Default)]
+pub struct PutBack {
+    pub restored: Vec<RepoPath>,
+    pub left: Vec<(RepoPath, String)>,
+}
+
+/// Why a path that changed after it was captured is left.
+pub const CHANGED_SINCE_CAPTURE: &str = "it changed after it was captured (saved again while the proposal was stored), so it was left as it is; the proposal holds the captured content";
 
 /// Puts `changes` back to HEAD in the work tree and the index (see the
-/// module).
-pub fn restore_to_head(repo: &Repo, changes: &[WorktreeChange]) -> Result<()> {
-    let workdir = crate::workdir(repo)?;
+/// module), each path checked again just before: one that no longer holds
+/// what was captured (a save made while the capture ran) is left as it
+/// is, work tree and index. Never fails: what could not be put back is
+/// among `left`, with the reason, since the proposal holding it is stored.
+pub fn restore_to_head(repo: &Repo, changes: &[WorktreeChange]) -> PutBack {
+    let mut done = PutBack::default();
     // Untracked files go first, as `git stash -u` cleans before it resets:
     // a new `.gitattributes` among them must not convert HEAD's files as
     // they are written back.
     for change in changes.iter().filter(|c| c.untracked) {
-        checkout::remove(repo, &change.path)?;
+        let removed = still_captured(repo, change).and_then(|same| {
+            same.then(|| checkout::remove(repo, &change.path))
+                .transpose()
+        });
+        match removed {
+            Ok(Some(())) => done.restored.push(change.path.clone()),
+            Ok(None) => done
+                .left
+                .push((change.path.clone(), CHANGED_SINCE_CAPTURE.into())),
+            Err(e) => done.left.push((change.path.clone(), not_put_back(&e))),
+        }
     }
     let tracked: Vec<&WorktreeChange> = changes.iter().filter(|c| !c.untracked).collect();
-    let in_process = |tracked: &[&WorktreeChange]| -> Result<bool> {
-        Ok(plain(repo, workdir, tracked)? && restore_tracked(repo, tracked)?)
+    if tracked.is_empty() {
+        return done;
+    }
+    if let Err(e) = put_back_tracked(repo, &tracked, &mut done) {
+        let settled = |path: &RepoPath| {
+            done.restored.contains(path) || done.left.iter().any(|(p, _)| p == path)
+        };
+        let unsettled: Vec<RepoPath> = tracked
+            .iter()
+            .map(|c| c.path.clone())
+            .filter(|p| !settled(p))
+            .collect();
+        done.left
+            .extend(unsettled.into_iter().map(|p| (p, not_put_back(&e))));
+    }
+    done
+}
+
+fn not_put_back(e: &Error) -> String {
+    format!("it could not be put back to HEAD ({e}); the proposal holds the captured content")
+}
+
+/// Whether the work tree still holds what was captured at `change`'s path.
+/// Where git does not trust the file system with a mode (`core.fileMode`
+/// or `core.symlinks` off), `git status` gave the index's mode, and the
+/// file is compared as git compares it: by content only.
+fn still_captured(repo: &Repo, change: &WorktreeChange) -> Result<bool> {
+    if checkout::holds(repo, &change.path, change.now)? {
+        return Ok(true);
+    }
+    let Some((id, mode)) = change.now else {
+        return Ok(false);
     };
-    if !tracked.is_empty() && !in_process(&tracked)? {
-        git_checkout(workdir, &tracked)?;
+    let config = repo.config()?;
+    let off = |key: &str| config.bool(key).ok().flatten() == Some(false);
+    let untrusted = match mode {
+        crate::mode::EXECUTABLE | crate::mode::BLOB => off("core.fileMode"),
+        crate::mode::SYMLINK => off("core.symlinks"),
+        _ => false,
+    };
+    if !untrusted {
+        return Ok(false);
+    }
+    // A plain file either way: the content decides.
+    Ok(
+        checkout::holds(repo, &change.path, Some((id, crate::mode::BLOB)))?
+            || checkout::holds(repo, &change.path, Some((id, crate::mode::EXECUTABLE)))?,
+    )
+}
+
+/// The tracked paths put back: in this process where plainly git's way,
+/// else by `git checkout` (see the module).
+fn put_back_tracked(repo: &Repo, tracked: &[&WorktreeChange], done: &mut PutBack) -> Result<()> {
+    let workdir = crate::workdir(repo)?;
+    if plain(repo, workdir, tracked)? && restore_tracked(repo, tracked, done)? {
+        return Ok(());
+    }
+    let mut current = Vec::new();
+    for &change in tracked {
+        if still_captured(repo, change)? {
+            current.push(change);
+        } else {
+            done.left
+                .push((change.path.clone(), CHANGED_SINCE_CAPTURE.into()));
+        }
+    }
+    if !current.is_empty() {
+        git_checkout(workdir, &current)?;
+        done.restored.extend(current.iter().map(|c| c.path.clone()));
     }
     Ok(())
 }
@@ -84,11 +175,12 @@ fn index_hooks(repo: &Repo, workdir: &Path) -> Result<bool> {
         .any(|hook| dir.join(hook).exists()))
 }
 
-/// Writes HEAD's version of each path (or removes it) and changes their
-/// index entries to match, holding `index.lock` from before the index is
-/// read until the new one is in place, as git does. `false`, with nothing
-/// done, when the index is not one `index_file::Patch` changes.
-fn restore_tracked(repo: &Repo, tracked: &[&WorktreeChange]) -> Result<bool> {
+/// Writes HEAD's version of each path still as captured (or removes it)
+/// and changes their index entries to match, holding `index.lock` from
+/// before the index is read until the new one is in place, as git does.
+/// `false`, with nothing done, when the index is not one
+/// `index_file::Patch` changes.
+fn restore_tracked(repo: &Repo, tracked: &[&WorktreeChange], done: &mut PutBack) -> Result<bool> {
     let lock = IndexLock::acquire(repo, &format!("capture {}", std::process::id()))?;
     let index = index_write::index_path(repo.raw());
     let Some((bytes, mtime)) = map_index(&index)? else {
@@ -99,7 +191,13 @@ fn restore_tracked(repo: &Repo, tracked: &[&WorktreeChange]) -> Result<bool> {
         return Ok(false);
     };
     let mut entries = Vec::with_capacity(tracked.len());
+    let mut left = Vec::new();
     for change in tracked {
+        // Checked under the lock, just before it is written.
+        if !still_captured(repo, change)? {
+            left.push((change.path.clone(), CHANGED_SINCE_CAPTURE.to_string()));
+            continue;
+        }
         let entry = match change.head {
             Some((id, mode)) => {
                 checkout::write_blob(repo, &change.path, id, mode)?;
@@ -112,8 +210,14 @@ fn restore_tracked(repo: &Repo, tracked: &[&WorktreeChange]) -> Result<bool> {
         };
         entries.push((change.path.as_bytes().to_vec(), entry));
     }
-    let new_index = index_write::write_new(repo, |out| patch.apply(&entries, Some(mtime), out))?;
-    lock.commit(repo, &new_index)?;
+    if !entries.is_empty() {
+        let new_index =
+            index_write::write_new(repo, |out| patch.apply(&entries, Some(mtime), out))?;
+        lock.commit(repo, &new_index)?;
+    }
+    done.restored
+        .extend(entries.iter().map(|(p, _)| RepoPath::from_bytes(p.clone())));
+    done.left.extend(left);
     Ok(true)
 }
 

@@ -39,7 +39,7 @@ impl SessionTool for ProposeWorktree {
     const META: Meta = Meta {
         name: "propose_worktree",
         title: "Propose the work tree's changes",
-        description: "Captures what the work tree holds where it differs from HEAD (edits made by a formatter, a generator, a shell command or an editor: modified, deleted, mode-changed and symlink-changed tracked files, and untracked non-ignored files with include_untracked) as a proposal based on HEAD, byte for byte with git's clean filters. Then, unless keep is set, those paths go back to HEAD in the work tree and index, as git stash does, only once the proposal is durably stored; other files and their staged state are untouched.",
+        description: "Captures what the work tree holds where it differs from HEAD (edits made by a formatter, a generator, a shell command or an editor: modified, deleted, mode-changed and symlink-changed tracked files, and untracked non-ignored files with include_untracked) as a proposal based on HEAD, byte for byte with git's clean filters. Then, unless keep is set, those paths go back to HEAD in the work tree and index, as git stash does, only once the proposal is durably stored; other files and their staged state are untouched. A path saved again while the capture ran is left as it is and listed in not_restored with the reason (the proposal holds what was captured); a locked index (index_locked) stops the capture before anything is stored; a pathspec outside the repository is invalid_input.",
         effect: Effect::Stashes,
     };
     type Args = ProposeWorktreeArgs;

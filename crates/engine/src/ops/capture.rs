@@ -2,7 +2,8 @@
 //! generator, `sed`, an editor) captured from the work tree as a proposal
 //! based on HEAD, then, unless kept, put back to HEAD like `git stash` does,
 //! only once the proposal is durably stored: a kill at any moment loses
-//! nothing.
+//! nothing. A path saved again while the capture ran is left as it is,
+//! and named; a locked index stops the capture before anything is stored.
 
 use std::path::PathBuf;
 
@@ -43,14 +44,32 @@ pub struct CaptureOutcome {
     /// The paths put back to HEAD in the work tree and index (none with
     /// `keep` or a dry run).
     pub restored: Vec<String>,
+    /// The captured paths left as they are in the work tree and index,
+    /// each with the reason: saved again while the capture ran, or the
+    /// put-back failed after the proposal was stored. The proposal holds
+    /// what was captured.
+    pub not_restored: Vec<NotRestored>,
+}
+
+/// A captured path that was not put back to HEAD.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct NotRestored {
+    pub path: String,
+    pub reason: String,
 }
 
 pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result<CaptureOutcome> {
     let workdir = crate::git::workdir(repo)?.to_path_buf();
     let cwd = req.cwd.clone().unwrap_or_else(|| workdir.clone());
+    refuse_outside(&workdir, &cwd, &req.pathspec)?;
     crate::git::ensure_no_operation_in_progress(repo)?;
+    let put_back = !req.keep && req.check != Some(CheckMode::Only);
+    if put_back {
+        refuse_locked_index(repo)?;
+    }
     let changes =
-        worktree_capture::worktree_changes(repo, &cwd, &req.pathspec, req.include_untracked)?;
+        worktree_capture::worktree_changes(repo, &cwd, &req.pathspec, req.include_untracked)
+            .map_err(|e| bad_pathspec(e, &req.pathspec))?;
     let head = crate::git::head(repo)?;
     let base = repo.find_commit(head.commit)?;
     let tree = base.tree()?;
@@ -92,18 +111,104 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
             edits: Vec::new(),
         };
     let outcome = store_changes(repo, settings, &list, (base, None), result, Vec::new())?;
-    let mut restored = Vec::new();
-    if !req.keep && !outcome.dry_run {
-        // Durable before anything of the user's is put back.
-        flush_proposal(repo, &outcome, &changes)?;
-        crate::crashpoint!("capture-stored");
-        worktree_restore::restore_to_head(repo, &changes)?;
-        restored = changes
+    let mut captured = CaptureOutcome {
+        outcome,
+        restored: Vec::new(),
+        not_restored: Vec::new(),
+    };
+    if put_back && !captured.outcome.dry_run {
+        // Durable before anything of the user's is put back. From here on
+        // the proposal is stored: what cannot be put back is named with
+        // its id, never a failure that hides it (issue 38 item 13).
+        let put = match flush_proposal(repo, &captured.outcome, &changes) {
+            Ok(()) => {
+                crate::crashpoint!("capture-stored");
+                worktree_restore::restore_to_head(repo, &changes)
+            }
+            Err(e) => worktree_restore::PutBack {
+                restored: Vec::new(),
+                left: changes
+                    .iter()
+                    .map(|c| {
+                        let why = format!("it was not put back to HEAD, as the proposal could not be made durable first ({e})");
+                        (c.path.clone(), why)
+                    })
+                    .collect(),
+            },
+        };
+        let mut put = put;
+        // In git's order of paths, as the proposal lists them.
+        put.restored.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        put.left.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        captured.restored = put
+            .restored
             .iter()
-            .map(|c| c.path.lossy().into_owned())
+            .map(|p| p.lossy().into_owned())
+            .collect();
+        captured.not_restored = put
+            .left
+            .into_iter()
+            .map(|(path, reason)| NotRestored {
+                path: path.lossy().into_owned(),
+                reason,
+            })
             .collect();
     }
-    Ok(CaptureOutcome { outcome, restored })
+    Ok(captured)
+}
+
+/// A pathspec `git status` refused (bad magic, an empty one) is bad input
+/// in git's words, not a failure of git.
+fn bad_pathspec(e: Error, specs: &[String]) -> Error {
+    match e {
+        Error::GitCommand { message, .. } if !specs.is_empty() && message.contains("pathspec") => {
+            Error::invalid(
+                format!("the pathspecs {}: {message}", specs.join(" ")),
+                "fix the pathspec (`git help glossary` describes them), or name paths plainly",
+            )
+        }
+        other => other,
+    }
+}
+
+/// Refuses pathspecs naming a place outside the work tree, by name, as
+/// git refuses them before it looks at a file (issue 38 item 20).
+fn refuse_outside(
+    workdir: &std::path::Path,
+    cwd: &std::path::Path,
+    specs: &[String],
+) -> Result<()> {
+    let outside = crate::git::pathspec::outside(workdir, cwd, specs);
+    let Some(first) = outside.first() else {
+        return Ok(());
+    };
+    Err(Error::invalid(
+        format!(
+            "pathspec '{first}' is outside the repository at '{}'",
+            workdir.display()
+        ),
+        "name paths inside the work tree: relative to the current directory, or from its top with ':/'",
+    ))
+}
+
+/// Stops the capture before anything is stored when the index the
+/// put-back writes is locked by another process, as `git stash` stops
+/// (issue 38 item 13): a proposal stored and then reported as a failure
+/// was a duplicate on the next try. A lock taken after this check is
+/// still met by the put-back, which then names what it left.
+fn refuse_locked_index(repo: &Repo) -> Result<()> {
+    let lock = match std::env::var_os("GIT_INDEX_FILE") {
+        Some(index) => {
+            let mut lock = index;
+            lock.push(".lock");
+            PathBuf::from(lock)
+        }
+        None => crate::git::index_write::lock_path(repo),
+    };
+    if lock.exists() {
+        return Err(Error::IndexLocked { path: lock });
+    }
+    Ok(())
 }
 
 /// Makes the stored proposal's objects and ref durable no later than the

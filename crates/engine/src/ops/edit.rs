@@ -236,6 +236,8 @@ fn validate(
             f.new.as_deref().map(|c| ChangedFile {
                 path: &f.path,
                 content: c,
+                base: f.old.as_deref(),
+                renamed: f.from.is_some(),
             })
         })
         .collect();

@@ -147,7 +147,9 @@ fn propose_one(
     merge_type_changes(&mut result.files);
     for file in result.files.iter().filter(|f| f.new.is_some()) {
         let path = crate::git::RepoPath::from(file.path.as_str());
-        if let Some((shown, was, is)) = super::capture::kind_change(&tree, &path) {
+        if let Some((shown, was, is)) = super::capture::kind_change(&tree, &path)
+            && !cleared(repo, &tree, &result.files, &shown)?
+        {
             return Err(Error::invalid(
                 format!(
                     "{}: '{shown}' is {was} at the base and the patch makes it {is}: a proposal from a patch changes files, not a file into a directory or back",
@@ -171,6 +173,34 @@ fn propose_one(
         result,
         Vec::new(),
     )
+}
+
+/// Whether the patch takes away everything at `path` in the base: the file
+/// there, or every file below the directory there (deleted or renamed
+/// away), so another file or directory may take its place, as git apply
+/// deletes before it creates (f → f/g, d/e → d).
+fn cleared(
+    repo: &Repo,
+    tree: &Tree<'_>,
+    files: &[FileChange],
+    path: &crate::git::RepoPath,
+) -> Result<bool> {
+    let gone = |p: &str| {
+        files
+            .iter()
+            .any(|f| f.from.as_deref() == Some(p) || (f.new.is_none() && f.path == p))
+    };
+    let Some(shown) = path.to_str() else {
+        return Ok(false);
+    };
+    let Some(entry) = tree.get_path(std::path::Path::new(shown)) else {
+        return Ok(true);
+    };
+    if entry.kind != Kind::Tree {
+        return Ok(gone(shown));
+    }
+    let below = repo.find_tree(entry.id)?.blobs()?;
+    Ok(below.iter().all(|(p, _)| gone(&format!("{shown}/{p}"))))
 }
 
 /// git writes a file that became a symlink (or back) as its deletion and

@@ -78,6 +78,7 @@ mod tests {
             passed,
             output: String::new(),
             exit_code: None,
+            checked: true,
         }
     }
 

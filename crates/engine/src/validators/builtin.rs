@@ -6,59 +6,89 @@ use serde_json::Value;
 
 use super::{ChangedFile, ValidatorReport};
 
-/// The built-in check that applies to `file`, if one does.
+/// One built-in check: bytes in, the parser's complaint out.
+type Check = fn(&[u8]) -> Result<(), String>;
+
+/// The built-in check that applies to `file`, if one does. It refuses only
+/// what the edit made worse (issue 38 item 21): content the edit did not
+/// change (a mode-only change, a pure rename) is not looked at, and a file
+/// already invalid at the base passes; the report says it was not checked.
 pub fn check(file: &ChangedFile<'_>) -> Option<ValidatorReport> {
-    let lower = file.path.to_ascii_lowercase();
-    let (name, result) = if lower.ends_with(".ipynb") {
-        ("notebook", text(file).and_then(notebook))
-    } else if lower.ends_with(".json") {
-        (
-            "json",
-            text(file).and_then(|t| {
-                serde_json::from_str::<Value>(t)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            }),
-        )
-    } else if lower.ends_with(".toml") {
-        (
-            "toml",
-            text(file).and_then(|t| {
-                toml::from_str::<toml::Table>(t)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            }),
-        )
-    } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
-        (
-            "yaml",
-            text(file).and_then(|t| {
-                yaml_rust2::YamlLoader::load_from_str(t)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            }),
-        )
-    } else {
-        return None;
-    };
-    Some(ValidatorReport {
+    let (name, check) = check_for(file.path)?;
+    let report = |passed: bool, checked: bool, output: String| ValidatorReport {
         name: name.into(),
         command: None,
         files: vec![file.path.to_string()],
-        passed: result.is_ok(),
-        output: result
-            .err()
-            .map(|e| format!("{}: {e}", file.path))
-            .unwrap_or_default(),
+        passed,
+        output,
         exit_code: None,
-    })
+        checked,
+    };
+    if file.base == Some(file.content) {
+        let what = if file.renamed {
+            "renamed with its content unchanged"
+        } else {
+            "only its mode changed"
+        };
+        return Some(report(
+            true,
+            false,
+            format!("{}: not checked: {what}", file.path),
+        ));
+    }
+    match check(file.content) {
+        Ok(()) => Some(report(true, true, String::new())),
+        Err(now) => match file.base.map(check) {
+            Some(Err(before)) => Some(report(
+                true,
+                false,
+                format!(
+                    "{}: not checked: it was already invalid at the base ({before}), and the edit leaves it invalid ({now})",
+                    file.path
+                ),
+            )),
+            _ => Some(report(false, true, format!("{}: {now}", file.path))),
+        },
+    }
 }
 
-fn text<'a>(file: &'a ChangedFile<'_>) -> Result<&'a str, String> {
-    let bytes = file
-        .content
-        .strip_prefix(b"\xEF\xBB\xBF")
-        .unwrap_or(file.content);
+/// The check for `path`'s extension, with its name.
+fn check_for(path: &str) -> Option<(&'static str, Check)> {
+    let lower = path.to_ascii_lowercase();
+    let found: (&str, Check) = if lower.ends_with(".ipynb") {
+        ("notebook", |b| text(b).and_then(notebook))
+    } else if lower.ends_with(".json") {
+        ("json", |b| {
+            text(b).and_then(|t| {
+                serde_json::from_str::<Value>(t)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
+        })
+    } else if lower.ends_with(".toml") {
+        ("toml", |b| {
+            text(b).and_then(|t| {
+                toml::from_str::<toml::Table>(t)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
+        })
+    } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        ("yaml", |b| {
+            text(b).and_then(|t| {
+                yaml_rust2::YamlLoader::load_from_str(t)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
+        })
+    } else {
+        return None;
+    };
+    Some(found)
+}
+
+fn text(content: &[u8]) -> Result<&str, String> {
+    let bytes = content.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(content);
     std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
 }
 
@@ -145,7 +175,44 @@ mod tests {
         check(&ChangedFile {
             path,
             content: content.as_bytes(),
+            base: None,
+            renamed: false,
         })
+    }
+
+    /// `path` edited from `base` to `content`.
+    fn edit(path: &str, base: &str, content: &str, renamed: bool) -> ValidatorReport {
+        check(&ChangedFile {
+            path,
+            content: content.as_bytes(),
+            base: Some(base.as_bytes()),
+            renamed,
+        })
+        .expect("a checked type")
+    }
+
+    #[test]
+    fn only_what_the_edit_made_worse_is_refused() {
+        let bad = "{\"a\": }";
+        let r = edit("a.json", bad, bad, false);
+        assert!(
+            r.passed && !r.checked && r.output.contains("only its mode changed"),
+            "{r:?}"
+        );
+        let r = edit("b.json", bad, bad, true);
+        assert!(
+            r.passed && !r.checked && r.output.contains("renamed"),
+            "{r:?}"
+        );
+        let r = edit("a.json", bad, "{\"b\": }", false);
+        assert!(
+            r.passed && !r.checked && r.output.contains("already invalid"),
+            "{r:?}"
+        );
+        let r = edit("a.json", "{}", "{", false);
+        assert!(!r.passed && r.checked, "{r:?}");
+        let r = edit("a.json", bad, "{}", false);
+        assert!(r.passed && r.checked && r.output.is_empty(), "{r:?}");
     }
 
     #[test]

@@ -156,5 +156,6 @@ pub fn run(v: &Configured, files: &[ChangedFile<'_>]) -> Result<Option<Validator
         passed: status.is_some_and(|s| s.success()),
         output,
         exit_code: status.and_then(|s| s.code()),
+        checked: true,
     }))
 }

@@ -17,6 +17,12 @@ pub use command::{Configured, configured};
 pub struct ChangedFile<'a> {
     pub path: &'a str,
     pub content: &'a [u8],
+    /// Its content at the base (at the path it was renamed from); `None`
+    /// for a new file. The built-in checks refuse only what the edit made
+    /// worse (issue 38 item 21).
+    pub base: Option<&'a [u8]>,
+    /// Renamed from another path.
+    pub renamed: bool,
 }
 
 /// What one validator said about some files.
@@ -33,6 +39,16 @@ pub struct ValidatorReport {
     pub output: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// Whether the validator looked at the files: a built-in check passes
+    /// without looking what the edit cannot have made worse (a mode-only
+    /// change, a pure rename, a file already invalid at the base), and
+    /// `output` says why.
+    #[serde(default = "checked")]
+    pub checked: bool,
+}
+
+fn checked() -> bool {
+    true
 }
 
 /// Runs the built-in checks, then every configured validator (the

@@ -5,7 +5,8 @@
 //! loose when few, one pack when many, as a proposal's trees are. (Many new
 //! blobs at once go through `updated_trees`, which writes them with their
 //! trees as one pack.) The editor refuses nothing; what libgit2's tree
-//! updater refused is still refused, in its words (`checks`).
+//! updater refused is still refused, in its words (`checks`), except what
+//! a patch does: removals are made before puts (issue 38 item 19).
 
 mod checks;
 
@@ -48,7 +49,8 @@ impl Repo {
         let base_tree = raw
             .find_tree(base.raw())
             .context(|| on_object("read tree", base))?;
-        if let Some(refused) = checks::refusal(raw, &base_tree, edits) {
+        let promised = self.promisor_remote().is_some();
+        if let Some(refused) = checks::refusal(raw, &base_tree, edits, promised) {
             return Err(crate::library_error(doing(), refused));
         }
         let find = OdbFind::new(raw)?;
@@ -65,7 +67,9 @@ impl Repo {
     }
 }
 
-/// gix's editor on `base`, `edits` made in memory.
+/// gix's editor on `base`, `edits` made in memory: the removals first, as
+/// a patch deletes before it creates (a path removed and put again is
+/// replaced; a file removed may become a folder, and back).
 fn edited<'f>(
     find: &'f OdbFind<'_>,
     base: Oid,
@@ -73,7 +77,11 @@ fn edited<'f>(
 ) -> gix_error::Result<Editor<'f>> {
     let root = find.find_tree(&gix_id(base), &mut Vec::new())?.into_owned();
     let mut editor = Editor::new(root, find, gix_hash::Kind::Sha1);
-    for edit in edits {
+    let removals = edits
+        .iter()
+        .filter(|e| matches!(e, TreeEdit::Remove { .. }));
+    let puts = edits.iter().filter(|e| matches!(e, TreeEdit::Put { .. }));
+    for edit in removals.chain(puts) {
         let components = edit.path().split(|&b| b == b'/').map(BStr::new);
         match edit {
             TreeEdit::Put { id, mode, .. } => {

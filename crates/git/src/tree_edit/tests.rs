@@ -116,7 +116,11 @@ fn what_libgit2_refused_is_refused_in_its_words() {
     let tree_id = rev_parse(d, &format!("{tree}:a"));
     let missing = Oid::parse("0123456789012345678901234567890123456789").unwrap();
     let cases: Vec<Vec<TreeEdit>> = vec![
-        vec![put("top.txt", blob, 0o100644), remove("top.txt")],
+        vec![
+            put("top.txt", blob, 0o100644),
+            put("top.txt", blob, 0o100755),
+        ],
+        vec![remove("top.txt"), remove("top.txt")],
         vec![put("top.txt/inside", blob, 0o100644)],
         vec![put("a", blob, 0o100644)],
         vec![put("top.txt", tree_id, 0o040000)],
@@ -134,6 +138,73 @@ fn what_libgit2_refused_is_refused_in_its_words() {
         assert_eq!(got.full_message(), expected.full_message(), "{edits:?}");
         assert_eq!(got.code(), expected.code());
     }
+}
+
+/// The tree git's index writes for `edits` on `tree`: every removal made
+/// (`rm --cached`), then every put (`--cacheinfo`), as
+/// `git apply --cached` deletes before it creates.
+fn by_git_index(d: &std::path::Path, tree: Oid, edits: &[TreeEdit]) -> String {
+    git(d, &["read-tree", &tree.to_string()]);
+    for edit in edits {
+        if let TreeEdit::Remove { path } = edit {
+            let path = String::from_utf8_lossy(path);
+            git(d, &["rm", "-r", "-q", "--cached", "--", &path]);
+        }
+    }
+    for edit in edits {
+        if let TreeEdit::Put { path, id, mode } = edit {
+            let info = format!("{mode:o},{id},{}", String::from_utf8_lossy(path));
+            git(d, &["update-index", "--add", "--cacheinfo", &info]);
+        }
+    }
+    git(d, &["write-tree"]).trim().to_string()
+}
+
+// Issue 38 item 19: libgit2's updater refused what a patch git applies
+// does (a chain of renames removes and puts one path; a file removed
+// becomes a folder, and a folder emptied becomes a file). Removals now
+// come first, and the trees are the ones git's index writes.
+#[test]
+fn removals_come_before_puts_as_a_patch_applies_them() {
+    let (dir, repo, tree) = base();
+    let d = dir.path();
+    let blob = |s: &str| repo.write_blob(s.as_bytes()).unwrap();
+    let x = rev_parse(d, &format!("{tree}:a/x.txt"));
+    let top = rev_parse(d, &format!("{tree}:top.txt"));
+    let cases: Vec<Vec<TreeEdit>> = vec![
+        // b→c, a→b: top.txt → moved.txt, a/x.txt → top.txt.
+        vec![
+            remove("top.txt"),
+            put("moved.txt", top, 0o100644),
+            remove("a/x.txt"),
+            put("top.txt", x, 0o100644),
+        ],
+        // A file becomes a folder.
+        vec![
+            remove("top.txt"),
+            put("top.txt/inside", blob("in\n"), 0o100644),
+        ],
+        // A folder emptied becomes a file (its files listed one by one).
+        vec![
+            remove("gone/one.txt"),
+            remove("gone/two/three.txt"),
+            put("gone", blob("file now\n"), 0o100644),
+        ],
+        vec![put("lonely", blob("f\n"), 0o100644), remove("lonely")],
+    ];
+    for edits in cases {
+        let got = repo.edit_tree(tree, &edits).unwrap();
+        assert_eq!(got.to_string(), by_git_index(d, tree, &edits), "{edits:?}");
+    }
+    // A folder that keeps a file is still not replaced by one.
+    let kept = [remove("gone/one.txt"), put("gone", blob("f\n"), 0o100644)];
+    let refused = repo.edit_tree(tree, &kept).unwrap_err();
+    let said = refused.full_message();
+    assert!(
+        said.contains("cannot replace 'tree' with 'blob' at 'gone'"),
+        "{said}"
+    );
+    assert_eq!(git(d, &["fsck", "--no-dangling"]), "");
 }
 
 /// An entry the edits do not touch keeps its raw mode, even one git never
