@@ -150,6 +150,8 @@ fn a_sandbox_that_lets_writes_through_is_caught_after_validation_and_undone() {
 fn a_verdict_server_runs_no_pushed_code_and_lands_only_on_cis_marked_verdict() {
     let Some(s) = server() else { return };
     s.git(&["config", "evolv.receive.validation", "verdict"]);
+    // Two validators: CI's verdict must answer for the set.
+    s.git(&["config", "--add", "evolv.validate", "test -f a.txt"]);
     // No sandbox on this server, and none needed: nothing runs.
     s.git(&["config", "evolv.receive.sandbox", "/nonexistent/bwrap"]);
     std::fs::create_dir_all(s.bare.join("evolv")).unwrap();
@@ -191,6 +193,11 @@ fn a_verdict_server_runs_no_pushed_code_and_lands_only_on_cis_marked_verdict() {
     s.git_in(&ci, &["fetch", "-q", &s.url(), &pushed], &[]);
     s.git_in(&ci, &["checkout", "-q", &pushed], &[]);
     s.git_in(&ci, &["config", "evolv.validate", "sh ci.sh"], &[]);
+    s.git_in(
+        &ci,
+        &["config", "--add", "evolv.validate", "test -f a.txt"],
+        &[],
+    );
     std::fs::create_dir_all(ci.join(".git/evolv")).unwrap();
     std::fs::write(ci.join(".git/evolv/verdict-secret"), secret).unwrap();
     let t = evolv_in(&s, &ci, &["test", "HEAD"]);

@@ -108,3 +108,47 @@ fn each_member_is_validated_at_its_own_tree_and_lands_or_is_refused_with_its_rea
     assert_eq!(s.ref_target("main").unwrap(), fixed);
     s.assert_fsck();
 }
+
+/// Verdicts make a re-push cheap: a pass the server made of its commands
+/// on a tree stands for that tree; a failure is run again (a pusher cannot
+/// ask for `--no-cache`, and a flaky failure must not refuse a tree forever).
+#[test]
+fn a_servers_pass_is_reused_for_the_same_tree_and_a_failure_runs_again() {
+    let Some(s) = server() else { return };
+    // Inside the bare repository: the sandbox shows it (read-only).
+    let flag = s.bare.join("validation-passes");
+    s.git(&[
+        "config",
+        "evolv.validate",
+        &format!("test -f {}", flag.display()),
+    ]);
+    let c = s.clone("c1");
+    let first = s.commit(&c, "b.txt", "b\n", "feat: b");
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_has(&run.stderr, "validation_failed");
+    // The same tree again, now passing: the stored failure is not reused.
+    std::fs::write(&flag, "").unwrap();
+    s.git_in(&c, &["commit", "-q", "--amend", "-m", "feat: b again"], &[]);
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_ne!(s.ref_target("main").unwrap(), first);
+    // An empty commit on top has the tree just validated: its pass stands
+    // although the command would fail now.
+    std::fs::remove_file(&flag).unwrap();
+    let run = s.git_in(
+        &c,
+        &["commit", "-q", "--allow-empty", "-m", "chore: empty"],
+        &[],
+    );
+    assert_eq!(run.code, 0);
+    let empty = s
+        .git_in(&c, &["rev-parse", "HEAD"], &[])
+        .stdout
+        .trim()
+        .to_string();
+    let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(s.ref_target("main").unwrap(), empty);
+    assert_eq!(s.refs("refs/evolv/verdicts/").len(), 1);
+}

@@ -26,6 +26,7 @@ mod validate_step;
 mod verdict_step;
 
 pub use verdict_step::ApplyVerdict;
+pub(crate) use verdict_step::Lookup;
 
 use land_step::{land_unvalidated, land_validated};
 use settings::{RunSettings, settings};

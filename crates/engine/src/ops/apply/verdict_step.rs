@@ -65,7 +65,7 @@ impl ApplyVerdict {
 
 /// The key of an apply's validation commands on one tree, and the trusted
 /// verdict stored for it (none with `--no-cache`).
-pub(super) struct Lookup {
+pub(crate) struct Lookup {
     key: String,
     commands: Vec<String>,
     tree: Oid,
@@ -81,30 +81,47 @@ impl Lookup {
         if s.commands.is_empty() {
             return Ok(None);
         }
-        let commands = s.commands.clone();
         let tree = repo.find_commit(new)?.tree_id();
+        Lookup::new(repo, s.commands.clone(), tree, s.no_cache).map(Some)
+    }
+
+    /// The key of `commands` on `tree` and its trusted verdict (a server's
+    /// landing asks too: `receive::validation`).
+    pub(crate) fn new(
+        repo: &Repo,
+        commands: Vec<String>,
+        tree: Oid,
+        no_cache: bool,
+    ) -> Result<Lookup> {
         let key = verdicts::key_of(repo, tree, &commands)?;
         let mut warnings = Vec::new();
-        let found = if s.no_cache {
+        let found = if no_cache {
             None
         } else {
             verdicts::lookup_noting(repo, &key, &mut warnings)?
                 .filter(|f| f.verdict.status != Status::Skip && f.verdict.covers(tree, &commands))
         };
-        Ok(Some(Lookup {
+        Ok(Lookup {
             key,
             commands,
             tree,
-            no_cache: s.no_cache,
+            no_cache,
             found,
             warnings,
-        }))
+        })
+    }
+
+    /// This lookup, its run to be stored in place of what was found (a
+    /// server re-runs a stored failure and keeps the new answer).
+    pub(crate) fn replacing(mut self) -> Lookup {
+        self.no_cache = true;
+        self
     }
 
     /// A cached pass: the reports standing for the commands (one each),
     /// and the verdict. A cached fail: the refusal, with the recorded
     /// output of the command that failed.
-    pub(super) fn reuse(&self) -> Option<Result<(Vec<CommandReport>, ApplyVerdict)>> {
+    pub(crate) fn reuse(&self) -> Option<Result<(Vec<CommandReport>, ApplyVerdict)>> {
         let found = self.found.as_ref()?;
         let verdict = ApplyVerdict::of(found.verdict.clone(), true, found.source.clone());
         let ran: Vec<_> = verdict
@@ -146,7 +163,7 @@ impl Lookup {
     /// Stores what the run of the commands said (`reports` are theirs, in
     /// order; `ran` how the run ended) and returns it as the apply's
     /// verdict; none when the run was cut short.
-    pub(super) fn record(
+    pub(crate) fn record(
         &self,
         repo: &Repo,
         reports: &[CommandReport],

@@ -8,9 +8,10 @@
 //! (pre-receive lets new ones through in this mode); only a valid mark
 //! makes it count, so a pusher cannot vouch for their own code.
 //!
-//! The verdict is looked up by tree and command, not by its key: the key
-//! also holds CI's environment and toolchain, which the server does not
-//! share.
+//! The verdict is looked up by tree and commands (`Verdict::covers`: the
+//! same commands in the same order, each exiting 0), not by its key: the
+//! key also holds CI's environment and toolchain, which the server does
+//! not share.
 
 use std::path::PathBuf;
 
@@ -23,8 +24,9 @@ pub fn secret_path(repo: &Repo) -> PathBuf {
     repo.common_dir().join("evolv").join("ci-verdict-secret")
 }
 
-/// `Ok` when a verdict marked by CI says `command` passed on `tree`.
-pub fn require_pass(repo: &Repo, tree: Oid, command: &str) -> Result<()> {
+/// `Ok` when a verdict marked by CI says `commands` (the server's
+/// `evolv.validate`, in order) each passed on `tree`.
+pub fn require_pass(repo: &Repo, tree: Oid, commands: &[String]) -> Result<()> {
     let path = secret_path(repo);
     let secret = match std::fs::read(&path) {
         Ok(bytes) if bytes.len() >= 16 => bytes,
@@ -41,19 +43,17 @@ pub fn require_pass(repo: &Repo, tree: Oid, command: &str) -> Result<()> {
             ));
         }
     };
-    let tree_hex = tree.to_string();
     for (name, _) in repo.readable_refs_matching(&format!("{VERDICTS_PREFIX}*")) {
         // A ref that is not a verdict (or not a commit) vouches for nothing.
         let Ok(Some((verdict, true))) = verdicts::read_marked_by(repo, &name, &secret) else {
             continue;
         };
-        if verdict.tree == tree_hex && verdict.command == command && verdict.status == Status::Pass
-        {
+        if verdict.status == Status::Pass && verdict.covers(tree, commands) {
             return Ok(());
         }
     }
     Err(Error::NoTrustedVerdict {
-        tree: tree_hex,
-        command: command.to_string(),
+        tree: tree.to_string(),
+        command: commands.join(" && "),
     })
 }

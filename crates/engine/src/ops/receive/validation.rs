@@ -12,13 +12,16 @@
 //!   verdict for the landing tree that CI made and pushed
 //!   (`ci_verdicts`).
 //!
+//! A pass is stored as a verdict and reused for the same tree and
+//! commands (`ops::apply::Lookup`, the apply's own cache).
+//!
 //! Either way, the branch, the hooks and the config are read before and
 //! compared after (`untouched`): a difference refuses the landing, is
 //! undone, and says what it was.
 
 use crate::error::Result;
 use crate::git::{Oid, Repo};
-use crate::ops::apply::DEFAULT_TIMEOUT_SECS;
+use crate::ops::apply::{DEFAULT_TIMEOUT_SECS, Lookup};
 use crate::ops::settings::{ServerValidation, Settings};
 use crate::sandbox::Sandbox;
 use crate::validate::{self, Budget, Stage, TimeoutSource};
@@ -38,9 +41,7 @@ pub fn validate(repo: &Repo, settings: &Settings, branch_ref: &str, commit: Oid)
     match settings.receive_validation()? {
         ServerValidation::Verdict => {
             let tree = repo.find_commit(commit)?.tree_id();
-            commands
-                .iter()
-                .try_for_each(|c| ci_verdicts::require_pass(repo, tree, c))
+            ci_verdicts::require_pass(repo, tree, &commands)
         }
         ServerValidation::Isolated => isolated(repo, settings, branch_ref, commit, &commands),
     }
@@ -61,6 +62,17 @@ fn isolated(
         None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
     };
     let budget = Budget::starting_now(seconds).limited_by(source);
+    // A pass this server made of the same commands on the same tree
+    // stands (a re-push of a stack's landed members, or of a tree fixed
+    // above them, runs nothing again). A stored failure does not: a
+    // pusher cannot ask for `--no-cache`, and a flaky failure must not
+    // refuse the tree forever.
+    let tree = repo.find_commit(commit)?.tree_id();
+    let lookup = Lookup::new(repo, commands.to_vec(), tree, false)?;
+    if let Some(Ok(_)) = lookup.reuse() {
+        return Ok(());
+    }
+    let lookup = lookup.replacing();
     let wt = worktree::acquire(repo, true, budget)?;
     // Started (and tried) before the checkout: where no sandbox can
     // start, nothing of the push is even written out.
@@ -80,5 +92,6 @@ fn isolated(
         Some(&sandbox),
     );
     before.check_and_restore(repo)?;
+    lookup.record(repo, &reports, &ran)?;
     ran
 }
