@@ -114,8 +114,8 @@ pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcom
 /// One attempt: in the turn, each member replayed onto the last one
 /// landed and validated at its own tree, then one swap of the branch to
 /// the last member that passed. Decides `rec.members` (or, for one commit,
-/// sets `rec.new`); `rec.old` is the branch before.
-/// The errors of the members refused, for their op-log records.
+/// sets `rec.new`); `rec.old` is the branch before. Returns the errors of
+/// the members refused, for their op-log records.
 fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<Vec<(String, Error)>> {
     let _turn = land::take_turn(repo)?;
     let branch_ref = format!("refs/heads/{}", rec.branch);
