@@ -61,9 +61,10 @@ fn index(e: &Error) -> usize {
         Error::NotUndoable { .. } => 48,
         Error::NothingToUndo { .. } => 49,
         Error::UndoConflict { .. } => 50,
+        Error::UndoIncomplete { .. } => 51,
     }
 }
-const VARIANTS: usize = 51;
+const VARIANTS: usize = 52;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -252,6 +253,12 @@ fn samples() -> Vec<Error> {
             name: s("refs/evolv/proposals/p"),
             expected: Some(s("1234")),
             actual: None,
+        },
+        Error::UndoIncomplete {
+            undone: vec![(s("abc"), s("def"))],
+            stopped_at: s("123"),
+            left: 2,
+            cause: Box::new(Error::NothingToUndo { what: s("x") }),
         },
     ]
 }
