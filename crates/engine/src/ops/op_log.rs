@@ -56,7 +56,8 @@ pub struct Operation {
     /// For an undo or redo: the operation it undid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<String>,
-    /// For an undo of a landing made as a revert: why.
+    /// For an undo or redo of a landing made as a new commit (a revert or
+    /// a reapply): why the branch was not simply moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Written by an earlier version: `refs` are what its fields imply,

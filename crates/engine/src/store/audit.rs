@@ -159,8 +159,8 @@ pub struct AuditRecord {
     /// For an undo or redo: the operation it undid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<String>,
-    /// For an undo of a landing made as a revert: why the branch could
-    /// not simply move back.
+    /// For an undo or redo of a landing made as a new commit (a revert or
+    /// a reapply): why the branch could not simply move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Every proposal of a drop or gc of several, one operation (`patch_id`
