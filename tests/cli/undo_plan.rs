@@ -164,3 +164,32 @@ fn undo_to_that_stops_part_way_says_exactly_what_it_undid() {
     repo.evolv(&["undo", "--to", &stop]).ok();
     assert!(repo.rev(&format!("refs/evolv/proposals/{a}")).is_none());
 }
+
+/// The second landing `undo --to` would undo writes a file holding
+/// uncommitted work: refused before the first moves anything.
+#[test]
+fn undo_to_refuses_uncommitted_work_a_later_step_would_overwrite_before_any_step() {
+    let repo = TestRepo::scenario();
+    let a = repo.propose("getUserData", "fetchUserData", &["--scope", "frontend/**"]);
+    let stop = newest(&repo);
+    repo.evolv(&["apply", &a]).ok();
+    let b = repo.propose("getUserData", "loadUserData", &["--scope", "backend/**"]);
+    repo.evolv(&["apply", &b]).ok();
+    let nb = repo.head();
+    repo.write("frontend/api.ts", "// mine\n");
+    let before = refs(&repo);
+    let logged = ops(&repo, 100).len();
+    let run = repo.evolv(&["undo", "--to", &stop, "--json"]);
+    assert_eq!(
+        (run.code, error_code(&run).as_str()),
+        (1, "dirty_worktree"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("frontend/api.ts"), "{}", run.stdout);
+    assert_eq!(repo.head(), nb, "the first landing was not undone either");
+    assert_eq!(refs(&repo), before);
+    assert_eq!(ops(&repo, 100).len(), logged);
+    assert_eq!(repo.read("frontend/api.ts"), "// mine\n");
+    assert!(repo.read("backend/user.go").contains("loadUserData"));
+}

@@ -115,7 +115,7 @@ pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
     crate::git::ensure_no_operation_in_progress(repo)?;
     let turn = land::take_turn(repo)?;
     let pick::Picked { targets, skipped } = targets(repo, req)?;
-    let planned = plan::plan(repo, &turn, &targets)?;
+    let planned = plan::plan(repo, &turn, &targets, req.dry_run)?;
     let undone = match req.dry_run {
         true => planned,
         false => plan::run(repo, turn, &targets, &planned)?,

@@ -87,13 +87,26 @@ fn decide(repo: &Repo, sim: &mut Sim, target: &AuditEntry, check: Option<&Turn>)
 }
 
 /// What undoing `targets` in order does, step by step, or the first
-/// refusal. Writes nothing: its reverts are made in memory.
-pub(super) fn plan(repo: &Repo, turn: &Turn, targets: &[AuditEntry]) -> Result<Vec<Undone>> {
+/// refusal. Writes nothing: its reverts are made in memory. Uncommitted
+/// work in the paths a landing writes is refused here for a dry run and
+/// for every step after the first; the run's first step is checked by
+/// its own landing, before anything changes (once is enough: the check
+/// reads and hashes each racily clean file).
+pub(super) fn plan(
+    repo: &Repo,
+    turn: &Turn,
+    targets: &[AuditEntry],
+    dry_run: bool,
+) -> Result<Vec<Undone>> {
     let scratch = git::in_memory_writes(repo)?;
     let mut sim = Sim::default();
     targets
         .iter()
-        .map(|t| decide(&scratch, &mut sim, t, Some(turn)).map(|s| s.outcome()))
+        .enumerate()
+        .map(|(i, t)| {
+            let check = (dry_run || i > 0).then_some(turn);
+            decide(&scratch, &mut sim, t, check).map(|s| s.outcome())
+        })
         .collect()
 }
 
