@@ -317,9 +317,20 @@ fn a_copied_marked_record_with_another_before_or_place_is_refused() {
     assert_eq!(state(&victim), before);
     assert_eq!(victim.head(), n);
     // The victim's own apply, still marked in place, is undone as before.
+    let text = victim.evolv(&["undo", "--dry-run"]).ok().stdout.clone();
+    assert!(text.contains("Skipped apply"), "{text}");
+    assert!(text.contains("not marked by this clone"), "{text}");
     let undo = victim.evolv(&["undo", "--json"]).ok().json();
     assert_eq!(undo["undone"][0]["method"], "move_back");
     assert_eq!(victim.head(), h);
+    // The newer records it passed over are listed apart, saying why.
+    let skipped: Vec<&str> = undo["skipped"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{undo}"))
+        .iter()
+        .map(|s| s["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, [changed.as_str(), replayed.as_str()], "{undo}");
 }
 
 #[test]

@@ -209,7 +209,7 @@ fn ensure_held(repo: &Repo, target: &AuditEntry, name: &str, commit: Oid) -> Res
         reason,
     }
     .with_hint(&format!(
-        "If you are sure, look at that commit (`git show {commit}`) and move the branch yourself: `git reset --keep {commit}`."
+        "— if you are sure, look at that commit (`git show {commit}`) and move the branch yourself: `git reset --keep {commit}`."
     )))
 }
 

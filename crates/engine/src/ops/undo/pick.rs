@@ -15,7 +15,7 @@ use crate::store::audit::{AuditAction, AuditEntry, RefMove};
 use crate::ops::op_log::NOT_MARKED as FOREIGN;
 
 /// What else the user can do about such a record.
-const FOREIGN_HINT: &str = "Undo and redo act only on records this clone wrote and marked; one logged by a version of git-evolv before records were marked is refused too. To roll back by other means: `git evolv rollback <patch>` reverts a landing; `git reflog <branch>` shows what the branch held, and `git reset --keep <commit>` moves it back there.";
+const FOREIGN_HINT: &str = "— undo and redo act only on records this clone wrote and marked; one logged by a version of git-evolv before records were marked is refused too. To roll back by other means: `git evolv rollback <patch>` reverts a landing; `git reflog <branch>` shows what the branch held, and `git reset --keep <commit>` moves it back there.";
 
 /// The operations to undo, newest first, and the records skipped as not
 /// this clone's (listed apart in the outcome).
@@ -47,9 +47,15 @@ pub(super) fn targets(repo: &Repo, log: &[AuditEntry], req: &UndoRequest) -> Res
         targets,
         skipped: Vec::new(),
     };
+    // Plain `undo` and `redo` list the records newer than what they undo
+    // that they passed over as not this clone's.
+    let newer = |t: AuditEntry| Picked {
+        skipped: passed_over(log.iter().take_while(|e| e.id != t.id)),
+        targets: vec![t],
+    };
     if req.redo {
         return redo_target(&mine)
-            .map(|t| picked(vec![t]))
+            .map(newer)
             .map_err(|e| with_skipped(e, log.iter()));
     }
     if let Some(to) = &req.to {
@@ -76,7 +82,7 @@ pub(super) fn targets(repo: &Repo, log: &[AuditEntry], req: &UndoRequest) -> Res
                 && undone_by(&mine, &e.id).is_none()
         })
         .cloned()
-        .map(|t| picked(vec![t]))
+        .map(newer)
         .ok_or_else(|| {
             with_skipped(
                 Error::NothingToUndo {
@@ -96,10 +102,28 @@ pub(super) fn foreign(e: &AuditEntry) -> Error {
     .with_hint(FOREIGN_HINT)
 }
 
+/// The records of `seen` not marked by this clone (test records aside).
+fn foreign_in<'a>(seen: impl Iterator<Item = &'a AuditEntry>) -> Vec<&'a AuditEntry> {
+    seen.filter(|e| e.foreign && e.record.action != AuditAction::Race)
+        .collect()
+}
+
+/// The records of `seen` passed over as not this clone's, and why.
+fn passed_over<'a>(seen: impl Iterator<Item = &'a AuditEntry>) -> Vec<Skipped> {
+    foreign_in(seen)
+        .into_iter()
+        .map(|e| Skipped {
+            op: e.id.clone(),
+            op_kind: e.record.action.as_str().to_string(),
+            reason: FOREIGN.into(),
+        })
+        .collect()
+}
+
 /// `NothingToUndo` naming the records of `seen` that were passed over as
 /// not this clone's, if any.
 fn with_skipped<'a>(e: Error, seen: impl Iterator<Item = &'a AuditEntry>) -> Error {
-    let skipped: Vec<&AuditEntry> = seen.filter(|e| e.foreign).collect();
+    let skipped = foreign_in(seen);
     let Error::NothingToUndo { what } = e else {
         return e;
     };
@@ -147,11 +171,7 @@ fn redo_target(log: &[AuditEntry]) -> Result<AuditEntry> {
 /// Records not marked by this clone are passed over, and listed.
 fn after(repo: &Repo, log: &[AuditEntry], mine: &[AuditEntry], to: &str) -> Result<Picked> {
     let stop = op_log::find(repo, to)?;
-    let foreign: Vec<&AuditEntry> = log
-        .iter()
-        .take_while(|e| e.id != stop.id)
-        .filter(|e| e.foreign && e.record.action != AuditAction::Race)
-        .collect();
+    let foreign = foreign_in(log.iter().take_while(|e| e.id != stop.id));
     let newer: Vec<&AuditEntry> = mine.iter().take_while(|e| e.id != stop.id).collect();
     let ids: HashSet<&str> = newer.iter().map(|e| e.id.as_str()).collect();
     let cancelled: HashSet<&str> = newer
@@ -174,14 +194,7 @@ fn after(repo: &Repo, log: &[AuditEntry], mine: &[AuditEntry], to: &str) -> Resu
     }
     Ok(Picked {
         targets,
-        skipped: foreign
-            .into_iter()
-            .map(|e| Skipped {
-                op: e.id.clone(),
-                op_kind: e.record.action.as_str().to_string(),
-                reason: FOREIGN.into(),
-            })
-            .collect(),
+        skipped: passed_over(foreign.into_iter()),
     })
 }
 
