@@ -155,31 +155,33 @@ fn take(
         land::failpoint(FAILPOINT_LATER_STEP)?;
     }
     let step = decide(repo, &mut Sim::default(), target, None)?;
-    let now = step.outcome();
-    if let Some((name, planned)) = differs(plan, &now) {
-        return Err(Error::ConcurrentUpdate {
-            what: name,
-            expected: planned.unwrap_or_else(|| "nothing".into()),
-        });
+    if let Some(e) = differs(target, plan, &step.outcome()) {
+        return Err(e);
     }
     step.run(repo, turn)
 }
 
-/// The first ref whose value the step found other than planned (and what
-/// the plan expected), or the step's own name when its method or paths
-/// differ; `None` when it is the step planned. A commit made by the step
-/// (a revert) is made again, so only where it goes is compared.
-fn differs(plan: &Undone, now: &Undone) -> Option<(String, Option<String>)> {
+/// Why the step decided now (`now`) is not the step planned (`plan`), if
+/// it is not: a ref found holding something else than planned
+/// (`undo_conflict`, naming it), or another method or other paths. A
+/// commit made by the step (a revert, a reapply) is made again, so only
+/// the refs it starts from are compared.
+fn differs(target: &AuditEntry, plan: &Undone, now: &Undone) -> Option<Error> {
+    let made = matches!(plan.method, Method::Revert | Method::Reapply);
     for (p, n) in plan.refs.iter().zip(&now.refs) {
-        if p.name != n.name || p.old != n.old {
-            return Some((p.name.clone(), p.old.clone()));
-        }
-        let made = matches!(plan.method, Method::Revert | Method::Reapply);
-        if p.new != n.new && !made {
-            return Some((p.name.clone(), p.old.clone()));
+        if p.name != n.name || p.old != n.old || (p.new != n.new && !made) {
+            return Some(Error::UndoConflict {
+                op: target.id.clone(),
+                name: p.name.clone(),
+                expected: p.old.clone(),
+                actual: n.old.clone(),
+            });
         }
     }
     let same =
         plan.method == now.method && plan.paths == now.paths && plan.refs.len() == now.refs.len();
-    (!same).then(|| (format!("what operation {} changes", plan.op), None))
+    (!same).then(|| Error::NotUndoable {
+        op: target.id.clone(),
+        reason: "the repository changed while the undo ran (another process moved a ref or the branch), so it is no longer the step planned".into(),
+    })
 }
