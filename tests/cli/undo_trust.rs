@@ -276,6 +276,14 @@ fn op_log_lists_forged_records_apart_naming_why() {
     assert!(text.contains("not marked by this clone"), "{text}");
     let show = victim.evolv(&["op", "show", &first, "--json"]).ok().json();
     assert!(show["foreign"].as_str().is_some(), "{show}");
+    let audit = victim.evolv(&["log"]).ok().stdout.clone();
+    let marked: Vec<&str> = audit
+        .lines()
+        .filter(|l| l.contains("[not marked by this clone]"))
+        .collect();
+    assert_eq!(marked.len(), 3, "{audit}");
+    let json = victim.evolv(&["log", "--json"]).ok().json();
+    assert!(json.to_string().contains("\"foreign\":true"), "{json}");
 }
 
 /// A record copied from the victim's own (marked) log, its "before"
