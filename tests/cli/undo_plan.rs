@@ -193,3 +193,42 @@ fn undo_to_refuses_uncommitted_work_a_later_step_would_overwrite_before_any_step
     assert_eq!(repo.read("frontend/api.ts"), "// mine\n");
     assert!(repo.read("backend/user.go").contains("loadUserData"));
 }
+
+/// With a commit on top of two landings, `undo --to` reverts both, the
+/// second on top of the first's revert: its dry run shows the same.
+#[test]
+fn undo_to_dry_run_shows_two_reverts_as_the_run_makes_them() {
+    let (repo, a) = TestRepo::scenario_proposed(&[]);
+    let stop = newest(&repo);
+    let h = repo.head();
+    repo.evolv(&["apply", &a]).ok();
+    let b = repo.propose("fetchUserData", "loadUserData", &[]);
+    repo.evolv(&["apply", &b]).ok();
+    repo.write("later.txt", "later\n");
+    let later = repo.commit_all("later work");
+    let dry = repo
+        .evolv(&["undo", "--to", &stop, "--dry-run", "--json"])
+        .ok()
+        .json();
+    let real = repo.evolv(&["undo", "--to", &stop, "--json"]).ok().json();
+    let shape = |o: &Value| -> Vec<Value> {
+        o["undone"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| serde_json::json!([u["op"], u["method"], u["paths"]]))
+            .collect()
+    };
+    assert_eq!(shape(&dry), shape(&real));
+    let methods: Vec<&str> = real["undone"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u["method"].as_str())
+        .filter(|m| *m != "refs")
+        .collect();
+    assert_eq!(methods, ["revert", "revert"], "{real}");
+    assert_eq!(repo.rev("HEAD~2"), Some(later));
+    assert_eq!(repo.git(&["diff", &h, "HEAD", "--", "backend"]), "");
+    repo.assert_clean();
+}

@@ -119,10 +119,21 @@ pub(super) fn run(
 ) -> Result<Vec<Undone>> {
     let mut done: Vec<Undone> = Vec::new();
     let mut turn = Some(turn);
+    // The commits the plan made in memory, and the ones the run made for
+    // them: a later step starts from the run's.
+    let mut made: HashMap<String, String> = HashMap::new();
     for (target, plan) in targets.iter().zip(planned) {
-        let step = take(repo, turn.take(), target, plan, done.is_empty());
+        let step = take(repo, turn.take(), target, plan, &made, done.is_empty());
         match step {
-            Ok(u) => done.push(u),
+            Ok(u) => {
+                if matches!(u.method, Method::Revert | Method::Reapply)
+                    && let (Some(p), Some(r)) = (plan.refs.first(), u.refs.first())
+                    && let (Some(p), Some(r)) = (&p.new, &r.new)
+                {
+                    made.insert(p.clone(), r.clone());
+                }
+                done.push(u);
+            }
             Err(e) if done.is_empty() => return Err(e),
             Err(e) => {
                 return Err(Error::UndoIncomplete {
@@ -144,6 +155,7 @@ fn take(
     turn: Option<Turn>,
     target: &AuditEntry,
     plan: &Undone,
+    made: &HashMap<String, String>,
     first: bool,
 ) -> Result<Undone> {
     let turn = match turn {
@@ -155,7 +167,7 @@ fn take(
         land::failpoint(FAILPOINT_LATER_STEP)?;
     }
     let step = decide(repo, &mut Sim::default(), target, None)?;
-    if let Some(e) = differs(target, plan, &step.outcome()) {
+    if let Some(e) = differs(target, plan, &step.outcome(), made) {
         return Err(e);
     }
     step.run(repo, turn)
@@ -165,15 +177,23 @@ fn take(
 /// it is not: a ref found holding something else than planned
 /// (`undo_conflict`, naming it), or another method or other paths. A
 /// commit made by the step (a revert, a reapply) is made again, so only
-/// the refs it starts from are compared.
-fn differs(target: &AuditEntry, plan: &Undone, now: &Undone) -> Option<Error> {
-    let made = matches!(plan.method, Method::Revert | Method::Reapply);
+/// the refs it starts from are compared; one an earlier step made is
+/// compared as the run made it (`made`).
+fn differs(
+    target: &AuditEntry,
+    plan: &Undone,
+    now: &Undone,
+    made: &HashMap<String, String>,
+) -> Option<Error> {
+    let makes = matches!(plan.method, Method::Revert | Method::Reapply);
+    let run_id = |id: &Option<String>| id.as_ref().map(|i| made.get(i).unwrap_or(i).clone());
     for (p, n) in plan.refs.iter().zip(&now.refs) {
-        if p.name != n.name || p.old != n.old || (p.new != n.new && !made) {
+        let old = run_id(&p.old);
+        if p.name != n.name || old != n.old || (run_id(&p.new) != n.new && !makes) {
             return Some(Error::UndoConflict {
                 op: target.id.clone(),
                 name: p.name.clone(),
-                expected: p.old.clone(),
+                expected: old,
                 actual: n.old.clone(),
             });
         }
