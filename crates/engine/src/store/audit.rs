@@ -398,3 +398,7 @@ impl<'r> Reader<'r> {
         Ok(self.next.is_some())
     }
 }
+
+#[cfg(test)]
+#[path = "audit_tests.rs"]
+mod tests;
