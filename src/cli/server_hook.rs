@@ -108,7 +108,25 @@ fn report(r: &RefOutcome) -> Report {
             old: None,
             new: Some(rec.pushed.clone()),
         },
-        State::Refused => ng(rec.reason.as_ref().unwrap_or(&Reason::default())),
+        State::Refused => {
+            let reason = rec.reason.clone().unwrap_or_default();
+            let landed = rec
+                .members
+                .iter()
+                .filter(|m| m.state == State::Landed)
+                .count();
+            if landed == 0 {
+                return ng(&reason);
+            }
+            ng(&Reason {
+                message: format!(
+                    "{landed} of {} commits landed; the rest refused: {}",
+                    rec.members.len(),
+                    reason.message
+                ),
+                ..reason
+            })
+        }
     }
 }
 
@@ -121,6 +139,11 @@ fn remote_lines(r: &RefOutcome) -> String {
         text.push('\n');
     };
     let reason = match &r.record {
+        Some(rec) if !rec.members.is_empty() => {
+            describe_stack(rec, &mut say);
+            // Each refused member's own output is told below its line.
+            None
+        }
         Some(rec) => {
             describe(rec, &mut say);
             rec.reason.as_ref()
@@ -141,6 +164,40 @@ fn remote_lines(r: &RefOutcome) -> String {
         say(&format!("{} refused: {}", r.pushed_ref, reason.message));
     }
     text
+}
+
+/// A pushed stack: one line per member, bottom first, and the reason
+/// (paths, output) of the one refused for its own sake.
+fn describe_stack(rec: &Outcome, say: &mut impl FnMut(&str)) {
+    say(&format!(
+        "a stack of {} commits for {}, one proposal each:",
+        rec.members.len(),
+        rec.branch
+    ));
+    for m in &rec.members {
+        let commit = &m.pushed[..m.pushed.len().min(12)];
+        match (&m.state, &m.reason) {
+            (State::Landed, _) => say(&format!(
+                "  {} ({commit}) landed as {}",
+                m.id,
+                m.new.as_deref().map_or("", |n| &n[..n.len().min(12)])
+            )),
+            (State::Queued, _) => say(&format!("  {} ({commit}) queued", m.id)),
+            (State::Refused, Some(reason)) => {
+                say(&format!(
+                    "  {} ({commit}) refused ({}): {}",
+                    m.id, reason.code, reason.message
+                ));
+                for p in &reason.paths {
+                    say(&format!("    conflict: {p}"));
+                }
+                for l in reason.output.lines() {
+                    say(&format!("    | {l}"));
+                }
+            }
+            (State::Refused, None) => say(&format!("  {} ({commit}) refused", m.id)),
+        }
+    }
 }
 
 fn describe(rec: &Outcome, say: &mut impl FnMut(&str)) {
@@ -182,8 +239,10 @@ pub fn pre_receive(dir: &Path) -> Result<u8> {
         .take(1 << 20)
         .read_to_string(&mut stdin)
         .map_err(|e| Error::io("read", "stdin", e))?;
-    let judged =
-        Session::open_for::<PreReceiveRequest>(dir)?.pre_receive(&PreReceiveRequest { stdin })?;
+    let judged = Session::open_for::<PreReceiveRequest>(dir)?.pre_receive(&PreReceiveRequest {
+        stdin,
+        pusher: pusher_from_env(),
+    })?;
     let mut refused = false;
     let mut stderr = std::io::stderr().lock();
     for j in &judged {

@@ -119,6 +119,21 @@ pub enum Error {
         limit_source: crate::validation_report::TimeoutSource,
     },
 
+    /// A server asked to run pushed code where it cannot isolate it.
+    #[error("the server cannot isolate validation, so it runs no pushed code: {reason}")]
+    IsolationUnavailable { reason: String },
+
+    /// What pushed code changed that it must not reach (a defence behind
+    /// the sandbox: the landing is refused and each change undone).
+    #[error("validation changed what it must not touch: {}", changed.join("; "))]
+    Tampered { changed: Vec<String> },
+
+    /// A server that runs no pushed code found no trusted verdict.
+    #[error(
+        "no trusted passing verdict for tree {tree} of `{command}`: this server runs no pushed code and lands only what CI validated"
+    )]
+    NoTrustedVerdict { tree: String, command: String },
+
     #[error("patch '{patch_id}' is already applied as commit {commit}")]
     AlreadyApplied { patch_id: String, commit: String },
 

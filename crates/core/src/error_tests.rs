@@ -61,10 +61,13 @@ fn index(e: &Error) -> usize {
         Error::NotUndoable { .. } => 48,
         Error::NothingToUndo { .. } => 49,
         Error::UndoConflict { .. } => 50,
-        Error::UndoIncomplete { .. } => 51,
+        Error::IsolationUnavailable { .. } => 51,
+        Error::Tampered { .. } => 52,
+        Error::NoTrustedVerdict { .. } => 53,
+        Error::UndoIncomplete { .. } => 54,
     }
 }
-const VARIANTS: usize = 52;
+const VARIANTS: usize = 55;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -186,6 +189,19 @@ fn samples() -> Vec<Error> {
             missing: 3,
             remote: s("origin"),
             detail: s("fatal: unable to access 'https://example.com/r.git/'"),
+        },
+        Error::IsolationUnavailable {
+            reason: s("`bwrap` (bubblewrap) was not found"),
+        },
+        Error::Tampered {
+            changed: vec![
+                s("refs/heads/main moved"),
+                s("hooks/post-receive was added"),
+            ],
+        },
+        Error::NoTrustedVerdict {
+            tree: s("3fa9c1"),
+            command: s("make test"),
         },
         Error::Internal {
             at: "a landing's writer threads",

@@ -8,6 +8,7 @@ pub mod landing;
 pub mod ops;
 pub mod process_group;
 pub mod progress;
+pub mod sandbox;
 pub mod signals;
 pub mod store;
 mod sys;

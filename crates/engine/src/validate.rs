@@ -23,6 +23,8 @@ const TAIL_BYTES: u64 = 4096;
 // carry them without importing this runner (and through it `git::cli`).
 pub use crate::validation_report::{CommandReport, Stage, TimeoutSource};
 
+use crate::sandbox::Sandbox;
+
 /// How often a running command's wait looks at the cancellation flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
@@ -127,10 +129,25 @@ pub fn run_all(
     reports: &mut Vec<CommandReport>,
     record: Option<&GroupRecord>,
 ) -> Result<()> {
+    run_all_in(commands, stage, dir, budget, reports, record, None)
+}
+
+/// [`run_all`], each command inside `sandbox` when one is given (a
+/// server's validation of pushed code, `crate::sandbox`).
+pub fn run_all_in(
+    commands: &[String],
+    stage: Stage,
+    dir: &Path,
+    budget: Budget,
+    reports: &mut Vec<CommandReport>,
+    record: Option<&GroupRecord>,
+    sandbox: Option<&Sandbox>,
+) -> Result<()> {
     let _deferred = signals::Deferred::begin();
     for command in commands {
         interrupted()?;
-        let (report, was_cancelled) = run_one(command, stage, dir, budget.deadline, record)?;
+        let (report, was_cancelled) =
+            run_one(command, stage, dir, budget.deadline, record, sandbox)?;
         interrupted()?;
         let (timed_out, code) = (report.timed_out, report.exit_code);
         reports.push(report);
@@ -178,10 +195,11 @@ fn run_one(
     dir: &Path,
     deadline: Instant,
     record: Option<&GroupRecord>,
+    sandbox: Option<&Sandbox>,
 ) -> Result<(CommandReport, bool)> {
     let started = Instant::now();
     let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
-    let mut child = spawn(command, dir, &output)?;
+    let mut child = spawn(command, dir, &output, sandbox)?;
     let pgid = child.id();
     if let Some(record) = record {
         record.set(Some(pgid));
@@ -227,17 +245,22 @@ fn run_one(
 /// Starts `sh -c command` in `dir`, in a process group of its own, with
 /// its output (both streams) into `output` and no repository variables
 /// of ours in its environment.
-fn spawn(command: &str, dir: &Path, output: &File) -> Result<Child> {
+fn spawn(command: &str, dir: &Path, output: &File, sandbox: Option<&Sandbox>) -> Result<Child> {
     let stdout = output
         .try_clone()
         .map_err(|e| Error::io("dup", "temp file", e))?;
     let stderr = output
         .try_clone()
         .map_err(|e| Error::io("dup", "temp file", e))?;
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(dir)
+    let mut cmd = match sandbox {
+        Some(sandbox) => sandbox.shell(command),
+        None => {
+            let mut sh = Command::new("sh");
+            sh.arg("-c").arg(command);
+            sh
+        }
+    };
+    cmd.current_dir(dir)
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)

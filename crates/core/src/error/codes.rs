@@ -25,6 +25,9 @@ impl Error {
             Error::LandingFailed { .. } => "landing_failed",
             Error::ValidationFailed { .. } => "validation_failed",
             Error::Timeout { .. } => "timeout",
+            Error::IsolationUnavailable { .. } => "isolation_unavailable",
+            Error::Tampered { .. } => "validation_tampered",
+            Error::NoTrustedVerdict { .. } => "no_trusted_verdict",
             Error::AlreadyApplied { .. } => "already_applied",
             Error::NothingToApply { .. } => "no_change",
             Error::NotApplied { .. } => "not_applied",
@@ -111,6 +114,15 @@ impl Error {
                 "nothing was landed; fix the patch or the code and apply again".into()
             }
             Error::Timeout { limit_source, .. } => limit_source.hint().into(),
+            Error::IsolationUnavailable { .. } => {
+                "install bubblewrap on the server (`apt-get install bubblewrap`, `dnf install bubblewrap`), or run no pushed code and land on CI's verdicts: `git config evolv.receive.validation verdict` (docs/server.md)".into()
+            }
+            Error::Tampered { .. } => {
+                "the changes were undone and nothing landed; look at what the pushed code did (the op log names the push) and at the server's isolation (docs/server.md)".into()
+            }
+            Error::NoTrustedVerdict { .. } => {
+                "have CI validate this exact tree and push its verdicts to the server (docs/server.md, \"Landing on CI's verdicts\"), then push again; a branch that moved since needs a rebase and a new CI run".into()
+            }
             Error::AlreadyApplied { .. } => {
                 "roll it back first with `git evolv rollback <id>` if you want to apply it again".into()
             }
@@ -224,6 +236,8 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::ValidationFailed { .. }
             | Error::ConstraintViolation { .. }
             | Error::Timeout { .. }
+            | Error::Tampered { .. }
+            | Error::NoTrustedVerdict { .. }
             | Error::AlreadyApplied { .. }
             | Error::NotApplied { .. }
             | Error::NothingToApply { .. }
@@ -264,6 +278,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             | Error::UnreadableJournal { .. }
             | Error::UnsafePath { .. }
             | Error::PartialClone { .. }
+            | Error::IsolationUnavailable { .. }
             | Error::OpNotFound { .. }
             | Error::OpAmbiguous { .. }
             | Error::SigningFailed { .. }

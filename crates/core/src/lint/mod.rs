@@ -39,7 +39,13 @@ pub fn lint(raw: &str, mode: CleanMode, config: &LintConfig) -> Report {
             ..Report::default()
         };
     }
-    let parts = message::split(&cleaned);
+    check_rules(&cleaned, config)
+}
+
+/// Runs the rules on a cleaned, non-empty message, skipping nothing (a
+/// server judges what a clone would skip: `receive::lint`).
+pub fn check_rules(cleaned: &Cleaned, config: &LintConfig) -> Report {
+    let parts = message::split(cleaned);
     let (findings, suggested_header) = rules::check(&parts, config);
     Report {
         ignored: None,

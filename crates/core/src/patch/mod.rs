@@ -140,7 +140,7 @@ pub(crate) fn closest_region(text: &str, wanted: &str) -> String {
 /// Which kind of text a patch is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// `*** Begin Patch` … `*** End Patch`.
+    /// `*** Begin Patch` … `*** End Patch`, bare or in a `<<EOF` heredoc.
     Envelope,
     /// `From <id> <date>` messages, as `git format-patch` writes them.
     Mailbox,
@@ -155,7 +155,7 @@ pub fn detect(text: &[u8]) -> Format {
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .find(|l| !l.iter().all(u8::is_ascii_whitespace))
         .unwrap_or_default();
-    if first.trim_ascii() == b"*** Begin Patch" {
+    if envelope::opens_envelope(first) {
         Format::Envelope
     } else if mbox::is_separator(first) {
         Format::Mailbox

@@ -28,6 +28,11 @@ pub const SERVER_CONFIG: [(&str, &str); 2] = [
     ("receive.advertisePushOptions", "true"),
 ];
 
+/// A value `install --server` adds to a multi-valued key beside the
+/// admin's own: refused pushes (`refs/evolv/refused/`) are advertised to
+/// no one (issue 38 item 4).
+pub const SERVER_HIDDEN: (&str, &str) = ("transfer.hideRefs", "refs/evolv/refused");
+
 /// The shim for server hook `name`, calling `binary`.
 pub fn render(name: &str, binary: &Path) -> String {
     TEMPLATE
@@ -79,6 +84,13 @@ pub fn install(git_dir: &Path, hooks_dir: &Path, binary: &Path) -> Result<Vec<Ho
     for (key, value) in SERVER_CONFIG {
         cli::run(git_dir, &["config", key, value])?;
     }
+    // Added once, whatever other values the key has (`git config <key>
+    // <value> <value-pattern>` replaces only the lines the pattern matches).
+    let (key, value) = SERVER_HIDDEN;
+    cli::run(
+        git_dir,
+        &["config", key, value, &format!("^{}$", regex_escape(value))],
+    )?;
     Ok(out)
 }
 
@@ -99,7 +111,7 @@ pub fn uninstall(git_dir: &Path, hooks_dir: &Path) -> Result<Vec<HookStatus>> {
         status.change = Some(change.into());
         out.push(status);
     }
-    for (key, value) in SERVER_CONFIG {
+    for (key, value) in SERVER_CONFIG.into_iter().chain([SERVER_HIDDEN]) {
         // Only the value we set: a value of the admin's own stays.
         let _ = cli::run(
             git_dir,

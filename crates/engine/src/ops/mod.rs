@@ -21,6 +21,7 @@ pub mod hooks;
 pub mod inspect;
 pub mod lint;
 pub mod op_log;
+mod patch_sequence;
 pub mod permissions;
 pub mod plan;
 pub mod pre_push;

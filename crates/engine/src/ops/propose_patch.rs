@@ -126,17 +126,23 @@ fn propose_one(
     };
     let tree = base_commit.tree()?;
     let refused = |e: PatchError| patch_error(&req.source, e);
-    let (mut files, strip) = match patch::detect(text) {
-        Format::Envelope => (patch::envelope::parse(text).map_err(refused)?, Some(0)),
-        _ => (patch::unified::parse(text).map_err(refused)?, req.strip),
+    let envelope = patch::detect(text) == Format::Envelope;
+    let (mut files, strip) = if envelope {
+        (patch::envelope::parse(text).map_err(refused)?, Some(0))
+    } else {
+        (patch::unified::parse(text).map_err(refused)?, req.strip)
     };
     let exists = |path: &str| tree.get_path(std::path::Path::new(path)).is_some();
     patch::strip(&mut files, strip, &exists).map_err(refused)?;
     let mut result = EngineOutcome::default();
-    for file in &files {
-        result
-            .files
-            .push(change_of(repo, &tree, file).map_err(refused)?);
+    if envelope && super::patch_sequence::touches_a_path_twice(&files) {
+        result.files = super::patch_sequence::fold(repo, &tree, &files).map_err(refused)?;
+    } else {
+        for file in &files {
+            result
+                .files
+                .push(change_of(repo, &tree, file).map_err(refused)?);
+        }
     }
     merge_type_changes(&mut result.files);
     for file in result.files.iter().filter(|f| f.new.is_some()) {
@@ -258,7 +264,7 @@ pub(crate) fn change_of(
 }
 
 /// The content and mode of `path` at the base.
-fn base_file(
+pub(crate) fn base_file(
     repo: &Repo,
     tree: &Tree<'_>,
     path: &str,

@@ -102,13 +102,15 @@ opens!(Recovering:
     UndoRequest, PushRequest, FetchRequest,
 );
 opens!(AsIs: GlobRequest, ServerRequest);
-opens!(Server: RecoverRequest, super::receive::ReceiveRequest, super::receive::DrainRequest);
+opens!(Server:
+    RecoverRequest, super::receive::ReceiveRequest, super::receive::DrainRequest,
+    super::receive::guard::PreReceiveRequest,
+);
 opens!(ReadOnly: review::RefFeed);
 opens!(View: StatusRequest, ListRequest, ShowRequest, LogRequest, OpLogRequest, OpShowRequest);
 opens!(NoRepository:
     super::check::CheckRequest, super::hooks::HooksRequest, lint::LintRequest,
     lint::CommitMsgRequest, super::pre_push::PrePushRequest, super::plan::PlanSource,
-    super::receive::guard::PreReceiveRequest,
     SettingsRequest,
 );
 

@@ -26,6 +26,6 @@ impl Session {
 
     /// The pre-receive hook: judges each pushed ref.
     pub fn pre_receive(&self, req: &PreReceiveRequest) -> Result<Vec<Judged>> {
-        guard::judge(self.settings()?, &req.stdin)
+        guard::judge_push(self.repo()?, self.settings()?, req)
     }
 }

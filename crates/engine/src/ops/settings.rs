@@ -73,6 +73,54 @@ impl Settings {
         Ok(self.config.bool("evolv.lintPushes")?.unwrap_or(false))
     }
 
+    /// `evolv.receive.validation`: how a server validates pushed code,
+    /// `isolated` (the default: in a sandbox) or `verdict` (it runs none
+    /// and lands only on a trusted verdict from CI).
+    pub fn receive_validation(&self) -> Result<ServerValidation> {
+        Ok(self
+            .config
+            .parsed(
+                "evolv.receive.validation",
+                "isolated or verdict",
+                |v| match v.trim().to_ascii_lowercase().as_str() {
+                    "isolated" => Some(ServerValidation::Isolated),
+                    "verdict" => Some(ServerValidation::Verdict),
+                    _ => None,
+                },
+            )?
+            .unwrap_or(ServerValidation::Isolated))
+    }
+
+    /// `evolv.receive.sandbox`: the bubblewrap program a server runs
+    /// pushed code in (`bwrap` on `PATH` unless set).
+    pub fn receive_sandbox(&self) -> String {
+        self.config
+            .string("evolv.receive.sandbox")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .unwrap_or(crate::sandbox::DEFAULT_PROGRAM)
+            .to_string()
+    }
+
+    /// `evolv.receive.keepRefused`: seconds a server keeps a refused
+    /// push's commits (`ops::receive::refused`).
+    pub fn receive_keep_refused(&self) -> Result<Option<u64>> {
+        self.config
+            .parsed("evolv.receive.keepRefused", "a number of seconds", |v| {
+                v.trim().parse::<u64>().ok()
+            })
+    }
+
+    /// `evolv.receive.refusedQuota`: how many refused pushes one pusher
+    /// may have kept at a time.
+    pub fn receive_refused_quota(&self) -> Result<Option<usize>> {
+        self.config.parsed(
+            "evolv.receive.refusedQuota",
+            "a positive whole number",
+            |v| v.trim().parse::<usize>().ok().filter(|&n| n > 0),
+        )
+    }
+
     /// `maintenance.auto`, `gc.auto` and `gc.autoPackLimit`: what git's
     /// porcelain would do after writing objects, `None` when it would do
     /// nothing (`maintenance.auto=false`). A value git would refuse counts
@@ -287,4 +335,14 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), "invalid_config");
     }
+}
+
+/// How a server validates a push (`evolv.receive.validation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerValidation {
+    /// `evolv.validate` runs in a sandbox that cannot write the repository.
+    Isolated,
+    /// No pushed code runs: each `evolv.validate` command needs a passing
+    /// verdict for the landing tree, made by CI.
+    Verdict,
 }

@@ -29,6 +29,14 @@ impl CloneKey {
         })
     }
 
+    /// A key with a secret of the caller's (a server checks CI's verdicts
+    /// with the secret it shares with CI).
+    pub fn with_secret(secret: &[u8]) -> CloneKey {
+        CloneKey {
+            secret: secret.to_vec(),
+        }
+    }
+
     /// The secret if this clone has one (a reader: with none, nothing
     /// was marked here, and reading makes no file).
     pub fn existing(repo: &Repo) -> Option<CloneKey> {
@@ -65,7 +73,7 @@ fn secret_path(repo: &Repo) -> PathBuf {
 
 /// This clone's secret: 32 random bytes, made on first use. Made with
 /// `create_new` so two first uses agree on one secret.
-fn secret(repo: &Repo) -> Result<Vec<u8>> {
+pub fn secret(repo: &Repo) -> Result<Vec<u8>> {
     let path = secret_path(repo);
     if let Ok(bytes) = std::fs::read(&path)
         && bytes.len() == 32

@@ -95,6 +95,30 @@ pub struct Outcome {
     pub received_ns: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_at: Option<u64>,
+    /// A push of several commits is a stack: one proposal per commit,
+    /// bottom first, the pushed commit (this record's own) last. Each is
+    /// landed or refused on its own; empty for a push of one commit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
+    /// On the record of a member below the top: the id of the push's
+    /// record (the top), which the queue lands. Never queued itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+}
+
+/// One commit of a pushed stack, as the push's record tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Member {
+    /// Its proposal id (`refs/evolv/proposals/<id>` → `pushed`).
+    pub id: String,
+    /// The pushed commit.
+    pub pushed: String,
+    pub state: State,
+    /// The commit it landed as (once landed, or about to be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
 }
 
 /// `refs/evolv/outcomes/<id>`.
@@ -110,4 +134,17 @@ pub fn queue_ref(id: &str) -> String {
 /// `refs/evolv/landed/<pushed>/<branch>`.
 pub fn landed_ref(pushed: &str, branch: &str) -> String {
     format!("{LANDED_PREFIX}{pushed}/{branch}")
+}
+
+impl Member {
+    /// `rec`, a member's own record, as a queued member of its stack.
+    pub fn queued(rec: &Outcome) -> Member {
+        Member {
+            id: rec.id.clone(),
+            pushed: rec.pushed.clone(),
+            state: State::Queued,
+            new: None,
+            reason: None,
+        }
+    }
 }

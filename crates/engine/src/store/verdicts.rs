@@ -18,7 +18,7 @@ use evolv_core::comma_list::split_comma_list;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::clone_mark::{CloneKey, mark};
+use super::clone_mark::{CloneKey, mark, secret};
 use super::verdict_key::KeyParts;
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
@@ -211,6 +211,12 @@ pub fn prune_made_before(repo: &Repo, cutoff: i64) -> Result<Vec<String>> {
 /// The verdict stored at `name`, and whether its mark is this clone's.
 /// A ref whose message is not a verdict (written by hand) is none.
 fn read(repo: &Repo, name: &str) -> Result<Option<(Verdict, bool)>> {
+    read_marked_by(repo, name, &secret(repo)?)
+}
+
+/// The verdict stored at `name`, and whether it is marked with `secret`
+/// (a server checks CI's verdicts with the secret it shares with CI).
+pub fn read_marked_by(repo: &Repo, name: &str, secret: &[u8]) -> Result<Option<(Verdict, bool)>> {
     let Some(oid) = repo.ref_target(name) else {
         return Ok(None);
     };
@@ -224,7 +230,7 @@ fn read(repo: &Repo, name: &str) -> Result<Option<(Verdict, bool)>> {
         return Ok(None);
     };
     let marked = match given {
-        Some(given) => CloneKey::load(repo)?.verify(json, given),
+        Some(given) => CloneKey::with_secret(secret).verify(json, given),
         None => false,
     };
     Ok(Some((verdict, marked)))

@@ -7,51 +7,116 @@
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::landing::{bare, land};
-use crate::ops::apply::DEFAULT_TIMEOUT_SECS;
 use crate::ops::settings::Settings;
 use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
-use crate::store::outcomes::{Outcome, Reason, State};
+use crate::store::outcomes::{Member, Outcome, Reason, State};
 use crate::store::proposals;
-use crate::validate::{self, Budget, Stage, TimeoutSource};
-use crate::worktree;
 
 use super::records;
 
 /// The most commits one push may carry to a branch.
 pub const MAX_COMMITS: usize = 100;
 
+/// Why a member above a refused one is not landed.
+pub const BELOW_REFUSED: &str = "stack_member_refused";
+
 /// Lands the queued `rec` (in the turn), or refuses it; returns it decided.
-/// Only a failure to write the records themselves is an `Err`.
+/// A stack's members (`rec.members`) land bottom first, each validated at
+/// its own tree, up to the first one refused; those above it are refused
+/// for it. Only a failure to write the records themselves is an `Err`.
 pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcome> {
     let result = land::retrying(false, || attempt(repo, settings, &mut rec));
-    rec.decided_at = Some(crate::clock::now_secs() as u64);
-    match result {
-        Ok((old, new)) => {
-            git::compare_and_swap_force(
-                repo,
-                &proposals::applied_ref(&rec.id),
-                new,
-                "git-evolv: landed",
-            )?;
-            rec.state = State::Landed;
-            rec.old = Some(old.to_string());
-            rec.new = Some(new.to_string());
-            records::write(repo, &rec)?;
-            audit_landing(repo, &rec, None);
+    let now = crate::clock::now_secs() as u64;
+    let mut members = if rec.members.is_empty() {
+        vec![Member::queued(&rec)]
+    } else {
+        rec.members.clone()
+    };
+    let (error, member_errors) = match result {
+        Ok(errors) => (None, errors),
+        Err(e) => (Some(e), Vec::new()),
+    };
+    if let Some(e) = &error {
+        for m in &mut members {
+            m.state = State::Refused;
+            m.new = None;
+            m.reason = Some(reason_of(e));
         }
-        Err(e) => {
-            rec.state = State::Refused;
-            rec.new = None;
-            rec.reason = Some(reason_of(&e));
+    } else if rec.members.is_empty() {
+        // A one-commit push that was not refused landed as `rec.new`.
+        members[0].state = State::Landed;
+        members[0].new = rec.new.clone();
+    }
+    let error_of = |id: &str| {
+        error
+            .as_ref()
+            .or_else(|| member_errors.iter().find(|(m, _)| m == id).map(|(_, e)| e))
+    };
+    let head = rec.old.clone();
+    let mut below = head.clone();
+    let top = members.len() - 1;
+    for (i, m) in members.iter().enumerate() {
+        let mut one = if i == top {
+            rec.clone()
+        } else {
+            records::read(repo, &m.id).unwrap_or_else(|| Outcome {
+                id: m.id.clone(),
+                pushed: m.pushed.clone(),
+                stack: Some(rec.id.clone()),
+                members: Vec::new(),
+                ..rec.clone()
+            })
+        };
+        one.members = Vec::new();
+        one.decided_at = Some(now);
+        one.state = m.state;
+        one.reason = m.reason.clone();
+        match (m.state, &m.new) {
+            (State::Landed, Some(new)) => {
+                git::compare_and_swap_force(
+                    repo,
+                    &proposals::applied_ref(&m.id),
+                    Oid::parse(new)?,
+                    "git-evolv: landed",
+                )?;
+                one.old = below.clone();
+                one.new = Some(new.clone());
+                below = Some(new.clone());
+            }
+            _ => {
+                one.old = None;
+                one.new = None;
+            }
+        }
+        if i == top {
+            one.members = if rec.members.is_empty() {
+                Vec::new()
+            } else {
+                members.clone()
+            };
+            rec = one;
             records::write(repo, &rec)?;
-            audit_landing(repo, &rec, Some(&e));
+            if rec.state == State::Refused {
+                super::refused::keep(repo, &rec)?;
+            }
+            audit_landing(repo, &rec, error_of(&rec.id));
+        } else {
+            records::write(repo, &one)?;
+            if one.state == State::Refused {
+                super::refused::keep(repo, &one)?;
+            }
+            audit_landing(repo, &one, error_of(&one.id));
         }
     }
     Ok(rec)
 }
 
-/// One attempt: in the turn, replay, validate, swap. `(old, new)` of the branch.
-fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, Oid)> {
+/// One attempt: in the turn, each member replayed onto the last one
+/// landed and validated at its own tree, then one swap of the branch to
+/// the last member that passed. Decides `rec.members` (or, for one commit,
+/// sets `rec.new`); `rec.old` is the branch before.
+/// The errors of the members refused, for their op-log records.
+fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<Vec<(String, Error)>> {
     let _turn = land::take_turn(repo)?;
     let branch_ref = format!("refs/heads/{}", rec.branch);
     let pushed = Oid::parse(&rec.pushed)?;
@@ -61,30 +126,100 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<(Oid, 
             "push to refs/for/<branch> of a branch the server has (`git ls-remote --heads <remote>`)",
         )
     })?;
-    // A landing killed after its swap: the branch has what it was to land.
+    // A landing killed after its swap: the branch has what it was to land
+    // (the record was written, members decided, before the swap).
     if let Some(new) = rec.new.as_deref().and_then(|n| Oid::parse(n).ok())
         && (new == head || repo.is_descendant_of(head, new)?)
     {
-        let old = repo.find_commit(new)?.parent_id(0)?;
-        return Ok((old, new));
+        if rec.old.is_none() {
+            rec.old = Some(repo.find_commit(new)?.parent_id(0)?.to_string());
+        }
+        return Ok(Vec::new());
     }
     let mut hide = records::landed_pushes(repo, &rec.branch);
     hide.push(head);
     let commits = commits_to_land(repo, pushed, &hide)?;
-    super::lint::check(repo, settings, &commits)?;
     let committer = git::committer(repo)?;
-    let replayed = bare::replay(repo, &commits, head, &committer, &rec.id)?;
-    validate_on_server(repo, settings, replayed.commit)?;
-    rec.new = Some(replayed.commit.to_string());
-    records::write(repo, rec)?;
-    bare::swap(repo, &branch_ref, head, replayed.commit, &rec.id)?;
-    Ok((head, replayed.commit))
+    let mut plan = if rec.members.is_empty() {
+        vec![Member::queued(rec)]
+    } else {
+        rec.members.clone()
+    };
+    let mut at = head;
+    let mut refused: Option<String> = None;
+    let mut errors = Vec::new();
+    for m in &mut plan {
+        let c = Oid::parse(&m.pushed)?;
+        if let Some(below) = &refused {
+            m.state = State::Refused;
+            m.new = None;
+            m.reason = Some(Reason {
+                code: BELOW_REFUSED.into(),
+                message: format!("not landed: {below}, below it in the stack, was refused"),
+                ..Reason::default()
+            });
+            continue;
+        }
+        if !commits.contains(&c) {
+            // Landed meanwhile through another push of the same commit.
+            m.state = State::Landed;
+            m.new = records::landed_push(repo, &rec.branch, &m.pushed).and_then(|r| r.new);
+            continue;
+        }
+        match land_member(repo, settings, &branch_ref, c, at, &committer, &m.id) {
+            Ok(new) => {
+                at = new;
+                m.state = State::Landed;
+                m.new = Some(new.to_string());
+                m.reason = None;
+            }
+            Err(e @ (Error::ConcurrentUpdate { .. } | Error::Signalled { .. })) => return Err(e),
+            // A one-commit push is refused with the error itself.
+            Err(e) if rec.members.is_empty() => return Err(e),
+            Err(e) => {
+                m.state = State::Refused;
+                m.new = None;
+                m.reason = Some(reason_of(&e));
+                refused = Some(m.id.clone());
+                errors.push((m.id.clone(), e));
+            }
+        }
+    }
+    rec.old = Some(head.to_string());
+    if rec.members.is_empty() {
+        rec.new = plan.pop().and_then(|only| only.new);
+    } else {
+        rec.members = plan;
+        rec.new = (at != head).then(|| at.to_string());
+    }
+    if at != head {
+        records::write(repo, rec)?;
+        bare::swap(repo, &branch_ref, head, at, &rec.id)?;
+    }
+    Ok(errors)
+}
+
+/// One member: its message linted, replayed onto `at`, validated at the
+/// tree it makes; the commit to land.
+fn land_member(
+    repo: &Repo,
+    settings: &Settings,
+    branch_ref: &str,
+    commit: Oid,
+    at: Oid,
+    committer: &crate::git::view::Signature,
+    id: &str,
+) -> Result<Oid> {
+    super::lint::check(repo, settings, &[commit])?;
+    let replayed = bare::replay(repo, &[commit], at, committer, id)?;
+    super::validation::validate(repo, settings, branch_ref, replayed.commit)?;
+    Ok(replayed.commit)
 }
 
 /// The pushed commits neither on the branch nor landed before (`hide`),
 /// oldest first: each must have one parent (a merge cannot be replayed),
 /// at most [`MAX_COMMITS`].
-fn commits_to_land(repo: &Repo, pushed: Oid, hide: &[Oid]) -> Result<Vec<Oid>> {
+pub(super) fn commits_to_land(repo: &Repo, pushed: Oid, hide: &[Oid]) -> Result<Vec<Oid>> {
     let commits = repo.walk(&[pushed], hide, git::Order::OldestFirst)?;
     if commits.len() > MAX_COMMITS {
         return Err(Error::invalid(
@@ -96,11 +231,22 @@ fn commits_to_land(repo: &Repo, pushed: Oid, hide: &[Oid]) -> Result<Vec<Oid>> {
         ));
     }
     for &c in &commits {
-        if repo.find_commit(c)?.parent_count() != 1 {
-            return Err(Error::invalid(
-                format!("{c} is a merge commit: a landing replays commits one by one"),
-                "rebase onto the branch (`git pull --rebase`) and push again",
-            ));
+        match repo.find_commit(c)?.parent_count() {
+            1 => {}
+            0 => {
+                return Err(Error::invalid(
+                    format!(
+                        "{c} is a root commit (it has no parent): it shares no history with the branch"
+                    ),
+                    "commit on top of the branch (`git fetch`, then `git rebase --onto origin/<branch> --root`) and push again",
+                ));
+            }
+            _ => {
+                return Err(Error::invalid(
+                    format!("{c} is a merge commit: a landing replays commits one by one"),
+                    "rebase onto the branch (`git pull --rebase`) and push again",
+                ));
+            }
         }
     }
     if commits.is_empty() {
@@ -110,33 +256,6 @@ fn commits_to_land(repo: &Repo, pushed: Oid, hide: &[Oid]) -> Result<Vec<Oid>> {
         ));
     }
     Ok(commits)
-}
-
-/// Runs the server's `evolv.validate` commands (never one a push names) on
-/// `commit` in a warm worktree of the bare repository, under `evolv.timeout`.
-fn validate_on_server(repo: &Repo, settings: &Settings, commit: Oid) -> Result<()> {
-    let mut commands = settings.validate_commands();
-    commands.retain(|c| !c.trim().is_empty());
-    if commands.is_empty() {
-        return Ok(());
-    }
-    let (seconds, source) = match settings.timeout_secs()? {
-        Some(s) => (s, TimeoutSource::Config),
-        None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
-    };
-    let budget = Budget::starting_now(seconds).limited_by(source);
-    let wt = worktree::acquire(repo, false, budget)?;
-    wt.checkout(commit)?;
-    let record = wt.group_record();
-    let mut reports = Vec::new();
-    validate::run_all(
-        &commands,
-        Stage::Validate,
-        wt.path(),
-        budget,
-        &mut reports,
-        Some(&record),
-    )
 }
 
 /// What the pusher and the record are told of a refusal.
@@ -164,16 +283,23 @@ fn tail_lines(text: &str, n: usize) -> String {
 /// The op log's record of a landing or refusal: who pushed, what, and
 /// what came of it (best effort: the outcome record is the pusher's).
 fn audit_landing(repo: &Repo, rec: &Outcome, error: Option<&Error>) {
-    let mut record = match error {
-        Some(e) => AuditRecord::failure(AuditAction::Apply, &rec.id, e),
-        None => AuditRecord::new(AuditAction::Apply, &rec.id, true),
+    let mut record = match (error, &rec.reason) {
+        (Some(e), _) => AuditRecord::failure(AuditAction::Apply, &rec.id, e),
+        // A stack member refused because one below it was.
+        (None, Some(reason)) if rec.state == State::Refused => {
+            let mut r = AuditRecord::new(AuditAction::Apply, &rec.id, false);
+            r.error_code = Some(reason.code.clone());
+            r.error_message = Some(reason.message.clone());
+            r
+        }
+        (None, _) => AuditRecord::new(AuditAction::Apply, &rec.id, true),
     };
     record.branch = Some(rec.branch.clone());
     record.commit = rec.new.clone();
     record.previous_head = rec.old.clone();
     record.actor = Some(super::actor_of(&rec.pusher));
     if let (Some(old), Some(new)) = (&rec.old, &rec.new)
-        && error.is_none()
+        && rec.state == State::Landed
     {
         record.moved(RefMove::new(
             format!("refs/heads/{}", rec.branch),

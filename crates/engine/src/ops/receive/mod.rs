@@ -12,18 +12,22 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
-use crate::store::outcomes::{FOR_PREFIX, Outcome, Pusher, Reason, State};
+use crate::store::outcomes::{FOR_PREFIX, Member, Outcome, Pusher, Reason, State};
 use crate::store::proposals;
 use evolv_core::receive::ref_name;
 
 use super::settings::Settings;
 
+mod ci_verdicts;
 pub mod guard;
 mod land;
 mod lint;
 pub mod options;
 pub mod queue;
 pub mod records;
+pub mod refused;
+mod untouched;
+mod validation;
 
 /// One ref git hands to the hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +102,7 @@ pub fn receive(repo: &Repo, settings: &Settings, req: &ReceiveRequest) -> Result
         Ok(o) => o,
         Err(e) => return Ok(ReceiveOutcome::refused(req, &e)),
     };
+    refused::expire(repo, settings)?;
     let mut outs = Vec::new();
     for r in &req.refs {
         outs.push(match enqueue(repo, r, &req.pusher) {
@@ -150,7 +155,7 @@ fn enqueue(repo: &Repo, r: &PushedRef, pusher: &Pusher) -> Result<Outcome> {
         ));
     }
     let pushed = Oid::parse(&r.new)?;
-    let commit = repo.find_commit(pushed)?;
+    repo.find_commit(pushed)?;
     if let Some(mut landed) = records::landed_push(repo, &branch, &r.new) {
         landed.already = true;
         return Ok(landed);
@@ -167,28 +172,47 @@ fn enqueue(repo: &Repo, r: &PushedRef, pusher: &Pusher) -> Result<Outcome> {
             "commit something new and push again",
         ));
     }
+    // A series is a stack: one proposal per commit. Refused here, before
+    // anything is recorded, when it cannot land at all (a merge, a root).
+    let mut hide = records::landed_pushes(repo, &branch);
+    hide.push(head);
+    let commits = land::commits_to_land(repo, pushed, &hide)?;
     // Stamped and written under the arrival lock: a drainer listing the
     // queue sees either this record or none stamped after it.
     let mut arrivals = queue::arrival_lock(repo)?;
     let now_ns = arrivals.stamp()?;
-    let id = claim_id(repo, pushed)?;
-    let mut who = pusher.clone();
-    let a = commit.author();
-    who.author = Some(format!("{} <{}>", a.name, a.email));
-    let rec = Outcome {
-        id,
-        branch,
-        state: State::Queued,
-        pushed: r.new.clone(),
-        old: None,
-        new: None,
-        already: false,
-        reason: None,
-        pusher: who,
-        received_at: now_ns / 1_000_000_000,
-        received_ns: now_ns,
-        decided_at: None,
+    let record_of = |id: String, c: Oid| -> Result<Outcome> {
+        let mut who = pusher.clone();
+        let a = repo.find_commit(c)?.author();
+        who.author = Some(format!("{} <{}>", a.name, a.email));
+        Ok(Outcome {
+            id,
+            branch: branch.clone(),
+            state: State::Queued,
+            pushed: c.to_string(),
+            old: None,
+            new: None,
+            already: false,
+            reason: None,
+            pusher: who,
+            received_at: now_ns / 1_000_000_000,
+            received_ns: now_ns,
+            decided_at: None,
+            members: Vec::new(),
+            stack: None,
+        })
     };
+    let top_id = claim_id(repo, pushed)?;
+    let mut rec = record_of(top_id.clone(), pushed)?;
+    if commits.len() > 1 {
+        for &c in &commits[..commits.len() - 1] {
+            let mut member = record_of(claim_id(repo, c)?, c)?;
+            member.stack = Some(top_id.clone());
+            records::write(repo, &member)?;
+            rec.members.push(Member::queued(&member));
+        }
+        rec.members.push(Member::queued(&rec));
+    }
     records::write(repo, &rec)?;
     Ok(rec)
 }

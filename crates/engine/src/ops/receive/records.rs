@@ -24,6 +24,8 @@ pub fn write(repo: &Repo, outcome: &Outcome) -> Result<()> {
     let blob = repo.write_blob(&json)?;
     let message = format!("git-evolv: {} {:?}", outcome.id, outcome.state);
     match outcome.state {
+        // A member below a stack's top is landed with the top's record.
+        State::Queued if outcome.stack.is_some() => {}
         State::Queued => {
             git::compare_and_swap_force(repo, &queue_ref(&outcome.id), blob, &message)?
         }
@@ -52,6 +54,7 @@ pub fn reindex(repo: &Repo) -> Result<usize> {
             continue;
         };
         let entry = match rec.state {
+            State::Queued if rec.stack.is_some() => continue,
             State::Queued => queue_ref(&rec.id),
             State::Landed => landed_ref(&rec.pushed, &rec.branch),
             State::Refused => continue,
