@@ -71,15 +71,21 @@ fn secret_path(repo: &Repo) -> PathBuf {
     repo.common_dir().join("evolv").join("verdict-secret")
 }
 
-/// This clone's secret: 32 random bytes, made on first use. Made with
-/// `create_new` so two first uses agree on one secret.
+/// This clone's secret: 32 random bytes, made on first use (every first
+/// command of a clone appends a record, so this is on its path). Linked
+/// into place so two first uses agree on one secret. Flushed only where
+/// git flushes a ref (`core.fsync`), as the records it marks are: a power
+/// cut may lose it only where it may lose them too, and a secret lost or
+/// torn is made again, which leaves what it marked unmarked: refused,
+/// never trusted.
 pub fn secret(repo: &Repo) -> Result<Vec<u8>> {
     let path = secret_path(repo);
-    if let Ok(bytes) = std::fs::read(&path)
-        && bytes.len() == 32
-    {
-        return Ok(bytes);
-    }
+    let torn = match std::fs::read(&path) {
+        Ok(bytes) if bytes.len() == 32 => return Ok(bytes),
+        Ok(_) => true,
+        Err(_) => false,
+    };
+    let flush = crate::git::durable::flushes_refs(repo);
     let dir = path.parent().expect("secret has a folder");
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let mut fresh = [0u8; 32];
@@ -88,13 +94,37 @@ pub fn secret(repo: &Repo) -> Result<Vec<u8>> {
         .map_err(|e| Error::io("read", Path::new("/dev/urandom"), e))?;
     let tmp = dir.join(format!("verdict-secret.{}", crate::clock::unique()));
     std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(&fresh).and_then(|()| f.sync_all()))
+        .and_then(|mut f| {
+            f.write_all(&fresh)
+                .and_then(|()| if flush { f.sync_all() } else { Ok(()) })
+        })
         .map_err(|e| Error::io("write", &tmp, e))?;
-    // A hard link fails when another process made the secret first; its
-    // secret wins and ours is dropped.
-    let _ = std::fs::hard_link(&tmp, &path);
-    let _ = std::fs::remove_file(&tmp);
-    std::fs::read(&path).map_err(|e| Error::io("read", &path, e))
+    if torn {
+        // What a power cut left of one: replaced whole.
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &tmp, e))?;
+    } else {
+        // A hard link fails when another process made the secret first;
+        // its secret wins and ours is dropped.
+        let _ = std::fs::hard_link(&tmp, &path);
+        let _ = std::fs::remove_file(&tmp);
+    }
+    if flush {
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| Error::io("flush", dir, e))?;
+    }
+    let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+    if bytes.len() != 32 {
+        return Err(Error::io(
+            "read",
+            &path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "this clone's secret is not 32 bytes; remove the file and run the command again",
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
