@@ -266,8 +266,14 @@ pub fn render_log(outcome: &LogOutcome, out: &Output) {
         } else {
             commit
         };
+        // Listed, never acted on: another clone's, or written by hand.
+        let foreign = if e.foreign {
+            " [not marked by this clone]"
+        } else {
+            ""
+        };
         text.push_str(&format!(
-            "{:<12}  {:>4} ago  {:<8} {} {verdict}{commit}\n",
+            "{:<12}  {:>4} ago  {:<8} {} {verdict}{commit}{foreign}\n",
             // A journalled record has no audit id yet: `pending`.
             &e.id[..12.min(e.id.len())],
             age(now.saturating_sub(r.timestamp)),

@@ -51,15 +51,22 @@ fn render_log(outcome: &OpLogOutcome, out: &Output) {
         out.json_value(outcome);
         return;
     }
-    if outcome.operations.is_empty() {
+    if outcome.operations.is_empty() && outcome.foreign.is_empty() {
         out.status("The op log is empty.");
         return;
     }
-    let text: Vec<String> = outcome
+    let mut text: Vec<String> = outcome
         .operations
         .iter()
         .map(|o| describe(o, false))
         .collect();
+    if let Some(first) = outcome.foreign.first() {
+        text.push(format!(
+            "\nNot this clone's ({}):",
+            first.foreign.as_deref().unwrap_or_default()
+        ));
+        text.extend(outcome.foreign.iter().map(|o| describe(o, false)));
+    }
     out.line(&text.join("\n"));
     out.status(match outcome.ends_at {
         "limit" => "(older operations exist: raise -n to see them)",
@@ -96,10 +103,13 @@ fn describe(o: &Operation, full: bool) -> String {
         text.push_str(&format!(" and {} more", o.patch_ids.len() - 1));
     }
     if let Some(reason) = &o.reason {
-        text.push_str(&format!("\n    as a revert: {reason}"));
+        text.push_str(&format!("\n    made as a new commit: {reason}"));
     }
     if !full {
         return text;
+    }
+    if let Some(why) = &o.foreign {
+        text.push_str(&format!("\n    ({why})"));
     }
     if o.derived {
         text.push_str("\n    (logged by an earlier version: refs derived, cannot be undone)");

@@ -21,14 +21,18 @@ What each undo does:
                   tree and index; the proposal is pending again. Otherwise
                   a revert commit, and the outcome says why.
   rollback        The same rules: the landing comes back.
-  undo            A redo.
+  undo            A redo: the branch moves forward again, or a commit
+                  reapplies the change when commits were made on top.
 
 Refused, with nothing changed:
   dirty_worktree  A path it would write holds uncommitted changes.
   undo_conflict   A ref moved since the operation.
   not_undoable    It failed, was a dry run, was logged by an earlier
-                  version, was undone already, or its branch is not
-                  checked out.
+                  version, was undone already, its branch is not checked
+                  out, it is not marked by this clone (fetched from
+                  another clone, written by hand, or logged before records
+                  were marked), or the branch's reflog does not show it
+                  held the commit it would move back to.
   conflict        The revert does not apply on the current head.
   nothing_to_undo No operation of yours is left to undo (or to redo).
 
@@ -91,11 +95,22 @@ fn render(o: &UndoOutcome, out: &Output) {
         out.success_json(o);
         return;
     }
+    let mut text = Vec::new();
+    for s in &o.skipped {
+        text.push(format!(
+            "Skipped {} {}: {}",
+            s.op_kind,
+            short(&s.op),
+            s.reason
+        ));
+    }
     if o.undone.is_empty() {
+        if !text.is_empty() {
+            out.line(&text.join("\n"));
+        }
         out.status("Nothing to undo.");
         return;
     }
-    let mut text = Vec::new();
     for u in &o.undone {
         for d in &u.warnings {
             out.deferred(d);
@@ -107,9 +122,11 @@ fn render(o: &UndoOutcome, out: &Output) {
             (false, _) => "Undid",
         };
         let how = match u.method {
-            Method::Refs => String::new(),
-            Method::MoveBack => " by moving the branch back".into(),
-            Method::Revert => " with a revert commit".into(),
+            Method::Refs => "",
+            Method::MoveBack => " by moving the branch back",
+            Method::MoveForward => " by moving the branch forward",
+            Method::Revert => " with a revert commit",
+            Method::Reapply => " with a commit that reapplies it",
         };
         let id = if u.id.is_empty() {
             String::new()
@@ -123,7 +140,7 @@ fn render(o: &UndoOutcome, out: &Output) {
             u.patch_id
         ));
         if let Some(reason) = &u.reason {
-            text.push(format!("  not moved back: {reason}"));
+            text.push(format!("  made as a new commit: {reason}"));
         }
         for r in &u.refs {
             text.push(format!(

@@ -79,6 +79,8 @@ mod undo;
 mod undo_flush;
 mod undo_kill;
 mod undo_landing;
+mod undo_plan;
+mod undo_trust;
 mod unreadable_proposals;
 mod unsafe_fence;
 mod validation;

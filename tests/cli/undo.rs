@@ -74,7 +74,14 @@ fn records_of_earlier_versions_are_listed_and_their_undo_is_refused() {
     let tree = repo.git(&["hash-object", "-t", "tree", "/dev/null"]);
     let rec = repo.git(&["commit-tree", tree.trim(), "-m", old]);
     repo.git(&["update-ref", "refs/evolv/audit", rec.trim()]);
-    let op = &ops(&repo, 5)[0];
+    // Unmarked (issue 38): listed apart from this clone's operations.
+    let log = repo.evolv(&["op", "log", "-n", "5", "--json"]).ok().json();
+    assert_eq!(log["operations"], serde_json::json!([]), "{log}");
+    let op = &log["foreign"][0];
+    assert!(
+        op["foreign"].as_str().unwrap().contains("not marked"),
+        "{op}"
+    );
     assert_eq!(
         (op["kind"].as_str(), op["derived"].as_bool()),
         (Some("drop"), Some(true))

@@ -262,6 +262,23 @@ pub enum Error {
         actual: Option<String>,
     },
 
+    /// `undo --to` stopped part way (issue 38 item 14): which operations
+    /// it undid (each with the id of its undo), where it stopped and why.
+    #[error(
+        "undid {} operation(s) ({}), then stopped at operation {stopped_at}, which was not undone, nor the {} after it: {cause}",
+        undone.len(),
+        undone.iter().map(|(op, by)| format!("{op} by {by}")).collect::<Vec<_>>().join(", "),
+        left.saturating_sub(1)
+    )]
+    UndoIncomplete {
+        /// Each operation undone and the id of its undo, in order.
+        undone: Vec<(String, String)>,
+        stopped_at: String,
+        /// How many were not undone, `stopped_at` first.
+        left: usize,
+        cause: Box<Error>,
+    },
+
     #[error("commit.gpgSign is set, and git could not sign the commit: {detail}")]
     SigningFailed { detail: String },
 

@@ -64,9 +64,10 @@ fn index(e: &Error) -> usize {
         Error::IsolationUnavailable { .. } => 51,
         Error::Tampered { .. } => 52,
         Error::NoTrustedVerdict { .. } => 53,
+        Error::UndoIncomplete { .. } => 54,
     }
 }
-const VARIANTS: usize = 54;
+const VARIANTS: usize = 55;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -268,6 +269,12 @@ fn samples() -> Vec<Error> {
             name: s("refs/evolv/proposals/p"),
             expected: Some(s("1234")),
             actual: None,
+        },
+        Error::UndoIncomplete {
+            undone: vec![(s("abc"), s("def"))],
+            stopped_at: s("123"),
+            left: 2,
+            cause: Box::new(Error::NothingToUndo { what: s("x") }),
         },
     ]
 }

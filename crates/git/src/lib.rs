@@ -83,6 +83,7 @@ pub use pack_windows::bound_mapped_packs;
 pub use path::RepoPath;
 pub use refs::{
     compare_and_swap, compare_and_swap_force, delete_ref, delete_ref_if, ref_exists, ref_lock_path,
+    reflog_held,
 };
 pub use repo::{Head, head, in_memory_writes, open, open_any, workdir};
 pub use revparse::{RangeProblem, RevRange, discover};

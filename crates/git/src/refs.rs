@@ -82,6 +82,23 @@ pub fn delete_ref(repo: &crate::Repo, name: &str) -> Result<bool> {
     Ok(deleted)
 }
 
+/// What `name`'s reflog (which no fetch or push writes) says of `commit`:
+/// `None` when it has no entry (`core.logAllRefUpdates` off, or expired),
+/// else whether `commit` is among the values it held, old or new.
+pub fn reflog_held(repo: &crate::Repo, name: &str, commit: Oid) -> Result<Option<bool>> {
+    let log = repo
+        .raw()
+        .reflog(name)
+        .context(|| on_ref("read the reflog of", name))?;
+    if log.is_empty() {
+        return Ok(None);
+    }
+    let id = commit.raw();
+    Ok(Some(
+        log.iter().any(|e| e.id_new() == id || e.id_old() == id),
+    ))
+}
+
 /// Deletes `name` only while it points at `expected` (libgit2 checks the
 /// id it read under the ref's lock); `ConcurrentUpdate` when it holds
 /// anything else or nothing.

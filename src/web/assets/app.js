@@ -247,8 +247,10 @@ async function confirmUndo(o) {
     const preview = await api("POST", path, { dry_run: true });
     const u = preview.undone[0] || { refs: [], paths: [], method: "refs" };
     const how = u.method === "revert" ? `A revert commit (${u.reason || "the landing may be published"}).`
-      : u.method === "move_back" ? "The branch moves back and the landed files are restored."
-        : "Refs are put back where they were.";
+      : u.method === "reapply" ? `A commit that reapplies the change (${u.reason || "commits were made on top"}).`
+        : u.method === "move_back" ? "The branch moves back and the landed files are restored."
+          : u.method === "move_forward" ? "The branch moves forward again and the landed files are written."
+            : "Refs are put back where they were.";
     const refs = u.refs.map((r) => r.name).join(", ");
     const files = u.paths.length ? ` Files: ${u.paths.join(", ")}.` : "";
     if (!(await ask("Undo operation", `Undo ${o.kind} of ${o.patch_id} (${o.id.slice(0, 12)})? ${how} Refs: ${refs}.${files}`))) return;
@@ -256,7 +258,7 @@ async function confirmUndo(o) {
     const done = out.undone[0];
     await renderList();
     result(h("div", { class: "banner", id: "undo-done", dataset: { op: o.id } },
-      `Undid ${o.kind} of ${o.patch_id}${done && done.id ? ` (operation ${done.id.slice(0, 12)})` : ""}.`));
+      `${done && done.kind === "redo" ? "Redid" : "Undid"} ${o.kind} of ${o.patch_id}${done && done.id ? ` (operation ${done.id.slice(0, 12)})` : ""}.`));
   } catch (e) {
     result(errorBanner(e));
   }

@@ -51,6 +51,7 @@ impl Error {
             Error::NotUndoable { .. } => "not_undoable",
             Error::NothingToUndo { .. } => "nothing_to_undo",
             Error::UndoConflict { .. } => "undo_conflict",
+            Error::UndoIncomplete { .. } => "undo_incomplete",
             Error::OperationInProgress { .. } => "operation_in_progress",
             Error::Signalled { .. } => "interrupted",
             Error::Cancelled { .. } => "cancelled",
@@ -193,6 +194,13 @@ may have crashed in this repository earlier: remove the file manually to continu
             Error::UndoConflict { op, .. } => format!(
                 "nothing was changed; undo the newer operations on that ref first (`git evolv op log`, `git evolv undo --to {op}`), or leave it"
             ),
+            Error::UndoIncomplete { cause, .. } => {
+                let why = cause.hint();
+                let why = why.strip_prefix("nothing was changed; ").unwrap_or(&why);
+                format!(
+                    "the operations named were undone and logged (`git evolv op log`); `git evolv redo` redoes the newest. To undo the rest: {why}; then run the same `git evolv undo --to` again"
+                )
+            }
             Error::EditsFailed { failures } => match failures.as_slice() {
                 [one] => one.hint.clone(),
                 _ => "nothing was stored; fix every edit listed (each has its own hint), or pass --keep-going to store the edits that succeeded".into(),
@@ -221,6 +229,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             // As a shell reports a process ended by a signal: 130, 143, 129.
             Error::Signalled { signal, .. } => u8::try_from(128 + signal).unwrap_or(2),
             Error::Hinted(h) => h.error.exit_code(),
+            Error::UndoIncomplete { cause, .. } => cause.exit_code(),
             Error::NoMatch { .. }
             | Error::Conflict { .. }
             | Error::DirtyWorktree { .. }

@@ -165,7 +165,7 @@ fn append_audit(
         // The whole record, not its action, patch and commit: an undo and
         // a redo flip the branch between the same two commits, so an older
         // undo of the same landing looks the same but for `undoes`.
-        let existing = recent.iter().find(|e| &e.record == record);
+        let existing = recent.iter().find(|e| !e.foreign && &e.record == record);
         if let Some(e) = existing {
             ids.push(Oid::parse(&e.id).ok());
             continue;

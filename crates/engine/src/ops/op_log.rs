@@ -11,6 +11,10 @@ use crate::git::Repo;
 use crate::store::audit::{AuditAction, AuditEntry, RefMove};
 use crate::store::{pending, proposals};
 
+/// Why a record not marked by this clone is listed apart and never acted
+/// on (issue 38 item 2).
+pub const NOT_MARKED: &str = "it is not marked by this clone: it came from another clone (fetched or pushed), was written by hand, or was logged by an earlier version of git-evolv, before records were marked; undo and redo never act on it";
+
 /// `op log`: at most `limit` operations, newest first (default: all).
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -52,7 +56,8 @@ pub struct Operation {
     /// For an undo or redo: the operation it undid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<String>,
-    /// For an undo of a landing made as a revert: why.
+    /// For an undo or redo of a landing made as a new commit (a revert or
+    /// a reapply): why the branch was not simply moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Written by an earlier version: `refs` are what its fields imply,
@@ -63,12 +68,20 @@ pub struct Operation {
     pub dry_run: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// Not marked by this clone: why it is never undone or redone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foreign: Option<String>,
 }
 
 /// `op log`'s answer.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct OpLogOutcome {
+    /// This clone's operations (marked by it, or still journalled).
     pub operations: Vec<Operation>,
+    /// Records among the same newest ones that are not marked by this
+    /// clone, listed apart: each says why (`foreign`) it is never acted on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub foreign: Vec<Operation>,
     /// Where the listing ends: `start` (the first operation ever logged;
     /// the log is never compacted) or `limit` (older ones exist).
     pub ends_at: &'static str,
@@ -95,6 +108,7 @@ impl Operation {
             derived: r.refs.is_none(),
             dry_run: r.dry_run,
             pending: entry.pending,
+            foreign: entry.foreign.then(|| NOT_MARKED.to_string()),
         }
     }
 }
@@ -131,14 +145,15 @@ pub fn op_log(repo: &Repo, req: &OpLogRequest) -> Result<OpLogOutcome> {
     // One more than asked: whether older operations exist.
     let entries = pending::read_all(repo, req.limit.map(|l| l + 1))?;
     let more = req.limit.is_some_and(|l| entries.len() > l);
-    let operations = entries
+    let (foreign, operations): (Vec<Operation>, Vec<Operation>) = entries
         .iter()
         .take(req.limit.unwrap_or(usize::MAX))
         .filter(|e| e.record.action != AuditAction::Race)
         .map(Operation::from_entry)
-        .collect();
+        .partition(|o| o.foreign.is_some());
     Ok(OpLogOutcome {
         operations,
+        foreign,
         ends_at: if more { "limit" } else { "start" },
     })
 }

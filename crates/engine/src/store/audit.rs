@@ -8,6 +8,14 @@
 //! keeps winning, or `refs/evolv/audit.lock` is held by someone else) is
 //! journalled in `store::pending` and chained by the next command: no
 //! record is dropped, and no command fails because another was logging.
+//!
+//! Each record carries this clone's mark (issue 38 item 2): the log's ref
+//! travels with `refs/evolv/*`, so a record may come from another clone or
+//! be written by hand. The mark, the last field of the JSON
+//! (`"clone_mark"`), is `store::clone_mark` of the rest of the JSON and of
+//! the audit commit it was appended after: a record changed, or copied
+//! whole to another place of the chain, is not marked. Only marked records
+//! are acted on (undo, redo); the others are read and listed as `foreign`.
 
 use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,6 +25,7 @@ use crate::git::{Oid, Repo};
 use serde::{Deserialize, Serialize};
 
 use super::AUDIT_REF;
+use super::clone_mark::CloneKey;
 use crate::error::{Error, Result};
 use crate::git;
 
@@ -150,8 +159,8 @@ pub struct AuditRecord {
     /// For an undo or redo: the operation it undid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<String>,
-    /// For an undo of a landing made as a revert: why the branch could
-    /// not simply move back.
+    /// For an undo or redo of a landing made as a new commit (a revert or
+    /// a reapply): why the branch could not simply move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Every proposal of a drop or gc of several, one operation (`patch_id`
@@ -216,6 +225,10 @@ pub struct AuditEntry {
     /// Journalled, not yet in `refs/evolv/audit`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// Not marked by this clone (fetched, pushed to it, written by hand, or
+    /// logged before records were marked): listed, never acted on.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub foreign: bool,
     #[serde(flatten)]
     pub record: AuditRecord,
 }
@@ -244,12 +257,14 @@ pub fn append(repo: &Repo, record: &AuditRecord) -> Result<Oid> {
 /// `append` for a caller holding the audit lock.
 pub fn append_locked(repo: &Repo, record: &AuditRecord) -> Result<Oid> {
     let json = serde_json::to_string(record).expect("audit record serialises");
+    let key = CloneKey::load(repo)?;
     let sig = signature(repo)?;
     let empty_tree = repo.empty_tree()?;
     for _ in 0..APPEND_ATTEMPTS {
         let tip = repo.ref_target(AUDIT_REF);
         let parents: Vec<Oid> = tip.into_iter().collect();
-        let oid = repo.write_record(&json, empty_tree, &parents, &sig)?;
+        let message = marked_message(&key, tip, &json);
+        let oid = repo.write_record(&message, empty_tree, &parents, &sig)?;
         let msg = format!("evolv: audit {}", record.action);
         lose_race_on_purpose(repo, &sig, empty_tree)?;
         match git::compare_and_swap(repo, AUDIT_REF, oid, tip, &msg) {
@@ -262,6 +277,42 @@ pub fn append_locked(repo: &Repo, record: &AuditRecord) -> Result<Oid> {
         what: AUDIT_REF.into(),
         expected: "its tip".into(),
     })
+}
+
+/// Where the mark begins: the record's last field.
+const MARK_FIELD: &str = ",\"clone_mark\":\"";
+
+/// What a record's mark covers: its JSON (without the mark) and the audit
+/// commit it is appended after.
+fn marked_text(parent: Option<Oid>, json: &str) -> String {
+    let parent = parent.map_or_else(|| "none".to_string(), |p| p.to_string());
+    format!("evolv audit record\nparent {parent}\n{json}")
+}
+
+/// `json` (an object) with this clone's mark as its last field.
+fn marked_message(key: &CloneKey, parent: Option<Oid>, json: &str) -> String {
+    let mark = key.mark(&marked_text(parent, json));
+    let open = json.strip_suffix('}').unwrap_or(json);
+    format!("{open}{MARK_FIELD}{mark}\"}}")
+}
+
+/// Whether `message`, the record of an audit commit whose parent is
+/// `parent`, carries this clone's mark over exactly its other bytes.
+fn is_marked(key: Option<&CloneKey>, parent: Option<Oid>, message: &[u8]) -> bool {
+    let Some(key) = key else {
+        return false;
+    };
+    let Ok(text) = std::str::from_utf8(message) else {
+        return false;
+    };
+    let Some((open, mark)) = text
+        .trim_end()
+        .strip_suffix("\"}")
+        .and_then(|t| t.rsplit_once(MARK_FIELD))
+    else {
+        return false;
+    };
+    key.verify(&marked_text(parent, &format!("{open}}}")), mark)
 }
 
 /// The failpoint `FAILPOINT_RACES`: appends a record behind the caller's
@@ -307,6 +358,7 @@ pub struct Reader<'r> {
     repo: &'r Repo,
     next: Option<Oid>,
     stop: Option<Oid>,
+    key: Option<CloneKey>,
 }
 
 impl<'r> Reader<'r> {
@@ -316,6 +368,7 @@ impl<'r> Reader<'r> {
             repo,
             next: repo.ref_target(AUDIT_REF),
             stop: None,
+            key: CloneKey::existing(repo),
         }
     }
 
@@ -329,16 +382,23 @@ impl<'r> Reader<'r> {
                 return Ok(false);
             };
             let commit = self.repo.find_commit(oid)?;
-            if let Ok(record) = serde_json::from_slice::<AuditRecord>(commit.message_bytes()) {
+            let parent = commit.parent_id(0).ok();
+            let message = commit.message_bytes();
+            if let Ok(record) = serde_json::from_slice::<AuditRecord>(message) {
                 out.push(AuditEntry {
                     id: oid.to_string(),
                     pending: false,
+                    foreign: !is_marked(self.key.as_ref(), parent, message),
                     record,
                 });
                 read += 1;
             }
-            self.next = commit.parent_id(0).ok();
+            self.next = parent;
         }
         Ok(self.next.is_some())
     }
 }
+
+#[cfg(test)]
+#[path = "audit_tests.rs"]
+mod tests;

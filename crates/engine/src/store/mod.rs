@@ -3,6 +3,7 @@
 
 pub mod actor;
 pub mod audit;
+pub mod clone_mark;
 pub mod comments;
 pub mod file_records;
 pub mod kept;

@@ -247,7 +247,9 @@ fn complete_one(repo: &Repo, pending: &mut Pending, done: &mut Completed) -> Opt
         .and_then(|t| Oid::parse(t).ok());
     let recent = audit::read_after(repo, tip, Some(256)).unwrap_or_default();
     while let Some(record) = pending.audit.first() {
-        if !recent.iter().any(|e| &e.record == record) {
+        // Only a record of this clone's counts as appended already: one
+        // fetched from elsewhere may copy it.
+        if !recent.iter().any(|e| !e.foreign && &e.record == record) {
             match audit::append_locked(repo, record) {
                 Ok(id) => done.appended.push((id, record.clone())),
                 Err(e) => return Some(e),
@@ -315,6 +317,7 @@ pub fn read_all(repo: &Repo, limit: Option<usize>) -> Result<Vec<AuditEntry>> {
         .map(|record| AuditEntry {
             id: "pending".into(),
             pending: true,
+            foreign: false,
             record,
         })
         .collect();

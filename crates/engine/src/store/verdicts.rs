@@ -6,22 +6,21 @@
 //!
 //! Trust: a verdict made in this clone carries a mark, a keyed double hash
 //! `sha1(secret ‖ sha1(secret ‖ json))` with a per-clone secret kept in
-//! `<common dir>/evolv/verdict-secret`, never in a ref. A verdict without
+//! `<common dir>/evolv/verdict-secret`, never in a ref (`store::clone_mark`,
+//! which the op log's records share). A verdict without
 //! a valid mark is foreign (fetched, pushed to us, written by hand) and is
 //! used only when it sits under `refs/evolv/remotes/<remote>/verdicts/`
 //! and `evolv.test.trust` names `<remote>`. By default nothing foreign is
 //! trusted: a collaborator cannot push a fake pass.
 
 use evolv_core::comma_list::split_comma_list;
-use std::io::{Read, Write};
-use std::path::PathBuf;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sha1::{Digest, Sha1};
 
+use super::clone_mark::{CloneKey, mark, secret};
 use super::pending::Deferred;
-use super::verdict_key::{KeyParts, hex};
+use super::verdict_key::KeyParts;
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 
@@ -350,7 +349,7 @@ fn held_marked_by(repo: &Repo, name: &str, secret: &[u8]) -> Result<Held> {
         return Ok(Held::NotAVerdict);
     };
     let marked = match given {
-        Some(given) => constant_time_eq(given.as_bytes(), mark_with(secret, json).as_bytes()),
+        Some(given) => CloneKey::with_secret(secret).verify(json, given),
         None => false,
     };
     Ok(Held::Verdict(verdict, marked))
@@ -376,56 +375,6 @@ fn trusted_remotes(repo: &Repo) -> Result<Vec<String>> {
         .flat_map(split_comma_list)
         .filter(|r| !r.contains('/') && !r.starts_with('.'))
         .collect())
-}
-
-/// The keyed hash of `json` under this clone's secret.
-fn mark(repo: &Repo, json: &str) -> Result<String> {
-    Ok(mark_with(&secret(repo)?, json))
-}
-
-fn mark_with(secret: &[u8], json: &str) -> String {
-    let inner = Sha1::new()
-        .chain_update(secret)
-        .chain_update(json.as_bytes())
-        .finalize();
-    hex(&Sha1::new()
-        .chain_update(secret)
-        .chain_update(inner)
-        .finalize())
-}
-
-fn secret_path(repo: &Repo) -> PathBuf {
-    repo.common_dir().join("evolv").join("verdict-secret")
-}
-
-/// This clone's secret: 32 random bytes, made on first use. Made with
-/// `create_new` so two first uses agree on one secret.
-fn secret(repo: &Repo) -> Result<Vec<u8>> {
-    let path = secret_path(repo);
-    if let Ok(bytes) = std::fs::read(&path)
-        && bytes.len() == 32
-    {
-        return Ok(bytes);
-    }
-    let dir = path.parent().expect("secret has a folder");
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
-    let mut fresh = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut fresh))
-        .map_err(|e| Error::io("read", std::path::Path::new("/dev/urandom"), e))?;
-    let tmp = dir.join(format!("verdict-secret.{}", crate::clock::unique()));
-    std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(&fresh).and_then(|()| f.sync_all()))
-        .map_err(|e| Error::io("write", &tmp, e))?;
-    // A hard link fails when another process made the secret first; its
-    // secret wins and ours is dropped.
-    let _ = std::fs::hard_link(&tmp, &path);
-    let _ = std::fs::remove_file(&tmp);
-    std::fs::read(&path).map_err(|e| Error::io("read", &path, e))
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// `user@host` of this process, for `made_by`.

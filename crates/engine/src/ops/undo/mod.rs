@@ -11,10 +11,19 @@
 //!   by a revert commit, and the outcome says why (`landing`).
 //!
 //! Every undo takes the landing turn first, as a landing does, so undos,
-//! applies and rollbacks of many processes queue instead of racing.
+//! applies and rollbacks of many processes queue instead of racing. Every
+//! step is decided before any is taken (`plan`), so a refusal changes
+//! nothing and a dry run shows what the run does.
+//!
+//! Only records marked by this clone are acted on (issue 38 item 2): the
+//! op log travels with `refs/evolv/*`, and a record from another clone (or
+//! written by hand, or before records were marked) could name any commit
+//! and any ref. Those are skipped by `undo`, `undo --to` and `redo`, and
+//! refused when named, saying why (`pick`).
 
 mod landing;
 mod pick;
+mod plan;
 mod refs;
 
 use serde::Serialize;
@@ -53,8 +62,15 @@ pub enum Method {
     Refs,
     /// The branch moved back, the landed paths restored.
     MoveBack,
-    /// A revert commit (never a rewrite of what may be published).
+    /// The branch moved forward again (a redo of an undo that moved it
+    /// back), the landed paths written again.
+    MoveForward,
+    /// A new commit that reverts the operation's change (never a rewrite
+    /// of what may be published).
     Revert,
+    /// A new commit that reapplies a change an undo had taken off the
+    /// branch (a redo that could not move the branch forward).
+    Reapply,
 }
 
 /// One operation undone (or, in a dry run, that would be).
@@ -70,7 +86,7 @@ pub struct Undone {
     /// The id of the new operation; empty in a dry run.
     pub id: String,
     pub method: Method,
-    /// For a revert: why the branch could not simply move back.
+    /// For a revert or reapply: why the branch could not simply move.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Every ref changed (or that would be).
@@ -87,6 +103,10 @@ pub struct Undone {
 pub struct UndoOutcome {
     /// Newest first, as they were undone.
     pub undone: Vec<Undone>,
+    /// Records `undo --to` passed over: not marked by this clone, never
+    /// acted on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<pick::Skipped>,
     pub dry_run: bool,
 }
 
@@ -94,18 +114,15 @@ pub struct UndoOutcome {
 pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
     crate::git::ensure_no_operation_in_progress(repo)?;
     let turn = land::take_turn(repo)?;
-    let targets = targets(repo, req)?;
-    let mut undone = Vec::new();
-    let mut turn = Some(turn);
-    for target in &targets {
-        let t = match turn.take() {
-            Some(t) => t,
-            None => land::take_turn(repo)?,
-        };
-        undone.push(undo_one(repo, t, target, req.dry_run)?);
-    }
+    let pick::Picked { targets, skipped } = targets(repo, req)?;
+    let planned = plan::plan(repo, &turn, &targets, req.dry_run)?;
+    let undone = match req.dry_run {
+        true => planned,
+        false => plan::run(repo, turn, &targets, &planned)?,
+    };
     Ok(UndoOutcome {
         undone,
+        skipped,
         dry_run: req.dry_run,
     })
 }
@@ -114,31 +131,19 @@ pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
 /// undo is newer than it, so what decides is among the entries read so
 /// far): they are read a few at a time, newest first, until they decide —
 /// usually the newest one does. The whole log is read only when none does.
-fn targets(repo: &Repo, req: &UndoRequest) -> Result<Vec<AuditEntry>> {
+fn targets(repo: &Repo, req: &UndoRequest) -> Result<pick::Picked> {
     if req.op.is_none() && req.to.is_none() {
         let mut reader = crate::store::audit::Reader::new(repo);
         let (mut log, mut batch) = (Vec::new(), 1);
         while reader.read_more(batch, &mut log)? {
             match pick::targets(repo, &log, req) {
-                Err(Error::NothingToUndo { .. }) => batch *= 4,
+                Err(e) if e.code() == "nothing_to_undo" => batch *= 4,
                 found => return found,
             }
         }
         return pick::targets(repo, &log, req);
     }
     pick::targets(repo, &crate::store::audit::read(repo, None)?, req)
-}
-
-/// Undoes `target` in `turn`.
-fn undo_one(repo: &Repo, turn: land::Turn, target: &AuditEntry, dry_run: bool) -> Result<Undone> {
-    let moves = pick::undoable_refs(target)?;
-    match moves
-        .iter()
-        .position(|m| !m.name.starts_with("refs/evolv/"))
-    {
-        Some(branch) => landing::undo_landing(repo, turn, target, &moves, branch, dry_run),
-        None => refs::undo_refs(repo, turn, target, &moves, dry_run),
-    }
 }
 
 /// The record of the undo of `target`.

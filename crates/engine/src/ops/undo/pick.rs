@@ -12,12 +12,29 @@ use crate::ops::op_log;
 use crate::store::actor;
 use crate::store::audit::{AuditAction, AuditEntry, RefMove};
 
-/// The operations to undo, newest first.
-pub(super) fn targets(
-    repo: &Repo,
-    log: &[AuditEntry],
-    req: &UndoRequest,
-) -> Result<Vec<AuditEntry>> {
+use crate::ops::op_log::NOT_MARKED as FOREIGN;
+
+/// What else the user can do about such a record.
+const FOREIGN_HINT: &str = "— undo and redo act only on records this clone wrote and marked; one logged by a version of git-evolv before records were marked is refused too. To roll back by other means: `git evolv rollback <patch>` reverts a landing; `git reflog <branch>` shows what the branch held, and `git reset --keep <commit>` moves it back there.";
+
+/// The operations to undo, newest first, and the records skipped as not
+/// this clone's (listed apart in the outcome).
+pub(super) struct Picked {
+    pub targets: Vec<AuditEntry>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// A record an undo passed over, and why.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct Skipped {
+    pub op: String,
+    pub op_kind: String,
+    pub reason: String,
+}
+
+/// The operations to undo, newest first. Only this clone's records count
+/// (and only its undos undo them); another's is refused when named.
+pub(super) fn targets(repo: &Repo, log: &[AuditEntry], req: &UndoRequest) -> Result<Picked> {
     if req.op.is_some() && req.to.is_some() {
         return Err(Error::invalid_field(
             "to",
@@ -25,34 +42,118 @@ pub(super) fn targets(
             "`undo <op>` undoes one operation; `undo --to <op>` every one after it",
         ));
     }
+    let mine: Vec<AuditEntry> = log.iter().filter(|e| !e.foreign).cloned().collect();
+    let picked = |targets: Vec<AuditEntry>| Picked {
+        targets,
+        skipped: Vec::new(),
+    };
+    // Plain `undo` and `redo` list the records newer than what they undo
+    // that they passed over as not this clone's.
+    let newer = |t: AuditEntry| Picked {
+        skipped: passed_over(log.iter().take_while(|e| e.id != t.id)),
+        targets: vec![t],
+    };
     if req.redo {
-        return redo_target(log).map(|t| vec![t]);
+        return redo_target(&mine)
+            .map(newer)
+            .map_err(|e| with_skipped(e, log.iter()));
     }
     if let Some(to) = &req.to {
-        return after(repo, log, to);
+        return after(repo, log, &mine, to);
     }
     if let Some(op) = &req.op {
         let target = op_log::find(repo, op)?;
-        if let Some(by) = undone_by(log, &target.id) {
+        if target.foreign {
+            return Err(foreign(&target));
+        }
+        if let Some(by) = undone_by(&mine, &target.id) {
             return Err(Error::NotUndoable {
                 op: target.id,
                 reason: format!("it was already undone by {by}; undo that one to redo it"),
             });
         }
-        return Ok(vec![target]);
+        return Ok(picked(vec![target]));
     }
     let me = actor::current();
-    log.iter()
+    mine.iter()
         .find(|e| {
             e.record.actor.as_deref().unwrap_or("cli") == me
                 && undoable(e)
-                && undone_by(log, &e.id).is_none()
+                && undone_by(&mine, &e.id).is_none()
         })
         .cloned()
-        .map(|t| vec![t])
-        .ok_or_else(|| Error::NothingToUndo {
-            what: format!("no operation of {me} in the op log can be undone"),
+        .map(newer)
+        .ok_or_else(|| {
+            with_skipped(
+                Error::NothingToUndo {
+                    what: format!("no operation of {me} in the op log can be undone"),
+                },
+                log.iter(),
+            )
         })
+}
+
+/// The refusal of `e`, a record not marked by this clone.
+pub(super) fn foreign(e: &AuditEntry) -> Error {
+    Error::NotUndoable {
+        op: e.id.clone(),
+        reason: FOREIGN.into(),
+    }
+    .with_hint(FOREIGN_HINT)
+}
+
+/// The records of `seen` not marked by this clone (test records aside).
+fn foreign_in<'a>(seen: impl Iterator<Item = &'a AuditEntry>) -> Vec<&'a AuditEntry> {
+    seen.filter(|e| e.foreign && e.record.action != AuditAction::Race)
+        .collect()
+}
+
+/// The records of `seen` passed over as not this clone's, and why.
+fn passed_over<'a>(seen: impl Iterator<Item = &'a AuditEntry>) -> Vec<Skipped> {
+    foreign_in(seen)
+        .into_iter()
+        .map(|e| Skipped {
+            op: e.id.clone(),
+            op_kind: e.record.action.as_str().to_string(),
+            reason: FOREIGN.into(),
+        })
+        .collect()
+}
+
+/// `NothingToUndo` naming the records of `seen` that were passed over as
+/// not this clone's, if any.
+fn with_skipped<'a>(e: Error, seen: impl Iterator<Item = &'a AuditEntry>) -> Error {
+    let skipped = foreign_in(seen);
+    let Error::NothingToUndo { what } = e else {
+        return e;
+    };
+    if skipped.is_empty() {
+        return Error::NothingToUndo { what };
+    }
+    let ids: Vec<String> = skipped
+        .iter()
+        .take(5)
+        .map(|e| format!("{} ({})", short(&e.id), e.record.action))
+        .collect();
+    let more = skipped.len().saturating_sub(ids.len());
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Error::NothingToUndo {
+        what: format!(
+            "{what}; {} record(s) not marked by this clone were passed over: {}{more} ({})",
+            skipped.len(),
+            ids.join(", "),
+            FOREIGN.trim_start_matches("it is not marked by this clone: ")
+        ),
+    }
+    .with_hint(FOREIGN_HINT)
+}
+
+fn short(id: &str) -> &str {
+    &id[..12.min(id.len())]
 }
 
 /// `redo`: the newest undo whose work stands (not itself undone).
@@ -67,21 +168,34 @@ fn redo_target(log: &[AuditEntry]) -> Result<AuditEntry> {
 
 /// `--to <op>`: the operations after it, newest first, without the pairs
 /// that already cancel out (an operation and its undo both after it).
-fn after(repo: &Repo, log: &[AuditEntry], to: &str) -> Result<Vec<AuditEntry>> {
+/// Records not marked by this clone are passed over, and listed.
+fn after(repo: &Repo, log: &[AuditEntry], mine: &[AuditEntry], to: &str) -> Result<Picked> {
     let stop = op_log::find(repo, to)?;
-    let newer: Vec<&AuditEntry> = log.iter().take_while(|e| e.id != stop.id).collect();
+    let foreign = foreign_in(log.iter().take_while(|e| e.id != stop.id));
+    let newer: Vec<&AuditEntry> = mine.iter().take_while(|e| e.id != stop.id).collect();
     let ids: HashSet<&str> = newer.iter().map(|e| e.id.as_str()).collect();
     let cancelled: HashSet<&str> = newer
         .iter()
         .filter_map(|e| e.record.undoes.as_deref().filter(|u| ids.contains(u)))
         .collect();
-    Ok(newer
+    let targets: Vec<AuditEntry> = newer
         .into_iter()
         .filter(|e| undoable(e) && !cancelled.contains(e.id.as_str()))
         .filter(|e| !e.record.undoes.as_deref().is_some_and(|u| ids.contains(u)))
-        .filter(|e| undone_by(log, &e.id).is_none())
+        .filter(|e| undone_by(mine, &e.id).is_none())
         .cloned()
-        .collect())
+        .collect();
+    if targets.is_empty() && !foreign.is_empty() {
+        let what = format!("no operation after {} can be undone", short(&stop.id));
+        return Err(with_skipped(
+            Error::NothingToUndo { what },
+            foreign.into_iter(),
+        ));
+    }
+    Ok(Picked {
+        targets,
+        skipped: passed_over(foreign.into_iter()),
+    })
 }
 
 /// The operation that undid `id` and still stands, if any.
@@ -109,6 +223,9 @@ pub(super) fn undoable_refs(e: &AuditEntry) -> Result<Vec<RefMove>> {
             reason: reason.to_string(),
         })
     };
+    if e.foreign {
+        return Err(foreign(e));
+    }
     if r.action == AuditAction::Race {
         return refuse("it is a test record");
     }

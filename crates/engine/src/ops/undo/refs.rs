@@ -11,83 +11,114 @@
 
 use std::path::Path;
 
+use super::plan::Sim;
 use super::{Method, Undone, moved_since, record, undone};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::landing::land::Turn;
-use crate::store::audit::{self, AuditEntry, RefMove};
+use crate::store::audit::{self, AuditEntry, AuditRecord, RefMove};
 use crate::store::kept;
 use crate::store::pending::{self, Pending, PendingRef};
 
-/// Puts back the refs `moves` of `target`, newest move first, in `turn`.
-pub(super) fn undo_refs(
+/// The undo of refs only, decided: each ref back where it was.
+pub(super) struct RefsUndo {
+    target: AuditEntry,
+    record: AuditRecord,
+    inverse: Vec<RefMove>,
+}
+
+/// Decides putting back the refs `moves` of `target`, newest move first,
+/// on the refs as `sim` has them (`sim` then has them as it leaves them):
+/// refused while any holds anything but what the operation left there.
+pub(super) fn decide(
     repo: &Repo,
-    turn: Turn,
+    sim: &mut Sim,
     target: &AuditEntry,
     moves: &[RefMove],
-    dry_run: bool,
-) -> Result<Undone> {
+) -> Result<RefsUndo> {
     let mut record = record(target);
     let inverse: Vec<RefMove> = moves.iter().rev().map(RefMove::inverse).collect();
     for m in &inverse {
-        let actual = repo.ref_target(&m.name).map(|o| o.to_string());
+        let actual = sim.get(repo, &m.name);
         if actual != m.old {
             return Err(moved_since(target, m, actual));
         }
     }
+    for m in &inverse {
+        sim.set(&m.name, m.new.clone());
+    }
     record.refs = Some(inverse.clone());
-    if dry_run {
-        return Ok(undone(target, &record, Method::Refs, String::new()));
+    Ok(RefsUndo {
+        target: target.clone(),
+        record,
+        inverse,
+    })
+}
+
+impl RefsUndo {
+    /// What it does (or would do).
+    pub(super) fn outcome(&self) -> Undone {
+        undone(&self.target, &self.record, Method::Refs, String::new())
     }
-    // What the undo takes off a ref stays reachable for redo.
-    for old in inverse.iter().filter_map(|m| m.old.as_deref()) {
-        kept::keep(repo, Oid::parse(old)?)?;
-    }
-    let journal = Pending {
-        reflog: reflog(target),
-        refs: inverse
-            .iter()
-            .map(|m| PendingRef {
-                name: m.name.clone(),
-                target: m.new.clone(),
-            })
-            .collect(),
-        audit: vec![record.clone()],
-        audit_tip: None,
-    };
-    // Journalled first: a kill after a ref moved, before the record, is
-    // completed by the next command. Flushed only as git flushes the refs
-    // it stands for (`core.fsync`): it has to outlive a kill, and a power
-    // cut may lose it only where it may lose the ref update too.
-    let file = pending::write_as_ref(repo, &journal)?;
-    crate::crashpoint!("undo-after-journal");
-    if let [one] = inverse.as_slice() {
-        // One ref: by compare-and-swap, so a ref moved since the check is
-        // refused, not clobbered.
-        if let Err(e) = swap_one(repo, target, one, &file) {
-            let _ = std::fs::remove_file(&file);
-            return Err(e);
+
+    /// Puts the refs back, in `turn`.
+    pub(super) fn run(self, repo: &Repo, turn: Turn) -> Result<Undone> {
+        let RefsUndo {
+            target,
+            record,
+            inverse,
+        } = self;
+        let target = &target;
+        // What the undo takes off a ref stays reachable for redo.
+        for old in inverse.iter().filter_map(|m| m.old.as_deref()) {
+            kept::keep(repo, Oid::parse(old)?)?;
         }
-        crate::crashpoint!("undo-after-ref");
-    }
-    let completed = pending::complete(repo)?;
-    drop(turn);
-    let mut out = undone(target, &record, Method::Refs, String::new());
-    match completed.blocked {
-        Some(cause) if file.exists() => {
-            out.id = "pending".into();
-            out.warnings
-                .push(pending::Deferred::new("the undo", &cause, &file));
+        let journal = Pending {
+            reflog: reflog(target),
+            refs: inverse
+                .iter()
+                .map(|m| PendingRef {
+                    name: m.name.clone(),
+                    target: m.new.clone(),
+                })
+                .collect(),
+            audit: vec![record.clone()],
+            audit_tip: None,
+        };
+        // Journalled first: a kill after a ref moved, before the record, is
+        // completed by the next command. Flushed only as git flushes the
+        // refs it stands for (`core.fsync`): it has to outlive a kill, and
+        // a power cut may lose it only where it may lose the ref update too.
+        let file = pending::write_as_ref(repo, &journal)?;
+        crate::crashpoint!("undo-after-journal");
+        if let [one] = inverse.as_slice() {
+            // One ref: by compare-and-swap, so a ref moved since the check
+            // is refused, not clobbered.
+            if let Err(e) = swap_one(repo, target, one, &file) {
+                let _ = std::fs::remove_file(&file);
+                return Err(e);
+            }
+            crate::crashpoint!("undo-after-ref");
         }
-        _ => {
-            let mine = completed.appended.iter().find(|(_, r)| *r == record);
-            out.id = match mine {
-                Some((id, _)) => id.to_string(),
-                None => logged_id(repo, &record),
+        let completed = pending::complete(repo)?;
+        drop(turn);
+        let mut out = undone(target, &record, Method::Refs, String::new());
+        match completed.blocked {
+            Some(cause) if file.exists() => {
+                out.id = "pending".into();
+                out.warnings
+                    .push(pending::Deferred::new("the undo", &cause, &file));
+            }
+            _ => {
+                let mine = completed.appended.iter().find(|(_, r)| *r == record);
+                out.id = match mine {
+                    Some((id, _)) => id.to_string(),
+                    None => logged_id(repo, &record),
+                }
             }
         }
+        Ok(out)
     }
-    Ok(out)
 }
 
 /// Moves the one ref of an undo from the value the operation left there
@@ -119,6 +150,6 @@ fn logged_id(repo: &Repo, record: &crate::store::audit::AuditRecord) -> String {
     audit::read(repo, Some(64))
         .unwrap_or_default()
         .into_iter()
-        .find(|e| &e.record == record)
+        .find(|e| !e.foreign && &e.record == record)
         .map_or_else(|| "pending".into(), |e| e.id)
 }
