@@ -32,6 +32,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "store",
             "validate",
             "validators",
+            "sandbox",
             "process_group",
             "progress",
             "signals",

@@ -117,44 +117,53 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
         not_restored: Vec::new(),
     };
     if put_back && !captured.outcome.dry_run {
-        // Durable before anything of the user's is put back. From here on
-        // the proposal is stored: what cannot be put back is named with
-        // its id, never a failure that hides it (issue 38 item 13).
-        let put = match flush_proposal(repo, &captured.outcome, &changes) {
-            Ok(()) => {
-                crate::crashpoint!("capture-stored");
-                worktree_restore::restore_to_head(repo, &changes)
-            }
-            Err(e) => worktree_restore::PutBack {
-                restored: Vec::new(),
-                left: changes
-                    .iter()
-                    .map(|c| {
-                        let why = format!("it was not put back to HEAD, as the proposal could not be made durable first ({e})");
-                        (c.path.clone(), why)
-                    })
-                    .collect(),
-            },
-        };
-        let mut put = put;
-        // In git's order of paths, as the proposal lists them.
-        put.restored.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-        put.left.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        captured.restored = put
-            .restored
-            .iter()
-            .map(|p| p.lossy().into_owned())
-            .collect();
-        captured.not_restored = put
-            .left
-            .into_iter()
-            .map(|(path, reason)| NotRestored {
-                path: path.lossy().into_owned(),
-                reason,
-            })
-            .collect();
+        put_back_to_head(repo, &mut captured, &changes);
     }
     Ok(captured)
+}
+
+/// Puts the captured paths back to HEAD, each only while it still holds
+/// what was captured, and names in `captured` what was and was not.
+fn put_back_to_head(
+    repo: &Repo,
+    captured: &mut CaptureOutcome,
+    changes: &[worktree_capture::WorktreeChange],
+) {
+    // Durable before anything of the user's is put back. From here on
+    // the proposal is stored: what cannot be put back is named with
+    // its id, never a failure that hides it (issue 38 item 13).
+    let mut put = match flush_proposal(repo, &captured.outcome, changes) {
+        Ok(()) => {
+            crate::crashpoint!("capture-stored");
+            worktree_restore::restore_to_head(repo, changes)
+        }
+        Err(e) => worktree_restore::PutBack {
+            restored: Vec::new(),
+            left: changes
+                .iter()
+                .map(|c| {
+                    let why = format!("it was not put back to HEAD, as the proposal could not be made durable first ({e})");
+                    (c.path.clone(), why)
+                })
+                .collect(),
+        },
+    };
+    // In git's order of paths, as the proposal lists them.
+    put.restored.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    put.left.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    captured.restored = put
+        .restored
+        .iter()
+        .map(|p| p.lossy().into_owned())
+        .collect();
+    captured.not_restored = put
+        .left
+        .into_iter()
+        .map(|(path, reason)| NotRestored {
+            path: path.lossy().into_owned(),
+            reason,
+        })
+        .collect();
 }
 
 /// A pathspec `git status` refused (bad magic, an empty one) is bad input

@@ -8,10 +8,8 @@ use std::collections::BTreeMap;
 
 use crate::edit::engine::{ChangeKind, FileChange};
 use crate::git::Repo;
-use crate::git::view::Tree;
+use crate::git::view::{Kind, Tree};
 use crate::patch::{self, FilePatch, PatchError};
-
-use super::propose_patch::base_file;
 
 /// A path's content and mode after the parts so far; `None` once removed.
 type State = Option<(Vec<u8>, u32)>;
@@ -86,6 +84,17 @@ pub fn fold(
         touch(&path, &mut order);
         now.insert(path, new.map(|c| (c, mode)));
     }
+    against_base(repo, tree, order, now)
+}
+
+/// One change per path of `order`: its content at the base against what
+/// the parts left (`now`); a path left as the base has it is no change.
+fn against_base(
+    repo: &Repo,
+    tree: &Tree<'_>,
+    order: Vec<String>,
+    mut now: BTreeMap<String, State>,
+) -> std::result::Result<Vec<FileChange>, PatchError> {
     let mut changes = Vec::new();
     for path in order {
         let at_base = tree
@@ -116,4 +125,34 @@ pub fn fold(
         });
     }
     Ok(changes)
+}
+
+/// The content and mode of `path` at the base.
+pub(super) fn base_file(
+    repo: &Repo,
+    tree: &Tree<'_>,
+    path: &str,
+    line: usize,
+) -> std::result::Result<(Vec<u8>, u32), PatchError> {
+    let missing = || {
+        PatchError::in_file(
+            path,
+            Some(line),
+            "the patch changes it, but it does not exist at the base",
+        )
+    };
+    let entry = tree
+        .get_path(std::path::Path::new(path))
+        .ok_or_else(missing)?;
+    if entry.kind != Kind::Blob {
+        return Err(PatchError::in_file(
+            path,
+            Some(line),
+            "it is a directory or a submodule at the base, not a file",
+        ));
+    }
+    let content = repo.blob(entry.id).map_err(|e| {
+        PatchError::in_file(path, Some(line), format!("its blob cannot be read: {e}"))
+    })?;
+    Ok((content, entry.mode as u32))
 }

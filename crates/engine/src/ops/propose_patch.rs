@@ -12,6 +12,7 @@ use crate::git::view::{Kind, Tree};
 use crate::patch::{self, FilePatch, Format, PatchError};
 
 use super::edit::{EditOutcome, store_changes};
+use super::patch_sequence::base_file;
 use super::settings::Settings;
 
 /// What to propose from a patch.
@@ -291,36 +292,6 @@ pub(crate) fn change_of(
         warnings: Vec::new(),
         edits: Vec::new(),
     })
-}
-
-/// The content and mode of `path` at the base.
-pub(crate) fn base_file(
-    repo: &Repo,
-    tree: &Tree<'_>,
-    path: &str,
-    line: usize,
-) -> std::result::Result<(Vec<u8>, u32), PatchError> {
-    let missing = || {
-        PatchError::in_file(
-            path,
-            Some(line),
-            "the patch changes it, but it does not exist at the base",
-        )
-    };
-    let entry = tree
-        .get_path(std::path::Path::new(path))
-        .ok_or_else(missing)?;
-    if entry.kind != Kind::Blob {
-        return Err(PatchError::in_file(
-            path,
-            Some(line),
-            "it is a directory or a submodule at the base, not a file",
-        ));
-    }
-    let content = repo.blob(entry.id).map_err(|e| {
-        PatchError::in_file(path, Some(line), format!("its blob cannot be read: {e}"))
-    })?;
-    Ok((content, entry.mode as u32))
 }
 
 /// A patch that cannot be read or applied: `invalid_input` naming the

@@ -23,6 +23,7 @@ use super::pending::Deferred;
 use super::verdict_key::KeyParts;
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
+use crate::validate::CommandReport;
 
 /// Where this clone's verdicts live.
 pub const VERDICTS_PREFIX: &str = "refs/evolv/verdicts/";
@@ -397,3 +398,17 @@ pub fn key_of(repo: &Repo, tree: Oid, commands: &[String]) -> Result<String> {
 #[cfg(test)]
 #[path = "verdicts_tests.rs"]
 mod tests;
+
+/// Each of `commands` with its exit from `reports` (theirs, in order; the
+/// ones after the last report did not run).
+pub fn exits(commands: &[String], reports: &[CommandReport]) -> Vec<CommandExit> {
+    commands
+        .iter()
+        .enumerate()
+        .map(|(i, command)| CommandExit {
+            command: command.clone(),
+            exit_code: reports.get(i).map(|r| r.exit_code),
+            duration_ms: reports.get(i).map_or(0, |r| r.duration_ms),
+        })
+        .collect()
+}

@@ -43,22 +43,8 @@ pub(super) fn validate_in_worktree(
         None => (&[][..], &[][..]),
     };
     let lookup = Lookup::of(repo, s, new)?;
-    let reused = lookup.as_ref().and_then(Lookup::reuse).transpose()?;
-    let mut out = Validated {
-        warnings: lookup
-            .as_ref()
-            .map(|l| l.warnings.clone())
-            .unwrap_or_default(),
-        ..Validated::default()
-    };
-    let commands = match reused {
-        Some((reports, verdict)) => {
-            out.reports.extend(reports);
-            out.verdict = Some(verdict);
-            &[][..]
-        }
-        None => &s.commands[..],
-    };
+    let (mut out, cached) = from_cache(lookup.as_ref())?;
+    let commands = if cached { &[][..] } else { &s.commands[..] };
     if pre.is_empty() && commands.is_empty() && post.is_empty() {
         return Ok(out);
     }
@@ -108,6 +94,24 @@ pub(super) fn validate_in_worktree(
     )?;
     out.worktree_path = Some(wt.path().display().to_string());
     Ok(out)
+}
+
+/// What the verdict cache answers before anything runs: the reports and
+/// verdict of a cached pass (true: the commands need not run), the
+/// refusal of a cached fail, and the warnings of the lookup.
+fn from_cache(lookup: Option<&Lookup>) -> Result<(Validated, bool)> {
+    let mut out = Validated {
+        warnings: lookup.map(|l| l.warnings.clone()).unwrap_or_default(),
+        ..Validated::default()
+    };
+    match lookup.and_then(Lookup::reuse).transpose()? {
+        Some((reports, verdict)) => {
+            out.reports.extend(reports);
+            out.verdict = Some(verdict);
+            Ok((out, true))
+        }
+        None => Ok((out, false)),
+    }
 }
 
 /// A git command killed by the user's Ctrl-C fails; what the user sees is

@@ -183,7 +183,7 @@ impl Lookup {
             target: self.tree.to_string(),
             tree: self.tree.to_string(),
             command: self.commands.join(" && "),
-            commands: crate::ops::test::exits(&self.commands, reports),
+            commands: verdicts::exits(&self.commands, reports),
             status,
             exit_code,
             duration_ms: reports.iter().map(|r| r.duration_ms).sum(),

@@ -52,8 +52,7 @@ pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcom
             .as_ref()
             .or_else(|| member_errors.iter().find(|(m, _)| m == id).map(|(_, e)| e))
     };
-    let head = rec.old.clone();
-    let mut below = head.clone();
+    let mut below = rec.old.clone();
     let top = members.len() - 1;
     for (i, m) in members.iter().enumerate() {
         let mut one = if i == top {
@@ -67,48 +66,53 @@ pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcom
                 ..rec.clone()
             })
         };
-        one.members = Vec::new();
-        one.decided_at = Some(now);
-        one.state = m.state;
-        one.reason = m.reason.clone();
-        match (m.state, &m.new) {
-            (State::Landed, Some(new)) => {
-                git::compare_and_swap_force(
-                    repo,
-                    &proposals::applied_ref(&m.id),
-                    Oid::parse(new)?,
-                    "git-evolv: landed",
-                )?;
-                one.old = below.clone();
-                one.new = Some(new.clone());
-                below = Some(new.clone());
-            }
-            _ => {
-                one.old = None;
-                one.new = None;
-            }
+        decide(repo, &mut one, m, now, &mut below)?;
+        if i == top && !rec.members.is_empty() {
+            one.members = members.clone();
         }
+        records::write(repo, &one)?;
+        if one.state == State::Refused {
+            super::refused::keep(repo, &one)?;
+        }
+        audit_landing(repo, &one, error_of(&one.id));
         if i == top {
-            one.members = if rec.members.is_empty() {
-                Vec::new()
-            } else {
-                members.clone()
-            };
             rec = one;
-            records::write(repo, &rec)?;
-            if rec.state == State::Refused {
-                super::refused::keep(repo, &rec)?;
-            }
-            audit_landing(repo, &rec, error_of(&rec.id));
-        } else {
-            records::write(repo, &one)?;
-            if one.state == State::Refused {
-                super::refused::keep(repo, &one)?;
-            }
-            audit_landing(repo, &one, error_of(&one.id));
         }
     }
     Ok(rec)
+}
+
+/// Writes member `m`'s decision into its record `one` (and, landed, its
+/// applied marker); `below` is the branch under it, then its own commit.
+fn decide(
+    repo: &Repo,
+    one: &mut Outcome,
+    m: &Member,
+    now: u64,
+    below: &mut Option<String>,
+) -> Result<()> {
+    one.members = Vec::new();
+    one.decided_at = Some(now);
+    one.state = m.state;
+    one.reason = m.reason.clone();
+    match (m.state, &m.new) {
+        (State::Landed, Some(new)) => {
+            git::compare_and_swap_force(
+                repo,
+                &proposals::applied_ref(&m.id),
+                Oid::parse(new)?,
+                "git-evolv: landed",
+            )?;
+            one.old = below.clone();
+            one.new = Some(new.clone());
+            *below = Some(new.clone());
+        }
+        _ => {
+            one.old = None;
+            one.new = None;
+        }
+    }
+    Ok(())
 }
 
 /// One attempt: in the turn, each member replayed onto the last one
@@ -139,16 +143,44 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<Vec<(S
     let mut hide = records::landed_pushes(repo, &rec.branch);
     hide.push(head);
     let commits = commits_to_land(repo, pushed, &hide)?;
-    let committer = git::committer(repo)?;
     let mut plan = if rec.members.is_empty() {
         vec![Member::queued(rec)]
     } else {
         rec.members.clone()
     };
+    let (at, errors) = land_members(repo, settings, rec, &mut plan, head, &commits)?;
+    rec.old = Some(head.to_string());
+    if rec.members.is_empty() {
+        rec.new = plan.pop().and_then(|only| only.new);
+    } else {
+        rec.members = plan;
+        rec.new = (at != head).then(|| at.to_string());
+    }
+    if at != head {
+        records::write(repo, rec)?;
+        bare::swap(repo, &branch_ref, head, at, &rec.id)?;
+    }
+    Ok(errors)
+}
+
+/// Decides each member of `plan` in order, replaying it onto the last one
+/// landed (`head` at first): the commit the branch is to move to, and the
+/// errors of the members refused. A one-commit push is refused with its
+/// error itself.
+fn land_members(
+    repo: &Repo,
+    settings: &Settings,
+    rec: &Outcome,
+    plan: &mut [Member],
+    head: Oid,
+    commits: &[Oid],
+) -> Result<(Oid, Vec<(String, Error)>)> {
+    let branch_ref = format!("refs/heads/{}", rec.branch);
+    let committer = git::committer(repo)?;
     let mut at = head;
     let mut refused: Option<String> = None;
     let mut errors = Vec::new();
-    for m in &mut plan {
+    for m in plan.iter_mut() {
         let c = Oid::parse(&m.pushed)?;
         if let Some(below) = &refused {
             m.state = State::Refused;
@@ -185,18 +217,7 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<Vec<(S
             }
         }
     }
-    rec.old = Some(head.to_string());
-    if rec.members.is_empty() {
-        rec.new = plan.pop().and_then(|only| only.new);
-    } else {
-        rec.members = plan;
-        rec.new = (at != head).then(|| at.to_string());
-    }
-    if at != head {
-        records::write(repo, rec)?;
-        bare::swap(repo, &branch_ref, head, at, &rec.id)?;
-    }
-    Ok(errors)
+    Ok((at, errors))
 }
 
 /// One member: its message linted, replayed onto `at`, validated at the

@@ -20,7 +20,6 @@ mod run;
 
 pub use bisect::BisectOutcome;
 pub use run::TargetVerdict;
-pub(crate) use run::exits;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;

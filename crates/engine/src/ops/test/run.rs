@@ -7,8 +7,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
 use crate::store::pending::Deferred;
-use crate::store::verdicts::{self, CommandExit, Status, Verdict};
-use crate::validate::{self, Budget, CommandReport};
+use crate::store::verdicts::{self, CommandExit, Status, Verdict, exits};
+use crate::validate::{self, Budget};
 use crate::validation_report::Stage;
 
 /// One target's verdict.
@@ -134,20 +134,6 @@ fn run_once(
         made_at: crate::clock::now_secs(),
         made_by: verdicts::made_by(),
     })
-}
-
-/// Each of `commands` with its exit from `reports` (theirs, in order; the
-/// ones after the last report did not run).
-pub(crate) fn exits(commands: &[String], reports: &[CommandReport]) -> Vec<CommandExit> {
-    commands
-        .iter()
-        .enumerate()
-        .map(|(i, command)| CommandExit {
-            command: command.clone(),
-            exit_code: reports.get(i).map(|r| r.exit_code),
-            duration_ms: reports.get(i).map_or(0, |r| r.duration_ms),
-        })
-        .collect()
 }
 
 fn shown(target: &Target, v: Verdict, cached: bool, source: String) -> TargetVerdict {

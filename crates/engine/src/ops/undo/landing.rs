@@ -12,7 +12,7 @@
 //! `decide` is the whole decision, for the plan (on the state the steps
 //! before it leave, reverts computed in memory) and for the run alike.
 
-use super::plan::Sim;
+use super::sim::Sim;
 use super::{Method, Undone, record, undone};
 use crate::error::{Error, Result};
 use crate::git::{self, ChangedPath, Head, Merged, Oid, Repo};
@@ -85,16 +85,7 @@ pub(super) fn decide(
                     "its change is no longer on the branch (a later commit undid it)".into(),
                 ));
             }
-            let method = match repo.is_descendant_of(before, after)? {
-                true => Method::Reapply,
-                false => Method::Revert,
-            };
-            let message = commit_message(repo, target, &record, method, (before, after))?;
-            let author = git::author(repo)?;
-            let committer = git::committer(repo)?;
-            let commit =
-                git::commit::create(repo, &author, &committer, &message, tree, &[head.commit])?;
-            (commit, method)
+            undo_commit(repo, target, &record, (before, after), tree, head.commit)?
         }
     };
     let new_tree = repo.commit_tree(new)?;
@@ -116,6 +107,27 @@ pub(super) fn decide(
         changed,
         epilogue,
     })
+}
+
+/// The commit that undoes `target`'s move `(before, after)` on top of
+/// `head` with `tree`: a revert, or the reapply of a landing taken off.
+fn undo_commit(
+    repo: &Repo,
+    target: &AuditEntry,
+    record: &AuditRecord,
+    (before, after): (Oid, Oid),
+    tree: Oid,
+    head: Oid,
+) -> Result<(Oid, Method)> {
+    let method = match repo.is_descendant_of(before, after)? {
+        true => Method::Reapply,
+        false => Method::Revert,
+    };
+    let message = commit_message(repo, target, record, method, (before, after))?;
+    let author = git::author(repo)?;
+    let committer = git::committer(repo)?;
+    let commit = git::commit::create(repo, &author, &committer, &message, tree, &[head])?;
+    Ok((commit, method))
 }
 
 impl LandingUndo {

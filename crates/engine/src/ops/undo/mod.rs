@@ -25,6 +25,7 @@ mod landing;
 mod pick;
 mod plan;
 mod refs;
+mod sim;
 
 use serde::Serialize;
 

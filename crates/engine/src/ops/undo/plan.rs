@@ -10,43 +10,15 @@
 
 use std::collections::HashMap;
 
+use super::sim::Sim;
 use super::{Method, Undone, landing, refs};
 use crate::error::{Error, Result};
-use crate::git::{self, Oid, Repo};
+use crate::git::{self, Repo};
 use crate::landing::land::{self, Turn};
 use crate::store::audit::AuditEntry;
 
 /// `GIT_EVOLV_TEST_FAILPOINT` value that fails every step after the first.
 pub const FAILPOINT_LATER_STEP: &str = "undo-later-step";
-
-/// The refs as the steps planned so far leave them.
-#[derive(Debug, Default)]
-pub(super) struct Sim {
-    refs: HashMap<String, Option<String>>,
-}
-
-impl Sim {
-    /// `name` as the planned steps leave it.
-    pub(super) fn get(&self, repo: &Repo, name: &str) -> Option<String> {
-        match self.refs.get(name) {
-            Some(value) => value.clone(),
-            None => repo.ref_target(name).map(|o| o.to_string()),
-        }
-    }
-
-    /// Where the planned steps moved `name`, if they moved it.
-    pub(super) fn moved(&self, name: &str) -> Result<Option<Oid>> {
-        self.refs
-            .get(name)
-            .and_then(|v| v.as_deref())
-            .map(Oid::parse)
-            .transpose()
-    }
-
-    pub(super) fn set(&mut self, name: &str, value: Option<String>) {
-        self.refs.insert(name.to_string(), value);
-    }
-}
 
 /// One step, decided.
 enum Step {

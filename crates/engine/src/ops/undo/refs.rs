@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use super::plan::Sim;
+use super::sim::Sim;
 use super::{Method, Undone, moved_since, record, undone};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
