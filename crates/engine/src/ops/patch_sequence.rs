@@ -38,17 +38,7 @@ pub fn fold(
         }
     };
     for file in files {
-        for name in [&file.old_path, &file.new_path].into_iter().flatten() {
-            crate::edit::path::check_path(name).map_err(|why| {
-                PatchError::in_file(name, Some(file.line), format!("the path {why}"))
-            })?;
-        }
-        let path = file
-            .new_path
-            .as_deref()
-            .or(file.old_path.as_deref())
-            .unwrap_or_default()
-            .to_string();
+        check_paths(file)?;
         let base: State = match &file.old_path {
             None => None,
             Some(old) => match now.get(old) {
@@ -63,17 +53,7 @@ pub fn fold(
                 None => Some(base_file(repo, tree, old, file.line)?),
             },
         };
-        let inflate = |data: &[u8], size: usize| crate::git::object_read::inflate_exact(data, size);
-        let new = patch::apply::apply(
-            file,
-            &path,
-            base.as_ref().map(|(c, _)| c.as_slice()),
-            &inflate,
-        )?;
-        let mode = file
-            .new_mode
-            .or(base.as_ref().map(|(_, m)| *m))
-            .unwrap_or(0o100644);
+        let (path, new, mode) = apply_part(file, base.as_ref())?;
         if let Some(old) = &file.old_path
             && Some(old) != file.new_path.as_ref()
             && file.new_path.is_some()
@@ -155,4 +135,33 @@ pub(super) fn base_file(
         PatchError::in_file(path, Some(line), format!("its blob cannot be read: {e}"))
     })?;
     Ok((content, entry.mode as u32))
+}
+
+/// Refuses a part whose paths leave the tree (`..`, absolute, `.git`),
+/// before anything is read at them.
+pub(super) fn check_paths(file: &FilePatch) -> std::result::Result<(), PatchError> {
+    for name in [&file.old_path, &file.new_path].into_iter().flatten() {
+        crate::edit::path::check_path(name)
+            .map_err(|why| PatchError::in_file(name, Some(file.line), format!("the path {why}")))?;
+    }
+    Ok(())
+}
+
+/// One part of a patch (its paths checked) applied to `base` (its content
+/// and mode; none for a new file): the path it leaves, the new content
+/// (none when deleted) and the mode.
+pub(super) fn apply_part(
+    file: &FilePatch,
+    base: Option<&(Vec<u8>, u32)>,
+) -> std::result::Result<(String, Option<Vec<u8>>, u32), PatchError> {
+    let path = file
+        .new_path
+        .as_deref()
+        .or(file.old_path.as_deref())
+        .unwrap_or_default()
+        .to_string();
+    let inflate = |data: &[u8], size: usize| crate::git::object_read::inflate_exact(data, size);
+    let new = patch::apply::apply(file, &path, base.map(|(c, _)| c.as_slice()), &inflate)?;
+    let mode = file.new_mode.or(base.map(|(_, m)| *m)).unwrap_or(0o100644);
+    Ok((path, new, mode))
 }

@@ -12,7 +12,7 @@ use crate::git::view::{Kind, Tree};
 use crate::patch::{self, FilePatch, Format, PatchError};
 
 use super::edit::{EditOutcome, store_changes};
-use super::patch_sequence::base_file;
+use super::patch_sequence::{apply_part, base_file, check_paths};
 use super::settings::Settings;
 
 /// What to propose from a patch.
@@ -232,34 +232,12 @@ pub(crate) fn change_of(
     tree: &Tree<'_>,
     file: &FilePatch,
 ) -> std::result::Result<FileChange, PatchError> {
-    let path = file
-        .new_path
-        .as_deref()
-        .or(file.old_path.as_deref())
-        .unwrap_or_default()
-        .to_string();
-    for name in [&file.old_path, &file.new_path].into_iter().flatten() {
-        if let Err(why) = crate::edit::path::check_path(name) {
-            return Err(PatchError::in_file(
-                name,
-                Some(file.line),
-                format!("the path {why}"),
-            ));
-        }
-    }
+    check_paths(file)?;
     let base = match &file.old_path {
         Some(old) => Some(base_file(repo, tree, old, file.line)?),
         None => None,
     };
-    let inflate = |data: &[u8], size: usize| crate::git::object_read::inflate_exact(data, size);
-    let new = patch::apply::apply(
-        file,
-        &path,
-        base.as_ref().map(|(c, _)| c.as_slice()),
-        &inflate,
-    )?;
-    let old_mode = base.as_ref().map(|(_, m)| *m);
-    let mode = file.new_mode.or(old_mode).unwrap_or(0o100644);
+    let (path, new, mode) = apply_part(file, base.as_ref())?;
     if !matches!(mode, 0o100644 | 0o100755 | 0o120000) {
         return Err(PatchError::in_file(
             &path,
