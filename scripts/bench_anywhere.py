@@ -4,7 +4,10 @@ same in the same run, alternating, medians:
 - `propose --from-worktree -- <10 paths>` in a 100,000-file repository
   against `git stash push -- <the same paths>`;
 - `propose --patch` of a 3,000-file diff against `git apply --cached` of
-  it into a temporary index (a copy of the repository's, made untimed).
+  it into a temporary index (a copy of the repository's, made untimed),
+  and against the same work from HEAD alone (`git read-tree HEAD` into a
+  temporary index, then `git apply --cached`, both timed), which leaves
+  the user's index alone as propose does.
 
     python3 scripts/bench_anywhere.py path/to/git-evolv [FILES]
 """
@@ -75,14 +78,20 @@ def patch(evolv, repo, files):
     repo.git("reset", "-q", "--hard", "HEAD~1")
     index = os.path.join(repo.path, ".git", "index")
     temp = os.path.join(repo.path, "..", "temp.index")
-    ours, gits = [], []
+    ours, gits, fresh = [], [], []
     for _ in range(RUNS):
         ours.append(repo.run([evolv, "propose", "--patch", diff])[0])
         for r in repo.git("for-each-ref", "--format=%(refname)", "refs/evolv/proposals").split():
             repo.git("update-ref", "-d", r)
         shutil.copy(index, temp)
         gits.append(repo.run(["sh", "-c", f"GIT_INDEX_FILE={temp} git apply --cached {diff}"])[0])
-    return median(ours), median(gits)
+        # The same work from HEAD alone, leaving the user's index alone as
+        # propose does (issue 38 item 24): a temporary index read from
+        # HEAD's tree, then the patch applied to it.
+        os.remove(temp)
+        fresh.append(repo.run(["sh", "-c", f"GIT_INDEX_FILE={temp} git read-tree HEAD && "
+                                           f"GIT_INDEX_FILE={temp} git apply --cached {diff}"])[0])
+    return median(ours), median(gits), median(fresh)
 
 
 def main():
@@ -95,9 +104,11 @@ def main():
               f"git stash push {git*1000:.0f} ms | {ours/git:.2f}× |")
         shutil.rmtree(big.path)
         mid = make(os.path.join(d, "mid"), 30_000, 1)
-        ours, git = patch(evolv, mid, 3000)
+        ours, git, fresh = patch(evolv, mid, 3000)
         print(f"| propose --patch, 3,000 of 30,000 files | {ours*1000:.0f} ms | "
               f"git apply --cached {git*1000:.0f} ms | {ours/git:.2f}× |")
+        print(f"| propose --patch, 3,000 of 30,000 files | {ours*1000:.0f} ms | "
+              f"git read-tree HEAD + git apply --cached {fresh*1000:.0f} ms | {ours/fresh:.2f}× |")
 
 
 if __name__ == "__main__":
