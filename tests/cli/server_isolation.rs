@@ -249,3 +249,39 @@ fn pre_receive_lets_verdict_refs_through_only_in_verdict_mode_and_never_deletes_
     let run = s.push(&dev, "origin", &[&format!("{bad}:{bad}")], &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
 }
+
+#[test]
+fn a_verdict_server_lands_a_stack_whose_every_commit_ci_validated() {
+    let Some(s) = server() else { return };
+    s.git(&["config", "evolv.receive.validation", "verdict"]);
+    std::fs::create_dir_all(s.bare.join("evolv")).unwrap();
+    let secret = [9u8; 32];
+    std::fs::write(s.bare.join("evolv/ci-verdict-secret"), secret).unwrap();
+    let dev = s.clone("dev");
+    let commits: Vec<String> = (1..=3)
+        .map(|n| s.commit(&dev, &format!("f{n}.txt"), "x\n", &format!("feat: f{n}")))
+        .collect();
+    // CI validates only the top: the members below have no verdict.
+    s.git_in(&dev, &["config", "evolv.validate", "sh ci.sh"], &[]);
+    std::fs::create_dir_all(dev.join(".git/evolv")).unwrap();
+    std::fs::write(dev.join(".git/evolv/verdict-secret"), secret).unwrap();
+    let t = evolv_in(&s, &dev, &["test", "HEAD"]);
+    assert_eq!(t.code, 0, "{}{}", t.stdout, t.stderr);
+    let refspec = "refs/evolv/verdicts/*:refs/evolv/verdicts/*";
+    assert_eq!(s.push(&dev, "origin", &["--force", refspec], &[]).code, 0);
+    let main = s.ref_target("main").unwrap();
+    let run = s.push(&dev, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_has(&run.stderr, "no_trusted_verdict");
+    assert_eq!(s.ref_target("main").unwrap(), main);
+    // Each commit validated, as docs/server.md says: the stack lands.
+    let mut args = vec!["test"];
+    args.extend(commits.iter().map(String::as_str));
+    let t = evolv_in(&s, &dev, &args);
+    assert_eq!(t.code, 0, "{}{}", t.stdout, t.stderr);
+    assert_eq!(s.push(&dev, "origin", &["--force", refspec], &[]).code, 0);
+    let run = s.push(&dev, "origin", &["HEAD:refs/for/main"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(s.ref_target("main").unwrap(), commits[2]);
+    s.assert_fsck();
+}
