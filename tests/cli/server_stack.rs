@@ -152,3 +152,56 @@ fn a_servers_pass_is_reused_for_the_same_tree_and_a_failure_runs_again() {
     assert_eq!(s.ref_target("main").unwrap(), empty);
     assert_eq!(s.refs("refs/evolv/verdicts/").len(), 1);
 }
+
+#[test]
+fn four_clones_pushing_stacks_at_once_land_every_member_once() {
+    let Some(s) = server() else { return };
+    let clones: Vec<_> = (0..4).map(|n| s.clone(&format!("c{n}"))).collect();
+    for (n, c) in clones.iter().enumerate() {
+        for k in 1..=3 {
+            s.commit(
+                c,
+                &format!("c{n}-{k}.txt"),
+                "x\n",
+                &format!("feat: c{n} {k}"),
+            );
+        }
+    }
+    // Every push started before any is waited for.
+    let children: Vec<_> = clones
+        .iter()
+        .map(|c| {
+            let mut cmd = crate::common::sealed("git", s.home());
+            cmd.args(["push", "origin", "HEAD:refs/for/main"])
+                .current_dir(c)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let runs: Vec<_> = children.into_iter().map(crate::common::Run::wait).collect();
+    for run in &runs {
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            run.stderr.matches(" landed as ").count(),
+            3,
+            "{}",
+            run.stderr
+        );
+    }
+    let records = s.outcomes();
+    assert_eq!(records.len(), 12, "{records:?}");
+    assert!(
+        records.iter().all(|r| r["state"] == "landed"),
+        "{records:?}"
+    );
+    let files = s.git(&["ls-tree", "--name-only", "main"]);
+    for n in 0..4 {
+        for k in 1..=3 {
+            assert!(files.contains(&format!("c{n}-{k}.txt")), "{files}");
+        }
+    }
+    let count = s.git(&["rev-list", "--count", "main"]);
+    assert_eq!(count.trim(), "13", "one commit each, nothing twice");
+    s.assert_fsck();
+}
