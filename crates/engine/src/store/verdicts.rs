@@ -173,15 +173,21 @@ pub fn verdict_ref(key: &str) -> String {
     format!("{VERDICTS_PREFIX}{key}")
 }
 
-/// Stores `verdict` under its key unless one is there already; returns
-/// the verdict the ref holds afterwards (ours, or the one another process
-/// stored first: same key, same answer, stored once).
-pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
+/// `verdict` as a record commit on the empty tree, its JSON then this
+/// clone's mark; the commit's id.
+fn write_marked(repo: &Repo, verdict: &Verdict) -> Result<Oid> {
     let json = serde_json::to_string(verdict).expect("verdict serialises");
     let message = format!("{json}{MARK_TRAILER}{}\n", mark(repo, &json)?);
     let who =
         git::committer(repo).or_else(|_| git::signature_now("git-evolv", "git-evolv@localhost"))?;
-    let oid = repo.write_record(&message, repo.empty_tree()?, &[], &who)?;
+    repo.write_record(&message, repo.empty_tree()?, &[], &who)
+}
+
+/// Stores `verdict` under its key unless one is there already; returns
+/// the verdict the ref holds afterwards (ours, or the one another process
+/// stored first: same key, same answer, stored once).
+pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
+    let oid = write_marked(repo, verdict)?;
     let name = verdict_ref(&verdict.key);
     match git::compare_and_swap(repo, &name, oid, None, "evolv: verdict") {
         Ok(()) => Ok(verdict.clone()),
@@ -207,11 +213,7 @@ pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
 /// `--no-cache` run is the newest answer, and a stale or flaky one it ran
 /// again must not keep answering for the key. Returns `verdict`.
 pub fn replace(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
-    let json = serde_json::to_string(verdict).expect("verdict serialises");
-    let message = format!("{json}{MARK_TRAILER}{}\n", mark(repo, &json)?);
-    let who =
-        git::committer(repo).or_else(|_| git::signature_now("git-evolv", "git-evolv@localhost"))?;
-    let oid = repo.write_record(&message, repo.empty_tree()?, &[], &who)?;
+    let oid = write_marked(repo, verdict)?;
     let name = verdict_ref(&verdict.key);
     // Another process storing the same key meanwhile made the same run;
     // either answer is current, and ours was asked for: try again.
