@@ -139,13 +139,17 @@ fn batch_results_carry_each_commits_own_numbers_and_parent() {
         assert_eq!(repo.rev(&format!("{commit}^")).unwrap(), parent);
         parent = commit;
     }
-    let log = repo.evolv(&["log", "--json", "-n", "3"]);
-    let entries = log.json()["entries"].as_array().unwrap().clone();
-    for e in &entries {
-        let commit = e["commit"].as_str().unwrap();
-        let prev = e["previous_head"].as_str().unwrap();
-        assert_eq!(repo.rev(&format!("{commit}^")).unwrap(), prev);
-    }
+    // One batch, one operation (issue 39 item 1): its record runs from
+    // the head before the first commit to the last one landed.
+    let log = repo.evolv(&["log", "--json", "-n", "1"]);
+    let entry = log.json()["entries"][0].clone();
+    let first = results[0]["previous_head"].as_str().unwrap();
+    assert_eq!(entry["previous_head"].as_str(), Some(first), "{entry:#}");
+    assert_eq!(entry["commit"].as_str(), Some(parent.as_str()), "{entry:#}");
+    assert_eq!(
+        entry["patch_ids"].as_array().map(Vec::len),
+        Some(results.len())
+    );
     repo.assert_fsck();
 }
 

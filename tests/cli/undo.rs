@@ -185,12 +185,18 @@ fn undo_of_gc_restores_the_old_proposals_and_gc_prunes_kept_refs_after_14_days()
     repo.git(&["gc", "-q", "--prune=now"]);
     repo.evolv(&["undo"]).ok();
     assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_some());
-    // 15 days on, gc removes what undo kept (nothing else).
+    // The undo put back exactly what gc moved: the proposal, and the kept
+    // refs gc had made gone with it (issue 39 item 1).
     let kept = || {
         repo.git(&["for-each-ref", "refs/evolv/kept/"])
             .lines()
             .count()
     };
+    assert_eq!(kept(), 0);
+    // A drop keeps it again; 15 days on, gc removes what was kept (nothing
+    // else).
+    let other = repo.propose("getUserData", "y", &[]);
+    repo.evolv(&["drop", &other]).ok();
     assert!(kept() > 0);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -118,13 +118,13 @@ fn undo_and_redo_killed_at_random_moments_are_recovered_by_the_next_command() {
 /// brings the proposal back.
 #[test]
 fn a_one_ref_undo_killed_before_its_record_is_completed_by_the_next_command() {
-    for point in ["undo-after-journal", "undo-after-ref"] {
+    for point in ["transaction-journalled", "transaction-refs-moved"] {
         let (repo, id) = TestRepo::scenario_proposed(&[]);
         let proposal = format!("refs/evolv/proposals/{id}");
         let commit = repo.rev(&proposal).unwrap();
         let propose = ops(&repo, 1)[0]["id"].clone();
         undo_killed_at(&repo, point);
-        if point == "undo-after-ref" {
+        if point == "transaction-refs-moved" {
             assert!(repo.rev(&proposal).is_none(), "{point}: the ref moved");
             // Read with git: any git-evolv command would complete it.
             let tip = repo.git(&["log", "-1", "--format=%B", "refs/evolv/audit"]);

@@ -213,7 +213,7 @@ fn a_refs_only_undo_killed_after_its_journal_is_completed_by_the_next_command() 
     assert!(ops(&repo, 1)[0]["refs"].as_array().unwrap().len() > 1);
     let mut cmd = sealed(crash_bin().to_str().unwrap(), repo.home());
     cmd.args(["undo"]).current_dir(repo.path());
-    cmd.env("GIT_EVOLV_CRASHPOINT", "undo-after-journal");
+    cmd.env("GIT_EVOLV_CRASHPOINT", "transaction-journalled");
     assert_eq!(cmd.output().unwrap().status.code(), None);
     repo.evolv(&["list"]).ok();
     assert!(repo.rev(&format!("refs/evolv/proposals/{id}")).is_some());

@@ -83,7 +83,7 @@ fn check(repo: &Repo, from: Oid, to: Oid) -> Result<Vec<ChangedPath>> {
 /// meanwhile is `concurrent_update`, and nothing changed).
 pub fn swap(repo: &Repo, branch_ref: &str, old: Oid, new: Oid, id: &str) -> Result<()> {
     crate::crashpoint!("receive-before-swap");
-    git::compare_and_swap(
+    crate::store::refs::swap(
         repo,
         branch_ref,
         new,

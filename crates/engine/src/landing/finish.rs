@@ -130,16 +130,15 @@ fn set_refs(
 ) {
     for update in &journal.refs {
         let done = match &update.target {
-            Some(target) => Oid::parse(target).and_then(|oid| {
-                git::compare_and_swap_force(repo, &update.name, oid, &journal.reflog)
-            }),
-            None => git::delete_ref(repo, &update.name).map(drop),
+            Some(target) => Oid::parse(target)
+                .and_then(|oid| crate::store::refs::set(repo, &update.name, oid, &journal.reflog)),
+            None => crate::store::refs::delete(repo, &update.name).map(drop),
         };
         if let Err(e) = done {
             cause.get_or_insert(("the ref update", e));
             left.refs.push(PendingRef {
-                name: update.name.clone(),
                 target: update.target.clone(),
+                ..PendingRef::set(&update.name, None)
             });
         }
     }

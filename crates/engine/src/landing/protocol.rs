@@ -21,6 +21,7 @@ use crate::git::checkout;
 use crate::git::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head, RepoPath};
 use crate::store::audit::AuditRecord;
+use crate::store::transaction::Transaction;
 
 /// Names a test may pass in `GIT_EVOLV_TEST_FAILPOINT` to make the step
 /// after it fail, so recovery paths are tested against the real binary.
@@ -35,17 +36,20 @@ pub struct Epilogue {
 }
 
 impl Epilogue {
-    /// Sets ref `name` to `target` at the end of the landing.
-    pub fn set(&mut self, name: String, target: Oid) {
-        self.refs.push(RefUpdate {
-            name,
-            target: Some(target.to_string()),
-        });
-    }
-
-    /// Deletes ref `name` at the end of the landing.
-    pub fn delete(&mut self, name: String) {
-        self.refs.push(RefUpdate { name, target: None });
+    /// What `tx` does besides the branch move (which it lists first).
+    pub fn of(tx: Transaction<'_>) -> Self {
+        let bookkeeping = tx.bookkeeping();
+        Epilogue {
+            refs: bookkeeping
+                .refs
+                .into_iter()
+                .map(|(name, target)| RefUpdate {
+                    name,
+                    target: target.map(|o| o.to_string()),
+                })
+                .collect(),
+            audit: bookkeeping.record.into_iter().collect(),
+        }
     }
 }
 
@@ -85,20 +89,23 @@ pub struct BranchMove<'a> {
 }
 
 impl<'a> BranchMove<'a> {
-    /// The move of the branch `head` names to `new`.
+    /// The move of the branch `head` names to `new`, as the operation
+    /// `tx` (which lists the move; the landing makes it, then does the
+    /// rest of `tx` after the working tree).
     pub fn new(
         head: &'a Head,
         new: Oid,
         changed: &'a [ChangedPath],
         reflog: &'a str,
-        epilogue: Epilogue,
+        mut tx: Transaction<'_>,
     ) -> Self {
+        tx.branch(head.ref_name(), head.commit, new);
         BranchMove {
             head,
             new,
             changed,
             reflog,
-            epilogue,
+            epilogue: Epilogue::of(tx),
         }
     }
 }
@@ -242,7 +249,7 @@ fn install_early_index(repo: &Repo, journal: &Journal) -> Result<index_write::Re
 /// The compare-and-swap of `swap_branch`, after the early index: on
 /// failure the replaced index is put back.
 fn swap_or_restore(repo: &Repo, journal: &Journal, replaced: index_write::Replaced) -> Result<()> {
-    let swapped = git::compare_and_swap(
+    let swapped = crate::store::refs::swap(
         repo,
         &journal.branch,
         journal.new,

@@ -3,10 +3,10 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git;
 use crate::git::Repo;
-use crate::store::audit::{AuditAction, AuditRecord, RefMove};
-use crate::store::{kept, pending, proposals};
+use crate::store::audit::AuditAction;
+use crate::store::transaction::Transaction;
+use crate::store::{kept, proposals};
 use crate::worktree;
 
 /// Which proposals to remove.
@@ -59,61 +59,66 @@ fn proposal_refs(id: &str) -> [String; 3] {
     ]
 }
 
-/// Removes proposal `id`'s refs, each kept for undo first (`store::kept`),
-/// adding each to `record`. Whether the proposal itself was there.
-fn drop_one(repo: &Repo, id: &str, record: &mut AuditRecord) -> Result<bool> {
-    let mut dropped = false;
+/// How often a drop plans again when another command moved one of its
+/// refs between planning and committing.
+const DROP_ATTEMPTS: usize = 8;
+
+/// Plans the removal of proposal `id`'s refs in `tx`, each kept for undo
+/// (`store::kept`). Whether the proposal itself is there.
+fn plan_one(repo: &Repo, id: &str, tx: &mut Transaction<'_>) -> bool {
+    let mut there = false;
     for name in proposal_refs(id) {
         let Some(old) = repo.ref_target(&name) else {
             continue;
         };
-        kept::keep(repo, old)?;
-        match git::delete_ref_if(repo, &name, old) {
-            Ok(()) => {
-                dropped |= name == proposals::proposal_ref(id);
-                record.moved(RefMove::new(name, Some(old), None));
-            }
-            // Another drop took it first: it is gone, which is what was asked.
-            Err(Error::ConcurrentUpdate { .. }) if repo.ref_target(&name).is_none() => {}
-            Err(e) => return Err(e),
-        }
+        there |= name == proposals::proposal_ref(id);
+        tx.keep(old);
+        tx.swap(name, Some(old), None);
     }
-    Ok(dropped)
+    there
 }
 
-/// Drops each of `ids` and logs them as ONE operation (`kind`: drop or
-/// gc) with every ref removed, so one undo brings them all back. A failure
-/// half-way still logs what was removed before it.
-fn drop_logged(repo: &Repo, ids: &[String], kind: AuditAction) -> Result<Vec<String>> {
-    let mut record = AuditRecord::new(kind, "", true);
-    let moved = |r: &AuditRecord| r.refs.as_ref().map_or(0, Vec::len);
-    // Those whose proposal went (the outcome), and those any ref of which
-    // went (the record).
-    let (mut dropped, mut touched) = (Vec::new(), Vec::new());
-    let mut failed = None;
-    for id in ids {
-        let before = moved(&record);
-        let result = drop_one(repo, id, &mut record);
-        if moved(&record) > before {
-            touched.push(id.clone());
-        }
-        match result {
-            Ok(true) => dropped.push(id.clone()),
-            Ok(false) => {}
-            Err(e) => {
-                failed = Some(e);
-                break;
+/// Drops each of `ids` as ONE operation (`kind`: drop or gc) with every
+/// ref removed, so one undo brings them all back; `extra` adds what else
+/// the operation removes (gc's expired verdicts and kept refs). All or
+/// nothing: a ref another command moved meanwhile makes it plan again.
+fn drop_logged(
+    repo: &Repo,
+    ids: &[String],
+    kind: AuditAction,
+    extra: &dyn Fn(&mut Transaction<'_>) -> Result<()>,
+) -> Result<Vec<String>> {
+    for _ in 0..DROP_ATTEMPTS {
+        let mut tx = Transaction::new(repo, kind, "");
+        let (mut dropped, mut touched) = (Vec::new(), Vec::new());
+        for id in ids {
+            let before = tx.len();
+            if plan_one(repo, id, &mut tx) {
+                dropped.push(id.clone());
+            }
+            if tx.len() > before {
+                touched.push(id.clone());
             }
         }
-    }
-    if let Some(first) = touched.first() {
-        record.patch_id = first.clone();
+        extra(&mut tx)?;
+        let record = tx.record();
+        record.patch_id = touched.first().cloned().unwrap_or_default();
         if touched.len() > 1 {
             record.patch_ids = touched;
         }
-        pending::log(repo, &record)?;
+        if tx.is_empty() {
+            return Ok(dropped);
+        }
+        match tx.commit() {
+            Ok(_) => return Ok(dropped),
+            Err(Error::ConcurrentUpdate { .. }) => continue,
+            Err(e) => return Err(e),
+        }
     }
-    failed.map_or(Ok(dropped), Err)
+    Err(Error::ConcurrentUpdate {
+        what: "refs/evolv/proposals".into(),
+        expected: "the proposals to drop, unmoved".into(),
+    })
 }
 
 /// `drop`: the named proposals, or with `all` every one (none at all is
@@ -146,7 +151,18 @@ pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<Drop
 
 /// `drop_stacked`, logged as `kind` (drop, or gc for `gc`'s).
 fn drop_as(repo: &Repo, ids: &[String], all_above: bool, kind: AuditAction) -> Result<DropOutcome> {
-    if ids.is_empty() {
+    drop_with(repo, ids, all_above, kind, &|_| Ok(()))
+}
+
+/// `drop_as`, with `extra` planning what else the operation removes.
+fn drop_with(
+    repo: &Repo,
+    ids: &[String],
+    all_above: bool,
+    kind: AuditAction,
+    extra: &dyn Fn(&mut Transaction<'_>) -> Result<()>,
+) -> Result<DropOutcome> {
+    if ids.is_empty() && kind != AuditAction::Gc {
         return Err(Error::invalid_field(
             "patch_ids",
             "no patch id given",
@@ -162,8 +178,37 @@ fn drop_as(repo: &Repo, ids: &[String], all_above: bool, kind: AuditAction) -> R
         }
     }
     let ids = &super::stack::drop_set(repo, ids, all_above)?;
-    let dropped = drop_logged(repo, ids, kind)?;
+    let dropped = drop_logged(repo, ids, kind, extra)?;
     Ok(DropOutcome { dropped })
+}
+
+/// The proposals created before `cutoff` (one this version cannot read is
+/// as old as its commit), less those with newer ones stacked on them.
+fn expired(repo: &Repo, cutoff: i64) -> Result<Vec<String>> {
+    let listing = proposals::listing(repo)?;
+    let old: Vec<String> = listing
+        .proposals
+        .iter()
+        .filter(|p| p.meta.created_at < cutoff)
+        .map(|p| p.id.to_string())
+        .chain(
+            listing
+                .unreadable
+                .iter()
+                .filter(|u| u.time < cutoff)
+                .map(|u| u.id.clone()),
+        )
+        .collect();
+    let all = listing.proposals;
+    Ok(old
+        .iter()
+        .filter(|id| {
+            super::stack::above(&all, repo, id)
+                .iter()
+                .all(|a| old.contains(a))
+        })
+        .cloned()
+        .collect())
 }
 
 /// Every proposal id, readable or not, for `drop --all`.
@@ -193,51 +238,35 @@ pub struct GcOutcome {
 /// option still does its housekeeping): removes the verdict refs that are
 /// not commits and the kept refs undo no longer needs.
 pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
-    let (older_than_days, worktrees) = (req.older_than_days, req.worktrees);
-    let mut dropped = Vec::new();
-    let mut pruned_verdicts = Vec::new();
-    if older_than_days.is_none() {
-        pruned_verdicts = crate::store::verdicts::prune(repo, None)?;
-    }
-    if let Some(days) = older_than_days {
+    let cutoff = req.older_than_days.map(|days| {
         // Saturating: `--older-than 99999999999999` means "none", not a panic.
         let age = i64::try_from(days)
             .unwrap_or(i64::MAX)
             .saturating_mul(86_400);
-        let cutoff = proposals::now_secs().saturating_sub(age);
-        pruned_verdicts = crate::store::verdicts::prune(repo, Some(cutoff))?;
-        let listing = proposals::listing(repo)?;
-        // One this version cannot read is as old as its commit.
-        let old: Vec<String> = listing
-            .proposals
-            .iter()
-            .filter(|p| p.meta.created_at < cutoff)
-            .map(|p| p.id.to_string())
-            .chain(
-                listing
-                    .unreadable
-                    .iter()
-                    .filter(|u| u.time < cutoff)
-                    .map(|u| u.id.clone()),
-            )
-            .collect();
-        // A proposal with newer ones stacked on it stays with them.
-        let all = listing.proposals;
-        let old: Vec<String> = old
-            .iter()
-            .filter(|id| {
-                super::stack::above(&all, repo, id)
-                    .iter()
-                    .all(|a| old.contains(a))
-            })
-            .cloned()
-            .collect();
-        if !old.is_empty() {
-            dropped = drop_as(repo, &old, false, AuditAction::Gc)?.dropped;
+        proposals::now_secs().saturating_sub(age)
+    });
+    let old = match cutoff {
+        Some(cutoff) => expired(repo, cutoff)?,
+        None => Vec::new(),
+    };
+    // One operation: the expired proposals, verdicts (facts: undo leaves
+    // them) and the kept refs undo no longer needs.
+    let pruned = std::cell::RefCell::new(Vec::new());
+    let extra = |tx: &mut Transaction<'_>| -> Result<()> {
+        let mut names = pruned.borrow_mut();
+        names.clear();
+        for (name, oid) in crate::store::verdicts::prunable(repo, cutoff)? {
+            tx.fact_deleted(&name, oid);
+            names.push(name);
         }
-    }
-    // What undo kept reachable for its 14 days and no longer needs.
-    kept::prune(repo)?;
+        for (name, oid) in kept::prunable(repo) {
+            tx.swap(name, Some(oid), None);
+        }
+        Ok(())
+    };
+    let dropped = drop_with(repo, &old, false, AuditAction::Gc, &extra)?.dropped;
+    let pruned_verdicts = pruned.into_inner();
+    let worktrees = req.worktrees;
     let removed_worktrees = if worktrees {
         worktree::remove_warm(repo)?
             .into_iter()

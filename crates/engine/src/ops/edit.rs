@@ -4,8 +4,8 @@
 //! proposal commit like `propose` does. Reads only the paths the list names
 //! and their ancestors; never the whole tree, the index or the working tree.
 
+use crate::git::Oid;
 use crate::git::view::Tree;
-use crate::git::{Oid, TreeEdit};
 use serde::Serialize;
 
 use crate::diff::hunks::{self, DiffBody};
@@ -16,7 +16,7 @@ use crate::edit::text::excerpt;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::git::Repo;
-use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
+use crate::store::audit::AuditAction;
 use crate::store::file_records::{FileRecord, Span};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
@@ -139,15 +139,45 @@ pub(crate) fn store_changes(
     repo: &Repo,
     settings: &Settings,
     req: &EditRequest,
-    (base_commit, onto): (crate::git::view::Commit<'_>, Option<String>),
+    base: (crate::git::view::Commit<'_>, Option<String>),
     result: engine::EngineOutcome,
     failures: Vec<EditFailure>,
 ) -> Result<EditOutcome> {
     let head = git::head(repo)?;
+    let (mut outcome, built) = build_changes(repo, settings, req, base, result, failures)?;
+    let Some((meta, commit)) = built else {
+        return Ok(outcome);
+    };
+    let (patch_id, logged) =
+        crate::store::new_proposal::store(repo, AuditAction::Edit, &meta, commit, |r| {
+            r.branch = Some(head.ref_name().to_string());
+            r.files = outcome.affected_files.clone();
+        })?;
+    outcome.warnings.extend(
+        logged
+            .deferred()
+            .map(|d| format!("{}: {}", d.message, d.hint)),
+    );
+    outcome.patch_id = Some(patch_id);
+    outcome.commit = Some(commit.to_string());
+    Ok(outcome)
+}
+
+/// `store_changes` up to the proposal's commit, which no ref names yet
+/// (none in a dry run): a partial apply names it in its landing's own
+/// transaction.
+pub(crate) fn build_changes(
+    repo: &Repo,
+    settings: &Settings,
+    req: &EditRequest,
+    (base_commit, onto): (crate::git::view::Commit<'_>, Option<String>),
+    result: engine::EngineOutcome,
+    failures: Vec<EditFailure>,
+) -> Result<(EditOutcome, Option<(ProposalMeta, Oid)>)> {
     let base_tree = base_commit.tree()?;
     let check = req.check.unwrap_or_default();
     let reports = validate(settings, &result.files, check)?;
-    let new_tree = build_tree(repo, &base_tree, &result.files)?;
+    let new_tree = super::edit_tree::build_tree(repo, &base_tree, &result.files)?;
     let mut outcome = describe(
         repo,
         req,
@@ -159,22 +189,10 @@ pub(crate) fn store_changes(
     outcome.base = base_commit.id().to_string();
     outcome.onto = onto;
     if outcome.dry_run {
-        return Ok(outcome);
+        return Ok((outcome, None));
     }
-    let (patch_id, commit) = store(repo, &outcome, &new_tree, &base_commit)?;
-    let mut record = AuditRecord::new(AuditAction::Edit, &patch_id, true);
-    record.commit = Some(commit.to_string());
-    record.branch = Some(head.ref_name().to_string());
-    record.files = outcome.affected_files.clone();
-    record.moved(RefMove::new(
-        proposals::proposal_ref(&patch_id),
-        None,
-        Some(commit),
-    ));
-    audit::append(repo, &record)?;
-    outcome.patch_id = Some(patch_id);
-    outcome.commit = Some(commit.to_string());
-    Ok(outcome)
+    let built = write_commit(repo, &outcome, &new_tree, &base_commit)?;
+    Ok((outcome, Some(built)))
 }
 
 /// The commit the edits apply to: HEAD's, or the pending proposal's the
@@ -339,14 +357,15 @@ fn patch_in_memory(
     Ok(Some(patch))
 }
 
-/// Stores the proposal: metadata as `propose` writes it (operation
-/// "edits"), the parent the base (HEAD or the proposal below in a stack).
-fn store(
+/// The proposal's commit, not yet named by a ref: metadata as `propose`
+/// writes it (operation "edits"), the parent the base (HEAD or the
+/// proposal below in a stack).
+pub(crate) fn write_commit(
     repo: &Repo,
     o: &EditOutcome,
     tree: &Tree<'_>,
     base: &crate::git::view::Commit<'_>,
-) -> Result<(String, Oid)> {
+) -> Result<(ProposalMeta, Oid)> {
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     let meta = ProposalMeta {
@@ -366,7 +385,9 @@ fn store(
         affected_files_bytes: None,
         onto: o.onto.clone(),
     };
-    crate::store::proposals::store(repo, &o.summary, &meta, (&author, &committer), tree, base)
+    let commit =
+        proposals::write_commit(repo, &o.summary, &meta, (&author, &committer), tree, base)?;
+    Ok((meta, commit))
 }
 
 /// What is kept of a file's result with the proposal (the diff and the
@@ -423,31 +444,6 @@ fn summary(req: &EditRequest, files: &[FileChange]) -> String {
             files.len()
         ),
     }
-}
-
-/// The base entry of every path the list names (and rename targets):
-/// each looked up by path, its ancestors checked for symlinks and files.
-/// Upserts and removes only the changed paths: libgit2 rewrites their
-/// ancestors and nothing else.
-fn build_tree<'r>(repo: &'r Repo, base: &Tree<'_>, files: &[FileChange]) -> Result<Tree<'r>> {
-    let mut edits = Vec::new();
-    for f in files {
-        if let Some(from) = &f.from {
-            edits.push(TreeEdit::Remove {
-                path: from.as_bytes().to_vec(),
-            });
-        }
-        let path = f.path.as_bytes().to_vec();
-        edits.push(match &f.new {
-            Some(content) => TreeEdit::Put {
-                path,
-                id: repo.write_blob(content)?,
-                mode: f.mode,
-            },
-            None => TreeEdit::Remove { path },
-        });
-    }
-    repo.find_tree(repo.edit_tree(base.id(), &edits)?)
 }
 
 fn file_result(f: &FileChange, reports: &[ValidatorReport], dry_run: bool) -> FileResult {

@@ -45,6 +45,10 @@ pub struct Operation {
     /// Every ref it moved; `old` null where created, `new` null where
     /// deleted.
     pub refs: Vec<RefMove>,
+    /// Verdict refs it wrote: facts about a tree, not effects, so undo
+    /// leaves them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<RefMove>,
     /// What a landing (apply, rollback, an undo of either) wrote.
     pub paths: Vec<String>,
     pub patch_id: String,
@@ -99,6 +103,7 @@ impl Operation {
             time: evolv_core::clock::utc_rfc3339(r.timestamp),
             actor: r.actor.clone(),
             refs: r.refs.clone().unwrap_or_else(|| derived_refs(entry)),
+            facts: r.facts.clone().unwrap_or_default(),
             paths: if lands { r.files.clone() } else { Vec::new() },
             patch_id: r.patch_id.clone(),
             patch_ids: r.patch_ids.clone(),

@@ -13,8 +13,8 @@ use scan::Scan;
 use crate::edit::{Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry, FilePatcher, FileUpdate, NewObject, Repo};
-use crate::store::audit::{AuditAction, AuditRecord, RefMove};
-use crate::store::pending::{self, Deferred};
+use crate::store::audit::AuditAction;
+use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use evolv_core::globs::Globs;
 
@@ -168,7 +168,7 @@ pub fn propose(repo: &Repo, settings: &Settings, req: &ProposeRequest) -> Result
     };
     let summary = summary(settings, req);
     let meta = meta(req, &statistics, &paths);
-    let (patch_id, commit) = proposals::store(
+    let commit = proposals::write_commit(
         repo,
         &summary,
         &meta,
@@ -176,7 +176,14 @@ pub fn propose(repo: &Repo, settings: &Settings, req: &ProposeRequest) -> Result
         &new_tree,
         &base,
     )?;
-    let warnings = log_proposed(repo, &patch_id, commit, head.ref_name(), &paths)?;
+    // The proposal is stored: its record can wait (journalled, with a
+    // warning), the command cannot fail.
+    let (patch_id, logged) =
+        crate::store::new_proposal::store(repo, AuditAction::Propose, &meta, commit, |r| {
+            r.branch = Some(head.ref_name().to_string());
+            r.set_files(&paths);
+        })?;
+    let warnings = logged.deferred().cloned().into_iter().collect();
     let (head_bytes, diff_truncated) = diff.head(JSON_DIFF_MAX)?;
     Ok(ProposeOutcome {
         patch_id,
@@ -257,31 +264,6 @@ fn meta(req: &ProposeRequest, statistics: &Statistics, paths: &[git::RepoPath]) 
         affected_files_bytes: git::path::bytes_column(paths),
         onto: None,
     }
-}
-
-/// The proposal's audit record. The proposal is stored: its record can
-/// wait (journalled, with a warning), the command cannot fail.
-fn log_proposed(
-    repo: &Repo,
-    patch_id: &str,
-    commit: git::Oid,
-    branch: &str,
-    paths: &[git::RepoPath],
-) -> Result<Vec<Deferred>> {
-    let mut record = AuditRecord::new(AuditAction::Propose, patch_id, true);
-    record.commit = Some(commit.to_string());
-    record.branch = Some(branch.to_string());
-    record.set_files(paths);
-    record.moved(RefMove::new(
-        proposals::proposal_ref(patch_id),
-        None,
-        Some(commit),
-    ));
-    Ok(pending::log(repo, &record)?
-        .deferred()
-        .cloned()
-        .into_iter()
-        .collect())
 }
 
 /// The `no_match` error, naming what was skipped.

@@ -12,10 +12,11 @@ use crate::git;
 use crate::git::Repo;
 use crate::landing::land;
 use crate::plan::{ExecutionPlan, RollbackStrategy};
-use crate::store::audit::{AuditAction, AuditRecord, RefMove};
-use crate::store::pending::{self, Deferred};
+use crate::store::audit::AuditAction;
+use crate::store::pending::Deferred;
 use crate::store::proposals;
 use crate::store::trailers;
+use crate::store::transaction::Transaction;
 
 /// What to roll back, and optionally how.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -84,12 +85,8 @@ pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
             },
         );
     };
-    undo(repo, turn, req, landed).inspect_err(|e| {
-        let _ = pending::log(
-            repo,
-            &AuditRecord::failure(AuditAction::Rollback, patch_id, e),
-        );
-    })
+    undo(repo, turn, req, landed)
+        .map_err(|e| Transaction::new(repo, AuditAction::Rollback, patch_id).fail(e))
 }
 
 /// The commit proposal `id` landed, when it is still on the branch: its
@@ -160,14 +157,15 @@ fn undo(
         .strategy
         .or(plan.as_ref().map(|p| p.rollback.strategy))
         .unwrap_or(RollbackStrategy::GitRevert);
-    let mut record = AuditRecord::new(AuditAction::Rollback, patch_id, true);
+    let mut tx = Transaction::new(repo, AuditAction::Rollback, patch_id);
+    let record = tx.record();
     record.branch = Some(head.ref_name().to_string());
     record.previous_head = Some(head.commit.to_string());
     record.plan = plan.clone();
     let mut outcome = RollbackOutcome::begun(patch_id, strategy, landed, &head);
     if strategy == RollbackStrategy::Manual {
         outcome.commands = plan.map(|p| p.rollback.commands).unwrap_or_default();
-        let logged = pending::log(repo, &record)?;
+        let logged = tx.commit()?;
         outcome.audit_log_id = logged.id();
         outcome.warnings.extend(logged.deferred().cloned());
         return Ok(outcome);
@@ -191,12 +189,11 @@ fn undo(
     outcome.modified_files = git::path::lossy_list(&paths);
     outcome.modified_files_bytes = git::path::bytes_column(&paths);
     outcome.commit = Some(new.to_string());
-    record.commit = Some(new.to_string());
-    record.set_files(&paths);
-    record.moved(RefMove::new(head.ref_name(), Some(head.commit), Some(new)));
-    let epilogue = epilogue(repo, patch_id, landed, record);
+    tx.record().commit = Some(new.to_string());
+    tx.record().set_files(&paths);
+    unmark(repo, patch_id, landed, &mut tx);
     let reflog = format!("evolv: rollback {patch_id}");
-    let mv = land::BranchMove::new(&head, new, &changed, &reflog, epilogue);
+    let mv = land::BranchMove::new(&head, new, &changed, &reflog, tx);
     let finished = land::land_in_turn(repo, turn, mv)?;
     outcome.audit_log_id = finished.audit_id(0);
     outcome.warnings.extend(finished.deferred);
@@ -274,25 +271,18 @@ fn commit_undo(repo: &Repo, message: &str, tree: Oid, head: Oid) -> Result<Oid> 
     Ok(new)
 }
 
-/// What the landing writes after the branch moved: the audit record, and
-/// the proposal's markers removed. The markers name the last landing; one
-/// on another branch stays applied there (see `landed_commit`).
-fn epilogue(repo: &Repo, patch_id: &str, landed: Oid, record: AuditRecord) -> land::Epilogue {
-    let mut epilogue = land::Epilogue::default();
-    let mut record = record;
+/// What the landing does after the branch moved besides the record: the
+/// proposal's markers removed. The markers name the last landing; one on
+/// another branch stays applied there (see `landed_commit`).
+fn unmark(repo: &Repo, patch_id: &str, landed: Oid, tx: &mut Transaction<'_>) {
     if proposals::applied_commit(repo, patch_id) == Some(landed) {
         for name in [
             proposals::applied_ref(patch_id),
             proposals::backup_ref(patch_id),
         ] {
-            if let Some(old) = repo.ref_target(&name) {
-                record.moved(RefMove::new(&name, Some(old), None));
-            }
-            epilogue.delete(name);
+            tx.set(name, None);
         }
     }
-    epilogue.audit.push(record);
-    epilogue
 }
 
 /// The commits after `landed` up to `head` (first-parent and merged ones

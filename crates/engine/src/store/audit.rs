@@ -51,6 +51,8 @@ pub enum AuditAction {
     Undo,
     /// An undo undone (`git evolv redo`, or `undo` of an undo).
     Redo,
+    /// Verdicts written by `git evolv test` (facts only: nothing to undo).
+    Test,
     /// Written only by the audit-race test failpoint (`FAILPOINT_RACES`).
     Race,
 }
@@ -68,6 +70,7 @@ impl AuditAction {
             AuditAction::Comment => "comment",
             AuditAction::Undo => "undo",
             AuditAction::Redo => "redo",
+            AuditAction::Test => "test",
             AuditAction::Race => "race",
         }
     }
@@ -156,6 +159,10 @@ pub struct AuditRecord {
     /// 26: `op log` derives what it can, `undo` refuses them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refs: Option<Vec<RefMove>>,
+    /// Verdict refs it wrote: facts about a tree, not effects, so undo
+    /// leaves them. With `refs`, every ref it moved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facts: Option<Vec<RefMove>>,
     /// For an undo or redo: the operation it undid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<String>,
@@ -189,6 +196,7 @@ impl AuditRecord {
             batch: false,
             actor: Some(super::actor::current()),
             refs: None,
+            facts: None,
             undoes: None,
             reason: None,
             patch_ids: Vec::new(),

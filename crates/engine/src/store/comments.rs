@@ -10,6 +10,8 @@ use crate::git::{Oid, Repo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::audit::AuditAction;
+use super::transaction::Transaction;
 use crate::error::{Error, Result};
 use crate::git;
 
@@ -68,8 +70,9 @@ fn signature(repo: &Repo) -> Result<Signature> {
     git::committer(repo).or_else(|_| git::signature_now("git-evolv", "git-evolv@localhost"))
 }
 
-/// Appends `comment` to its proposal's chain (compare-and-swap, retried
-/// when another process appended first); returns it with its id and author.
+/// Appends `comment` to its proposal's chain, one `comment` operation
+/// (its transaction's compare-and-swap retried when another process
+/// appended first); returns it with its id and author.
 pub fn append(repo: &Repo, mut comment: Comment) -> Result<Comment> {
     let sig = signature(repo)?;
     comment.author = format!("{} <{}>", sig.name, sig.email);
@@ -81,8 +84,12 @@ pub fn append(repo: &Repo, mut comment: Comment) -> Result<Comment> {
         let tip = repo.ref_target(&refname);
         let parents: Vec<Oid> = tip.into_iter().collect();
         let oid = repo.write_record(&json, empty_tree, &parents, &sig)?;
-        match git::compare_and_swap(repo, &refname, oid, tip, "evolv: comment") {
-            Ok(()) => {
+        let mut tx = Transaction::new(repo, AuditAction::Comment, &comment.patch_id);
+        tx.set_reflog("evolv: comment");
+        tx.swap(&refname, tip, Some(oid));
+        tx.record().commit = Some(oid.to_string());
+        match tx.commit() {
+            Ok(_) => {
                 comment.id = oid.to_string();
                 return Ok(comment);
             }

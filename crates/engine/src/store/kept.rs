@@ -5,8 +5,7 @@
 //! (or `redo`) needs. `git evolv gc` removes those older than
 //! [`KEEP_DAYS`] days.
 
-use crate::error::Result;
-use crate::git::{self, Oid, Repo};
+use crate::git::{Oid, Repo};
 
 /// Where kept objects are named.
 pub const KEPT_PREFIX: &str = "refs/evolv/kept/";
@@ -14,29 +13,24 @@ pub const KEPT_PREFIX: &str = "refs/evolv/kept/";
 /// How long a kept object stays reachable, at least.
 pub const KEEP_DAYS: i64 = 14;
 
-/// Keeps `id` reachable for [`KEEP_DAYS`] days from now.
-pub fn keep(repo: &Repo, id: Oid) -> Result<()> {
-    git::compare_and_swap_force(repo, &ref_name(id), id, "evolv: keep for undo")
-}
-
 /// The ref that keeps `id` reachable for [`KEEP_DAYS`] days from now, for
 /// a caller that sets it itself (a landing's bookkeeping).
 pub fn ref_name(id: Oid) -> String {
     format!("{KEPT_PREFIX}{}/{id}", super::proposals::now_secs())
 }
 
-/// Removes the kept refs older than [`KEEP_DAYS`] days; returns how many.
-pub fn prune(repo: &Repo) -> Result<usize> {
+/// The kept refs older than [`KEEP_DAYS`] days, with what each keeps,
+/// for the caller's transaction to delete.
+pub fn prunable(repo: &Repo) -> Vec<(String, Oid)> {
     let cutoff = super::proposals::now_secs() - KEEP_DAYS * 86_400;
-    let mut removed = 0;
-    for (name, _) in repo.readable_refs_matching(&format!("{KEPT_PREFIX}*")) {
-        let stamp = name[KEPT_PREFIX.len()..]
-            .split('/')
-            .next()
-            .and_then(|s| s.parse::<i64>().ok());
-        if stamp.is_some_and(|t| t < cutoff) && git::delete_ref(repo, &name)? {
-            removed += 1;
-        }
-    }
-    Ok(removed)
+    repo.readable_refs_matching(&format!("{KEPT_PREFIX}*"))
+        .into_iter()
+        .filter(|(name, _)| {
+            name[KEPT_PREFIX.len()..]
+                .split('/')
+                .next()
+                .and_then(|s| s.parse::<i64>().ok())
+                .is_some_and(|t| t < cutoff)
+        })
+        .collect()
 }

@@ -8,11 +8,14 @@ pub mod comments;
 pub mod file_records;
 pub mod kept;
 pub mod list_cache;
+pub mod new_proposal;
 pub mod outcomes;
 pub mod pending;
 pub mod proposals;
+pub mod refs;
 pub mod rows;
 pub mod trailers;
+pub mod transaction;
 pub mod verdict_key;
 pub mod verdicts;
 

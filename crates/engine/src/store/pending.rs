@@ -23,6 +23,41 @@ use crate::git;
 pub struct PendingRef {
     pub name: String,
     pub target: Option<String>,
+    /// A transaction's ref (`store::transaction`): moved from exactly
+    /// `old` by compare-and-swap, never forced.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub swap: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old: Option<String>,
+}
+
+impl PendingRef {
+    /// Bookkeeping set whatever the ref holds.
+    pub fn set(name: &str, target: Option<Oid>) -> Self {
+        PendingRef {
+            name: name.to_string(),
+            target: target.map(|o| o.to_string()),
+            swap: false,
+            old: None,
+        }
+    }
+
+    /// A transaction's move of `name` from exactly `old` to `target`.
+    pub fn swap(name: &str, old: Option<Oid>, target: Option<Oid>) -> Self {
+        PendingRef {
+            swap: true,
+            old: old.map(|o| o.to_string()),
+            ..PendingRef::set(name, target)
+        }
+    }
+
+    fn old_oid(&self) -> Option<Oid> {
+        self.old.as_deref().and_then(|o| Oid::parse(o).ok())
+    }
+
+    fn target_oid(&self) -> Option<Oid> {
+        self.target.as_deref().and_then(|o| Oid::parse(o).ok())
+    }
 }
 
 /// One journalled piece of bookkeeping: refs first, then audit records.
@@ -94,6 +129,15 @@ pub struct Completed {
 /// Where the journalled bookkeeping lives.
 pub fn dir(repo: &Repo) -> PathBuf {
     repo.common_dir().join("evolv").join("pending")
+}
+
+/// Removes a journal whose work is done (or undone).
+pub fn discard(file: &Path) -> Result<()> {
+    match fs::remove_file(file) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io("remove", file, e)),
+    }
 }
 
 /// Journals `pending` durably; returns its file.
@@ -223,18 +267,56 @@ pub fn complete(repo: &Repo) -> Result<Completed> {
     Ok(done)
 }
 
+/// A transaction a kill interrupted (its refs are swaps): finished when
+/// each ref is where it was or where it goes, else put back whole and its
+/// record dropped (someone moved one of its refs meanwhile: it did not
+/// happen).
+fn settle_transaction(repo: &Repo, pending: &mut Pending) -> Option<Error> {
+    let at = |r: &PendingRef| repo.ref_target(&r.name);
+    let lost = pending
+        .refs
+        .iter()
+        .any(|r| at(r) != r.target_oid() && at(r) != r.old_oid());
+    if !lost {
+        return None;
+    }
+    let reflog = format!("{} (interrupted, undone)", pending.reflog);
+    for r in pending.refs.iter().rev() {
+        if at(r) == r.target_oid() {
+            let back = super::refs::swap_any(repo, &r.name, r.target_oid(), r.old_oid(), &reflog);
+            if let Err(e) = back {
+                return Some(e);
+            }
+        }
+    }
+    pending.refs.clear();
+    pending.audit.clear();
+    None
+}
+
 /// Does what it can of `pending`, removing each step it did.
 fn complete_one(repo: &Repo, pending: &mut Pending, done: &mut Completed) -> Option<Error> {
+    if pending.refs.iter().any(|r| r.swap)
+        && let Some(e) = settle_transaction(repo, pending)
+    {
+        return Some(e);
+    }
     while let Some(update) = pending.refs.first() {
         // Already there (the undo of one ref moves it itself, by
         // compare-and-swap, before completing its journal): no second write.
         let at = repo.ref_target(&update.name).map(|o| o.to_string());
         let result = match &update.target {
             _ if at == update.target => Ok(()),
-            Some(t) => Oid::parse(t).and_then(|oid| {
-                git::compare_and_swap_force(repo, &update.name, oid, &pending.reflog)
-            }),
-            None => git::delete_ref(repo, &update.name).map(drop),
+            _ if update.swap => super::refs::swap_any(
+                repo,
+                &update.name,
+                update.old_oid(),
+                update.target_oid(),
+                &pending.reflog,
+            ),
+            Some(t) => Oid::parse(t)
+                .and_then(|oid| super::refs::set(repo, &update.name, oid, &pending.reflog)),
+            None => super::refs::delete(repo, &update.name).map(drop),
         };
         if let Err(e) = result {
             return Some(e);

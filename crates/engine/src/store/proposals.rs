@@ -273,6 +273,12 @@ pub fn load(repo: &Repo, id: &str) -> Result<Proposal> {
     parse(id, &commit)
 }
 
+/// Proposal `id` whose commit is `commit`, not (yet) named by its ref: a
+/// partial apply lands one in the transaction that creates the ref.
+pub fn unstored(repo: &Repo, id: &str, commit: Oid) -> Result<Proposal> {
+    parse(id, &repo.find_commit(commit)?)
+}
+
 /// A ref under `refs/evolv/proposals/` that this version cannot read: its
 /// metadata is another version's, or it is not a proposal commit at all
 /// (such a ref can come by fetch from a clone on another version).
@@ -342,36 +348,29 @@ pub fn applied_commit(repo: &Repo, id: &str) -> Option<Oid> {
     repo.ref_target(&applied_ref(id))
 }
 
-/// Writes P (a proposal: propose, edit lists and notebook edits all
-/// store theirs here) and points a fresh `refs/evolv/proposals/<id>` at it; two
-/// proposals in the same second get different ids because the id comes
-/// from P's hash and P's message carries a per-call nonce.
-pub fn store(
+/// P's commit (a proposal: propose, edit lists and notebook edits all
+/// store theirs here), not yet named by any ref: its message carries a
+/// per-call nonce, so two proposals in the same second differ.
+pub fn write_commit(
     repo: &Repo,
     summary: &str,
     meta: &ProposalMeta,
     (author, committer): (&crate::git::view::Signature, &crate::git::view::Signature),
     tree: &crate::git::view::Tree<'_>,
     base: &crate::git::view::Commit<'_>,
-) -> Result<(String, Oid)> {
+) -> Result<Oid> {
     let nonce = crate::clock::unique();
     let message = message(summary, meta, &nonce);
     // Signed when commit.gpgSign asks, as git signs every commit it makes.
-    let commit =
-        crate::git::commit::create(repo, author, committer, &message, tree.id(), &[base.id()])?;
-    for extra in (0..=32).step_by(4) {
-        let id = make_id(meta.created_at, commit, extra);
-        let reflog = format!("evolv: propose {id}");
-        match crate::git::compare_and_swap(repo, &proposal_ref(&id), commit, None, &reflog) {
-            Ok(()) => return Ok((id, commit)),
-            Err(Error::ConcurrentUpdate { .. }) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(Error::ConcurrentUpdate {
-        what: "refs/evolv/proposals".into(),
-        expected: "a free proposal id".into(),
-    })
+    crate::git::commit::create(repo, author, committer, &message, tree.id(), &[base.id()])
+}
+
+/// The proposal ids of `commit`, shortest first: from its creation time
+/// and its hash, 4 hex digits longer for each id already taken.
+pub fn candidate_ids(meta: &ProposalMeta, commit: Oid) -> impl Iterator<Item = String> + '_ {
+    (0..=32)
+        .step_by(4)
+        .map(move |extra| make_id(meta.created_at, commit, extra))
 }
 
 #[cfg(test)]

@@ -18,8 +18,10 @@ use evolv_core::comma_list::split_comma_list;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::audit::RefMove;
 use super::clone_mark::{CloneKey, mark, secret};
 use super::pending::Deferred;
+use super::refs;
 use super::verdict_key::KeyParts;
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
@@ -183,24 +185,48 @@ fn write_marked(repo: &Repo, verdict: &Verdict) -> Result<Oid> {
     repo.write_record(&message, repo.empty_tree()?, &[], &who)
 }
 
+/// A verdict stored, and the move of its ref, if this call made one (the
+/// operation that stored it lists it among its record's facts).
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub verdict: Verdict,
+    pub moved: Option<RefMove>,
+}
+
+impl Stored {
+    fn moved(verdict: &Verdict, name: &str, old: Option<Oid>, new: Oid) -> Stored {
+        Stored {
+            verdict: verdict.clone(),
+            moved: Some(RefMove::new(name, old, Some(new))),
+        }
+    }
+}
+
 /// Stores `verdict` under its key unless one is there already; returns
 /// the verdict the ref holds afterwards (ours, or the one another process
 /// stored first: same key, same answer, stored once).
-pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
+pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Stored> {
     let oid = write_marked(repo, verdict)?;
     let name = verdict_ref(&verdict.key);
-    match git::compare_and_swap(repo, &name, oid, None, "evolv: verdict") {
-        Ok(()) => Ok(verdict.clone()),
+    match refs::swap(repo, &name, oid, None, "evolv: verdict") {
+        Ok(()) => Ok(Stored::moved(verdict, &name, None, oid)),
         Err(Error::ConcurrentUpdate { .. }) => match read(repo, &name)? {
-            Held::Verdict(stored, true) => Ok(stored),
+            Held::Verdict(stored, true) => Ok(Stored {
+                verdict: stored,
+                moved: None,
+            }),
             // A foreign entry (fetched over our refs) does not hold the
             // place of ours: it is replaced, by compare-and-swap again.
             _ => {
                 let Some(old) = repo.ref_target(&name) else {
                     return store(repo, verdict);
                 };
-                match git::compare_and_swap(repo, &name, oid, Some(old), "evolv: verdict") {
-                    Ok(()) | Err(Error::ConcurrentUpdate { .. }) => Ok(verdict.clone()),
+                match refs::swap(repo, &name, oid, Some(old), "evolv: verdict") {
+                    Ok(()) => Ok(Stored::moved(verdict, &name, Some(old), oid)),
+                    Err(Error::ConcurrentUpdate { .. }) => Ok(Stored {
+                        verdict: verdict.clone(),
+                        moved: None,
+                    }),
                     Err(e) => Err(e),
                 }
             }
@@ -212,7 +238,7 @@ pub fn store(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
 /// Stores `verdict` under its key in place of whatever the ref holds: a
 /// `--no-cache` run is the newest answer, and a stale or flaky one it ran
 /// again must not keep answering for the key. Returns `verdict`.
-pub fn replace(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
+pub fn replace(repo: &Repo, verdict: &Verdict) -> Result<Stored> {
     let oid = write_marked(repo, verdict)?;
     let name = verdict_ref(&verdict.key);
     // Another process storing the same key meanwhile made the same run;
@@ -220,8 +246,8 @@ pub fn replace(repo: &Repo, verdict: &Verdict) -> Result<Verdict> {
     let mut tries = 0;
     loop {
         let old = repo.ref_target(&name);
-        match git::compare_and_swap(repo, &name, oid, old, "evolv: verdict (--no-cache)") {
-            Ok(()) => return Ok(verdict.clone()),
+        match refs::swap(repo, &name, oid, old, "evolv: verdict (--no-cache)") {
+            Ok(()) => return Ok(Stored::moved(verdict, &name, old, oid)),
             Err(Error::ConcurrentUpdate { .. }) if tries < 5 => tries += 1,
             Err(e) => return Err(e),
         }
@@ -289,8 +315,9 @@ pub fn all_refs(repo: &Repo) -> Vec<(String, Oid)> {
 /// point at a commit (a blob, a tree, a tag: no verdict, whoever wrote
 /// it), and, given a `cutoff` (seconds since the epoch), every one made
 /// before it (a commit that holds no verdict goes by its commit time);
-/// returns the names deleted.
-pub fn prune(repo: &Repo, cutoff: Option<i64>) -> Result<Vec<String>> {
+/// returns the names and what each held, for the caller's transaction to
+/// delete.
+pub fn prunable(repo: &Repo, cutoff: Option<i64>) -> Result<Vec<(String, Oid)>> {
     let mut pruned = Vec::new();
     for (name, oid) in all_refs(repo) {
         let goes = match read(repo, &name)? {
@@ -301,8 +328,8 @@ pub fn prune(repo: &Repo, cutoff: Option<i64>) -> Result<Vec<String>> {
                 cutoff.is_some_and(|c| repo.find_commit(oid).is_ok_and(|k| k.committer().time < c))
             }
         };
-        if goes && git::delete_ref(repo, &name)? {
-            pruned.push(name);
+        if goes {
+            pruned.push((name, oid));
         }
     }
     Ok(pruned)

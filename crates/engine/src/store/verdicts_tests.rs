@@ -57,7 +57,7 @@ fn a_key_is_stored_once() {
     let (_d, repo) = repo();
     store(&repo, &verdict("k", Status::Pass)).unwrap();
     let second = store(&repo, &verdict("k", Status::Fail)).unwrap();
-    assert_eq!(second.status, Status::Pass);
+    assert_eq!(second.verdict.status, Status::Pass);
     assert_eq!(
         lookup(&repo, "k").unwrap().unwrap().verdict.status,
         Status::Pass

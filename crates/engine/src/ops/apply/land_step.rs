@@ -8,13 +8,14 @@ use super::settings::RunSettings;
 use super::undo::undo_after_move;
 use super::validate_step::{Validated, validate_in_worktree};
 use crate::error::{Error, Result};
+use crate::git::Repo;
 use crate::git::{self, Head};
-use crate::git::{Oid, Repo};
-use crate::landing::land::{self, Epilogue, FAILPOINT_AFTER_BRANCH_MOVE};
+use crate::landing::land::{self, FAILPOINT_AFTER_BRANCH_MOVE};
 use crate::plan::RollbackStrategy;
-use crate::store::audit::{AuditAction, AuditRecord, RefMove};
-use crate::store::pending::{self, Deferred};
+use crate::store::audit::AuditAction;
+use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
+use crate::store::transaction::Transaction;
 use crate::validate::Budget;
 
 /// Nothing to validate: replays and lands in one turn (a dry run takes
@@ -83,7 +84,8 @@ pub(super) fn land_validated(
 }
 
 /// Lands `built` (or, in a dry run, records what would land) and reports
-/// each proposal's outcome.
+/// each proposal's outcome. One operation, one record, however many
+/// proposals it lands.
 pub(super) fn conclude(
     repo: &Repo,
     s: &RunSettings,
@@ -93,23 +95,69 @@ pub(super) fn conclude(
 ) -> Result<Vec<ApplyOutcome>> {
     match turn.filter(|_| !s.dry_run) {
         Some(turn) => land_built(repo, s, built, turn, &validated),
-        None => built
-            .steps
-            .iter()
-            .map(|step| {
-                let logged = pending::log(repo, &record(s, &built.head, step))?;
-                let warnings = logged.deferred().cloned().into_iter().collect();
-                Ok(outcome(
-                    s,
-                    &built.head,
-                    step,
-                    &validated,
-                    logged.id(),
-                    warnings,
-                ))
-            })
-            .collect(),
+        None => {
+            let logged = transaction(repo, s, &built, &validated).commit()?;
+            let warnings: Vec<Deferred> = logged.deferred().cloned().into_iter().collect();
+            Ok(built
+                .steps
+                .iter()
+                .map(|step| {
+                    let id = logged.id();
+                    outcome(s, &built.head, step, &validated, id, warnings.clone())
+                })
+                .collect())
+        }
     }
+}
+
+/// The apply as one operation: its record, and (unless a dry run) the
+/// markers of each proposal landed; the branch move is the landing's.
+pub(super) fn transaction<'r>(
+    repo: &'r Repo,
+    s: &RunSettings,
+    built: &Built<'_, '_>,
+    validated: &Validated,
+) -> Transaction<'r> {
+    let head = &built.head;
+    let ids: Vec<String> = built
+        .steps
+        .iter()
+        .map(|st| st.proposal.id.to_string())
+        .collect();
+    let mut tx = Transaction::new(repo, AuditAction::Apply, &ids[0]);
+    let paths: Vec<git::RepoPath> = built.steps.iter().flat_map(|st| st.paths()).collect();
+    let r = tx.record();
+    r.branch = Some(head.ref_name().to_string());
+    r.commit = Some(built.new.to_string());
+    r.previous_head = Some(head.commit.to_string());
+    r.set_files(&paths);
+    r.plan = s.plan.clone();
+    r.dry_run = s.dry_run;
+    r.batch = s.batch;
+    if ids.len() > 1 {
+        r.patch_ids = ids;
+    }
+    if let Some(moved) = validated.verdict.as_ref().and_then(|v| v.moved.clone()) {
+        tx.fact_written(moved);
+    }
+    if s.dry_run {
+        return tx;
+    }
+    let backup = s
+        .plan
+        .as_ref()
+        .is_some_and(|p| p.rollback.strategy == RollbackStrategy::FileBackup);
+    for step in &built.steps {
+        let id = &step.proposal.id;
+        tx.set(proposals::applied_ref(id), Some(step.commit));
+        if backup {
+            tx.set(proposals::backup_ref(id), Some(head.commit));
+        }
+    }
+    for (name, old, new) in &s.also {
+        tx.swap(name.clone(), *old, *new);
+    }
+    tx
 }
 
 /// Moves the branch to `built.new` in `turn`, with the bookkeeping
@@ -123,6 +171,7 @@ pub(super) fn land_built(
     turn: land::Turn,
     validated: &Validated,
 ) -> Result<Vec<ApplyOutcome>> {
+    let tx = transaction(repo, s, &built, validated);
     let Built {
         head,
         steps,
@@ -132,41 +181,16 @@ pub(super) fn land_built(
     } = built;
     let ids: Vec<&str> = steps.iter().map(|st| st.proposal.id.as_str()).collect();
     let reflog = format!("evolv: apply {}", ids.join(" "));
-    let mut epilogue = Epilogue::default();
-    for step in &steps {
-        let id = &step.proposal.id;
-        let mut record = record(s, &head, step);
-        record.moved(RefMove::new(
-            head.ref_name(),
-            Some(step.parent),
-            Some(step.commit),
-        ));
-        let mut set = |name: String, target: Oid| {
-            record.moved(RefMove::new(&name, repo.ref_target(&name), Some(target)));
-            epilogue.set(name, target);
-        };
-        set(proposals::applied_ref(id), step.commit);
-        if s.plan
-            .as_ref()
-            .is_some_and(|p| p.rollback.strategy == RollbackStrategy::FileBackup)
-        {
-            set(proposals::backup_ref(id), head.commit);
-        }
-        epilogue.audit.push(record);
-    }
-    let mv = land::BranchMove::new(&head, new, &changed, &reflog, epilogue);
+    let mv = land::BranchMove::new(&head, new, &changed, &reflog, tx);
     let landing = land::move_branch_in_turn(repo, turn, mv)?;
     let finish = || -> Result<Vec<ApplyOutcome>> {
         land::failpoint(FAILPOINT_AFTER_BRANCH_MOVE)?;
         let finished = landing.finish(repo)?;
         let warnings: Vec<Deferred> = finished.deferred.iter().cloned().collect();
+        let id = finished.audit_id(0);
         Ok(steps
             .iter()
-            .enumerate()
-            .map(|(i, step)| {
-                let id = finished.audit_id(i);
-                outcome(s, &head, step, validated, id, warnings.clone())
-            })
+            .map(|step| outcome(s, &head, step, validated, id.clone(), warnings.clone()))
             .collect())
     };
     finish().map_err(|cause| undo_after_move(repo, s, &head, new, &landing, &ids, cause))
@@ -202,17 +226,4 @@ pub(super) fn outcome(
         warnings: validated.warnings.iter().cloned().chain(warnings).collect(),
         remaining_patch_id: None,
     }
-}
-
-/// One proposal's audit record of a successful apply.
-pub(super) fn record(s: &RunSettings, head: &Head, step: &Step<'_>) -> AuditRecord {
-    let mut r = AuditRecord::new(AuditAction::Apply, &step.proposal.id, true);
-    r.branch = Some(head.ref_name().to_string());
-    r.commit = Some(step.commit.to_string());
-    r.previous_head = Some(step.parent.to_string());
-    r.set_files(&step.paths());
-    r.plan = s.plan.clone();
-    r.dry_run = s.dry_run;
-    r.batch = s.batch;
-    r
 }

@@ -11,10 +11,11 @@ use crate::git::Repo;
 use crate::git::{self, Head};
 use crate::landing::land;
 use crate::plan::ExecutionPlan;
-use crate::store::audit::{AuditAction, AuditRecord};
-use crate::store::pending::{self, Deferred};
+use crate::store::audit::AuditAction;
+use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
 use crate::store::trailers;
+use crate::store::transaction::Transaction;
 use crate::validate::{Budget, CommandReport};
 
 mod land_step;
@@ -157,6 +158,25 @@ pub fn apply(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<Apply
     let (proposals, stacked) = load_proposals(repo, &req.patch_ids)?;
     let mut settings = settings(repo, config, req)?;
     settings.batch |= stacked;
+    run(repo, settings, proposals)
+}
+
+/// Applies `proposals` (loaded, or a part not stored yet), with the ref
+/// moves `also` in the landing's transaction (a partial apply's).
+pub(super) fn apply_loaded(
+    repo: &Repo,
+    config: &Settings,
+    req: &ApplyRequest,
+    proposals: Vec<Proposal>,
+    also: Vec<settings::AlsoMove>,
+) -> Result<ApplyReport> {
+    let mut settings = settings(repo, config, req)?;
+    settings.also = also;
+    run(repo, settings, proposals)
+}
+
+/// Lands `proposals` as `settings` says, a group at a time.
+fn run(repo: &Repo, settings: RunSettings, proposals: Vec<Proposal>) -> Result<ApplyReport> {
     git::ensure_no_operation_in_progress(repo)?;
     // The branch this command applies to: a retry after a lost race, or
     // the next proposal of several, never lands on a branch switched to
@@ -180,7 +200,7 @@ pub fn apply(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<Apply
         }) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
-                audit_failure(repo, group, &settings, &e);
+                let e = audit_failure(repo, group, &settings, e);
                 if report.results.is_empty() {
                     return Err(e);
                 }
@@ -217,16 +237,21 @@ fn load_proposals(repo: &Repo, ids: &[String]) -> Result<(Vec<Proposal>, bool)> 
     Ok((proposals, stacked))
 }
 
-/// Audits the failure `e` of each proposal of `group` (best effort: the
-/// failure itself is what the caller reports).
-fn audit_failure(repo: &Repo, group: &[Proposal], s: &RunSettings, e: &Error) {
-    for p in group {
-        let mut record = AuditRecord::failure(AuditAction::Apply, &p.id, e);
-        record.plan = s.plan.clone();
-        record.dry_run = s.dry_run;
-        record.batch = s.batch;
-        let _ = pending::log(repo, &record);
+/// Logs the failure `e` of `group`'s landing, one operation (the failure
+/// itself is what the caller reports); returns `e`.
+fn audit_failure(repo: &Repo, group: &[Proposal], s: &RunSettings, e: Error) -> Error {
+    let Some(first) = group.first() else {
+        return e;
+    };
+    let mut tx = Transaction::new(repo, AuditAction::Apply, &first.id);
+    let record = tx.record();
+    record.plan = s.plan.clone();
+    record.dry_run = s.dry_run;
+    record.batch = s.batch;
+    if group.len() > 1 {
+        record.patch_ids = group.iter().map(|p| p.id.to_string()).collect();
     }
+    tx.fail(e)
 }
 
 /// What an apply of `req` would run, computed without running anything:

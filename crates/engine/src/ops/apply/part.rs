@@ -11,10 +11,9 @@ use crate::edit::list::{CheckMode, EditList};
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::patch::{Body, FilePatch};
-use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
-use crate::store::proposals::{self, Proposal, proposal_ref};
+use crate::store::proposals::{self, Proposal, ProposalMeta, proposal_ref};
 
-use super::super::edit::store_changes;
+use super::super::edit::build_changes;
 use super::super::settings::Settings;
 use super::{ApplyReport, ApplyRequest};
 
@@ -45,7 +44,11 @@ pub fn hunks(repo: &Repo, id: &str) -> Result<Vec<FilePatch>> {
 }
 
 /// Lands the `selection` of the one proposal `req` names; the rest stays
-/// pending under its id, stacked on what landed.
+/// pending under its id, stacked on what landed. One operation, inside
+/// the landing's journal: the part's commit and the rest's are written
+/// first, named by no ref; the landing's transaction then creates the
+/// part's ref, marks it applied and moves the proposal's id to the rest,
+/// all after the branch moved (recovery finishes them), or none of it.
 pub fn apply_part(
     repo: &Repo,
     settings: &Settings,
@@ -69,18 +72,10 @@ pub fn apply_part(
             "choose paths that the proposal changes (`git evolv show <id>` lists them)",
         ));
     }
-    let list = |message: String, onto: Option<String>| EditList {
-        message: Some(message),
-        onto,
-        keep_going: false,
-        check: Some(CheckMode::Warn),
-        edits: Vec::new(),
-    };
-    let part_of = format!("{} (part)", p.summary);
-    let part = store_changes(
+    let (part, built) = build_changes(
         repo,
         settings,
-        &list(part_of, p.meta.onto.clone()),
+        &list(format!("{} (part)", p.summary), p.meta.onto.clone()),
         (base_commit, p.meta.onto.clone()),
         EngineOutcome {
             files,
@@ -88,33 +83,49 @@ pub fn apply_part(
         },
         Vec::new(),
     )?;
-    let part_id = part.patch_id.clone().unwrap_or_default();
-    if part.affected_files.is_empty() || same_tree(repo, &part_id, whole.id())? {
+    let Some((part_meta, part_commit)) = built else {
+        return Err(Error::invalid(
+            "a part of a proposal cannot be previewed as an edit list",
+            "use `apply --dry-run` with --paths",
+        ));
+    };
+    if part.affected_files.is_empty() || repo.commit_tree(part_commit)?.id() == whole.id() {
         // Everything was chosen: the proposal lands whole.
-        proposals_drop(repo, &part_id);
         return Ok((super::apply(repo, settings, &whole_request(req))?, None));
     }
-    let rest = restack(repo, settings, &p, &part_id, &whole)?;
+    let part_id = free_id(repo, &part_meta, part_commit)?;
+    let rest = rest_commit(repo, settings, &p, &part_id, part_commit, &whole)?;
     let mut landing = whole_request(req);
     landing.patch_ids = vec![part_id.clone()];
-    match super::apply(repo, settings, &landing) {
-        Ok(report) if report.error.is_none() && !req.dry_run => Ok((report, Some(id.clone()))),
-        outcome => {
-            // Not landed (or only previewed): the proposal as it was.
-            let back = git::compare_and_swap(
-                repo,
-                &proposal_ref(id),
-                p.commit,
-                Some(rest),
-                "evolv: part not applied",
-            );
-            if back.is_ok() {
-                let _ = record_move(repo, id, rest, p.commit, p.meta.affected_files.clone());
-            }
-            proposals_drop(repo, &part_id);
-            outcome.map(|report| (report, None))
-        }
+    let also = vec![
+        (proposal_ref(&part_id), None, Some(part_commit)),
+        (proposal_ref(id), Some(p.commit), Some(rest)),
+    ];
+    let part = proposals::unstored(repo, &part_id, part_commit)?;
+    let report = super::apply_loaded(repo, settings, &landing, vec![part], also)?;
+    let landed = report.error.is_none() && !report.dry_run;
+    Ok((report, landed.then(|| id.clone())))
+}
+
+/// An edit list of no edits: what a part and a rest are stored as.
+fn list(message: String, onto: Option<String>) -> EditList {
+    EditList {
+        message: Some(message),
+        onto,
+        keep_going: false,
+        check: Some(CheckMode::Warn),
+        edits: Vec::new(),
     }
+}
+
+/// The first id of `commit` no proposal has.
+fn free_id(repo: &Repo, meta: &ProposalMeta, commit: Oid) -> Result<String> {
+    proposals::candidate_ids(meta, commit)
+        .find(|id| !proposals::exists(repo, id))
+        .ok_or_else(|| Error::ConcurrentUpdate {
+            what: "refs/evolv/proposals".into(),
+            expected: "a free proposal id".into(),
+        })
 }
 
 /// `req` without the selection (the part lands as a whole proposal).
@@ -126,41 +137,26 @@ fn whole_request(req: &ApplyRequest) -> ApplyRequest {
     }
 }
 
-fn same_tree(repo: &Repo, part_id: &str, whole: Oid) -> Result<bool> {
-    let part = proposals::load(repo, part_id)?;
-    Ok(repo.find_commit(part.commit)?.tree()?.id() == whole)
-}
-
-fn proposals_drop(repo: &Repo, id: &str) {
-    let _ = git::delete_ref(repo, &proposal_ref(id));
-}
-
-/// Points the proposal's id at the rest: its whole tree, stacked on the
-/// part (the part's id as its `onto`). Returns the new commit.
-fn restack(
+/// The rest's commit: the proposal's whole tree, stacked on the part (the
+/// part's id as its `onto`), named by no ref yet.
+fn rest_commit(
     repo: &Repo,
     settings: &Settings,
     p: &Proposal,
     part_id: &str,
+    part_commit: Oid,
     whole: &crate::git::view::Tree<'_>,
 ) -> Result<Oid> {
-    let part = proposals::load(repo, part_id)?;
-    let part_commit = repo.find_commit(part.commit)?;
+    let part_commit = repo.find_commit(part_commit)?;
     let part_tree = part_commit.tree()?;
     let mut files = Vec::new();
     for changed in git::changed_paths(repo, &part_tree, whole)? {
         files.push(whole_file(repo, &part_tree, whole, &changed.path.lossy())?);
     }
-    let rest = store_changes(
+    let (_, built) = build_changes(
         repo,
         settings,
-        &EditList {
-            message: Some(p.summary.clone()),
-            onto: Some(part_id.to_string()),
-            keep_going: false,
-            check: Some(CheckMode::Warn),
-            edits: Vec::new(),
-        },
+        &list(p.summary.clone(), Some(part_id.to_string())),
         (part_commit, Some(part_id.to_string())),
         EngineOutcome {
             files,
@@ -168,36 +164,12 @@ fn restack(
         },
         Vec::new(),
     )?;
-    let rest_id = rest.patch_id.clone().unwrap_or_default();
-    let rest_commit = proposals::load(repo, &rest_id)?.commit;
-    git::compare_and_swap(
-        repo,
-        &proposal_ref(&p.id),
-        rest_commit,
-        Some(p.commit),
-        "evolv: rest of a part applied",
-    )?;
-    proposals_drop(repo, &rest_id);
-    // The proposal's id now holds the rest: recorded as its new commit
-    // (an undo of this record puts the whole proposal back).
-    record_move(
-        repo,
-        &p.id,
-        p.commit,
-        rest_commit,
-        rest.affected_files.clone(),
-    )?;
-    Ok(rest_commit)
-}
-
-/// Records that proposal `id`'s ref moved from `old` to `new`.
-fn record_move(repo: &Repo, id: &str, old: Oid, new: Oid, files: Vec<String>) -> Result<()> {
-    let mut record = AuditRecord::new(AuditAction::Edit, id, true);
-    record.commit = Some(new.to_string());
-    record.files = files;
-    record.moved(RefMove::new(proposal_ref(id), Some(old), Some(new)));
-    audit::append(repo, &record)?;
-    Ok(())
+    built.map(|(_, commit)| commit).ok_or_else(|| {
+        Error::invalid(
+            "the rest of the proposal could not be built",
+            "apply it whole",
+        )
+    })
 }
 
 /// The chosen changes, as files from the base to their part's content.

@@ -21,7 +21,13 @@ pub(super) struct RunSettings {
     pub(super) batch: bool,
     /// Run the validation commands whatever the verdict cache holds.
     pub(super) no_cache: bool,
+    /// Refs the landing's transaction moves besides its own (a partial
+    /// apply's part and rest).
+    pub(super) also: Vec<AlsoMove>,
 }
+
+/// A ref, what it holds before and after (`None`: absent).
+pub(super) type AlsoMove = (String, Option<crate::git::Oid>, Option<crate::git::Oid>);
 
 /// What an apply of `req` runs with, the session's `settings` filling in
 /// what the request leaves out.
@@ -56,6 +62,7 @@ pub(super) fn settings(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Re
         commands,
         timeout_secs,
         timeout_source,
+        also: Vec::new(),
     })
 }
 

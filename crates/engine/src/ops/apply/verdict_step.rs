@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::settings::RunSettings;
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
+use crate::store::audit::RefMove;
 use crate::store::pending::Deferred;
 use crate::store::verdicts::{self, CommandExit, Found, Status, Verdict};
 use crate::validate::{CommandReport, Stage};
@@ -34,6 +35,11 @@ pub struct ApplyVerdict {
     pub made_at: i64,
     pub made_by: String,
     pub source: String,
+    /// The verdict ref this apply moved storing it: a fact its record
+    /// lists (issue 39 item 1).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub moved: Option<RefMove>,
 }
 
 impl ApplyVerdict {
@@ -49,6 +55,7 @@ impl ApplyVerdict {
             made_at: v.made_at,
             made_by: v.made_by,
             source,
+            moved: None,
         }
     }
 
@@ -199,6 +206,8 @@ impl Lookup {
         } else {
             verdicts::store(repo, &verdict)?
         };
-        Ok(Some(ApplyVerdict::of(stored, false, "local".into())))
+        let mut made = ApplyVerdict::of(stored.verdict, false, "local".into());
+        made.moved = stored.moved;
+        Ok(Some(made))
     }
 }

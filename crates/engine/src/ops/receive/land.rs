@@ -8,9 +8,10 @@ use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::landing::{bare, land};
 use crate::ops::settings::Settings;
-use crate::store::audit::{self, AuditAction, AuditRecord, RefMove};
+use crate::store::audit::AuditAction;
 use crate::store::outcomes::{Member, Outcome, Reason, State};
 use crate::store::proposals;
+use crate::store::transaction::Transaction;
 
 use super::records;
 
@@ -54,6 +55,7 @@ pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcom
     };
     let mut below = rec.old.clone();
     let top = members.len() - 1;
+    let mut decided = Vec::with_capacity(members.len());
     for (i, m) in members.iter().enumerate() {
         let mut one = if i == top {
             rec.clone()
@@ -66,43 +68,32 @@ pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcom
                 ..rec.clone()
             })
         };
-        decide(repo, &mut one, m, now, &mut below)?;
+        decide(&mut one, m, now, &mut below);
         if i == top && !rec.members.is_empty() {
             one.members = members.clone();
         }
         records::write(repo, &one)?;
-        if one.state == State::Refused {
-            super::refused::keep(repo, &one)?;
-        }
-        audit_landing(repo, &one, error_of(&one.id));
+        decided.push((
+            one.clone(),
+            error_of(&one.id).map(|e| (e.code(), e.full_message())),
+        ));
         if i == top {
             rec = one;
         }
     }
+    audit_landing(repo, &decided)?;
     Ok(rec)
 }
 
-/// Writes member `m`'s decision into its record `one` (and, landed, its
-/// applied marker); `below` is the branch under it, then its own commit.
-fn decide(
-    repo: &Repo,
-    one: &mut Outcome,
-    m: &Member,
-    now: u64,
-    below: &mut Option<String>,
-) -> Result<()> {
+/// Writes member `m`'s decision into its record `one`; `below` is the
+/// branch under it, then its own commit.
+fn decide(one: &mut Outcome, m: &Member, now: u64, below: &mut Option<String>) {
     one.members = Vec::new();
     one.decided_at = Some(now);
     one.state = m.state;
     one.reason = m.reason.clone();
     match (m.state, &m.new) {
         (State::Landed, Some(new)) => {
-            git::compare_and_swap_force(
-                repo,
-                &proposals::applied_ref(&m.id),
-                Oid::parse(new)?,
-                "git-evolv: landed",
-            )?;
             one.old = below.clone();
             one.new = Some(new.clone());
             *below = Some(new.clone());
@@ -112,7 +103,6 @@ fn decide(
             one.new = None;
         }
     }
-    Ok(())
 }
 
 /// One attempt: in the turn, each member replayed onto the last one
@@ -301,32 +291,58 @@ fn tail_lines(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// The op log's record of a landing or refusal: who pushed, what, and
-/// what came of it (best effort: the outcome record is the pusher's).
-fn audit_landing(repo: &Repo, rec: &Outcome, error: Option<&Error>) {
-    let mut record = match (error, &rec.reason) {
-        (Some(e), _) => AuditRecord::failure(AuditAction::Apply, &rec.id, e),
-        // A stack member refused because one below it was.
-        (None, Some(reason)) if rec.state == State::Refused => {
-            let mut r = AuditRecord::new(AuditAction::Apply, &rec.id, false);
-            r.error_code = Some(reason.code.clone());
-            r.error_message = Some(reason.message.clone());
-            r
-        }
-        (None, _) => AuditRecord::new(AuditAction::Apply, &rec.id, true),
+/// The op log's one record of the landing (or refusal) of a push, a
+/// stack's members included: who pushed, what, what came of it, the
+/// branch's move and each landed member's applied marker, which it sets.
+/// `decided` holds each member's decision, bottom first, and its error.
+fn audit_landing(repo: &Repo, decided: &[(Outcome, Option<(&str, String)>)]) -> Result<()> {
+    let (Some((bottom, _)), Some((top, _))) = (decided.first(), decided.last()) else {
+        return Ok(());
     };
-    record.branch = Some(rec.branch.clone());
-    record.commit = rec.new.clone();
-    record.previous_head = rec.old.clone();
-    record.actor = Some(super::actor_of(&rec.pusher));
-    if let (Some(old), Some(new)) = (&rec.old, &rec.new)
-        && rec.state == State::Landed
-    {
-        record.moved(RefMove::new(
-            format!("refs/heads/{}", rec.branch),
-            Oid::parse(old).ok(),
-            Oid::parse(new).ok(),
-        ));
+    let mut tx = Transaction::new(repo, AuditAction::Apply, &top.id);
+    tx.set_reflog(format!("git-evolv: landed {}", top.id));
+    let landed: Vec<&Outcome> = decided
+        .iter()
+        .map(|(o, _)| o)
+        .filter(|o| o.state == State::Landed)
+        .collect();
+    let old = bottom.old.as_deref().and_then(|o| Oid::parse(o).ok());
+    let new = landed
+        .last()
+        .and_then(|o| o.new.as_deref())
+        .and_then(|n| Oid::parse(n).ok());
+    if let (Some(old), Some(new)) = (old, new) {
+        // Moved by the landing's own compare-and-swap (`landing::bare`).
+        tx.branch(format!("refs/heads/{}", top.branch), old, new);
     }
-    let _ = audit::append(repo, &record);
+    for o in &landed {
+        if let Some(new) = o.new.as_deref().and_then(|n| Oid::parse(n).ok()) {
+            tx.set(proposals::applied_ref(&o.id), Some(new));
+        }
+    }
+    for (o, _) in decided.iter().filter(|(o, _)| o.state == State::Refused) {
+        super::refused::keep(&mut tx, o)?;
+    }
+    let record = tx.record();
+    record.branch = Some(top.branch.clone());
+    record.commit = new.map(|n| n.to_string());
+    record.previous_head = bottom.old.clone();
+    record.actor = Some(super::actor_of(&top.pusher));
+    if decided.len() > 1 {
+        record.patch_ids = decided.iter().map(|(o, _)| o.id.clone()).collect();
+    }
+    // The first member refused says why the push did not land whole.
+    let refused = decided.iter().find(|(o, _)| o.state == State::Refused);
+    if let Some((o, error)) = refused {
+        record.success = false;
+        let (code, message) = match (error, &o.reason) {
+            (Some((code, message)), _) => (code.to_string(), message.clone()),
+            (None, Some(r)) => (r.code.clone(), r.message.clone()),
+            (None, None) => ("refused".into(), String::new()),
+        };
+        record.error_code = Some(code);
+        record.error_message = Some(message);
+    }
+    tx.commit()?;
+    Ok(())
 }

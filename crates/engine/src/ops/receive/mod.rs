@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::{self, Oid, Repo};
+use crate::git::{Oid, Repo};
 use crate::store::outcomes::{FOR_PREFIX, Member, Outcome, Pusher, Reason, State};
 use crate::store::proposals;
 use evolv_core::receive::ref_name;
@@ -225,7 +225,7 @@ fn claim_id(repo: &Repo, pushed: Oid) -> Result<String> {
     let mut last = None;
     for extra in 0..24 {
         let id = proposals::make_id(now, pushed, extra);
-        match git::compare_and_swap(
+        match crate::store::refs::swap(
             repo,
             &proposals::proposal_ref(&id),
             pushed,

@@ -6,7 +6,7 @@
 //! (`refs/evolv/landed/<pushed>/<branch>`).
 
 use crate::error::{Error, Result};
-use crate::git::{self, Oid, Repo};
+use crate::git::{Oid, Repo};
 use crate::store::outcomes::{
     LANDED_PREFIX, OUTCOMES_PREFIX, Outcome, QUEUE_PREFIX, State, landed_ref, outcome_ref,
     queue_ref,
@@ -26,10 +26,8 @@ pub fn write(repo: &Repo, outcome: &Outcome) -> Result<()> {
     match outcome.state {
         // A member below a stack's top is landed with the top's record.
         State::Queued if outcome.stack.is_some() => {}
-        State::Queued => {
-            git::compare_and_swap_force(repo, &queue_ref(&outcome.id), blob, &message)?
-        }
-        State::Landed => git::compare_and_swap_force(
+        State::Queued => crate::store::refs::set(repo, &queue_ref(&outcome.id), blob, &message)?,
+        State::Landed => crate::store::refs::set(
             repo,
             &landed_ref(&outcome.pushed, &outcome.branch),
             blob,
@@ -37,9 +35,9 @@ pub fn write(repo: &Repo, outcome: &Outcome) -> Result<()> {
         )?,
         State::Refused => {}
     }
-    git::compare_and_swap_force(repo, &outcome_ref(&outcome.id), blob, &message)?;
+    crate::store::refs::set(repo, &outcome_ref(&outcome.id), blob, &message)?;
     if outcome.state != State::Queued {
-        git::delete_ref(repo, &queue_ref(&outcome.id))?;
+        crate::store::refs::delete(repo, &queue_ref(&outcome.id))?;
     }
     Ok(())
 }
@@ -60,7 +58,7 @@ pub fn reindex(repo: &Repo) -> Result<usize> {
             State::Refused => continue,
         };
         if repo.ref_target(&entry).is_none() {
-            git::compare_and_swap_force(repo, &entry, blob, "git-evolv: reindexed")?;
+            crate::store::refs::set(repo, &entry, blob, "git-evolv: reindexed")?;
             added += 1;
         }
     }
@@ -85,7 +83,7 @@ pub fn queued(repo: &Repo) -> Vec<Outcome> {
         match read(repo, id).or_else(|| parse(repo, blob)) {
             Some(rec) if rec.state == State::Queued => q.push(rec),
             _ => {
-                let _ = git::delete_ref(repo, &name);
+                let _ = crate::store::refs::delete(repo, &name);
             }
         }
     }

@@ -10,10 +10,11 @@
 use sha1::{Digest, Sha1};
 
 use crate::error::{Error, Result};
-use crate::git::{self, Oid, Repo};
+use crate::git::{Oid, Repo};
 use crate::ops::settings::Settings;
 use crate::store::outcomes::{Outcome, Pusher};
 use crate::store::proposals;
+use crate::store::transaction::Transaction;
 
 use super::records;
 
@@ -41,13 +42,14 @@ pub fn pusher_key(p: &Pusher) -> String {
     }
 }
 
-/// Moves the refused `rec`'s commits out of sight: from
-/// `refs/evolv/proposals/<id>` to the pusher's refused folder.
-pub fn keep(repo: &Repo, rec: &Outcome) -> Result<()> {
+/// Moves the refused `rec`'s commits out of sight, in the landing's
+/// transaction: from `refs/evolv/proposals/<id>` to the pusher's refused
+/// folder.
+pub fn keep(tx: &mut Transaction<'_>, rec: &Outcome) -> Result<()> {
     let pushed = Oid::parse(&rec.pushed)?;
     let kept = format!("{REFUSED_PREFIX}/{}/{}", pusher_key(&rec.pusher), rec.id);
-    git::compare_and_swap_force(repo, &kept, pushed, "git-evolv: refused push kept")?;
-    git::delete_ref(repo, &proposals::proposal_ref(&rec.id))?;
+    tx.set(kept, Some(pushed));
+    tx.set(proposals::proposal_ref(&rec.id), None);
     Ok(())
 }
 
@@ -58,7 +60,7 @@ pub fn keep(repo: &Repo, rec: &Outcome) -> Result<()> {
 pub fn expire(repo: &Repo, settings: &Settings) -> Result<usize> {
     let mut gone = 0;
     for name in kept(repo, settings, "", false)? {
-        if let Ok(true) = git::delete_ref(repo, &name) {
+        if let Ok(true) = crate::store::refs::delete(repo, &name) {
             gone += 1;
         }
     }

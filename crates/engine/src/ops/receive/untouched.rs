@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::git::{self, Oid, Repo};
+use crate::git::{Oid, Repo};
 
 /// One entry of the hooks folder: its bytes and mode, or not a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl Untouched {
                 }
             ));
             if let (true, Some(before)) = (self.protected, self.branch) {
-                git::compare_and_swap_force(
+                crate::store::refs::set(
                     repo,
                     &self.branch_ref,
                     before,

@@ -14,10 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::store::audit::{AuditAction, AuditRecord, RefMove};
 use crate::store::comments::{self, Comment, Locator};
 use crate::store::file_records::{self, FileResult};
-use crate::store::pending;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::ValidatorReport;
 
@@ -111,24 +109,7 @@ pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
             quote: req.quote.clone(),
         },
     )?;
-    log_comment(repo, &stored)?;
     Ok(stored)
-}
-
-/// The comment's operation: its chain's ref moved from the comment before
-/// it (or nothing) to it.
-fn log_comment(repo: &Repo, stored: &Comment) -> Result<()> {
-    let new = crate::git::Oid::parse(&stored.id)?;
-    let old = repo.find_commit(new)?.parent_id(0).ok();
-    let mut record = AuditRecord::new(AuditAction::Comment, &stored.patch_id, true);
-    record.commit = Some(stored.id.clone());
-    record.moved(RefMove::new(
-        comments::comments_ref(&stored.patch_id),
-        old,
-        Some(new),
-    ));
-    pending::log(repo, &record)?;
-    Ok(())
 }
 
 /// The comments of a proposal, oldest first.

@@ -9,6 +9,9 @@
 //! run`; the targets not yet started are reported as not run.
 
 use std::sync::Mutex;
+
+use crate::store::audit::AuditAction;
+use crate::store::transaction::Transaction;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
@@ -87,8 +90,28 @@ impl TestOutcome {
     }
 }
 
-/// Runs `req`.
+/// Runs `req`: one `test` operation, whose record lists the verdicts it
+/// stored (facts, which undo leaves); none when it stored none.
 pub fn test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestOutcome> {
+    let mut outcome = run_test(repo, settings, req)?;
+    let moved: Vec<_> = outcome
+        .verdicts
+        .iter_mut()
+        .filter_map(|v| v.moved.take())
+        .collect();
+    if let Some(first) = moved.first() {
+        let name = &first.name;
+        let mut tx = Transaction::new(repo, AuditAction::Test, "");
+        tx.set_reflog(format!("evolv: test {name}"));
+        moved.into_iter().for_each(|m| tx.fact_written(m));
+        let logged = tx.commit()?;
+        outcome.warnings.extend(logged.deferred().cloned());
+    }
+    Ok(outcome)
+}
+
+/// `test` without its record.
+fn run_test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestOutcome> {
     let commands = commands_of(settings, req.command.as_deref())?;
     let timeout = settings
         .timeout_secs()?

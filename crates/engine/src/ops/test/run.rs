@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
+use crate::store::audit::RefMove;
 use crate::store::pending::Deferred;
 use crate::store::verdicts::{self, CommandExit, Status, Verdict, exits};
 use crate::validate::{self, Budget};
@@ -34,6 +35,11 @@ pub struct TargetVerdict {
     pub made_at: i64,
     pub made_by: String,
     pub source: String,
+    /// The verdict ref this run moved storing it: a fact the `test`
+    /// operation's record lists (issue 39 item 1).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub moved: Option<RefMove>,
 }
 
 /// A target resolved: what was named and its commit.
@@ -63,12 +69,17 @@ pub(crate) fn verdict_for(
         return Ok(shown(target, found.verdict, true, found.source));
     }
     let verdict = run_once(repo, target, tree, commands, key, timeout)?;
-    let verdict = match verdict.status {
-        Status::Abort | Status::NotRun => verdict,
+    let stored = match verdict.status {
+        Status::Abort | Status::NotRun => verdicts::Stored {
+            verdict,
+            moved: None,
+        },
         _ if no_cache => verdicts::replace(repo, &verdict)?,
         _ => verdicts::store(repo, &verdict)?,
     };
-    Ok(shown(target, verdict, false, "local".into()))
+    let mut made = shown(target, stored.verdict, false, "local".into());
+    made.moved = stored.moved;
+    Ok(made)
 }
 
 /// The verdict of a target not run: an earlier one aborted the run.
@@ -90,6 +101,7 @@ pub(crate) fn not_run(repo: &Repo, target: &Target, commands: &[String]) -> Targ
         made_at: crate::clock::now_secs(),
         made_by: verdicts::made_by(),
         source: "local".into(),
+        moved: None,
     }
 }
 
@@ -150,5 +162,6 @@ fn shown(target: &Target, v: Verdict, cached: bool, source: String) -> TargetVer
         made_at: v.made_at,
         made_by: v.made_by,
         source,
+        moved: None,
     }
 }

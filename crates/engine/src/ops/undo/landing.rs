@@ -16,9 +16,10 @@ use super::sim::Sim;
 use super::{Method, Undone, record, undone};
 use crate::error::{Error, Result};
 use crate::git::{self, ChangedPath, Head, Merged, Oid, Repo};
-use crate::landing::land::{self, BranchMove, Epilogue, Turn};
+use crate::landing::land::{self, BranchMove, Turn};
 use crate::store::audit::{AuditAction, AuditEntry, AuditRecord, RefMove};
-use crate::store::{kept, proposals, trailers};
+use crate::store::transaction::Transaction;
+use crate::store::{proposals, trailers};
 
 /// The undo of a landing, decided: where the branch goes and how.
 pub(super) struct LandingUndo {
@@ -28,7 +29,8 @@ pub(super) struct LandingUndo {
     head: Head,
     new: Oid,
     changed: Vec<ChangedPath>,
-    epilogue: Epilogue,
+    /// The markers put back once the branch moved (`None`: deleted).
+    markers: Vec<(String, Option<Oid>)>,
 }
 
 /// Decides the undo of `target`, whose move `moves[branch]` is of a
@@ -72,7 +74,7 @@ pub(super) fn decide(
     if let Way::Commit(reason) = &way {
         record.reason = Some(reason.clone());
     }
-    let epilogue = bookkeeping(repo, sim, moves, branch, &mut record)?;
+    let markers = bookkeeping(repo, sim, moves, branch, &mut record)?;
     land::prepare_index(repo)?;
     let head_tree = repo.commit_tree(head.commit)?;
     let (new, method) = match &way {
@@ -105,7 +107,7 @@ pub(super) fn decide(
         head,
         new,
         changed,
-        epilogue,
+        markers,
     })
 }
 
@@ -147,18 +149,25 @@ impl LandingUndo {
             head,
             new,
             changed,
-            mut epilogue,
+            markers,
         } = self;
+        let mut tx = Transaction::new(repo, record.action, &record.patch_id);
+        *tx.record() = AuditRecord {
+            refs: None,
+            ..record.clone()
+        };
+        for (name, target) in markers {
+            tx.set(name, target);
+        }
         if matches!(method, Method::MoveBack) {
             // Taken off the branch: kept reachable for a redo, by the
             // landing's journalled bookkeeping (until then the branch's
             // reflog holds it), so an undo refused as dirty leaves no kept
             // ref behind.
-            epilogue.set(kept::ref_name(head.commit), head.commit);
+            tx.keep(head.commit);
         }
         let reflog = format!("evolv: {} {}", record.action, short(&target.id));
-        epilogue.audit.push(record.clone());
-        let mv = BranchMove::new(&head, new, &changed, &reflog, epilogue);
+        let mv = BranchMove::new(&head, new, &changed, &reflog, tx);
         let finished = land::land_in_turn(repo, turn, mv)?;
         let mut out = undone(&target, &record, method, finished.audit_id(0));
         out.warnings.extend(finished.deferred);
@@ -268,8 +277,8 @@ fn bookkeeping(
     moves: &[RefMove],
     branch: usize,
     record: &mut AuditRecord,
-) -> Result<Epilogue> {
-    let mut epilogue = Epilogue::default();
+) -> Result<Vec<(String, Option<Oid>)>> {
+    let mut markers = Vec::new();
     for (i, m) in moves.iter().enumerate().rev() {
         if i == branch {
             continue;
@@ -280,14 +289,14 @@ fn bookkeeping(
             continue;
         }
         match inverse.new.as_deref().map(Oid::parse) {
-            Some(Ok(target)) => epilogue.set(m.name.clone(), target),
+            Some(Ok(target)) => markers.push((m.name.clone(), Some(target))),
             Some(Err(_)) => continue,
-            None => epilogue.delete(m.name.clone()),
+            None => markers.push((m.name.clone(), None)),
         }
         sim.set(&inverse.name, inverse.new.clone());
         record.moved(inverse);
     }
-    Ok(epilogue)
+    Ok(markers)
 }
 
 /// The head's tree with the change `before` → `after` undone: a three-way

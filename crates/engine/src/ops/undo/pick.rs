@@ -229,6 +229,11 @@ pub(super) fn undoable_refs(e: &AuditEntry) -> Result<Vec<RefMove>> {
     if r.action == AuditAction::Race {
         return refuse("it is a test record");
     }
+    if r.action == AuditAction::Test {
+        return refuse(
+            "it only wrote verdicts, facts about a tree that undo leaves (`git evolv gc` prunes old ones)",
+        );
+    }
     if !r.success {
         return refuse("it failed and changed nothing");
     }
