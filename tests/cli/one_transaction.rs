@@ -177,7 +177,10 @@ fn test_is_an_operation_of_its_own_whose_verdicts_undo_leaves() {
     // Nothing of it to undo: the verdict stays.
     let refused = repo.evolv(&["undo", "--json"]);
     let code = crate::common::error_code(&refused);
-    assert!(code == "nothing_to_undo" || code == "not_undoable", "{code}");
+    assert!(
+        code == "nothing_to_undo" || code == "not_undoable",
+        "{code}"
+    );
     for (name, (_, new)) in listed(&op, "facts") {
         assert_eq!(refs(&repo).get(&name), new.as_ref(), "{name}");
     }
@@ -306,4 +309,56 @@ fn a_propose_killed_inside_its_transaction_is_finished_by_the_next_command() {
             "{point}: {op:#}"
         );
     }
+}
+
+/// Every ref under `refs/evolv/` and `refs/heads/` of the server but the
+/// log itself.
+fn server_refs(s: &crate::server_fixture::Server) -> BTreeMap<String, String> {
+    s.git(&[
+        "for-each-ref",
+        "--format=%(refname) %(objectname)",
+        "refs/evolv/",
+        "refs/heads/",
+    ])
+    .lines()
+    .filter_map(|l| l.split_once(' '))
+    .filter(|(name, _)| *name != "refs/evolv/audit")
+    .map(|(n, o)| (n.to_string(), o.to_string()))
+    .collect()
+}
+
+/// A server landing (the push received and landed) is one operation: a
+/// stack of two landed, or a push refused, each lists exactly what it
+/// changed on the server.
+#[test]
+fn a_server_landing_is_one_record_listing_what_the_push_changed() {
+    if !crate::server_fixture::git_has_proc_receive() {
+        return;
+    }
+    let s = crate::server_fixture::Server::new(&[("a.txt", "one\n")]);
+    s.git(&["config", "evolv.validate", "test ! -e bad.txt"]);
+    let c = s.clone("c1");
+    for (files, kind) in [(&["f1.txt", "f2.txt"][..], true), (&["bad.txt"][..], false)] {
+        for f in files {
+            s.commit(&c, f, "x\n", &format!("feat: {f}"));
+        }
+        let before = server_refs(&s);
+        let run = s.push(&c, "origin", &["HEAD:refs/for/main"], &[]);
+        assert_eq!(run.code == 0, kind, "{}", run.stderr);
+        let after = server_refs(&s);
+        let log = s.evolv(&["op", "log", "-n", "1", "--json"], &[]);
+        let op = log.ok().json()["operations"][0].clone();
+        assert_eq!(op["kind"], "apply", "{op:#}");
+        let mut recorded = listed(&op, "refs");
+        recorded.extend(listed(&op, "facts"));
+        assert_eq!(changes(&before, &after), recorded, "{op:#}");
+        if kind {
+            assert_eq!(op["patch_ids"].as_array().map(Vec::len), Some(2), "{op:#}");
+        }
+        // The refused push is not kept on the branch: reset the clone.
+        if !kind {
+            s.git_in(&c, &["reset", "-q", "--hard", "HEAD~1"], &[]);
+        }
+    }
+    s.assert_fsck();
 }

@@ -157,6 +157,19 @@ impl<'r> Transaction<'r> {
         self.plan(name.to_string(), Before::Was(Some(old)), None, false);
     }
 
+    /// A ref this operation moved before its transaction opened (a server
+    /// landing's queue records, written when the push arrived): listed,
+    /// not moved again.
+    pub fn already(&mut self, name: impl Into<String>, old: Option<Oid>, new: Option<Oid>) {
+        self.planned.push(Planned {
+            name: name.into(),
+            before: Before::Was(old),
+            after: new,
+            effect: true,
+            by_landing: true,
+        });
+    }
+
     /// Whether it moves no ref (its record alone is the operation).
     pub fn is_empty(&self) -> bool {
         self.planned.is_empty() && self.record.facts.is_none()

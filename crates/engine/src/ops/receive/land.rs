@@ -9,7 +9,7 @@ use crate::git::{self, Oid, Repo};
 use crate::landing::{bare, land};
 use crate::ops::settings::Settings;
 use crate::store::audit::AuditAction;
-use crate::store::outcomes::{Member, Outcome, Reason, State};
+use crate::store::outcomes::{Member, Outcome, Reason, State, landed_ref, outcome_ref};
 use crate::store::proposals;
 use crate::store::transaction::Transaction;
 
@@ -315,13 +315,16 @@ fn audit_landing(repo: &Repo, decided: &[(Outcome, Option<(&str, String)>)]) -> 
         // Moved by the landing's own compare-and-swap (`landing::bare`).
         tx.branch(format!("refs/heads/{}", top.branch), old, new);
     }
+    for (o, _) in decided {
+        list_arrival(repo, &mut tx, o)?;
+    }
     for o in &landed {
         if let Some(new) = o.new.as_deref().and_then(|n| Oid::parse(n).ok()) {
             tx.set(proposals::applied_ref(&o.id), Some(new));
         }
     }
     for (o, _) in decided.iter().filter(|(o, _)| o.state == State::Refused) {
-        super::refused::keep(&mut tx, o)?;
+        super::refused::keep(repo, &mut tx, o)?;
     }
     let record = tx.record();
     record.branch = Some(top.branch.clone());
@@ -344,5 +347,22 @@ fn audit_landing(repo: &Repo, decided: &[(Outcome, Option<(&str, String)>)]) -> 
         record.error_message = Some(message);
     }
     tx.commit()?;
+    Ok(())
+}
+
+/// Lists in `tx` what the push of member `o` left since it arrived (the
+/// receive and the landing are one operation): its outcome record and,
+/// landed, its proposal and the landed-push index. Its queue entry came
+/// and went, so it is not listed.
+fn list_arrival(repo: &Repo, tx: &mut Transaction<'_>, o: &Outcome) -> Result<()> {
+    let now = |name: &str| repo.ref_target(name);
+    let outcome = outcome_ref(&o.id);
+    tx.already(&outcome, None, now(&outcome));
+    if o.state == State::Landed {
+        let proposal = proposals::proposal_ref(&o.id);
+        tx.already(&proposal, None, now(&proposal));
+        let landed = landed_ref(&o.pushed, &o.branch);
+        tx.already(&landed, None, now(&landed));
+    }
     Ok(())
 }

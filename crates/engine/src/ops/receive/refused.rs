@@ -42,14 +42,15 @@ pub fn pusher_key(p: &Pusher) -> String {
     }
 }
 
-/// Moves the refused `rec`'s commits out of sight, in the landing's
-/// transaction: from `refs/evolv/proposals/<id>` to the pusher's refused
-/// folder.
-pub fn keep(tx: &mut Transaction<'_>, rec: &Outcome) -> Result<()> {
+/// Moves the refused `rec`'s commits out of sight: into the pusher's
+/// refused folder, in the landing's transaction, and off
+/// `refs/evolv/proposals/<id>`, which held them only while they were
+/// queued (since the push arrived: no change of the operation's).
+pub fn keep(repo: &Repo, tx: &mut Transaction<'_>, rec: &Outcome) -> Result<()> {
     let pushed = Oid::parse(&rec.pushed)?;
     let kept = format!("{REFUSED_PREFIX}/{}/{}", pusher_key(&rec.pusher), rec.id);
     tx.set(kept, Some(pushed));
-    tx.set(proposals::proposal_ref(&rec.id), None);
+    crate::store::refs::delete(repo, &proposals::proposal_ref(&rec.id))?;
     Ok(())
 }
 

@@ -70,7 +70,9 @@ impl RefsUndo {
             ..record.clone()
         };
         tx.set_reflog(reflog(target));
-        for old in inverse.iter().filter_map(|m| m.old.as_deref()) {
+        // A kept ref it removes kept only what it puts back elsewhere.
+        let kept = |m: &&RefMove| !m.name.starts_with(crate::store::kept::KEPT_PREFIX);
+        for old in inverse.iter().filter(kept).filter_map(|m| m.old.as_deref()) {
             tx.keep(Oid::parse(old)?);
         }
         for m in &inverse {
