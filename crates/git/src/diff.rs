@@ -1,7 +1,11 @@
-//! Diffs between trees, in git's own patch format.
+//! Diffs between trees, in git's own patch format, and the one line diff
+//! behind every hunk a user sees (issue 39 item 7): libgit2's xdiff, with
+//! the options of [`options`], read as text ([`patch_text`]) or as
+//! structured hunks ([`file_hunks`], `Repo::file_diffs`).
 
 use crate::Context;
 use crate::{on_object, on_path};
+use evolv_core::diff::hunks::{Hunk, HunkLine, LineKind};
 use git2::{Diff, DiffFormat, DiffOptions, Repository, Tree};
 
 use super::RepoPath;
@@ -22,14 +26,27 @@ pub enum Change {
     Modified,
 }
 
+/// The options of every line diff the adapter makes, so that each place
+/// that shows a change shows the same hunks, and `git diff`'s: three lines
+/// of context, Myers' algorithm, and git's indent heuristic (on in git by
+/// default since 2.14, off in libgit2: without it an insertion beside a
+/// blank line and a closing brace slides to where `git show` does not put
+/// it). The repository's `diff.algorithm` and `diff.indentHeuristic` are
+/// not read: git's defaults, on every machine.
+pub(crate) fn options() -> DiffOptions {
+    let mut opts = DiffOptions::new();
+    opts.context_lines(3).indent_heuristic(true);
+    opts
+}
+
 fn tree_diff<'r>(
     repo: &'r Repository,
     old: &Tree<'_>,
     new: &Tree<'_>,
     only: Option<&[impl AsRef<[u8]>]>,
 ) -> Result<Diff<'r>> {
-    let mut opts = DiffOptions::new();
-    opts.context_lines(3).show_binary(true);
+    let mut opts = options();
+    opts.show_binary(true);
     if let Some(paths) = only {
         // Exact paths: libgit2 then skips the rest of a large tree.
         opts.disable_pathspec_match(true);
@@ -137,10 +154,8 @@ impl FilePatcher {
     /// The diff of `path` (mode `mode`, unchanged) from `old` to `new`;
     /// empty when they are equal.
     pub fn patch(&self, path: &[u8], mode: i32, old: &[u8], new: &[u8]) -> Result<Vec<u8>> {
-        let mut opts = DiffOptions::new();
-        opts.context_lines(3)
-            .show_binary(true)
-            .id_abbrev(self.abbrev);
+        let mut opts = options();
+        opts.show_binary(true).id_abbrev(self.abbrev);
         let name = super::path::fs_path(path);
         let mut patch =
             git2::Patch::from_buffers(old, Some(name), new, Some(name), Some(&mut opts))
@@ -257,10 +272,52 @@ fn blob_line_stats(
     let (old_blob, new_blob) = (content(&a)?, content(&b)?);
     let old_bytes: &[u8] = old_blob.as_ref().map_or(&[], git2::Blob::content);
     let new_bytes: &[u8] = new_blob.as_ref().map_or(&[], git2::Blob::content);
-    let (_, added, removed) = git2::Patch::from_buffers(old_bytes, None, new_bytes, None, None)
-        .and_then(|patch| patch.line_stats())
-        .context(|| "count a diff's lines")?;
+    let (_, added, removed) =
+        git2::Patch::from_buffers(old_bytes, None, new_bytes, None, Some(&mut options()))
+            .and_then(|patch| patch.line_stats())
+            .context(|| "count a diff's lines")?;
     Ok(Some((added, removed)))
+}
+
+/// The hunks turning `old` into `new`, as [`patch_text`] finds them for a
+/// file with those contents (no attribute consulted); none for contents
+/// xdiff finds binary. The hunks of an edit's results: the ones `show`,
+/// the review page and `apply -i` give for the same change.
+pub fn file_hunks(old: &[u8], new: &[u8]) -> Result<Vec<Hunk>> {
+    git2::Patch::from_buffers(old, None, new, None, Some(&mut options()))
+        .and_then(|patch| hunks_of(&patch))
+        .context(|| "diff two contents")
+}
+
+/// A patch's hunks, each line's text lossily UTF-8 without its line end;
+/// git's "no newline at end of file" markers are not lines.
+pub(crate) fn hunks_of(patch: &git2::Patch<'_>) -> std::result::Result<Vec<Hunk>, git2::Error> {
+    let mut out = Vec::with_capacity(patch.num_hunks());
+    for h in 0..patch.num_hunks() {
+        let (hunk, count) = patch.hunk(h)?;
+        let mut lines = Vec::with_capacity(count);
+        for l in 0..count {
+            let line = patch.line_in_hunk(h, l)?;
+            let kind = match line.origin() {
+                ' ' => LineKind::Context,
+                '-' => LineKind::Removed,
+                '+' => LineKind::Added,
+                _ => continue,
+            };
+            let text = String::from_utf8_lossy(line.content());
+            let text = text.trim_end_matches('\n').trim_end_matches('\r');
+            lines.push(HunkLine {
+                kind,
+                text: text.to_string(),
+            });
+        }
+        out.push(Hunk::numbered(
+            (hunk.old_start() as usize, hunk.old_lines() as usize),
+            (hunk.new_start() as usize, hunk.new_lines() as usize),
+            lines,
+        ));
+    }
+    Ok(out)
 }
 
 /// The paths of an index's conflicts, sorted.
@@ -276,4 +333,91 @@ pub fn conflict_paths(index: &git2::Index) -> Result<Vec<String>> {
     paths.sort();
     paths.dedup();
     Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(old: &str, new: &str) -> Vec<String> {
+        file_hunks(old.as_bytes(), new.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|h| h.header)
+            .collect()
+    }
+
+    #[test]
+    fn hunks_are_numbered_as_git_numbers_them() {
+        let old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+        let new = "1\n2\n3\n4\n5\nsix\n7\n8\n9\n10\n";
+        let hunks = file_hunks(old.as_bytes(), new.as_bytes()).unwrap();
+        assert_eq!(hunks.len(), 1);
+        assert_eq!(hunks[0].header, "@@ -3,7 +3,7 @@");
+        assert_eq!(
+            hunks[0].lines[3],
+            HunkLine {
+                kind: LineKind::Removed,
+                text: "6".into()
+            }
+        );
+        assert_eq!(headers("", "a\n"), ["@@ -0,0 +1 @@"]);
+        assert_eq!(headers("a\n", "a"), ["@@ -1 +1 @@"]);
+        assert!(headers("x\0y\n", "x\0z\n").is_empty(), "binary: no hunks");
+    }
+
+    /// The hunk headers of `git diff` between two blobs of these contents,
+    /// without the function context git adds.
+    fn git_headers(old: &str, new: &str) -> Vec<String> {
+        let dir = crate::test_git::new_repo();
+        let blob = |name: &str, content: &str| {
+            std::fs::write(dir.path().join(name), content).unwrap();
+            crate::test_git::git(dir.path(), &["hash-object", "-w", name])
+        };
+        let (a, b) = (blob("old", old), blob("new", new));
+        crate::test_git::git(dir.path(), &["diff", &a, &b])
+            .lines()
+            .filter_map(|l| l.strip_prefix("@@ "))
+            .map(|l| format!("@@ {} @@", l.split(" @@").next().unwrap()))
+            .collect()
+    }
+
+    /// A block inserted beside a blank line and closing braces, where git's
+    /// indent heuristic moves it (xdiff alone says `@@ -2,6 +2,10 @@`), and
+    /// two blocks of the same length swapped, where another line diff
+    /// (`similar`'s Myers: `@@ -1,5 +1,14 @@`) moves the other block.
+    #[test]
+    fn ambiguous_changes_are_split_into_the_hunks_git_diff_gives() {
+        let f = |name: &str, body: &str| format!("fn {name}() {{\n{body}}}\n");
+        let nested = "    if c {\n        x();\n    }\n";
+        let old = [
+            f("f0", &format!("    y();\n{nested}")),
+            f("f1", nested),
+            f("f2", "    y();\n"),
+            f("f3", "    y();\n    y();\n"),
+        ]
+        .join("\n");
+        let new = [
+            f(
+                "f0",
+                &format!("    y();\n    if c {{\n        x();\n{nested}\n    }}\n"),
+            ),
+            f("f1", nested),
+            f("f3", "    y();\n    y();\n"),
+            f("f2", "    y();\n"),
+        ]
+        .join("\n");
+        assert_eq!(headers(&old, &new)[0], "@@ -1,8 +1,12 @@");
+        assert_eq!(headers(&old, &new), git_headers(&old, &new));
+
+        let lines = |name: &str| -> String { (1..=8).map(|i| format!("{name} {i}\n")).collect() };
+        let (a, b) = (lines("item"), lines("other"));
+        let old = format!("start\n\n{a}\n{b}\nend\n");
+        let new = format!("start\n\n{b}\n{a}\nend\n");
+        assert_eq!(
+            headers(&old, &new),
+            ["@@ -1,14 +1,5 @@", "@@ -18,4 +9,13 @@"]
+        );
+        assert_eq!(headers(&old, &new), git_headers(&old, &new));
+    }
 }

@@ -2,7 +2,7 @@
 //! file's paths (renames found), kind of change, whether it is binary, its
 //! blobs and, when asked, its line counts or its hunks.
 
-use evolv_core::diff::hunks::{Hunk, HunkLine, LineKind};
+use evolv_core::diff::hunks::Hunk;
 
 use crate::error::Result;
 use crate::{Context, Oid, Repo, RepoPath};
@@ -60,8 +60,7 @@ impl Repo {
             raw.find_tree(id.raw())
                 .context(|| on_object("read tree", id))
         };
-        let mut opts = git2::DiffOptions::new();
-        opts.context_lines(3);
+        let mut opts = crate::diff::options();
         opts.disable_pathspec_match(true);
         for p in paths {
             opts.pathspec(p.as_bytes());
@@ -105,7 +104,7 @@ impl Repo {
             {
                 file.binary |= patch.delta().flags().is_binary();
                 if only.is_some() || i == 0 {
-                    file.hunks = hunks_of(&patch).context(doing)?;
+                    file.hunks = crate::diff::hunks_of(&patch).context(doing)?;
                 }
                 if only.is_none() {
                     let (_, a, r) = patch.line_stats().context(doing)?;
@@ -134,35 +133,4 @@ impl Repo {
             .flatten()
             .map(str::to_string)
     }
-}
-
-/// A patch's hunks, each line's text lossily UTF-8 without its line end;
-/// git's "no newline at end of file" markers are not lines.
-fn hunks_of(patch: &git2::Patch<'_>) -> std::result::Result<Vec<Hunk>, git2::Error> {
-    let mut out = Vec::with_capacity(patch.num_hunks());
-    for h in 0..patch.num_hunks() {
-        let (hunk, count) = patch.hunk(h)?;
-        let mut lines = Vec::with_capacity(count);
-        for l in 0..count {
-            let line = patch.line_in_hunk(h, l)?;
-            let kind = match line.origin() {
-                ' ' => LineKind::Context,
-                '-' => LineKind::Removed,
-                '+' => LineKind::Added,
-                _ => continue,
-            };
-            let text = String::from_utf8_lossy(line.content());
-            let text = text.trim_end_matches('\n').trim_end_matches('\r');
-            lines.push(HunkLine {
-                kind,
-                text: text.to_string(),
-            });
-        }
-        out.push(Hunk::numbered(
-            (hunk.old_start() as usize, hunk.old_lines() as usize),
-            (hunk.new_start() as usize, hunk.new_lines() as usize),
-            lines,
-        ));
-    }
-    Ok(out)
 }

@@ -65,7 +65,7 @@ pub(crate) use evolv_core::error;
 
 pub use access::Reopener;
 pub(crate) use diff::conflict_paths;
-pub use diff::{Change, ChangedPath, FilePatcher, line_stats, patch_text, write_patch};
+pub use diff::{Change, ChangedPath, FilePatcher, file_hunks, line_stats, patch_text, write_patch};
 pub(crate) use fail::library as library_error;
 pub(crate) use fail::{Context, on_object, on_path, on_ref};
 pub use file_diff::{FileDiff, FileStatus};
