@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use git_evolv::diff::hunks;
+use git_evolv::git::file_hunks;
 use git_evolv::ops::review::number;
 
 fn text(lines: usize, word: &str) -> String {
@@ -17,7 +17,7 @@ fn text(lines: usize, word: &str) -> String {
 
 fn benches(c: &mut Criterion) {
     let (old, new) = (text(5_000, "alpha"), text(5_000, "beta"));
-    let structured = hunks::hunks(old.as_bytes(), new.as_bytes()).hunks;
+    let structured = file_hunks(old.as_bytes(), new.as_bytes()).unwrap();
     let mut g = c.benchmark_group("web");
     g.sample_size(10);
     // The clone of the input (10,000 lines) is set-up, not measured.
@@ -30,7 +30,7 @@ fn benches(c: &mut Criterion) {
     });
     let huge_old = format!("{}\n", "{\"k\":1,".repeat(50_000));
     let huge_new = format!("{}\n", "{\"k\":2,".repeat(50_000));
-    let huge = hunks::hunks(huge_old.as_bytes(), huge_new.as_bytes()).hunks;
+    let huge = file_hunks(huge_old.as_bytes(), huge_new.as_bytes()).unwrap();
     g.bench_function("word_segments_one_350kb_line", |b| {
         b.iter_batched(
             || huge.clone(),

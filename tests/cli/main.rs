@@ -44,6 +44,7 @@ mod mcp_list;
 mod mcp_progress;
 mod mcp_tasks;
 mod mcp_undo;
+mod one_diff;
 mod one_door;
 mod one_transaction;
 mod pager;

@@ -1,10 +1,10 @@
 //! Structured hunks of one file's change (`{header, old_start, old_lines,
 //! new_start, new_lines, lines[{kind, text}]}`), for `--json`, the MCP
-//! server and the review page. Pure; computed with `similar`, three lines
-//! of context like git.
+//! server and the review page. Only the shape: the hunks themselves are
+//! found by the one line diff every view uses, libgit2's xdiff as `git
+//! diff` runs it (`git::file_hunks`, `Repo::file_diffs`), never here.
 
 use serde::Serialize;
-use similar::{ChangeTag, TextDiff};
 
 /// A file's diff as hunks.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
@@ -42,95 +42,20 @@ pub enum LineKind {
     Added,
 }
 
-/// Lines over which the line diff is not attempted: one hunk replaces all.
-const MAX_LINES: usize = 200_000;
-
-/// The hunks turning `old` into `new` (invalid UTF-8 shown lossily).
-pub fn hunks(old: &[u8], new: &[u8]) -> DiffBody {
-    let old = String::from_utf8_lossy(old);
-    let new = String::from_utf8_lossy(new);
-    let mut out = Vec::new();
-    if old.lines().count() + new.lines().count() > MAX_LINES {
-        out.push(whole(&old, &new));
-        return DiffBody {
+impl DiffBody {
+    /// A body of `hunks`.
+    pub fn unified(hunks: Vec<Hunk>) -> DiffBody {
+        DiffBody {
             format: "unified",
-            hunks: out,
-        };
-    }
-    let diff = TextDiff::configure()
-        .timeout(std::time::Duration::from_millis(500))
-        .diff_lines(old.as_ref(), new.as_ref());
-    for group in diff.grouped_ops(3) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
-            continue;
-        };
-        let old_range = first.old_range().start..last.old_range().end;
-        let new_range = first.new_range().start..last.new_range().end;
-        let mut lines = Vec::new();
-        for op in &group {
-            for change in diff.iter_changes(op) {
-                let kind = match change.tag() {
-                    ChangeTag::Equal => LineKind::Context,
-                    ChangeTag::Delete => LineKind::Removed,
-                    ChangeTag::Insert => LineKind::Added,
-                };
-                let text = change.value().trim_end_matches('\n').trim_end_matches('\r');
-                lines.push(HunkLine {
-                    kind,
-                    text: text.to_string(),
-                });
-            }
+            hunks,
         }
-        out.push(hunk(
-            old_range.start,
-            old_range.len(),
-            new_range.start,
-            new_range.len(),
-            lines,
-        ));
     }
-    DiffBody {
-        format: "unified",
-        hunks: out,
-    }
-}
-
-fn whole(old: &str, new: &str) -> Hunk {
-    let mut lines: Vec<HunkLine> = old
-        .lines()
-        .map(|l| HunkLine {
-            kind: LineKind::Removed,
-            text: l.to_string(),
-        })
-        .collect();
-    lines.extend(new.lines().map(|l| HunkLine {
-        kind: LineKind::Added,
-        text: l.to_string(),
-    }));
-    hunk(0, old.lines().count(), 0, new.lines().count(), lines)
-}
-
-/// git's header: 1-based starts; an empty side starts at the line before.
-fn hunk(
-    old_start0: usize,
-    old_lines: usize,
-    new_start0: usize,
-    new_lines: usize,
-    lines: Vec<HunkLine>,
-) -> Hunk {
-    let start = |s0: usize, n: usize| if n == 0 { s0 } else { s0 + 1 };
-    Hunk::numbered(
-        (start(old_start0, old_lines), old_lines),
-        (start(new_start0, new_lines), new_lines),
-        lines,
-    )
 }
 
 impl Hunk {
     /// A hunk numbered as git numbers it (`(start, lines)` per side: starts
     /// from 1, an empty side's the line before it), its header git's
-    /// without the function context: the shape of `diff::hunks`' own, for
-    /// a hunk another diff (libgit2's) found.
+    /// without the function context.
     pub fn numbered(old: (usize, usize), new: (usize, usize), lines: Vec<HunkLine>) -> Hunk {
         let side = |(s, n): (usize, usize)| {
             if n == 1 {
@@ -155,20 +80,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn headers_match_git() {
-        let old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
-        let new = "1\n2\n3\n4\n5\nsix\n7\n8\n9\n10\n";
-        let d = hunks(old.as_bytes(), new.as_bytes());
-        assert_eq!(d.hunks.len(), 1);
-        assert_eq!(d.hunks[0].header, "@@ -3,7 +3,7 @@");
-        assert_eq!(
-            d.hunks[0].lines[3],
-            HunkLine {
-                kind: LineKind::Removed,
-                text: "6".into()
-            }
-        );
-        let created = hunks(b"", b"a\n");
-        assert_eq!(created.hunks[0].header, "@@ -0,0 +1 @@");
+    fn headers_leave_out_a_count_of_one_as_git_does() {
+        let h = |old, new| Hunk::numbered(old, new, Vec::new()).header;
+        assert_eq!(h((3, 7), (3, 7)), "@@ -3,7 +3,7 @@");
+        assert_eq!(h((0, 0), (1, 1)), "@@ -0,0 +1 @@");
+        assert_eq!(h((4, 1), (3, 0)), "@@ -4 +3,0 @@");
     }
 }

@@ -1,6 +1,9 @@
 //! Pure rendering of git-format unified diffs: colouring for terminals and
-//! the added/removed line counts. The diff text itself comes from libgit2
-//! (see `git::diff`), so it is byte-for-byte what `git apply` expects.
+//! the added/removed line counts, the shape of structured hunks (`hunks`),
+//! and word marks inside changed lines (`word`). No line diff is made
+//! here: every hunk, as text or structured, comes from the adapter's one
+//! line diff (libgit2's xdiff, `git::diff`), so it is byte-for-byte what
+//! `git diff` prints and `git apply` expects.
 
 pub mod hunks;
 pub mod word;

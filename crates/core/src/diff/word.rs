@@ -2,7 +2,8 @@
 //! (`[-old-]{+new+}` inline) and as segments for the review page. Pure;
 //! computed with `similar`, with caps so a pathological line (minified
 //! JSON, a megabyte on one line) degrades to a whole-line change instead of
-//! a slow diff.
+//! a slow diff. They only mark words inside the lines of hunks git's line
+//! diff found (`git::diff`); they never move a hunk or a line.
 
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};

@@ -8,7 +8,7 @@ use crate::git::Oid;
 use crate::git::view::Tree;
 use serde::Serialize;
 
-use crate::diff::hunks::{self, DiffBody};
+use crate::diff::hunks::{DiffBody, LineKind};
 use crate::edit::engine::{self, ChangeKind, FileChange};
 use crate::edit::failure::{EditCode, EditFailure};
 use crate::edit::list::{CheckMode, EditList};
@@ -21,6 +21,7 @@ use crate::store::file_records::{FileRecord, Span};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
 
+use super::edit_hunks::EditHunks;
 use super::settings::Settings;
 
 /// The request of `edit` is the edit list itself: the same JSON for the
@@ -291,11 +292,12 @@ fn describe(
     let (lines_added, lines_removed) = crate::diff::line_counts(&patch);
     let check = req.check.unwrap_or_default();
     let dry_run = check == CheckMode::Only;
+    let mut hunks = EditHunks::read(&patch);
     let files: Vec<FileResult> = result
         .files
         .iter()
-        .map(|f| file_result(f, &reports, dry_run))
-        .collect();
+        .map(|f| file_result(f, &mut hunks, &reports, dry_run))
+        .collect::<Result<_>>()?;
     let statistics = EditStatistics {
         edits: req.edits.len(),
         edits_applied: result.applied.len(),
@@ -446,23 +448,21 @@ fn summary(req: &EditRequest, files: &[FileChange]) -> String {
     }
 }
 
-fn file_result(f: &FileChange, reports: &[ValidatorReport], dry_run: bool) -> FileResult {
+fn file_result(
+    f: &FileChange,
+    hunks: &mut EditHunks,
+    reports: &[ValidatorReport],
+    dry_run: bool,
+) -> Result<FileResult> {
     let old = f.old.as_deref().unwrap_or_default();
     let new = f.new.as_deref();
     let binary = crate::edit::is_binary(old) || new.is_some_and(crate::edit::is_binary);
-    let diff = if binary {
-        DiffBody {
-            format: "unified",
-            hunks: Vec::new(),
-        }
-    } else {
-        hunks::hunks(old, new.unwrap_or_default())
-    };
+    let diff = DiffBody::unified(if binary { Vec::new() } else { hunks.take(f)? });
     let (locator, excerpt_text) = match new {
         Some(new) if !binary => locate(&diff, new),
         _ => (None, None),
     };
-    FileResult {
+    Ok(FileResult {
         path: f.path.clone(),
         operation_type: f.kind,
         from_path: f.from.clone(),
@@ -478,7 +478,7 @@ fn file_result(f: &FileChange, reports: &[ValidatorReport], dry_run: bool) -> Fi
             .cloned()
             .collect(),
         dry_run,
-    }
+    })
 }
 
 /// The first to the last added line of the new content, and the new text
@@ -490,13 +490,13 @@ fn locate(diff: &DiffBody, new: &[u8]) -> (Option<ResultLocator>, Option<String>
         let mut line = h.new_start.max(1);
         for l in &h.lines {
             match l.kind {
-                hunks::LineKind::Added => {
+                LineKind::Added => {
                     first.get_or_insert(line);
                     last = Some(line);
                     line += 1;
                 }
-                hunks::LineKind::Context => line += 1,
-                hunks::LineKind::Removed => {
+                LineKind::Context => line += 1,
+                LineKind::Removed => {
                     // A pure removal: the change sits before `line`.
                     first.get_or_insert(line);
                     last = last.max(Some(line.saturating_sub(1).max(1)));

@@ -16,6 +16,7 @@ pub mod drop;
 pub mod edit;
 mod edit_base;
 mod edit_filtered;
+mod edit_hunks;
 mod edit_tree;
 pub mod glob;
 pub mod hooks;

@@ -125,10 +125,10 @@ fn page_of(h: &Hunk, within: std::ops::Range<usize>) -> Hunk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::hunks;
+    use crate::git::file_hunks;
 
     fn numbered(old: &str, new: &str) -> Vec<Hunk> {
-        view::number_lines(hunks::hunks(old.as_bytes(), new.as_bytes()).hunks)
+        view::number_lines(file_hunks(old.as_bytes(), new.as_bytes()).unwrap())
     }
 
     fn lines(n: usize, word: &str) -> String {
@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn pages_cover_every_line_once_and_say_where_the_next_starts() {
         let (old, new) = (lines(800, "alpha"), lines(800, "beta"));
-        let whole = view::number(hunks::hunks(old.as_bytes(), new.as_bytes()).hunks);
+        let whole = view::number(file_hunks(old.as_bytes(), new.as_bytes()).unwrap());
         let total: usize = whole.iter().map(|h| h.lines.len()).sum();
         assert_eq!(total, 1600);
         let mut got = Vec::new();

@@ -312,7 +312,7 @@ mod tests {
     fn lines_are_numbered_on_both_sides_and_words_marked() {
         let old = b"a\nlet user = getUserData();\nc\n";
         let new = b"a\nlet user = fetchUserData();\nc\nd\n";
-        let h = number(hunks::hunks(old, new).hunks);
+        let h = number(crate::git::file_hunks(old, new).unwrap());
         let l = &h[0].lines;
         let got: Vec<(char, Option<u32>, Option<u32>)> =
             l.iter().map(|l| (l.k, l.o, l.n)).collect();
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn an_insertion_into_an_empty_file_starts_at_line_1() {
-        let h = number(hunks::hunks(b"", b"x\ny\n").hunks);
+        let h = number(crate::git::file_hunks(b"", b"x\ny\n").unwrap());
         assert_eq!(h[0].lines[0].n, Some(1));
         assert_eq!(h[0].lines[1].n, Some(2));
     }
