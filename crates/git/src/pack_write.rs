@@ -21,8 +21,6 @@ use sha1::{Digest, Sha1};
 use super::durable;
 use crate::error::{Error, Result};
 use crate::zlib::{self, crc32};
-// A z_stream before its `*Init*` call, for `object_read`.
-pub use crate::zlib::blank_stream;
 
 /// Pack entry type of a blob.
 const OBJ_BLOB: u8 = 3;

@@ -1,13 +1,14 @@
 //! The system calls of the git adapter that std does not wrap, each behind
 //! a small safe function named for what it does: starting and waiting for
 //! a file's writeback (`sync_file_range`), flushing a whole file system
-//! (`syncfs`), a file system's type (`statfs`), an index file mapped
-//! (`mmap`), and the crash tests' SIGKILL of the process itself. `unsafe`
-//! is needed because they are `libc` calls; none but the mapping hands out
-//! memory (its own rule is at the function), and the functions take owned
-//! Rust handles (`&File`, `&Path`), never raw descriptors. This module, `zlib` (the deflate FFI) and `object_read`
-//! are the only places of this crate allowed `unsafe`
-//! (`tests/cli/unsafe_fence.rs` keeps it so).
+//! (`syncfs`), a file system's type (`statfs`), an index file, a pack and
+//! its index mapped (`mmap`) and their read pages let go (`madvise`), and
+//! the crash tests' SIGKILL of the process itself. `unsafe` is needed
+//! because they are `libc` calls; none but the mappings hands out memory
+//! (their own rules are at the functions), and the functions take owned
+//! Rust handles (`&File`, `&Path`), never raw descriptors. This module and
+//! `zlib` (the zlib FFI) are the only places of this crate allowed
+//! `unsafe` (`tests/cli/unsafe_fence.rs` keeps it so).
 
 #![allow(unsafe_code)]
 
@@ -104,6 +105,29 @@ pub fn map_replaced_by_rename(file: &std::fs::File) -> std::io::Result<memmap2::
     // it over the file, which leaves this inode and its bytes as they
     // were, and callers hold that lock besides.
     unsafe { memmap2::MmapOptions::new().populate().map(file) }
+}
+
+/// A file git writes whole under a temporary name and renames into
+/// place, never changing or cutting it in place (a pack, a pack's index),
+/// mapped read-only.
+pub fn map_written_whole(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: the mapping stays valid while it lives only if nobody cuts
+    // or rewrites the file in place; git writes packs and their indexes
+    // whole under a temporary name and renames them into place, and only
+    // ever deletes them, which leaves this inode and its bytes as they
+    // were.
+    unsafe { memmap2::Mmap::map(file) }
+}
+
+/// Lets go of the pages of `map` this process has read, so they stop
+/// counting in its RSS (`madvise(MADV_DONTNEED)`); a failure only keeps
+/// them.
+pub fn release_read_pages(map: &memmap2::Mmap) {
+    // SAFETY: the mapping is shared and read-only, and nothing is ever
+    // written through it: dropping its pages from this process only makes
+    // the next read fault them in again from the page cache, with the same
+    // bytes (a reader on another thread included).
+    let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
 }
 
 /// The `openat` family, for writing inside the working tree through
