@@ -95,6 +95,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "view",
             "fail",
             "oid",
+            "learnt",
             "sys",
             "zlib",
         ],

@@ -161,6 +161,45 @@ fn the_diff_written_during_the_scan_is_the_tree_diff_byte_for_byte() {
     assert!(zz.contains("GIT binary patch"), "{zz}");
 }
 
+/// `core.abbrev` given by `git -c` (issue 39 item 4: read as the rest of
+/// git's config is, not through libgit2's own reading, which never sees
+/// `git -c`): the diff written during the scan and the tree diff (for a
+/// path an attribute reaches) both print ids of that length, as `git -c
+/// core.abbrev=12 diff` does.
+#[test]
+fn core_abbrev_from_git_dash_c_sets_the_ids_of_every_diff() {
+    let repo = TestRepo::with_files(&[
+        ("a.txt", "old_name\n"),
+        ("sub/.gitattributes", "b.txt diff\n"),
+        ("sub/b.txt", "x\nold_name\n"),
+    ]);
+    let run = repo.git_evolv(
+        &["core.abbrev=12"],
+        &["propose", "-p", "old_name", "-r", "new_name"],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let index_lines = |diff: &str| -> Vec<String> {
+        diff.lines()
+            .filter(|l| l.starts_with("index "))
+            .map(str::to_string)
+            .collect()
+    };
+    let printed = index_lines(&run.stdout);
+    assert_eq!(printed.len(), 2, "{}", run.stdout);
+    for line in &printed {
+        let ids = line["index ".len()..].split(' ').next().unwrap_or_default();
+        let lengths: Vec<usize> = ids.split("..").map(str::len).collect();
+        assert_eq!(lengths, [12, 12], "{line}");
+    }
+    let proposal = repo.git(&[
+        "for-each-ref",
+        "--format=%(objectname)",
+        "refs/evolv/proposals/",
+    ]);
+    let git_diff = repo.git(&["-c", "core.abbrev=12", "diff", "HEAD", proposal.trim()]);
+    assert_eq!(printed, index_lines(&git_diff));
+}
+
 /// Proposes `old_name` → `new_name`, checks that the diff printed is what
 /// `show` prints, byte for byte, and what `git diff --binary` prints
 /// between the base and the proposal, byte for byte but for two things

@@ -36,6 +36,7 @@ impl Repo {
         Reopener {
             git_dir: self.git_dir().to_path_buf(),
             workdir: self.workdir().map(Path::to_path_buf),
+            learnt: self.memo().clone(),
         }
     }
 
@@ -230,10 +231,13 @@ impl Repo {
 pub struct Reopener {
     git_dir: std::path::PathBuf,
     workdir: Option<std::path::PathBuf>,
+    /// What the first handle learnt once (`learnt`), shared.
+    learnt: crate::learnt::Memo,
 }
 
 impl Reopener {
-    /// A new handle on the repository and work tree.
+    /// A new handle on the repository and work tree, sharing what the
+    /// handle it came from learnt.
     pub fn open(&self) -> Result<Repo> {
         let dir = &self.git_dir;
         let own = git2::Repository::open(dir).context(|| on_path("open repository", dir))?;
@@ -242,6 +246,6 @@ impl Reopener {
             own.set_workdir(w, false)
                 .context(|| on_path("set the work tree", w))?;
         }
-        Repo::new(own)
+        Ok(Repo::new(own)?.sharing(self.learnt.clone()))
     }
 }

@@ -247,8 +247,11 @@ pub fn check_worker_settings(repo: &Repo) -> Result<()> {
 /// value git would refuse is refused, naming the setting.
 fn threads(repo: &Repo, files: usize, default: usize) -> Result<usize> {
     const KEYS: [&str; 2] = ["checkout.workers", "checkout.thresholdForParallelism"];
-    // `None`: a value that is not an integer (rare: read again to say so).
-    static SETTINGS: super::PerRepo<Option<(i64, usize)>> = super::PerRepo::new();
+    /// The two, read once per handle; `None`: a value that is not an
+    /// integer (rare: read again to say so).
+    #[derive(Clone, Copy)]
+    struct Settings(Option<(i64, usize)>);
+    impl crate::learnt::Learnt for Settings {}
     let read = || -> std::result::Result<(i64, i64), (String, String)> {
         let Ok(config) = repo.config() else {
             return Ok((0, 100));
@@ -259,8 +262,8 @@ fn threads(repo: &Repo, files: usize, default: usize) -> Result<usize> {
         };
         Ok((int(KEYS[0], 0)?, int(KEYS[1], 100)?))
     };
-    let settings = SETTINGS.get(repo, || read().ok().map(|(w, t)| (w, t.max(0) as usize)));
-    let Some((workers, threshold)) = settings else {
+    let settings = repo.learnt(|| Settings(read().ok().map(|(w, t)| (w, t.max(0) as usize))));
+    let Some((workers, threshold)) = settings.0 else {
         let (key, value) = read().err().unwrap_or_default();
         return Err(Error::InvalidConfig {
             key,
@@ -482,14 +485,16 @@ fn temp_sibling(repo: &Repo, full: &Path) -> PathBuf {
 /// This repository's temp-file tag: 16 hex digits made once, kept in
 /// `<git-dir>/evolv/temp-tag` so a later recovery names the same files.
 fn temp_tag(repo: &Repo) -> String {
-    // Read once per repository and process, not once per file.
-    static TAG: super::PerRepo<[u8; 16]> = super::PerRepo::new();
-    let tag = TAG.get(repo, || {
+    // Read once per handle, not once per file.
+    #[derive(Clone, Copy)]
+    struct Tag([u8; 16]);
+    impl crate::learnt::Learnt for Tag {}
+    let tag = repo.learnt(|| {
         let mut out = [b'0'; 16];
         out.copy_from_slice(&read_or_make_temp_tag(repo).as_bytes()[..16]);
-        out
+        Tag(out)
     });
-    String::from_utf8_lossy(&tag).into_owned()
+    String::from_utf8_lossy(&tag.0).into_owned()
 }
 
 fn read_or_make_temp_tag(repo: &Repo) -> String {

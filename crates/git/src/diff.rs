@@ -39,14 +39,19 @@ pub(crate) fn options() -> DiffOptions {
     opts
 }
 
+/// The diff `old → new` in `repo`, its ids abbreviated to `abbrev` hex
+/// digits (`None`: libgit2 reads `core.abbrev` itself, and refuses it).
 fn tree_diff<'r>(
     repo: &'r Repository,
-    old: &Tree<'_>,
-    new: &Tree<'_>,
+    (old, new): (&Tree<'_>, &Tree<'_>),
     only: Option<&[impl AsRef<[u8]>]>,
+    abbrev: Option<u16>,
 ) -> Result<Diff<'r>> {
     let mut opts = options();
     opts.show_binary(true);
+    if let Some(digits) = abbrev {
+        opts.id_abbrev(digits);
+    }
     if let Some(paths) = only {
         // Exact paths: libgit2 then skips the rest of a large tree.
         opts.disable_pathspec_match(true);
@@ -104,7 +109,7 @@ pub fn write_patch(
         tree(crate::Oid::from(old.id()))?,
         tree(crate::Oid::from(new.id()))?,
     );
-    let diff = tree_diff(&handle, &old, &new, only)?;
+    let diff = tree_diff(&handle, (&old, &new), only, abbrev(repo))?;
     let mut line_buf = Vec::new();
     diff.print(DiffFormat::Patch, |_, _, line| {
         line_buf.clear();
@@ -131,24 +136,11 @@ pub struct FilePatcher {
 }
 
 impl FilePatcher {
-    /// For `repo`: its `core.abbrev`, as libgit2's tree diff reads it.
-    /// `None` for a value libgit2 would refuse (callers use `patch_text`).
+    /// For `repo`: its `core.abbrev` (see [`abbrev`]), which the tree diff
+    /// uses too. `None` for a value libgit2 would refuse (callers use
+    /// `patch_text`).
     pub fn new(repo: &crate::Repo) -> Option<Self> {
-        let config = repo.raw().config().ok()?.snapshot().ok()?;
-        let abbrev = match config.get_string("core.abbrev") {
-            Err(e) if e.code() == git2::ErrorCode::NotFound => 7,
-            Err(_) => return None,
-            Ok(v) if v.eq_ignore_ascii_case("auto") => 7,
-            Ok(_) => match config.get_i32("core.abbrev") {
-                Ok(n) if n < 4 => return None,
-                Ok(n) => n.min(40) as u16,
-                Err(_) => match config.get_bool("core.abbrev") {
-                    Ok(false) => 40,
-                    _ => return None,
-                },
-            },
-        };
-        Some(FilePatcher { abbrev })
+        abbrev(repo).map(|abbrev| FilePatcher { abbrev })
     }
 
     /// The diff of `path` (mode `mode`, unchanged) from `old` to `new`;
@@ -170,6 +162,26 @@ impl FilePatcher {
             fix_index_mode(&mut text, mode);
         }
         Ok(text)
+    }
+}
+
+/// `core.abbrev`, read as the rest of git's config is (every layer, `git
+/// -c` included), as libgit2 takes it: the hex digits of the ids on an
+/// `index` line, 7 when unset or `auto`, all 40 for `false`, at most 40.
+/// `None` for a value libgit2 refuses (below 4, or not a number) or a
+/// config that cannot be read.
+fn abbrev(repo: &crate::Repo) -> Option<u16> {
+    let config = repo.config().ok()?;
+    let Some(value) = config.string("core.abbrev") else {
+        return Some(7);
+    };
+    if value.eq_ignore_ascii_case("auto") {
+        return Some(7);
+    }
+    match super::config::parse_int(value).and_then(|n| i32::try_from(n).ok()) {
+        Some(n) if n < 4 => None,
+        Some(n) => Some(n.min(40) as u16),
+        None => (super::config::parse_bool(value) == Some(false)).then_some(40),
     }
 }
 

@@ -18,9 +18,10 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::learnt::Learnt;
 
 /// How the landing flushes, from git's own `core.fsync` and
-/// `core.fsyncMethod` (read once per process, `git -c` included):
+/// `core.fsyncMethod` (read once per handle, `git -c` included):
 ///
 /// - `Batch` (the default, and `core.fsyncMethod=batch` or
 ///   `writeout-only`): like git's batch mode, each staged file's writeback
@@ -41,10 +42,12 @@ pub enum Flush {
     Off,
 }
 
-/// The flush policy of this process (see `Flush`).
+impl Learnt for Flush {}
+
+/// The flush policy of this repository (see `Flush`), read once per
+/// handle.
 pub fn policy(repo: &crate::Repo) -> Flush {
-    static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
-    POLICY.get(repo, || {
+    repo.learnt(|| {
         let Ok(config) = repo.config() else {
             return Flush::Batch;
         };
@@ -66,17 +69,20 @@ pub fn policy(repo: &crate::Repo) -> Flush {
 /// `reference` component (`committed`, `added`, `all` do too; git's
 /// default does not), and `GIT_TEST_FSYNC=0` does not turn flushing off.
 /// Bookkeeping that only has to be as durable as a ref (the journal of an
-/// undo that moves refs) is flushed exactly then. Read once per process.
+/// undo that moves refs) is flushed exactly then. Read once per handle.
 pub fn flushes_refs(repo: &crate::Repo) -> bool {
-    static REFS: super::PerRepo<bool> = super::PerRepo::new();
-    REFS.get(repo, || {
+    #[derive(Clone, Copy)]
+    struct FlushesRefs(bool);
+    impl Learnt for FlushesRefs {}
+    let learnt = repo.learnt(|| {
         let components = repo
             .config()
             .ok()
             .and_then(|c| c.string("core.fsync").map(fsync_components))
             .unwrap_or(DEFAULT_COMPONENTS);
-        !test_off() && components & REFERENCE != 0
-    })
+        FlushesRefs(!test_off() && components & REFERENCE != 0)
+    });
+    learnt.0
 }
 
 /// `GIT_TEST_FSYNC=0`: git's switch that turns every flush off.
@@ -259,20 +265,25 @@ fn assumed_in_order() -> bool {
 
 /// Whether the targeted flushes (`settle` + `barrier`) are enough for this
 /// repository: its git dir, common dir and working tree are on one file
-/// system that `journals_in_order`. Read once per process.
+/// system that `journals_in_order`. Learnt once per handle.
 fn targeted(repo: &crate::Repo) -> bool {
-    static TARGETED: super::PerRepo<bool> = super::PerRepo::new();
-    TARGETED.get(repo, || {
+    #[derive(Clone, Copy)]
+    struct Targeted(bool);
+    impl Learnt for Targeted {}
+    let learnt = repo.learnt(|| {
         let mut dirs = vec![repo.raw().path(), repo.raw().commondir()];
         dirs.extend(repo.raw().workdir());
         let devs: Vec<u64> = dirs
             .iter()
             .filter_map(|d| std::fs::metadata(d).ok().map(|m| m.dev()))
             .collect();
-        devs.len() == dirs.len()
-            && devs.iter().all(|d| *d == devs[0])
-            && (journals_in_order(repo.raw().path()) || assumed_in_order())
-    })
+        Targeted(
+            devs.len() == dirs.len()
+                && devs.iter().all(|d| *d == devs[0])
+                && (journals_in_order(repo.raw().path()) || assumed_in_order()),
+        )
+    });
+    learnt.0
 }
 
 /// Whether a file that must be durable no later than what is written after
@@ -301,11 +312,16 @@ pub const FSYNC_WORKTREE: &str = "evolv.fsyncWorktree";
 /// found by content and rewritten by recovery while the journal is left
 /// (RELIABILITY.md, "Power loss"). Waiting for each file's data was most
 /// of a 3,000-file landing's time on a journaled ext4. Read once per
-/// process; a value that is not a boolean reads as unset here and is
+/// handle; a value that is not a boolean reads as unset here and is
 /// refused by `check_worktree_setting` before anything is written.
 pub fn flushes_worktree(repo: &crate::Repo) -> bool {
-    static WORKTREE: super::PerRepo<bool> = super::PerRepo::new();
-    flushes(repo) && WORKTREE.get(repo, || worktree_setting(repo).unwrap_or(false))
+    #[derive(Clone, Copy)]
+    struct FsyncWorktree(bool);
+    impl Learnt for FsyncWorktree {}
+    flushes(repo)
+        && repo
+            .learnt(|| FsyncWorktree(worktree_setting(repo).unwrap_or(false)))
+            .0
 }
 
 /// Refuses an `evolv.fsyncWorktree` that is not a boolean, naming it.

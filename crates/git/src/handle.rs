@@ -15,6 +15,7 @@ use super::attr_sources::{self, Sources};
 use super::config::Config;
 use super::index_cache::Snapshot;
 use super::index_file::IndexFile;
+use super::learnt::{Learnt, Memo};
 use crate::error::{Error, Result};
 
 /// An open repository. The libgit2 repository inside stays inside this
@@ -31,6 +32,9 @@ pub struct Repo {
     /// Git's configuration, every layer, read once when first asked for
     /// (forgotten when this handle writes a setting).
     config: RefCell<Option<Arc<Config>>>,
+    /// Settings and facts learnt once (`learnt`), shared with the handles
+    /// reopened from this one.
+    learnt: Memo,
 }
 
 impl Repo {
@@ -54,7 +58,25 @@ impl Repo {
             attributes: RefCell::default(),
             eol: OnceCell::new(),
             config: RefCell::default(),
+            learnt: Memo::default(),
         }
+    }
+
+    /// This handle, sharing what `learnt` knew (a reopened handle).
+    pub(crate) fn sharing(mut self, learnt: Memo) -> Repo {
+        self.learnt = learnt;
+        self
+    }
+
+    /// What this handle and those reopened from it learnt.
+    pub(crate) fn memo(&self) -> &Memo {
+        &self.learnt
+    }
+
+    /// The value of kind `T` for this repository, computed by `init` the
+    /// first time this handle (or one it was reopened from) asks.
+    pub(crate) fn learnt<T: Learnt>(&self, init: impl FnOnce() -> T) -> T {
+        self.learnt.get(init)
     }
 
     /// The libgit2 repository.
@@ -84,9 +106,11 @@ impl Repo {
         Ok(config)
     }
 
-    /// Forgets the configuration read, after this handle wrote a setting.
+    /// Forgets the configuration read, and what was learnt from it, after
+    /// this handle wrote a setting.
     pub(crate) fn forget_config(&self) {
         self.config.borrow_mut().take();
+        self.learnt.forget();
     }
 
     /// git itself, run at the top of the work tree (or in the git dir of a

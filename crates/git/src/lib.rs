@@ -28,6 +28,7 @@ pub mod index_file;
 mod index_format;
 pub mod index_write;
 mod init;
+mod learnt;
 pub mod lock_file;
 pub mod maintenance;
 mod merge;
@@ -97,30 +98,6 @@ pub use tree_compare::changed_paths;
 pub use tree_edit::TreeEdit;
 pub use tree_lookup::{Found, TreeLookup};
 pub use tree_scan::list_files;
-
-/// A value read once per repository (its git dir) and process: git config
-/// that a command would otherwise read per file (issue 14 item 1). Keyed,
-/// because a long-running front end may serve several repositories.
-pub(crate) struct PerRepo<T: Copy>(std::sync::Mutex<Option<(std::path::PathBuf, T)>>);
-
-impl<T: Copy> PerRepo<T> {
-    pub(crate) const fn new() -> Self {
-        PerRepo(std::sync::Mutex::new(None))
-    }
-
-    /// The value for `repo`, computed by `init` the first time.
-    pub(crate) fn get(&self, repo: &crate::Repo, init: impl FnOnce() -> T) -> T {
-        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match &*slot {
-            Some((dir, value)) if dir == repo.raw().path() => *value,
-            _ => {
-                let value = init();
-                *slot = Some((repo.raw().path().to_path_buf(), value));
-                value
-            }
-        }
-    }
-}
 
 /// Test helpers the layers above share (run git in a folder).
 #[doc(hidden)]

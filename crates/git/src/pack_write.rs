@@ -275,11 +275,12 @@ impl Flush {
     }
 }
 
-/// The flush of packs for `repo`, read once per process through the
+impl crate::learnt::Learnt for Flush {}
+
+/// The flush of packs for `repo`, read once per handle through the
 /// config adapter (`git -c` included).
 fn flush_policy(repo: &crate::Repo) -> Flush {
-    static POLICY: super::PerRepo<Flush> = super::PerRepo::new();
-    POLICY.get(repo, || {
+    repo.learnt(|| {
         let test_off = durable::test_off();
         match repo.config() {
             Ok(config) => Flush::from_config(

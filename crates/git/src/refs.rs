@@ -171,10 +171,12 @@ fn patiently(
 }
 
 /// git's `core.filesRefLockTimeout` in milliseconds (default 100; -1 waits
-/// for ever), read once per repository.
+/// for ever), read once per handle.
 fn lock_timeout(repo: &crate::Repo) -> Duration {
-    static TIMEOUT: super::PerRepo<Duration> = super::PerRepo::new();
-    TIMEOUT.get(repo, || {
+    #[derive(Clone, Copy)]
+    struct LockTimeout(Duration);
+    impl crate::learnt::Learnt for LockTimeout {}
+    let learnt = repo.learnt(|| {
         let ms = repo
             .config()
             .ok()
@@ -185,9 +187,37 @@ fn lock_timeout(repo: &crate::Repo) -> Duration {
                     .ok()
             })
             .unwrap_or(100);
-        match u64::try_from(ms) {
+        LockTimeout(match u64::try_from(ms) {
             Ok(ms) => Duration::from_millis(ms),
             Err(_) => Duration::from_secs(u64::from(u32::MAX)),
-        }
-    })
+        })
+    });
+    learnt.0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::lock_timeout;
+    use crate::test_git::{git, new_repo};
+
+    /// A setting learnt once lives with its handle (issue 39 item 4): a
+    /// handle reopened for another thread shares it, a handle opened after
+    /// the config changed reads the new value (it was process-wide, keyed
+    /// by the git dir, so the second handle saw the first one's).
+    #[test]
+    fn the_lock_timeout_is_learnt_per_handle_and_shared_with_reopened_ones() {
+        let dir = new_repo();
+        let d = dir.path();
+        git(d, &["config", "core.filesRefLockTimeout", "250"]);
+        let first = crate::open(d).unwrap();
+        assert_eq!(lock_timeout(&first), Duration::from_millis(250));
+        git(d, &["config", "core.filesRefLockTimeout", "40"]);
+        let reopened = first.reopener().open().unwrap();
+        assert_eq!(lock_timeout(&reopened), Duration::from_millis(250));
+        let second = crate::open(d).unwrap();
+        assert_eq!(lock_timeout(&second), Duration::from_millis(40));
+        assert_eq!(lock_timeout(&first), Duration::from_millis(250));
+    }
 }
