@@ -4,7 +4,8 @@
 //! with (`gpg.format` openpgp, ssh or x509, `user.signingKey`). Signing is
 //! done by git itself (`git commit-tree`), so it is never silently skipped
 //! nor done differently; when it fails nothing is created and the error
-//! says why (#16 item 17).
+//! says why (#16 item 17). And the demo's first commit of a whole work
+//! tree, as `git add -A && git commit` makes it.
 
 use crate::Context;
 use crate::on_object;
@@ -125,4 +126,32 @@ fn signed(repo: &crate::Repo, commit: &NewCommit<'_>) -> Result<Oid> {
     crate::cli::printed_id(&out).ok_or_else(|| Error::SigningFailed {
         detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
     })
+}
+
+impl crate::Repo {
+    /// Stages every file of the work tree and commits it on HEAD, by
+    /// `who` (`git add -A && git commit`); the new commit's id.
+    pub fn commit_all(&self, message: &str, who: &Signature) -> Result<Oid> {
+        let raw = self.raw();
+        let mut index = raw.index().context(|| "read the index")?;
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .context(|| "stage the work tree")?;
+        index.write().context(|| "write the index")?;
+        let tree_id = index.write_tree().context(|| "write the index as a tree")?;
+        let tree = raw
+            .find_tree(tree_id)
+            .context(|| on_object("read tree", tree_id))?;
+        let sig = who.raw()?;
+        let parents = match raw.head().ok().and_then(|h| h.peel_to_commit().ok()) {
+            Some(c) => vec![c],
+            None => Vec::new(),
+        };
+        let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
+        raw.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+            .map(Oid::from)
+            .context(|| {
+                on_object("commit tree", tree_id).said(format!("commit tree {tree_id} on HEAD"))
+            })
+    }
 }

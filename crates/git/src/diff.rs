@@ -11,21 +11,6 @@ use git2::{Diff, DiffFormat, DiffOptions, Repository, Tree};
 use super::RepoPath;
 use crate::error::Result;
 
-/// A path whose entry differs between two trees.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangedPath {
-    pub path: RepoPath,
-    pub status: Change,
-}
-
-/// How a path changed between two trees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
-    Added,
-    Deleted,
-    Modified,
-}
-
 /// The options of every line diff the adapter makes, so that each place
 /// that shows a change shows the same hunks, and `git diff`'s: three lines
 /// of context, Myers' algorithm, and git's indent heuristic (on in git by

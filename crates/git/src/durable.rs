@@ -19,6 +19,8 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::learnt::Learnt;
+use crate::pack_write::PackFlush;
+use crate::writeback;
 
 /// How the landing flushes, from git's own `core.fsync` and
 /// `core.fsyncMethod` (read once per handle, `git -c` included):
@@ -83,6 +85,51 @@ pub fn flushes_refs(repo: &crate::Repo) -> bool {
         FlushesRefs(!test_off() && components & REFERENCE != 0)
     });
     learnt.0
+}
+
+/// How a pack this process writes is flushed (see `PackFlush`): as git
+/// flushes the packs it writes, from `core.fsync` (the pack itself with
+/// the `pack` component, its `.idx` with `pack-metadata`; both by
+/// default) and `core.fsyncMethod` (`writeout-only` writes the data back
+/// without `fsync`), read once per handle; `GIT_TEST_FSYNC=0` turns it
+/// off, as in git. Where the file system commits every name change in
+/// order after the data waited for before it (`ordered`, batch mode), the
+/// data is waited for and nothing more: an `fsync` only made the pack
+/// durable the moment it was written, a journal commit (longest right
+/// after a `git reset` rewrote the index: BENCHMARKS.md, issue 25 item 20)
+/// that git makes for none of a new commit's objects under its default
+/// `core.fsync`, which leaves loose objects to the kernel.
+pub fn pack_flush(repo: &crate::Repo) -> PackFlush {
+    #[derive(Clone, Copy)]
+    struct FromConfig(PackFlush);
+    impl Learnt for FromConfig {}
+    let FromConfig(flush) = repo.learnt(|| {
+        let test_off = test_off();
+        FromConfig(match repo.config() {
+            Ok(config) => pack_flush_of(
+                config.string("core.fsync"),
+                config.string("core.fsyncMethod"),
+                test_off,
+            ),
+            Err(_) => pack_flush_of(None, None, test_off),
+        })
+    });
+    PackFlush {
+        ordered: (flush.pack || flush.index) && policy(repo) == Flush::Batch && ordered(repo),
+        ..flush
+    }
+}
+
+/// The pack flush that `core.fsync` = `value` and `core.fsyncMethod` =
+/// `method` ask for, file system aside (`ordered` false).
+fn pack_flush_of(value: Option<&str>, method: Option<&str>, test_off: bool) -> PackFlush {
+    let components = value.map_or(DEFAULT_COMPONENTS, fsync_components);
+    PackFlush {
+        pack: !test_off && components & PACK != 0,
+        index: !test_off && components & PACK_METADATA != 0,
+        writeout_only: method.is_some_and(|m| m.eq_ignore_ascii_case("writeout-only")),
+        ordered: false,
+    }
 }
 
 /// `GIT_TEST_FSYNC=0`: git's switch that turns every flush off.
@@ -169,31 +216,8 @@ pub fn fsync_components(value: &str) -> u8 {
 /// file's writeback on its own only cost the thread writing it.
 pub fn start_writeback_if_targeted(repo: &crate::Repo, file: &File) {
     if targeted(repo) {
-        start_writeback(file);
+        writeback::start(file);
     }
-}
-
-/// Starts writing `file`'s data back to disk without waiting (the first
-/// half of git's batch flush; `settle` waits for it, `barrier` completes it).
-pub fn start_writeback(file: &File) {
-    // A failure only means the final flush does all the work.
-    #[cfg(target_os = "linux")]
-    crate::sys::start_writeback(file);
-    #[cfg(not(target_os = "linux"))]
-    let _ = file;
-}
-
-/// Waits until the data written to `file` is on the device — git's
-/// writeout-only flush (`sync_file_range` with both waits): no metadata and
-/// no device-cache flush, which the next `barrier` does for every file
-/// waited for before it.
-pub fn wait_writeback(file: &File) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
-        crate::sys::wait_writeback(file)
-    }
-    #[cfg(not(target_os = "linux"))]
-    file.sync_data()
 }
 
 /// Whether a file system of this type commits every metadata change
@@ -371,7 +395,7 @@ pub fn settle<P: AsRef<Path>>(
         }
         let done = match policy {
             Flush::PerFile => file.sync_data(),
-            _ => wait_writeback(&file),
+            _ => writeback::wait(&file),
         };
         done.map_err(|e| Error::io("flush to disk", path, e))?;
     }
@@ -408,7 +432,7 @@ pub fn settle_open(repo: &crate::Repo, files: &mut Vec<(std::path::PathBuf, File
         let done = if per_file {
             file.sync_data()
         } else {
-            wait_writeback(&file)
+            writeback::wait(&file)
         };
         done.map_err(|e| Error::io("flush to disk", &path, e))?;
     }
@@ -552,7 +576,56 @@ pub fn flush_filesystems(repo: &crate::Repo) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{DEFAULT_COMPONENTS, INDEX, PACK, PACK_METADATA, fsync_components};
+    use super::{DEFAULT_COMPONENTS, INDEX, PACK, PACK_METADATA, fsync_components, pack_flush_of};
+    use crate::pack_write::PackFlush;
+
+    #[test]
+    fn core_fsync_is_read_as_git_reads_it_for_packs() {
+        let f = |v: Option<&str>| pack_flush_of(v, None, false);
+        let both = PackFlush {
+            pack: true,
+            index: true,
+            writeout_only: false,
+            ordered: false,
+        };
+        let none = PackFlush {
+            pack: false,
+            index: false,
+            writeout_only: false,
+            ordered: false,
+        };
+        assert_eq!(f(None), both);
+        assert_eq!(f(Some("none")), none);
+        assert_eq!(f(Some("loose-object")), both, "added to the default");
+        assert_eq!(f(Some("index, reference,none")), none);
+        // `none` counts only as the last item; before, git warns and skips it.
+        assert_eq!(f(Some("none,index")), both);
+        // What is added stays, whatever comes after it. (pack, index):
+        // `pack` starts `pack-metadata` too, `-pack` removes both, and
+        // added wins over removed.
+        for (value, pack, index) in [
+            ("pack,none", true, true),
+            ("pack-metadata,none", false, true),
+            ("-pack", false, false),
+            ("-pack-metadata", true, false),
+            ("all,-objects", true, true),
+            ("-objects", false, true),
+            ("committed,none", true, false),
+            ("derived-metadata,none", false, true),
+        ] {
+            let expected = PackFlush {
+                pack,
+                index,
+                writeout_only: false,
+                ordered: false,
+            };
+            assert_eq!(f(Some(value)), expected, "{value}");
+        }
+        assert_eq!(f(Some("-,pack")), both, "an empty item ends the list");
+        assert_eq!(pack_flush_of(None, None, true), none, "GIT_TEST_FSYNC=0");
+        assert!(pack_flush_of(None, Some("writeout-only"), false).writeout_only);
+        assert!(!pack_flush_of(None, Some("batch"), false).writeout_only);
+    }
 
     /// As git's `parse_fsync_components`: `none` empties the default only
     /// as the last item, an item names every component it starts, `-x`

@@ -21,7 +21,6 @@ use std::sync::Arc;
 use git2::{IndexEntry, IndexTime};
 
 use super::index_file::{IndexFile, Unreadable};
-use super::index_format;
 use crate::error::{Error, Result};
 
 /// What identifies one version of an index file: its stat data and its
@@ -115,11 +114,11 @@ fn parse(repo: &git2::Repository, path: &Path) -> Result<Option<(IndexFile, Opti
             Ok(Some(index)) => Ok(Some((index, Some(identity)))),
             Ok(None) => Ok(None),
             Err(_) => {
-                index_format::unsplit(repo)?;
+                unsplit(repo)?;
                 Ok(None)
             }
         },
-        Err(Unreadable::Sparse) => Err(index_format::sparse_refusal(repo)),
+        Err(Unreadable::Sparse) => Err(sparse_refusal(repo)),
         Err(Unreadable::Unsupported(what)) => Err(Error::Corrupt {
             what: path.display().to_string(),
             message: format!(
@@ -137,10 +136,38 @@ fn parse(repo: &git2::Repository, path: &Path) -> Result<Option<(IndexFile, Opti
     }
 }
 
+/// Has git rewrite a split index (`core.splitIndex`, `git update-index
+/// --split-index`: mandatory extension `link`) as a plain one: it holds
+/// the same entries, so the landing goes on, and git splits it again on
+/// its next write if `core.splitIndex` says so. The index format reader
+/// (`index_file`) runs nothing; this loader does. Needs `index.lock`
+/// free: git takes it for the rewrite.
+fn unsplit(repo: &git2::Repository) -> Result<()> {
+    // Not `git::workdir`: this sits below the handle (no import cycle).
+    let workdir = repo.workdir().ok_or_else(|| Error::BareRepository {
+        path: repo.path().to_path_buf(),
+    })?;
+    let lock = repo.path().join("index.lock");
+    if lock.exists() {
+        return Err(Error::IndexLocked { path: lock });
+    }
+    super::cli::run(workdir, &["update-index", "--no-split-index"])
+}
+
+/// The refusal of a sparse index (`index.sparse`: extension `sdir`),
+/// which folds whole directories into one entry, with the way out.
+fn sparse_refusal(repo: &git2::Repository) -> Error {
+    Error::UnsupportedRepository {
+        path: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
+        what: "has a sparse index (index.sparse)",
+        hint: "keep the sparse checkout but store a full index with `git sparse-checkout reapply --no-sparse-index`, then run git-evolv again",
+    }
+}
+
 impl Snapshot {
     /// Makes sure the snapshot is the current index of `repo`, parsing it
-    /// if it changed (a split index is first made plain by git, see
-    /// `index_format`).
+    /// if it changed (a split index gix-index cannot read whole is first
+    /// made plain by git, see `unsplit`).
     fn refresh(&mut self, repo: &git2::Repository) -> Result<&mut Loaded> {
         let path = index_path(repo);
         let fresh = match self.0.as_ref() {

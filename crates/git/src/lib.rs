@@ -25,9 +25,7 @@ mod history;
 mod identity;
 mod index_cache;
 pub mod index_file;
-mod index_format;
 pub mod index_write;
-mod init;
 mod learnt;
 pub mod lock_file;
 pub mod maintenance;
@@ -59,6 +57,7 @@ pub mod view;
 pub mod worktree_capture;
 pub mod worktree_restore;
 mod worktrees;
+mod writeback;
 mod zlib;
 
 // The pure layer, under the names this crate's modules use.
@@ -66,14 +65,13 @@ pub(crate) use evolv_core::error;
 
 pub use access::Reopener;
 pub(crate) use diff::conflict_paths;
-pub use diff::{Change, ChangedPath, FilePatcher, file_hunks, line_stats, patch_text, write_patch};
+pub use diff::{FilePatcher, file_hunks, line_stats, patch_text, write_patch};
 pub(crate) use fail::library as library_error;
 pub(crate) use fail::{Context, on_object, on_path, on_ref};
 pub use file_diff::{FileDiff, FileStatus};
 pub use handle::Repo;
 pub use history::Order;
 pub use identity::{author, committer, signature_now};
-pub use init::init;
 pub use merge::Merged;
 pub use objects::{
     FileUpdate, NewObject, PACK_THRESHOLD, PackedObject, hash_blob_file, updated_trees,
@@ -86,7 +84,7 @@ pub use refs::{
     compare_and_swap, compare_and_swap_force, delete_ref, delete_ref_if, ref_exists, ref_lock_path,
     reflog_held,
 };
-pub use repo::{Head, head, in_memory_writes, open, open_any, workdir};
+pub use repo::{Head, head, in_memory_writes, init, open, open_any, workdir};
 pub use revparse::{RangeProblem, RevRange, discover};
 pub use status::{dirty_paths, ensure_no_operation_in_progress};
 pub use tree::entry_path;
@@ -94,7 +92,7 @@ pub use tree::entry_path;
 pub(crate) use tree::file_mode;
 pub use tree::normalized_mode;
 pub use tree::{BlobEntry, list_blobs};
-pub use tree_compare::changed_paths;
+pub use tree_compare::{Change, ChangedPath, changed_paths};
 pub use tree_edit::TreeEdit;
 pub use tree_lookup::{Found, TreeLookup};
 pub use tree_scan::list_files;

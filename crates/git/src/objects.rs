@@ -66,7 +66,14 @@ pub fn write_objects(repo: &crate::Repo, objects: &[&NewObject]) -> Result<()> {
         return Ok(());
     }
     let packed: Vec<&PackedObject> = objects.iter().map(|o| &o.packed).collect();
-    pack_write::write_pack(repo, &packed)
+    let dir = repo.raw().commondir().join("objects").join("pack");
+    let name = pack_write::write_pack(&dir, &packed, super::durable::pack_flush(repo))?;
+    // libgit2 caches the pack list; without a refresh `repo` would not see
+    // the new pack and reject trees that point into it.
+    repo.raw()
+        .odb()
+        .and_then(|odb| odb.refresh())
+        .context(|| crate::on_path("see the new pack", name))
 }
 
 /// The operation that writes an object of `kind` (`write tree`).

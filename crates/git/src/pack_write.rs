@@ -5,12 +5,11 @@
 //! (level 1, git's `core.looseCompression` default; small ones stored), which callers may do
 //! on several threads; `git gc` computes deltas later, as it does for
 //! git's own new objects. The pack and its version 2 index are written
-//! next to git's packs by temp file and rename, pack first, flushed to disk
-//! before the rename exactly as far as git's `core.fsync` and
-//! `core.fsyncMethod` make git flush the packs it writes (`Flush`).
+//! into the folder the caller names by temp file and rename, pack first,
+//! flushed before the rename as far as the caller says (`PackFlush`: how
+//! far git's `core.fsync` and `core.fsyncMethod` make git flush the packs
+//! it writes is `durable`'s to read, not this codec's).
 
-use crate::Context;
-use crate::on_path;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
@@ -18,8 +17,8 @@ use std::path::Path;
 use crate::Oid;
 use sha1::{Digest, Sha1};
 
-use super::durable;
 use crate::error::{Error, Result};
+use crate::writeback;
 use crate::zlib::{self, crc32};
 
 /// Pack entry type of a blob.
@@ -107,16 +106,16 @@ pub fn deflate_into(data: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
 }
 
 /// Writes `objects` (duplicates allowed) as one pack with its index into
-/// the repository's object store, and makes `repo` see it.
-pub fn write_pack(repo: &crate::Repo, objects: &[&PackedObject]) -> Result<()> {
+/// `dir` (an object store's `pack` folder), flushed as the caller's
+/// `flush` says; the pack's name (`pack-<checksum>`).
+pub fn write_pack(dir: &Path, objects: &[&PackedObject], flush: PackFlush) -> Result<String> {
     let mut order: Vec<&PackedObject> = objects.to_vec();
     order.sort_by_key(|b| b.oid);
     order.dedup_by_key(|b| b.oid);
-    let dir = repo.raw().commondir().join("objects").join("pack");
-    fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-    let pack = write_pack_file(&dir, &order)?;
+    fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let pack = write_pack_file(dir, &order)?;
     let idx = index_v2(&order, &pack.offsets, &pack.sum);
-    install(repo, &dir, pack, &idx)
+    install(dir, pack, &idx, flush)
 }
 
 /// A pack written to a temp file: where each entry starts, and the
@@ -194,12 +193,11 @@ fn index_v2(order: &[&PackedObject], offsets: &[u64], pack_sum: &[u8]) -> Vec<u8
     idx
 }
 
-/// Writes the index beside the pack, flushes both as git would, renames
-/// them into place (the pack first) and makes `repo` see the new pack.
-fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Result<()> {
+/// Writes the index beside the pack, flushes both as `flush` says and
+/// renames them into place, the pack first; the pack's name.
+fn install(dir: &Path, pack: WrittenPack, idx: &[u8], flush: PackFlush) -> Result<String> {
     let name = format!("pack-{}", hex(&pack.sum));
     let pack_tmp = pack.file;
-    let flush = flush_policy(repo);
     read_only(&pack_tmp)?;
     let idx_tmp = new_temp(dir)?;
     idx_tmp
@@ -207,21 +205,13 @@ fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Res
         .write_all(idx)
         .map_err(|e| Error::io("write", idx_tmp.path().to_path_buf(), e))?;
     read_only(&idx_tmp)?;
-    // Both written before either is flushed. Where the file system commits
-    // every name change in order after the data waited for before it
-    // (`durable::ordered`, git's batch mode), their data is waited for and
-    // nothing more: their names, and any ref naming their objects, are
-    // committed after that data or not at all. An `fsync` only made the
-    // pack durable the moment it was written: a journal commit (longest
-    // right after a `git reset` rewrote the index: BENCHMARKS.md, issue 25
-    // item 20) that git makes for none of a new commit's objects under its
-    // default `core.fsync`, which leaves loose objects to the kernel.
-    // Elsewhere each is flushed as git flushes the packs it writes.
+    // Both written before either is flushed; where the caller says the
+    // file system orders them (`PackFlush::ordered`), their data is waited
+    // for and nothing more.
     let ordered = (flush.pack || flush.index)
-        && durable::policy(repo) == durable::Flush::Batch
-        && durable::ordered(repo)
-        && durable::wait_writeback(pack_tmp.as_file()).is_ok()
-        && durable::wait_writeback(idx_tmp.as_file()).is_ok();
+        && flush.ordered
+        && writeback::wait(pack_tmp.as_file()).is_ok()
+        && writeback::wait(idx_tmp.as_file()).is_ok();
     if !ordered {
         flush.apply(&pack_tmp, flush.pack)?;
         flush.apply(&idx_tmp, flush.index)?;
@@ -229,68 +219,43 @@ fn install(repo: &crate::Repo, dir: &Path, pack: WrittenPack, idx: &[u8]) -> Res
     // Readers find a pack through its index: the pack goes first.
     persist(pack_tmp, &dir.join(format!("{name}.pack")))?;
     persist(idx_tmp, &dir.join(format!("{name}.idx")))?;
-    // libgit2 caches the pack list; without a refresh `repo` would not see
-    // the new pack and reject trees that point into it.
-    repo.raw()
-        .odb()
-        .and_then(|odb| odb.refresh())
-        .context(|| on_path("see the new pack", name))?;
-    Ok(())
+    Ok(name)
 }
 
-/// How git flushes a pack it writes (`finalize_hashfile` with
-/// `CSUM_FSYNC`, through `fsync_component`): the pack itself when
-/// `core.fsync` has the `pack` component, its `.idx` when it has
-/// `pack-metadata` (both by default); with `core.fsyncMethod=writeout-only`
-/// the data is only written back (Linux `sync_file_range`), otherwise
-/// `fsync`. git flushes neither the directory nor the rename, and neither
-/// does this. `GIT_TEST_FSYNC=0` turns flushing off, as in git.
+/// How a new pack and its index are flushed before they are renamed into
+/// place: the caller's decision (`durable::pack_flush` makes it from git's
+/// config and the file system), as git flushes a pack it writes
+/// (`finalize_hashfile` with `CSUM_FSYNC`, through `fsync_component`).
+/// git flushes neither the directory nor the rename, and neither does
+/// this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Flush {
-    pack: bool,
-    index: bool,
-    writeout_only: bool,
+pub struct PackFlush {
+    /// Flush the pack (`core.fsync`'s `pack` component).
+    pub pack: bool,
+    /// Flush its `.idx` (`pack-metadata`).
+    pub index: bool,
+    /// Only write the data back (`core.fsyncMethod=writeout-only`: Linux
+    /// `sync_file_range`), no `fsync`.
+    pub writeout_only: bool,
+    /// The file system commits every name change in order, after the data
+    /// waited for before it: waiting for the two files' data is enough,
+    /// their names (and any ref naming their objects) are committed after
+    /// it or not at all.
+    pub ordered: bool,
 }
 
-impl Flush {
-    fn from_config(value: Option<&str>, method: Option<&str>, test_off: bool) -> Flush {
-        let components = value.map_or(durable::DEFAULT_COMPONENTS, durable::fsync_components);
-        Flush {
-            pack: !test_off && components & durable::PACK != 0,
-            index: !test_off && components & durable::PACK_METADATA != 0,
-            writeout_only: method.is_some_and(|m| m.eq_ignore_ascii_case("writeout-only")),
-        }
-    }
-
+impl PackFlush {
     /// Flushes `file` when `wanted`.
     fn apply(&self, file: &tempfile::NamedTempFile, wanted: bool) -> Result<()> {
         if !wanted {
             return Ok(());
         }
         let failed = |e| Error::io("flush", file.path().to_path_buf(), e);
-        if self.writeout_only && durable::wait_writeback(file.as_file()).is_ok() {
+        if self.writeout_only && writeback::wait(file.as_file()).is_ok() {
             return Ok(());
         }
         file.as_file().sync_all().map_err(failed)
     }
-}
-
-impl crate::learnt::Learnt for Flush {}
-
-/// The flush of packs for `repo`, read once per handle through the
-/// config adapter (`git -c` included).
-fn flush_policy(repo: &crate::Repo) -> Flush {
-    repo.learnt(|| {
-        let test_off = durable::test_off();
-        match repo.config() {
-            Ok(config) => Flush::from_config(
-                config.string("core.fsync"),
-                config.string("core.fsyncMethod"),
-                test_off,
-            ),
-            Err(_) => Flush::from_config(None, None, test_off),
-        }
-    })
 }
 
 /// A new temp file in `dir`.
@@ -325,55 +290,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn core_fsync_is_read_as_git_reads_it_for_packs() {
-        let f = |v: Option<&str>| Flush::from_config(v, None, false);
-        let both = Flush {
-            pack: true,
-            index: true,
-            writeout_only: false,
-        };
-        let none = Flush {
-            pack: false,
-            index: false,
-            writeout_only: false,
-        };
-        assert_eq!(f(None), both);
-        assert_eq!(f(Some("none")), none);
-        assert_eq!(f(Some("loose-object")), both, "added to the default");
-        assert_eq!(f(Some("index, reference,none")), none);
-        // `none` counts only as the last item; before, git warns and skips it.
-        assert_eq!(f(Some("none,index")), both);
-        // What is added stays, whatever comes after it. (pack, index):
-        // `pack` starts `pack-metadata` too, `-pack` removes both, and
-        // added wins over removed.
-        for (value, pack, index) in [
-            ("pack,none", true, true),
-            ("pack-metadata,none", false, true),
-            ("-pack", false, false),
-            ("-pack-metadata", true, false),
-            ("all,-objects", true, true),
-            ("-objects", false, true),
-            ("committed,none", true, false),
-            ("derived-metadata,none", false, true),
-        ] {
-            let expected = Flush {
-                pack,
-                index,
-                writeout_only: false,
-            };
-            assert_eq!(f(Some(value)), expected, "{value}");
-        }
-        assert_eq!(f(Some("-,pack")), both, "an empty item ends the list");
-        assert_eq!(
-            Flush::from_config(None, None, true),
-            none,
-            "GIT_TEST_FSYNC=0"
-        );
-        assert!(Flush::from_config(None, Some("writeout-only"), false).writeout_only);
-        assert!(!Flush::from_config(None, Some("batch"), false).writeout_only);
-    }
-
-    #[test]
     fn a_written_pack_is_read_back_by_libgit2_and_verified_by_git() {
         let dir = tempfile::tempdir().unwrap();
         let repo = crate::Repo::new_any(git2::Repository::init(dir.path()).unwrap());
@@ -394,7 +310,15 @@ mod tests {
             .iter()
             .map(|c| PackedObject::blob(c).unwrap())
             .collect();
-        write_pack(&repo, &blobs.iter().collect::<Vec<_>>()).unwrap();
+        let flush = PackFlush {
+            pack: true,
+            index: true,
+            writeout_only: false,
+            ordered: false,
+        };
+        let packs = dir.path().join(".git/objects/pack");
+        write_pack(&packs, &blobs.iter().collect::<Vec<_>>(), flush).unwrap();
+        repo.raw().odb().unwrap().refresh().unwrap();
         for (c, b) in contents.iter().zip(&blobs) {
             assert_eq!(b.oid, Oid::hash_object(git2::ObjectType::Blob, c).unwrap());
             assert_eq!(repo.raw().find_blob(b.oid.raw()).unwrap().content(), &c[..]);

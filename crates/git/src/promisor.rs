@@ -30,28 +30,6 @@ impl Repo {
             .next()
     }
 
-    /// Fetches, in a partial clone, the blobs on both sides of `changed`
-    /// (paths between `old` and `new`) that are not here: what a diff of
-    /// the two trees and a landing of `new` read.
-    pub fn fetch_changed(
-        &self,
-        old: &crate::view::Tree<'_>,
-        new: &crate::view::Tree<'_>,
-        changed: &[crate::ChangedPath],
-    ) -> Result<()> {
-        if self.promisor_remote().is_none() {
-            return Ok(());
-        }
-        let ids: Vec<Oid> = changed
-            .iter()
-            .flat_map(|c| [old.get_path(c.path.fs()), new.get_path(c.path.fs())])
-            .flatten()
-            .filter(|entry| entry.kind == crate::view::Kind::Blob)
-            .map(|entry| entry.id)
-            .collect();
-        self.fetch_missing(ids)
-    }
-
     /// Fetches, in one request to the promisor remote, those of `ids` this
     /// partial clone does not have. Nothing to do in a full clone or when
     /// all are here. Fails with `partial_clone` when the remote cannot

@@ -1,4 +1,5 @@
-//! Opening the repository and reading HEAD.
+//! Opening the repository (or making one from nothing, the demo's) and
+//! reading HEAD.
 
 use crate::on_path;
 use std::path::Path;
@@ -54,6 +55,29 @@ pub fn in_memory_writes(repo: &Repo) -> Result<Repo> {
         .and_then(|odb| odb.add_new_mempack_backend(1000).map(drop))
         .context(|| on_path("add an in-memory object store to", &git_dir))?;
     Ok(Repo::new_any(raw))
+}
+
+/// Creates a repository in `dir` whose first branch is `branch`.
+pub fn init(dir: &Path, branch: &str) -> Result<Repo> {
+    let mut opts = git2::RepositoryInitOptions::new();
+    opts.initial_head(branch);
+    let repo =
+        git2::Repository::init_opts(dir, &opts).context(|| on_path("create repository", dir))?;
+    Repo::new(repo)
+}
+
+impl Repo {
+    /// Sets `key` to `value` in the repository's own config file.
+    pub fn set_local_config(&self, key: &str, value: &str) -> Result<()> {
+        self.forget_config();
+        self.raw()
+            .config()
+            .and_then(|mut c| c.set_str(key, value))
+            .context(|| {
+                let file = self.git_dir().join("config");
+                on_path("set config", &file).said(format!("set {key} in {}", file.display()))
+            })
+    }
 }
 
 /// The working tree of `repo` (`Repo::work_tree`). `open` refuses bare

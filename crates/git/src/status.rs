@@ -15,7 +15,7 @@ use std::path::Path;
 
 use git2::Tree;
 
-use crate::diff::Change;
+use crate::tree_compare::Change;
 
 use super::Repo;
 use super::index_file::{Entry, IndexFile};

@@ -6,12 +6,26 @@
 use gix_diff::tree::{Recorder, State, recorder::Change as Recorded};
 use gix_object::FindExt;
 
-use crate::diff::Change;
 use crate::odb_find::{OdbFind, gix_id};
 use crate::on_object;
 
-use super::{ChangedPath, RepoPath};
+use super::RepoPath;
 use crate::error::Result;
+
+/// A path whose entry differs between two trees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedPath {
+    pub path: RepoPath,
+    pub status: Change,
+}
+
+/// How a path changed between two trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Deleted,
+    Modified,
+}
 
 /// Paths that differ between `old` and `new`, sorted. A file replaced by a
 /// directory (or back) yields the file's path and every path under the
@@ -85,6 +99,30 @@ fn mode_as_libgit2(mode: gix_object::tree::EntryMode) -> u32 {
         0o160000 => crate::mode::GITLINK,
         0o120000 => crate::mode::SYMLINK,
         _ => crate::mode::BLOB,
+    }
+}
+
+impl crate::Repo {
+    /// Fetches, in a partial clone, the blobs on both sides of `changed`
+    /// (paths between `old` and `new`) that are not here: what a diff of
+    /// the two trees and a landing of `new` read.
+    pub fn fetch_changed(
+        &self,
+        old: &crate::view::Tree<'_>,
+        new: &crate::view::Tree<'_>,
+        changed: &[ChangedPath],
+    ) -> Result<()> {
+        if self.promisor_remote().is_none() {
+            return Ok(());
+        }
+        let ids: Vec<crate::Oid> = changed
+            .iter()
+            .flat_map(|c| [old.get_path(c.path.fs()), new.get_path(c.path.fs())])
+            .flatten()
+            .filter(|entry| entry.kind == crate::view::Kind::Blob)
+            .map(|entry| entry.id)
+            .collect();
+        self.fetch_missing(ids)
     }
 }
 
