@@ -20,8 +20,8 @@ const FENCES: &[&str] = &[
     "src/sys.rs",
     "src/bin/git-evolv-hook.rs",
     "crates/engine/src/sys.rs",
-    "crates/git/src/sys.rs",
-    "crates/git/src/zlib.rs",
+    "crates/git/src/sys/calls.rs",
+    "crates/git/src/sys/zlib.rs",
     "tests/cli/sys.rs",
 ];
 
