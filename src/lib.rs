@@ -29,4 +29,4 @@ pub use evolv_engine::{
     hooks, landing, ops, progress, signals, store, validate, validators, worktree,
 };
 pub use evolv_git as git;
-pub use evolv_git::crash;
+pub use evolv_git::sys::crash;

@@ -2,7 +2,7 @@
 //! working tree or name git's directory.
 #![no_main]
 
-use git_evolv::git::confine;
+use git_evolv::git::worktree::confine;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! reads the same again.
 #![no_main]
 
-use git_evolv::git::index_file::IndexFile;
+use git_evolv::git::formats::index::IndexFile;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

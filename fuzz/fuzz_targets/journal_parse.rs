@@ -3,7 +3,7 @@
 //! git-evolv may write.
 #![no_main]
 
-use git_evolv::git::confine;
+use git_evolv::git::worktree::confine;
 use git_evolv::landing::journal;
 use libfuzzer_sys::fuzz_target;
 

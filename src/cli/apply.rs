@@ -148,7 +148,7 @@ pub fn render(o: &ApplyOutcome, out: &Output) {
         o.lines_added,
         o.lines_removed,
         evolv_core::comma_list::capped_comma_list(
-            &crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()),
+            &crate::git::types::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()),
             SHOWN_FILES
         )
     );

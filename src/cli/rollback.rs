@@ -64,7 +64,10 @@ pub fn render(o: &RollbackOutcome, out: &Output) {
             o.branch,
             o.modified_files.len(),
             evolv_core::comma_list::capped_comma_list(
-                &crate::git::path::shown(&o.modified_files, o.modified_files_bytes.as_deref()),
+                &crate::git::types::path::shown(
+                    &o.modified_files,
+                    o.modified_files_bytes.as_deref()
+                ),
                 super::apply::SHOWN_FILES
             )
         )),

@@ -20,7 +20,7 @@ use crate::signals;
 const TAIL_BYTES: u64 = 4096;
 
 // The report types are plain data in their own module, so `error.rs` can
-// carry them without importing this runner (and through it `git::cli`).
+// carry them without importing this runner (and through it `git::process::cli`).
 pub use crate::validation_report::{CommandReport, Stage, TimeoutSource};
 
 use crate::sandbox::Sandbox;
@@ -265,7 +265,7 @@ fn spawn(command: &str, dir: &Path, output: &File, sandbox: Option<&Sandbox>) ->
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
-    for var in crate::git::cli::REPO_VARS {
+    for var in crate::git::process::cli::REPO_VARS {
         cmd.env_remove(var);
     }
     cmd.spawn()

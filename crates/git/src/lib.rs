@@ -66,14 +66,3 @@ pub(crate) use types::fail::{Context, on_object, on_path, on_ref};
 /// Test helpers the layers above share (run git in a folder).
 #[doc(hidden)]
 pub mod test_git;
-
-// TEMPORARY: the old flat module paths, until the layers above import the
-// rooms (removed in the next commit).
-#[doc(hidden)]
-pub use {
-    formats::index as index_file, formats::pack as pack_write, objects::commit,
-    objects::maintenance, objects::read as object_read, objects::view, process::cli,
-    process::transport, repo::durable, sys::crash, sys::lock_file, types::mode, types::path,
-    types::pathspec, worktree::capture as worktree_capture, worktree::checkout, worktree::confine,
-    worktree::filters, worktree::index_write, worktree::restore as worktree_restore,
-};

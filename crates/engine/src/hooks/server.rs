@@ -11,7 +11,7 @@ use std::path::Path;
 use super::executable::replace_with_executable;
 use super::{BIN_PLACEHOLDER, HookState, HookStatus, sh_quote, status_in};
 use crate::error::{Error, Result};
-use crate::git::cli;
+use crate::git::process::cli;
 
 /// The server hooks, in the order git runs them.
 pub const SERVER_HOOKS: [&str; 2] = ["pre-receive", "proc-receive"];

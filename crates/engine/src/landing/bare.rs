@@ -9,7 +9,7 @@
 //! landed again or refused.
 
 use crate::error::{Error, Result};
-use crate::git::view::Signature;
+use crate::git::objects::view::Signature;
 use crate::git::{self, ChangedPath, Merged, Oid, Repo};
 
 /// The pushed commits replayed onto the branch: the commit to land and the
@@ -61,7 +61,8 @@ pub fn replay(
             }
         };
         let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-        at = git::commit::create(repo, &commit.author(), committer, &message, tree, &[at])?;
+        at =
+            git::objects::commit::create(repo, &commit.author(), committer, &message, tree, &[at])?;
     }
     let changed = check(repo, tip, at)?;
     Ok(Replayed {

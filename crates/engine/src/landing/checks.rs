@@ -3,12 +3,12 @@
 //! the branch the landing was built for. Also the command's one parse of
 //! the index, which the checks and the new index share.
 
-use crate::git::view::Tree;
+use crate::git::objects::view::Tree;
 
 use super::turn::{Turn, take_turn};
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::git::index_write;
+use crate::git::worktree::index_write;
 use crate::git::{self, ChangedPath, Head};
 
 /// Reads the repository's index once for the whole command (see
@@ -121,13 +121,14 @@ pub(crate) fn ensure_confined(
             path: change.path.to_string(),
             reason: reason.to_string(),
         };
-        if let Some(reason) = git::confine::refusal(&change.path) {
+        if let Some(reason) = git::worktree::confine::refusal(&change.path) {
             return Err(refused(reason));
         }
         // Only a name that could be `.gitmodules` is looked up for its mode.
-        if git::confine::refusal_as(&change.path, git::mode::SYMLINK).is_some()
+        if git::worktree::confine::refusal_as(&change.path, git::types::mode::SYMLINK).is_some()
             && let Some(entry) = new_tree.get_path(change.path.fs())
-            && let Some(reason) = git::confine::refusal_as(&change.path, entry.mode as u32)
+            && let Some(reason) =
+                git::worktree::confine::refusal_as(&change.path, entry.mode as u32)
         {
             return Err(refused(reason));
         }

@@ -8,7 +8,7 @@ use super::journal::Journal;
 use crate::crashpoint;
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::git::index_write::{self, Entry, IndexLock};
+use crate::git::worktree::index_write::{self, Entry, IndexLock};
 use crate::git::{self, RepoPath};
 use crate::store::audit;
 use crate::store::pending::{self, Deferred, Pending, PendingRef};
@@ -70,7 +70,7 @@ pub(super) fn finish_index(
     // file system's order where it keeps one: `flush_ending`); the index
     // rename after it at worst leaves the early index, which names N too.
     let files = super::flush::ending(repo, journal, &new_index, &done.audit_ids);
-    git::durable::flush_ending(repo, &files)?;
+    git::repo::durable::flush_ending(repo, &files)?;
     lock.commit(repo, &new_index)?;
     crashpoint!("before-journal-delete");
     if !bookkeeping.journal_kept {

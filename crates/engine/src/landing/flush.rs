@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use crate::git::Oid;
-use crate::git::view::{Kind, Tree};
+use crate::git::objects::view::{Kind, Tree};
 
 use super::journal::Journal;
 use crate::error::Result;
@@ -172,7 +172,7 @@ fn step_objects<'a>(
     let mut dirs: HashSet<&[u8]> = HashSet::new();
     for (path, after) in changes {
         if let Some((id, mode)) = after
-            && mode != git::mode::GITLINK
+            && mode != git::types::mode::GITLINK
         {
             ids.push(id);
         }

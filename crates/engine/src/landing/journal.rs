@@ -11,16 +11,16 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::git::{Oid, view::Tree};
+use crate::git::{Oid, objects::view::Tree};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::git::{Repo, RepoPath, TreeLookup, durable};
+use crate::git::{Repo, RepoPath, TreeLookup, repo::durable};
 use crate::store::audit::AuditRecord;
 
 /// The journal format; a reader refuses newer ones. Version 2 is version 1
 /// plus paths that are not UTF-8, written `{"hex": "…"}` (see
-/// `git::path::lossless`); a journal without such a path is still written
+/// `git::types::path::lossless`); a journal without such a path is still written
 /// as version 1, so an older git-evolv can recover it.
 const VERSION: u32 = 2;
 
@@ -48,7 +48,7 @@ pub struct Image {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {
     /// The path's bytes: a JSON string when UTF-8, `{"hex": "…"}` otherwise.
-    #[serde(with = "crate::git::path::lossless")]
+    #[serde(with = "crate::git::types::path::lossless")]
     pub path: RepoPath,
     pub before: Option<Image>,
     pub after: Option<Image>,
@@ -112,7 +112,7 @@ impl Journal {
         let image = |tree: &mut TreeLookup<'_>, path: &RepoPath| {
             // A directory is no image: its files are changes of their own.
             tree.get(path)
-                .filter(|e| e.kind != crate::git::view::Kind::Tree)
+                .filter(|e| e.kind != crate::git::objects::view::Kind::Tree)
                 .map(|e| Image {
                     id: e.id,
                     mode: e.mode,
@@ -261,7 +261,7 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Journal, String> {
         ));
     }
     for change in &journal.changes {
-        if let Some(why) = crate::git::confine::refusal(&change.path) {
+        if let Some(why) = crate::git::worktree::confine::refusal(&change.path) {
             return Err(format!("path {}: {why}", change.path));
         }
     }
@@ -343,7 +343,7 @@ mod tests {
                 path: "src/a.rs".into(),
                 before: Some(Image {
                     id: a,
-                    mode: crate::git::mode::BLOB,
+                    mode: crate::git::types::mode::BLOB,
                 }),
                 after: None,
             }],

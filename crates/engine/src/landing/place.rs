@@ -16,8 +16,8 @@ use super::stage::Staged;
 use crate::crashpoint;
 use crate::error::Result;
 use crate::git::Repo;
-use crate::git::checkout;
-use crate::git::index_write::{self, Entry, IndexLock};
+use crate::git::worktree::checkout;
+use crate::git::worktree::index_write::{self, Entry, IndexLock};
 use crate::git::{self, RepoPath};
 use crate::progress::{self, Task};
 
@@ -151,7 +151,7 @@ impl Bulk {
                 &self.renames,
                 checkout::Placing::path,
                 threads,
-                || Ok(git::confine::remember_dirs()),
+                || Ok(git::worktree::confine::remember_dirs()),
                 |_, placing| placing.place(),
                 |_| Ok(()),
                 each,
@@ -170,7 +170,7 @@ impl Bulk {
                 || {
                     let own = reopener.open()?;
                     let writer = checkout::InPlace::new(&own)?;
-                    Ok((own, writer, git::confine::remember_dirs()))
+                    Ok((own, writer, git::worktree::confine::remember_dirs()))
                 },
                 |(own, writer, _), (path, id, mode, at)| {
                     let stat = writer.write(own, path, *id, *mode)?;
@@ -269,7 +269,7 @@ impl Pass<'_> {
             || ((half_placed
                 || checkout::holds(repo, path, before)?
                 || checkout::holds_torn(repo, path, id, mode)?)
-                && git::confine::blocked_prefix(self.workdir, path).is_none());
+                && git::worktree::confine::blocked_prefix(self.workdir, path).is_none());
         if !ours {
             done.skipped.push(path.clone());
             return Ok(Entry::Stale { id, mode });
@@ -296,7 +296,7 @@ impl Pass<'_> {
         path: &RepoPath,
         id: Oid,
         mode: u32,
-    ) -> Result<Option<git::index_write::Stat>> {
+    ) -> Result<Option<git::worktree::index_write::Stat>> {
         let mut writer = self.writer.borrow_mut();
         let writer = match writer.as_mut() {
             Some(w) => w,

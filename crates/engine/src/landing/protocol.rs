@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::fs::File;
 
-use crate::git::{Oid, view::Tree};
+use crate::git::{Oid, objects::view::Tree};
 
 use super::checks::{ensure_clean, ensure_confined, ensure_on_branch};
 use super::finish::Finished;
@@ -17,8 +17,8 @@ use super::turn::Turn;
 use crate::crashpoint;
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::git::checkout;
-use crate::git::index_write::{self, Entry, IndexLock};
+use crate::git::worktree::checkout;
+use crate::git::worktree::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head, RepoPath};
 use crate::store::audit::AuditRecord;
 use crate::store::transaction::Transaction;
@@ -69,7 +69,7 @@ pub fn failpoint(name: &str) -> Result<()> {
 /// still to be brought along. Holds the landing lock (and `index.lock`)
 /// until dropped; dropped unfinished, it leaves the journal for `recover`.
 pub struct Landing {
-    _known_dirs: git::confine::KnownDirs,
+    _known_dirs: git::worktree::confine::KnownDirs,
     _flock: File,
     journal: RefCell<Journal>,
     index_lock: RefCell<Option<IndexLock>>,
@@ -118,9 +118,9 @@ pub fn move_branch_in_turn(repo: &Repo, turn: Turn, mv: BranchMove<'_>) -> Resul
     let BranchMove { head, changed, .. } = mv;
     // Each directory above the changed paths is verified once for the
     // whole landing, not once per path and step.
-    let known_dirs = git::confine::remember_dirs();
+    let known_dirs = git::worktree::confine::remember_dirs();
     checkout::check_worker_settings(repo)?;
-    git::durable::check_worktree_setting(repo)?;
+    git::repo::durable::check_worktree_setting(repo)?;
     let new_tree = repo.find_commit(mv.new)?.tree()?;
     let head_tree = repo.find_commit(head.commit)?.tree()?;
     let journal = write_journal(repo, mv, &head_tree, &new_tree)?;
@@ -209,14 +209,14 @@ fn write_journal(
     // With `evolv.fsyncWorktree`, files are staged and flushed before the
     // move and renamed over the old ones after it; by default they are
     // written in place after it, as git's checkout writes them.
-    journal.in_place = !git::durable::flushes_worktree(repo);
+    journal.in_place = !git::repo::durable::flushes_worktree(repo);
     // N's objects are on disk before a journal (or a ref) names them: their
     // data is waited for here, then the journal's. Where the file system
     // commits names in order (`durable::ordered`), that is all: the
     // branch's move is committed with them or after them, never alone.
     match super::flush::new_objects(repo, &journal, new_tree)? {
-        Some(files) => git::durable::settle(repo, &files)?,
-        None => git::durable::flush_filesystems(repo)?,
+        Some(files) => git::repo::durable::settle(repo, &files)?,
+        None => git::repo::durable::flush_filesystems(repo)?,
     }
     journal.write_ordered(repo)?;
     crashpoint!("after-journal");

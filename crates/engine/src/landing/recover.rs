@@ -25,8 +25,8 @@ use super::place::roll_forward;
 use super::protocol::{stale_entries, swap_branch};
 use super::turn::{landing_lock, try_landing_lock};
 use crate::error::{Error, Result};
-use crate::git::checkout;
-use crate::git::index_write::{self, IndexLock};
+use crate::git::worktree::checkout;
+use crate::git::worktree::index_write::{self, IndexLock};
 use crate::git::{self, Repo, RepoPath};
 use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
@@ -83,7 +83,7 @@ impl RecoverOutcome {
     pub fn describe(&self) -> String {
         let mut text = self.message.clone();
         if !self.restored.is_empty() {
-            let shown = git::path::shown(&self.restored, self.restored_bytes.as_deref());
+            let shown = git::types::path::shown(&self.restored, self.restored_bytes.as_deref());
             text.push_str(&format!(" (restored: {})", shown.join(", ")));
         }
         text.push('.');
@@ -108,13 +108,13 @@ impl RecoverOutcome {
     }
 
     fn set_restored(&mut self, paths: &[RepoPath]) {
-        self.restored = git::path::lossy_list(paths);
-        self.restored_bytes = git::path::bytes_column(paths);
+        self.restored = git::types::path::lossy_list(paths);
+        self.restored_bytes = git::types::path::bytes_column(paths);
     }
 
     fn set_skipped(&mut self, paths: &[RepoPath]) {
-        self.skipped = git::path::lossy_list(paths);
-        self.skipped_bytes = git::path::bytes_column(paths);
+        self.skipped = git::types::path::lossy_list(paths);
+        self.skipped_bytes = git::types::path::bytes_column(paths);
     }
 }
 

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use super::journal::Journal;
 use crate::error::Result;
 use crate::git::Repo;
-use crate::git::index_write;
-use crate::git::{RepoPath, checkout, durable, filters};
+use crate::git::worktree::index_write;
+use crate::git::{RepoPath, repo::durable, worktree::checkout, worktree::filters};
 
 /// The files prepared ahead of the compare-and-swap.
 #[derive(Debug, Default)]

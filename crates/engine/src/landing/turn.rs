@@ -76,5 +76,5 @@ pub(super) fn try_landing_lock(repo: &Repo) -> Result<Option<File>> {
 }
 
 fn open_landing_lock(repo: &Repo) -> Result<(File, std::path::PathBuf)> {
-    crate::git::lock_file::open(repo.git_dir(), "landing.lock")
+    crate::git::sys::lock_file::open(repo.git_dir(), "landing.lock")
 }

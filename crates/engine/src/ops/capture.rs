@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::edit::engine::{ChangeKind, EngineOutcome, FileChange};
 use crate::edit::list::{CheckMode, EditList};
 use crate::error::{Error, Result};
-use crate::git::worktree_capture::{self, WorktreeChange};
-use crate::git::worktree_restore;
+use crate::git::worktree::capture::{self, WorktreeChange};
+use crate::git::worktree::restore;
 use crate::git::{Repo, RepoPath};
 
 use super::edit::{EditOutcome, store_changes};
@@ -67,9 +67,8 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
     if put_back {
         refuse_locked_index(repo)?;
     }
-    let changes =
-        worktree_capture::worktree_changes(repo, &cwd, &req.pathspec, req.include_untracked)
-            .map_err(|e| bad_pathspec(e, &req.pathspec))?;
+    let changes = capture::worktree_changes(repo, &cwd, &req.pathspec, req.include_untracked)
+        .map_err(|e| bad_pathspec(e, &req.pathspec))?;
     let head = crate::git::head(repo)?;
     let base = repo.find_commit(head.commit)?;
     let tree = base.tree()?;
@@ -127,7 +126,7 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
 fn put_back_to_head(
     repo: &Repo,
     captured: &mut CaptureOutcome,
-    changes: &[worktree_capture::WorktreeChange],
+    changes: &[capture::WorktreeChange],
 ) {
     // Durable before anything of the user's is put back. From here on
     // the proposal is stored: what cannot be put back is named with
@@ -135,9 +134,9 @@ fn put_back_to_head(
     let mut put = match flush_proposal(repo, &captured.outcome, changes) {
         Ok(()) => {
             crate::crashpoint!("capture-stored");
-            worktree_restore::restore_to_head(repo, changes)
+            restore::restore_to_head(repo, changes)
         }
-        Err(e) => worktree_restore::PutBack {
+        Err(e) => restore::PutBack {
             restored: Vec::new(),
             left: changes
                 .iter()
@@ -187,7 +186,7 @@ fn refuse_outside(
     cwd: &std::path::Path,
     specs: &[String],
 ) -> Result<()> {
-    let outside = crate::git::pathspec::outside(workdir, cwd, specs);
+    let outside = crate::git::types::pathspec::outside(workdir, cwd, specs);
     let Some(first) = outside.first() else {
         return Ok(());
     };
@@ -212,7 +211,7 @@ fn refuse_locked_index(repo: &Repo) -> Result<()> {
             lock.push(".lock");
             PathBuf::from(lock)
         }
-        None => crate::git::index_write::lock_path(repo),
+        None => crate::git::worktree::index_write::lock_path(repo),
     };
     if lock.exists() {
         return Err(Error::IndexLocked { path: lock });
@@ -231,7 +230,7 @@ fn refuse_locked_index(repo: &Repo) -> Result<()> {
 /// `syncfs` (1.11 s against 0.80 s a capture, load 19).
 fn flush_proposal(repo: &Repo, outcome: &EditOutcome, changes: &[WorktreeChange]) -> Result<()> {
     let (Some(id), Some(commit)) = (&outcome.patch_id, &outcome.commit) else {
-        return crate::git::durable::flush_filesystems(repo);
+        return crate::git::repo::durable::flush_filesystems(repo);
     };
     let commit = crate::git::Oid::parse(commit).map_err(|_| Error::Internal {
         at: "propose --from-worktree",
@@ -241,8 +240,8 @@ fn flush_proposal(repo: &Repo, outcome: &EditOutcome, changes: &[WorktreeChange]
         changes.iter().map(|c| (c.path.as_bytes(), c.now)).collect();
     let proposal_ref = crate::store::proposals::proposal_ref(id);
     match crate::landing::proposal_files(repo, (commit, &proposal_ref), &changed)? {
-        Some(files) => crate::git::durable::order(repo, &files),
-        None => crate::git::durable::flush_filesystems(repo),
+        Some(files) => crate::git::repo::durable::order(repo, &files),
+        None => crate::git::repo::durable::flush_filesystems(repo),
     }
 }
 
@@ -270,7 +269,7 @@ fn refuse_non_utf8(path: &RepoPath) -> Result<()> {
 /// Refuses a path that was a directory at HEAD and is a file now, or lies
 /// below what was a file: a proposal captures changes to files, and such a
 /// change would otherwise fail deep in the tree's update as a git error.
-fn refuse_kind_change(tree: &crate::git::view::Tree<'_>, path: &RepoPath) -> Result<()> {
+fn refuse_kind_change(tree: &crate::git::objects::view::Tree<'_>, path: &RepoPath) -> Result<()> {
     let Some((shown, was, is)) = kind_change(tree, path) else {
         return Ok(());
     };
@@ -288,10 +287,10 @@ fn refuse_kind_change(tree: &crate::git::view::Tree<'_>, path: &RepoPath) -> Res
 /// file (`path` itself was one) or a file into a directory (a leading
 /// component was one): that path, what it was and what it becomes.
 pub(crate) fn kind_change(
-    tree: &crate::git::view::Tree<'_>,
+    tree: &crate::git::objects::view::Tree<'_>,
     path: &RepoPath,
 ) -> Option<(RepoPath, &'static str, &'static str)> {
-    use crate::git::view::Kind;
+    use crate::git::objects::view::Kind;
     let kind = |p: &[u8]| tree.get_path(RepoPath::from_bytes(p).fs()).map(|e| e.kind);
     let bytes = path.as_bytes();
     if kind(bytes) == Some(Kind::Tree) {
@@ -307,7 +306,7 @@ pub(crate) fn kind_change(
 /// The change of one captured path, HEAD's content against the work tree's.
 fn file_change(
     repo: &Repo,
-    tree: &crate::git::view::Tree<'_>,
+    tree: &crate::git::objects::view::Tree<'_>,
     change: &WorktreeChange,
 ) -> Result<FileChange> {
     let at_head = tree.get_path(change.path.fs());

@@ -66,7 +66,7 @@ pub fn cat(repo: &Repo, req: &CatRequest) -> Result<CatOutcome> {
             "name a file, not a directory",
         )
     };
-    if entry.kind != crate::git::view::Kind::Blob {
+    if entry.kind != crate::git::objects::view::Kind::Blob {
         return Err(not_a_file());
     }
     let blob = repo.blob(entry.id).map_err(|_| not_a_file())?;

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::git::cli::Git;
+use crate::git::process::cli::Git;
 
 /// The upstream of the current branch and how far apart they are.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -5,7 +5,7 @@
 //! and their ancestors; never the whole tree, the index or the working tree.
 
 use crate::git::Oid;
-use crate::git::view::Tree;
+use crate::git::objects::view::Tree;
 use serde::Serialize;
 
 use crate::diff::hunks::{DiffBody, LineKind};
@@ -140,7 +140,7 @@ pub(crate) fn store_changes(
     repo: &Repo,
     settings: &Settings,
     req: &EditRequest,
-    base: (crate::git::view::Commit<'_>, Option<String>),
+    base: (crate::git::objects::view::Commit<'_>, Option<String>),
     result: engine::EngineOutcome,
     failures: Vec<EditFailure>,
 ) -> Result<EditOutcome> {
@@ -171,7 +171,7 @@ pub(crate) fn build_changes(
     repo: &Repo,
     settings: &Settings,
     req: &EditRequest,
-    (base_commit, onto): (crate::git::view::Commit<'_>, Option<String>),
+    (base_commit, onto): (crate::git::objects::view::Commit<'_>, Option<String>),
     result: engine::EngineOutcome,
     failures: Vec<EditFailure>,
 ) -> Result<(EditOutcome, Option<(ProposalMeta, Oid)>)> {
@@ -202,7 +202,7 @@ fn base_of<'r>(
     repo: &'r Repo,
     req: &EditRequest,
     head: Oid,
-) -> Result<(crate::git::view::Commit<'r>, Option<String>)> {
+) -> Result<(crate::git::objects::view::Commit<'r>, Option<String>)> {
     let Some(id) = &req.onto else {
         return Ok((repo.find_commit(head)?, None));
     };
@@ -366,7 +366,7 @@ pub(crate) fn write_commit(
     repo: &Repo,
     o: &EditOutcome,
     tree: &Tree<'_>,
-    base: &crate::git::view::Commit<'_>,
+    base: &crate::git::objects::view::Commit<'_>,
 ) -> Result<(ProposalMeta, Oid)> {
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;

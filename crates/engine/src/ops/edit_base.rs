@@ -8,7 +8,7 @@ use crate::edit::engine::BaseEntry;
 use crate::edit::list::Edit;
 use crate::error::Result;
 use crate::git::Repo;
-use crate::git::view::{Kind, Tree};
+use crate::git::objects::view::{Kind, Tree};
 
 /// Every path the edits name (a rename's target too), at the base.
 pub(super) fn read_base(

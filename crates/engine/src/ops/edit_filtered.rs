@@ -31,7 +31,7 @@ pub fn refuse_text_edits(repo: &Repo, req: &EditList, result: &mut EngineOutcome
     if edited.is_empty() {
         return Ok(());
     }
-    let not_text = git::filters::not_text(repo, &edited.iter().collect::<Vec<_>>())?;
+    let not_text = git::worktree::filters::not_text(repo, &edited.iter().collect::<Vec<_>>())?;
     if not_text.is_empty() {
         return Ok(());
     }

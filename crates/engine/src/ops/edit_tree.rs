@@ -3,7 +3,7 @@
 
 use crate::edit::engine::FileChange;
 use crate::error::Result;
-use crate::git::view::Tree;
+use crate::git::objects::view::Tree;
 use crate::git::{Repo, TreeEdit};
 
 /// The base entry of every path the list names (and rename targets):

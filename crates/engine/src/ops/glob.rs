@@ -239,7 +239,7 @@ fn tracked(repo: &Repo, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEn
     let tree = repo.commit_tree(head.commit)?;
     let tree = match dir {
         Some(d) => match tree.get_path(Path::new(d)) {
-            Some(e) if e.kind == crate::git::view::Kind::Tree => repo.find_tree(e.id)?,
+            Some(e) if e.kind == crate::git::objects::view::Kind::Tree => repo.find_tree(e.id)?,
             _ => return Ok(Vec::new()),
         },
         None => tree,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::cli::Git;
+use crate::git::process::cli::Git;
 use crate::hooks::{self, HOOKS, HookState, HookStatus};
 
 use super::settings::Settings;

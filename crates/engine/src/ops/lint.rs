@@ -261,7 +261,7 @@ pub fn lint_range(
     Ok(LintOutcome::from_messages(messages))
 }
 
-fn oid_short(commit: &crate::git::view::Commit<'_>) -> String {
+fn oid_short(commit: &crate::git::objects::view::Commit<'_>) -> String {
     let id = commit.id().to_string();
     id[..12.min(id.len())].to_string()
 }

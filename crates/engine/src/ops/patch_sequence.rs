@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::edit::engine::{ChangeKind, FileChange};
 use crate::git::Repo;
-use crate::git::view::{Kind, Tree};
+use crate::git::objects::view::{Kind, Tree};
 use crate::patch::{self, FilePatch, PatchError};
 
 /// A path's content and mode after the parts so far; `None` once removed.
@@ -160,7 +160,7 @@ pub(super) fn apply_part(
         .or(file.old_path.as_deref())
         .unwrap_or_default()
         .to_string();
-    let inflate = |data: &[u8], size: usize| crate::git::object_read::inflate_exact(data, size);
+    let inflate = |data: &[u8], size: usize| crate::git::sys::zlib::inflate_exact(data, size);
     let new = patch::apply::apply(file, &path, base.map(|(c, _)| c.as_slice()), &inflate)?;
     let mode = file.new_mode.or(base.map(|(_, m)| *m)).unwrap_or(0o100644);
     Ok((path, new, mode))

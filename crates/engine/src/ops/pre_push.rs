@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::cli::Git;
+use crate::git::process::cli::Git;
 use crate::policy::{self, RefFacts, RefVerdict, Verdict};
 
 use super::settings::Settings;

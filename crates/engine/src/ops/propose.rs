@@ -130,7 +130,7 @@ impl SkippedFile {
 
     /// The path quoted as git quotes it, for people.
     pub fn shown(&self) -> String {
-        git::path::shown(
+        git::types::path::shown(
             std::slice::from_ref(&self.path),
             Some(std::slice::from_ref(&self.path_bytes)),
         )
@@ -209,7 +209,7 @@ fn scan_scope(
     repo: &Repo,
     req: &ProposeRequest,
     (replacer, scope): (&Replacer, &Scope),
-    base_tree: &crate::git::view::Tree<'_>,
+    base_tree: &crate::git::objects::view::Tree<'_>,
 ) -> Result<(Scan, usize, usize)> {
     let files: Vec<BlobEntry> = blobs_in_scope(repo, base_tree, &req.scope, scope)?
         .into_iter()
@@ -260,8 +260,8 @@ fn meta(req: &ProposeRequest, statistics: &Statistics, paths: &[git::RepoPath]) 
         total_changes: statistics.total_changes,
         lines_added: statistics.lines_added,
         lines_removed: statistics.lines_removed,
-        affected_files: git::path::lossy_list(paths),
-        affected_files_bytes: git::path::bytes_column(paths),
+        affected_files: git::types::path::lossy_list(paths),
+        affected_files_bytes: git::types::path::bytes_column(paths),
         onto: None,
     }
 }
@@ -291,9 +291,9 @@ fn no_match(req: &ProposeRequest, scan: &Scan, files_scanned: usize) -> Error {
 /// when there are many) and returns the new root tree.
 fn write_tree<'r>(
     repo: &'r Repo,
-    base_tree: &crate::git::view::Tree<'_>,
+    base_tree: &crate::git::objects::view::Tree<'_>,
     scan: &Scan,
-) -> Result<crate::git::view::Tree<'r>> {
+) -> Result<crate::git::objects::view::Tree<'r>> {
     let updates: Vec<FileUpdate<'_>> = scan
         .changed
         .iter()
@@ -320,8 +320,8 @@ fn write_tree<'r>(
 /// `binary`, `text`…). Without a scan diff, the tree diff of all of them.
 fn assemble_diff(
     repo: &Repo,
-    old: &crate::git::view::Tree<'_>,
-    new: &crate::git::view::Tree<'_>,
+    old: &crate::git::objects::view::Tree<'_>,
+    new: &crate::git::objects::view::Tree<'_>,
     scan: &mut Scan,
     paths: &[git::RepoPath],
 ) -> Result<ProposedDiff> {
@@ -361,8 +361,8 @@ fn assemble_diff(
 /// which each file's diff starts.
 fn spool_tree_diff(
     repo: &Repo,
-    old: &crate::git::view::Tree<'_>,
-    new: &crate::git::view::Tree<'_>,
+    old: &crate::git::objects::view::Tree<'_>,
+    new: &crate::git::objects::view::Tree<'_>,
     paths: &[git::RepoPath],
     file_at: &mut dyn FnMut(u64),
 ) -> Result<ProposedDiff> {
@@ -448,7 +448,7 @@ fn skip_not_text(repo: &Repo, scan: &mut Scan) -> Result<usize> {
     if asked.is_empty() {
         return Ok(0);
     }
-    let not_text = git::filters::not_text(repo, &asked)?;
+    let not_text = git::worktree::filters::not_text(repo, &asked)?;
     if not_text.is_empty() {
         return Ok(0);
     }
@@ -487,7 +487,7 @@ fn scope_label(scope: &[String]) -> String {
 /// filters).
 fn blobs_in_scope(
     repo: &Repo,
-    tree: &crate::git::view::Tree<'_>,
+    tree: &crate::git::objects::view::Tree<'_>,
     globs: &[String],
     scope: &Scope,
 ) -> Result<Vec<BlobEntry>> {
@@ -518,7 +518,7 @@ fn blobs_in_scope(
         let Some(entry) = tree.get_path(std::path::Path::new(&prefix)) else {
             continue;
         };
-        if entry.kind != crate::git::view::Kind::Tree {
+        if entry.kind != crate::git::objects::view::Kind::Tree {
             continue;
         }
         files.extend(git::list_files(

@@ -8,7 +8,7 @@ use crate::edit::failure::{EditCode, EditFailure};
 use crate::edit::list::{CheckMode, EditList};
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::git::view::{Kind, Tree};
+use crate::git::objects::view::{Kind, Tree};
 use crate::patch::{self, FilePatch, Format, PatchError};
 
 use super::edit::{EditOutcome, store_changes};

@@ -3,7 +3,7 @@
 //! the changed files from the pre-apply commit, or — for `manual` — nothing
 //! but the plan's steps. Same care for the working tree as apply.
 
-use crate::git::view::{Commit, Tree};
+use crate::git::objects::view::{Commit, Tree};
 use crate::git::{Merged, Oid, Order, TreeEdit};
 use serde::Serialize;
 
@@ -186,8 +186,8 @@ fn undo(
     land::check_clean(repo, Some(&turn), &head, &head_tree, &tree, &changed)?;
     let new = commit_undo(repo, &message, tree.id(), head_commit.id())?;
     let paths: Vec<git::RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
-    outcome.modified_files = git::path::lossy_list(&paths);
-    outcome.modified_files_bytes = git::path::bytes_column(&paths);
+    outcome.modified_files = git::types::path::lossy_list(&paths);
+    outcome.modified_files_bytes = git::types::path::bytes_column(&paths);
     outcome.commit = Some(new.to_string());
     tx.record().commit = Some(new.to_string());
     tx.record().set_files(&paths);
@@ -266,7 +266,7 @@ fn commit_undo(repo: &Repo, message: &str, tree: Oid, head: Oid) -> Result<Oid> 
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
     crate::crashpoint!("before-objects");
-    let new = git::commit::create(repo, &author, &committer, message, tree, &[head])?;
+    let new = git::objects::commit::create(repo, &author, &committer, message, tree, &[head])?;
     crate::crashpoint!("after-objects");
     Ok(new)
 }

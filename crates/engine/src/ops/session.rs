@@ -212,7 +212,7 @@ impl Session {
             && let (Some(repo), Ok(settings)) = (&self.repo, self.settings())
             && let Some(thresholds) = settings.auto_gc()
         {
-            crate::git::maintenance::run_auto(repo, thresholds);
+            crate::git::objects::maintenance::run_auto(repo, thresholds);
         }
         result
     }

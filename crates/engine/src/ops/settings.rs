@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::git::config::{Config, WorktreeMode, discover_git_dir};
-use crate::git::maintenance::AutoGc;
+use crate::git::objects::maintenance::AutoGc;
 use crate::lint::{CommentChar, LintConfig};
 use crate::policy::{PushPolicy, PushToProtected};
 use crate::validators::Configured;

@@ -20,7 +20,7 @@
 use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::git::view::Signature;
+use crate::git::objects::view::Signature;
 use crate::git::{Oid, Repo};
 use serde::{Deserialize, Serialize};
 
@@ -211,8 +211,8 @@ impl AuditRecord {
     /// Records the changed paths: text, plus their bytes where they are not
     /// UTF-8.
     pub fn set_files(&mut self, paths: &[crate::git::RepoPath]) {
-        self.files = crate::git::path::lossy_list(paths);
-        self.files_bytes = crate::git::path::bytes_column(paths);
+        self.files = crate::git::types::path::lossy_list(paths);
+        self.files_bytes = crate::git::types::path::bytes_column(paths);
     }
 
     /// A failure record carrying the error's code and message.
@@ -244,7 +244,7 @@ pub struct AuditEntry {
 /// The audit lock: an `flock` the kernel releases when its holder dies,
 /// held for one append (microseconds to milliseconds).
 pub fn lock(repo: &Repo) -> Result<File> {
-    let (file, path) = crate::git::lock_file::open(repo.common_dir(), "audit.flock")?;
+    let (file, path) = crate::git::sys::lock_file::open(repo.common_dir(), "audit.flock")?;
     file.lock().map_err(|e| Error::io("lock", &path, e))?;
     Ok(file)
 }

@@ -85,7 +85,7 @@ pub fn secret(repo: &Repo) -> Result<Vec<u8>> {
         Ok(_) => true,
         Err(_) => false,
     };
-    let flush = crate::git::durable::flushes_refs(repo);
+    let flush = crate::git::repo::durable::flushes_refs(repo);
     let dir = path.parent().expect("secret has a folder");
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let mut fresh = [0u8; 32];

@@ -5,7 +5,7 @@
 //! `git push origin 'refs/evolv/*:refs/evolv/*'` shares them with the
 //! proposals. This module stores and reads; `ops::review` checks requests.
 
-use crate::git::view::Signature;
+use crate::git::objects::view::Signature;
 use crate::git::{Oid, Repo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -152,7 +152,7 @@ pub fn write(repo: &Repo, pending: &Pending) -> Result<PathBuf> {
 /// flush a power cut may lose the journal, or leave it empty, as it may
 /// lose the ref update itself; `complete` skips an empty one.
 pub fn write_as_ref(repo: &Repo, pending: &Pending) -> Result<PathBuf> {
-    write_file(repo, pending, git::durable::flushes_refs(repo))
+    write_file(repo, pending, git::repo::durable::flushes_refs(repo))
 }
 
 fn write_file(repo: &Repo, pending: &Pending, flush: bool) -> Result<PathBuf> {

@@ -1,6 +1,6 @@
 //! Proposal commits: their ids, metadata and status.
 
-use crate::git::{Oid, Repo, view::Commit};
+use crate::git::{Oid, Repo, objects::view::Commit};
 use serde::{Deserialize, Serialize};
 
 use super::{APPLIED_PREFIX, BACKUP_PREFIX, PROPOSALS_PREFIX};
@@ -94,7 +94,10 @@ pub struct ProposalMeta {
 impl ProposalMeta {
     /// The changed paths exactly (bytes where a name is not UTF-8).
     pub fn affected_paths(&self) -> Vec<crate::git::RepoPath> {
-        crate::git::path::from_columns(&self.affected_files, self.affected_files_bytes.as_deref())
+        crate::git::types::path::from_columns(
+            &self.affected_files,
+            self.affected_files_bytes.as_deref(),
+        )
     }
 }
 
@@ -355,14 +358,17 @@ pub fn write_commit(
     repo: &Repo,
     summary: &str,
     meta: &ProposalMeta,
-    (author, committer): (&crate::git::view::Signature, &crate::git::view::Signature),
-    tree: &crate::git::view::Tree<'_>,
-    base: &crate::git::view::Commit<'_>,
+    (author, committer): (
+        &crate::git::objects::view::Signature,
+        &crate::git::objects::view::Signature,
+    ),
+    tree: &crate::git::objects::view::Tree<'_>,
+    base: &crate::git::objects::view::Commit<'_>,
 ) -> Result<Oid> {
     let nonce = crate::clock::unique();
     let message = message(summary, meta, &nonce);
     // Signed when commit.gpgSign asks, as git signs every commit it makes.
-    crate::git::commit::create(repo, author, committer, &message, tree.id(), &[base.id()])
+    crate::git::objects::commit::create(repo, author, committer, &message, tree.id(), &[base.id()])
 }
 
 /// The proposal ids of `commit`, shortest first: from its creation time

@@ -57,9 +57,9 @@ impl ValidationWorktree {
         if crate::progress::active() {
             checkout_reporting(&self.path, &oid)?;
         } else {
-            crate::git::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
+            crate::git::process::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
         }
-        crate::git::cli::run(&self.path, &["clean", "-q", "-f", "-d"])
+        crate::git::process::cli::run(&self.path, &["clean", "-q", "-f", "-d"])
     }
 }
 
@@ -78,7 +78,7 @@ fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    for var in crate::git::cli::REPO_VARS {
+    for var in crate::git::process::cli::REPO_VARS {
         cmd.env_remove(var);
     }
     let mut child = cmd

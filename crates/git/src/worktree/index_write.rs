@@ -110,7 +110,7 @@ impl IndexLock {
     /// caller records `new_index`'s checksum in the journal first.
     pub fn commit(mut self, repo: &Repo, new_index: &Path) -> Result<()> {
         // Flushed with everything else before the journal goes (see
-        // `git::durable`), not here, inside the landing's critical stretch.
+        // `repo::durable`), not here, inside the landing's critical stretch.
         fs::rename(new_index, &self.path).map_err(|e| Error::io("rename", &self.path, e))?;
         crate::crashpoint!("before-index-rename");
         let index = index_path(repo.raw());

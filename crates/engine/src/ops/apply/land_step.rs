@@ -26,7 +26,7 @@ pub(super) fn land_unvalidated(
     repo: &Repo,
     proposals: &[Proposal],
     s: &RunSettings,
-    committer: &crate::git::view::Signature,
+    committer: &crate::git::objects::view::Signature,
 ) -> Result<Vec<ApplyOutcome>> {
     let turn = if s.dry_run {
         None
@@ -49,7 +49,7 @@ pub(super) fn land_validated(
     proposals: &[Proposal],
     s: &RunSettings,
     start: &Head,
-    committer: &crate::git::view::Signature,
+    committer: &crate::git::objects::view::Signature,
     budget: Budget,
 ) -> Result<Vec<ApplyOutcome>> {
     let built = build(repo, proposals, s, committer)?;
@@ -211,8 +211,8 @@ pub(super) fn outcome(
         // Its real parent: in a batch, the commit of the patch before it.
         previous_head: step.parent.to_string(),
         branch: head.display_name().to_string(),
-        modified_files: git::path::lossy_list(&step.paths()),
-        modified_files_bytes: git::path::bytes_column(&step.paths()),
+        modified_files: git::types::path::lossy_list(&step.paths()),
+        modified_files_bytes: git::types::path::bytes_column(&step.paths()),
         worktree_path: validated.worktree_path.clone(),
         audit_log_id: audit_id,
         validation: validated.reports.clone(),

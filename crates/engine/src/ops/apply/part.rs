@@ -145,7 +145,7 @@ fn rest_commit(
     p: &Proposal,
     part_id: &str,
     part_commit: Oid,
-    whole: &crate::git::view::Tree<'_>,
+    whole: &crate::git::objects::view::Tree<'_>,
 ) -> Result<Oid> {
     let part_commit = repo.find_commit(part_commit)?;
     let part_tree = part_commit.tree()?;
@@ -176,7 +176,7 @@ fn rest_commit(
 fn part_files(
     repo: &Repo,
     p: &Proposal,
-    base: &crate::git::view::Tree<'_>,
+    base: &crate::git::objects::view::Tree<'_>,
     selection: Selection<'_>,
 ) -> Result<Vec<FileChange>> {
     let whole = repo.find_commit(p.commit)?.tree()?;
@@ -224,11 +224,11 @@ fn part_files(
 /// `path` as it is in `new`, against `old`.
 fn whole_file(
     repo: &Repo,
-    old: &crate::git::view::Tree<'_>,
-    new: &crate::git::view::Tree<'_>,
+    old: &crate::git::objects::view::Tree<'_>,
+    new: &crate::git::objects::view::Tree<'_>,
     path: &str,
 ) -> Result<FileChange> {
-    let read = |tree: &crate::git::view::Tree<'_>| -> Result<Option<(Vec<u8>, i32)>> {
+    let read = |tree: &crate::git::objects::view::Tree<'_>| -> Result<Option<(Vec<u8>, i32)>> {
         match tree.get_path(std::path::Path::new(path)) {
             Some(entry) => Ok(Some((repo.blob(entry.id)?, entry.mode))),
             None => Ok(None),

@@ -2,7 +2,7 @@
 //! head is their base, else a three-way merge), each a commit, checked
 //! against the plan's limits.
 
-use crate::git::view::{Commit, Tree};
+use crate::git::objects::view::{Commit, Tree};
 use crate::git::{Merged, Oid};
 
 use super::settings::RunSettings;
@@ -77,7 +77,7 @@ pub(super) fn build<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
     s: &RunSettings,
-    committer: &crate::git::view::Signature,
+    committer: &crate::git::objects::view::Signature,
 ) -> Result<Built<'p, 'r>> {
     let head = git::head(repo)?;
     // Before anything loads the index (attribute lookups do), so one parse serves all.
@@ -118,7 +118,7 @@ pub(super) fn replay_all<'p, 'r>(
     repo: &'r Repo,
     proposals: &'p [Proposal],
     s: &RunSettings,
-    committer: &crate::git::view::Signature,
+    committer: &crate::git::objects::view::Signature,
     mut tip: Commit<'r>,
 ) -> Result<(Vec<Step<'p>>, Commit<'r>)> {
     let mut steps: Vec<Step<'_>> = Vec::new();
@@ -155,7 +155,14 @@ pub(super) fn replay_all<'p, 'r>(
         };
         let author = proposed.author();
         let message = message(p, s.plan.as_ref());
-        let oid = git::commit::create(repo, &author, committer, &message, tree.id(), &[tip.id()])?;
+        let oid = git::objects::commit::create(
+            repo,
+            &author,
+            committer,
+            &message,
+            tree.id(),
+            &[tip.id()],
+        )?;
         let parent = tip.id();
         tip = repo.find_commit(oid)?;
         steps.push(Step {

@@ -79,5 +79,5 @@ pub(super) fn undo_commit(
             new_commit.summary()
         ),
     };
-    git::commit::create(repo, &sig, &sig, &msg, old_tree.id(), &[new_commit.id()])
+    git::objects::commit::create(repo, &sig, &sig, &msg, old_tree.id(), &[new_commit.id()])
 }

@@ -7,7 +7,7 @@
 //! afterwards (`Changed::diff_at`).
 //!
 //! The files are cut into chunks of neighbours; one worker per core takes
-//! the next chunk, reads its blobs (`git::object_read`, which reads packs
+//! the next chunk, reads its blobs (`git::objects::read`, which reads packs
 //! on several threads where libgit2 would take them one at a time) and
 //! edits them; the calling thread puts the chunks back in path order as
 //! they come, so the diff and the list of changes are what one thread
@@ -23,7 +23,7 @@ use super::SkippedFile;
 use super::diff_out::ProposedDiff;
 use crate::edit::{FileEdit, Replacer};
 use crate::error::Result;
-use crate::git::object_read::{ObjectStore, Peek, Reader};
+use crate::git::objects::read::{ObjectStore, Peek, Reader};
 use crate::git::{self, BlobEntry, FilePatcher, NewObject, PackedObject};
 use crate::progress::{self, Task};
 
@@ -61,7 +61,7 @@ fn path_refusal(entry: &BlobEntry, path: &git::RepoPath) -> Option<String> {
             "its name is not valid UTF-8, which this platform's paths cannot carry".to_string(),
         );
     }
-    git::confine::refusal(path).map(|why| format!("{why}, so it cannot be written here"))
+    git::worktree::confine::refusal(path).map(|why| format!("{why}, so it cannot be written here"))
 }
 
 impl Scan {

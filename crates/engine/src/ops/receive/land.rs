@@ -218,7 +218,7 @@ fn land_member(
     branch_ref: &str,
     commit: Oid,
     at: Oid,
-    committer: &crate::git::view::Signature,
+    committer: &crate::git::objects::view::Signature,
     id: &str,
 ) -> Result<Oid> {
     super::lint::check(repo, settings, &[commit])?;

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
-use crate::git::{Repo, lock_file};
+use crate::git::{Repo, sys::lock_file};
 use crate::landing::recover::{RecoverOutcome, RecoveryAction};
 use crate::ops::settings::Settings;
 

@@ -50,7 +50,7 @@ pub fn fetch(repo: &Repo, req: &FetchRequest) -> Result<FetchOutcome> {
 /// Fetches from a remote already checked by [`super::resolve_remote`].
 pub(crate) fn fetch_from(repo: &Repo, remote: &str) -> Result<FetchOutcome> {
     let specs = refspecs(remote);
-    let run = git::transport::fetch(repo_dir(repo)?, remote, &specs)?;
+    let run = git::process::transport::fetch(repo_dir(repo)?, remote, &specs)?;
     if !run.success {
         let complaint = push_report::git_complaint(&run.stderr)
             .unwrap_or_else(|| run.stderr.trim().to_string());

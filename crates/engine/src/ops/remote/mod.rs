@@ -25,7 +25,7 @@ pub(crate) fn resolve_remote(repo: &Repo, named: Option<&str>) -> Result<String>
         Some(name) => name.to_string(),
         None => upstream_remote(repo)?.unwrap_or_else(|| "origin".to_string()),
     };
-    let known = git::transport::remote_names(repo_dir(repo)?)?;
+    let known = git::process::transport::remote_names(repo_dir(repo)?)?;
     if !valid_remote_name(&remote) || !known.contains(&remote) {
         let listed = if known.is_empty() {
             "none is configured".to_string()

@@ -104,7 +104,7 @@ pub fn push(repo: &Repo, req: &PushRequest) -> Result<PushOutcome> {
     for stack in stacks {
         let top = stack.last().expect("a stack has a top");
         let refspec = format!("{}:{dest}", top.commit);
-        let run = git::transport::push(repo_dir(repo)?, &remote, &[refspec], &options)?;
+        let run = git::process::transport::push(repo_dir(repo)?, &remote, &[refspec], &options)?;
         let lines = push_report::parse(&run.stdout);
         let Some(line) = lines.into_iter().next() else {
             return Err(failed(&remote, &dest, &run));
@@ -222,7 +222,7 @@ fn verdict(stack: &[Proposal], line: RefLine, dest: &str, stderr: &str) -> Pushe
 }
 
 /// A push git could not make (no ref reported): git's own complaint.
-fn failed(remote: &str, dest: &str, run: &git::transport::GitRun) -> Error {
+fn failed(remote: &str, dest: &str, run: &git::process::transport::GitRun) -> Error {
     let complaint = push_report::git_complaint(&run.stderr)
         .unwrap_or_else(|| run.stderr.trim().lines().last().unwrap_or("").to_string());
     Error::GitCommand {

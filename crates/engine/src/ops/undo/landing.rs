@@ -128,7 +128,7 @@ fn undo_commit(
     let message = commit_message(repo, target, record, method, (before, after))?;
     let author = git::author(repo)?;
     let committer = git::committer(repo)?;
-    let commit = git::commit::create(repo, &author, &committer, &message, tree, &[head])?;
+    let commit = git::objects::commit::create(repo, &author, &committer, &message, tree, &[head])?;
     Ok((commit, method))
 }
 

@@ -34,8 +34,6 @@ pub use self::reader::{Peek, Reader};
 pub use self::store::ObjectStore;
 #[cfg(test)]
 use self::store::unquote_c;
-// The inflate of a binary patch's hunk, for the layers above.
-pub use crate::sys::zlib::inflate_exact;
 
 /// Pack entry types (git's `object_type`).
 const OBJ_BLOB: u8 = 3;
