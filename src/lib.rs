@@ -26,7 +26,7 @@ pub mod web;
 pub use evolv_core::{Error, Result};
 pub use evolv_core::{clock, diff, edit, error, lint, patch, plan, policy, validation_report};
 pub use evolv_engine::{
-    hooks, landing, ops, progress, signals, store, validate, validators, worktree,
+    context, hooks, landing, ops, progress, signals, store, validate, validators, worktree,
 };
 pub use evolv_git as git;
 pub use evolv_git::sys::crash;

@@ -102,7 +102,7 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         }
         req.hunks = Some(chosen);
     }
-    let report = out.with_progress(|| session.apply(&req))?;
+    let report = session.apply(&req)?;
     Ok(render_report(report, args.patch_ids.len(), out))
 }
 

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::Output;
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ops::demo::DEMO_VALIDATION;
 use crate::ops::{Session, apply, inspect, propose, rollback};
@@ -22,7 +23,7 @@ pub fn run(out: &Output) -> Result<()> {
         .prefix("git-evolv-demo-")
         .tempdir()
         .map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
-    let session = Session::create_demo(temp.path())?;
+    let session = Session::create_demo(temp.path(), Context::default())?;
     if !out.json {
         out.line(&format!(
             "git-evolv demo: a throwaway repository in {} with backend/ and frontend/ code that calls getUserData.",

@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 
 use super::Output;
 use super::lint::{summary, text};
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::hooks::invocation;
 use crate::ops::Session;
@@ -126,7 +127,8 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
 /// file and the configuration from the git directory, and nothing else (no
 /// libgit2 repository, no recovery, no index). See: issue #14, item 5.
 fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
-    let result = Session::open_for::<CommitMsgRequest>(dir)?.commit_msg(file)?;
+    let result =
+        Session::open_for::<CommitMsgRequest>(dir, Context::default())?.commit_msg(file)?;
     if out.json {
         out.json_value(&result);
         return Ok(result.outcome.exit_code());
@@ -172,13 +174,15 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
     let prompt_off = terminal_prompt_disabled();
     let terminal = !prompt_off && prompt::open_terminal().is_some();
     let dry_run = invocation::push_is_dry_run();
-    let outcome = Session::open_for::<PrePushRequest>(dir)?.pre_push(&PrePushRequest {
-        remote: remote.to_string(),
-        url: url.to_string(),
-        stdin,
-        terminal,
-        dry_run,
-    })?;
+    let outcome = Session::open_for::<PrePushRequest>(dir, Context::default())?.pre_push(
+        &PrePushRequest {
+            remote: remote.to_string(),
+            url: url.to_string(),
+            stdin,
+            terminal,
+            dry_run,
+        },
+    )?;
     out.status(&render(&outcome));
     if prompt_off && outcome.refs.iter().any(|r| r.protected) {
         out.status("  note: GIT_TERMINAL_PROMPT=0: not asking on the terminal");

@@ -43,6 +43,7 @@ use clap::{Parser, Subcommand};
 pub use color::ColorChoice;
 pub use output::Output;
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 
 use crate::ops::Session;
@@ -466,7 +467,17 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
 /// Opens the repository as requests of type `R` say (`ops::session::Open`)
 /// and tells the user what an automatic recovery did.
 pub(crate) fn session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
-    let session = Session::open_for::<R>(dir)?;
+    opened::<R>(dir, out, Context::default())
+}
+
+/// [`session`] for the commands whose work is drawn as progress on stderr
+/// (when `out` allows it): propose, apply, rollback, undo and redo.
+pub(crate) fn drawing_session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
+    opened::<R>(dir, out, Context::default().with_progress(out.progress()))
+}
+
+fn opened<R: Request>(dir: &Path, out: &Output, context: Context) -> Result<Session> {
+    let session = Session::open_for::<R>(dir, context)?;
     recover::report_automatic(&session, out);
     Ok(session)
 }
@@ -475,24 +486,28 @@ pub(crate) fn session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
 fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
     match &cli.command {
         Command::Propose(args) if propose::edits(args) => {
-            return propose::run(&session::<EditRequest>(dir, out)?, args, out);
+            return propose::run(&drawing_session::<EditRequest>(dir, out)?, args, out);
         }
         Command::Propose(args) => {
-            return propose::run(&session::<ProposeRequest>(dir, out)?, args, out);
+            return propose::run(&drawing_session::<ProposeRequest>(dir, out)?, args, out);
         }
         Command::List => inspect::list(&session::<ListRequest>(dir, out)?, out),
         Command::Show(args) => inspect::show(&session::<ShowRequest>(dir, out)?, args, out),
         Command::Drop(args) => drop::run(&session::<DropRequest>(dir, out)?, args, out),
-        Command::Apply(args) => return apply::run(&session::<ApplyRequest>(dir, out)?, args, out),
+        Command::Apply(args) => {
+            return apply::run(&drawing_session::<ApplyRequest>(dir, out)?, args, out);
+        }
         Command::Task(args) => return task::run(dir, args, out),
-        Command::Rollback(args) => rollback::run(&session::<RollbackRequest>(dir, out)?, args, out),
+        Command::Rollback(args) => {
+            rollback::run(&drawing_session::<RollbackRequest>(dir, out)?, args, out)
+        }
         Command::Log(args) => inspect::log(&session::<LogRequest>(dir, out)?, args, out),
         Command::Cat(args) => cat::run(&session::<CatRequest>(dir, out)?, args, out),
         Command::Test(args) => return test::run(&session::<TestRequest>(dir, out)?, args, out),
         Command::Gc(args) => drop::gc(&session::<GcRequest>(dir, out)?, args, out),
         Command::Op(args) => op::run(&session::<OpLogRequest>(dir, out)?, args, out),
-        Command::Undo(args) => undo::undo(&session::<UndoRequest>(dir, out)?, args, out),
-        Command::Redo(args) => undo::redo(&session::<UndoRequest>(dir, out)?, args, out),
+        Command::Undo(args) => undo::undo(&drawing_session::<UndoRequest>(dir, out)?, args, out),
+        Command::Redo(args) => undo::redo(&drawing_session::<UndoRequest>(dir, out)?, args, out),
         Command::Glob(args) => glob::run(&session::<GlobRequest>(dir, out)?, dir, args, out),
         Command::Recover => recover::run(&session::<RecoverRequest>(dir, out)?, out),
         Command::Push(args) => return push::push(&session::<PushRequest>(dir, out)?, args, out),

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::color::{self, ColorChoice, ColorInputs, DiffPalette};
 use super::pager::{self, PagerInputs, PagerSetting};
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 
 /// The rendering context of one command.
 #[derive(Debug, Clone)]
@@ -134,13 +135,13 @@ impl Output {
         })
     }
 
-    /// Runs `f` with its progress drawn on stderr when allowed.
-    pub fn with_progress<R>(&self, f: impl FnOnce() -> R) -> R {
+    /// Where a command's progress goes: bars drawn on stderr when
+    /// allowed, else nowhere.
+    pub fn progress(&self) -> Progress {
         if self.progress_allowed() {
-            let bars = std::rc::Rc::new(super::progress::Bars::default());
-            crate::progress::scoped(bars, f)
+            Progress::to(std::sync::Arc::new(super::progress::Bars::default()))
         } else {
-            f()
+            Progress::none()
         }
     }
 
@@ -290,7 +291,7 @@ pub fn config_lookup(
             Some(d) => d.to_path_buf(),
             None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
         };
-        Session::open_for::<SettingsRequest>(&start)?
+        Session::open_for::<SettingsRequest>(&start, Default::default())?
             .settings()?
             .clone()
     };

@@ -1,11 +1,11 @@
 //! Draws the library's progress reports (`crate::progress`) on stderr with
 //! indicatif, as git draws its own: only on a terminal, not under
-//! `--quiet` or `--json` (the caller decides, see `Output::with_progress`),
+//! `--quiet` or `--json` (the caller decides, see `Output::progress`),
 //! and nothing for work that ends within [`DELAY`]. Bars are cleared when
 //! their task ends, so they never mix with the output that follows.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -25,7 +25,7 @@ struct Bar {
 /// The bars of one command.
 #[derive(Default)]
 pub struct Bars {
-    bars: RefCell<HashMap<Task, Bar>>,
+    bars: Mutex<HashMap<Task, Bar>>,
 }
 
 fn style(task: Task, total: bool) -> ProgressStyle {
@@ -42,6 +42,11 @@ fn style(task: Task, total: bool) -> ProgressStyle {
 }
 
 impl Bars {
+    /// The bars (a report may come from any of the command's threads).
+    fn bars(&self) -> MutexGuard<'_, HashMap<Task, Bar>> {
+        self.bars.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn start(&self, task: Task, label: &str, total: Option<u64>) {
         let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
         bar.set_style(style(task, total.is_some()));
@@ -53,13 +58,13 @@ impl Bars {
             started: Instant::now(),
             shown: false,
         };
-        if let Some(old) = self.bars.borrow_mut().insert(task, entry) {
+        if let Some(old) = self.bars().insert(task, entry) {
             old.bar.finish_and_clear();
         }
     }
 
     fn update(&self, task: Task, done: u64, total: Option<u64>, detail: Option<&str>) {
-        let mut bars = self.bars.borrow_mut();
+        let mut bars = self.bars();
         let Some(b) = bars.get_mut(&task) else {
             return;
         };
@@ -86,7 +91,7 @@ impl Bars {
     }
 
     fn finish(&self, task: Task) {
-        if let Some(b) = self.bars.borrow_mut().remove(&task) {
+        if let Some(b) = self.bars().remove(&task) {
             b.bar.finish_and_clear();
         }
     }
@@ -112,7 +117,7 @@ impl ProgressSink for Bars {
 impl Drop for Bars {
     fn drop(&mut self) {
         // A task that ended in an error sent no Finish: clear it too.
-        for (_, b) in self.bars.borrow_mut().drain() {
+        for (_, b) in self.bars().drain() {
             b.bar.finish_and_clear();
         }
     }

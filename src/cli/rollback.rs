@@ -38,7 +38,7 @@ pub fn run(session: &Session, args: &RollbackArgs, out: &Output) -> Result<()> {
         strategy,
         force: args.force,
     };
-    let outcome = out.with_progress(|| session.rollback(&req))?;
+    let outcome = session.rollback(&req)?;
     render(&outcome, out);
     Ok(())
 }

@@ -6,6 +6,7 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::receive::guard::PreReceiveRequest;
@@ -16,7 +17,7 @@ use evolv_core::receive::proc_receive::{self, Report};
 /// proc-receive: reads the push, lands or queues it, answers git.
 pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
     if drain {
-        Session::open_for::<DrainRequest>(dir)?.drain(&DrainRequest)?;
+        Session::open_for::<DrainRequest>(dir, Context::default())?.drain(&DrainRequest)?;
         return Ok(0);
     }
     let stdin = std::io::stdin();
@@ -44,7 +45,7 @@ pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
         options,
         pusher: pusher_from_env(),
     };
-    let session = Session::open_for::<ReceiveRequest>(dir)?;
+    let session = Session::open_for::<ReceiveRequest>(dir, Context::default())?;
     let outcome = match session.receive(&req) {
         Ok(o) => o,
         Err(e) => ReceiveOutcome::refused(&req, &e),
@@ -239,10 +240,12 @@ pub fn pre_receive(dir: &Path) -> Result<u8> {
         .take(1 << 20)
         .read_to_string(&mut stdin)
         .map_err(|e| Error::io("read", "stdin", e))?;
-    let judged = Session::open_for::<PreReceiveRequest>(dir)?.pre_receive(&PreReceiveRequest {
-        stdin,
-        pusher: pusher_from_env(),
-    })?;
+    let judged = Session::open_for::<PreReceiveRequest>(dir, Context::default())?.pre_receive(
+        &PreReceiveRequest {
+            stdin,
+            pusher: pusher_from_env(),
+        },
+    )?;
     let mut refused = false;
     let mut stderr = std::io::stderr().lock();
     for j in &judged {

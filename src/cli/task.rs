@@ -91,7 +91,7 @@ pub fn run(dir: &Path, args: &TaskArgs, out: &Output) -> Result<u8> {
             };
             let outcome = if args.wait {
                 let wait = Duration::from_secs(args.timeout.unwrap_or(u64::MAX / 4));
-                session.wait_task(&query, wait, &|| false)?
+                session.wait_task(&query, wait)?
             } else {
                 session.task_status(&query)?
             };

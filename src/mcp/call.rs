@@ -6,8 +6,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
@@ -16,10 +14,12 @@ use rmcp::service::RequestContext;
 
 use super::confirm::{self, Gate, Pending};
 use super::progress::Notifier;
+use crate::context::{Cancel, Context};
 use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::permissions::Confirmation;
 use crate::ops::session::Request;
+use crate::progress::Progress;
 
 /// Confirmations handed out as input-required results, by request state.
 pub type PendingMap = Arc<Mutex<HashMap<String, Pending>>>;
@@ -56,8 +56,8 @@ impl Call {
 
     /// Runs `f` on a blocking thread in a session opened as the CLI opens
     /// it (an interrupted landing recovered first, the index released
-    /// after). With `long`, the call reports progress (when the request
-    /// carries a token) and a cancellation stops it.
+    /// after). With `long`, the session's context carries the call's
+    /// progress (when the request carries a token) and its cancellation.
     pub async fn blocking<R, T>(
         &self,
         long: bool,
@@ -71,33 +71,33 @@ impl Call {
         let actor = self.actor();
         let f = move |s: &Session| crate::store::actor::scoped(&actor, || f(s));
         if !long {
-            return run_blocking(move || with_session::<R, T>(&dir, f)).await;
+            let context = Context::default();
+            return run_blocking(move || with_session::<R, T>(&dir, context, f)).await;
         }
-        let flag = Arc::new(AtomicBool::new(false));
+        let cancel = Cancel::new();
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
         // Watches for notifications/cancelled in a task of its own, so the
-        // flag is set even if rmcp drops this call's future.
+        // cancellation is set even if rmcp drops this call's future.
         let ct = self.context.ct.clone();
-        let watch_flag = flag.clone();
+        let watch = cancel.clone();
         tokio::spawn(async move {
             tokio::select! {
-                _ = ct.cancelled() => watch_flag.store(true, Ordering::SeqCst),
+                _ = ct.cancelled() => watch.cancel(),
                 _ = done_rx => {}
             }
         });
         let (notifier, sender) = self.progress_notifier().unzip();
-        let result = run_blocking(move || {
-            crate::validate::with_cancel(flag, || {
-                with_session::<R, T>(&dir, |session| match notifier {
-                    Some(n) => crate::progress::scoped(Rc::new(n), || f(session)),
-                    None => f(session),
-                })
-            })
-        })
-        .await;
+        let progress = match notifier {
+            Some(n) => Progress::to(Arc::new(n)),
+            None => Progress::none(),
+        };
+        let context = Context::default()
+            .with_cancel(cancel)
+            .with_progress(progress);
+        let result = run_blocking(move || with_session::<R, T>(&dir, context, f)).await;
         let _ = done_tx.send(());
         // Every notification goes out before the result (the sink, and
-        // with it the channel's sender, is gone once the call returned).
+        // with it the channel's sender, is gone with the call's session).
         if let Some(sender) = sender {
             let _ = sender.await;
         }
@@ -153,14 +153,15 @@ impl Call {
     }
 }
 
-/// Runs `f` in a session of the server's repository, as every front end
-/// does; what the session's automatic recovery did goes to stderr in the
-/// CLI's words.
+/// Runs `f` in a session of the server's repository opened with
+/// `context`, as every front end does; what the session's automatic
+/// recovery did goes to stderr in the CLI's words.
 fn with_session<R: Request + ?Sized, T>(
     dir: &Path,
+    context: Context,
     f: impl FnOnce(&Session) -> Result<T>,
 ) -> Result<T> {
-    let session = Session::open_for::<R>(dir)?;
+    let session = Session::open_for::<R>(dir, context)?;
     if let Some(outcome) = session.recovered() {
         log::line(&format!("git-evolv: recovered: {}", outcome.describe()));
     }

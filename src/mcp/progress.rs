@@ -14,7 +14,7 @@
 //! validation command counts one unit for starting, then one per line, so
 //! even a silent command is announced.
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
@@ -30,7 +30,7 @@ const MIN_INTERVAL: Duration = Duration::from_millis(100);
 pub struct Notifier {
     token: ProgressToken,
     tx: UnboundedSender<ProgressNotificationParam>,
-    state: RefCell<State>,
+    state: Mutex<State>,
 }
 
 #[derive(Default)]
@@ -91,7 +91,7 @@ impl Notifier {
         Notifier {
             token,
             tx,
-            state: RefCell::default(),
+            state: Mutex::default(),
         }
     }
 
@@ -118,7 +118,9 @@ impl Notifier {
 
 impl ProgressSink for Notifier {
     fn event(&self, event: &Event) {
-        let mut state = self.state.borrow_mut();
+        // Reports may come from several threads (test's jobs); the phase
+        // model takes them one at a time.
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         match event {
             Event::Start { task, label, total } => {
                 if let Some(old) = state.phase.take() {
@@ -162,17 +164,17 @@ impl ProgressSink for Notifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::progress::{self, scoped};
+    use crate::progress::Progress;
     use rmcp::model::NumberOrString;
-    use std::rc::Rc;
+    use std::sync::Arc;
 
-    fn run(f: impl FnOnce()) -> Vec<(f64, Option<f64>, String)> {
+    fn run(f: impl FnOnce(&Progress)) -> Vec<(f64, Option<f64>, String)> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let sink = Rc::new(Notifier::new(
+        let sink = Arc::new(Notifier::new(
             ProgressToken(NumberOrString::String("t".into())),
             tx,
         ));
-        scoped(sink, f);
+        f(&Progress::to(sink));
         let mut out = Vec::new();
         while let Ok(p) = rx.try_recv() {
             out.push((p.progress, p.total, p.message.unwrap_or_default()));
@@ -182,18 +184,18 @@ mod tests {
 
     #[test]
     fn counts_add_up_across_phases_and_always_increase() {
-        let sent = run(|| {
-            progress::start(Task::Scan, "files", Some(3));
-            progress::update(Task::Scan, 0, Some(3), Some("0 matched".into()));
-            progress::update(Task::Scan, 3, Some(3), Some("1 matched".into()));
-            progress::finish(Task::Scan);
-            progress::start(Task::Validate, "make", None);
-            progress::update(Task::Validate, 0, None, None);
-            progress::update(Task::Validate, 2, None, Some("ok".into()));
-            progress::finish(Task::Validate);
-            progress::start(Task::Land, "files", Some(1));
-            progress::update(Task::Land, 1, Some(1), None);
-            progress::finish(Task::Land);
+        let sent = run(|progress| {
+            progress.start(Task::Scan, "files", Some(3));
+            progress.update(Task::Scan, 0, Some(3), Some("0 matched".into()));
+            progress.update(Task::Scan, 3, Some(3), Some("1 matched".into()));
+            progress.finish(Task::Scan);
+            progress.start(Task::Validate, "make", None);
+            progress.update(Task::Validate, 0, None, None);
+            progress.update(Task::Validate, 2, None, Some("ok".into()));
+            progress.finish(Task::Validate);
+            progress.start(Task::Land, "files", Some(1));
+            progress.update(Task::Land, 1, Some(1), None);
+            progress.finish(Task::Land);
         });
         assert_eq!(
             sent,

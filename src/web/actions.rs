@@ -3,7 +3,7 @@
 //! the CLI; the page asks for confirmation before it calls any of them.
 
 use std::convert::Infallible;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::http::{StatusCode, header};
@@ -13,12 +13,13 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::api::{Action, blocking};
+use crate::context::Context;
 use crate::ops::apply::ApplyRequest;
 use crate::ops::drop::DropRequest;
 use crate::ops::review::CommentRequest;
 use crate::ops::rollback::RollbackRequest;
 use crate::ops::undo::UndoRequest;
-use crate::progress::{self, Event, ProgressSink, Task};
+use crate::progress::{Event, Progress, ProgressSink, Task};
 use crate::store::comments::Locator;
 
 /// `POST /api/proposals/{id}/comments` body.
@@ -155,9 +156,11 @@ pub async fn apply(Action { state, id, .. }: Action<NoOptions>) -> Response {
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
         let _actor = crate::store::actor::enter("web");
-        let sink = Rc::new(PageSink(tx.clone()));
-        let outcome = progress::scoped(sink, || {
-            state.open::<ApplyRequest>().and_then(|session| {
+        let sink = Progress::to(Arc::new(PageSink(tx.clone())));
+        let context = Context::default().with_progress(sink);
+        let outcome = state
+            .open_with::<ApplyRequest>(context)
+            .and_then(|session| {
                 // A stacked proposal brings the pending ones below it
                 // (ops::apply decides, as for the CLI).
                 send(&tx, serde_json::json!({"type": "start", "patch_ids": [id]}));
@@ -166,8 +169,7 @@ pub async fn apply(Action { state, id, .. }: Action<NoOptions>) -> Response {
                     ..ApplyRequest::default()
                 };
                 session.apply(&req)
-            })
-        });
+            });
         let last = match outcome {
             // Some proposals may have landed before one failed: the page
             // shows what landed and the error that stopped the rest.

@@ -133,7 +133,8 @@ impl Watcher {
     /// then polls every `interval`.
     pub fn start(dir: &Path, feed: Feed, interval: Duration) -> Result<Self> {
         // Read-only and long-lived: the thread keeps its own session.
-        let session = crate::ops::Session::open_for::<crate::ops::review::RefFeed>(dir)?;
+        let session =
+            crate::ops::Session::open_for::<crate::ops::review::RefFeed>(dir, Default::default())?;
         let mut last = session.evolv_refs();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();

@@ -19,6 +19,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::routing::{get, post};
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 
 /// How `serve` listens.
@@ -64,7 +65,15 @@ impl AppState {
     /// Opens a session for one request (it recovers an interrupted
     /// landing first and releases the index when dropped, as for the CLI).
     pub fn open<R: crate::ops::session::Request + ?Sized>(&self) -> Result<crate::ops::Session> {
-        crate::ops::Session::open_for::<R>(&self.dir)
+        self.open_with::<R>(Context::default())
+    }
+
+    /// [`AppState::open`], its use cases run with `context`.
+    pub fn open_with<R: crate::ops::session::Request + ?Sized>(
+        &self,
+        context: Context,
+    ) -> Result<crate::ops::Session> {
+        crate::ops::Session::open_for::<R>(&self.dir, context)
     }
 }
 
@@ -115,9 +124,10 @@ impl Bound {
 pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
     // Opening a session also finishes a landing a killed process left
     // behind, before the page shows anything.
-    let git_dir = crate::ops::Session::open_for::<crate::ops::review::ReviewPage>(dir)?
-        .git_dir()?
-        .to_path_buf();
+    let git_dir =
+        crate::ops::Session::open_for::<crate::ops::review::ReviewPage>(dir, Context::default())?
+            .git_dir()?
+            .to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await

@@ -34,6 +34,7 @@ const CRATES: &[(&str, &[&str])] = &[
             "validators",
             "sandbox",
             "process_group",
+            "context",
             "progress",
             "signals",
             "sys",

@@ -3,6 +3,7 @@
 //! hooks, and `ops`, the one door every front end opens. It reaches git
 //! only through the adapter crate, `evolv-git`, and never prints.
 
+pub mod context;
 pub mod hooks;
 pub mod landing;
 pub mod ops;

@@ -1,17 +1,15 @@
 //! Progress of long work, reported by the library and drawn (or not) by a
 //! front end. The library never prints: ops report [`Event`]s to the
-//! [`ProgressSink`] of the current scope, and the CLI draws them on stderr
-//! (indicatif), the MCP server may send them as notifications, a test may
-//! record them. Without a sink every report is a no-op.
+//! [`Progress`] of their `Context` (`crate::context`), and the CLI draws
+//! them on stderr (indicatif), the MCP server may send them as
+//! notifications, a test may record them. Without a sink every report is
+//! a no-op.
 //!
-//! The sink is installed for the duration of one call with [`scoped`]
-//! (the `tracing` crate's `with_default` pattern), so reporting needs no
-//! extra parameter through every layer between an op and the loop that
-//! does the work: `progress::scoped(sink, || ops::apply::apply(repo, &req))`.
-//! Reports come from the thread that called [`scoped`].
+//! A `Progress` is a value, cloned into the threads that do the work
+//! (`test` runs targets on worker threads), never a thread-local: a sink
+//! is `Send + Sync` and receives reports from any of them.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// What is being worked on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -58,9 +56,9 @@ pub enum Event {
     Finish { task: Task },
 }
 
-/// Receives the reports of the current scope. Called often (once per file
-/// scanned): implementations throttle themselves.
-pub trait ProgressSink {
+/// Receives the reports of one operation, from any of its threads. Called
+/// often (once per file scanned): implementations throttle themselves.
+pub trait ProgressSink: Send + Sync {
     fn event(&self, event: &Event);
 }
 
@@ -71,65 +69,71 @@ impl ProgressSink for NoProgress {
     fn event(&self, _: &Event) {}
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Rc<dyn ProgressSink>>> = const { RefCell::new(None) };
+/// Where one operation's reports go: a sink, or nowhere. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Progress(Option<Arc<dyn ProgressSink>>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.active() {
+            "Progress(sink)"
+        } else {
+            "Progress(none)"
+        })
+    }
 }
 
-/// Runs `f` with `sink` receiving the reports made on this thread; the
-/// outer scope's sink is back afterwards, even if `f` panics.
-pub fn scoped<R>(sink: Rc<dyn ProgressSink>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Rc<dyn ProgressSink>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CURRENT.with(|c| *c.borrow_mut() = self.0.take());
+impl Progress {
+    /// Reports go nowhere.
+    pub fn none() -> Progress {
+        Progress(None)
+    }
+
+    /// Reports go to `sink`.
+    pub fn to(sink: Arc<dyn ProgressSink>) -> Progress {
+        Progress(Some(sink))
+    }
+
+    /// Whether a sink is listening (to skip building reports nobody reads).
+    pub fn active(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Reports `event` to the sink, if any.
+    pub fn report(&self, event: Event) {
+        if let Some(sink) = &self.0 {
+            sink.event(&event);
         }
     }
-    let outer = CURRENT.with(|c| c.borrow_mut().replace(sink));
-    let _restore = Restore(outer);
-    f()
-}
 
-/// Reports `event` to the current scope's sink, if any.
-pub fn report(event: Event) {
-    // Cloned out first, so a sink may itself report or open a scope.
-    let sink = CURRENT.with(|c| c.borrow().clone());
-    if let Some(sink) = sink {
-        sink.event(&event);
+    /// `Start` of `task`.
+    pub fn start(&self, task: Task, label: impl Into<String>, total: Option<u64>) {
+        if self.active() {
+            self.report(Event::Start {
+                task,
+                label: label.into(),
+                total,
+            });
+        }
     }
-}
 
-/// Whether a sink is listening (to skip building reports nobody reads).
-pub fn active() -> bool {
-    CURRENT.with(|c| c.borrow().is_some())
-}
-
-/// `Start` of `task`.
-pub fn start(task: Task, label: impl Into<String>, total: Option<u64>) {
-    if active() {
-        report(Event::Start {
-            task,
-            label: label.into(),
-            total,
-        });
+    /// `Update` of `task`.
+    pub fn update(&self, task: Task, done: u64, total: Option<u64>, detail: Option<String>) {
+        if self.active() {
+            self.report(Event::Update {
+                task,
+                done,
+                total,
+                detail,
+            });
+        }
     }
-}
 
-/// `Update` of `task`.
-pub fn update(task: Task, done: u64, total: Option<u64>, detail: Option<String>) {
-    if active() {
-        report(Event::Update {
-            task,
-            done,
-            total,
-            detail,
-        });
-    }
-}
-
-/// `Finish` of `task`.
-pub fn finish(task: Task) {
-    if active() {
-        report(Event::Finish { task });
+    /// `Finish` of `task`.
+    pub fn finish(&self, task: Task) {
+        if self.active() {
+            self.report(Event::Finish { task });
+        }
     }
 }
 
@@ -139,6 +143,7 @@ pub fn finish(task: Task) {
 /// the last line. Reads at an offset of its own (`pread`), so the writer's
 /// position is untouched. Does nothing without a sink.
 pub struct LineFollower<'a> {
+    progress: &'a Progress,
     task: Task,
     label: &'a str,
     file: &'a std::fs::File,
@@ -153,8 +158,14 @@ pub struct LineFollower<'a> {
 const MAX_LINE: usize = 64 * 1024;
 
 impl<'a> LineFollower<'a> {
-    pub fn new(task: Task, label: &'a str, file: &'a std::fs::File) -> Self {
+    pub fn new(
+        progress: &'a Progress,
+        task: Task,
+        label: &'a str,
+        file: &'a std::fs::File,
+    ) -> Self {
         LineFollower {
+            progress,
             task,
             label,
             file,
@@ -167,7 +178,7 @@ impl<'a> LineFollower<'a> {
 
     /// Reports the lines written since the last poll, then the count.
     pub fn poll(&mut self) {
-        if !active() {
+        if !self.progress.active() {
             return;
         }
         self.read_new();
@@ -182,17 +193,18 @@ impl<'a> LineFollower<'a> {
         // A progress line rewritten with \r (cargo, git) is the freshest
         // news even before its newline comes.
         let detail = last_segment(&self.partial).or_else(|| self.last.clone());
-        update(self.task, self.lines, None, detail);
+        self.progress.update(self.task, self.lines, None, detail);
     }
 
     /// Reports what is left (a last line without its newline too) and the
     /// final count; returns the number of lines.
     pub fn finish(mut self) -> u64 {
         self.poll();
-        if !self.partial.is_empty() && active() {
+        if !self.partial.is_empty() && self.progress.active() {
             let rest = std::mem::take(&mut self.partial);
             self.emit(&rest);
-            update(self.task, self.lines, None, self.last.clone());
+            self.progress
+                .update(self.task, self.lines, None, self.last.clone());
         }
         self.lines
     }
@@ -216,7 +228,7 @@ impl<'a> LineFollower<'a> {
         if let Some(seg) = last_segment(text.as_bytes()) {
             self.last = Some(seg);
         }
-        report(Event::Line {
+        self.progress.report(Event::Line {
             task: self.task,
             label: self.label.to_string(),
             line: text,
@@ -245,34 +257,39 @@ pub fn parse_git_progress(line: &str) -> Option<(u64, u64)> {
 mod tests {
     use super::*;
 
-    struct Record(RefCell<Vec<Event>>);
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Record(Mutex<Vec<Event>>);
 
     impl ProgressSink for Record {
         fn event(&self, e: &Event) {
-            self.0.borrow_mut().push(e.clone());
+            self.0.lock().unwrap().push(e.clone());
         }
     }
 
     #[test]
-    fn reports_reach_the_scope_and_only_it() {
-        finish(Task::Scan); // no scope: nothing happens
-        let outer = Rc::new(Record(RefCell::new(Vec::new())));
-        let inner = Rc::new(Record(RefCell::new(Vec::new())));
-        scoped(outer.clone(), || {
-            start(Task::Land, "files", Some(2));
-            scoped(inner.clone(), || update(Task::Land, 1, Some(2), None));
-            finish(Task::Land);
-        });
-        assert!(!active());
-        assert_eq!(outer.0.borrow().len(), 2);
+    fn reports_reach_the_sink_from_every_thread_that_holds_a_clone() {
+        Progress::none().finish(Task::Scan); // no sink: nothing happens
+        let seen = Arc::new(Record::default());
+        let progress = Progress::to(seen.clone());
+        progress.start(Task::Land, "files", Some(2));
+        let worker = progress.clone();
+        std::thread::spawn(move || worker.update(Task::Land, 1, Some(2), None))
+            .join()
+            .unwrap();
+        progress.finish(Task::Land);
+        assert!(!Progress::default().active());
+        let events = seen.0.lock().unwrap();
+        assert_eq!(events.len(), 3);
         assert_eq!(
-            *inner.0.borrow(),
-            vec![Event::Update {
+            events[1],
+            Event::Update {
                 task: Task::Land,
                 done: 1,
                 total: Some(2),
                 detail: None
-            }]
+            }
         );
     }
 
@@ -281,17 +298,18 @@ mod tests {
         use std::io::Write;
         let mut file = tempfile::tempfile().unwrap();
         let reader = file.try_clone().unwrap();
-        let seen = Rc::new(Record(RefCell::new(Vec::new())));
-        let lines = scoped(seen.clone(), || {
-            let mut f = LineFollower::new(Task::Validate, "make", &reader);
+        let seen = Arc::new(Record::default());
+        let progress = Progress::to(seen.clone());
+        let lines = {
+            let mut f = LineFollower::new(&progress, Task::Validate, "make", &reader);
             file.write_all(b"one\r\ntw").unwrap();
             f.poll();
             file.write_all(b"o\n\xffthree 10%\rthree 90%").unwrap();
             f.poll();
             f.finish()
-        });
+        };
         assert_eq!(lines, 3);
-        let events = seen.0.borrow();
+        let events = seen.0.lock().unwrap();
         let text: Vec<String> = events
             .iter()
             .map(|e| match e {

@@ -1,19 +1,18 @@
 //! Running validation commands: `sh -c` in a given directory, in a process
 //! group of their own so a timeout kills everything they started.
 
-use std::cell::RefCell;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::process_group::GroupRecord;
-use crate::progress::{self, Task};
+use crate::progress::{LineFollower, Progress, Task};
 use crate::signals;
 
 /// How much of a command's output is kept for the report.
@@ -25,36 +24,11 @@ pub use crate::validation_report::{CommandReport, Stage, TimeoutSource};
 
 use crate::sandbox::Sandbox;
 
-/// How often a running command's wait looks at the cancellation flag.
+/// How often a running command's wait looks at the cancellation.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-thread_local! {
-    /// The cancellation flag of the operation running on this thread (an MCP
-    /// call or a background task), set by `with_cancel`. Thread-scoped so
-    /// the ops signatures stay as the CLI uses them; ops run on one thread.
-    static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with `flag` as its cancellation flag: once the flag is set, the
-/// running validation command's process group is killed and the apply stops
-/// with `Error::Cancelled` before it moves the branch.
-pub fn with_cancel<T>(flag: Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
-    let previous = CANCEL.with(|c| c.replace(Some(flag)));
-    let result = f();
-    CANCEL.with(|c| *c.borrow_mut() = previous);
-    result
-}
-
-/// Whether the operation on this thread was cancelled.
-pub fn cancelled() -> bool {
-    CANCEL.with(|c| {
-        c.borrow()
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
-    })
-}
-
-fn cancelled_error(step: &str) -> Error {
+/// What an operation cancelled by its client during `step` fails with.
+pub fn cancelled_error(step: &str) -> Error {
     Error::Cancelled {
         what: format!("the apply was cancelled by the client during {step}"),
     }
@@ -84,9 +58,10 @@ impl Budget {
         self
     }
 
-    /// `Timeout` if the budget is spent, naming the step that was next.
-    pub fn check(&self, step: &str, reports: &[CommandReport]) -> Result<()> {
-        if cancelled() {
+    /// `Cancelled` if `ctx` was cancelled, `Timeout` if the budget is
+    /// spent, naming the step that was next.
+    pub fn check(&self, ctx: &Context, step: &str, reports: &[CommandReport]) -> Result<()> {
+        if ctx.cancelled() {
             return Err(cancelled_error(step));
         }
         if Instant::now() >= self.deadline {
@@ -112,66 +87,66 @@ pub fn deadline_after(seconds: u64) -> Instant {
         .unwrap_or(now)
 }
 
-/// Runs `commands` in order in `dir` within `budget`, appending to
-/// `reports`. Stops at the first failure: `ValidationFailed` or `Timeout`,
-/// carrying every report so far.
+/// Where and how validation commands run: in `dir`, within `budget`, for
+/// the operation of `ctx` (its cancellation stops them, its progress
+/// hears their output), each inside `sandbox` when one is given (a
+/// server's validation of pushed code, `crate::sandbox`).
 ///
 /// `record`, when given, holds the process group of the running command
 /// (the worktree's lock file), so a later apply does not reuse the
-/// worktree while a group left by a killed git-evolv still runs. SIGINT,
-/// SIGTERM and SIGHUP kill the group, wait for it, and end the run with
-/// `Signalled` (nothing lands).
-pub fn run_all(
-    commands: &[String],
-    stage: Stage,
-    dir: &Path,
-    budget: Budget,
-    reports: &mut Vec<CommandReport>,
-    record: Option<&GroupRecord>,
-) -> Result<()> {
-    run_all_in(commands, stage, dir, budget, reports, record, None)
+/// worktree while a group left by a killed git-evolv still runs.
+pub struct Runner<'a> {
+    pub dir: &'a Path,
+    pub budget: Budget,
+    pub ctx: &'a Context,
+    pub record: Option<&'a GroupRecord>,
+    pub sandbox: Option<&'a Sandbox>,
 }
 
-/// [`run_all`], each command inside `sandbox` when one is given (a
-/// server's validation of pushed code, `crate::sandbox`).
-pub fn run_all_in(
-    commands: &[String],
-    stage: Stage,
-    dir: &Path,
-    budget: Budget,
-    reports: &mut Vec<CommandReport>,
-    record: Option<&GroupRecord>,
-    sandbox: Option<&Sandbox>,
-) -> Result<()> {
-    let _deferred = signals::Deferred::begin();
-    for command in commands {
-        interrupted()?;
-        let (report, was_cancelled) =
-            run_one(command, stage, dir, budget.deadline, record, sandbox)?;
-        interrupted()?;
-        let (timed_out, code) = (report.timed_out, report.exit_code);
-        reports.push(report);
-        if was_cancelled {
-            return Err(cancelled_error(&format!("`{command}`")));
+impl Runner<'_> {
+    /// Runs `commands` in order, appending to `reports`. Stops at the
+    /// first failure: `ValidationFailed` or `Timeout`, carrying every
+    /// report so far; `Cancelled` once the context is cancelled. SIGINT,
+    /// SIGTERM and SIGHUP kill the group, wait for it, and end the run
+    /// with `Signalled` (nothing lands).
+    pub fn run_all(
+        &self,
+        commands: &[String],
+        stage: Stage,
+        reports: &mut Vec<CommandReport>,
+    ) -> Result<()> {
+        let _deferred = signals::Deferred::begin();
+        for command in commands {
+            interrupted()?;
+            if self.ctx.cancelled() {
+                return Err(cancelled_error(&format!("`{command}`")));
+            }
+            let (report, was_cancelled) = self.run_one(command, stage)?;
+            interrupted()?;
+            let (timed_out, code) = (report.timed_out, report.exit_code);
+            reports.push(report);
+            if was_cancelled {
+                return Err(cancelled_error(&format!("`{command}`")));
+            }
+            if timed_out {
+                return Err(Error::Timeout {
+                    command: command.clone(),
+                    seconds: self.budget.seconds,
+                    reports: reports.clone(),
+                    limit_source: self.budget.source,
+                });
+            }
+            if code != 0 {
+                return Err(Error::ValidationFailed {
+                    command: command.clone(),
+                    exit_code: code,
+                    reports: reports.clone(),
+                    cached: String::new(),
+                });
+            }
         }
-        if timed_out {
-            return Err(Error::Timeout {
-                command: command.clone(),
-                seconds: budget.seconds,
-                reports: reports.clone(),
-                limit_source: budget.source,
-            });
-        }
-        if code != 0 {
-            return Err(Error::ValidationFailed {
-                command: command.clone(),
-                exit_code: code,
-                reports: reports.clone(),
-                cached: String::new(),
-            });
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// `Signalled` once SIGINT, SIGTERM or SIGHUP was received.
@@ -188,58 +163,54 @@ pub fn interrupted() -> Result<()> {
 /// How often a waiting apply looks for a received signal.
 const SIGNAL_POLL: Duration = CANCEL_POLL;
 
-/// Runs one command; the flag says it was killed by a cancellation.
-fn run_one(
-    command: &str,
-    stage: Stage,
-    dir: &Path,
-    deadline: Instant,
-    record: Option<&GroupRecord>,
-    sandbox: Option<&Sandbox>,
-) -> Result<(CommandReport, bool)> {
-    let started = Instant::now();
-    let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
-    let mut child = spawn(command, dir, &output, sandbox)?;
-    let pgid = child.id();
-    if let Some(record) = record {
-        record.set(Some(pgid));
+impl Runner<'_> {
+    /// Runs one command; the flag says it was killed by a cancellation.
+    fn run_one(&self, command: &str, stage: Stage) -> Result<(CommandReport, bool)> {
+        let (dir, record) = (self.dir, self.record);
+        let started = Instant::now();
+        let mut output = tempfile::tempfile().map_err(|e| Error::io("create", "temp file", e))?;
+        let mut child = spawn(command, dir, &output, self.sandbox)?;
+        let pgid = child.id();
+        if let Some(record) = record {
+            record.set(Some(pgid));
+        }
+        let (tx, rx) = mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let _ = tx.send(child.wait());
+        });
+        let waited = wait(command, self.budget.deadline, self.ctx, &rx, &output);
+        // Kill the whole group either way: after a timeout or a signal to stop
+        // the command, after an exit to stop anything it left running in the
+        // worktree. Then wait, so nothing of it outlives this apply.
+        kill_group(pgid);
+        let status = match waited.status {
+            Some(s) => s,
+            None => rx
+                .recv()
+                .unwrap_or_else(|_| Err(std::io::Error::other("waiter thread vanished"))),
+        };
+        let _ = waiter.join();
+        wait_group_gone(pgid);
+        if let Some(record) = record {
+            record.set(None);
+        }
+        interrupted()?;
+        let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
+        let exit_code = if waited.timed_out || waited.cancelled {
+            -1
+        } else {
+            status.code().unwrap_or(-1)
+        };
+        let report = CommandReport {
+            command: command.to_string(),
+            stage,
+            exit_code,
+            duration_ms: started.elapsed().as_millis() as u64,
+            output_tail: tail(&mut output),
+            timed_out: waited.timed_out,
+        };
+        Ok((report, waited.cancelled))
     }
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    let waited = wait(command, deadline, &rx, &output);
-    // Kill the whole group either way: after a timeout or a signal to stop
-    // the command, after an exit to stop anything it left running in the
-    // worktree. Then wait, so nothing of it outlives this apply.
-    kill_group(pgid);
-    let status = match waited.status {
-        Some(s) => s,
-        None => rx
-            .recv()
-            .unwrap_or_else(|_| Err(std::io::Error::other("waiter thread vanished"))),
-    };
-    let _ = waiter.join();
-    wait_group_gone(pgid);
-    if let Some(record) = record {
-        record.set(None);
-    }
-    interrupted()?;
-    let status = status.map_err(|e| Error::io("wait for validation command in", dir, e))?;
-    let exit_code = if waited.timed_out || waited.cancelled {
-        -1
-    } else {
-        status.code().unwrap_or(-1)
-    };
-    let report = CommandReport {
-        command: command.to_string(),
-        stage,
-        exit_code,
-        duration_ms: started.elapsed().as_millis() as u64,
-        output_tail: tail(&mut output),
-        timed_out: waited.timed_out,
-    };
-    Ok((report, waited.cancelled))
 }
 
 /// Starts `sh -c command` in `dir`, in a process group of its own, with
@@ -285,14 +256,16 @@ struct Waited {
 fn wait(
     command: &str,
     deadline: Instant,
+    ctx: &Context,
     exited: &mpsc::Receiver<std::io::Result<ExitStatus>>,
     output: &File,
 ) -> Waited {
+    let progress: &Progress = ctx.progress();
     // With a progress scope, report each output line, their count and the
     // last one at each poll (issue 15, #11 item 6; the review page streams
     // the lines, #12); the polls are the cancellation's own.
-    progress::start(Task::Validate, command, None);
-    let mut lines = progress::LineFollower::new(Task::Validate, command, output);
+    progress.start(Task::Validate, command, None);
+    let mut lines = LineFollower::new(progress, Task::Validate, command, output);
     let mut waited = Waited {
         status: None,
         timed_out: false,
@@ -305,7 +278,7 @@ fn wait(
                 waited.status = Some(status);
                 break;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
+            Err(mpsc::RecvTimeoutError::Timeout) if ctx.cancelled() => {
                 waited.cancelled = true;
                 break;
             }
@@ -319,7 +292,7 @@ fn wait(
         }
     }
     lines.finish();
-    progress::finish(Task::Validate);
+    progress.finish(Task::Validate);
     waited
 }
 
@@ -385,7 +358,16 @@ mod tests {
             source: TimeoutSource::Flag,
         };
         let mut reports = Vec::new();
-        super::run_all(commands, Stage::Validate, dir, budget, &mut reports, None).map(|()| reports)
+        let runner = Runner {
+            dir,
+            budget,
+            ctx: &Context::default(),
+            record: None,
+            sandbox: None,
+        };
+        runner
+            .run_all(commands, Stage::Validate, &mut reports)
+            .map(|()| reports)
     }
 
     #[test]

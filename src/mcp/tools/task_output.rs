@@ -10,7 +10,6 @@ use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use crate::ops::task::{TaskOutcome, TaskQuery};
-use crate::validate;
 
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;
@@ -61,7 +60,7 @@ impl SessionTool for TaskOutput {
         let query = TaskQuery {
             task_id: Some(args.task_id),
         };
-        // The call's cancellation flag stops the wait.
-        session.wait_task(&query, Duration::from_secs(wait), &validate::cancelled)
+        // The call's cancellation (its session's context) stops the wait.
+        session.wait_task(&query, Duration::from_secs(wait))
     }
 }

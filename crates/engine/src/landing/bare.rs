@@ -8,9 +8,10 @@
 //! recover` marks landed; before it, nothing moved and the proposal is
 //! landed again or refused.
 
-use crate::error::{Error, Result};
+use super::replay::{self, Change};
+use crate::error::Result;
 use crate::git::objects::view::Signature;
-use crate::git::{self, ChangedPath, Merged, Oid, Repo};
+use crate::git::{self, ChangedPath, Oid, Repo};
 
 /// The pushed commits replayed onto the branch: the commit to land and the
 /// paths it changes against the branch.
@@ -19,9 +20,10 @@ pub struct Replayed {
     pub changed: Vec<ChangedPath>,
 }
 
-/// Replays `commits` (oldest first, one parent each) onto `tip`: the
-/// commit itself when the tip is its parent (a fast-forward), else a
-/// three-way merge keeping author and message, stamped by `committer`. A conflict names its paths;
+/// Replays `commits` (oldest first, one parent each) onto `tip` with the
+/// replay a local apply uses (`landing::replay`): the commit itself when
+/// the tip is its parent (a fast-forward), else a three-way merge keeping
+/// author and message, stamped by `committer`. A conflict names its paths;
 /// a tree git would refuse (`.git`, `../`, a `.gitmodules` link, an fsck
 /// error) is refused before anything moves.
 pub fn replay(
@@ -44,25 +46,15 @@ pub fn replay(
             at = c;
             continue;
         }
-        let parent_tree = repo.find_commit(parent)?.tree_id();
-        let tree = match repo.merge_trees(
-            parent_tree,
-            repo.find_commit(at)?.tree_id(),
-            commit.tree_id(),
-        )? {
-            Merged::Clean(tree) => tree,
-            Merged::Conflicts(paths) => {
-                return Err(Error::Conflict {
-                    patch_id: id.to_string(),
-                    paths,
-                    against: "the branch on the server".into(),
-                    operation: "apply",
-                });
-            }
+        let change = Change {
+            id,
+            commit: c,
+            base: parent,
         };
+        let onto = (at, repo.find_commit(at)?.tree_id());
+        let tree = replay::tree_onto(repo, change, onto, || "the branch on the server".into())?;
         let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-        at =
-            git::objects::commit::create(repo, &commit.author(), committer, &message, tree, &[at])?;
+        at = replay::commit_onto(repo, change, (tree, at), committer, &message)?;
     }
     let changed = check(repo, tip, at)?;
     Ok(Replayed {

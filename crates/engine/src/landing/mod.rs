@@ -6,7 +6,8 @@
 //! `journal`, the staging of a landing's files in `stage`, and which files
 //! each flush must wait for in `flush`. `ops`
 //! (apply, rollback, recover) calls it; it knows nothing of requests or
-//! front ends. See RELIABILITY.md for the guarantees.
+//! front ends; `replay` is the one replay of a change onto a branch, local
+//! or bare. See RELIABILITY.md for the guarantees.
 
 pub mod bare;
 mod by_directory;
@@ -19,5 +20,6 @@ pub mod land;
 mod place;
 mod protocol;
 pub mod recover;
+pub mod replay;
 pub mod stage;
 mod turn;

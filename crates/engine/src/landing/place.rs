@@ -19,18 +19,20 @@ use crate::git::Repo;
 use crate::git::worktree::checkout;
 use crate::git::worktree::index_write::{self, Entry, IndexLock};
 use crate::git::{self, RepoPath};
-use crate::progress::{self, Task};
+use crate::progress::{Progress, Task};
 
 /// Steps 5 and 6 with the branch at `journal.new`. `fresh` (the landing
 /// that just moved the branch): the paths were just checked to hold their
 /// pre-images, so no file is re-read, and the prepared ones are written
 /// in place (or their staged files renamed into place). `None`: recovery,
-/// which classifies every file afresh.
+/// which classifies every file afresh. The files written are reported to
+/// `progress`.
 pub(super) fn roll_forward(
     repo: &Repo,
     journal: &mut Journal,
     lock: IndexLock,
     fresh: Option<&Staged>,
+    progress: &Progress,
 ) -> Result<Done> {
     let no_staged = HashSet::new();
     let pass = Pass {
@@ -56,7 +58,7 @@ pub(super) fn roll_forward(
         None => 1,
     };
     let mut bulk = Bulk::default();
-    progress::start(Task::Land, "files", Some(total as u64));
+    progress.start(Task::Land, "files", Some(total as u64));
     let mut serial = 0;
     for &i in &order {
         let change = &journal.changes[i];
@@ -74,16 +76,17 @@ pub(super) fn roll_forward(
             continue;
         }
         if serial % 64 == 0 {
-            progress::update(Task::Land, serial as u64, Some(total as u64), None);
+            progress.update(Task::Land, serial as u64, Some(total as u64), None);
         }
         let entry = pass.bring_forward(repo, change, &mut done)?;
         entries.push((change.path.clone(), entry));
         files_done(serial, total);
         serial += 1;
     }
-    bulk.run(repo, threads, (serial, total), &mut entries, &mut done)?;
-    progress::update(Task::Land, total as u64, Some(total as u64), None);
-    progress::finish(Task::Land);
+    let counts = (serial, total);
+    bulk.run(repo, threads, counts, (&mut entries, &mut done), progress)?;
+    progress.update(Task::Land, total as u64, Some(total as u64), None);
+    progress.finish(Task::Land);
     finish_index(repo, journal, lock, &entries, pass.fresh, &mut done)?;
     Ok(done)
 }
@@ -141,11 +144,11 @@ impl Bulk {
         repo: &Repo,
         threads: usize,
         (before, total): (usize, usize),
-        entries: &mut [(RepoPath, Entry)],
-        done: &mut Done,
+        (entries, done): (&mut [(RepoPath, Entry)], &mut Done),
+        progress: &Progress,
     ) -> Result<()> {
         let each = |n| files_done(before + n - 1, total);
-        let tick = |n| progress::update(Task::Land, (before + n) as u64, Some(total as u64), None);
+        let tick = |n| progress.update(Task::Land, (before + n) as u64, Some(total as u64), None);
         let outcome = if !self.renames.is_empty() {
             let outcome = super::by_directory::run(
                 &self.renames,

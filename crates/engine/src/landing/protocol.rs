@@ -20,6 +20,7 @@ use crate::git::Repo;
 use crate::git::worktree::checkout;
 use crate::git::worktree::index_write::{self, Entry, IndexLock};
 use crate::git::{self, ChangedPath, Head, RepoPath};
+use crate::progress::Progress;
 use crate::store::audit::AuditRecord;
 use crate::store::transaction::Transaction;
 
@@ -304,14 +305,15 @@ pub(super) fn stale_entries(
 impl Landing {
     /// Steps 5 and 6: files, index, bookkeeping refs, audit. Bookkeeping
     /// that cannot be done now is journalled, never a failure (issue 16
-    /// item 5): the branch has moved, and the landing is finished.
-    pub fn finish(&self, repo: &Repo) -> Result<Finished> {
+    /// item 5): the branch has moved, and the landing is finished. The
+    /// files written are reported to `progress`.
+    pub fn finish(&self, repo: &Repo, progress: &Progress) -> Result<Finished> {
         let mut journal = self.journal.borrow_mut();
         let lock = match self.index_lock.borrow_mut().take() {
             Some(lock) => lock,
             None => IndexLock::acquire(repo, &journal.nonce)?,
         };
-        let done = roll_forward(repo, &mut journal, lock, Some(&self.staged))?;
+        let done = roll_forward(repo, &mut journal, lock, Some(&self.staged), progress)?;
         Ok(Finished {
             audit_ids: done.audit_ids,
             deferred: done.deferred,
@@ -321,7 +323,7 @@ impl Landing {
     /// Brings the working tree and index to N but drops the bookkeeping
     /// (the landing failed, and is audited as such): for a plan whose
     /// rollback is manual, whose steps expect the checkout to match N.
-    pub fn settle(&self, repo: &Repo) -> Result<()> {
+    pub fn settle(&self, repo: &Repo, progress: &Progress) -> Result<()> {
         let mut journal = self.journal.borrow_mut();
         journal.refs.clear();
         journal.audit.clear();
@@ -330,14 +332,14 @@ impl Landing {
             Some(lock) => lock,
             None => IndexLock::acquire(repo, &journal.nonce)?,
         };
-        roll_forward(repo, &mut journal, lock, None)?;
+        roll_forward(repo, &mut journal, lock, None, progress)?;
         Ok(())
     }
 
     /// Undoes the landing after a failure: journals the move from N to
     /// `undo` (whose tree restores H's content of the changed paths), moves
     /// the branch and brings the working tree and index along.
-    pub fn retarget(&self, repo: &Repo, undo: Oid) -> Result<()> {
+    pub fn retarget(&self, repo: &Repo, undo: Oid, progress: &Progress) -> Result<()> {
         let mut journal = self.journal.borrow_mut();
         let landed = journal.new;
         let old_tree = repo.find_commit(landed)?.tree()?;
@@ -373,7 +375,7 @@ impl Landing {
             }
             return Err(e);
         }
-        roll_forward(repo, &mut journal, lock, None)?;
+        roll_forward(repo, &mut journal, lock, None, progress)?;
         Ok(())
     }
 }
@@ -382,11 +384,19 @@ impl Landing {
 /// for the holder of a turn (rollback takes its turn before it reads the
 /// head, so it queues behind concurrent landings instead of racing). A
 /// failure after the branch moved leaves the journal for `git evolv recover`.
-pub fn land_in_turn(repo: &Repo, turn: Turn, mv: BranchMove<'_>) -> Result<Finished> {
+/// The files written are reported to `progress`.
+pub fn land_in_turn(
+    repo: &Repo,
+    turn: Turn,
+    mv: BranchMove<'_>,
+    progress: &Progress,
+) -> Result<Finished> {
     let new = mv.new;
     let landing = move_branch_in_turn(repo, turn, mv)?;
-    landing.finish(repo).map_err(|cause| Error::LandingFailed {
-        cause: Box::new(cause),
-        recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),
-    })
+    landing
+        .finish(repo, progress)
+        .map_err(|cause| Error::LandingFailed {
+            cause: Box::new(cause),
+            recovery: format!("the branch is at {new}; `git evolv recover` completes the landing"),
+        })
 }

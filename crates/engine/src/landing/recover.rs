@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::git::worktree::checkout;
 use crate::git::worktree::index_write::{self, IndexLock};
 use crate::git::{self, Repo, RepoPath};
+use crate::progress::Progress;
 use crate::store::AUDIT_REF;
 use crate::store::audit::AuditRecord;
 use crate::store::pending::Deferred;
@@ -253,7 +254,8 @@ fn forward(
     mut outcome: RecoverOutcome,
     lock: IndexLock,
 ) -> Result<RecoverOutcome> {
-    let done = roll_forward(repo, journal, lock, None)?;
+    // Recovery reports no progress: it runs before the command asked for.
+    let done = roll_forward(repo, journal, lock, None, &Progress::none())?;
     outcome.action = RecoveryAction::RolledForward;
     outcome.set_restored(&done.written);
     outcome.set_skipped(&done.skipped);

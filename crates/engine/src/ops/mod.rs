@@ -44,6 +44,7 @@ pub mod task;
 mod task_log;
 pub mod test;
 pub mod undo;
+pub mod validation;
 
 pub use session::Session;
 pub use settings::Settings;

@@ -14,6 +14,7 @@
 
 use serde_json::Value;
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::ops::apply::{self, ApplyRequest};
@@ -184,7 +185,7 @@ pub fn rollback_confirmation(
 /// git-evolv's refs.
 pub fn undo_confirmation(
     repo: &Repo,
-    settings: &Settings,
+    (settings, ctx): (&Settings, &Context),
     req: &super::undo::UndoRequest,
 ) -> Result<Option<Confirmation>> {
     if req.dry_run {
@@ -194,7 +195,7 @@ pub fn undo_confirmation(
         dry_run: true,
         ..req.clone()
     };
-    let Ok(outcome) = super::undo::undo(repo, &preview) else {
+    let Ok(outcome) = super::undo::undo(repo, ctx, &preview) else {
         return Ok(None);
     };
     let landings: Vec<_> = outcome

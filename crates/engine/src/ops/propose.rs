@@ -10,9 +10,11 @@ use serde::Serialize;
 pub use diff_out::{JSON_DIFF_MAX, ProposedDiff};
 use scan::Scan;
 
+use crate::context::Context;
 use crate::edit::{Replacer, Scope};
 use crate::error::{Error, Result};
 use crate::git::{self, BlobEntry, FilePatcher, FileUpdate, NewObject, Repo};
+use crate::progress::Progress;
 use crate::store::audit::AuditAction;
 use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
@@ -139,8 +141,14 @@ impl SkippedFile {
 }
 
 /// Runs the edit and stores the proposal, with the session's settings
-/// (the summary template).
-pub fn propose(repo: &Repo, settings: &Settings, req: &ProposeRequest) -> Result<ProposeOutcome> {
+/// (the summary template); the files scanned are reported to `ctx`'s
+/// progress.
+pub fn propose(
+    repo: &Repo,
+    settings: &Settings,
+    ctx: &Context,
+    req: &ProposeRequest,
+) -> Result<ProposeOutcome> {
     git::bound_mapped_packs();
     let replacer = Replacer::new(&req.pattern, &req.replacement, req.literal)?;
     let scope = Scope::new(&req.scope)?;
@@ -150,7 +158,7 @@ pub fn propose(repo: &Repo, settings: &Settings, req: &ProposeRequest) -> Result
     let base = repo.find_commit(head.commit)?;
     let base_tree = base.tree()?;
     let (mut scan, files_scanned, filtered_skipped) =
-        scan_scope(repo, req, (&replacer, &scope), &base_tree)?;
+        scan_scope(repo, req, (&replacer, &scope, ctx.progress()), &base_tree)?;
 
     let new_tree = write_tree(repo, &base_tree, &scan)?;
     let paths: Vec<git::RepoPath> = scan.changed.iter().map(|c| c.entry.repo_path()).collect();
@@ -208,7 +216,7 @@ pub fn propose(repo: &Repo, settings: &Settings, req: &ProposeRequest) -> Result
 fn scan_scope(
     repo: &Repo,
     req: &ProposeRequest,
-    (replacer, scope): (&Replacer, &Scope),
+    (replacer, scope, progress): (&Replacer, &Scope, &Progress),
     base_tree: &crate::git::objects::view::Tree<'_>,
 ) -> Result<(Scan, usize, usize)> {
     let files: Vec<BlobEntry> = blobs_in_scope(repo, base_tree, &req.scope, scope)?
@@ -223,7 +231,7 @@ fn scan_scope(
     // configured `core.abbrev`): the tree diff writes those.
     let files_patcher = FilePatcher::new(repo);
     let patcher = || files_patcher.map(|p| scan::Patcher::new(p, repo.unattributed_test()));
-    let mut scan = scan::scan_files(repo, &files, replacer, patcher)?;
+    let mut scan = scan::scan_files(repo, &files, (replacer, progress), patcher)?;
     let filtered_skipped = if req.include_filtered {
         0
     } else {

@@ -7,6 +7,7 @@ use crate::git::objects::view::{Commit, Tree};
 use crate::git::{Merged, Oid, Order, TreeEdit};
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::git::Repo;
@@ -62,7 +63,7 @@ pub struct RollbackOutcome {
 }
 
 /// Undoes the landed commit of `req.patch_id`.
-pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
+pub fn rollback(repo: &Repo, ctx: &Context, req: &RollbackRequest) -> Result<RollbackOutcome> {
     let patch_id = req.patch_id.as_str();
     if !proposals::is_valid_id(patch_id) {
         return Err(Error::PatchNotFound(patch_id.to_string()));
@@ -85,7 +86,7 @@ pub fn rollback(repo: &Repo, req: &RollbackRequest) -> Result<RollbackOutcome> {
             },
         );
     };
-    undo(repo, turn, req, landed)
+    undo(repo, (turn, ctx), req, landed)
         .map_err(|e| Transaction::new(repo, AuditAction::Rollback, patch_id).fail(e))
 }
 
@@ -145,7 +146,7 @@ fn recorded_plan(commit: &Commit<'_>) -> Option<ExecutionPlan> {
 /// on the head and landed (or, for `manual`, only the plan's steps).
 fn undo(
     repo: &Repo,
-    turn: land::Turn,
+    (turn, ctx): (land::Turn, &Context),
     req: &RollbackRequest,
     landed: Oid,
 ) -> Result<RollbackOutcome> {
@@ -194,7 +195,7 @@ fn undo(
     unmark(repo, patch_id, landed, &mut tx);
     let reflog = format!("evolv: rollback {patch_id}");
     let mv = land::BranchMove::new(&head, new, &changed, &reflog, tx);
-    let finished = land::land_in_turn(repo, turn, mv)?;
+    let finished = land::land_in_turn(repo, turn, mv, ctx.progress())?;
     outcome.audit_log_id = finished.audit_id(0);
     outcome.warnings.extend(finished.deferred);
     Ok(outcome)

@@ -6,7 +6,9 @@
 //! repository handle and the settings (git config, read once when first
 //! needed), and releases what a command held (the parsed index) when
 //! dropped. No front end calls recovery, reads config or releases the
-//! index itself.
+//! index itself. It owns the operation's context (`crate::context`:
+//! progress and cancellation), which the front end gives when it opens
+//! the session and every use case receives.
 //!
 //! Threads: a `Session` is `Send` (move it into a blocking task) but not
 //! `Sync` (libgit2 repositories are not): async front ends open one per
@@ -50,6 +52,7 @@ use super::task::{
     TaskStatus,
 };
 use super::undo::{self, UndoOutcome, UndoRequest};
+use crate::context::Context;
 use crate::error::Result;
 use crate::git::Repo;
 
@@ -126,55 +129,53 @@ pub struct Session {
     dir: PathBuf,
     recovered: Option<RecoverOutcome>,
     settings: OnceCell<Settings>,
+    context: Context,
 }
 
 impl Session {
     /// Opens the repository containing `dir` as requests of type `R` need
-    /// it ([`Request::OPEN`]); what an automatic recovery did is in
-    /// [`Session::recovered`].
-    pub fn open_for<R: Request + ?Sized>(dir: &Path) -> Result<Session> {
-        match R::OPEN {
-            Open::Recovering => Session::open(dir),
-            Open::AsIs => Session::open_without_recovery(dir),
-            Open::ReadOnly | Open::Server => Session::open_read_only(dir),
-            Open::View if crate::git::open_any(dir)?.is_bare() => Session::open_read_only(dir),
-            Open::View => Session::open(dir),
-            Open::NoRepository => Ok(Session::new(None, dir)),
+    /// it ([`Request::OPEN`]), for use cases run with `context`; what an
+    /// automatic recovery did is in [`Session::recovered`].
+    pub fn open_for<R: Request + ?Sized>(dir: &Path, context: Context) -> Result<Session> {
+        let repo = match R::OPEN {
+            Open::Recovering | Open::AsIs => Some(crate::git::open(dir)?),
+            Open::ReadOnly | Open::Server | Open::View => Some(crate::git::open_any(dir)?),
+            Open::NoRepository => None,
+        };
+        // A view of a bare repository opens it as it is: nothing lands
+        // there and nothing is to recover.
+        let recovers = match R::OPEN {
+            Open::Recovering => true,
+            Open::View => repo.as_ref().is_some_and(|r| !r.is_bare()),
+            _ => false,
+        };
+        let mut session = Session::new(repo, dir, context);
+        if recovers {
+            session.recovered = recover::recover_pending(session.repo()?)?;
         }
+        Ok(session)
     }
 
     /// A new demo repository in `dir` (`ops::demo`), opened for its run.
-    pub fn create_demo(dir: &Path) -> Result<Session> {
-        Ok(Session::new(Some(super::demo::create_repo(dir)?), dir))
+    pub fn create_demo(dir: &Path, context: Context) -> Result<Session> {
+        let repo = super::demo::create_repo(dir)?;
+        Ok(Session::new(Some(repo), dir, context))
     }
 
-    fn new(repo: Option<Repo>, dir: &Path) -> Session {
+    fn new(repo: Option<Repo>, dir: &Path, context: Context) -> Session {
         Session {
             repo,
             dir: dir.to_path_buf(),
             recovered: None,
             settings: OnceCell::new(),
+            context,
         }
     }
 
-    /// Opens the repository containing `dir` (bare repositories are
-    /// refused here, once) and recovers an interrupted landing first.
-    fn open(dir: &Path) -> Result<Session> {
-        let mut session = Session::open_without_recovery(dir)?;
-        session.recovered = recover::recover_pending(session.repo()?)?;
-        Ok(session)
-    }
-
-    /// Opens without the automatic recovery: for `recover` itself, and for
-    /// read-only views of the working tree as it is (`glob`).
-    fn open_without_recovery(dir: &Path) -> Result<Session> {
-        Ok(Session::new(Some(crate::git::open(dir)?), dir))
-    }
-
-    /// Opens a repository that may be bare, without recovery: for the
-    /// read-only views (`list`, `show`, `log`) of a server's repository.
-    fn open_read_only(dir: &Path) -> Result<Session> {
-        Ok(Session::new(Some(crate::git::open_any(dir)?), dir))
+    /// The context the session's use cases run with (their progress and
+    /// cancellation).
+    pub fn context(&self) -> &Context {
+        &self.context
     }
 
     /// The open repository; a session opened without one (a request that
@@ -279,7 +280,12 @@ impl Session {
 
     /// Computes an edit and stores it as a proposal.
     pub fn propose(&self, req: &ProposeRequest) -> Result<ProposeOutcome> {
-        self.wrote(propose::propose(self.repo()?, self.settings()?, req))
+        self.wrote(propose::propose(
+            self.repo()?,
+            self.settings()?,
+            &self.context,
+            req,
+        ))
     }
 
     /// Validates and lands proposals. One shape whatever the number of ids:
@@ -290,12 +296,17 @@ impl Session {
     }
 
     pub fn apply(&self, req: &ApplyRequest) -> Result<ApplyReport> {
-        self.wrote(apply::apply(self.repo()?, self.settings()?, req))
+        self.wrote(apply::apply(
+            self.repo()?,
+            self.settings()?,
+            &self.context,
+            req,
+        ))
     }
 
     /// Undoes an applied proposal as a new commit.
     pub fn rollback(&self, req: &RollbackRequest) -> Result<RollbackOutcome> {
-        self.wrote(rollback::rollback(self.repo()?, req))
+        self.wrote(rollback::rollback(self.repo()?, &self.context, req))
     }
 
     /// Every proposal with its status.
@@ -330,13 +341,13 @@ impl Session {
 
     /// Undoes (or redoes) operations of the op log.
     pub fn undo(&self, req: &UndoRequest) -> Result<UndoOutcome> {
-        self.wrote(undo::undo(self.repo()?, req))
+        self.wrote(undo::undo(self.repo()?, &self.context, req))
     }
 
     /// What an undo would land on a protected branch that the user must
     /// confirm first; `None` when no question is due.
     pub fn undo_confirmation(&self, req: &UndoRequest) -> Result<Option<Confirmation>> {
-        permissions::undo_confirmation(self.repo()?, self.settings()?, req)
+        permissions::undo_confirmation(self.repo()?, (self.settings()?, &self.context), req)
     }
 
     /// Removes proposals (`drop`).
@@ -354,7 +365,7 @@ impl Session {
         let repo = self.repo()?;
         if repo.is_bare() {
             // A server's: what a killed hook or drainer left in its queue.
-            return super::receive::queue::recover(repo, self.settings()?);
+            return super::receive::queue::recover(repo, self.settings()?, &self.context);
         }
         recover::recover(repo)
     }
@@ -394,7 +405,7 @@ impl Session {
     /// Verdicts of a command on commits or proposals (runs it where no
     /// trusted verdict is stored).
     pub fn test(&self, req: &TestRequest) -> Result<TestOutcome> {
-        test::test(self.repo()?, self.settings()?, req)
+        test::test(self.repo()?, self.settings()?, &self.context, req)
     }
 
     /// The files matching a glob, newest first.
@@ -415,7 +426,12 @@ impl Session {
 
     /// Runs a background apply (the task's own process).
     pub fn run_task(&self, req: &TaskRunRequest) -> Result<TaskStatus> {
-        self.wrote(task::run(self.repo()?, self.settings()?, &req.task_id))
+        self.wrote(task::run(
+            self.repo()?,
+            self.settings()?,
+            &self.context,
+            &req.task_id,
+        ))
     }
 
     /// Every background task.
@@ -428,14 +444,10 @@ impl Session {
         task::status(self.repo()?, req.id()?)
     }
 
-    /// Waits up to `wait` for a background task to finish.
-    pub fn wait_task(
-        &self,
-        req: &TaskQuery,
-        wait: std::time::Duration,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TaskOutcome> {
-        task::wait(self.repo()?, req.id()?, wait, cancelled)
+    /// Waits up to `wait` for a background task to finish (less when the
+    /// session's caller cancels).
+    pub fn wait_task(&self, req: &TaskQuery, wait: std::time::Duration) -> Result<TaskOutcome> {
+        task::wait(self.repo()?, req.id()?, wait, &self.context)
     }
 
     /// Cancels a background task, waiting up to `wait` for it to stop.
@@ -590,7 +602,9 @@ mod tests {
     fn a_bare_repository_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
         crate::git::test_git::git(dir.path(), &["init", "-q", "--bare"]);
-        let err = Session::open(dir.path()).err().expect("bare is refused");
+        let err = Session::open_for::<super::ApplyRequest>(dir.path(), Default::default())
+            .err()
+            .expect("bare is refused");
         assert_eq!(err.code(), "bare_repository");
         // A read-only view opens it; what needs a work tree is refused.
         let bare = crate::git::open_any(dir.path()).unwrap();

@@ -12,7 +12,7 @@ impl Session {
     /// starts a detached drainer when the push does not wait.
     pub fn receive(&self, req: &ReceiveRequest) -> Result<ReceiveOutcome> {
         let repo = self.repo()?;
-        let outcome = receive::receive(repo, self.settings()?, req)?;
+        let outcome = receive::receive(repo, self.settings()?, self.context(), req)?;
         if outcome.drain {
             queue::spawn_drainer(repo.git_dir())?;
         }
@@ -21,7 +21,7 @@ impl Session {
 
     /// The detached drainer: lands the queue unless a live drainer does.
     pub fn drain(&self, _req: &DrainRequest) -> Result<usize> {
-        queue::drain_detached(self.repo()?, self.settings()?)
+        queue::drain_detached(self.repo()?, self.settings()?, self.context())
     }
 
     /// The pre-receive hook: judges each pushed ref.

@@ -11,7 +11,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -20,12 +19,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::task_log::{LogLines, append_output, describe_error, describe_landed};
+use crate::context::{Cancel, Context};
 use crate::error::{Error, ErrorBody, Result};
 use crate::git::Repo;
 use crate::ops::apply::{self, ApplyReport, ApplyRequest};
 use crate::ops::plan::PlanSource;
 use crate::ops::settings::Settings;
-use crate::progress;
+use crate::progress::Progress;
 use crate::store::proposals::now_secs;
 
 /// Where a task stands.
@@ -410,9 +410,9 @@ pub fn start(repo: &Repo, req: &TaskRequest) -> Result<StartedTask> {
 }
 
 /// The body of `git evolv task run <id>`: runs the recorded apply (with
-/// the session's settings), with a watcher that turns a cancellation
-/// request into the apply's cancel flag.
-pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
+/// the session's settings and context), with a watcher that turns a
+/// cancellation request into the apply's cancellation.
+pub fn run(repo: &Repo, settings: &Settings, ctx: &Context, id: &str) -> Result<TaskStatus> {
     let dir = task_dir(repo, id)?;
     let file = read_file(&dir)?;
     append_output(
@@ -423,14 +423,14 @@ pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
             std::process::id()
         ),
     );
-    let flag = Arc::new(AtomicBool::new(false));
+    let cancel = Cancel::new();
     let done = Arc::new(AtomicBool::new(false));
     let watcher = {
-        let (flag, done, marker) = (flag.clone(), done.clone(), dir.join("cancel"));
+        let (cancel, done, marker) = (cancel.clone(), done.clone(), dir.join("cancel"));
         std::thread::spawn(move || {
             while !done.load(Ordering::SeqCst) {
                 if marker.exists() {
-                    flag.store(true, Ordering::SeqCst);
+                    cancel.cancel();
                     return;
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -439,13 +439,13 @@ pub fn run(repo: &Repo, settings: &Settings, id: &str) -> Result<TaskStatus> {
     };
     // Each line a validation command writes goes to the log as it comes,
     // so `task_output` shows it while the task runs (issue 25).
-    let log = Rc::new(LogLines::new(&dir));
-    let result = progress::scoped(log.clone(), || {
-        crate::validate::with_cancel(flag, || {
-            apply::apply(repo, settings, &file.request.to_apply())
-        })
-    });
-    let streamed = log.streamed.get();
+    let log = Arc::new(LogLines::new(&dir));
+    let ctx = ctx
+        .clone()
+        .with_progress(Progress::to(log.clone()))
+        .with_cancel(cancel);
+    let result = apply::apply(repo, settings, &ctx, &file.request.to_apply());
+    let streamed = log.streamed();
     done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
     let mut file = read_file(&dir)?;
@@ -486,18 +486,14 @@ pub fn status(repo: &Repo, id: &str) -> Result<TaskOutcome> {
 }
 
 /// Polls until the task is done or `timeout` passes (then it is still
-/// `running`, with the output so far). `cancelled` stops the wait early.
-pub fn wait(
-    repo: &Repo,
-    id: &str,
-    timeout: Duration,
-    cancelled: &dyn Fn() -> bool,
-) -> Result<TaskOutcome> {
+/// `running`, with the output so far). A cancel of the waiting call
+/// (`ctx`) stops the wait early; the task runs on.
+pub fn wait(repo: &Repo, id: &str, timeout: Duration, ctx: &Context) -> Result<TaskOutcome> {
     let dir = task_dir(repo, id)?;
     let deadline = std::time::Instant::now() + timeout;
     loop {
         let file = load(&dir)?;
-        if file.status.is_done() || std::time::Instant::now() >= deadline || cancelled() {
+        if file.status.is_done() || std::time::Instant::now() >= deadline || ctx.cancelled() {
             return Ok(outcome(&dir, file));
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -542,5 +538,6 @@ pub fn cancel(repo: &Repo, id: &str, wait_for: Duration) -> Result<TaskOutcome> 
     }
     let marker = dir.join("cancel");
     fs::write(&marker, b"").map_err(|e| Error::io("write", &marker, e))?;
-    wait(repo, id, wait_for, &|| false)
+    // The cancel asked for is the task's; nothing cancels this wait.
+    wait(repo, id, wait_for, &Context::default())
 }

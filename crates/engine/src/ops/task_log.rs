@@ -2,10 +2,11 @@
 //! a validation command writes as it is written (so `task_output` shows
 //! it while the task runs), and the summary of what landed or failed.
 
-use std::cell::{Cell, RefCell};
 use std::fs;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::Error;
 use crate::ops::apply;
@@ -26,10 +27,10 @@ pub(super) fn append_output(dir: &Path, text: &str) {
 /// The task's log as a progress sink: the command line of each validation
 /// and each line it writes, appended as they come.
 pub(super) struct LogLines {
-    file: RefCell<Option<fs::File>>,
+    file: Mutex<Option<fs::File>>,
     /// Whether any validation output went to the log this way (then the
     /// summary at the end does not repeat its tail).
-    pub(super) streamed: Cell<bool>,
+    streamed: AtomicBool,
 }
 
 impl LogLines {
@@ -40,9 +41,14 @@ impl LogLines {
             .open(dir.join("output.log"))
             .ok();
         LogLines {
-            file: RefCell::new(file),
-            streamed: Cell::new(false),
+            file: Mutex::new(file),
+            streamed: AtomicBool::new(false),
         }
+    }
+
+    /// Whether any validation output went to the log this way.
+    pub(super) fn streamed(&self) -> bool {
+        self.streamed.load(Ordering::SeqCst)
     }
 }
 
@@ -61,9 +67,10 @@ impl ProgressSink for LogLines {
             } => format!("{line}\n"),
             _ => return,
         };
-        if let Some(file) = self.file.borrow_mut().as_mut() {
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(file) = file.as_mut() {
             let _ = file.write_all(text.as_bytes());
-            self.streamed.set(true);
+            self.streamed.store(true, Ordering::SeqCst);
         }
     }
 }

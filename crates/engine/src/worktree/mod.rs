@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::git::{Oid, Repo};
 
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 use crate::validate::Budget;
 
 pub use crate::process_group::{GroupRecord, is_alive as group_is_alive};
@@ -52,10 +53,11 @@ impl ValidationWorktree {
     /// through a collision-detecting SHA-1. On a new, empty worktree it is
     /// the checkout `git worktree add` would do. `clean -fd` without -x
     /// drops untracked files and keeps ignored build outputs.
-    pub fn checkout(&self, commit: Oid) -> Result<()> {
+    /// Reports the checkout's progress to `progress` when it listens.
+    pub fn checkout(&self, commit: Oid, progress: &Progress) -> Result<()> {
         let oid = commit.to_string();
-        if crate::progress::active() {
-            checkout_reporting(&self.path, &oid)?;
+        if progress.active() {
+            checkout_reporting(&self.path, &oid, progress)?;
         } else {
             crate::git::process::cli::run(&self.path, &["checkout", "-q", "-f", "--detach", &oid])?;
         }
@@ -66,7 +68,7 @@ impl ValidationWorktree {
 /// `git checkout -f --detach` with git's own progress (`--progress`),
 /// each `Updating files: n% (a/b)` line reported as the worktree's
 /// progress; the other lines make the error message if it fails.
-fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
+fn checkout_reporting(dir: &Path, oid: &str, progress: &Progress) -> Result<()> {
     use std::io::Read;
     use std::process::{Command, Stdio};
 
@@ -84,7 +86,7 @@ fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
     let mut child = cmd
         .spawn()
         .map_err(|e| Error::io("run `git` (is it on PATH?) in", dir, e))?;
-    progress::start(Task::Worktree, dir.display().to_string(), None);
+    progress.start(Task::Worktree, dir.display().to_string(), None);
     let mut messages = String::new();
     if let Some(mut err) = child.stderr.take() {
         let mut pending = Vec::new();
@@ -99,9 +101,7 @@ fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
                 let line: Vec<u8> = pending.drain(..=at).collect();
                 let line = String::from_utf8_lossy(&line);
                 match progress::parse_git_progress(&line) {
-                    Some((done, total)) => {
-                        progress::update(Task::Worktree, done, Some(total), None)
-                    }
+                    Some((done, total)) => progress.update(Task::Worktree, done, Some(total), None),
                     None if !line.trim().is_empty() => {
                         messages.push_str(line.trim_end());
                         messages.push('\n');
@@ -111,7 +111,7 @@ fn checkout_reporting(dir: &Path, oid: &str) -> Result<()> {
             }
         }
     }
-    progress::finish(Task::Worktree);
+    progress.finish(Task::Worktree);
     let status = child
         .wait()
         .map_err(|e| Error::io("wait for `git checkout` in", dir, e))?;

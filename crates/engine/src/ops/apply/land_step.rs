@@ -7,6 +7,7 @@ use super::replay::{Built, Step, build, check_clean, same_in_touched_files};
 use super::settings::RunSettings;
 use super::undo::undo_after_move;
 use super::validate_step::{Validated, validate_in_worktree};
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::{self, Head};
@@ -27,6 +28,7 @@ pub(super) fn land_unvalidated(
     proposals: &[Proposal],
     s: &RunSettings,
     committer: &crate::git::objects::view::Signature,
+    ctx: &Context,
 ) -> Result<Vec<ApplyOutcome>> {
     let turn = if s.dry_run {
         None
@@ -37,7 +39,7 @@ pub(super) fn land_unvalidated(
     if turn.is_none() {
         check_clean(repo, &built)?;
     }
-    conclude(repo, s, built, turn, Validated::default())
+    conclude(repo, s, built, turn, (Validated::default(), ctx))
 }
 
 /// Replays and validates outside the turn, then lands in it what was
@@ -48,14 +50,15 @@ pub(super) fn land_validated(
     repo: &Repo,
     proposals: &[Proposal],
     s: &RunSettings,
-    start: &Head,
-    committer: &crate::git::objects::view::Signature,
+    (start, committer): (&Head, &crate::git::objects::view::Signature),
+    ctx: &Context,
     budget: Budget,
 ) -> Result<Vec<ApplyOutcome>> {
     let built = build(repo, proposals, s, committer)?;
     check_clean(repo, &built)?;
-    let validated = validate_in_worktree(repo, s, built.head.commit, built.new, budget)?;
-    budget.check("the landing", &validated.reports)?;
+    let validated = validate_in_worktree(repo, s, ctx, (built.head.commit, built.new), budget)?;
+    budget.check(ctx, "the landing", &validated.reports)?;
+    let validated = (validated, ctx);
     if s.dry_run {
         return conclude(repo, s, built, None, validated);
     }
@@ -91,10 +94,10 @@ pub(super) fn conclude(
     s: &RunSettings,
     built: Built<'_, '_>,
     turn: Option<land::Turn>,
-    validated: Validated,
+    (validated, ctx): (Validated, &Context),
 ) -> Result<Vec<ApplyOutcome>> {
     match turn.filter(|_| !s.dry_run) {
-        Some(turn) => land_built(repo, s, built, turn, &validated),
+        Some(turn) => land_built(repo, s, built, turn, (&validated, ctx)),
         None => {
             let logged = transaction(repo, s, &built, &validated).commit()?;
             let warnings: Vec<Deferred> = logged.deferred().cloned().into_iter().collect();
@@ -169,7 +172,7 @@ pub(super) fn land_built(
     s: &RunSettings,
     built: Built<'_, '_>,
     turn: land::Turn,
-    validated: &Validated,
+    (validated, ctx): (&Validated, &Context),
 ) -> Result<Vec<ApplyOutcome>> {
     let tx = transaction(repo, s, &built, validated);
     let Built {
@@ -185,7 +188,7 @@ pub(super) fn land_built(
     let landing = land::move_branch_in_turn(repo, turn, mv)?;
     let finish = || -> Result<Vec<ApplyOutcome>> {
         land::failpoint(FAILPOINT_AFTER_BRANCH_MOVE)?;
-        let finished = landing.finish(repo)?;
+        let finished = landing.finish(repo, ctx.progress())?;
         let warnings: Vec<Deferred> = finished.deferred.iter().cloned().collect();
         let id = finished.audit_id(0);
         Ok(steps
@@ -193,7 +196,8 @@ pub(super) fn land_built(
             .map(|step| outcome(s, &head, step, validated, id.clone(), warnings.clone()))
             .collect())
     };
-    finish().map_err(|cause| undo_after_move(repo, s, &head, new, &landing, &ids, cause))
+    let landed = (&landing, ctx.progress());
+    finish().map_err(|cause| undo_after_move(repo, s, &head, new, landed, &ids, cause))
 }
 
 /// One proposal's outcome.

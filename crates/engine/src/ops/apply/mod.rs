@@ -16,7 +16,7 @@ use crate::store::pending::Deferred;
 use crate::store::proposals::{self, Proposal};
 use crate::store::trailers;
 use crate::store::transaction::Transaction;
-use crate::validate::{Budget, CommandReport};
+use crate::validate::CommandReport;
 
 mod land_step;
 pub mod part;
@@ -24,19 +24,18 @@ mod replay;
 mod settings;
 mod undo;
 mod validate_step;
-mod verdict_step;
 
-pub use verdict_step::ApplyVerdict;
-pub(crate) use verdict_step::Lookup;
+pub use validate_step::ApplyVerdict;
 
 use land_step::{land_unvalidated, land_validated};
 use settings::{RunSettings, settings};
 
 use super::settings::Settings;
+use crate::context::Context;
 
 /// The time budget of an apply when neither a plan, `--timeout` nor
 /// `evolv.timeout` says otherwise.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+pub use super::validation::DEFAULT_TIMEOUT_SECS;
 
 /// Marks the plan a landed commit was applied under, in its message.
 pub const PLAN_TRAILER: &str = trailers::PLAN;
@@ -141,15 +140,21 @@ pub struct ApplyReport {
 
 /// Applies the requested proposals. A failure before anything landed is an
 /// `Err`; a failure after earlier proposals landed is reported in the
-/// `ApplyReport` beside what landed. Every failure is audited.
-pub fn apply(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<ApplyReport> {
+/// `ApplyReport` beside what landed. Every failure is audited. `ctx`'s
+/// cancellation stops the validation, and its progress hears the work.
+pub fn apply(
+    repo: &Repo,
+    config: &Settings,
+    ctx: &Context,
+    req: &ApplyRequest,
+) -> Result<ApplyReport> {
     let selection = match (&req.paths, &req.hunks) {
         (_, Some(hunks)) => Some(part::Selection::Hunks(hunks)),
         (Some(paths), None) => Some(part::Selection::Paths(paths)),
         (None, None) => None,
     };
     if let Some(selection) = selection {
-        let (mut report, remaining) = part::apply_part(repo, config, req, selection)?;
+        let (mut report, remaining) = part::apply_part(repo, config, ctx, req, selection)?;
         if let Some(landed) = report.results.first_mut() {
             landed.remaining_patch_id = remaining;
         }
@@ -158,7 +163,7 @@ pub fn apply(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<Apply
     let (proposals, stacked) = load_proposals(repo, &req.patch_ids)?;
     let mut settings = settings(repo, config, req)?;
     settings.batch |= stacked;
-    run(repo, settings, proposals)
+    run(repo, settings, ctx, proposals)
 }
 
 /// Applies `proposals` (loaded, or a part not stored yet), with the ref
@@ -166,17 +171,22 @@ pub fn apply(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<Apply
 pub(super) fn apply_loaded(
     repo: &Repo,
     config: &Settings,
+    ctx: &Context,
     req: &ApplyRequest,
-    proposals: Vec<Proposal>,
-    also: Vec<settings::AlsoMove>,
+    (proposals, also): (Vec<Proposal>, Vec<settings::AlsoMove>),
 ) -> Result<ApplyReport> {
     let mut settings = settings(repo, config, req)?;
     settings.also = also;
-    run(repo, settings, proposals)
+    run(repo, settings, ctx, proposals)
 }
 
 /// Lands `proposals` as `settings` says, a group at a time.
-fn run(repo: &Repo, settings: RunSettings, proposals: Vec<Proposal>) -> Result<ApplyReport> {
+fn run(
+    repo: &Repo,
+    settings: RunSettings,
+    ctx: &Context,
+    proposals: Vec<Proposal>,
+) -> Result<ApplyReport> {
     git::ensure_no_operation_in_progress(repo)?;
     // The branch this command applies to: a retry after a lost race, or
     // the next proposal of several, never lands on a branch switched to
@@ -196,7 +206,7 @@ fn run(repo: &Repo, settings: RunSettings, proposals: Vec<Proposal>) -> Result<A
     };
     for group in groups {
         match land::retrying(settings.dry_run, || {
-            apply_group(repo, group, &settings, &start)
+            apply_group(repo, group, &settings, &start, ctx)
         }) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
@@ -269,16 +279,8 @@ pub struct ApplyPreview {
 /// The commands and mode an apply of `req` would run with.
 pub fn preview(repo: &Repo, config: &Settings, req: &ApplyRequest) -> Result<ApplyPreview> {
     let s = settings(repo, config, req)?;
-    let mut commands = Vec::new();
-    if let Some(p) = &s.plan {
-        commands.extend(p.validation.pre_conditions.iter().cloned());
-    }
-    commands.extend(s.commands.iter().cloned());
-    if let Some(p) = &s.plan {
-        commands.extend(p.validation.expected_outcomes.iter().cloned());
-    }
     Ok(ApplyPreview {
-        commands,
+        commands: s.validation.all_commands(),
         dry_run: s.dry_run,
         plan: s.plan,
     })
@@ -300,15 +302,16 @@ fn apply_group(
     proposals: &[Proposal],
     s: &RunSettings,
     start: &Head,
+    ctx: &Context,
 ) -> Result<Vec<ApplyOutcome>> {
-    let budget = Budget::starting_now(s.timeout_secs).limited_by(s.timeout_source);
+    let budget = s.validation.budget();
     land::ensure_on_branch(repo, start)?;
     refuse_applied(repo, proposals)?;
     let committer = git::committer(repo)?;
-    if validates(s) {
-        land_validated(repo, proposals, s, start, &committer, budget)
+    if s.validation.validates() {
+        land_validated(repo, proposals, s, (start, &committer), ctx, budget)
     } else {
-        land_unvalidated(repo, proposals, s, &committer)
+        land_unvalidated(repo, proposals, s, &committer, ctx)
     }
 }
 
@@ -324,11 +327,4 @@ fn refuse_applied(repo: &Repo, proposals: &[Proposal]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn validates(s: &RunSettings) -> bool {
-    let plan_commands = s.plan.as_ref().is_some_and(|p| {
-        !p.validation.pre_conditions.is_empty() || !p.validation.expected_outcomes.is_empty()
-    });
-    plan_commands || !s.commands.is_empty()
 }

@@ -16,6 +16,7 @@ use crate::store::proposals::{self, Proposal, ProposalMeta, proposal_ref};
 use super::super::edit::build_changes;
 use super::super::settings::Settings;
 use super::{ApplyReport, ApplyRequest};
+use crate::context::Context;
 
 /// Which changes of the proposal land.
 pub enum Selection<'a> {
@@ -52,6 +53,7 @@ pub fn hunks(repo: &Repo, id: &str) -> Result<Vec<FilePatch>> {
 pub fn apply_part(
     repo: &Repo,
     settings: &Settings,
+    ctx: &Context,
     req: &ApplyRequest,
     selection: Selection<'_>,
 ) -> Result<(ApplyReport, Option<String>)> {
@@ -91,7 +93,10 @@ pub fn apply_part(
     };
     if part.affected_files.is_empty() || repo.commit_tree(part_commit)?.id() == whole.id() {
         // Everything was chosen: the proposal lands whole.
-        return Ok((super::apply(repo, settings, &whole_request(req))?, None));
+        return Ok((
+            super::apply(repo, settings, ctx, &whole_request(req))?,
+            None,
+        ));
     }
     let part_id = free_id(repo, &part_meta, part_commit)?;
     let rest = rest_commit(repo, settings, &p, &part_id, part_commit, &whole)?;
@@ -102,7 +107,7 @@ pub fn apply_part(
         (proposal_ref(id), Some(p.commit), Some(rest)),
     ];
     let part = proposals::unstored(repo, &part_id, part_commit)?;
-    let report = super::apply_loaded(repo, settings, &landing, vec![part], also)?;
+    let report = super::apply_loaded(repo, settings, ctx, &landing, (vec![part], also))?;
     let landed = report.error.is_none() && !report.dry_run;
     Ok((report, landed.then(|| id.clone())))
 }

@@ -2,14 +2,15 @@
 //! head is their base, else a three-way merge), each a commit, checked
 //! against the plan's limits.
 
+use crate::git::Oid;
 use crate::git::objects::view::{Commit, Tree};
-use crate::git::{Merged, Oid};
 
 use super::settings::RunSettings;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::{self, ChangedPath, Head, RepoPath};
 use crate::landing::land;
+use crate::landing::replay::{self, Change};
 use crate::plan::ExecutionPlan;
 use crate::store::proposals::Proposal;
 use crate::store::trailers;
@@ -99,9 +100,7 @@ pub(super) fn build<'p, 'r>(
             (changed, lines)
         }
     };
-    if let Some(plan) = &s.plan {
-        check_limits(plan, changed.len(), added + removed)?;
-    }
+    s.validation.check_limits(changed.len(), added + removed)?;
     Ok(Built {
         head,
         head_tree,
@@ -183,32 +182,9 @@ pub(super) fn message(p: &Proposal, plan: Option<&ExecutionPlan>) -> String {
     trailers::landed_message(&p.summary, &p.id, plan.as_deref())
 }
 
-/// Refuses a change over the plan's limits: files changed, then lines.
-pub(super) fn check_limits(plan: &ExecutionPlan, files: usize, lines: usize) -> Result<()> {
-    let limits = [
-        ("limits.max_files", "files", files, plan.limits.max_files),
-        (
-            "limits.max_changes",
-            "lines (added + removed)",
-            lines,
-            plan.limits.max_changes,
-        ),
-    ];
-    for (limit, unit, actual, allowed) in limits {
-        if actual as i64 > allowed {
-            return Err(Error::ConstraintViolation {
-                limit,
-                unit,
-                actual: actual as u64,
-                allowed: allowed as u64,
-            });
-        }
-    }
-    Ok(())
-}
-
 /// The tree a proposal gets on `tip`: P's tree when `tip` is P's base, else
-/// a three-way merge of base → tip and base → P.
+/// a three-way merge of base → tip and base → P (`landing::replay`, the
+/// replay a server's landing uses too).
 pub(super) fn replay<'r>(
     repo: &'r Repo,
     proposal: &Proposal,
@@ -216,18 +192,11 @@ pub(super) fn replay<'r>(
     tip_tree: &Tree<'_>,
     against: String,
 ) -> Result<Tree<'r>> {
-    let p = repo.find_commit(proposal.commit)?;
-    if tip.id() == proposal.base {
-        return p.tree();
-    }
-    let base_tree = repo.commit_tree(proposal.base)?;
-    match repo.merge_trees(base_tree.id(), tip_tree.id(), p.tree_id())? {
-        Merged::Clean(tree) => repo.find_tree(tree),
-        Merged::Conflicts(paths) => Err(Error::Conflict {
-            patch_id: proposal.id.to_string(),
-            paths,
-            against,
-            operation: "apply",
-        }),
-    }
+    let change = Change {
+        id: &proposal.id,
+        commit: proposal.commit,
+        base: proposal.base,
+    };
+    let tree = replay::tree_onto(repo, change, (tip.id(), tip_tree.id()), || against)?;
+    repo.find_tree(tree)
 }

@@ -9,6 +9,7 @@ use crate::git::Repo;
 use crate::git::{self, Head};
 use crate::landing::land::Landing;
 use crate::plan::RollbackStrategy;
+use crate::progress::Progress;
 
 /// A step after the branch moved failed: undo by the plan's strategy.
 /// `git_revert` and `file_backup` both put a commit restoring the old head's
@@ -19,7 +20,7 @@ pub(super) fn undo_after_move(
     s: &RunSettings,
     head: &Head,
     new: Oid,
-    landing: &Landing,
+    (landing, progress): (&Landing, &Progress),
     ids: &[&str],
     cause: Error,
 ) -> Error {
@@ -29,7 +30,7 @@ pub(super) fn undo_after_move(
         .map_or(RollbackStrategy::GitRevert, |p| p.rollback.strategy);
     let recovery = (|| -> Result<String> {
         if strategy == RollbackStrategy::Manual {
-            landing.settle(repo)?;
+            landing.settle(repo, progress)?;
             let steps = s
                 .plan
                 .as_ref()
@@ -40,7 +41,7 @@ pub(super) fn undo_after_move(
             ));
         }
         let undo = undo_commit(repo, strategy, head, new, ids, &cause)?;
-        landing.retarget(repo, undo)?;
+        landing.retarget(repo, undo, progress)?;
         Ok(format!(
             "the branch was moved on to {undo} ({}), which restores {}",
             strategy.as_str(),

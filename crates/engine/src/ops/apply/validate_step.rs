@@ -1,16 +1,21 @@
-//! The validation of a built landing in a worktree: the plan's
-//! pre-conditions at the head, then the validation commands and the plan's
-//! expected outcomes at the new commit.
+//! The validation of a built landing, through the validation pipeline
+//! (`ops::validation`): the plan's pre-conditions at the head, then the
+//! validation commands (or the verdict cache's answer for them) and the
+//! plan's expected outcomes at the new commit; and the verdict as an
+//! apply reports it.
 
-use crate::git::Oid;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::settings::RunSettings;
-use super::verdict_step::{ApplyVerdict, Lookup};
-use crate::error::{Error, Result};
-use crate::git::Repo;
+use crate::context::Context;
+use crate::error::Result;
+use crate::git::{Oid, Repo};
+use crate::ops::validation::{self, Candidate, Judged};
+use crate::store::audit::RefMove;
 use crate::store::pending::Deferred;
-use crate::validate::{self, Budget, CommandReport, Stage};
-use crate::worktree;
+use crate::store::verdicts::{CommandExit, Status};
+use crate::validate::{Budget, CommandReport};
 
 /// What a validation produced, for the outcomes.
 #[derive(Default)]
@@ -24,98 +29,84 @@ pub(super) struct Validated {
     pub(super) warnings: Vec<Deferred>,
 }
 
-/// Runs the plan's pre-conditions at the head, then the validation commands
-/// and the plan's expected outcomes at the new commit, in one worktree.
-/// The validation commands' verdict for the new tree is looked up first: a
-/// cached pass stands for them, a cached fail refuses; a run is stored.
+/// Validates `new`, built on `head`, as `s` says, within `budget`: a
+/// cached pass stands for the commands, a cached fail refuses; a run is
+/// stored as a verdict.
 pub(super) fn validate_in_worktree(
     repo: &Repo,
     s: &RunSettings,
-    head: Oid,
-    new: Oid,
+    ctx: &Context,
+    (head, new): (Oid, Oid),
     budget: Budget,
 ) -> Result<Validated> {
-    let (pre, post) = match &s.plan {
-        Some(p) => (
-            &p.validation.pre_conditions[..],
-            &p.validation.expected_outcomes[..],
-        ),
-        None => (&[][..], &[][..]),
+    let tree = repo.find_commit(new)?.tree_id();
+    let candidate = Candidate {
+        head,
+        commit: new,
+        target: tree.to_string(),
     };
-    let lookup = Lookup::of(repo, s, new)?;
-    let (mut out, cached) = from_cache(lookup.as_ref())?;
-    let commands = if cached { &[][..] } else { &s.commands[..] };
-    if pre.is_empty() && commands.is_empty() && post.is_empty() {
-        return Ok(out);
-    }
-    budget.check("the validation worktree", &out.reports)?;
-    // Signals wait for a step to end (a checkout git runs in the worktree
-    // must not outlive us either), then end the apply with nothing landed.
-    let _deferred = crate::signals::Deferred::begin();
-    let wt = worktree::acquire(repo, s.fresh, budget)?;
-    validate::interrupted()?;
-    let record = wt.group_record();
-    let reports = &mut out.reports;
-    if !pre.is_empty() {
-        wt.checkout(head).map_err(signalled_or)?;
-        validate::interrupted()?;
-        validate::run_all(
-            pre,
-            Stage::PreCondition,
-            wt.path(),
-            budget,
-            reports,
-            Some(&record),
-        )?;
-    }
-    budget.check("the checkout of the new commit", reports)?;
-    wt.checkout(new).map_err(signalled_or)?;
-    validate::interrupted()?;
-    let first = reports.len();
-    let ran = validate::run_all(
-        commands,
-        Stage::Validate,
-        wt.path(),
-        budget,
-        reports,
-        Some(&record),
-    );
-    if let Some(lookup) = lookup.as_ref().filter(|_| !commands.is_empty()) {
-        out.verdict = lookup.record(repo, &reports[first..], &ran)?;
-    }
-    ran?;
-    validate::run_all(
-        post,
-        Stage::ExpectedOutcome,
-        wt.path(),
-        budget,
-        reports,
-        Some(&record),
-    )?;
-    out.worktree_path = Some(wt.path().display().to_string());
-    Ok(out)
+    let v = validation::run(repo, &s.validation, ctx, &candidate, budget)?;
+    Ok(Validated {
+        worktree_path: v.worktree_path,
+        reports: v.reports,
+        // A run cut short (an abort) answers nothing about the tree.
+        verdict: v
+            .verdict
+            .filter(|j| j.cached || j.verdict.status != Status::Abort)
+            .map(ApplyVerdict::of),
+        warnings: v.warnings,
+    })
 }
 
-/// What the verdict cache answers before anything runs: the reports and
-/// verdict of a cached pass (true: the commands need not run), the
-/// refusal of a cached fail, and the warnings of the lookup.
-fn from_cache(lookup: Option<&Lookup>) -> Result<(Validated, bool)> {
-    let mut out = Validated {
-        warnings: lookup.map(|l| l.warnings.clone()).unwrap_or_default(),
-        ..Validated::default()
-    };
-    match lookup.and_then(Lookup::reuse).transpose()? {
-        Some((reports, verdict)) => {
-            out.reports.extend(reports);
-            out.verdict = Some(verdict);
-            Ok((out, true))
+/// The verdict an apply's validation commands reused or made.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct ApplyVerdict {
+    pub key: String,
+    /// The commands as text (`a && b`); `commands` has each one's exit.
+    pub command: String,
+    /// Each command, in order, with its exit (null: not run).
+    pub commands: Vec<CommandExit>,
+    pub status: Status,
+    /// Reused from the verdict cache: the commands did not run now.
+    pub cached: bool,
+    pub exit_code: i32,
+    pub duration_ms: u64,
+    /// Seconds since the epoch; `user@host`; `local` or a trusted remote.
+    pub made_at: i64,
+    pub made_by: String,
+    pub source: String,
+    /// The verdict ref this apply moved storing it: a fact its record
+    /// lists (issue 39 item 1).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub moved: Option<RefMove>,
+}
+
+impl ApplyVerdict {
+    fn of(judged: Judged) -> ApplyVerdict {
+        let v = judged.verdict;
+        ApplyVerdict {
+            key: v.key,
+            command: v.command,
+            commands: v.commands,
+            status: v.status,
+            cached: judged.cached,
+            exit_code: v.exit_code,
+            duration_ms: v.duration_ms,
+            made_at: v.made_at,
+            made_by: v.made_by,
+            source: judged.source,
+            moved: judged.moved,
         }
-        None => Ok((out, false)),
     }
-}
 
-/// A git command killed by the user's Ctrl-C fails; what the user sees is
-/// the interruption, not git's error.
-pub(super) fn signalled_or(e: Error) -> Error {
-    validate::interrupted().err().unwrap_or(e)
+    /// "made 2026-11-28T04:10:00Z by ci@runner (origin)".
+    pub fn provenance(&self) -> String {
+        format!(
+            "made {} by {} ({})",
+            crate::clock::utc_rfc3339(self.made_at),
+            self.made_by,
+            self.source
+        )
+    }
 }

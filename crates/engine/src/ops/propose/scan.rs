@@ -25,7 +25,7 @@ use crate::edit::{FileEdit, Replacer};
 use crate::error::Result;
 use crate::git::objects::read::{ObjectStore, Peek, Reader};
 use crate::git::{self, BlobEntry, FilePatcher, NewObject, PackedObject};
-use crate::progress::{self, Task};
+use crate::progress::{Progress, Task};
 
 /// A file the edit changed and the landing can write.
 #[derive(Debug)]
@@ -236,11 +236,12 @@ impl Drop for StopOnPanic<'_> {
 
 /// Reads and edits `files` on one worker per core (see the module's
 /// comment). `patcher` makes each worker's diff writer; `None`: no diff
-/// is written during the scan.
+/// is written during the scan. The files scanned are reported to
+/// `progress`.
 pub(super) fn scan_files<F>(
     repo: &Repo,
     files: &[BlobEntry],
-    replacer: &Replacer,
+    (replacer, progress): (&Replacer, &Progress),
     mut patcher: impl FnMut() -> Option<Patcher<F>>,
 ) -> Result<Scan>
 where
@@ -265,10 +266,11 @@ where
             ahead: AHEAD_PER_WORKER * workers,
         },
         changed_before: AtomicUsize::new(0),
+        progress,
     };
     let patchers: Vec<Option<Patcher<F>>> = (0..workers).map(|_| patcher()).collect();
     let writes_diff = patchers.first().is_some_and(Option::is_some);
-    progress::start(Task::Scan, "files", Some(files.len() as u64));
+    progress.start(Task::Scan, "files", Some(files.len() as u64));
     let result = std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Scan>)>();
         for patcher in patchers {
@@ -278,7 +280,7 @@ where
         drop(tx);
         work.in_order(rx, writes_diff)
     });
-    progress::finish(Task::Scan);
+    progress.finish(Task::Scan);
     result
 }
 
@@ -290,6 +292,7 @@ struct Work<'a> {
     chunks: usize,
     schedule: Schedule,
     changed_before: AtomicUsize,
+    progress: &'a Progress,
 }
 
 impl Work<'_> {
@@ -361,7 +364,8 @@ impl Work<'_> {
             self.schedule.merged(next);
             let done = ((next * CHUNK_FILES) as u64).min(total);
             let n = scan.changed.len();
-            progress::update(Task::Scan, done, Some(total), Some(format!("{n} matched")));
+            let matched = Some(format!("{n} matched"));
+            self.progress.update(Task::Scan, done, Some(total), matched);
         }
         self.schedule.stop();
         match outcome {

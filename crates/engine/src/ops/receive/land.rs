@@ -4,6 +4,7 @@
 //! branch moved by compare-and-swap (`landing::bare`); then the applied
 //! marker, the outcome record and the audit record.
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::landing::{bare, land};
@@ -25,8 +26,8 @@ pub const BELOW_REFUSED: &str = "stack_member_refused";
 /// A stack's members (`rec.members`) land bottom first, each validated at
 /// its own tree, up to the first one refused; those above it are refused
 /// for it. Only a failure to write the records themselves is an `Err`.
-pub fn land(repo: &Repo, settings: &Settings, mut rec: Outcome) -> Result<Outcome> {
-    let result = land::retrying(false, || attempt(repo, settings, &mut rec));
+pub fn land(repo: &Repo, settings: &Settings, ctx: &Context, mut rec: Outcome) -> Result<Outcome> {
+    let result = land::retrying(false, || attempt(repo, (settings, ctx), &mut rec));
     let now = crate::clock::now_secs() as u64;
     let mut members = if rec.members.is_empty() {
         vec![Member::queued(&rec)]
@@ -110,7 +111,11 @@ fn decide(one: &mut Outcome, m: &Member, now: u64, below: &mut Option<String>) {
 /// the last member that passed. Decides `rec.members` (or, for one commit,
 /// sets `rec.new`); `rec.old` is the branch before. Returns the errors of
 /// the members refused, for their op-log records.
-fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<Vec<(String, Error)>> {
+fn attempt(
+    repo: &Repo,
+    settings: (&Settings, &Context),
+    rec: &mut Outcome,
+) -> Result<Vec<(String, Error)>> {
     let _turn = land::take_turn(repo)?;
     let branch_ref = format!("refs/heads/{}", rec.branch);
     let pushed = Oid::parse(&rec.pushed)?;
@@ -159,7 +164,7 @@ fn attempt(repo: &Repo, settings: &Settings, rec: &mut Outcome) -> Result<Vec<(S
 /// error itself.
 fn land_members(
     repo: &Repo,
-    settings: &Settings,
+    settings: (&Settings, &Context),
     rec: &Outcome,
     plan: &mut [Member],
     head: Oid,
@@ -214,7 +219,7 @@ fn land_members(
 /// tree it makes; the commit to land.
 fn land_member(
     repo: &Repo,
-    settings: &Settings,
+    (settings, ctx): (&Settings, &Context),
     branch_ref: &str,
     commit: Oid,
     at: Oid,
@@ -223,7 +228,8 @@ fn land_member(
 ) -> Result<Oid> {
     super::lint::check(repo, settings, &[commit])?;
     let replayed = bare::replay(repo, &[commit], at, committer, id)?;
-    super::validation::validate(repo, settings, branch_ref, replayed.commit)?;
+    let candidate = (at, replayed.commit, &replayed.changed[..]);
+    super::validation::validate(repo, settings, ctx, branch_ref, candidate)?;
     Ok(replayed.commit)
 }
 

@@ -17,8 +17,8 @@ use crate::store::proposals;
 use evolv_core::receive::ref_name;
 
 use super::settings::Settings;
+use crate::context::Context;
 
-mod ci_verdicts;
 pub mod guard;
 mod land;
 mod lint;
@@ -26,7 +26,6 @@ pub mod options;
 pub mod queue;
 pub mod records;
 pub mod refused;
-mod untouched;
 mod validation;
 
 /// One ref git hands to the hook.
@@ -97,7 +96,12 @@ pub fn actor_of(p: &Pusher) -> String {
 
 /// Handles a push: records every ref first (arrival order), then, unless
 /// the push said `evolv.wait=false`, lands the queue up to them.
-pub fn receive(repo: &Repo, settings: &Settings, req: &ReceiveRequest) -> Result<ReceiveOutcome> {
+pub fn receive(
+    repo: &Repo,
+    settings: &Settings,
+    ctx: &Context,
+    req: &ReceiveRequest,
+) -> Result<ReceiveOutcome> {
     let opts = match options::parse(&req.options) {
         Ok(o) => o,
         Err(e) => return Ok(ReceiveOutcome::refused(req, &e)),
@@ -128,7 +132,7 @@ pub fn receive(repo: &Repo, settings: &Settings, req: &ReceiveRequest) -> Result
         });
     }
     if queued {
-        queue::drain_waiting(repo, settings)?;
+        queue::drain_waiting(repo, settings, ctx)?;
     }
     for o in &mut outs {
         if let Some(rec) = &mut o.record

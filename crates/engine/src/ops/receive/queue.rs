@@ -10,6 +10,7 @@ use std::fs::File;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{Repo, sys::lock_file};
 use crate::landing::recover::{RecoverOutcome, RecoveryAction};
@@ -70,13 +71,13 @@ fn listed(repo: &Repo) -> Result<Vec<crate::store::outcomes::Outcome>> {
 
 /// Lands every queued proposal, in arrival order, waiting for a live
 /// drainer to finish first. How many were decided.
-pub fn drain_waiting(repo: &Repo, settings: &Settings) -> Result<usize> {
+pub fn drain_waiting(repo: &Repo, settings: &Settings, ctx: &Context) -> Result<usize> {
     let (file, path) = open_lock(repo)?;
     file.lock().map_err(|e| Error::io("lock", &path, e))?;
-    drain_locked(repo, settings)
+    drain_locked(repo, settings, ctx)
 }
 
-fn drain_locked(repo: &Repo, settings: &Settings) -> Result<usize> {
+fn drain_locked(repo: &Repo, settings: &Settings, ctx: &Context) -> Result<usize> {
     let mut n = 0;
     loop {
         let queue = listed(repo)?;
@@ -84,7 +85,7 @@ fn drain_locked(repo: &Repo, settings: &Settings) -> Result<usize> {
             return Ok(n);
         }
         for rec in queue {
-            land::land(repo, settings, rec)?;
+            land::land(repo, settings, ctx, rec)?;
             n += 1;
         }
     }
@@ -93,7 +94,7 @@ fn drain_locked(repo: &Repo, settings: &Settings) -> Result<usize> {
 /// The detached drainer: lands the queue unless a live drainer holds the
 /// lock (that one lands it), and looks again after letting go, so a
 /// proposal queued while it finished is never left behind.
-pub fn drain_detached(repo: &Repo, settings: &Settings) -> Result<usize> {
+pub fn drain_detached(repo: &Repo, settings: &Settings, ctx: &Context) -> Result<usize> {
     let mut total = 0;
     loop {
         let (file, path) = open_lock(repo)?;
@@ -102,7 +103,7 @@ pub fn drain_detached(repo: &Repo, settings: &Settings) -> Result<usize> {
             Err(std::fs::TryLockError::WouldBlock) => return Ok(total),
             Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", &path, e)),
         }
-        total += drain_locked(repo, settings)?;
+        total += drain_locked(repo, settings, ctx)?;
         drop(file);
         if records::queued(repo).is_empty() {
             return Ok(total);
@@ -132,12 +133,12 @@ pub fn spawn_drainer(git_dir: &Path) -> Result<()> {
 /// `git evolv recover` in a bare repository: indexes records the queue's
 /// index lacks, then lands what a dead drainer or a killed hook left queued (a landing killed after its swap is marked
 /// landed, not landed twice).
-pub fn recover(repo: &Repo, settings: &Settings) -> Result<RecoverOutcome> {
+pub fn recover(repo: &Repo, settings: &Settings, ctx: &Context) -> Result<RecoverOutcome> {
     {
         let _arrivals = arrival_lock(repo)?;
         records::reindex(repo)?;
     }
-    let n = drain_waiting(repo, settings)?;
+    let n = drain_waiting(repo, settings, ctx)?;
     let mut out = RecoverOutcome::nothing();
     if n > 0 {
         out.action = RecoveryAction::RolledForward;

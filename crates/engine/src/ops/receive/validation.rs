@@ -1,7 +1,8 @@
-//! How a server validates what it lands (issue 38 item 1). A push carries
-//! code, and `evolv.validate` runs it: `make test` runs the pushed
-//! Makefile. So that code never runs where it could write the repository
-//! it is judged for:
+//! How a server validates what it lands (issue 38 item 1), through the
+//! validation pipeline apply and `test` use (`ops::validation`, issue 39
+//! item 3). A push carries code, and `evolv.validate` runs it: `make
+//! test` runs the pushed Makefile. So that code never runs where it could
+//! write the repository it is judged for:
 //!
 //! - `isolated` (the default): each command runs in a sandbox
 //!   (`crate::sandbox`, bubblewrap) whose only writable directory is a
@@ -9,89 +10,52 @@
 //!   sandbox can start, nothing runs and the push is refused, naming what
 //!   to install;
 //! - `verdict`: no pushed code runs at all; each command needs a passing
-//!   verdict for the landing tree that CI made and pushed
-//!   (`ci_verdicts`).
+//!   verdict for the landing tree that CI made and pushed.
 //!
-//! A pass is stored as a verdict and reused for the same tree and
-//! commands (`ops::apply::Lookup`, the apply's own cache).
+//! A trusted pass stored for the same tree and commands (the server's own,
+//! or one fetched from a remote `evolv.test.trust` names) stands for them:
+//! nothing runs. A stored failure runs again and is replaced. The plan in
+//! `evolv.plan` applies as it does to an apply: its limits on the files
+//! and lines a commit changes, its timeout, its commands (in the sandbox).
 //!
 //! Either way, the branch, the hooks and the config are read before and
-//! compared after (`untouched`): a difference refuses the landing, is
-//! undone, and says what it was.
+//! compared after: a difference refuses the landing, is undone, and says
+//! what it was.
 
+use crate::context::Context;
 use crate::error::Result;
-use crate::git::{Oid, Repo};
-use crate::ops::apply::{DEFAULT_TIMEOUT_SECS, Lookup};
-use crate::ops::settings::{ServerValidation, Settings};
-use crate::sandbox::Sandbox;
-use crate::validate::{self, Budget, Stage, TimeoutSource};
-use crate::worktree;
+use crate::git::{self, ChangedPath, Oid, Repo, RepoPath};
+use crate::ops::plan;
+use crate::ops::settings::Settings;
+use crate::ops::validation::{self, Ask, Caller, Candidate, Validation};
 
-use super::ci_verdicts;
-use super::untouched::Untouched;
-
-/// Validates `commit`, about to land on `branch_ref`, as the server's
-/// configuration says; `Ok` when it may land.
-pub fn validate(repo: &Repo, settings: &Settings, branch_ref: &str, commit: Oid) -> Result<()> {
-    let mut commands = settings.validate_commands();
-    commands.retain(|c| !c.trim().is_empty());
-    if commands.is_empty() {
-        return Ok(());
-    }
-    match settings.receive_validation()? {
-        ServerValidation::Verdict => {
-            let tree = repo.find_commit(commit)?.tree_id();
-            ci_verdicts::require_pass(repo, tree, &commands)
-        }
-        ServerValidation::Isolated => isolated(repo, settings, branch_ref, commit, &commands),
-    }
-}
-
-/// Runs `commands` on `commit` in a sandbox, in a throwaway worktree: a
-/// warm one would carry one push's ignored files into the next push's
-/// validation.
-fn isolated(
+/// Validates `commit`, replayed onto `at` with `changed` to land on
+/// `branch_ref`, as the server's configuration says; `Ok` when it may
+/// land.
+pub fn validate(
     repo: &Repo,
     settings: &Settings,
+    ctx: &Context,
     branch_ref: &str,
-    commit: Oid,
-    commands: &[String],
+    (at, commit, changed): (Oid, Oid, &[ChangedPath]),
 ) -> Result<()> {
-    let (seconds, source) = match settings.timeout_secs()? {
-        Some(s) => (s, TimeoutSource::Config),
-        None => (DEFAULT_TIMEOUT_SECS, TimeoutSource::Default),
+    let plan = plan::resolve(repo, settings, None)?;
+    let caller = Caller::Server {
+        branch_ref,
+        protected: settings.push_policy(false)?.is_protected(branch_ref),
     };
-    let budget = Budget::starting_now(seconds).limited_by(source);
-    // A pass this server made of the same commands on the same tree
-    // stands (a re-push of a stack's landed members, or of a tree fixed
-    // above them, runs nothing again). A stored failure does not: a
-    // pusher cannot ask for `--no-cache`, and a flaky failure must not
-    // refuse the tree forever.
-    let tree = repo.find_commit(commit)?.tree_id();
-    let lookup = Lookup::new(repo, commands.to_vec(), tree, false)?;
-    if let Some(Ok(_)) = lookup.reuse() {
-        return Ok(());
+    let v = Validation::resolve(settings, caller, &Ask::default(), plan.as_ref())?;
+    if v.limits.is_some() {
+        let paths: Vec<RepoPath> = changed.iter().map(|c| c.path.clone()).collect();
+        let (from, to) = (repo.commit_tree(at)?, repo.commit_tree(commit)?);
+        let (added, removed) = git::line_stats(repo, &from, &to, &paths)?;
+        v.check_limits(changed.len(), added + removed)?;
     }
-    let lookup = lookup.replacing();
-    let wt = worktree::acquire(repo, true, budget)?;
-    // Started (and tried) before the checkout: where no sandbox can
-    // start, nothing of the push is even written out.
-    let sandbox = Sandbox::start(&settings.receive_sandbox(), repo.common_dir(), wt.path())?;
-    wt.checkout(commit)?;
-    let protected = settings.push_policy(false)?.is_protected(branch_ref);
-    let before = Untouched::read(repo, branch_ref, protected)?;
-    let record = wt.group_record();
-    let mut reports = Vec::new();
-    let ran = validate::run_all_in(
-        commands,
-        Stage::Validate,
-        wt.path(),
-        budget,
-        &mut reports,
-        Some(&record),
-        Some(&sandbox),
-    );
-    before.check_and_restore(repo)?;
-    lookup.record(repo, &reports, &ran)?;
-    ran
+    let candidate = Candidate {
+        head: at,
+        commit,
+        target: repo.find_commit(commit)?.tree_id().to_string(),
+    };
+    validation::run(repo, &v, ctx, &candidate, v.budget())?;
+    Ok(())
 }

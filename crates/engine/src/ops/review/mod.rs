@@ -230,9 +230,11 @@ mod tests {
             "-qm",
             "init",
         ]);
-        let session =
-            crate::ops::Session::open_for::<crate::ops::propose::ProposeRequest>(dir.path())
-                .unwrap();
+        let session = crate::ops::Session::open_for::<crate::ops::propose::ProposeRequest>(
+            dir.path(),
+            Default::default(),
+        )
+        .unwrap();
         let id = session
             .propose(&crate::ops::propose::ProposeRequest {
                 pattern: "old".into(),

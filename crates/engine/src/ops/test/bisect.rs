@@ -15,8 +15,10 @@
 use serde::Serialize;
 
 use super::run::{Target, TargetVerdict, verdict_for};
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{Order, Repo};
+use crate::ops::validation::Validation;
 use crate::store::pending::Deferred;
 use crate::store::proposals;
 use crate::store::verdicts::Status;
@@ -36,13 +38,11 @@ pub struct BisectOutcome {
     pub verdicts: Vec<TargetVerdict>,
 }
 
-/// Bisects `range` with `commands` (each its own command, in order).
-pub fn bisect(
+/// Bisects `range` with `v`'s commands (each its own command, in order).
+pub(super) fn bisect(
     repo: &Repo,
     range: &str,
-    commands: &[String],
-    no_cache: bool,
-    timeout: u64,
+    (v, ctx): (&Validation, &Context),
     warnings: &mut Vec<Deferred>,
 ) -> Result<BisectOutcome> {
     let members = members(repo, range)?;
@@ -53,9 +53,9 @@ pub fn bisect(
         verdicts: Vec::new(),
     };
     let mut run = |i: usize, out: &mut BisectOutcome| -> Result<Status> {
-        let v = verdict_for(repo, &members[i], commands, no_cache, timeout, warnings)?;
-        let status = v.status;
-        out.verdicts.push(v);
+        let taken = verdict_for(repo, &members[i], (v, ctx), warnings)?;
+        let status = taken.status;
+        out.verdicts.push(taken);
         if status == Status::Abort {
             let last = out.verdicts.last().expect("just pushed");
             return Err(Error::invalid(

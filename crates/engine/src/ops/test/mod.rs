@@ -17,6 +17,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Settings;
+use super::validation::{Ask, Caller, Validation};
+use crate::context::Context;
+use crate::validate;
 mod bisect;
 pub mod proposal_verdicts;
 mod run;
@@ -91,9 +94,16 @@ impl TestOutcome {
 }
 
 /// Runs `req`: one `test` operation, whose record lists the verdicts it
-/// stored (facts, which undo leaves); none when it stored none.
-pub fn test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestOutcome> {
-    let mut outcome = run_test(repo, settings, req)?;
+/// stored (facts, which undo leaves); none when it stored none. `ctx`'s
+/// cancellation stops every running command, on every job's thread; its
+/// progress hears them.
+pub fn test(
+    repo: &Repo,
+    settings: &Settings,
+    ctx: &Context,
+    req: &TestRequest,
+) -> Result<TestOutcome> {
+    let mut outcome = run_test(repo, settings, ctx, req)?;
     let moved: Vec<_> = outcome
         .verdicts
         .iter_mut()
@@ -111,14 +121,21 @@ pub fn test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestO
 }
 
 /// `test` without its record.
-fn run_test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestOutcome> {
-    let commands = commands_of(settings, req.command.as_deref())?;
-    let timeout = settings
-        .timeout_secs()?
-        .unwrap_or(super::apply::DEFAULT_TIMEOUT_SECS);
+fn run_test(
+    repo: &Repo,
+    settings: &Settings,
+    ctx: &Context,
+    req: &TestRequest,
+) -> Result<TestOutcome> {
+    let ask = Ask {
+        commands: req.command.clone().map(|c| vec![c]),
+        no_cache: req.no_cache,
+        ..Ask::default()
+    };
+    let v = Validation::resolve(settings, Caller::Test, &ask, None)?;
     if let Some(range) = &req.bisect {
         let mut warnings = Vec::new();
-        let found = bisect(repo, range, &commands, req.no_cache, timeout, &mut warnings)?;
+        let found = bisect(repo, range, (&v, ctx), &mut warnings)?;
         return Ok(TestOutcome {
             verdicts: found.verdicts.clone(),
             bisect: Some(found),
@@ -135,7 +152,7 @@ fn run_test(repo: &Repo, settings: &Settings, req: &TestRequest) -> Result<TestO
         .iter()
         .map(|name| resolve(repo, name))
         .collect::<Result<Vec<_>>>()?;
-    let (verdicts, warnings) = run_targets(repo, &targets, &commands, req, timeout)?;
+    let (verdicts, warnings) = run_targets(repo, &targets, (&v, ctx), req.jobs)?;
     let aborted = verdicts
         .iter()
         .find(|v| v.status == Status::Abort)
@@ -166,28 +183,6 @@ fn distinct(warnings: Vec<Deferred>) -> Vec<Deferred> {
     out
 }
 
-/// `--command`, else each `evolv.validate` value, each its own command.
-fn commands_of(settings: &Settings, given: Option<&str>) -> Result<Vec<String>> {
-    if let Some(command) = given.filter(|c| !c.trim().is_empty()) {
-        return Ok(vec![command.to_string()]);
-    }
-    configured_commands(settings).ok_or_else(|| {
-        Error::invalid(
-            "no command to test with",
-            "give --command CMD, or set one with `git config evolv.validate CMD`",
-        )
-    })
-}
-
-/// Every non-blank `evolv.validate` value, in order, as `apply` runs
-/// them (each its own `sh -c`): the commands of the verdicts `apply`
-/// reuses.
-pub(crate) fn configured_commands(settings: &Settings) -> Option<Vec<String>> {
-    let mut configured = settings.validate_commands();
-    configured.retain(|c| !c.trim().is_empty());
-    (!configured.is_empty()).then_some(configured)
-}
-
 /// A proposal id or a revision, as a commit.
 pub(crate) fn resolve(repo: &Repo, name: &str) -> Result<Target> {
     if proposals::is_valid_id(name)
@@ -213,32 +208,36 @@ pub(crate) fn resolve(repo: &Repo, name: &str) -> Result<Target> {
 /// One target's verdict and the warnings met making it.
 type Taken = (TargetVerdict, Vec<Deferred>);
 
-/// Each target's verdict, `jobs` threads taking the next target in turn;
-/// the first error stops the rest. An abort stops them too, as it stops
-/// `git bisect run`: the targets not started by then are not run (those
+/// Each target's verdict, `jobs` threads taking the next target in turn,
+/// each with the operation's context (its cancellation and progress); the
+/// first error stops the rest. An abort stops them too, as it stops `git
+/// bisect run`: the targets not started by then are not run (those
 /// already running in other jobs finish).
 fn run_targets(
     repo: &Repo,
     targets: &[Target],
-    commands: &[String],
-    req: &TestRequest,
-    timeout: u64,
+    (v, ctx): (&Validation, &Context),
+    jobs: Option<usize>,
 ) -> Result<(Vec<TargetVerdict>, Vec<Deferred>)> {
-    let jobs = req.jobs.unwrap_or(1).clamp(1, targets.len().max(1));
+    let jobs = jobs.unwrap_or(1).clamp(1, targets.len().max(1));
     let next = AtomicUsize::new(0);
     let aborted = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<Taken>>>> =
         Mutex::new(targets.iter().map(|_| None).collect());
     let reopener = repo.reopener();
+    let (next, aborted, results_ref, reopener) = (&next, &aborted, &results, &reopener);
     std::thread::scope(|scope| {
         for _ in 0..jobs {
-            scope.spawn(|| {
+            // Each job's thread holds the operation's context: a cancel
+            // reaches its command, its output reaches the progress sink.
+            let ctx = ctx.clone();
+            scope.spawn(move || {
                 let repo = match reopener.open() {
                     Ok(repo) => repo,
                     Err(e) => {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         if i < targets.len() {
-                            results.lock().expect("results")[i] = Some(Err(e));
+                            results_ref.lock().expect("results")[i] = Some(Err(e));
                         }
                         return;
                     }
@@ -246,24 +245,23 @@ fn run_targets(
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(target) = targets.get(i) else { break };
+                    if ctx.cancelled() {
+                        let stopped =
+                            validate::cancelled_error(&format!("the test of {}", target.name));
+                        results_ref.lock().expect("results")[i] = Some(Err(stopped));
+                        continue;
+                    }
                     if aborted.load(Ordering::SeqCst) {
-                        let skipped = not_run(&repo, target, commands);
-                        results.lock().expect("results")[i] = Some(Ok((skipped, Vec::new())));
+                        let skipped = not_run(&repo, target, &v.commands);
+                        results_ref.lock().expect("results")[i] = Some(Ok((skipped, Vec::new())));
                         continue;
                     }
                     let mut warnings = Vec::new();
-                    let got = verdict_for(
-                        &repo,
-                        target,
-                        commands,
-                        req.no_cache,
-                        timeout,
-                        &mut warnings,
-                    );
+                    let got = verdict_for(&repo, target, (v, &ctx), &mut warnings);
                     if got.as_ref().is_ok_and(|v| v.status == Status::Abort) {
                         aborted.store(true, Ordering::SeqCst);
                     }
-                    results.lock().expect("results")[i] = Some(got.map(|v| (v, warnings)));
+                    results_ref.lock().expect("results")[i] = Some(got.map(|v| (v, warnings)));
                 }
             });
         }

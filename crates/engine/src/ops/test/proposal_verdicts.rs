@@ -5,6 +5,7 @@
 
 use super::super::inspect::ProposalSummary;
 use super::super::settings::Settings;
+use super::super::validation::configured_commands;
 use crate::error::Result;
 use crate::git::{Oid, Repo};
 use crate::store::pending::Deferred;
@@ -22,10 +23,8 @@ pub fn attach(
     proposals: &mut [ProposalSummary],
 ) -> Result<Vec<Deferred>> {
     let mut warnings = Vec::new();
-    let Some(commands) = super::configured_commands(settings) else {
-        return Ok(warnings);
-    };
-    if proposals.is_empty() || verdicts::all_refs(repo).is_empty() {
+    let commands = configured_commands(settings);
+    if commands.is_empty() || proposals.is_empty() || verdicts::all_refs(repo).is_empty() {
         return Ok(warnings);
     }
     let mut parts: Option<KeyParts> = None;

@@ -1,16 +1,17 @@
 //! One target's verdict: the stored one for its key when trusted, else a
 //! run of the commands in a warm worktree, each as its own `sh -c`, in
-//! order, until one exits non-zero (stored unless it aborted).
+//! order, until one exits non-zero (stored unless it aborted): the
+//! validation pipeline (`ops::validation`) does both.
 
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
+use crate::ops::validation::{self, Candidate, Failed, Judged, Validation};
 use crate::store::audit::RefMove;
 use crate::store::pending::Deferred;
-use crate::store::verdicts::{self, CommandExit, Status, Verdict, exits};
-use crate::validate::{self, Budget};
-use crate::validation_report::Stage;
+use crate::store::verdicts::{self, CommandExit, Status, exits};
 
 /// One target's verdict.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema, PartialEq, Eq)]
@@ -50,36 +51,34 @@ pub(crate) struct Target {
 }
 
 /// The stored verdict for `target`'s key, or a fresh run's (stored; with
-/// `no_cache` in place of the stored one). Verdict refs skipped on the way
-/// are noted in `warnings`.
+/// `no_cache` in place of the stored one), through the validation
+/// pipeline. Verdict refs skipped on the way are noted in `warnings`.
 pub(crate) fn verdict_for(
     repo: &Repo,
     target: &Target,
-    commands: &[String],
-    no_cache: bool,
-    timeout: u64,
+    (v, ctx): (&Validation, &Context),
     warnings: &mut Vec<Deferred>,
 ) -> Result<TargetVerdict> {
-    let tree = repo.find_commit(target.commit)?.tree_id();
-    let key = verdicts::key_of(repo, tree, commands)?;
-    if !no_cache
-        && let Some(found) = verdicts::lookup_noting(repo, &key, warnings)?
-            .filter(|f| f.verdict.covers(tree, commands))
-    {
-        return Ok(shown(target, found.verdict, true, found.source));
-    }
-    let verdict = run_once(repo, target, tree, commands, key, timeout)?;
-    let stored = match verdict.status {
-        Status::Abort | Status::NotRun => verdicts::Stored {
-            verdict,
-            moved: None,
-        },
-        _ if no_cache => verdicts::replace(repo, &verdict)?,
-        _ => verdicts::store(repo, &verdict)?,
+    let candidate = Candidate {
+        head: target.commit,
+        commit: target.commit,
+        target: target.name.clone(),
     };
-    let mut made = shown(target, stored.verdict, false, "local".into());
-    made.moved = stored.moved;
-    Ok(made)
+    let validated = match validation::run(repo, v, ctx, &candidate, v.budget()) {
+        Ok(validated) => validated,
+        // A failing or timed-out command is an answer: the verdict says so.
+        Err(Failed {
+            validated,
+            error: Error::ValidationFailed { .. } | Error::Timeout { .. },
+        }) if validated.verdict.is_some() => *validated,
+        Err(failed) => return Err(failed.error),
+    };
+    warnings.extend(validated.warnings);
+    let judged = validated.verdict.ok_or_else(|| Error::Internal {
+        at: "test",
+        message: "the validation of a target gave no verdict".into(),
+    })?;
+    Ok(shown(target, judged))
 }
 
 /// The verdict of a target not run: an earlier one aborted the run.
@@ -105,50 +104,8 @@ pub(crate) fn not_run(repo: &Repo, target: &Target, commands: &[String]) -> Targ
     }
 }
 
-/// Runs `commands` on `target` in a warm worktree, each as its own
-/// command, stopping at the first that exits non-zero.
-fn run_once(
-    repo: &Repo,
-    target: &Target,
-    tree: Oid,
-    commands: &[String],
-    key: String,
-    timeout: u64,
-) -> Result<Verdict> {
-    let budget = Budget::starting_now(timeout);
-    let worktree = crate::worktree::acquire(repo, false, budget)?;
-    worktree.checkout(target.commit)?;
-    let mut reports = Vec::new();
-    let record = worktree.group_record();
-    match validate::run_all(
-        commands,
-        Stage::Validate,
-        worktree.path(),
-        budget,
-        &mut reports,
-        Some(&record),
-    ) {
-        Ok(()) | Err(Error::ValidationFailed { .. } | Error::Timeout { .. }) => {}
-        Err(e) => return Err(e),
-    }
-    let last = reports.last().expect("a command ran");
-    let exit_code = last.exit_code;
-    Ok(Verdict {
-        key,
-        target: target.name.clone(),
-        tree: tree.to_string(),
-        command: commands.join(" && "),
-        commands: exits(commands, &reports),
-        status: Status::of_exit(exit_code),
-        exit_code,
-        duration_ms: reports.iter().map(|r| r.duration_ms).sum(),
-        output_tail: last.output_tail.clone(),
-        made_at: crate::clock::now_secs(),
-        made_by: verdicts::made_by(),
-    })
-}
-
-fn shown(target: &Target, v: Verdict, cached: bool, source: String) -> TargetVerdict {
+fn shown(target: &Target, judged: Judged) -> TargetVerdict {
+    let v = judged.verdict;
     TargetVerdict {
         target: target.name.clone(),
         tree: v.tree,
@@ -157,11 +114,11 @@ fn shown(target: &Target, v: Verdict, cached: bool, source: String) -> TargetVer
         status: v.status,
         exit_code: Some(v.exit_code),
         duration_ms: v.duration_ms,
-        cached,
+        cached: judged.cached,
         output_tail: v.output_tail,
         made_at: v.made_at,
         made_by: v.made_by,
-        source,
-        moved: None,
+        source: judged.source,
+        moved: judged.moved,
     }
 }

@@ -14,6 +14,7 @@
 
 use super::sim::Sim;
 use super::{Method, Undone, record, undone};
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ChangedPath, Head, Merged, Oid, Repo};
 use crate::landing::land::{self, BranchMove, Turn};
@@ -139,7 +140,7 @@ impl LandingUndo {
     }
 
     /// Lands it, in `turn`.
-    pub(super) fn run(self, repo: &Repo, turn: Turn) -> Result<Undone> {
+    pub(super) fn run(self, repo: &Repo, turn: Turn, ctx: &Context) -> Result<Undone> {
         // The landing itself refuses uncommitted work, under git's index
         // lock and before anything moves.
         let LandingUndo {
@@ -168,7 +169,7 @@ impl LandingUndo {
         }
         let reflog = format!("evolv: {} {}", record.action, short(&target.id));
         let mv = BranchMove::new(&head, new, &changed, &reflog, tx);
-        let finished = land::land_in_turn(repo, turn, mv)?;
+        let finished = land::land_in_turn(repo, turn, mv, ctx.progress())?;
         let mut out = undone(&target, &record, method, finished.audit_id(0));
         out.warnings.extend(finished.deferred);
         Ok(out)

@@ -29,6 +29,7 @@ mod sim;
 
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::landing::land;
@@ -111,15 +112,15 @@ pub struct UndoOutcome {
     pub dry_run: bool,
 }
 
-/// `git evolv undo` / `redo`.
-pub fn undo(repo: &Repo, req: &UndoRequest) -> Result<UndoOutcome> {
+/// `git evolv undo` / `redo`; `ctx`'s progress hears a landing's files.
+pub fn undo(repo: &Repo, ctx: &Context, req: &UndoRequest) -> Result<UndoOutcome> {
     crate::git::ensure_no_operation_in_progress(repo)?;
     let turn = land::take_turn(repo)?;
     let pick::Picked { targets, skipped } = targets(repo, req)?;
     let planned = plan::plan(repo, &turn, &targets, req.dry_run)?;
     let undone = match req.dry_run {
         true => planned,
-        false => plan::run(repo, turn, &targets, &planned)?,
+        false => plan::run(repo, (turn, ctx), &targets, &planned)?,
     };
     Ok(UndoOutcome {
         undone,

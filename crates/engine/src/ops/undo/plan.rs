@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use super::sim::Sim;
 use super::{Method, Undone, landing, refs};
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, Repo};
 use crate::landing::land::{self, Turn};
@@ -34,10 +35,10 @@ impl Step {
         }
     }
 
-    fn run(self, repo: &Repo, turn: Turn) -> Result<Undone> {
+    fn run(self, repo: &Repo, turn: Turn, ctx: &Context) -> Result<Undone> {
         match self {
             Step::Refs(r) => r.run(repo, turn),
-            Step::Landing(l) => l.run(repo, turn),
+            Step::Landing(l) => l.run(repo, turn, ctx),
         }
     }
 }
@@ -85,7 +86,7 @@ pub(super) fn plan(
 /// Takes the steps of `planned`, in order, the first in `turn`.
 pub(super) fn run(
     repo: &Repo,
-    turn: Turn,
+    (turn, ctx): (Turn, &Context),
     targets: &[AuditEntry],
     planned: &[Undone],
 ) -> Result<Vec<Undone>> {
@@ -95,7 +96,14 @@ pub(super) fn run(
     // them: a later step starts from the run's.
     let mut made: HashMap<String, String> = HashMap::new();
     for (target, plan) in targets.iter().zip(planned) {
-        let step = take(repo, turn.take(), target, plan, &made, done.is_empty());
+        let step = take(
+            repo,
+            (turn.take(), ctx),
+            target,
+            plan,
+            &made,
+            done.is_empty(),
+        );
         match step {
             Ok(u) => {
                 if matches!(u.method, Method::Revert | Method::Reapply)
@@ -124,7 +132,7 @@ pub(super) fn run(
 /// while it is the step `plan` planned.
 fn take(
     repo: &Repo,
-    turn: Option<Turn>,
+    (turn, ctx): (Option<Turn>, &Context),
     target: &AuditEntry,
     plan: &Undone,
     made: &HashMap<String, String>,
@@ -142,7 +150,7 @@ fn take(
     if let Some(e) = differs(target, plan, &step.outcome(), made) {
         return Err(e);
     }
-    step.run(repo, turn)
+    step.run(repo, turn, ctx)
 }
 
 /// Why the step decided now (`now`) is not the step planned (`plan`), if
