@@ -71,6 +71,7 @@ mod server_hostile;
 mod server_isolation;
 mod server_land;
 mod server_lint;
+mod server_pipeline;
 mod server_refusals;
 mod server_stack;
 mod sizes;

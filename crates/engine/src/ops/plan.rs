@@ -1,6 +1,7 @@
 //! Where an apply's ExecutionPlan comes from: `--plan FILE`, `--plan -`
 //! (text read by the front end), or the file named by git config
-//! `evolv.plan`, relative to the top of the working tree.
+//! `evolv.plan`, relative to the top of the working tree (in a server's
+//! bare repository, to the repository).
 
 use std::path::PathBuf;
 
@@ -69,7 +70,9 @@ pub fn check(source: &PlanSource) -> Result<CheckOutcome> {
     })
 }
 
-/// The plan an apply runs under: the explicit one, else `evolv.plan`.
+/// The plan an apply (or a server's landing) runs under: the explicit
+/// one, else `evolv.plan`, relative to the top of the work tree, or in a
+/// bare repository (a server) to the repository's directory.
 pub fn resolve(
     repo: &Repo,
     config: &Settings,
@@ -81,18 +84,20 @@ pub fn resolve(
     let Some(configured) = config.plan_path() else {
         return Ok(None);
     };
-    let workdir = crate::git::workdir(repo)?;
+    let (top, what) = match repo.is_bare() {
+        true => (repo.common_dir(), "the repository"),
+        false => (crate::git::workdir(repo)?, "the top of the work tree"),
+    };
     let path = if configured.is_absolute() {
         configured
     } else {
-        workdir.join(configured)
+        top.join(configured)
     };
     if !path.is_file() {
         return Err(Error::InvalidConfig {
             key: "evolv.plan".into(),
             value: path.display().to_string(),
-            expected: "the path of an existing plan file (relative to the top of the work tree)"
-                .into(),
+            expected: format!("the path of an existing plan file (relative to {what})"),
         });
     }
     load(&PlanSource::File(path)).map(Some)
