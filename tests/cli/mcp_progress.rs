@@ -269,3 +269,83 @@ fn cancellation_with_a_throwaway_worktree_removes_it() {
     assert!(!Path::new(dir.trim()).exists(), "{dir} left behind");
     mcp.finish();
 }
+
+/// The pids written to `file` so far, one a line.
+fn pids_in(file: &Path) -> Vec<String> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+// See: issue 39 item 4. `test` runs its targets on job threads of their
+// own; the call's cancellation and progress reach them through the
+// session's context.
+#[test]
+fn a_cancelled_test_with_two_jobs_stops_every_process_within_a_second_and_reports_progress() {
+    let repo = TestRepo::scenario();
+    repo.write("backend/extra.go", "package main\n");
+    repo.commit_all("second commit");
+    let pids = repo.home().join("test.pids");
+    // Each target's command notes its shell and two children it leaves
+    // running in the background, says so on its output, and waits.
+    repo.set_config(
+        "evolv.validate",
+        &format!(
+            "echo $$ >> {p}; sleep 30 & echo $! >> {p}; sleep 30 & echo $! >> {p}; echo started; wait",
+            p = pids.display()
+        ),
+    );
+    let mut mcp = Mcp::start(&repo);
+    let call = mcp.send_request(
+        "tools/call",
+        json!({"name": "test", "arguments": {"targets": ["HEAD", "HEAD~1"], "jobs": 2},
+               "_meta": {"progressToken": "t-test"}}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while pids_in(&pids).len() < 6 {
+        assert!(Instant::now() < deadline, "both jobs never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Progress arrives while the commands run (a ping reads what came).
+    let progress_seen = Instant::now() + Duration::from_secs(10);
+    loop {
+        let ping = mcp.request("ping", json!({}));
+        assert!(ping.get("result").is_some(), "{ping}");
+        let running = progress_of(&mcp, "t-test").iter().any(|n| {
+            n["params"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("Running `echo $$"))
+        });
+        if running {
+            break;
+        }
+        assert!(
+            Instant::now() < progress_seen,
+            "no progress while the test ran: {:?}",
+            mcp.notifications
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_increasing(&progress_of(&mcp, "t-test"));
+    mcp.notify(
+        "notifications/cancelled",
+        json!({"requestId": call, "reason": "user pressed stop"}),
+    );
+    let cancelled = Instant::now();
+    let started = pids_in(&pids);
+    assert_eq!(started.len(), 6, "{started:?}");
+    while started.iter().any(|p| alive(p)) {
+        assert!(
+            cancelled.elapsed() < Duration::from_secs(1),
+            "still running 1 s after the cancel: {:?}",
+            started.iter().filter(|p| alive(p)).collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Cut short, the runs are no verdicts: nothing is stored.
+    let stored = repo.git(&["for-each-ref", "refs/evolv/verdicts/"]);
+    assert_eq!(stored, "", "a cancelled run was stored");
+    mcp.finish();
+}
