@@ -140,9 +140,11 @@ fn repository_size_benches(c: &mut Criterion) {
     for n in [1_000, 100_000] {
         let (_dir, repo) = repo_of(n);
         let settings = git_evolv::ops::Settings::new(repo.config().expect("reads config"));
+        let ctx = git_evolv::context::Context::new("cli");
         group.bench_function(format!("{n}_files"), |b| {
             b.iter(|| {
-                git_evolv::ops::edit::edit(&repo, &settings, black_box(&list)).expect("proposes")
+                git_evolv::ops::edit::edit(&repo, &settings, &ctx, black_box(&list))
+                    .expect("proposes")
             })
         });
     }

@@ -23,7 +23,7 @@ pub fn run(out: &Output) -> Result<()> {
         .prefix("git-evolv-demo-")
         .tempdir()
         .map_err(|e| Error::io("create", std::env::temp_dir(), e))?;
-    let session = Session::create_demo(temp.path(), Context::default())?;
+    let session = Session::create_demo(temp.path(), Context::new(super::CLI_ACTOR))?;
     if !out.json {
         out.line(&format!(
             "git-evolv demo: a throwaway repository in {} with backend/ and frontend/ code that calls getUserData.",

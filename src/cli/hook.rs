@@ -111,11 +111,13 @@ pub fn reentered(args: &HookArgs) -> bool {
     format!(":{active}:").contains(&format!(":{name}@{pwd}:"))
 }
 
-/// Runs a hook; the exit code is what git sees (non-zero stops it).
-pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
+/// Runs a hook for `actor` (who the op log names); the exit code is what
+/// git sees (non-zero stops it).
+pub fn run(dir: &Path, args: &HookArgs, out: &Output, actor: &str) -> Result<u8> {
+    let context = Context::new(actor);
     match &args.hook {
-        HookCommand::CommitMsg { file } => commit_msg(dir, file, out),
-        HookCommand::PrePush { remote, url } => run_pre_push(dir, remote, url, out),
+        HookCommand::CommitMsg { file } => commit_msg(dir, file, (out, context)),
+        HookCommand::PrePush { remote, url } => run_pre_push(dir, remote, url, (out, context)),
         HookCommand::ProcReceive { drain } => super::server_hook::proc_receive(dir, *drain),
         HookCommand::PreReceive => super::server_hook::pre_receive(dir),
     }
@@ -126,9 +128,8 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output) -> Result<u8> {
 /// This is the hook's hot path, run on every commit: it reads the message
 /// file and the configuration from the git directory, and nothing else (no
 /// libgit2 repository, no recovery, no index). See: issue #14, item 5.
-fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
-    let result =
-        Session::open_for::<CommitMsgRequest>(dir, Context::default())?.commit_msg(file)?;
+fn commit_msg(dir: &Path, file: &Path, (out, context): (&Output, Context)) -> Result<u8> {
+    let result = Session::open_for::<CommitMsgRequest>(dir, context)?.commit_msg(file)?;
     if out.json {
         out.json_value(&result);
         return Ok(result.outcome.exit_code());
@@ -163,7 +164,12 @@ fn commit_msg(dir: &Path, file: &Path, out: &Output) -> Result<u8> {
     Ok(result.outcome.exit_code())
 }
 
-fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8> {
+fn run_pre_push(
+    dir: &Path,
+    remote: &str,
+    url: &str,
+    (out, context): (&Output, Context),
+) -> Result<u8> {
     let mut stdin = String::new();
     std::io::stdin()
         .read_to_string(&mut stdin)
@@ -174,15 +180,13 @@ fn run_pre_push(dir: &Path, remote: &str, url: &str, out: &Output) -> Result<u8>
     let prompt_off = terminal_prompt_disabled();
     let terminal = !prompt_off && prompt::open_terminal().is_some();
     let dry_run = invocation::push_is_dry_run();
-    let outcome = Session::open_for::<PrePushRequest>(dir, Context::default())?.pre_push(
-        &PrePushRequest {
-            remote: remote.to_string(),
-            url: url.to_string(),
-            stdin,
-            terminal,
-            dry_run,
-        },
-    )?;
+    let outcome = Session::open_for::<PrePushRequest>(dir, context)?.pre_push(&PrePushRequest {
+        remote: remote.to_string(),
+        url: url.to_string(),
+        stdin,
+        terminal,
+        dry_run,
+    })?;
     out.status(&render(&outcome));
     if prompt_off && outcome.refs.iter().any(|r| r.protected) {
         out.status("  note: GIT_TERMINAL_PROMPT=0: not asking on the terminal");

@@ -288,13 +288,12 @@ fn parse(args: Vec<std::ffi::OsString>) -> std::result::Result<Cli, clap::Error>
 /// Only the hooks: no clap, no libgit2 repository, no recovery (issue 14
 /// item 5). Returns the exit code.
 pub fn run_hook_binary(args: &[std::ffi::OsString]) -> u8 {
-    crate::store::actor::set_default("hook");
     if let Some(hook) = hook::installed_as(args) {
-        return installed_hook(hook);
+        return installed_hook(hook, HOOK_ACTOR);
     }
     let rest = args.get(1..).unwrap_or_default();
     if let Some(hook) = hook::installed_as(rest) {
-        return installed_hook(hook);
+        return installed_hook(hook, HOOK_ACTOR);
     }
     let out = Output::new(false, ColorChoice::Never);
     if matches!(
@@ -330,10 +329,11 @@ pub fn run_hook_binary(args: &[std::ffi::OsString]) -> u8 {
 /// to the hook, without the command-line parser, as `git-evolv hook
 /// <name>` would run it.
 fn run_installed_hook(hook: Result<hook::HookArgs>) -> ExitCode {
-    ExitCode::from(installed_hook(hook))
+    ExitCode::from(installed_hook(hook, CLI_ACTOR))
 }
 
-fn installed_hook(hook: Result<hook::HookArgs>) -> u8 {
+/// Runs `hook` for `actor`: `hook` when the hook binary runs it.
+fn installed_hook(hook: Result<hook::HookArgs>, actor: &str) -> u8 {
     // The hooks write findings to stderr, uncoloured, and never page: the
     // colour and pager settings are not read (a commit pays for one read
     // of the configuration, the hook's own).
@@ -343,7 +343,7 @@ fn installed_hook(hook: Result<hook::HookArgs>) -> u8 {
             return Ok(0);
         }
         let dir = std::env::current_dir().map_err(|e| Error::io("read", "current directory", e))?;
-        hook::run(&dir, &args, &out)
+        hook::run(&dir, &args, &out, actor)
     });
     match result {
         Ok(code) => code,
@@ -454,7 +454,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
     // git itself (SHA-256 repositories). The servers open a session per call.
     match &cli.command {
         Command::Lint(args) => return lint::run(&dir, args, out),
-        Command::Hook(args) => return hook::run(&dir, args, out),
+        Command::Hook(args) => return hook::run(&dir, args, out, CLI_ACTOR),
         Command::Hooks(args) => return hooks::run(&dir, args, out).map(|()| 0),
         Command::Check => return check::run(&dir, out).map(|()| 0),
         Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
@@ -464,16 +464,26 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
     run_command(cli, &dir, out)
 }
 
+/// Who the op log names for what the command line does.
+pub(crate) const CLI_ACTOR: &str = "cli";
+
+/// Who it names for what the hook binary does.
+const HOOK_ACTOR: &str = "hook";
+
 /// Opens the repository as requests of type `R` say (`ops::session::Open`)
 /// and tells the user what an automatic recovery did.
 pub(crate) fn session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
-    opened::<R>(dir, out, Context::default())
+    opened::<R>(dir, out, Context::new(CLI_ACTOR))
 }
 
 /// [`session`] for the commands whose work is drawn as progress on stderr
 /// (when `out` allows it): propose, apply, rollback, undo and redo.
 pub(crate) fn drawing_session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
-    opened::<R>(dir, out, Context::default().with_progress(out.progress()))
+    opened::<R>(
+        dir,
+        out,
+        Context::new(CLI_ACTOR).with_progress(out.progress()),
+    )
 }
 
 fn opened<R: Request>(dir: &Path, out: &Output, context: Context) -> Result<Session> {

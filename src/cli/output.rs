@@ -291,9 +291,12 @@ pub fn config_lookup(
             Some(d) => d.to_path_buf(),
             None => std::env::current_dir().unwrap_or_else(|_| ".".into()),
         };
-        Session::open_for::<SettingsRequest>(&start, Default::default())?
-            .settings()?
-            .clone()
+        Session::open_for::<SettingsRequest>(
+            &start,
+            crate::context::Context::new(super::CLI_ACTOR),
+        )?
+        .settings()?
+        .clone()
     };
     Ok(move |key: &str| settings.raw(key))
 }

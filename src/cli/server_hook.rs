@@ -17,7 +17,8 @@ use evolv_core::receive::proc_receive::{self, Report};
 /// proc-receive: reads the push, lands or queues it, answers git.
 pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
     if drain {
-        Session::open_for::<DrainRequest>(dir, Context::default())?.drain(&DrainRequest)?;
+        Session::open_for::<DrainRequest>(dir, Context::new(super::CLI_ACTOR))?
+            .drain(&DrainRequest)?;
         return Ok(0);
     }
     let stdin = std::io::stdin();
@@ -45,7 +46,7 @@ pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
         options,
         pusher: pusher_from_env(),
     };
-    let session = Session::open_for::<ReceiveRequest>(dir, Context::default())?;
+    let session = Session::open_for::<ReceiveRequest>(dir, Context::new(super::CLI_ACTOR))?;
     let outcome = match session.receive(&req) {
         Ok(o) => o,
         Err(e) => ReceiveOutcome::refused(&req, &e),
@@ -240,12 +241,11 @@ pub fn pre_receive(dir: &Path) -> Result<u8> {
         .take(1 << 20)
         .read_to_string(&mut stdin)
         .map_err(|e| Error::io("read", "stdin", e))?;
-    let judged = Session::open_for::<PreReceiveRequest>(dir, Context::default())?.pre_receive(
-        &PreReceiveRequest {
+    let judged = Session::open_for::<PreReceiveRequest>(dir, Context::new(super::CLI_ACTOR))?
+        .pre_receive(&PreReceiveRequest {
             stdin,
             pusher: pusher_from_env(),
-        },
-    )?;
+        })?;
     let mut refused = false;
     let mut stderr = std::io::stderr().lock();
     for j in &judged {

@@ -68,10 +68,8 @@ impl Call {
         T: Send + 'static,
     {
         let dir = self.dir.clone();
-        let actor = self.actor();
-        let f = move |s: &Session| crate::store::actor::scoped(&actor, || f(s));
+        let context = Context::new(&self.actor());
         if !long {
-            let context = Context::default();
             return run_blocking(move || with_session::<R, T>(&dir, context, f)).await;
         }
         let cancel = Cancel::new();
@@ -91,9 +89,7 @@ impl Call {
             Some(n) => Progress::to(Arc::new(n)),
             None => Progress::none(),
         };
-        let context = Context::default()
-            .with_cancel(cancel)
-            .with_progress(progress);
+        let context = context.with_cancel(cancel).with_progress(progress);
         let result = run_blocking(move || with_session::<R, T>(&dir, context, f)).await;
         let _ = done_tx.send(());
         // Every notification goes out before the result (the sink, and
@@ -108,7 +104,7 @@ impl Call {
     /// (as the client said in `initialize`).
     fn actor(&self) -> String {
         let info = self.context.peer.peer_info();
-        crate::store::actor::mcp(info.as_deref().map(|i| i.client_info.name.as_str()))
+        crate::context::mcp_actor(info.as_deref().map(|i| i.client_info.name.as_str()))
     }
 
     /// Asks the user to confirm what the use case says needs confirming

@@ -34,7 +34,7 @@ use crate::ops::session::ServerRequest;
 pub fn serve(dir: &Path) -> Result<()> {
     // Fail fast, on stderr, outside a repository or in a bare one; no
     // recovery here (each call's session does it, as the CLI's).
-    let workdir = Session::open_for::<ServerRequest>(dir, Default::default())?
+    let workdir = Session::open_for::<ServerRequest>(dir, crate::context::Context::new("mcp"))?
         .work_tree()?
         .to_path_buf();
     let (input, output) = take_stdio().map_err(|e| Error::io("set up", "stdio", e))?;

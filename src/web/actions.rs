@@ -13,7 +13,6 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::api::{Action, blocking};
-use crate::context::Context;
 use crate::ops::apply::ApplyRequest;
 use crate::ops::drop::DropRequest;
 use crate::ops::review::CommentRequest;
@@ -155,9 +154,8 @@ impl ProgressSink for PageSink {
 pub async fn apply(Action { state, id, .. }: Action<NoOptions>) -> Response {
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(256);
     tokio::task::spawn_blocking(move || {
-        let _actor = crate::store::actor::enter("web");
         let sink = Progress::to(Arc::new(PageSink(tx.clone())));
-        let context = Context::default().with_progress(sink);
+        let context = super::context().with_progress(sink);
         let outcome = state
             .open_with::<ApplyRequest>(context)
             .and_then(|session| {

@@ -119,11 +119,7 @@ where
     R: UseCaseRequest + ?Sized,
     T: Send + 'static,
 {
-    let result = tokio::task::spawn_blocking(move || {
-        let _actor = crate::store::actor::enter("web");
-        work(&state.open::<R>()?)
-    })
-    .await;
+    let result = tokio::task::spawn_blocking(move || work(&state.open::<R>()?)).await;
     match result {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(error_response(&e)),

@@ -65,7 +65,7 @@ impl AppState {
     /// Opens a session for one request (it recovers an interrupted
     /// landing first and releases the index when dropped, as for the CLI).
     pub fn open<R: crate::ops::session::Request + ?Sized>(&self) -> Result<crate::ops::Session> {
-        self.open_with::<R>(Context::default())
+        self.open_with::<R>(context())
     }
 
     /// [`AppState::open`], its use cases run with `context`.
@@ -75,6 +75,11 @@ impl AppState {
     ) -> Result<crate::ops::Session> {
         crate::ops::Session::open_for::<R>(&self.dir, context)
     }
+}
+
+/// The context of what the review page does: the op log names `web`.
+pub fn context() -> Context {
+    Context::new("web")
 }
 
 /// A server bound to its port, not yet serving.
@@ -124,10 +129,9 @@ impl Bound {
 pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
     // Opening a session also finishes a landing a killed process left
     // behind, before the page shows anything.
-    let git_dir =
-        crate::ops::Session::open_for::<crate::ops::review::ReviewPage>(dir, Context::default())?
-            .git_dir()?
-            .to_path_buf();
+    let git_dir = crate::ops::Session::open_for::<crate::ops::review::ReviewPage>(dir, context())?
+        .git_dir()?
+        .to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await

@@ -361,7 +361,7 @@ mod tests {
         let runner = Runner {
             dir,
             budget,
-            ctx: &Context::default(),
+            ctx: &Context::new("cli"),
             record: None,
             sandbox: None,
         };

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::edit::engine::{ChangeKind, EngineOutcome, FileChange};
 use crate::edit::list::{CheckMode, EditList};
 use crate::error::{Error, Result};
@@ -58,7 +59,12 @@ pub struct NotRestored {
     pub reason: String,
 }
 
-pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result<CaptureOutcome> {
+pub fn capture(
+    repo: &Repo,
+    settings: &Settings,
+    ctx: &Context,
+    req: &CaptureRequest,
+) -> Result<CaptureOutcome> {
     let workdir = crate::git::workdir(repo)?.to_path_buf();
     let cwd = req.cwd.clone().unwrap_or_else(|| workdir.clone());
     refuse_outside(&workdir, &cwd, &req.pathspec)?;
@@ -109,7 +115,14 @@ pub fn capture(repo: &Repo, settings: &Settings, req: &CaptureRequest) -> Result
             check: req.check,
             edits: Vec::new(),
         };
-    let outcome = store_changes(repo, settings, &list, (base, None), result, Vec::new())?;
+    let outcome = store_changes(
+        repo,
+        (settings, ctx),
+        &list,
+        (base, None),
+        result,
+        Vec::new(),
+    )?;
     let mut captured = CaptureOutcome {
         outcome,
         restored: Vec::new(),

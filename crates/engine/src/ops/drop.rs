@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::store::audit::AuditAction;
@@ -46,8 +47,8 @@ pub struct DropOutcome {
 /// A dropped proposal leaves nothing under `refs/evolv`: its `applied` and
 /// `backup` markers go too (#16 item 20); what it landed stays in history,
 /// where `git revert` can still undo it.
-pub fn drop(repo: &Repo, ids: &[String]) -> Result<DropOutcome> {
-    drop_stacked(repo, ids, false)
+pub fn drop(repo: &Repo, ctx: &Context, ids: &[String]) -> Result<DropOutcome> {
+    drop_stacked(repo, ctx, ids, false)
 }
 
 /// The refs of a proposal that drop removes, in order.
@@ -84,12 +85,13 @@ fn plan_one(repo: &Repo, id: &str, tx: &mut Transaction<'_>) -> bool {
 /// nothing: a ref another command moved meanwhile makes it plan again.
 fn drop_logged(
     repo: &Repo,
+    ctx: &Context,
     ids: &[String],
     kind: AuditAction,
     extra: &dyn Fn(&mut Transaction<'_>) -> Result<()>,
 ) -> Result<Vec<String>> {
     for _ in 0..DROP_ATTEMPTS {
-        let mut tx = Transaction::new(repo, kind, "");
+        let mut tx = Transaction::new(repo, ctx, kind, "");
         let (mut dropped, mut touched) = (Vec::new(), Vec::new());
         for id in ids {
             let before = tx.len();
@@ -123,7 +125,7 @@ fn drop_logged(
 
 /// `drop`: the named proposals, or with `all` every one (none at all is
 /// then not an error).
-pub fn drop_proposals(repo: &Repo, req: &DropRequest) -> Result<DropOutcome> {
+pub fn drop_proposals(repo: &Repo, ctx: &Context, req: &DropRequest) -> Result<DropOutcome> {
     if req.all {
         if !req.patch_ids.is_empty() {
             return Err(Error::invalid_field(
@@ -138,25 +140,27 @@ pub fn drop_proposals(repo: &Repo, req: &DropRequest) -> Result<DropOutcome> {
                 dropped: Vec::new(),
             });
         }
-        return drop_stacked(repo, &ids, req.all_above);
+        return drop_stacked(repo, ctx, &ids, req.all_above);
     }
-    drop_stacked(repo, &req.patch_ids, req.all_above)
+    drop_stacked(repo, ctx, &req.patch_ids, req.all_above)
 }
 
 /// Like `drop`; a proposal with others stacked on it is refused unless
 /// `all_above`, which drops those too (#13).
-pub fn drop_stacked(repo: &Repo, ids: &[String], all_above: bool) -> Result<DropOutcome> {
-    drop_as(repo, ids, all_above, AuditAction::Drop)
+pub fn drop_stacked(
+    repo: &Repo,
+    ctx: &Context,
+    ids: &[String],
+    all_above: bool,
+) -> Result<DropOutcome> {
+    drop_with(repo, ctx, ids, all_above, AuditAction::Drop, &|_| Ok(()))
 }
 
-/// `drop_stacked`, logged as `kind` (drop, or gc for `gc`'s).
-fn drop_as(repo: &Repo, ids: &[String], all_above: bool, kind: AuditAction) -> Result<DropOutcome> {
-    drop_with(repo, ids, all_above, kind, &|_| Ok(()))
-}
-
-/// `drop_as`, with `extra` planning what else the operation removes.
+/// `drop_stacked` logged as `kind` (drop, or gc for `gc`'s), with
+/// `extra` planning what else the operation removes.
 fn drop_with(
     repo: &Repo,
+    ctx: &Context,
     ids: &[String],
     all_above: bool,
     kind: AuditAction,
@@ -178,7 +182,7 @@ fn drop_with(
         }
     }
     let ids = &super::stack::drop_set(repo, ids, all_above)?;
-    let dropped = drop_logged(repo, ids, kind, extra)?;
+    let dropped = drop_logged(repo, ctx, ids, kind, extra)?;
     Ok(DropOutcome { dropped })
 }
 
@@ -237,7 +241,7 @@ pub struct GcOutcome {
 /// idle warm worktrees (if `worktrees`). Always (as `git gc` with no
 /// option still does its housekeeping): removes the verdict refs that are
 /// not commits and the kept refs undo no longer needs.
-pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
+pub fn gc(repo: &Repo, ctx: &Context, req: &GcRequest) -> Result<GcOutcome> {
     let cutoff = req.older_than_days.map(|days| {
         // Saturating: `--older-than 99999999999999` means "none", not a panic.
         let age = i64::try_from(days)
@@ -264,7 +268,7 @@ pub fn gc(repo: &Repo, req: &GcRequest) -> Result<GcOutcome> {
         }
         Ok(())
     };
-    let dropped = drop_with(repo, &old, false, AuditAction::Gc, &extra)?.dropped;
+    let dropped = drop_with(repo, ctx, &old, false, AuditAction::Gc, &extra)?.dropped;
     let pruned_verdicts = pruned.into_inner();
     let worktrees = req.worktrees;
     let removed_worktrees = if worktrees {

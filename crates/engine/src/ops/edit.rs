@@ -8,6 +8,7 @@ use crate::git::Oid;
 use crate::git::objects::view::Tree;
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::diff::hunks::{DiffBody, LineKind};
 use crate::edit::engine::{self, ChangeKind, FileChange};
 use crate::edit::failure::{EditCode, EditFailure};
@@ -113,7 +114,12 @@ impl EditOutcome {
 
 /// Runs the edit list and stores the proposal, with the session's
 /// settings (the configured validators).
-pub fn edit(repo: &Repo, settings: &Settings, req: &EditRequest) -> Result<EditOutcome> {
+pub fn edit(
+    repo: &Repo,
+    settings: &Settings,
+    ctx: &Context,
+    req: &EditRequest,
+) -> Result<EditOutcome> {
     if req.edits.is_empty() {
         return Err(Error::invalid_field(
             "edits",
@@ -129,7 +135,14 @@ pub fn edit(repo: &Repo, settings: &Settings, req: &EditRequest) -> Result<EditO
     let mut result = engine::run(req, &base, &mut new_id);
     super::edit_filtered::refuse_text_edits(repo, req, &mut result)?;
     let failures = usable_failures(repo, req, &mut result, onto.is_none())?;
-    store_changes(repo, settings, req, (base_commit, onto), result, failures)
+    store_changes(
+        repo,
+        (settings, ctx),
+        req,
+        (base_commit, onto),
+        result,
+        failures,
+    )
 }
 
 /// Validates, stores and records the changed files `result` holds on top
@@ -138,7 +151,7 @@ pub fn edit(repo: &Repo, settings: &Settings, req: &EditRequest) -> Result<EditO
 /// the summary, the check mode and the edit count.
 pub(crate) fn store_changes(
     repo: &Repo,
-    settings: &Settings,
+    (settings, ctx): (&Settings, &Context),
     req: &EditRequest,
     base: (crate::git::objects::view::Commit<'_>, Option<String>),
     result: engine::EngineOutcome,
@@ -150,7 +163,7 @@ pub(crate) fn store_changes(
         return Ok(outcome);
     };
     let (patch_id, logged) =
-        crate::store::new_proposal::store(repo, AuditAction::Edit, &meta, commit, |r| {
+        crate::store::new_proposal::store(repo, ctx, AuditAction::Edit, &meta, commit, |r| {
             r.branch = Some(head.ref_name().to_string());
             r.files = outcome.affected_files.clone();
         })?;

@@ -187,7 +187,7 @@ pub fn propose(
     // The proposal is stored: its record can wait (journalled, with a
     // warning), the command cannot fail.
     let (patch_id, logged) =
-        crate::store::new_proposal::store(repo, AuditAction::Propose, &meta, commit, |r| {
+        crate::store::new_proposal::store(repo, ctx, AuditAction::Propose, &meta, commit, |r| {
             r.branch = Some(head.ref_name().to_string());
             r.set_files(&paths);
         })?;

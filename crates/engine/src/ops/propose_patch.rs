@@ -3,6 +3,7 @@
 //! stacked on the one before) or an apply_patch envelope, applied to the
 //! base as git apply applies it and stored like any edit list's result.
 
+use crate::context::Context;
 use crate::edit::engine::{ChangeKind, EngineOutcome, FileChange};
 use crate::edit::failure::{EditCode, EditFailure};
 use crate::edit::list::{CheckMode, EditList};
@@ -66,6 +67,7 @@ impl<T> PatchAnswer<T> {
 pub fn propose_patch(
     repo: &Repo,
     settings: &Settings,
+    ctx: &Context,
     req: &PatchRequest,
 ) -> Result<Vec<EditOutcome>> {
     let parts: Vec<(Option<String>, Vec<u8>, usize)> = match patch::detect(&req.text) {
@@ -95,7 +97,7 @@ pub fn propose_patch(
             check: req.check,
             edits: Vec::new(),
         };
-        let outcome = propose_one(repo, settings, req, &list, &text)
+        let outcome = propose_one(repo, (settings, ctx), req, &list, &text)
             .map_err(|e| in_message(e, line, outcomes.len()))?;
         outcomes.push(outcome);
     }
@@ -115,7 +117,7 @@ fn in_message(error: Error, line: usize, n: usize) -> Error {
 
 fn propose_one(
     repo: &Repo,
-    settings: &Settings,
+    (settings, ctx): (&Settings, &Context),
     req: &PatchRequest,
     list: &EditList,
     text: &[u8],
@@ -168,7 +170,7 @@ fn propose_one(
     }
     store_changes(
         repo,
-        settings,
+        (settings, ctx),
         list,
         (base_commit, list.onto.clone()),
         result,

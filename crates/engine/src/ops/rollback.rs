@@ -87,7 +87,7 @@ pub fn rollback(repo: &Repo, ctx: &Context, req: &RollbackRequest) -> Result<Rol
         );
     };
     undo(repo, (turn, ctx), req, landed)
-        .map_err(|e| Transaction::new(repo, AuditAction::Rollback, patch_id).fail(e))
+        .map_err(|e| Transaction::new(repo, ctx, AuditAction::Rollback, patch_id).fail(e))
 }
 
 /// The commit proposal `id` landed, when it is still on the branch: its
@@ -158,7 +158,7 @@ fn undo(
         .strategy
         .or(plan.as_ref().map(|p| p.rollback.strategy))
         .unwrap_or(RollbackStrategy::GitRevert);
-    let mut tx = Transaction::new(repo, AuditAction::Rollback, patch_id);
+    let mut tx = Transaction::new(repo, ctx, AuditAction::Rollback, patch_id);
     let record = tx.record();
     record.branch = Some(head.ref_name().to_string());
     record.previous_head = Some(head.commit.to_string());

@@ -352,12 +352,12 @@ impl Session {
 
     /// Removes proposals (`drop`).
     pub fn drop_proposals(&self, req: &DropRequest) -> Result<DropOutcome> {
-        drop::drop_proposals(self.repo()?, req)
+        drop::drop_proposals(self.repo()?, &self.context, req)
     }
 
     /// Drops old proposals and removes idle validation worktrees.
     pub fn gc(&self, req: &GcRequest) -> Result<GcOutcome> {
-        drop::gc(self.repo()?, req)
+        drop::gc(self.repo()?, &self.context, req)
     }
 
     /// Finishes or undoes an interrupted landing, on demand.
@@ -373,7 +373,12 @@ impl Session {
     /// Applies an edit list (files written, deleted, renamed, notebook
     /// cells) and stores it as a proposal.
     pub fn edit(&self, req: &EditRequest) -> Result<EditOutcome> {
-        self.wrote(edit::edit(self.repo()?, self.settings()?, req))
+        self.wrote(edit::edit(
+            self.repo()?,
+            self.settings()?,
+            &self.context,
+            req,
+        ))
     }
 
     /// Proposes a patch (a unified diff, a mailbox series as a stack, an
@@ -385,6 +390,7 @@ impl Session {
         self.wrote(super::propose_patch::propose_patch(
             self.repo()?,
             self.settings()?,
+            &self.context,
             req,
         ))
     }
@@ -394,7 +400,12 @@ impl Session {
         &self,
         req: &super::capture::CaptureRequest,
     ) -> Result<super::capture::CaptureOutcome> {
-        self.wrote(super::capture::capture(self.repo()?, self.settings()?, req))
+        self.wrote(super::capture::capture(
+            self.repo()?,
+            self.settings()?,
+            &self.context,
+            req,
+        ))
     }
 
     /// A file's lines, at HEAD, a proposal or the working tree.
@@ -469,7 +480,7 @@ impl Session {
 
     /// Checks and stores a review comment.
     pub fn comment(&self, req: &CommentRequest) -> Result<Comment> {
-        self.wrote(review::comment(self.repo()?, req))
+        self.wrote(review::comment(self.repo()?, &self.context, req))
     }
 
     /// The review page's detail of a proposal; the first file's hunks
@@ -602,9 +613,12 @@ mod tests {
     fn a_bare_repository_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
         crate::git::test_git::git(dir.path(), &["init", "-q", "--bare"]);
-        let err = Session::open_for::<super::ApplyRequest>(dir.path(), Default::default())
-            .err()
-            .expect("bare is refused");
+        let err = Session::open_for::<super::ApplyRequest>(
+            dir.path(),
+            crate::context::Context::new("cli"),
+        )
+        .err()
+        .expect("bare is refused");
         assert_eq!(err.code(), "bare_repository");
         // A read-only view opens it; what needs a work tree is refused.
         let bare = crate::git::open_any(dir.path()).unwrap();

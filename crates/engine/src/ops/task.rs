@@ -539,5 +539,5 @@ pub fn cancel(repo: &Repo, id: &str, wait_for: Duration) -> Result<TaskOutcome> 
     let marker = dir.join("cancel");
     fs::write(&marker, b"").map_err(|e| Error::io("write", &marker, e))?;
     // The cancel asked for is the task's; nothing cancels this wait.
-    wait(repo, id, wait_for, &Context::default())
+    wait(repo, id, wait_for, &Context::new("cli"))
 }

@@ -194,7 +194,9 @@ impl AuditRecord {
             plan: None,
             dry_run: false,
             batch: false,
-            actor: Some(super::actor::current()),
+            // Stamped by the transaction that commits it, from the
+            // operation's context (`Transaction::new`).
+            actor: None,
             refs: None,
             facts: None,
             undoes: None,

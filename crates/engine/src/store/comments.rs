@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::audit::AuditAction;
 use super::transaction::Transaction;
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git;
 
@@ -73,7 +74,7 @@ fn signature(repo: &Repo) -> Result<Signature> {
 /// Appends `comment` to its proposal's chain, one `comment` operation
 /// (its transaction's compare-and-swap retried when another process
 /// appended first); returns it with its id and author.
-pub fn append(repo: &Repo, mut comment: Comment) -> Result<Comment> {
+pub fn append(repo: &Repo, ctx: &Context, mut comment: Comment) -> Result<Comment> {
     let sig = signature(repo)?;
     comment.author = format!("{} <{}>", sig.name, sig.email);
     comment.id = String::new();
@@ -84,7 +85,7 @@ pub fn append(repo: &Repo, mut comment: Comment) -> Result<Comment> {
         let tip = repo.ref_target(&refname);
         let parents: Vec<Oid> = tip.into_iter().collect();
         let oid = repo.write_record(&json, empty_tree, &parents, &sig)?;
-        let mut tx = Transaction::new(repo, AuditAction::Comment, &comment.patch_id);
+        let mut tx = Transaction::new(repo, ctx, AuditAction::Comment, &comment.patch_id);
         tx.set_reflog("evolv: comment");
         tx.swap(&refname, tip, Some(oid));
         tx.record().commit = Some(oid.to_string());
@@ -159,8 +160,9 @@ mod tests {
     fn comments_come_back_in_order_with_ids_and_author() {
         let (_d, repo) = repo();
         assert!(list(&repo, "patch_1_ab").unwrap().is_empty());
-        let first = append(&repo, comment("one")).unwrap();
-        let second = append(&repo, comment("two")).unwrap();
+        let ctx = Context::new("cli");
+        let first = append(&repo, &ctx, comment("one")).unwrap();
+        let second = append(&repo, &ctx, comment("two")).unwrap();
         let got = list(&repo, "patch_1_ab").unwrap();
         assert_eq!(got, vec![first.clone(), second]);
         assert_eq!(first.author, "R <r@x>");

@@ -1,7 +1,6 @@
 //! Proposals, applied markers and the audit log, all stored as git refs
 //! under `refs/evolv/`. Uses `git`; knows nothing of the CLI.
 
-pub mod actor;
 pub mod audit;
 pub mod clone_mark;
 pub mod comments;

@@ -7,6 +7,7 @@ use super::audit::{AuditAction, AuditRecord};
 use super::pending::Logged;
 use super::proposals::{ProposalMeta, candidate_ids, proposal_ref};
 use super::transaction::Transaction;
+use crate::context::Context;
 use crate::error::{Error, Result};
 
 /// Stores the proposal whose commit is `commit` as one `action`: a fresh
@@ -14,13 +15,14 @@ use crate::error::{Error, Result};
 /// metadata), in one transaction. Returns the id and where the record went.
 pub fn store(
     repo: &Repo,
+    ctx: &Context,
     action: AuditAction,
     meta: &ProposalMeta,
     commit: Oid,
     fill: impl Fn(&mut AuditRecord),
 ) -> Result<(String, Logged)> {
     for id in candidate_ids(meta, commit) {
-        let mut tx = Transaction::new(repo, action, &id);
+        let mut tx = Transaction::new(repo, ctx, action, &id);
         tx.create(proposal_ref(&id), commit);
         tx.record().commit = Some(commit.to_string());
         fill(tx.record());

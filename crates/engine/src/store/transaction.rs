@@ -29,6 +29,7 @@ use crate::git::{Oid, Repo};
 use super::audit::{self, AuditAction, AuditRecord, RefMove};
 use super::pending::{self, Deferred, Logged, Pending, PendingRef};
 use super::refs;
+use crate::context::Context;
 use crate::crashpoint;
 use crate::error::{Error, Result};
 
@@ -56,6 +57,8 @@ struct Planned {
 #[derive(Debug)]
 pub struct Transaction<'r> {
     repo: &'r Repo,
+    /// Who the record names, unless the operation named someone itself.
+    actor: String,
     record: AuditRecord,
     reflog: String,
     planned: Vec<Planned>,
@@ -70,11 +73,14 @@ pub struct Bookkeeping {
 }
 
 impl<'r> Transaction<'r> {
-    /// A successful `action` on `patch_id`, with a reflog message naming
-    /// both.
-    pub fn new(repo: &'r Repo, action: AuditAction, patch_id: &str) -> Self {
+    /// A successful `action` on `patch_id` by the actor of `ctx`, with a
+    /// reflog message naming both. The record gets its actor here, the
+    /// one place every record passes (a record whose operation names
+    /// someone else, a server's pusher, keeps that).
+    pub fn new(repo: &'r Repo, ctx: &Context, action: AuditAction, patch_id: &str) -> Self {
         Transaction {
             repo,
+            actor: ctx.actor().to_string(),
             record: AuditRecord::new(action, patch_id, true),
             reflog: format!("evolv: {action} {patch_id}").trim_end().to_string(),
             planned: Vec::new(),
@@ -183,6 +189,7 @@ impl<'r> Transaction<'r> {
     /// Reads what each `Whatever` ref holds, drops updates that change
     /// nothing, and lists the rest in the record, in order.
     fn settle(&mut self) -> Vec<(Planned, Option<Oid>)> {
+        self.stamp();
         // Listed even when empty: `None` marks records of earlier versions.
         self.record.refs.get_or_insert_with(Vec::new);
         let mut out = Vec::new();
@@ -273,7 +280,8 @@ impl<'r> Transaction<'r> {
     /// `cause` back for the caller to return. Appended, or journalled for
     /// the next command; should even the journal be refused, the user
     /// still gets `cause`, the error that matters.
-    pub fn fail(self, cause: Error) -> Error {
+    pub fn fail(mut self, cause: Error) -> Error {
+        self.stamp();
         let failed = AuditRecord::failure(self.record.action, &self.record.patch_id, &cause);
         let mut record = self.record;
         record.success = false;
@@ -287,6 +295,15 @@ impl<'r> Transaction<'r> {
             return cause;
         }
         cause
+    }
+}
+
+impl Transaction<'_> {
+    /// Names the actor in the record, unless the operation named one.
+    fn stamp(&mut self) {
+        if self.record.actor.is_none() {
+            self.record.actor = Some(self.actor.clone());
+        }
     }
 }
 

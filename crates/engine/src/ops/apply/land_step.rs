@@ -99,7 +99,7 @@ pub(super) fn conclude(
     match turn.filter(|_| !s.dry_run) {
         Some(turn) => land_built(repo, s, built, turn, (&validated, ctx)),
         None => {
-            let logged = transaction(repo, s, &built, &validated).commit()?;
+            let logged = transaction(repo, s, &built, (&validated, ctx)).commit()?;
             let warnings: Vec<Deferred> = logged.deferred().cloned().into_iter().collect();
             Ok(built
                 .steps
@@ -119,7 +119,7 @@ pub(super) fn transaction<'r>(
     repo: &'r Repo,
     s: &RunSettings,
     built: &Built<'_, '_>,
-    validated: &Validated,
+    (validated, ctx): (&Validated, &Context),
 ) -> Transaction<'r> {
     let head = &built.head;
     let ids: Vec<String> = built
@@ -127,7 +127,7 @@ pub(super) fn transaction<'r>(
         .iter()
         .map(|st| st.proposal.id.to_string())
         .collect();
-    let mut tx = Transaction::new(repo, AuditAction::Apply, &ids[0]);
+    let mut tx = Transaction::new(repo, ctx, AuditAction::Apply, &ids[0]);
     let paths: Vec<git::RepoPath> = built.steps.iter().flat_map(|st| st.paths()).collect();
     let r = tx.record();
     r.branch = Some(head.ref_name().to_string());
@@ -174,7 +174,7 @@ pub(super) fn land_built(
     turn: land::Turn,
     (validated, ctx): (&Validated, &Context),
 ) -> Result<Vec<ApplyOutcome>> {
-    let tx = transaction(repo, s, &built, validated);
+    let tx = transaction(repo, s, &built, (validated, ctx));
     let Built {
         head,
         steps,

@@ -210,7 +210,7 @@ fn run(
         }) {
             Ok(outcomes) => report.results.extend(outcomes),
             Err(e) => {
-                let e = audit_failure(repo, group, &settings, e);
+                let e = audit_failure(repo, (group, ctx), &settings, e);
                 if report.results.is_empty() {
                     return Err(e);
                 }
@@ -249,11 +249,16 @@ fn load_proposals(repo: &Repo, ids: &[String]) -> Result<(Vec<Proposal>, bool)> 
 
 /// Logs the failure `e` of `group`'s landing, one operation (the failure
 /// itself is what the caller reports); returns `e`.
-fn audit_failure(repo: &Repo, group: &[Proposal], s: &RunSettings, e: Error) -> Error {
+fn audit_failure(
+    repo: &Repo,
+    (group, ctx): (&[Proposal], &Context),
+    s: &RunSettings,
+    e: Error,
+) -> Error {
     let Some(first) = group.first() else {
         return e;
     };
-    let mut tx = Transaction::new(repo, AuditAction::Apply, &first.id);
+    let mut tx = Transaction::new(repo, ctx, AuditAction::Apply, &first.id);
     let record = tx.record();
     record.plan = s.plan.clone();
     record.dry_run = s.dry_run;

@@ -82,7 +82,7 @@ pub fn land(repo: &Repo, settings: &Settings, ctx: &Context, mut rec: Outcome) -
             rec = one;
         }
     }
-    audit_landing(repo, &decided)?;
+    audit_landing(repo, ctx, &decided)?;
     Ok(rec)
 }
 
@@ -301,11 +301,15 @@ fn tail_lines(text: &str, n: usize) -> String {
 /// stack's members included: who pushed, what, what came of it, the
 /// branch's move and each landed member's applied marker, which it sets.
 /// `decided` holds each member's decision, bottom first, and its error.
-fn audit_landing(repo: &Repo, decided: &[(Outcome, Option<(&str, String)>)]) -> Result<()> {
+fn audit_landing(
+    repo: &Repo,
+    ctx: &Context,
+    decided: &[(Outcome, Option<(&str, String)>)],
+) -> Result<()> {
     let (Some((bottom, _)), Some((top, _))) = (decided.first(), decided.last()) else {
         return Ok(());
     };
-    let mut tx = Transaction::new(repo, AuditAction::Apply, &top.id);
+    let mut tx = Transaction::new(repo, ctx, AuditAction::Apply, &top.id);
     tx.set_reflog(format!("git-evolv: landed {}", top.id));
     let landed: Vec<&Outcome> = decided
         .iter()

@@ -12,6 +12,7 @@ mod view;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::store::comments::{self, Comment, Locator};
@@ -75,7 +76,7 @@ fn check_locator(loc: &Locator, files: &[String]) -> Result<()> {
 }
 
 /// Checks and stores a comment; returns it as stored (with id and author).
-pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
+pub fn comment(repo: &Repo, ctx: &Context, req: &CommentRequest) -> Result<Comment> {
     let proposal = proposals::load(repo, &req.patch_id)?;
     let body = req.body.trim_end();
     if body.trim().is_empty() {
@@ -99,6 +100,7 @@ pub fn comment(repo: &Repo, req: &CommentRequest) -> Result<Comment> {
     check_locator(&req.locator, &proposal.meta.affected_files)?;
     let stored = comments::append(
         repo,
+        ctx,
         Comment {
             id: String::new(),
             patch_id: proposal.id.to_string(),
@@ -232,7 +234,7 @@ mod tests {
         ]);
         let session = crate::ops::Session::open_for::<crate::ops::propose::ProposeRequest>(
             dir.path(),
-            Default::default(),
+            crate::context::Context::new("cli"),
         )
         .unwrap();
         let id = session

@@ -111,7 +111,7 @@ pub fn test(
         .collect();
     if let Some(first) = moved.first() {
         let name = &first.name;
-        let mut tx = Transaction::new(repo, AuditAction::Test, "");
+        let mut tx = Transaction::new(repo, ctx, AuditAction::Test, "");
         tx.set_reflog(format!("evolv: test {name}"));
         moved.into_iter().for_each(|m| tx.fact_written(m));
         let logged = tx.commit()?;

@@ -152,7 +152,7 @@ impl LandingUndo {
             changed,
             markers,
         } = self;
-        let mut tx = Transaction::new(repo, record.action, &record.patch_id);
+        let mut tx = Transaction::new(repo, ctx, record.action, &record.patch_id);
         *tx.record() = AuditRecord {
             refs: None,
             ..record.clone()

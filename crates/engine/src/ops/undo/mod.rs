@@ -116,7 +116,7 @@ pub struct UndoOutcome {
 pub fn undo(repo: &Repo, ctx: &Context, req: &UndoRequest) -> Result<UndoOutcome> {
     crate::git::ensure_no_operation_in_progress(repo)?;
     let turn = land::take_turn(repo)?;
-    let pick::Picked { targets, skipped } = targets(repo, req)?;
+    let pick::Picked { targets, skipped } = targets(repo, req, ctx.actor())?;
     let planned = plan::plan(repo, &turn, &targets, req.dry_run)?;
     let undone = match req.dry_run {
         true => planned,
@@ -133,19 +133,19 @@ pub fn undo(repo: &Repo, ctx: &Context, req: &UndoRequest) -> Result<UndoOutcome
 /// undo is newer than it, so what decides is among the entries read so
 /// far): they are read a few at a time, newest first, until they decide —
 /// usually the newest one does. The whole log is read only when none does.
-fn targets(repo: &Repo, req: &UndoRequest) -> Result<pick::Picked> {
+fn targets(repo: &Repo, req: &UndoRequest, me: &str) -> Result<pick::Picked> {
     if req.op.is_none() && req.to.is_none() {
         let mut reader = crate::store::audit::Reader::new(repo);
         let (mut log, mut batch) = (Vec::new(), 1);
         while reader.read_more(batch, &mut log)? {
-            match pick::targets(repo, &log, req) {
+            match pick::targets(repo, &log, req, me) {
                 Err(e) if e.code() == "nothing_to_undo" => batch *= 4,
                 found => return found,
             }
         }
-        return pick::targets(repo, &log, req);
+        return pick::targets(repo, &log, req, me);
     }
-    pick::targets(repo, &crate::store::audit::read(repo, None)?, req)
+    pick::targets(repo, &crate::store::audit::read(repo, None)?, req, me)
 }
 
 /// The record of the undo of `target`.

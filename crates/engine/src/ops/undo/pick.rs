@@ -9,7 +9,6 @@ use super::UndoRequest;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::ops::op_log;
-use crate::store::actor;
 use crate::store::audit::{AuditAction, AuditEntry, RefMove};
 
 use crate::ops::op_log::NOT_MARKED as FOREIGN;
@@ -33,8 +32,14 @@ pub struct Skipped {
 }
 
 /// The operations to undo, newest first. Only this clone's records count
-/// (and only its undos undo them); another's is refused when named.
-pub(super) fn targets(repo: &Repo, log: &[AuditEntry], req: &UndoRequest) -> Result<Picked> {
+/// (and only its undos undo them); another's is refused when named. Plain
+/// `undo` takes the newest operation of `me`, the session's actor.
+pub(super) fn targets(
+    repo: &Repo,
+    log: &[AuditEntry],
+    req: &UndoRequest,
+    me: &str,
+) -> Result<Picked> {
     if req.op.is_some() && req.to.is_some() {
         return Err(Error::invalid_field(
             "to",
@@ -74,7 +79,6 @@ pub(super) fn targets(repo: &Repo, log: &[AuditEntry], req: &UndoRequest) -> Res
         }
         return Ok(picked(vec![target]));
     }
-    let me = actor::current();
     mine.iter()
         .find(|e| {
             e.record.actor.as_deref().unwrap_or("cli") == me

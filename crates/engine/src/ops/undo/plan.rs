@@ -37,7 +37,7 @@ impl Step {
 
     fn run(self, repo: &Repo, turn: Turn, ctx: &Context) -> Result<Undone> {
         match self {
-            Step::Refs(r) => r.run(repo, turn),
+            Step::Refs(r) => r.run(repo, turn, ctx),
             Step::Landing(l) => l.run(repo, turn, ctx),
         }
     }

@@ -8,6 +8,7 @@
 
 use super::sim::Sim;
 use super::{Method, Undone, moved_since, record, undone};
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
 use crate::landing::land::Turn;
@@ -57,14 +58,14 @@ impl RefsUndo {
 
     /// Puts the refs back, in `turn`: one transaction, which keeps what
     /// it takes off a ref reachable for redo.
-    pub(super) fn run(self, repo: &Repo, turn: Turn) -> Result<Undone> {
+    pub(super) fn run(self, repo: &Repo, turn: Turn, ctx: &Context) -> Result<Undone> {
         let RefsUndo {
             target,
             record,
             inverse,
         } = self;
         let target = &target;
-        let mut tx = Transaction::new(repo, record.action, &record.patch_id);
+        let mut tx = Transaction::new(repo, ctx, record.action, &record.patch_id);
         *tx.record() = AuditRecord {
             refs: None,
             ..record.clone()
