@@ -20,6 +20,7 @@ mod man;
 mod man_examples;
 mod mcp;
 mod op;
+mod open;
 mod output;
 mod pager;
 mod plan;
@@ -41,12 +42,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub use color::ColorChoice;
+use open::{CLI_ACTOR, HOOK_ACTOR};
+pub(crate) use open::{drawing_session, session};
 pub use output::Output;
 
-use crate::context::Context;
 use crate::error::{Error, Result};
 
-use crate::ops::Session;
 use crate::ops::apply::ApplyRequest;
 use crate::ops::cat::CatRequest;
 use crate::ops::drop::{DropRequest, GcRequest};
@@ -60,7 +61,6 @@ use crate::ops::remote::fetch::FetchRequest;
 use crate::ops::remote::push::PushRequest;
 use crate::ops::remote::status::StatusRequest;
 use crate::ops::rollback::RollbackRequest;
-use crate::ops::session::Request;
 use crate::ops::test::TestRequest;
 use crate::ops::undo::UndoRequest;
 
@@ -462,34 +462,6 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         _ => {}
     }
     run_command(cli, &dir, out)
-}
-
-/// Who the op log names for what the command line does.
-pub(crate) const CLI_ACTOR: &str = "cli";
-
-/// Who it names for what the hook binary does.
-const HOOK_ACTOR: &str = "hook";
-
-/// Opens the repository as requests of type `R` say (`ops::session::Open`)
-/// and tells the user what an automatic recovery did.
-pub(crate) fn session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
-    opened::<R>(dir, out, Context::new(CLI_ACTOR))
-}
-
-/// [`session`] for the commands whose work is drawn as progress on stderr
-/// (when `out` allows it): propose, apply, rollback, undo and redo.
-pub(crate) fn drawing_session<R: Request>(dir: &Path, out: &Output) -> Result<Session> {
-    opened::<R>(
-        dir,
-        out,
-        Context::new(CLI_ACTOR).with_progress(out.progress()),
-    )
-}
-
-fn opened<R: Request>(dir: &Path, out: &Output, context: Context) -> Result<Session> {
-    let session = Session::open_for::<R>(dir, context)?;
-    recover::report_automatic(&session, out);
-    Ok(session)
 }
 
 /// The commands that work on an open repository.

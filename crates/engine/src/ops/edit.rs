@@ -114,12 +114,7 @@ impl EditOutcome {
 
 /// Runs the edit list and stores the proposal, with the session's
 /// settings (the configured validators).
-pub fn edit(
-    repo: &Repo,
-    settings: &Settings,
-    ctx: &Context,
-    req: &EditRequest,
-) -> Result<EditOutcome> {
+pub fn edit(repo: &Repo, config: &Settings, ctx: &Context, req: &EditList) -> Result<EditOutcome> {
     if req.edits.is_empty() {
         return Err(Error::invalid_field(
             "edits",
@@ -135,14 +130,8 @@ pub fn edit(
     let mut result = engine::run(req, &base, &mut new_id);
     super::edit_filtered::refuse_text_edits(repo, req, &mut result)?;
     let failures = usable_failures(repo, req, &mut result, onto.is_none())?;
-    store_changes(
-        repo,
-        (settings, ctx),
-        req,
-        (base_commit, onto),
-        result,
-        failures,
-    )
+    let parent = (base_commit, onto);
+    store_changes(repo, (config, ctx), req, parent, result, failures)
 }
 
 /// Validates, stores and records the changed files `result` holds on top
