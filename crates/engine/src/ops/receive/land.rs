@@ -9,12 +9,21 @@ use crate::error::{Error, Result};
 use crate::git::{self, Oid, Repo};
 use crate::landing::{bare, land};
 use crate::ops::settings::Settings;
-use crate::store::audit::AuditAction;
+use crate::store::audit::{AuditAction, RefMove};
 use crate::store::outcomes::{Member, Outcome, Reason, State, landed_ref, outcome_ref};
 use crate::store::proposals;
 use crate::store::transaction::Transaction;
 
 use super::records;
+
+/// What a landing runs with: the server's settings, the operation's
+/// context, and the verdict refs its validation moved (facts its record
+/// lists).
+struct Run<'a> {
+    settings: &'a Settings,
+    ctx: &'a Context,
+    facts: Vec<RefMove>,
+}
 
 /// The most commits one push may carry to a branch.
 pub const MAX_COMMITS: usize = 100;
@@ -27,7 +36,12 @@ pub const BELOW_REFUSED: &str = "stack_member_refused";
 /// its own tree, up to the first one refused; those above it are refused
 /// for it. Only a failure to write the records themselves is an `Err`.
 pub fn land(repo: &Repo, settings: &Settings, ctx: &Context, mut rec: Outcome) -> Result<Outcome> {
-    let result = land::retrying(false, || attempt(repo, (settings, ctx), &mut rec));
+    let mut run = Run {
+        settings,
+        ctx,
+        facts: Vec::new(),
+    };
+    let result = land::retrying(false, || attempt(repo, &mut run, &mut rec));
     let now = crate::clock::now_secs() as u64;
     let mut members = if rec.members.is_empty() {
         vec![Member::queued(&rec)]
@@ -82,7 +96,7 @@ pub fn land(repo: &Repo, settings: &Settings, ctx: &Context, mut rec: Outcome) -
             rec = one;
         }
     }
-    audit_landing(repo, ctx, &decided)?;
+    audit_landing(repo, (ctx, run.facts), &decided)?;
     Ok(rec)
 }
 
@@ -111,11 +125,7 @@ fn decide(one: &mut Outcome, m: &Member, now: u64, below: &mut Option<String>) {
 /// the last member that passed. Decides `rec.members` (or, for one commit,
 /// sets `rec.new`); `rec.old` is the branch before. Returns the errors of
 /// the members refused, for their op-log records.
-fn attempt(
-    repo: &Repo,
-    settings: (&Settings, &Context),
-    rec: &mut Outcome,
-) -> Result<Vec<(String, Error)>> {
+fn attempt(repo: &Repo, run: &mut Run<'_>, rec: &mut Outcome) -> Result<Vec<(String, Error)>> {
     let _turn = land::take_turn(repo)?;
     let branch_ref = format!("refs/heads/{}", rec.branch);
     let pushed = Oid::parse(&rec.pushed)?;
@@ -143,7 +153,7 @@ fn attempt(
     } else {
         rec.members.clone()
     };
-    let (at, errors) = land_members(repo, settings, rec, &mut plan, head, &commits)?;
+    let (at, errors) = land_members(repo, run, rec, &mut plan, head, &commits)?;
     rec.old = Some(head.to_string());
     if rec.members.is_empty() {
         rec.new = plan.pop().and_then(|only| only.new);
@@ -164,7 +174,7 @@ fn attempt(
 /// error itself.
 fn land_members(
     repo: &Repo,
-    settings: (&Settings, &Context),
+    run: &mut Run<'_>,
     rec: &Outcome,
     plan: &mut [Member],
     head: Oid,
@@ -193,7 +203,7 @@ fn land_members(
             m.new = records::landed_push(repo, &rec.branch, &m.pushed).and_then(|r| r.new);
             continue;
         }
-        match land_member(repo, settings, &branch_ref, c, at, &committer, &m.id) {
+        match land_member(repo, run, &branch_ref, c, at, &committer, &m.id) {
             Ok(new) => {
                 at = new;
                 m.state = State::Landed;
@@ -219,17 +229,18 @@ fn land_members(
 /// tree it makes; the commit to land.
 fn land_member(
     repo: &Repo,
-    (settings, ctx): (&Settings, &Context),
+    run: &mut Run<'_>,
     branch_ref: &str,
     commit: Oid,
     at: Oid,
     committer: &crate::git::objects::view::Signature,
     id: &str,
 ) -> Result<Oid> {
-    super::lint::check(repo, settings, &[commit])?;
+    super::lint::check(repo, run.settings, &[commit])?;
     let replayed = bare::replay(repo, &[commit], at, committer, id)?;
     let candidate = (at, replayed.commit, &replayed.changed[..]);
-    super::validation::validate(repo, settings, ctx, branch_ref, candidate)?;
+    let (settings, ctx) = (run.settings, run.ctx);
+    super::validation::validate(repo, (settings, ctx), branch_ref, candidate, &mut run.facts)?;
     Ok(replayed.commit)
 }
 
@@ -303,13 +314,15 @@ fn tail_lines(text: &str, n: usize) -> String {
 /// `decided` holds each member's decision, bottom first, and its error.
 fn audit_landing(
     repo: &Repo,
-    ctx: &Context,
+    (ctx, facts): (&Context, Vec<RefMove>),
     decided: &[(Outcome, Option<(&str, String)>)],
 ) -> Result<()> {
     let (Some((bottom, _)), Some((top, _))) = (decided.first(), decided.last()) else {
         return Ok(());
     };
     let mut tx = Transaction::new(repo, ctx, AuditAction::Apply, &top.id);
+    // The verdicts its validation stored: facts, which undo leaves.
+    facts.into_iter().for_each(|f| tx.fact_written(f));
     tx.set_reflog(format!("git-evolv: landed {}", top.id));
     let landed: Vec<&Outcome> = decided
         .iter()

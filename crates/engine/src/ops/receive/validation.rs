@@ -28,16 +28,18 @@ use crate::git::{self, ChangedPath, Oid, Repo, RepoPath};
 use crate::ops::plan;
 use crate::ops::settings::Settings;
 use crate::ops::validation::{self, Ask, Caller, Candidate, Validation};
+use crate::store::audit::RefMove;
 
 /// Validates `commit`, replayed onto `at` with `changed` to land on
 /// `branch_ref`, as the server's configuration says; `Ok` when it may
-/// land.
+/// land. The verdict ref it stores, whatever the answer, is added to
+/// `facts` (the landing's record lists it).
 pub fn validate(
     repo: &Repo,
-    settings: &Settings,
-    ctx: &Context,
+    (settings, ctx): (&Settings, &Context),
     branch_ref: &str,
     (at, commit, changed): (Oid, Oid, &[ChangedPath]),
+    facts: &mut Vec<RefMove>,
 ) -> Result<()> {
     let plan = plan::resolve(repo, settings, None)?;
     let caller = Caller::Server {
@@ -56,6 +58,10 @@ pub fn validate(
         commit,
         target: repo.find_commit(commit)?.tree_id().to_string(),
     };
-    validation::run(repo, &v, ctx, &candidate, v.budget())?;
-    Ok(())
+    let (validated, outcome) = match validation::run(repo, &v, ctx, &candidate, v.budget()) {
+        Ok(validated) => (validated, Ok(())),
+        Err(failed) => (*failed.validated, Err(failed.error)),
+    };
+    facts.extend(validated.verdict.and_then(|j| j.moved));
+    outcome
 }
