@@ -10,19 +10,28 @@ use serde_json::Value;
 
 use crate::common::TestRepo;
 
+/// The arguments of `git for-each-ref` that list every ref under
+/// `refs/evolv/` and `refs/heads/`.
+const REFS: [&str; 4] = [
+    "for-each-ref",
+    "--format=%(refname) %(objectname)",
+    "refs/evolv/",
+    "refs/heads/",
+];
+
+/// `git for-each-ref`'s `listing` as name → id, the log itself left out.
+fn parse_refs(listing: &str) -> BTreeMap<String, String> {
+    listing
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(name, _)| *name != "refs/evolv/audit")
+        .map(|(n, o)| (n.to_string(), o.to_string()))
+        .collect()
+}
+
 /// Every ref under `refs/evolv/` and `refs/heads/` but the log itself.
 fn refs(repo: &TestRepo) -> BTreeMap<String, String> {
-    repo.git(&[
-        "for-each-ref",
-        "--format=%(refname) %(objectname)",
-        "refs/evolv/",
-        "refs/heads/",
-    ])
-    .lines()
-    .filter_map(|l| l.split_once(' '))
-    .filter(|(name, _)| *name != "refs/evolv/audit")
-    .map(|(n, o)| (n.to_string(), o.to_string()))
-    .collect()
+    parse_refs(&repo.git(&REFS))
 }
 
 /// The newest operation.
@@ -314,17 +323,7 @@ fn a_propose_killed_inside_its_transaction_is_finished_by_the_next_command() {
 /// Every ref under `refs/evolv/` and `refs/heads/` of the server but the
 /// log itself.
 fn server_refs(s: &crate::server_fixture::Server) -> BTreeMap<String, String> {
-    s.git(&[
-        "for-each-ref",
-        "--format=%(refname) %(objectname)",
-        "refs/evolv/",
-        "refs/heads/",
-    ])
-    .lines()
-    .filter_map(|l| l.split_once(' '))
-    .filter(|(name, _)| *name != "refs/evolv/audit")
-    .map(|(n, o)| (n.to_string(), o.to_string()))
-    .collect()
+    parse_refs(&s.git(&REFS))
 }
 
 /// A server landing (the push received and landed) is one operation: a
