@@ -2,7 +2,7 @@
 //! else. `git evolv hooks install` copies this binary into the hooks
 //! folder (`.git/hooks/commit-msg`, `.git/hooks/pre-push`); git runs it by
 //! the hook's name. It runs the library's hook code (`git_evolv::cli`,
-//! `git_evolv::lint`, `git_evolv::ops::pre_push`) without the command-line
+//! `git_evolv::lint`, `git_evolv::ops::commits::pre_push`) without the command-line
 //! parser or a libgit2 repository, so it stays small and starts fast
 //! (issue 14 item 5). The lint rules live in the library only.
 //!

@@ -1,5 +1,5 @@
 //! Repository-relative paths in edit lists: no absolute path, no `..`, no
-//! `.git`. Symlinks in the base tree are checked by `ops::edit`, which has
+//! `.git`. Symlinks in the base tree are checked by `ops::proposing::edit`, which has
 //! the tree.
 
 /// Why `path` cannot name a file of the repository, if it cannot.

@@ -1,4 +1,4 @@
-//! One replay for a local apply (`ops::apply`, a proposal onto the branch
+//! One replay for a local apply (`ops::applying::apply`, a proposal onto the branch
 //! head) and a server's landing (`bare`, a pushed commit onto the branch):
 //! a change, from its base commit to a commit's tree, put on another
 //! commit. When that commit is the base, the change's own tree is the
