@@ -1,6 +1,7 @@
 //! `git evolv propose`: a regex/literal replacement over a scope, an edit
-//! list (`--edits FILE|-` or the single-edit flags) run by `ops::proposing::edit`, or
-//! a patch (`--patch FILE|-`) run by `ops::proposing::propose_patch`.
+//! list (`--edits FILE|-` or the single-edit flags) run by
+//! `ops::proposing::edit`, or a patch (`--patch FILE|-`) run by
+//! `ops::proposing::propose_patch`.
 
 use std::io::Read;
 

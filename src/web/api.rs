@@ -1,7 +1,7 @@
 //! The read side of the JSON API: the same `ops` outcomes the CLI renders,
-//! plus the per-file views the page draws (`ops::reading::review`). Each request
-//! runs in a fresh `ops::Session` (recovery on open, the index released
-//! on drop) on a blocking thread (the git layer is synchronous).
+//! plus the per-file views the page draws (`ops::reading::review`). Each
+//! request runs in a fresh `ops::Session` (recovery on open, the index
+//! released on drop) on a blocking thread (the git layer is synchronous).
 
 use std::sync::Arc;
 

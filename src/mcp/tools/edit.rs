@@ -28,9 +28,9 @@ pub struct EditToolOutput {
 }
 
 impl EditToolOutput {
-    /// `ops::proposing::edit` on `list`, with the diff capped. Paths are checked by
-    /// the edit engine over the base tree (no absolute path, no `..`, no
-    /// `.git`, no symlinked parent).
+    /// `ops::proposing::edit` on `list`, with the diff capped. Paths are
+    /// checked by the edit engine over the base tree (no absolute path, no
+    /// `..`, no `.git`, no symlinked parent).
     pub fn of(session: &Session, list: &EditList) -> Result<EditToolOutput> {
         Ok(EditToolOutput::capped(session.edit(list)?))
     }

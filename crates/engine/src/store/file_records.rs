@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::validators::ValidatorReport;
 
 /// Where a file's change sits in its new content: the first to the last
-/// changed line, 1-based, end column exclusive (`ops::proposing::edit`'s locator).
+/// changed line, 1-based, end column exclusive (`ops::proposing::edit`'s
+/// locator).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Span {
     pub start_line: usize,
