@@ -1,7 +1,7 @@
 //! Precise-edit speed (#13): word segments of 5,000 changed lines (the
 //! review page's budget: 100 ms), a cell edit in a 500-cell notebook
 //! (milliseconds), an exact replace in a 20,000-line file, and (#13 item 9)
-//! proposing a single-file exact replace through `ops::edit` in a
+//! proposing a single-file exact replace through `ops::proposing::edit` in a
 //! 1,000-file and a 100,000-file repository: the same work, so at most
 //! 1.3x apart, and under 50 ms.
 
@@ -143,7 +143,7 @@ fn repository_size_benches(c: &mut Criterion) {
         let ctx = git_evolv::context::Context::new("cli");
         group.bench_function(format!("{n}_files"), |b| {
             b.iter(|| {
-                git_evolv::ops::edit::edit(&repo, &settings, &ctx, black_box(&list))
+                git_evolv::ops::proposing::edit::edit(&repo, &settings, &ctx, black_box(&list))
                     .expect("proposes")
             })
         });

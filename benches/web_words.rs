@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use git_evolv::git::file_hunks;
-use git_evolv::ops::review::number;
+use git_evolv::ops::reading::review::number;
 
 fn text(lines: usize, word: &str) -> String {
     (0..lines)

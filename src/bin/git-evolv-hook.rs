@@ -2,9 +2,9 @@
 //! else. `git evolv hooks install` copies this binary into the hooks
 //! folder (`.git/hooks/commit-msg`, `.git/hooks/pre-push`); git runs it by
 //! the hook's name. It runs the library's hook code (`git_evolv::cli`,
-//! `git_evolv::lint`, `git_evolv::ops::pre_push`) without the command-line
-//! parser or a libgit2 repository, so it stays small and starts fast
-//! (issue 14 item 5). The lint rules live in the library only.
+//! `git_evolv::lint`, `git_evolv::ops::commits::pre_push`) without the
+//! command-line parser or a libgit2 repository, so it stays small and starts
+//! fast (issue 14 item 5). The lint rules live in the library only.
 //!
 //! It is run on every commit, so it also skips std's start-up (`no_main`):
 //! that reads `/proc/self/maps` to find the main thread's stack guard and

@@ -7,8 +7,8 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::apply::{ApplyOutcome, ApplyReport, ApplyRequest, ApplyVerdict};
-use crate::ops::apply_answer::ApplyAnswer;
+use crate::ops::applying::apply::{ApplyOutcome, ApplyReport, ApplyRequest, ApplyVerdict};
+use crate::ops::applying::apply_answer::ApplyAnswer;
 use crate::validation_report::Stage;
 
 #[derive(Debug, Args)]
@@ -70,7 +70,8 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         hunks: None,
     };
     if args.background {
-        let started = session.start_task(&crate::ops::task::TaskRequest::from_apply(&req)?)?;
+        let started =
+            session.start_task(&crate::ops::applying::task::TaskRequest::from_apply(&req)?)?;
         if out.json {
             out.json_value(&ApplyAnswer::Started(started));
         } else {

@@ -1,6 +1,6 @@
 //! `apply -i`: the proposal's changes asked about one by one, with the keys
 //! `git add -p` uses (y, n, q, a, d, s, ?). What is chosen lands; the rest
-//! stays pending (`ops::apply::part`).
+//! stays pending (`ops::applying::apply::part`).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};

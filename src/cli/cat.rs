@@ -5,7 +5,7 @@ use clap::Args;
 use super::Output;
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::cat::{self, CatRequest};
+use crate::ops::reading::cat::{self, CatRequest};
 
 #[derive(Debug, Args)]
 pub struct CatArgs {

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::Output;
 use crate::error::Result;
-use crate::ops::check::CheckRequest;
+use crate::ops::commits::check::CheckRequest;
 
 pub fn run(dir: &Path, out: &Output) -> Result<()> {
     let outcome = super::session::<CheckRequest>(dir, out)?.check(&CheckRequest {})?;

@@ -6,8 +6,11 @@ use serde_json::json;
 use super::Output;
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::ops::Session;
+use crate::ops::applying::{apply, rollback};
 use crate::ops::demo::DEMO_VALIDATION;
-use crate::ops::{Session, apply, inspect, propose, rollback};
+use crate::ops::proposing::propose;
+use crate::ops::reading::inspect;
 
 /// What each step of the demo returned, for `--json`.
 struct Steps {

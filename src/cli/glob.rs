@@ -7,7 +7,7 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::glob::GlobRequest;
+use crate::ops::reading::glob::GlobRequest;
 
 #[derive(Debug, Args)]
 pub struct GlobArgs {

@@ -14,8 +14,8 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::hooks::invocation;
 use crate::ops::Session;
-use crate::ops::lint::CommitMsgRequest;
-use crate::ops::pre_push::{PrePushOutcome, PrePushRequest};
+use crate::ops::commits::lint::CommitMsgRequest;
+use crate::ops::commits::pre_push::{PrePushOutcome, PrePushRequest};
 use crate::policy::{Verdict, short_ref};
 use crate::prompt;
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::hooks::HookState;
-use crate::ops::hooks::{HooksAction, HooksOutcome, HooksRequest};
+use crate::ops::commits::hooks::{HooksAction, HooksOutcome, HooksRequest};
 
 #[derive(Debug, Args)]
 pub struct HooksArgs {

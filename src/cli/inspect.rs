@@ -5,7 +5,7 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::inspect::{
+use crate::ops::reading::inspect::{
     ListRequest, LogOutcome, LogRequest, ProposalSummary, ShowOutcome, ShowRequest,
 };
 use crate::store::verdicts::ProposalVerdict;

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use super::Output;
 use crate::error::{Error, Result};
 use crate::lint::{Finding, Severity};
-use crate::ops::lint::{LintOutcome, LintRequest, MessageReport, MessageSource};
+use crate::ops::commits::lint::{LintOutcome, LintRequest, MessageReport, MessageSource};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {

@@ -48,21 +48,21 @@ pub use output::Output;
 
 use crate::error::{Error, Result};
 
-use crate::ops::apply::ApplyRequest;
-use crate::ops::cat::CatRequest;
+use crate::ops::applying::apply::ApplyRequest;
+use crate::ops::applying::recover::RecoverRequest;
+use crate::ops::applying::rollback::RollbackRequest;
 use crate::ops::drop::{DropRequest, GcRequest};
-use crate::ops::edit::EditRequest;
-use crate::ops::glob::GlobRequest;
-use crate::ops::inspect::{ListRequest, LogRequest, ShowRequest};
-use crate::ops::op_log::OpLogRequest;
-use crate::ops::propose::ProposeRequest;
-use crate::ops::recover::RecoverRequest;
-use crate::ops::remote::fetch::FetchRequest;
-use crate::ops::remote::push::PushRequest;
-use crate::ops::remote::status::StatusRequest;
-use crate::ops::rollback::RollbackRequest;
+use crate::ops::operations::op_log::OpLogRequest;
+use crate::ops::operations::undo::UndoRequest;
+use crate::ops::proposing::edit::EditRequest;
+use crate::ops::proposing::propose::ProposeRequest;
+use crate::ops::reading::cat::CatRequest;
+use crate::ops::reading::glob::GlobRequest;
+use crate::ops::reading::inspect::{ListRequest, LogRequest, ShowRequest};
+use crate::ops::server::remote::fetch::FetchRequest;
+use crate::ops::server::remote::push::PushRequest;
+use crate::ops::server::remote::status::StatusRequest;
 use crate::ops::test::TestRequest;
-use crate::ops::undo::UndoRequest;
 
 /// git-evolv: propose an edit as a commit, validate it in an isolated
 /// worktree, land it by fast-forward, undo it by revert.

@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::op_log::{OpLogOutcome, OpLogRequest, OpShowRequest, Operation};
+use crate::ops::operations::op_log::{OpLogOutcome, OpLogRequest, OpShowRequest, Operation};
 
 #[derive(Debug, Args)]
 pub struct OpArgs {

@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::Output;
 use crate::error::{Error, Result};
-use crate::ops::plan::PlanSource;
+use crate::ops::applying::plan::PlanSource;
 use crate::plan::ExecutionPlan;
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! `git evolv propose`: a regex/literal replacement over a scope, an edit
-//! list (`--edits FILE|-` or the single-edit flags) run by `ops::edit`, or
-//! a patch (`--patch FILE|-`) run by `ops::propose_patch`.
+//! list (`--edits FILE|-` or the single-edit flags) run by
+//! `ops::proposing::edit`, or a patch (`--patch FILE|-`) run by
+//! `ops::proposing::propose_patch`.
 
 use std::io::Read;
 
@@ -10,10 +11,10 @@ use super::Output;
 use crate::edit::list::{CheckMode, Edit, EditList, Locator};
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::capture::CaptureRequest;
-use crate::ops::edit::EditOutcome;
-use crate::ops::propose::{ProposeOutcome, ProposeRequest};
-use crate::ops::propose_patch::{PatchAnswer, PatchRequest};
+use crate::ops::proposing::capture::CaptureRequest;
+use crate::ops::proposing::edit::EditOutcome;
+use crate::ops::proposing::propose::{ProposeOutcome, ProposeRequest};
+use crate::ops::proposing::propose_patch::{PatchAnswer, PatchRequest};
 
 #[derive(Debug, Args)]
 pub struct ProposeArgs {

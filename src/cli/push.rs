@@ -6,9 +6,9 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::remote::fetch::{FetchOutcome, FetchRequest};
-use crate::ops::remote::push::{PushOutcome, PushRequest, PushState, Pushed};
-use crate::ops::remote::status::{StatusOutcome, StatusRequest};
+use crate::ops::server::remote::fetch::{FetchOutcome, FetchRequest};
+use crate::ops::server::remote::push::{PushOutcome, PushRequest, PushState, Pushed};
+use crate::ops::server::remote::status::{StatusOutcome, StatusRequest};
 
 #[derive(Debug, Args)]
 pub struct PushArgs {

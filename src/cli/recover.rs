@@ -4,7 +4,7 @@
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::recover::{RecoverOutcome, RecoverRequest};
+use crate::ops::applying::recover::{RecoverOutcome, RecoverRequest};
 
 pub fn run(session: &Session, out: &Output) -> Result<()> {
     let outcome = session.recover(&RecoverRequest {})?;

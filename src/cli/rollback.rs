@@ -5,7 +5,7 @@ use clap::Args;
 use super::Output;
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::rollback::{RollbackOutcome, RollbackRequest};
+use crate::ops::applying::rollback::{RollbackOutcome, RollbackRequest};
 use crate::plan::RollbackStrategy;
 
 #[derive(Debug, Args)]

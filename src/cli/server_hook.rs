@@ -9,8 +9,10 @@ use std::path::Path;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::receive::guard::PreReceiveRequest;
-use crate::ops::receive::{DrainRequest, PushedRef, ReceiveOutcome, ReceiveRequest, RefOutcome};
+use crate::ops::server::receive::guard::PreReceiveRequest;
+use crate::ops::server::receive::{
+    DrainRequest, PushedRef, ReceiveOutcome, ReceiveRequest, RefOutcome,
+};
 use crate::store::outcomes::{Outcome, Pusher, Reason, State};
 use evolv_core::receive::proc_receive::{self, Report};
 

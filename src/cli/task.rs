@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use super::Output;
 use super::session;
 use crate::error::Result;
-use crate::ops::task::{TaskOutcome, TaskQuery, TaskRunRequest, TaskStatus};
+use crate::ops::applying::task::{TaskOutcome, TaskQuery, TaskRunRequest, TaskStatus};
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]

@@ -5,7 +5,7 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::undo::{Method, UndoOutcome, UndoRequest};
+use crate::ops::operations::undo::{Method, UndoOutcome, UndoRequest};
 
 /// The manual's account of undo (issue 26 item 8), below the options of
 /// `undo` and `redo`: what each undo does, what it refuses, and how it

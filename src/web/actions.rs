@@ -13,11 +13,11 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::api::{Action, blocking};
-use crate::ops::apply::ApplyRequest;
+use crate::ops::applying::apply::ApplyRequest;
+use crate::ops::applying::rollback::RollbackRequest;
 use crate::ops::drop::DropRequest;
-use crate::ops::review::CommentRequest;
-use crate::ops::rollback::RollbackRequest;
-use crate::ops::undo::UndoRequest;
+use crate::ops::operations::undo::UndoRequest;
+use crate::ops::reading::review::CommentRequest;
 use crate::progress::{Event, Progress, ProgressSink, Task};
 use crate::store::comments::Locator;
 
@@ -160,7 +160,7 @@ pub async fn apply(Action { state, id, .. }: Action<NoOptions>) -> Response {
             .open_with::<ApplyRequest>(context)
             .and_then(|session| {
                 // A stacked proposal brings the pending ones below it
-                // (ops::apply decides, as for the CLI).
+                // (ops::applying::apply decides, as for the CLI).
                 send(&tx, serde_json::json!({"type": "start", "patch_ids": [id]}));
                 let req = ApplyRequest {
                     patch_ids: vec![id],

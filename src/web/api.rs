@@ -1,7 +1,7 @@
 //! The read side of the JSON API: the same `ops` outcomes the CLI renders,
-//! plus the per-file views the page draws (`ops::review`). Each request
-//! runs in a fresh `ops::Session` (recovery on open, the index released
-//! on drop) on a blocking thread (the git layer is synchronous).
+//! plus the per-file views the page draws (`ops::reading::review`). Each
+//! request runs in a fresh `ops::Session` (recovery on open, the index
+//! released on drop) on a blocking thread (the git layer is synchronous).
 
 use std::sync::Arc;
 
@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::inspect::{self, ListRequest};
-use crate::ops::op_log::OpLogRequest;
-use crate::ops::review;
-use crate::ops::review::ReviewPage;
+use crate::ops::operations::op_log::OpLogRequest;
+use crate::ops::reading::inspect::{self, ListRequest};
+use crate::ops::reading::review;
+use crate::ops::reading::review::ReviewPage;
 use crate::ops::session::Request as UseCaseRequest;
 
 /// The HTTP status of an error: the caller's mistake, a missing proposal,

@@ -133,8 +133,10 @@ impl Watcher {
     /// then polls every `interval`.
     pub fn start(dir: &Path, feed: Feed, interval: Duration) -> Result<Self> {
         // Read-only and long-lived: the thread keeps its own session.
-        let session =
-            crate::ops::Session::open_for::<crate::ops::review::RefFeed>(dir, super::context())?;
+        let session = crate::ops::Session::open_for::<crate::ops::reading::review::RefFeed>(
+            dir,
+            super::context(),
+        )?;
         let mut last = session.evolv_refs();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();

@@ -46,7 +46,7 @@ pub(crate) struct AppState {
     pub cookie_secret: String,
     pub feed: feed::Feed,
     /// The hunks of the files last paged through (`api::file`).
-    pub recent_files: crate::ops::review::RecentFiles,
+    pub recent_files: crate::ops::reading::review::RecentFiles,
 }
 
 impl AppState {
@@ -129,9 +129,10 @@ impl Bound {
 pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
     // Opening a session also finishes a landing a killed process left
     // behind, before the page shows anything.
-    let git_dir = crate::ops::Session::open_for::<crate::ops::review::ReviewPage>(dir, context())?
-        .git_dir()?
-        .to_path_buf();
+    let git_dir =
+        crate::ops::Session::open_for::<crate::ops::reading::review::ReviewPage>(dir, context())?
+            .git_dir()?
+            .to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await

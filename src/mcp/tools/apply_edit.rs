@@ -9,9 +9,9 @@ use crate::mcp::args::{check_ids, patch_ids};
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Meta, Reply, failure};
 use crate::ops;
-use crate::ops::apply::ApplyRequest;
-use crate::ops::apply_answer::ApplyAnswer;
-use crate::ops::plan::PlanSource;
+use crate::ops::applying::apply::ApplyRequest;
+use crate::ops::applying::apply_answer::ApplyAnswer;
+use crate::ops::applying::plan::PlanSource;
 use crate::plan::ExecutionPlan;
 
 pub struct ApplyEdit;
@@ -91,8 +91,8 @@ impl McpTool for ApplyEdit {
         }
         if args.run_in_background {
             let started = call
-                .blocking::<ops::task::TaskRequest, _>(false, move |s| {
-                    s.start_task(&ops::task::TaskRequest::from_apply(&req)?)
+                .blocking::<ops::applying::task::TaskRequest, _>(false, move |s| {
+                    s.start_task(&ops::applying::task::TaskRequest::from_apply(&req)?)
                 })
                 .await?;
             return Ok(Reply::Output(ApplyAnswer::Started(started)));
@@ -119,7 +119,7 @@ impl McpTool for ApplyEdit {
 /// an option, plan commands the repository does not allow.
 async fn check(call: &Call, args: &ApplyEditArgs) -> Result<ApplyRequest> {
     if let Some(plan) = &args.execution_plan {
-        ops::plan::load(&PlanSource::Text {
+        ops::applying::plan::load(&PlanSource::Text {
             name: "execution_plan".into(),
             text: plan.to_string(),
         })?;

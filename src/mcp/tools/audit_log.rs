@@ -6,7 +6,7 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::inspect::{LogOutcome, LogRequest};
+use crate::ops::reading::inspect::{LogOutcome, LogRequest};
 
 pub struct AuditLog;
 

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::mcp::args::NoArgs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::check::{CheckOutcome, CheckRequest};
+use crate::ops::commits::check::{CheckOutcome, CheckRequest};
 
 pub struct CheckRepo;
 

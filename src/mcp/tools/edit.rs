@@ -13,7 +13,7 @@ use crate::mcp::args::check_ids;
 use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, cap};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::edit::{EditOutcome, EditRequest};
+use crate::ops::proposing::edit::{EditOutcome, EditRequest};
 
 /// `edit` and `notebook_edit`: the CLI's `propose --edits --json`, with the
 /// diff capped.
@@ -28,9 +28,9 @@ pub struct EditToolOutput {
 }
 
 impl EditToolOutput {
-    /// `ops::edit` on `list`, with the diff capped. Paths are checked by
-    /// the edit engine over the base tree (no absolute path, no `..`, no
-    /// `.git`, no symlinked parent).
+    /// `ops::proposing::edit` on `list`, with the diff capped. Paths are
+    /// checked by the edit engine over the base tree (no absolute path, no
+    /// `..`, no `.git`, no symlinked parent).
     pub fn of(session: &Session, list: &EditList) -> Result<EditToolOutput> {
         Ok(EditToolOutput::capped(session.edit(list)?))
     }

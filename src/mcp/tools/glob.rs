@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::mcp::args::check_paths;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::glob::{GlobOutcome, GlobRequest};
+use crate::ops::reading::glob::{GlobOutcome, GlobRequest};
 use crate::ops::permissions::check_path;
 
 /// At most this many files in a result.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::lint::{LintOutcome, MessageRequest};
+use crate::ops::commits::lint::{LintOutcome, MessageRequest};
 
 pub struct LintCommit;
 

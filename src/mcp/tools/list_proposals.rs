@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::mcp::args::NoArgs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::inspect::{ListOutcome, ListRequest};
+use crate::ops::reading::inspect::{ListOutcome, ListRequest};
 
 pub struct ListProposals;
 

@@ -9,7 +9,7 @@ use crate::edit::list::{CellMode, CellType, Edit, EditList};
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::edit::EditRequest;
+use crate::ops::proposing::edit::EditRequest;
 
 pub struct NotebookEdit;
 

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::op_log::{OpLogOutcome, OpLogRequest};
+use crate::ops::operations::op_log::{OpLogOutcome, OpLogRequest};
 
 pub struct OpLog;
 

@@ -10,7 +10,7 @@ use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, MAX_LISTED_FILES, cap, cap_list};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
 use evolv_core::globs::Globs;
-use crate::ops::propose::{ProposeOutcome, ProposeRequest};
+use crate::ops::proposing::propose::{ProposeOutcome, ProposeRequest};
 
 pub struct ProposeEdit;
 

@@ -10,7 +10,7 @@ use crate::mcp::args::check_ids;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::mcp::tools::edit::EditToolOutput;
 use crate::ops::Session;
-use crate::ops::propose_patch::{PatchAnswer, PatchRequest};
+use crate::ops::proposing::propose_patch::{PatchAnswer, PatchRequest};
 
 pub struct ProposePatch;
 

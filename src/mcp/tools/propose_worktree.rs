@@ -10,7 +10,7 @@ use crate::error::Result;
 use evolv_core::globs::Globs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::capture::{CaptureOutcome, CaptureRequest};
+use crate::ops::proposing::capture::{CaptureOutcome, CaptureRequest};
 
 pub struct ProposeWorktree;
 

@@ -9,7 +9,7 @@ use crate::mcp::args::check_ids;
 use crate::mcp::cap::cap;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::cat::{self, CatOutcome, CatRequest};
+use crate::ops::reading::cat::{self, CatOutcome, CatRequest};
 use crate::ops::permissions::check_path;
 
 /// The cap of `content` and `numbered`.

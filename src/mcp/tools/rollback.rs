@@ -9,7 +9,7 @@ use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
 use crate::ops::permissions::check_id;
 use crate::ops::succeeded::Succeeded;
-use crate::ops::rollback::{RollbackOutcome, RollbackRequest};
+use crate::ops::applying::rollback::{RollbackOutcome, RollbackRequest};
 use crate::plan::RollbackStrategy;
 
 pub struct Rollback;

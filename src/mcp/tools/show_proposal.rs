@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, cap};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::inspect::{ShowOutcome, ShowRequest};
+use crate::ops::reading::inspect::{ShowOutcome, ShowRequest};
 use crate::ops::permissions::check_id;
 
 pub struct ShowProposal;

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::task::{TaskOutcome, TaskQuery};
+use crate::ops::applying::task::{TaskOutcome, TaskQuery};
 
 /// How long the cancel waits for the task to stop, as the CLI's.
 const CANCEL_WAIT: Duration = Duration::from_secs(30);

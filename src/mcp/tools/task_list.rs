@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::mcp::args::NoArgs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::task::{TaskListOutcome, TaskQuery};
+use crate::ops::applying::task::{TaskListOutcome, TaskQuery};
 
 pub struct TaskList;
 

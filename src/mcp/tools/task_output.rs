@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::ops::Session;
-use crate::ops::task::{TaskOutcome, TaskQuery};
+use crate::ops::applying::task::{TaskOutcome, TaskQuery};
 
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::mcp::call::Call;
 use crate::mcp::tool::{Effect, McpTool, Meta, Reply};
 use crate::ops::succeeded::Succeeded;
-use crate::ops::undo::{UndoOutcome, UndoRequest};
+use crate::ops::operations::undo::{UndoOutcome, UndoRequest};
 
 pub struct Undo;
 

@@ -1,7 +1,7 @@
 //! The edit-list format: one JSON document shared by the CLI
-//! (`propose --edits`), the library (`ops::edit`) and the MCP server.
-//! Parsing names the edit's index and field of any mistake; nothing here
-//! reads files or git.
+//! (`propose --edits`), the library (`ops::proposing::edit`) and the MCP
+//! server. Parsing names the edit's index and field of any mistake; nothing
+//! here reads files or git.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

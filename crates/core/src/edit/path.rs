@@ -1,6 +1,6 @@
 //! Repository-relative paths in edit lists: no absolute path, no `..`, no
-//! `.git`. Symlinks in the base tree are checked by `ops::edit`, which has
-//! the tree.
+//! `.git`. Symlinks in the base tree are checked by `ops::proposing::edit`,
+//! which has the tree.
 
 /// Why `path` cannot name a file of the repository, if it cannot.
 pub fn check_path(path: &str) -> Result<(), String> {

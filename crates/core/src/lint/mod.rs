@@ -1,9 +1,9 @@
 //! Commit-message lint (Conventional Commits 1.0.0), pure: text and a
 //! `LintConfig` in, a `Report` of findings out. No I/O, no git: reading git
-//! config and files is `ops::lint`'s job. Defaults and rule semantics are
-//! commitlint's config-conventional, so switching to git-evolv changes no
-//! verdict; on top, the message is cleaned as git cleans it and every
-//! finding carries a line, a column, the expected form and a suggestion.
+//! config and files is `ops::commits::lint`'s job. Defaults and rule semantics
+//! are commitlint's config-conventional, so switching to git-evolv changes no
+//! verdict; on top, the message is cleaned as git cleans it and every finding
+//! carries a line, a column, the expected form and a suggestion.
 
 #[cfg(test)]
 mod agreement;

@@ -1,6 +1,7 @@
 //! Push protection, pure: git's pre-push lines plus facts about the objects
 //! (known locally? a fast-forward?) plus the configuration go in, one verdict
-//! per pushed ref comes out. No I/O here: `ops::pre_push` gathers the facts.
+//! per pushed ref comes out. No I/O here: `ops::commits::pre_push` gathers the
+//! facts.
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;

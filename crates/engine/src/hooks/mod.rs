@@ -3,7 +3,7 @@
 //! (pre-commit, lefthook, husky) in either install order, and removing
 //! exactly what is ours. The shims (`crates/engine/hooks/`) hold no decisions:
 //! they run the chained hook, then `git-evolv hook <name>`. Which folder to
-//! use is decided by `ops::hooks`.
+//! use is decided by `ops::commits::hooks`.
 //!
 //! Where our shim can be, per hook `N` in folder `D`:
 //! - `D/N`: git runs it; a foreign hook that was there is `D/N.evolv-chained`

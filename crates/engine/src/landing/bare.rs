@@ -3,9 +3,9 @@
 //! the branch, the checks of the trees they make, and one compare-and-swap
 //! of the branch, taken in the same FIFO turn (`turn::take_turn`) as a
 //! local apply. What makes it recoverable is the outcome record written
-//! before the swap (`ops::receive::queue`): a kill after the swap leaves a
-//! record whose commit is on the branch, which the next push or `git evolv
-//! recover` marks landed; before it, nothing moved and the proposal is
+//! before the swap (`ops::server::receive::queue`): a kill after the swap
+//! leaves a record whose commit is on the branch, which the next push or `git
+//! evolv recover` marks landed; before it, nothing moved and the proposal is
 //! landed again or refused.
 
 use super::replay::{self, Change};

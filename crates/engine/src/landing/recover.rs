@@ -1,5 +1,5 @@
 //! Recovery's internals: finish or undo a landing a killed process left
-//! behind, from its journal. `ops::recover` (the use case, which every
+//! behind, from its journal. `ops::applying::recover` (the use case, which every
 //! `Session` runs first) calls `if_idle` or `waiting`.
 //!
 //! - branch still at H: roll back (the branch never moved, so no file did):

@@ -1,9 +1,9 @@
-//! One replay for a local apply (`ops::apply`, a proposal onto the branch
-//! head) and a server's landing (`bare`, a pushed commit onto the branch):
-//! a change, from its base commit to a commit's tree, put on another
-//! commit. When that commit is the base, the change's own tree is the
-//! result; otherwise a three-way merge (base → onto, base → change), whose
-//! conflicts name their paths and nothing is written.
+//! One replay for a local apply (`ops::applying::apply`, a proposal onto the
+//! branch head) and a server's landing (`bare`, a pushed commit onto the
+//! branch): a change, from its base commit to a commit's tree, put on another
+//! commit. When that commit is the base, the change's own tree is the result;
+//! otherwise a three-way merge (base → onto, base → change), whose conflicts
+//! name their paths and nothing is written.
 
 use crate::error::{Error, Result};
 use crate::git::objects::view::Signature;

@@ -181,7 +181,7 @@ fn drop_with(
             return Err(e);
         }
     }
-    let ids = &super::stack::drop_set(repo, ids, all_above)?;
+    let ids = &super::applying::stack::drop_set(repo, ids, all_above)?;
     let dropped = drop_logged(repo, ctx, ids, kind, extra)?;
     Ok(DropOutcome { dropped })
 }
@@ -207,7 +207,7 @@ fn expired(repo: &Repo, cutoff: i64) -> Result<Vec<String>> {
     Ok(old
         .iter()
         .filter(|id| {
-            super::stack::above(&all, repo, id)
+            super::applying::stack::above(&all, repo, id)
                 .iter()
                 .all(|a| old.contains(a))
         })

@@ -6,44 +6,28 @@
 //! `success` envelope is theirs) and add their own hints; no rule or
 //! default lives anywhere else.
 
-pub mod apply;
-pub mod apply_answer;
-pub mod capture;
-pub mod cat;
-pub mod check;
+// The rooms, one concept each (issue 39 item 6).
+pub mod applying;
+pub mod commits;
+pub mod operations;
+pub mod proposing;
+pub mod reading;
+pub mod server;
+
+// What the rooms share or what fits none: the session and its settings,
+// the one `validation` pipeline (apply, `test` and the server's landing),
+// the rules for clients (`permissions`, over applying and undo), the
+// verdicts of `test` (on commits as well as proposals), `drop` and `gc`
+// (tidying), `demo`, and the success envelope.
 pub mod demo;
 pub mod drop;
-pub mod edit;
-mod edit_base;
-mod edit_filtered;
-mod edit_hunks;
-mod edit_tree;
-pub mod glob;
-pub mod hooks;
-pub mod inspect;
-pub mod lint;
-pub mod op_log;
-mod patch_sequence;
 pub mod permissions;
-pub mod plan;
-pub mod pre_push;
-pub mod propose;
-pub mod propose_patch;
-pub mod receive;
-pub mod recover;
-pub mod remote;
-pub mod review;
-pub mod rollback;
 pub mod session;
 mod session_remote;
 mod session_server;
 pub mod settings;
-pub mod stack;
 pub mod succeeded;
-pub mod task;
-mod task_log;
 pub mod test;
-pub mod undo;
 pub mod validation;
 
 pub use session::Session;

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::ops::apply::{self, ApplyRequest};
+use crate::ops::applying::apply::{self, ApplyRequest};
 use crate::policy::{PushPolicy, PushToProtected};
 use crate::store::proposals;
 
@@ -186,22 +186,22 @@ pub fn rollback_confirmation(
 pub fn undo_confirmation(
     repo: &Repo,
     (settings, ctx): (&Settings, &Context),
-    req: &super::undo::UndoRequest,
+    req: &super::operations::undo::UndoRequest,
 ) -> Result<Option<Confirmation>> {
     if req.dry_run {
         return Ok(None);
     }
-    let preview = super::undo::UndoRequest {
+    let preview = super::operations::undo::UndoRequest {
         dry_run: true,
         ..req.clone()
     };
-    let Ok(outcome) = super::undo::undo(repo, ctx, &preview) else {
+    let Ok(outcome) = super::operations::undo::undo(repo, ctx, &preview) else {
         return Ok(None);
     };
     let landings: Vec<_> = outcome
         .undone
         .iter()
-        .filter(|u| u.method != super::undo::Method::Refs)
+        .filter(|u| u.method != super::operations::undo::Method::Refs)
         .collect();
     let ops: Vec<String> = landings.iter().map(|u| u.op.clone()).collect();
     confirmation(repo, settings, ("undo", &ops), || {

@@ -20,38 +20,41 @@ use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::apply::{self, ApplyReport, ApplyRequest};
-use super::cat::{self, CatOutcome, CatRequest};
-use super::check::{self, CheckOutcome, CheckRequest};
-use super::edit::{self, EditOutcome, EditRequest};
-use super::glob::{self, GlobOutcome, GlobRequest};
-use super::hooks::{self, HooksOutcome, HooksRequest};
-use super::lint::{self, CommitMsgOutcome, LintOutcome, LintRequest, MessageSource};
-use super::plan::{self, PlanSource};
-use super::pre_push::{self, PrePushOutcome, PrePushRequest};
-use super::review::{self, CommentRequest, Detail, ReviewPage};
+use super::applying::apply::{self, ApplyReport, ApplyRequest};
+use super::applying::plan::{self, PlanSource};
+use super::commits::check::{self, CheckOutcome, CheckRequest};
+use super::commits::hooks::{self, HooksOutcome, HooksRequest};
+use super::commits::lint::{self, CommitMsgOutcome, LintOutcome, LintRequest, MessageSource};
+use super::commits::pre_push::{self, PrePushOutcome, PrePushRequest};
+use super::proposing::capture::{self, CaptureOutcome, CaptureRequest};
+use super::proposing::edit::{self, EditOutcome, EditRequest};
+use super::proposing::propose_patch::{self, PatchRequest};
+use super::reading::cat::{self, CatOutcome, CatRequest};
+use super::reading::glob::{self, GlobOutcome, GlobRequest};
+use super::reading::review::{self, CommentRequest, Detail, ReviewPage};
 use super::settings::{Settings, SettingsRequest};
 use super::test::proposal_verdicts::attach as attach_verdicts;
 use super::test::{self, TestOutcome, TestRequest};
 use crate::store::comments::Comment;
 
-use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
-use super::inspect::{
-    self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
-};
-use super::op_log::{self, OpLogOutcome, OpLogRequest, OpShowRequest, Operation};
-use super::permissions::{self, Confirmation};
-use super::propose::{self, ProposeOutcome, ProposeRequest};
-use super::recover::{self, RecoverOutcome, RecoverRequest};
-use super::remote::fetch::FetchRequest;
-use super::remote::push::PushRequest;
-use super::remote::status::StatusRequest;
-use super::rollback::{self, RollbackOutcome, RollbackRequest};
-use super::task::{
+use super::applying::recover::{self, RecoverOutcome, RecoverRequest};
+use super::applying::rollback::{self, RollbackOutcome, RollbackRequest};
+use super::applying::task::{
     self, StartedTask, TaskListOutcome, TaskOutcome, TaskQuery, TaskRequest, TaskRunRequest,
     TaskStatus,
 };
-use super::undo::{self, UndoOutcome, UndoRequest};
+use super::drop::{self, DropOutcome, DropRequest, GcOutcome, GcRequest};
+use super::operations::op_log::{self, OpLogOutcome, OpLogRequest, OpShowRequest, Operation};
+use super::operations::undo::{self, UndoOutcome, UndoRequest};
+use super::permissions::{self, Confirmation};
+use super::proposing::propose::{self, ProposeOutcome, ProposeRequest};
+use super::reading::inspect::{
+    self, ListOutcome, ListRequest, LogOutcome, LogRequest, ShowOutcome, ShowRequest,
+};
+use super::server::receive::{self, DrainRequest, ReceiveRequest, guard::PreReceiveRequest};
+use super::server::remote::fetch::FetchRequest;
+use super::server::remote::push::PushRequest;
+use super::server::remote::status::StatusRequest;
 use crate::context::Context;
 use crate::error::Result;
 use crate::git::Repo;
@@ -101,20 +104,18 @@ macro_rules! opens {
 opens!(Recovering:
     ProposeRequest, EditRequest, ApplyRequest, RollbackRequest, DropRequest, GcRequest,
     CatRequest, TestRequest, TaskRequest, TaskRunRequest, TaskQuery, CommentRequest, ReviewPage,
-    lint::MessageRequest, super::propose_patch::PatchRequest, super::capture::CaptureRequest,
+    lint::MessageRequest, PatchRequest, CaptureRequest,
     UndoRequest, PushRequest, FetchRequest,
 );
 opens!(AsIs: GlobRequest, ServerRequest);
 opens!(Server:
-    RecoverRequest, super::receive::ReceiveRequest, super::receive::DrainRequest,
-    super::receive::guard::PreReceiveRequest,
+    RecoverRequest, ReceiveRequest, DrainRequest, PreReceiveRequest,
 );
 opens!(ReadOnly: review::RefFeed);
 opens!(View: StatusRequest, ListRequest, ShowRequest, LogRequest, OpLogRequest, OpShowRequest);
 opens!(NoRepository:
-    super::check::CheckRequest, super::hooks::HooksRequest, lint::LintRequest,
-    lint::CommitMsgRequest, super::pre_push::PrePushRequest, super::plan::PlanSource,
-    SettingsRequest,
+    CheckRequest, HooksRequest, lint::LintRequest, lint::CommitMsgRequest, PrePushRequest,
+    PlanSource, SettingsRequest,
 );
 
 /// A server starting on a repository (the MCP server): it fails fast
@@ -365,7 +366,7 @@ impl Session {
         let repo = self.repo()?;
         if repo.is_bare() {
             // A server's: what a killed hook or drainer left in its queue.
-            return super::receive::queue::recover(repo, self.settings()?, &self.context);
+            return receive::queue::recover(repo, self.settings()?, &self.context);
         }
         recover::recover(repo)
     }
@@ -383,11 +384,8 @@ impl Session {
 
     /// Proposes a patch (a unified diff, a mailbox series as a stack, an
     /// apply_patch envelope).
-    pub fn propose_patch(
-        &self,
-        req: &super::propose_patch::PatchRequest,
-    ) -> Result<Vec<EditOutcome>> {
-        self.wrote(super::propose_patch::propose_patch(
+    pub fn propose_patch(&self, req: &PatchRequest) -> Result<Vec<EditOutcome>> {
+        self.wrote(propose_patch::propose_patch(
             self.repo()?,
             self.settings()?,
             &self.context,
@@ -396,11 +394,8 @@ impl Session {
     }
 
     /// Proposes what the work tree holds (`propose --from-worktree`).
-    pub fn capture(
-        &self,
-        req: &super::capture::CaptureRequest,
-    ) -> Result<super::capture::CaptureOutcome> {
-        self.wrote(super::capture::capture(
+    pub fn capture(&self, req: &CaptureRequest) -> Result<CaptureOutcome> {
+        self.wrote(capture::capture(
             self.repo()?,
             self.settings()?,
             &self.context,
@@ -575,7 +570,7 @@ mod tests {
     /// (MCP clients and the review page see these descriptions).
     #[test]
     fn every_request_deserialises_and_documents_its_fields() {
-        use crate::ops::{apply, check, drop, hooks, inspect, lint, propose, recover, rollback};
+        use super::{apply, check, drop, hooks, inspect, lint, propose, recover, rollback};
         fn check_schema<T: schemars::JsonSchema + serde::de::DeserializeOwned>(example: &str) {
             let schema = serde_json::to_value(schemars::schema_for!(T)).unwrap();
             let name = std::any::type_name::<T>();

@@ -2,9 +2,9 @@
 //! side): kept apart from `session.rs`, which holds a clone's own use cases.
 
 use super::Session;
-use super::remote::fetch::{self, FetchOutcome, FetchRequest};
-use super::remote::push::{self, PushOutcome, PushRequest};
-use super::remote::status::{self, StatusOutcome, StatusRequest};
+use super::server::remote::fetch::{self, FetchOutcome, FetchRequest};
+use super::server::remote::push::{self, PushOutcome, PushRequest};
+use super::server::remote::status::{self, StatusOutcome, StatusRequest};
 use crate::error::Result;
 
 impl Session {

@@ -2,8 +2,8 @@
 //! `session.rs`, which holds the use cases of a clone.
 
 use super::Session;
-use super::receive::guard::{self, Judged, PreReceiveRequest};
-use super::receive::{self, DrainRequest, ReceiveOutcome, ReceiveRequest, queue};
+use super::server::receive::guard::{self, Judged, PreReceiveRequest};
+use super::server::receive::{self, DrainRequest, ReceiveOutcome, ReceiveRequest, queue};
 use crate::error::Result;
 
 impl Session {

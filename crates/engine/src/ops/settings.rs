@@ -103,7 +103,7 @@ impl Settings {
     }
 
     /// `evolv.receive.keepRefused`: seconds a server keeps a refused
-    /// push's commits (`ops::receive::refused`).
+    /// push's commits (`ops::server::receive::refused`).
     pub fn receive_keep_refused(&self) -> Result<Option<u64>> {
         self.config
             .parsed("evolv.receive.keepRefused", "a number of seconds", |v| {

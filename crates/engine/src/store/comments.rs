@@ -3,7 +3,8 @@
 //! each message the comment as JSON (the audit log's shape). Being refs
 //! under `refs/evolv/`, they survive restarts and `gc`, and
 //! `git push origin 'refs/evolv/*:refs/evolv/*'` shares them with the
-//! proposals. This module stores and reads; `ops::review` checks requests.
+//! proposals. This module stores and reads; `ops::reading::review` checks
+//! requests.
 
 use crate::git::objects::view::Signature;
 use crate::git::{Oid, Repo};

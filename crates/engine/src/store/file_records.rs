@@ -1,8 +1,8 @@
 //! What an edit list did to each file, and what the validators said about
 //! it, as stored in an edit proposal's metadata (issue 12 item 2: the
 //! review page and `show` give "operation type, locator, warnings and
-//! validator results per file"). Plain data: `ops::edit` fills it at
-//! propose time, `ops::review::file_results` reads it back per file.
+//! validator results per file"). Plain data: `ops::proposing::edit` fills it at
+//! propose time, `ops::reading::review::file_results` reads it back per file.
 //!
 //! Every field reads with a default, and the operation type is kept as
 //! text, so a record written by a newer git-evolv (a new kind, a new
@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::validators::ValidatorReport;
 
 /// Where a file's change sits in its new content: the first to the last
-/// changed line, 1-based, end column exclusive (`ops::edit`'s locator).
+/// changed line, 1-based, end column exclusive (`ops::proposing::edit`'s
+/// locator).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Span {
     pub start_line: usize,

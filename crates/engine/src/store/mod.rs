@@ -25,7 +25,8 @@ pub const APPLIED_PREFIX: &str = "refs/evolv/applied/";
 /// The pre-apply commit of a proposal applied under a `file_backup` plan.
 pub const BACKUP_PREFIX: &str = "refs/evolv/backup/";
 /// Where `git evolv fetch` keeps a remote's `refs/evolv/*`:
-/// `refs/evolv/remotes/<remote>/…` (`ops::remote::fetch` has the refspec).
+/// `refs/evolv/remotes/<remote>/…` (`ops::server::remote::fetch` has the
+/// refspec).
 pub const REMOTES_PREFIX: &str = "refs/evolv/remotes/";
 /// The append-only audit chain.
 pub const AUDIT_REF: &str = "refs/evolv/audit";

@@ -1,7 +1,8 @@
 //! The refs a pusher fetches to read what the server did with a push to
 //! `refs/for/<branch>` (docs/server.md, "Refs"). Only names and the record's
-//! shape live here; the server writes them (`ops::receive`), clients read
-//! them after `git evolv fetch` (`ops::remote::fetch`, the one refspec).
+//! shape live here; the server writes them (`ops::server::receive`), clients
+//! read them after `git evolv fetch` (`ops::server::remote::fetch`, the one
+//! refspec).
 
 use serde::{Deserialize, Serialize};
 

@@ -109,7 +109,7 @@ fn members(repo: &Repo, spec: &str) -> Result<Vec<Target>> {
     if proposals::is_valid_id(spec)
         && let Ok(top) = proposals::load(repo, spec)
     {
-        let mut stack = super::super::stack::below(repo, &top)?;
+        let mut stack = super::super::applying::stack::below(repo, &top)?;
         stack.push(top);
         return Ok(stack
             .into_iter()

@@ -3,7 +3,7 @@
 //! `list`, `show`, MCP `show_proposal` and the review page. Only trusted
 //! verdicts count (see `store::verdicts`); nothing runs here.
 
-use super::super::inspect::ProposalSummary;
+use super::super::reading::inspect::ProposalSummary;
 use super::super::settings::Settings;
 use super::super::validation::configured_commands;
 use crate::error::Result;

@@ -116,7 +116,7 @@ pub(crate) struct Validation {
 
 impl Validation {
     /// What `caller` runs for a request asking `ask`, under `plan` (the
-    /// request's or `evolv.plan`, see `ops::plan::resolve`), with the
+    /// request's or `evolv.plan`, see `ops::applying::plan::resolve`), with the
     /// session's `settings` filling in what the request leaves out.
     pub(crate) fn resolve(
         settings: &Settings,

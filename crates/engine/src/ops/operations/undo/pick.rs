@@ -8,10 +8,10 @@ use std::collections::HashSet;
 use super::UndoRequest;
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::ops::op_log;
+use crate::ops::operations::op_log;
 use crate::store::audit::{AuditAction, AuditEntry, RefMove};
 
-use crate::ops::op_log::NOT_MARKED as FOREIGN;
+use crate::ops::operations::op_log::NOT_MARKED as FOREIGN;
 
 /// What else the user can do about such a record.
 const FOREIGN_HINT: &str = "— undo and redo act only on records this clone wrote and marked; one logged by a version of git-evolv before records were marked is refused too. To roll back by other means: `git evolv rollback <patch>` reverts a landing; `git reflog <branch>` shows what the branch held, and `git reset --keep <commit>` moves it back there.";

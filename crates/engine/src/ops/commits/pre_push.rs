@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::git::process::cli::Git;
 use crate::policy::{self, RefFacts, RefVerdict, Verdict};
 
-use super::settings::Settings;
+use crate::ops::settings::Settings;
 
 /// What git handed the hook, plus whether someone can be asked.
 #[derive(Debug, Clone)]
@@ -95,7 +95,7 @@ pub fn pre_push(
         remote: request.remote.clone(),
         url: request.url.clone(),
         refs,
-        uncommitted: crate::ops::check::uncommitted(git)?,
+        uncommitted: crate::ops::commits::check::uncommitted(git)?,
         refused,
         needs_confirmation,
         protected_patterns: policy.patterns,

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::Error;
-use crate::ops::apply;
+use crate::ops::applying::apply;
 use crate::progress::{self, Event, ProgressSink};
 
 /// Appends `text` to the task's log; a log that cannot be written loses

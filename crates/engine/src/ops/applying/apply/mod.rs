@@ -30,12 +30,12 @@ pub use validate_step::ApplyVerdict;
 use land_step::{land_unvalidated, land_validated};
 use settings::{RunSettings, settings};
 
-use super::settings::Settings;
 use crate::context::Context;
+use crate::ops::settings::Settings;
 
 /// The time budget of an apply when neither a plan, `--timeout` nor
 /// `evolv.timeout` says otherwise.
-pub use super::validation::DEFAULT_TIMEOUT_SECS;
+pub use crate::ops::validation::DEFAULT_TIMEOUT_SECS;
 
 /// Marks the plan a landed commit was applied under, in its message.
 pub const PLAN_TRAILER: &str = trailers::PLAN;

@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::error::ErrorBody;
-use crate::ops::apply::{ApplyOutcome, ApplyReport};
-use crate::ops::task::StartedTask;
+use crate::ops::applying::apply::{ApplyOutcome, ApplyReport};
+use crate::ops::applying::task::StartedTask;
 
 /// What an apply answers.
 // One answer per apply, made once and serialised: the size of its largest

@@ -13,10 +13,10 @@ use crate::git::{self, Oid, Repo};
 use crate::patch::{Body, FilePatch};
 use crate::store::proposals::{self, Proposal, ProposalMeta, proposal_ref};
 
-use super::super::edit::build_changes;
-use super::super::settings::Settings;
 use super::{ApplyReport, ApplyRequest};
 use crate::context::Context;
+use crate::ops::proposing::edit::build_changes;
+use crate::ops::settings::Settings;
 
 /// Which changes of the proposal land.
 pub enum Selection<'a> {
@@ -211,7 +211,7 @@ fn part_files(
         Selection::Hunks(chosen) => chosen
             .iter()
             .map(|file| match &file.body {
-                Body::Hunks(_) => super::super::propose_patch::change_of(repo, base, file)
+                Body::Hunks(_) => crate::ops::proposing::propose_patch::change_of(repo, base, file)
                     .map_err(|e| Error::invalid(e.to_string(), "choose whole files instead")),
                 _ => {
                     let path = file

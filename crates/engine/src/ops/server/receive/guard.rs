@@ -15,7 +15,7 @@ use crate::git::Repo;
 use crate::store::outcomes::{FOR_PREFIX, Pusher};
 use evolv_core::receive::ref_name::shown;
 
-use super::super::settings::{ServerValidation, Settings};
+use crate::ops::settings::{ServerValidation, Settings};
 
 /// The most ref lines one push may carry.
 pub const MAX_LINES: usize = 1000;

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::git::process::cli::Git;
 use crate::hooks::{self, HOOKS, HookState, HookStatus};
 
-use super::settings::Settings;
+use crate::ops::settings::Settings;
 
 /// `core.hooksPath` when set: its value, the folder it names, and where it
 /// was set (`git config --show-origin --show-scope`).

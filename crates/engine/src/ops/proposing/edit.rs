@@ -23,7 +23,7 @@ use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::{self, ChangedFile, ValidatorReport};
 
 use super::edit_hunks::EditHunks;
-use super::settings::Settings;
+use crate::ops::settings::Settings;
 
 /// The request of `edit` is the edit list itself: the same JSON for the
 /// CLI (`propose --edits`), the library and the MCP server.

@@ -138,7 +138,7 @@ fn summarise(
     head: Option<crate::git::Oid>,
     now: i64,
 ) -> ProposalSummary {
-    let applied = super::rollback::landed_commit(repo, &p.id);
+    let applied = crate::ops::applying::rollback::landed_commit(repo, &p.id);
     let status = status(applied, head, stack_base(repo, p));
     summary_of(p.id.to_string(), Row::of(p), status, applied, now)
 }
@@ -190,7 +190,7 @@ fn summary_of(
 /// pending proposals, the base of the bottom one (a stacked proposal's
 /// parent is the proposal below it, never the branch head).
 fn stack_base(repo: &Repo, p: &Proposal) -> crate::git::Oid {
-    let below = super::stack::below(repo, p).unwrap_or_default();
+    let below = crate::ops::applying::stack::below(repo, p).unwrap_or_default();
     let bottom = below.first().unwrap_or(p);
     // Stacked on a proposal that has landed (the rest of a part applied):
     // its base is where that one landed.
@@ -198,7 +198,7 @@ fn stack_base(repo: &Repo, p: &Proposal) -> crate::git::Oid {
         .meta
         .onto
         .as_deref()
-        .and_then(|onto| super::rollback::landed_commit(repo, onto))
+        .and_then(|onto| crate::ops::applying::rollback::landed_commit(repo, onto))
         .unwrap_or(bottom.base)
 }
 
@@ -214,7 +214,7 @@ fn listed_stack_base(
     if l.row.onto.is_none() {
         return l.row.base;
     }
-    let below = super::stack::below_by(
+    let below = crate::ops::applying::stack::below_by(
         l,
         |id| markers.contains_key(id),
         |id| by_id.get(id).copied(),
@@ -228,7 +228,7 @@ fn listed_stack_base(
         .as_deref()
         .and_then(|onto| {
             let landed = *markers.get(onto)?;
-            super::rollback::landed_on(repo, onto, landed, head?)
+            crate::ops::applying::rollback::landed_on(repo, onto, landed, head?)
         })
         .unwrap_or(bottom.row.base)
 }
@@ -281,9 +281,9 @@ pub fn list(repo: &Repo) -> Result<ListOutcome> {
         .iter()
         .map(|l| {
             let landed = markers.get(l.id.as_str()).copied();
-            let applied = landed
-                .zip(head)
-                .and_then(|(landed, head)| super::rollback::landed_on(repo, &l.id, landed, head));
+            let applied = landed.zip(head).and_then(|(landed, head)| {
+                crate::ops::applying::rollback::landed_on(repo, &l.id, landed, head)
+            });
             (
                 status(
                     applied,
@@ -340,12 +340,12 @@ pub fn show_without_diff(repo: &Repo, patch_id: &str) -> Result<ShowOutcome> {
 }
 
 fn outcome(repo: &Repo, p: &Proposal, diff: Vec<u8>) -> Result<ShowOutcome> {
-    let mut stack: Vec<String> = super::stack::below(repo, p)?
+    let mut stack: Vec<String> = crate::ops::applying::stack::below(repo, p)?
         .into_iter()
         .map(|q| q.id.into())
         .collect();
     stack.push(p.id.to_string());
-    let stacked_above = super::stack::above(&proposals::list(repo)?, repo, &p.id);
+    let stacked_above = crate::ops::applying::stack::above(&proposals::list(repo)?, repo, &p.id);
     Ok(ShowOutcome {
         stack,
         stacked_above,

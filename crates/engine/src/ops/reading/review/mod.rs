@@ -232,13 +232,14 @@ mod tests {
             "-qm",
             "init",
         ]);
-        let session = crate::ops::Session::open_for::<crate::ops::propose::ProposeRequest>(
-            dir.path(),
-            crate::context::Context::new("cli"),
-        )
-        .unwrap();
+        let session =
+            crate::ops::Session::open_for::<crate::ops::proposing::propose::ProposeRequest>(
+                dir.path(),
+                crate::context::Context::new("cli"),
+            )
+            .unwrap();
         let id = session
-            .propose(&crate::ops::propose::ProposeRequest {
+            .propose(&crate::ops::proposing::propose::ProposeRequest {
                 pattern: "old".into(),
                 replacement: "new".into(),
                 ..Default::default()

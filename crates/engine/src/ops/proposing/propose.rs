@@ -20,7 +20,7 @@ use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use evolv_core::globs::Globs;
 
-use super::settings::Settings;
+use crate::ops::settings::Settings;
 
 /// A regex (or literal) replacement over the files in scope.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]

@@ -12,7 +12,7 @@ use crate::git::{Order, RangeProblem, Repo, RevRange};
 use crate::hooks::invocation::InProgress;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
 
-use super::settings::Settings;
+use crate::ops::settings::Settings;
 
 /// What to lint: one message (text or file) or the commits of a range.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]

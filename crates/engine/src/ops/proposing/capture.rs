@@ -18,7 +18,7 @@ use crate::git::worktree::restore;
 use crate::git::{Repo, RepoPath};
 
 use super::edit::{EditOutcome, store_changes};
-use super::settings::Settings;
+use crate::ops::settings::Settings;
 
 /// What to capture.
 #[derive(Debug, Clone, Default)]

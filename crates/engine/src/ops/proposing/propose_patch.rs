@@ -14,7 +14,7 @@ use crate::patch::{self, FilePatch, Format, PatchError};
 
 use super::edit::{EditOutcome, store_changes};
 use super::patch_sequence::{apply_part, base_file, check_paths};
-use super::settings::Settings;
+use crate::ops::settings::Settings;
 
 /// What to propose from a patch.
 #[derive(Debug, Clone, Default)]

@@ -25,7 +25,7 @@
 use crate::context::Context;
 use crate::error::Result;
 use crate::git::{self, ChangedPath, Oid, Repo, RepoPath};
-use crate::ops::plan;
+use crate::ops::applying::plan;
 use crate::ops::settings::Settings;
 use crate::ops::validation::{self, Ask, Caller, Candidate, Validation};
 use crate::store::audit::RefMove;

@@ -16,8 +16,8 @@ use crate::store::outcomes::{FOR_PREFIX, Member, Outcome, Pusher, Reason, State}
 use crate::store::proposals;
 use evolv_core::receive::ref_name;
 
-use super::settings::Settings;
 use crate::context::Context;
+use crate::ops::settings::Settings;
 
 pub mod guard;
 mod land;
