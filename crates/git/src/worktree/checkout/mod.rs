@@ -517,11 +517,22 @@ fn read_or_make_temp_tag(repo: &Repo) -> String {
         |o| o.to_string()[..16].to_string(),
     );
     let _ = fs::create_dir_all(&dir);
-    // O_EXCL: of two racing first landings, one tag wins and both use it.
-    if let Ok(mut file) = OpenOptions::new().write(true).create_new(true).open(&path) {
-        let _ = file
-            .write_all(fresh.as_bytes())
-            .and_then(|()| file.sync_all());
+    // Written whole under another name, then linked into place (a link
+    // never replaces a file): of two racing first writers (processes, or
+    // threads of one landing), one tag wins, and the other reads it whole,
+    // never a file still being written.
+    let own = dir.join(format!("temp-tag.{}.{fresh}", std::process::id()));
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&own)
+        .and_then(|mut file| {
+            file.write_all(fresh.as_bytes())
+                .and_then(|()| file.sync_all())
+        });
+    let linked = written.and_then(|()| fs::hard_link(&own, &path));
+    let _ = fs::remove_file(&own);
+    if linked.is_ok() {
         return fresh;
     }
     match fs::read_to_string(&path) {
