@@ -384,7 +384,9 @@ fn staged_files_flushed(trace: &str) -> usize {
 fn fsynced_files(trace: &str) -> Vec<String> {
     flushed_files(trace)
         .into_iter()
-        .filter(|(call, p)| *call == "fsync(" && !p.ends_with("/evolv/temp-tag"))
+        // The temp-file tag is written once per repository, whole under
+        // its own name (`temp-tag.<pid>.<tag>`) and linked into place.
+        .filter(|(call, p)| *call == "fsync(" && !p.contains("/evolv/temp-tag"))
         .map(|(_, p)| p)
         .collect()
 }
