@@ -361,3 +361,19 @@ fn a_server_landing_is_one_record_listing_what_the_push_changed() {
     }
     s.assert_fsck();
 }
+
+/// Undo, redo and undo again of a propose, within one second: the last
+/// undo both keeps the proposal's commit and puts back the kept ref the
+/// first undo made, one ref planned twice in one transaction.
+#[test]
+fn undo_redo_undo_in_one_second_plans_the_kept_ref_once() {
+    let repo = TestRepo::scenario();
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let proposal = format!("refs/evolv/proposals/{id}");
+    let clock = [("GIT_EVOLV_TEST_TIME", "1800000000")];
+    for present in [false, true, false] {
+        repo.evolv_env(&["undo"], &clock).ok();
+        assert_eq!(repo.rev(&proposal).is_some(), present, "{present}");
+    }
+    repo.assert_fsck();
+}

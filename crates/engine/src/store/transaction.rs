@@ -193,7 +193,7 @@ impl<'r> Transaction<'r> {
         // Listed even when empty: `None` marks records of earlier versions.
         self.record.refs.get_or_insert_with(Vec::new);
         let mut out = Vec::new();
-        for p in std::mem::take(&mut self.planned) {
+        for p in merged(std::mem::take(&mut self.planned)) {
             let old = match p.before {
                 Before::Was(old) => old,
                 Before::Whatever => self.repo.ref_target(&p.name),
@@ -305,6 +305,29 @@ impl Transaction<'_> {
             self.record.actor = Some(self.actor.clone());
         }
     }
+}
+
+/// `planned` with the moves of each ref made one, in the place of its
+/// first: from what the first expects (or, when it takes the ref as it
+/// is, what the next expects) to where the last leaves it. An undo that
+/// keeps an object and puts back the kept ref naming it, in the same
+/// second, plans one ref twice.
+fn merged(planned: Vec<Planned>) -> Vec<Planned> {
+    let mut out: Vec<Planned> = Vec::with_capacity(planned.len());
+    for p in planned {
+        match out.iter_mut().find(|q| q.name == p.name) {
+            Some(q) => {
+                if q.before == Before::Whatever {
+                    q.before = p.before;
+                }
+                q.after = p.after;
+                q.effect |= p.effect;
+                q.by_landing &= p.by_landing;
+            }
+            None => out.push(p),
+        }
+    }
+    out
 }
 
 /// Appends `record` with the audit lock held, or journals it.
