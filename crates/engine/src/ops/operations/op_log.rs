@@ -36,7 +36,7 @@ pub struct OpShowRequest {
 pub struct Operation {
     /// The audit commit's id (`pending` while journalled).
     pub id: String,
-    /// propose, edit, drop, gc, comment, apply, rollback, undo, redo.
+    /// propose, edit, drop, gc, comment, apply, rollback, undo, redo, test.
     pub kind: String,
     /// When it ran, RFC 3339 UTC.
     pub time: String,
