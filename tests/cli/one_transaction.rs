@@ -215,8 +215,8 @@ fn gc_is_one_operation_with_the_kept_refs_and_verdicts_it_prunes() {
     undo_restores(&repo, &op, &before);
 }
 
-#[test]
-fn a_partial_apply_is_one_record_moving_the_part_and_the_rest_together() {
+/// Two files, and one proposal (an edit list) changing both.
+fn two_files_proposed() -> (TestRepo, String) {
     let repo = TestRepo::with_files(&[("a.txt", "A\n"), ("b.txt", "B\n")]);
     let list = repo.home_file(
         "edits.json",
@@ -226,6 +226,12 @@ fn a_partial_apply_is_one_record_moving_the_part_and_the_rest_together() {
         .evolv(&["propose", "--json", "--edits", &list])
         .ok()
         .json_str("/patch_id");
+    (repo, id)
+}
+
+#[test]
+fn a_partial_apply_is_one_record_moving_the_part_and_the_rest_together() {
+    let (repo, id) = two_files_proposed();
     let (op, before) = one_operation(&repo, "apply", || {
         repo.evolv(&["apply", &id, "--paths", "a.txt"]).ok();
     });
@@ -252,15 +258,7 @@ fn proposals(repo: &TestRepo) -> BTreeMap<String, String> {
 #[test]
 fn a_partial_apply_killed_anywhere_is_finished_or_undone_whole() {
     for point in crate::crash_scenario::POINTS {
-        let repo = TestRepo::with_files(&[("a.txt", "A\n"), ("b.txt", "B\n")]);
-        let list = repo.home_file(
-            "edits.json",
-            r#"{"edits":[{"op":"write","path":"a.txt","content":"A2\n"},{"op":"write","path":"b.txt","content":"B2\n"}]}"#,
-        );
-        let id = repo
-            .evolv(&["propose", "--json", "--edits", &list])
-            .ok()
-            .json_str("/patch_id");
+        let (repo, id) = two_files_proposed();
         let whole = repo.git(&["rev-parse", &format!("refs/evolv/proposals/{id}")]);
         let whole_tree = repo.git(&["rev-parse", &format!("{}^{{tree}}", whole.trim())]);
         let h = repo.head();
