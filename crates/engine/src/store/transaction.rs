@@ -129,12 +129,6 @@ impl<'r> Transaction<'r> {
         self.set(super::kept::ref_name(id), Some(id));
     }
 
-    /// A verdict ref moving from exactly `old` to `new`: listed among the
-    /// record's facts, which undo leaves.
-    pub fn fact(&mut self, name: impl Into<String>, old: Option<Oid>, new: Oid) {
-        self.plan(name.into(), Before::Was(old), Some(new), false);
-    }
-
     /// A verdict ref already written by the operation (its validation
     /// stores its verdicts as it runs): only listed among the facts.
     pub fn fact_written(&mut self, moved: RefMove) {
