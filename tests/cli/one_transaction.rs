@@ -89,12 +89,14 @@ fn one_operation(
     (op, before)
 }
 
-/// `undo` of the newest operation puts back every ref it lists in `refs`
+/// `undo` of `op` (the newest operation) puts back every ref it lists in `refs`
 /// (verdicts in `facts` stay), and touches nothing else but the kept refs
 /// it makes for a redo.
 fn undo_restores(repo: &TestRepo, op: &Value, before: &BTreeMap<String, String>) {
     let after_op = refs(repo);
-    repo.evolv(&["undo"]).ok();
+    // By its id: a plain `undo` undoes this actor's newest operation, and
+    // a comment from the page is the page's.
+    repo.evolv(&["undo", op["id"].as_str().unwrap()]).ok();
     let now = refs(repo);
     for (name, (old, _)) in listed(op, "refs") {
         assert_eq!(now.get(&name), old.as_ref(), "undo of {op:#} left {name}");
@@ -373,5 +375,56 @@ fn undo_redo_undo_in_one_second_plans_the_kept_ref_once() {
         repo.evolv_env(&["undo"], &clock).ok();
         assert_eq!(repo.rev(&proposal).is_some(), present, "{present}");
     }
+    repo.assert_fsck();
+}
+
+/// The rest of the list of use cases: a comment (from the review
+/// page), a proposal from a patch and one from the work tree, and undo
+/// and redo themselves, each one record listing exactly what it moved.
+#[test]
+fn comments_patches_captures_undo_and_redo_list_exactly_what_moved() {
+    let (repo, id) = TestRepo::scenario_proposed(&[]);
+    let server = crate::web_client::Server::start(&repo);
+    let body = serde_json::json!({
+        "body": "rename it", "quote": "fetchUserData",
+        "locator": {"path": "backend/user.go", "side": "new",
+                    "start_line": 2, "start_col": 6, "end_line": 2, "end_col": 19}});
+    let (op, before) = one_operation(&repo, "comment", || {
+        let r = server.post(&format!("/api/proposals/{id}/comments"), &body.to_string());
+        assert_eq!(r.status, 201, "{}", r.body);
+    });
+    drop(server);
+    undo_restores(&repo, &op, &before);
+    let patch = repo.home().join("change.patch");
+    std::fs::write(
+        &patch,
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+new\n",
+    )
+    .unwrap();
+    // A patch and a capture are stored as edit lists are.
+    one_operation(&repo, "edit", || {
+        repo.evolv(&["propose", "--json", "--patch", patch.to_str().unwrap()])
+            .ok();
+    });
+    repo.write("backend/user.go", "edited in the work tree\n");
+    let (op, _) = one_operation(&repo, "edit", || {
+        repo.evolv(&[
+            "propose",
+            "--json",
+            "--from-worktree",
+            "--",
+            "backend/user.go",
+        ])
+        .ok();
+    });
+    assert_eq!(repo.status(), "", "the capture put the work tree back");
+    let (undo, _) = one_operation(&repo, "undo", || {
+        repo.evolv(&["undo"]).ok();
+    });
+    assert_eq!(undo["undoes"], op["id"], "{undo:#}");
+    let (redo, _) = one_operation(&repo, "redo", || {
+        repo.evolv(&["redo"]).ok();
+    });
+    assert_eq!(redo["undoes"], undo["id"], "{redo:#}");
     repo.assert_fsck();
 }
