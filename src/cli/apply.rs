@@ -70,8 +70,7 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         hunks: None,
     };
     if args.background {
-        let started =
-            session.start_task(&crate::ops::applying::task::TaskRequest::from_apply(&req)?)?;
+        let started = session.run(&crate::ops::applying::task::TaskRequest::from_apply(&req)?)?;
         if out.json {
             out.json_value(&ApplyAnswer::Started(started));
         } else {
@@ -92,7 +91,9 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
                 "apply the others on their own",
             ));
         };
-        let files = session.part_hunks(id)?;
+        let files = session.run(&crate::ops::applying::apply::part::PartHunks {
+            patch_id: id.clone(),
+        })?;
         let stdin = std::io::stdin();
         let chosen =
             super::apply_interactive::choose(files, &mut stdin.lock(), &mut std::io::stdout())
@@ -103,7 +104,7 @@ pub fn run(session: &Session, args: &ApplyArgs, out: &Output) -> Result<u8> {
         }
         req.hunks = Some(chosen);
     }
-    let report = session.apply(&req)?;
+    let report = session.run(&req)?;
     Ok(render_report(report, args.patch_ids.len(), out))
 }
 

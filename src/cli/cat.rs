@@ -47,7 +47,7 @@ pub fn run(session: &Session, args: &CatArgs, out: &Output) -> Result<()> {
             .map(|spec| parse_lines(spec, "give e.g. --lines 10:20"))
             .transpose()?,
     };
-    let o = session.cat(&req)?;
+    let o = session.run(&req)?;
     if out.json {
         out.json_value(&o);
     } else if args.number && !o.binary {

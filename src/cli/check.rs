@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::ops::commits::check::CheckRequest;
 
 pub fn run(dir: &Path, out: &Output) -> Result<()> {
-    let outcome = super::session::<CheckRequest>(dir, out)?.check(&CheckRequest {})?;
+    let outcome = super::session::<CheckRequest>(dir, out)?.run(&CheckRequest {})?;
     if out.json {
         out.success_json(&outcome);
         return Ok(());

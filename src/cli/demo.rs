@@ -70,7 +70,7 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
         "1. Propose a rename in backend/ only: a commit is stored, no file is touched",
         "git evolv propose --pattern getUserData --replacement fetchUserData --scope 'backend/**'",
     );
-    let proposed = session.propose(&propose::ProposeRequest {
+    let proposed = session.run(&propose::ProposeRequest {
         pattern: "getUserData".into(),
         replacement: "fetchUserData".into(),
         scope: vec!["backend/**".into()].into(),
@@ -80,7 +80,7 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
     let id = proposed.patch_id.clone();
 
     step(out, "2. Review it", &format!("git evolv show {id}"));
-    let show = session.show(&inspect::ShowRequest {
+    let show = session.run(&inspect::ShowRequest {
         patch_id: id.clone(),
     })?;
     let show = shown(out, show, super::inspect::render_show);
@@ -90,7 +90,7 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
         "3. Apply it: replayed in an isolated worktree, validated there, then fast-forwarded",
         &format!("git evolv apply {id} --validate {DEMO_VALIDATION}"),
     );
-    let mut report = session.apply(&apply::ApplyRequest {
+    let mut report = session.run(&apply::ApplyRequest {
         patch_ids: vec![id.clone()],
         validate: Some(vec![DEMO_VALIDATION.into()]),
         ..Default::default()
@@ -102,7 +102,7 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
         "4. Undo it: a revert commit, nothing rewritten",
         &format!("git evolv rollback {id}"),
     );
-    let rolled_back = session.rollback(&rollback::RollbackRequest {
+    let rolled_back = session.run(&rollback::RollbackRequest {
         patch_id: id,
         strategy: None,
         force: false,
@@ -110,7 +110,7 @@ fn walk(session: &Session, out: &Output) -> Result<Steps> {
     let rolled_back = shown(out, rolled_back, super::rollback::render);
 
     step(out, "5. Everything is in the audit log", "git evolv log");
-    let log = session.log(&inspect::LogRequest { limit: None })?;
+    let log = session.run(&inspect::LogRequest { limit: None })?;
     Ok(Steps {
         proposed,
         shown: show,

@@ -30,7 +30,7 @@ pub struct GcArgs {
 }
 
 pub fn run(session: &Session, args: &DropArgs, out: &Output) -> Result<()> {
-    let outcome = session.drop_proposals(&DropRequest {
+    let outcome = session.run(&DropRequest {
         patch_ids: args.patch_ids.clone(),
         all: args.all,
         all_above: args.all_above,
@@ -46,7 +46,7 @@ pub fn run(session: &Session, args: &DropArgs, out: &Output) -> Result<()> {
 }
 
 pub fn gc(session: &Session, args: &GcArgs, out: &Output) -> Result<()> {
-    let outcome = session.gc(&GcRequest {
+    let outcome = session.run(&GcRequest {
         older_than_days: args.older_than,
         worktrees: args.worktrees,
     })?;

@@ -7,7 +7,7 @@ use clap::Args;
 use super::Output;
 use crate::error::Result;
 use crate::ops::Session;
-use crate::ops::reading::glob::GlobRequest;
+use crate::ops::reading::glob::{GlobPath, GlobRequest};
 
 #[derive(Debug, Args)]
 pub struct GlobArgs {
@@ -25,9 +25,14 @@ pub fn run(session: &Session, cwd: &Path, args: &GlobArgs, out: &Output) -> Resu
     let path = args
         .path
         .as_deref()
-        .map(|d| session.glob_path_from(cwd, d))
+        .map(|d| {
+            session.run(&GlobPath {
+                cwd: cwd.to_path_buf(),
+                dir: d.to_string(),
+            })
+        })
         .transpose()?;
-    let o = session.glob(&GlobRequest {
+    let o = session.run(&GlobRequest {
         pattern: args.pattern.clone(),
         path,
         tracked: args.tracked,

@@ -14,7 +14,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::hooks::invocation;
 use crate::ops::Session;
-use crate::ops::commits::lint::CommitMsgRequest;
+use crate::ops::commits::lint::CommitMsgHook;
 use crate::ops::commits::pre_push::{PrePushOutcome, PrePushRequest};
 use crate::policy::{Verdict, short_ref};
 use crate::prompt;
@@ -129,7 +129,9 @@ pub fn run(dir: &Path, args: &HookArgs, out: &Output, actor: &str) -> Result<u8>
 /// file and the configuration from the git directory, and nothing else (no
 /// libgit2 repository, no recovery, no index). See: issue #14, item 5.
 fn commit_msg(dir: &Path, file: &Path, (out, context): (&Output, Context)) -> Result<u8> {
-    let result = Session::open_for::<CommitMsgRequest>(dir, context)?.commit_msg(file)?;
+    let result = Session::open_for::<CommitMsgHook>(dir, context)?.run(&CommitMsgHook {
+        file: file.to_path_buf(),
+    })?;
     if out.json {
         out.json_value(&result);
         return Ok(result.outcome.exit_code());
@@ -180,7 +182,7 @@ fn run_pre_push(
     let prompt_off = terminal_prompt_disabled();
     let terminal = !prompt_off && prompt::open_terminal().is_some();
     let dry_run = invocation::push_is_dry_run();
-    let outcome = Session::open_for::<PrePushRequest>(dir, context)?.pre_push(&PrePushRequest {
+    let outcome = Session::open_for::<PrePushRequest>(dir, context)?.run(&PrePushRequest {
         remote: remote.to_string(),
         url: url.to_string(),
         stdin,

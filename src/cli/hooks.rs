@@ -54,7 +54,7 @@ pub fn run(dir: &Path, args: &HooksArgs, out: &Output) -> Result<()> {
         ),
         HooksCommand::Status => (HooksAction::Status, false, false, "Hooks in"),
     };
-    let outcome = super::session::<HooksRequest>(dir, out)?.hooks(&HooksRequest {
+    let outcome = super::session::<HooksRequest>(dir, out)?.run(&HooksRequest {
         action,
         use_hooks_path,
         server,

@@ -37,7 +37,7 @@ fn age(seconds: i64) -> String {
 }
 
 pub fn list(session: &Session, out: &Output) -> Result<()> {
-    let outcome = session.list(&ListRequest {})?;
+    let outcome = session.run(&ListRequest {})?;
     if out.json {
         out.json_value(&outcome);
         return Ok(());
@@ -101,7 +101,7 @@ fn verdict_text(v: &ProposalVerdict) -> String {
 }
 
 pub fn show(session: &Session, args: &ShowArgs, out: &Output) -> Result<()> {
-    let mut outcome = session.show(&ShowRequest {
+    let mut outcome = session.run(&ShowRequest {
         patch_id: args.patch_id.clone(),
     })?;
     if args.word_diff {
@@ -227,7 +227,7 @@ pub fn log(session: &Session, args: &LogArgs, out: &Output) -> Result<()> {
         // `git log -n 0` prints nothing: zero entries were asked for.
         return Ok(());
     }
-    render_log(&session.log(&LogRequest { limit: args.limit })?, out);
+    render_log(&session.run(&LogRequest { limit: args.limit })?, out);
     Ok(())
 }
 

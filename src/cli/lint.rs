@@ -10,7 +10,9 @@ use clap::{Args, ValueEnum};
 use super::Output;
 use crate::error::{Error, Result};
 use crate::lint::{Finding, Severity};
-use crate::ops::commits::lint::{LintOutcome, LintRequest, MessageReport, MessageSource};
+use crate::ops::commits::lint::{
+    LintOutcome, LintRequest, MessageReport, MessageSource, StdinRequest,
+};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -59,9 +61,9 @@ pub fn run(dir: &Path, args: &LintArgs, out: &Output) -> Result<u8> {
         let MessageSource::Text { text, .. } = stdin_source()? else {
             unreachable!("stdin is text")
         };
-        super::session::<LintRequest>(dir, out)?.lint_stdin(&text)?
+        super::session::<StdinRequest>(dir, out)?.run(&StdinRequest { text })?
     } else {
-        super::session::<LintRequest>(dir, out)?.lint(&LintRequest {
+        super::session::<LintRequest>(dir, out)?.run(&LintRequest {
             message: args.message.clone(),
             file: args.file.clone(),
             range: args.range.clone(),

@@ -31,11 +31,11 @@ pub enum OpCommand {
 pub fn run(session: &Session, args: &OpArgs, out: &Output) -> Result<()> {
     match &args.command {
         OpCommand::Log { limit } => {
-            let outcome = session.op_log(&OpLogRequest { limit: *limit })?;
+            let outcome = session.run(&OpLogRequest { limit: *limit })?;
             render_log(&outcome, out);
         }
         OpCommand::Show { op } => {
-            let operation = session.op_show(&OpShowRequest { op: op.clone() })?;
+            let operation = session.run(&OpShowRequest { op: op.clone() })?;
             if out.json {
                 out.json_value(&operation);
             } else {

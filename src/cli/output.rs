@@ -283,7 +283,8 @@ pub fn config_lookup(
     dir: Option<&Path>,
     flags: &Flags<'_>,
 ) -> Result<impl Fn(&str) -> Option<Option<String>> + use<>> {
-    use crate::ops::{Session, Settings, settings::SettingsRequest};
+    use crate::ops::session::SettingsRequest;
+    use crate::ops::{Session, Settings};
     let settings = if flags.json {
         Settings::default()
     } else {
@@ -295,8 +296,7 @@ pub fn config_lookup(
             &start,
             crate::context::Context::new(super::CLI_ACTOR),
         )?
-        .settings()?
-        .clone()
+        .run(&SettingsRequest)?
     };
     Ok(move |key: &str| settings.raw(key))
 }

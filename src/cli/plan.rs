@@ -52,7 +52,7 @@ pub fn run(args: &PlanArgs, out: &Output) -> Result<()> {
         PlanCommand::Check { file } => {
             // A plan check needs no repository: the session opens none.
             let session = super::session::<PlanSource>(Path::new("."), out)?;
-            let outcome = session.check_plan(&source(file)?)?;
+            let outcome = session.run(&source(file)?)?;
             if out.json {
                 out.json_value(&outcome);
             } else {

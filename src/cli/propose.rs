@@ -273,12 +273,12 @@ pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
             ));
         }
         let list = args.edits.list(args.message.clone())?;
-        let outcome = session.edit(&list)?;
+        let outcome = session.run(&list)?;
         render_edit(&outcome, out);
         return Ok(if outcome.success { 0 } else { 1 });
     }
     let req = args.request()?;
-    let outcome = session.propose(&req)?;
+    let outcome = session.run(&req)?;
     render(&outcome, out);
     Ok(0)
 }
@@ -305,7 +305,7 @@ fn run_patch(session: &Session, args: &ProposeArgs, source: &str, out: &Output) 
         onto: args.edits.onto.clone(),
         check: args.edits.check.map(Into::into),
     };
-    let answer = PatchAnswer::of(session.propose_patch(&req)?);
+    let answer = PatchAnswer::of(session.run(&req)?);
     let success = answer.outcomes().iter().all(|o| o.success);
     match &answer {
         PatchAnswer::One(one) => render_edit(one, out),
@@ -331,7 +331,7 @@ fn run_capture(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8
         message: args.message.clone(),
         check: args.edits.check.map(Into::into),
     };
-    let captured = session.capture(&req)?;
+    let captured = session.run(&req)?;
     if out.json {
         out.json_value(&captured);
     } else {

@@ -44,7 +44,7 @@ pub struct StatusArgs {
 
 /// Exit 0 when every push landed or was queued, 1 when one was refused.
 pub fn push(session: &Session, args: &PushArgs, out: &Output) -> Result<u8> {
-    let outcome = session.push(&PushRequest {
+    let outcome = session.run(&PushRequest {
         patch_ids: args.patch_ids.clone(),
         remote: args.remote.clone(),
         to: args.to.clone(),
@@ -95,7 +95,7 @@ fn describe_push(p: &Pushed, o: &PushOutcome) -> String {
 }
 
 pub fn fetch(session: &Session, args: &FetchArgs, out: &Output) -> Result<()> {
-    let outcome: FetchOutcome = session.fetch(&FetchRequest {
+    let outcome: FetchOutcome = session.run(&FetchRequest {
         remote: args.remote.clone(),
     })?;
     if out.json {
@@ -110,7 +110,7 @@ pub fn fetch(session: &Session, args: &FetchArgs, out: &Output) -> Result<()> {
 }
 
 pub fn status(session: &Session, args: &StatusArgs, out: &Output) -> Result<()> {
-    let outcome: StatusOutcome = session.status(&StatusRequest {
+    let outcome: StatusOutcome = session.run(&StatusRequest {
         patch_id: args.patch_id.clone(),
         remote: args.remote.clone(),
     })?;

@@ -7,7 +7,7 @@ use crate::ops::Session;
 use crate::ops::applying::recover::{RecoverOutcome, RecoverRequest};
 
 pub fn run(session: &Session, out: &Output) -> Result<()> {
-    let outcome = session.recover(&RecoverRequest {})?;
+    let outcome = session.run(&RecoverRequest {})?;
     if out.json {
         out.success_json(&outcome);
     } else {

@@ -38,7 +38,7 @@ pub fn run(session: &Session, args: &RollbackArgs, out: &Output) -> Result<()> {
         strategy,
         force: args.force,
     };
-    let outcome = session.rollback(&req)?;
+    let outcome = session.run(&req)?;
     render(&outcome, out);
     Ok(())
 }

@@ -20,7 +20,7 @@ use evolv_core::receive::proc_receive::{self, Report};
 pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
     if drain {
         Session::open_for::<DrainRequest>(dir, Context::new(super::CLI_ACTOR))?
-            .drain(&DrainRequest)?;
+            .run(&DrainRequest)?;
         return Ok(0);
     }
     let stdin = std::io::stdin();
@@ -49,7 +49,7 @@ pub fn proc_receive(dir: &Path, drain: bool) -> Result<u8> {
         pusher: pusher_from_env(),
     };
     let session = Session::open_for::<ReceiveRequest>(dir, Context::new(super::CLI_ACTOR))?;
-    let outcome = match session.receive(&req) {
+    let outcome = match session.run(&req) {
         Ok(o) => o,
         Err(e) => ReceiveOutcome::refused(&req, &e),
     };
@@ -243,11 +243,12 @@ pub fn pre_receive(dir: &Path) -> Result<u8> {
         .take(1 << 20)
         .read_to_string(&mut stdin)
         .map_err(|e| Error::io("read", "stdin", e))?;
-    let judged = Session::open_for::<PreReceiveRequest>(dir, Context::new(super::CLI_ACTOR))?
-        .pre_receive(&PreReceiveRequest {
+    let judged = Session::open_for::<PreReceiveRequest>(dir, Context::new(super::CLI_ACTOR))?.run(
+        &PreReceiveRequest {
             stdin,
             pusher: pusher_from_env(),
-        })?;
+        },
+    )?;
     let mut refused = false;
     let mut stderr = std::io::stderr().lock();
     for j in &judged {

@@ -8,8 +8,9 @@ use clap::{Args, Subcommand};
 
 use super::Output;
 use super::session;
-use crate::error::Result;
-use crate::ops::applying::task::{TaskOutcome, TaskQuery, TaskRunRequest, TaskStatus};
+use crate::error::{Error, Result};
+use crate::ops::applying::task::{TaskOutcome, TaskRunRequest, TaskStatus};
+use crate::ops::applying::task_use_cases::{TaskCancel, TaskList, TaskShow};
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -47,7 +48,7 @@ pub enum TaskCommand {
 pub fn run(dir: &Path, args: &TaskArgs, out: &Output) -> Result<u8> {
     match &args.command {
         Some(TaskCommand::List) => {
-            let outcome = session::<TaskQuery>(dir, out)?.tasks(&TaskQuery::default())?;
+            let outcome = session::<TaskList>(dir, out)?.run(&TaskList)?;
             if out.json {
                 out.json_value(&outcome);
             } else if outcome.tasks.is_empty() {
@@ -69,32 +70,31 @@ pub fn run(dir: &Path, args: &TaskArgs, out: &Output) -> Result<u8> {
             Ok(0)
         }
         Some(TaskCommand::Cancel { task_id }) => {
-            let outcome = session::<TaskQuery>(dir, out)?.cancel_task(
-                &TaskQuery {
-                    task_id: Some(task_id.clone()),
-                },
-                Duration::from_secs(30),
-            )?;
+            let outcome = session::<TaskCancel>(dir, out)?.run(&TaskCancel {
+                task_id: task_id.clone(),
+                wait: Duration::from_secs(30),
+            })?;
             render(&outcome, out);
             Ok(u8::from(outcome.status == TaskStatus::Running))
         }
         Some(TaskCommand::Run { task_id }) => {
-            let status = session::<TaskRunRequest>(dir, out)?.run_task(&TaskRunRequest {
+            let status = session::<TaskRunRequest>(dir, out)?.run(&TaskRunRequest {
                 task_id: task_id.clone(),
             })?;
             Ok(u8::from(status != TaskStatus::Succeeded))
         }
         None => {
-            let session = session::<TaskQuery>(dir, out)?;
-            let query = TaskQuery {
-                task_id: args.task_id.clone(),
+            let Some(task_id) = args.task_id.clone() else {
+                return Err(Error::invalid(
+                    "no task id given",
+                    "pass an id from `git evolv task list`",
+                ));
             };
-            let outcome = if args.wait {
-                let wait = Duration::from_secs(args.timeout.unwrap_or(u64::MAX / 4));
-                session.wait_task(&query, wait)?
-            } else {
-                session.task_status(&query)?
+            let wait = match args.wait {
+                true => Duration::from_secs(args.timeout.unwrap_or(u64::MAX / 4)),
+                false => Duration::ZERO,
             };
+            let outcome = session::<TaskShow>(dir, out)?.run(&TaskShow { task_id, wait })?;
             render(&outcome, out);
             Ok(match outcome.status {
                 TaskStatus::Succeeded => 0,

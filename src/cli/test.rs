@@ -36,7 +36,7 @@ pub fn run(session: &Session, args: &TestArgs, out: &Output) -> Result<u8> {
         no_cache: args.no_cache,
         bisect: args.bisect.clone(),
     };
-    let outcome = session.test(&req)?;
+    let outcome = session.run(&req)?;
     let passed = outcome.all_passed();
     if out.json {
         let mut value = serde_json::json!({

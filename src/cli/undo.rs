@@ -72,7 +72,7 @@ pub fn undo(session: &Session, args: &UndoArgs, out: &Output) -> Result<()> {
         redo: false,
         dry_run: args.dry_run,
     };
-    render(&session.undo(&req)?, out);
+    render(&session.run(&req)?, out);
     Ok(())
 }
 
@@ -82,7 +82,7 @@ pub fn redo(session: &Session, args: &RedoArgs, out: &Output) -> Result<()> {
         dry_run: args.dry_run,
         ..UndoRequest::default()
     };
-    render(&session.undo(&req)?, out);
+    render(&session.run(&req)?, out);
     Ok(())
 }
 

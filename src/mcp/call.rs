@@ -17,8 +17,7 @@ use super::progress::Notifier;
 use crate::context::{Cancel, Context};
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::permissions::Confirmation;
-use crate::ops::session::Request;
+use crate::ops::UseCase;
 use crate::progress::Progress;
 
 /// Confirmations handed out as input-required results, by request state.
@@ -54,17 +53,26 @@ impl Call {
         self.request.arguments.clone()
     }
 
-    /// Runs `f` on a blocking thread in a session opened as the CLI opens
-    /// it (an interrupted landing recovered first, the index released
+    /// Runs `use_case` on a blocking thread in a session opened as the CLI
+    /// opens it (an interrupted landing recovered first, the index released
     /// after). With `long`, the session's context carries the call's
     /// progress (when the request carries a token) and its cancellation.
-    pub async fn blocking<R, T>(
+    pub async fn run<U>(&self, long: bool, use_case: U) -> Result<U::Outcome>
+    where
+        U: UseCase + Send + 'static,
+        U::Outcome: Send + 'static,
+    {
+        self.blocking::<U, _>(long, move |s| s.run(&use_case)).await
+    }
+
+    /// Runs `f` in a session opened for `R` (see [`Call::run`]).
+    async fn blocking<R, T>(
         &self,
         long: bool,
         f: impl FnOnce(&Session) -> Result<T> + Send + 'static,
     ) -> Result<T>
     where
-        R: Request + ?Sized,
+        R: UseCase + ?Sized,
         T: Send + 'static,
     {
         let dir = self.dir.clone();
@@ -107,15 +115,17 @@ impl Call {
         crate::context::mcp_actor(info.as_deref().map(|i| i.client_info.name.as_str()))
     }
 
-    /// Asks the user to confirm what the use case says needs confirming
-    /// (`needs`, on a blocking thread in a session opened for `R`), in the
-    /// way the client allows. `Some` is the answer to give instead of
-    /// running the call (an input-required result).
-    pub async fn ask<R: Request + ?Sized>(
-        &self,
-        needs: impl FnOnce(&Session) -> Result<Option<Confirmation>> + Send + 'static,
-    ) -> Result<Option<CallToolResponse>> {
-        let Some(confirmation) = self.blocking::<R, _>(false, needs).await? else {
+    /// Asks the user to confirm what `use_case` says needs confirming
+    /// ([`UseCase::confirmation`], on a blocking thread in a session opened
+    /// for it), in the way the client allows. `Some` is the answer to give
+    /// instead of running the call (an input-required result).
+    pub async fn ask<U>(&self, use_case: &U) -> Result<Option<CallToolResponse>>
+    where
+        U: UseCase + Clone + Send + 'static,
+    {
+        let use_case = use_case.clone();
+        let needs = move |s: &Session| s.confirmation(&use_case);
+        let Some(confirmation) = self.blocking::<U, _>(false, needs).await? else {
             return Ok(None);
         };
         let gate = confirm::gate(
@@ -152,7 +162,7 @@ impl Call {
 /// Runs `f` in a session of the server's repository opened with
 /// `context`, as every front end does; what the session's automatic
 /// recovery did goes to stderr in the CLI's words.
-fn with_session<R: Request + ?Sized, T>(
+fn with_session<R: UseCase + ?Sized, T>(
     dir: &Path,
     context: Context,
     f: impl FnOnce(&Session) -> Result<T>,

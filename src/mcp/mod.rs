@@ -28,15 +28,14 @@ pub use server::EvolvServer;
 
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::session::ServerRequest;
+use crate::ops::serve::ServeRequest;
 
 /// Serves the repository at `dir` until the client closes stdin.
 pub fn serve(dir: &Path) -> Result<()> {
     // Fail fast, on stderr, outside a repository or in a bare one; no
     // recovery here (each call's session does it, as the CLI's).
-    let workdir = Session::open_for::<ServerRequest>(dir, crate::context::Context::new("mcp"))?
-        .work_tree()?
-        .to_path_buf();
+    let workdir = Session::open_for::<ServeRequest>(dir, crate::context::Context::new("mcp"))?
+        .run(&ServeRequest)?;
     let (input, output) = take_stdio().map_err(|e| Error::io("set up", "stdio", e))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -2,9 +2,10 @@
 //! name, title, description (saying exactly what the tool touches), what
 //! it may do (the annotation hints), its argument and output types (whose
 //! JSON Schemas are its `inputSchema` and `outputSchema`) and its handler.
-//! Most tools are one use case ([`SessionTool`]: the handler is the call of
-//! a `Session` method); the few that need more of the call (a confirmation,
-//! no session) write their own ([`McpTool`]). The registry (`tools/mod.rs`)
+//! Most tools are one use case ([`SessionTool`]: the tool names the use
+//! case's type, builds its request from the arguments and shapes its
+//! outcome); the few that need more of the call (a confirmation, a
+//! background start) write their own handler ([`McpTool`]). The registry (`tools/mod.rs`)
 //! lists them; the server lists and calls them through [`Entry`], never by
 //! a name of its own.
 
@@ -19,8 +20,7 @@ use serde::de::DeserializeOwned;
 use super::call::Call;
 use super::schema::{input, output, parse_args};
 use crate::error::{Error, Result};
-use crate::ops::Session;
-use crate::ops::session::Request;
+use crate::ops::UseCase;
 
 /// What a tool says of itself in `tools/list`.
 pub struct Meta {
@@ -102,18 +102,18 @@ pub trait McpTool: 'static {
     ) -> impl Future<Output = Result<Reply<Self::Output>>> + Send;
 }
 
-/// A tool that is one use case: its arguments are checked, then `op` runs
-/// in a session opened as `Request` says (on a blocking thread, with the
-/// call's progress sink and cancellation flag), and what it returns is the
-/// output.
+/// A tool that is one use case: its arguments are checked, the use case's
+/// request is built from them and run in a session opened as the use case
+/// says (on a blocking thread, with the call's progress sink and
+/// cancellation flag), and its outcome is shaped into the output.
 pub trait SessionTool: 'static {
     const META: Meta;
     /// The arguments; their schema is the tool's `inputSchema`.
     type Args: DeserializeOwned + JsonSchema + Send + 'static;
-    /// What `op` returns; its schema is the `outputSchema`.
+    /// The output; its schema is the `outputSchema`.
     type Output: Serialize + JsonSchema + Send + 'static;
-    /// The use case's request type: it decides how the session opens.
-    type Request: Request;
+    /// The use case the tool runs.
+    type UseCase: UseCase<Outcome: Send + 'static> + Send + 'static;
 
     /// As [`McpTool::parse`].
     fn parse(arguments: Option<JsonObject>) -> Result<Self::Args> {
@@ -125,9 +125,16 @@ pub trait SessionTool: 'static {
         Ok(())
     }
 
-    /// Calls the use case and shapes its outcome (on a blocking thread).
-    fn op(session: &Session, args: Self::Args) -> Result<Self::Output>;
+    /// The use case's request, from the arguments.
+    fn use_case(args: &Self::Args) -> Self::UseCase;
+
+    /// The use case's outcome as the tool's output (some tools cap a
+    /// diff, or count what they cut).
+    fn output(args: Self::Args, outcome: Outcome<Self>) -> Result<Self::Output>;
 }
+
+/// The outcome of the use case tool `T` runs.
+pub type Outcome<T> = <<T as SessionTool>::UseCase as UseCase>::Outcome;
 
 impl<T: SessionTool> McpTool for T {
     const META: Meta = <T as SessionTool>::META;
@@ -142,9 +149,8 @@ impl<T: SessionTool> McpTool for T {
         T::check(&args)?;
         // Every call may report progress and be cancelled: a scan or a
         // wait stops at the client's word, a quick read has nothing to say.
-        call.blocking::<T::Request, _>(true, move |s| T::op(s, args))
-            .await
-            .map(Reply::Output)
+        let outcome = call.run(true, T::use_case(&args)).await?;
+        T::output(args, outcome).map(Reply::Output)
     }
 }
 

@@ -38,7 +38,7 @@ pub async fn comment(Action { state, id, body: b }: Action<CommentBody>) -> Resp
         locator: b.locator,
         quote: b.quote,
     };
-    let mut r = blocking::<CommentRequest, _>(state, move |s| s.comment(&req)).await;
+    let mut r = blocking(state, req).await;
     if r.status() == StatusCode::OK {
         *r.status_mut() = StatusCode::CREATED;
     }
@@ -60,26 +60,22 @@ pub struct DropBody {
 }
 
 pub async fn drop(Action { state, id, body: b }: Action<DropBody>) -> Response {
-    blocking::<DropRequest, _>(state, move |s| {
-        s.drop_proposals(&DropRequest {
-            patch_ids: vec![id],
-            all_above: b.all_above,
-            ..DropRequest::default()
-        })
-    })
-    .await
+    let req = DropRequest {
+        patch_ids: vec![id],
+        all_above: b.all_above,
+        ..DropRequest::default()
+    };
+    blocking(state, req).await
 }
 
 pub async fn rollback(Action { state, id, .. }: Action<NoOptions>) -> Response {
-    blocking::<RollbackRequest, _>(state, move |s| {
-        s.rollback(&RollbackRequest {
-            patch_id: id,
-            strategy: None,
-            // A file_backup over later commits is refused (#16 item 14).
-            force: false,
-        })
-    })
-    .await
+    let req = RollbackRequest {
+        patch_id: id,
+        strategy: None,
+        // A file_backup over later commits is refused (#16 item 14).
+        force: false,
+    };
+    blocking(state, req).await
 }
 
 /// `POST /api/ops/{op}/undo`: undoes the operation named (never "the
@@ -94,14 +90,12 @@ pub struct UndoBody {
 }
 
 pub async fn undo(Action { state, id, body: b }: Action<UndoBody>) -> Response {
-    blocking::<UndoRequest, _>(state, move |s| {
-        s.undo(&UndoRequest {
-            op: Some(id),
-            dry_run: b.dry_run,
-            ..UndoRequest::default()
-        })
-    })
-    .await
+    let req = UndoRequest {
+        op: Some(id),
+        dry_run: b.dry_run,
+        ..UndoRequest::default()
+    };
+    blocking(state, req).await
 }
 
 fn ndjson(value: &serde_json::Value) -> Result<Bytes, Infallible> {
@@ -166,7 +160,7 @@ pub async fn apply(Action { state, id, .. }: Action<NoOptions>) -> Response {
                     patch_ids: vec![id],
                     ..ApplyRequest::default()
                 };
-                session.apply(&req)
+                session.run(&req)
             });
         let last = match outcome {
             // Some proposals may have landed before one failed: the page

@@ -14,13 +14,10 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
-use crate::error::{Error, Result};
-use crate::ops::Session;
+use crate::error::Error;
+use crate::ops::UseCase;
 use crate::ops::operations::op_log::OpLogRequest;
-use crate::ops::reading::inspect::{self, ListRequest};
-use crate::ops::reading::review;
-use crate::ops::reading::review::ReviewPage;
-use crate::ops::session::Request as UseCaseRequest;
+use crate::ops::reading::review_page;
 
 /// The HTTP status of an error: the caller's mistake, a missing proposal,
 /// a "no" from the repository, or our failure.
@@ -94,32 +91,26 @@ impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for Action<T> {
     }
 }
 
-/// Runs `work` in a fresh session on a blocking thread and answers JSON.
-/// The session opens as requests of type `R` say.
-pub async fn blocking<R, T>(
-    state: Arc<AppState>,
-    work: impl FnOnce(&Session) -> Result<T> + Send + 'static,
-) -> Response
+/// Runs `use_case` in a fresh session on a blocking thread and answers
+/// its outcome as JSON.
+pub async fn blocking<U>(state: Arc<AppState>, use_case: U) -> Response
 where
-    R: UseCaseRequest + ?Sized,
-    T: Serialize + Send + 'static,
+    U: UseCase + Send + 'static,
+    U::Outcome: Serialize + Send + 'static,
 {
-    match run::<R, T>(state, work).await {
+    match run(state, use_case).await {
         Ok(value) => Json(value).into_response(),
         Err(e) => e,
     }
 }
 
-/// [`blocking`]'s work, its error already answered.
-async fn run<R, T>(
-    state: Arc<AppState>,
-    work: impl FnOnce(&Session) -> Result<T> + Send + 'static,
-) -> std::result::Result<T, Response>
+/// [`blocking`]'s run, its error already answered.
+async fn run<U>(state: Arc<AppState>, use_case: U) -> std::result::Result<U::Outcome, Response>
 where
-    R: UseCaseRequest + ?Sized,
-    T: Send + 'static,
+    U: UseCase + Send + 'static,
+    U::Outcome: Send + 'static,
 {
-    let result = tokio::task::spawn_blocking(move || work(&state.open::<R>()?)).await;
+    let result = tokio::task::spawn_blocking(move || state.open::<U>()?.run(&use_case)).await;
     match result {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(error_response(&e)),
@@ -131,61 +122,21 @@ where
 }
 
 /// `GET /api/proposals`: `list`'s outcome and where HEAD is.
-#[derive(Debug, Serialize)]
-pub struct ListView {
-    #[serde(flatten)]
-    pub list: inspect::ListOutcome,
-    pub branch: Option<String>,
-    pub head: Option<String>,
-}
-
 pub async fn list(State(state): State<Arc<AppState>>) -> Response {
-    blocking::<ReviewPage, _>(state, |s| {
-        let (branch, head) = s.review_head().unzip();
-        Ok(ListView {
-            list: s.list(&ListRequest {})?,
-            branch,
-            head,
-        })
-    })
-    .await
+    blocking(state, review_page::ReviewList).await
 }
 
-/// `GET /api/proposals/{id}`: `show`'s outcome without the patch text
-/// (stack, comments and the per-file results included), the operation,
-/// metadata and changed files. No line of any file: the page asks for
-/// those a page at a time (`file`), so a big proposal opens as fast as a
-/// small one.
-#[derive(Debug, Serialize)]
-pub struct ProposalView {
-    #[serde(flatten)]
-    pub show: serde_json::Map<String, serde_json::Value>,
-    #[serde(flatten)]
-    pub detail: review::Detail,
-    /// The branch HEAD is on (what apply lands on).
-    pub branch: Option<String>,
-}
-
+/// `GET /api/proposals/{id}`: `show`'s outcome without the patch text,
+/// the operation, metadata and changed files (`review_page::ProposalView`); the
+/// page asks for the lines a page at a time (`file`).
 pub async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     // The first file's hunks are kept for the page the view asks for next.
-    let recent = state.clone();
-    blocking::<ReviewPage, _>(state, move |s| {
-        let Ok(serde_json::Value::Object(mut show)) = serde_json::to_value(s.review_show(&id)?)
-        else {
-            return Err(Error::Internal {
-                at: "the review page's proposal view",
-                message: "show's outcome is not a JSON object".into(),
-            });
-        };
-        // Never computed here (see `review_show`): not sent empty either.
-        show.remove("unified_diff");
-        Ok(ProposalView {
-            show,
-            detail: s.review_detail(&id, &recent.recent_files)?,
-            branch: s.review_head().map(|(branch, _)| branch),
-        })
-    })
-    .await
+    let recent = state.recent_files.clone();
+    let view = review_page::ReviewProposal {
+        patch_id: id,
+        recent,
+    };
+    blocking(state, view).await
 }
 
 #[derive(Debug, Deserialize)]
@@ -198,7 +149,7 @@ pub struct OpsQuery {
 /// `GET /api/ops?n=…`: the op log, `op log --json`'s outcome.
 pub async fn ops(State(state): State<Arc<AppState>>, Query(q): Query<OpsQuery>) -> Response {
     let limit = Some(q.n.unwrap_or(20).max(1));
-    blocking::<OpLogRequest, _>(state, move |s| s.op_log(&OpLogRequest { limit })).await
+    blocking(state, OpLogRequest { limit }).await
 }
 
 #[derive(Debug, Deserialize)]
@@ -221,10 +172,13 @@ pub async fn file(
         format!("'{}' is not a file of {id}", q.path),
         "pick a path from the proposal's file list",
     );
-    let recent = state.clone();
-    let page = run::<ReviewPage, _>(state, move |s| {
-        s.review_file_page(&id, &q.path, q.from, &recent.recent_files)
-    });
+    let page = review_page::ReviewFilePage {
+        patch_id: id,
+        path: q.path,
+        from: q.from,
+        recent: state.recent_files.clone(),
+    };
+    let page = run(state, page);
     match page.await {
         Ok(Some(page)) => Json(page).into_response(),
         // Not one of its files: no such resource, as for an unknown id.

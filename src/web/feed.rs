@@ -25,6 +25,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use super::AppState;
 use crate::error::Result;
+use crate::ops::reading::review_page::RefFeed;
 
 /// Events kept for reconnecting pages.
 const BUFFER: usize = 2048;
@@ -133,11 +134,8 @@ impl Watcher {
     /// then polls every `interval`.
     pub fn start(dir: &Path, feed: Feed, interval: Duration) -> Result<Self> {
         // Read-only and long-lived: the thread keeps its own session.
-        let session = crate::ops::Session::open_for::<crate::ops::reading::review::RefFeed>(
-            dir,
-            super::context(),
-        )?;
-        let mut last = session.evolv_refs();
+        let session = crate::ops::Session::open_for::<RefFeed>(dir, super::context())?;
+        let mut last = session.run(&RefFeed).unwrap_or_default();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         std::thread::Builder::new()
@@ -145,7 +143,7 @@ impl Watcher {
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
                     std::thread::sleep(interval);
-                    let now = session.evolv_refs();
+                    let now = session.run(&RefFeed).unwrap_or_default();
                     report(&feed, &last, &now);
                     last = now;
                 }

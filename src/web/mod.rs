@@ -64,12 +64,12 @@ impl AppState {
 
     /// Opens a session for one request (it recovers an interrupted
     /// landing first and releases the index when dropped, as for the CLI).
-    pub fn open<R: crate::ops::session::Request + ?Sized>(&self) -> Result<crate::ops::Session> {
+    pub fn open<R: crate::ops::UseCase + ?Sized>(&self) -> Result<crate::ops::Session> {
         self.open_with::<R>(context())
     }
 
     /// [`AppState::open`], its use cases run with `context`.
-    pub fn open_with<R: crate::ops::session::Request + ?Sized>(
+    pub fn open_with<R: crate::ops::UseCase + ?Sized>(
         &self,
         context: Context,
     ) -> Result<crate::ops::Session> {
@@ -129,10 +129,12 @@ impl Bound {
 pub async fn bind(dir: &Path, options: &ServeOptions) -> Result<Bound> {
     // Opening a session also finishes a landing a killed process left
     // behind, before the page shows anything.
-    let git_dir =
-        crate::ops::Session::open_for::<crate::ops::reading::review::ReviewPage>(dir, context())?
-            .git_dir()?
-            .to_path_buf();
+    let git_dir = crate::ops::Session::open_for::<crate::ops::reading::review_page::ReviewList>(
+        dir,
+        context(),
+    )?
+    .git_dir()?
+    .to_path_buf();
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port.unwrap_or(0)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await

@@ -35,3 +35,56 @@ fn only_the_store_writes_refs() {
     }
     assert_clean(&found);
 }
+
+/// What `Session` may offer besides running use cases: opening, the one
+/// `run` (and the confirmation a use case asks for), and what every use
+/// case reads (issue 39 item 5). A method per use case is a pass-through;
+/// a new use case is a type implementing `ops::UseCase` instead.
+const SESSION_METHODS: &[&str] = &[
+    "open_for",
+    "create_demo",
+    "run",
+    "confirmation",
+    "context",
+    "repo",
+    "settings",
+    "recovered",
+    "work_tree",
+    "dir",
+    "git_dir",
+];
+
+#[test]
+fn session_has_no_method_per_use_case() {
+    let root = workspace();
+    let mut found = Vec::new();
+    for file in rust_files(&root.join("crates/engine/src")) {
+        let rel = relative(root, &file);
+        let text = code_only(&std::fs::read_to_string(&file).unwrap());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("impl Session {") {
+            let body = &rest[at..];
+            let end = body.find("\n}\n").unwrap_or(body.len());
+            for line in body[..end].lines() {
+                let line = line.trim_start();
+                let Some(sig) = ["pub fn ", "pub(crate) fn ", "pub(super) fn "]
+                    .iter()
+                    .find_map(|p| line.strip_prefix(p))
+                else {
+                    continue;
+                };
+                let name = sig.split(['(', '<']).next().unwrap_or("");
+                if !SESSION_METHODS.contains(&name) {
+                    found.push(format!(
+                        "{rel}: Session::{name} is a method per use case; make it a type implementing ops::UseCase and run it with Session::run"
+                    ));
+                }
+            }
+            rest = &body[end.min(body.len())..];
+            if end == body.len() {
+                break;
+            }
+        }
+    }
+    assert_clean(&found);
+}

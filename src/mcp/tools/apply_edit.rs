@@ -82,23 +82,16 @@ impl McpTool for ApplyEdit {
     async fn run(call: &Call, args: ApplyEditArgs) -> Result<Reply<ApplyAnswer>> {
         let req = check(call, &args).await?;
         // Ask before anything that lands on a protected branch.
-        let asking = req.clone();
-        if let Some(asked) = call
-            .ask::<ApplyRequest>(move |s| s.apply_confirmation(&asking))
-            .await?
-        {
+        if let Some(asked) = call.ask(&req).await? {
             return Ok(Reply::Response(asked));
         }
         if args.run_in_background {
-            let started = call
-                .blocking::<ops::applying::task::TaskRequest, _>(false, move |s| {
-                    s.start_task(&ops::applying::task::TaskRequest::from_apply(&req)?)
-                })
-                .await?;
+            let task = ops::applying::task::TaskRequest::from_apply(&req)?;
+            let started = call.run(false, task).await?;
             return Ok(Reply::Output(ApplyAnswer::Started(started)));
         }
         let ids = req.patch_ids.len();
-        let report = call.blocking::<ApplyRequest, _>(true, move |s| s.apply(&req)).await?;
+        let report = call.run(true, req).await?;
         // The same JSON as `git evolv apply --json`; an apply that stopped
         // after some proposals landed is an error result that still says
         // what landed.
@@ -132,8 +125,7 @@ async fn check(call: &Call, args: &ApplyEditArgs) -> Result<ApplyRequest> {
         ));
     }
     check_ids("patch_id", &ids)?;
-    let plan = args.execution_plan.clone();
-    call.blocking::<ApplyRequest, _>(false, move |s| s.check_client_plan(plan.as_ref()))
-        .await?;
+    let plan = ops::applying::plan::ClientPlan(args.execution_plan.clone());
+    call.run(false, plan).await?;
     Ok(args.request())
 }

@@ -5,7 +5,6 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::reading::inspect::{LogOutcome, LogRequest};
 
 pub struct AuditLog;
@@ -28,9 +27,13 @@ impl SessionTool for AuditLog {
     };
     type Args = AuditLogArgs;
     type Output = LogOutcome;
-    type Request = LogRequest;
+    type UseCase = LogRequest;
 
-    fn op(session: &Session, args: AuditLogArgs) -> Result<LogOutcome> {
-        session.log(&LogRequest { limit: args.limit })
+    fn use_case(args: &AuditLogArgs) -> LogRequest {
+        LogRequest { limit: args.limit }
+    }
+
+    fn output(_: AuditLogArgs, outcome: LogOutcome) -> Result<LogOutcome> {
+        Ok(outcome)
     }
 }

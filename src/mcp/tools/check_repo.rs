@@ -4,7 +4,6 @@
 use crate::error::Result;
 use crate::mcp::args::NoArgs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::commits::check::{CheckOutcome, CheckRequest};
 
 pub struct CheckRepo;
@@ -18,9 +17,13 @@ impl SessionTool for CheckRepo {
     };
     type Args = NoArgs;
     type Output = CheckOutcome;
-    type Request = CheckRequest;
+    type UseCase = CheckRequest;
 
-    fn op(session: &Session, _: NoArgs) -> Result<CheckOutcome> {
-        session.check(&CheckRequest {})
+    fn use_case(_: &NoArgs) -> CheckRequest {
+        CheckRequest {}
+    }
+
+    fn output(_: NoArgs, outcome: CheckOutcome) -> Result<CheckOutcome> {
+        Ok(outcome)
     }
 }

@@ -6,7 +6,6 @@ use serde::Deserialize;
 use crate::error::Result;
 use crate::mcp::args::{check_ids, patch_ids};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::drop::{DropOutcome, DropRequest};
 
 pub struct DropProposal;
@@ -45,10 +44,14 @@ impl SessionTool for DropProposal {
     };
     type Args = DropProposalArgs;
     type Output = DropOutcome;
-    type Request = DropRequest;
+    type UseCase = DropRequest;
 
-    fn op(session: &Session, args: DropProposalArgs) -> Result<DropOutcome> {
-        session.drop_proposals(&args.request())
+    fn use_case(args: &DropProposalArgs) -> DropRequest {
+        args.request()
+    }
+
+    fn output(_: DropProposalArgs, outcome: DropOutcome) -> Result<DropOutcome> {
+        Ok(outcome)
     }
 
     fn check(args: &DropProposalArgs) -> Result<()> {

@@ -12,7 +12,6 @@ use crate::error::{Error, Result};
 use crate::mcp::args::check_ids;
 use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, cap};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::proposing::edit::{EditOutcome, EditRequest};
 
 /// `edit` and `notebook_edit`: the CLI's `propose --edits --json`, with the
@@ -28,13 +27,6 @@ pub struct EditToolOutput {
 }
 
 impl EditToolOutput {
-    /// `ops::proposing::edit` on `list`, with the diff capped. Paths are
-    /// checked by the edit engine over the base tree (no absolute path, no
-    /// `..`, no `.git`, no symlinked parent).
-    pub fn of(session: &Session, list: &EditList) -> Result<EditToolOutput> {
-        Ok(EditToolOutput::capped(session.edit(list)?))
-    }
-
     /// `outcome` with its diff cut at 64 KiB.
     pub fn capped(mut outcome: EditOutcome) -> EditToolOutput {
         let diff_total_bytes = outcome.diff_bytes.len();
@@ -56,7 +48,7 @@ impl SessionTool for Edit {
     };
     type Args = EditList;
     type Output = EditToolOutput;
-    type Request = EditRequest;
+    type UseCase = EditRequest;
 
     /// The edit list's own parser, as `propose --edits` reads the file: its
     /// messages name the edit at fault (`edits[0]: …`).
@@ -70,8 +62,12 @@ impl SessionTool for Edit {
         })
     }
 
-    fn op(session: &Session, list: EditList) -> Result<EditToolOutput> {
-        EditToolOutput::of(session, &list)
+    fn use_case(list: &EditList) -> EditList {
+        list.clone()
+    }
+
+    fn output(_: EditList, outcome: EditOutcome) -> Result<EditToolOutput> {
+        Ok(EditToolOutput::capped(outcome))
     }
 
     fn check(list: &EditList) -> Result<()> {

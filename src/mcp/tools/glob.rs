@@ -7,7 +7,6 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::mcp::args::check_paths;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::reading::glob::{GlobOutcome, GlobRequest};
 use crate::ops::permissions::check_path;
 
@@ -36,11 +35,13 @@ impl SessionTool for Glob {
     };
     type Args = GlobRequest;
     type Output = GlobOutput;
-    /// The working tree as it is: no recovery first (as the CLI).
-    type Request = GlobRequest;
+    type UseCase = GlobRequest;
 
-    fn op(session: &Session, args: GlobRequest) -> Result<GlobOutput> {
-        let mut outcome = session.glob(&args)?;
+    fn use_case(args: &GlobRequest) -> GlobRequest {
+        args.clone()
+    }
+
+    fn output(_: GlobRequest, mut outcome: GlobOutcome) -> Result<GlobOutput> {
         let total_files = outcome.files.len();
         outcome.files.truncate(MAX_GLOB_FILES);
         Ok(GlobOutput {

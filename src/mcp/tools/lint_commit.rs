@@ -6,7 +6,6 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::commits::lint::{LintOutcome, MessageRequest};
 
 pub struct LintCommit;
@@ -29,12 +28,16 @@ impl SessionTool for LintCommit {
     };
     type Args = LintCommitArgs;
     type Output = LintOutcome;
-    type Request = MessageRequest;
+    type UseCase = MessageRequest;
 
-    fn op(session: &Session, args: LintCommitArgs) -> Result<LintOutcome> {
-        session.lint_message(&MessageRequest {
+    fn use_case(args: &LintCommitArgs) -> MessageRequest {
+        MessageRequest {
             name: "<message>".into(),
-            text: args.message,
-        })
+            text: args.message.clone(),
+        }
+    }
+
+    fn output(_: LintCommitArgs, outcome: LintOutcome) -> Result<LintOutcome> {
+        Ok(outcome)
     }
 }

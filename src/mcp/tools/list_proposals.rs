@@ -3,7 +3,6 @@
 use crate::error::Result;
 use crate::mcp::args::NoArgs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::reading::inspect::{ListOutcome, ListRequest};
 
 pub struct ListProposals;
@@ -17,9 +16,13 @@ impl SessionTool for ListProposals {
     };
     type Args = NoArgs;
     type Output = ListOutcome;
-    type Request = ListRequest;
+    type UseCase = ListRequest;
 
-    fn op(session: &Session, _: NoArgs) -> Result<ListOutcome> {
-        session.list(&ListRequest {})
+    fn use_case(_: &NoArgs) -> ListRequest {
+        ListRequest {}
+    }
+
+    fn output(_: NoArgs, outcome: ListOutcome) -> Result<ListOutcome> {
+        Ok(outcome)
     }
 }

@@ -36,6 +36,6 @@ registry! {
     undo::Undo,
     test::Test,
     task_output::TaskOutput,
-    task_cancel::TaskCancel,
-    task_list::TaskList,
+    task_cancel::CancelTask,
+    task_list::ListTasks,
 }

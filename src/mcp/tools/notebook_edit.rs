@@ -8,13 +8,12 @@ use super::edit::EditToolOutput;
 use crate::edit::list::{CellMode, CellType, Edit, EditList};
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
-use crate::ops::proposing::edit::EditRequest;
+use crate::ops::proposing::edit::{EditOutcome, EditRequest};
 
 pub struct NotebookEdit;
 
 /// `notebook_edit`: one cell of a Jupyter notebook, as an edit list of one.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotebookEditArgs {
     /// Repository-relative path of the `.ipynb` file.
@@ -63,9 +62,13 @@ impl SessionTool for NotebookEdit {
     };
     type Args = NotebookEditArgs;
     type Output = EditToolOutput;
-    type Request = EditRequest;
+    type UseCase = EditRequest;
 
-    fn op(session: &Session, args: NotebookEditArgs) -> Result<EditToolOutput> {
-        EditToolOutput::of(session, &args.list())
+    fn use_case(args: &NotebookEditArgs) -> EditList {
+        args.clone().list()
+    }
+
+    fn output(_: NotebookEditArgs, outcome: EditOutcome) -> Result<EditToolOutput> {
+        Ok(EditToolOutput::capped(outcome))
     }
 }

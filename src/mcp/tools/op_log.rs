@@ -5,7 +5,6 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::operations::op_log::{OpLogOutcome, OpLogRequest};
 
 pub struct OpLog;
@@ -28,9 +27,13 @@ impl SessionTool for OpLog {
     };
     type Args = OpLogArgs;
     type Output = OpLogOutcome;
-    type Request = OpLogRequest;
+    type UseCase = OpLogRequest;
 
-    fn op(session: &Session, args: OpLogArgs) -> Result<OpLogOutcome> {
-        session.op_log(&OpLogRequest { limit: args.limit })
+    fn use_case(args: &OpLogArgs) -> OpLogRequest {
+        OpLogRequest { limit: args.limit }
+    }
+
+    fn output(_: OpLogArgs, outcome: OpLogOutcome) -> Result<OpLogOutcome> {
+        Ok(outcome)
     }
 }

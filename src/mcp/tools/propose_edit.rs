@@ -8,7 +8,6 @@ use crate::error::Result;
 use crate::mcp::args::check_paths;
 use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, MAX_LISTED_FILES, cap, cap_list};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use evolv_core::globs::Globs;
 use crate::ops::proposing::propose::{ProposeOutcome, ProposeRequest};
 
@@ -90,11 +89,14 @@ impl SessionTool for ProposeEdit {
     };
     type Args = ProposeEditArgs;
     type Output = ProposeEditOutput;
-    type Request = ProposeRequest;
+    type UseCase = ProposeRequest;
 
-    fn op(session: &Session, args: ProposeEditArgs) -> Result<ProposeEditOutput> {
+    fn use_case(args: &ProposeEditArgs) -> ProposeRequest {
+        args.request()
+    }
+
+    fn output(args: ProposeEditArgs, mut outcome: ProposeOutcome) -> Result<ProposeEditOutput> {
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
-        let mut outcome = session.propose(&args.request())?;
         // The outcome carries the diff's first JSON_DIFF_MAX bytes; the
         // cap is taken from the whole diff, which it keeps.
         let (head, cut) = outcome.diff.head(max)?;

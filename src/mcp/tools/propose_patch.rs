@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::mcp::args::check_ids;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
 use crate::mcp::tools::edit::EditToolOutput;
-use crate::ops::Session;
+use crate::ops::proposing::edit::EditOutcome;
 use crate::ops::proposing::propose_patch::{PatchAnswer, PatchRequest};
 
 pub struct ProposePatch;
@@ -43,18 +43,20 @@ impl SessionTool for ProposePatch {
     };
     type Args = ProposePatchArgs;
     type Output = PatchAnswer<EditToolOutput>;
-    type Request = PatchRequest;
+    type UseCase = PatchRequest;
 
-    fn op(session: &Session, args: ProposePatchArgs) -> Result<Self::Output> {
-        let req = PatchRequest {
-            text: args.patch.into_bytes(),
+    fn use_case(args: &ProposePatchArgs) -> PatchRequest {
+        PatchRequest {
+            text: args.patch.clone().into_bytes(),
             source: "patch".into(),
             strip: args.strip.map(|n| n as usize),
-            message: args.message,
-            onto: args.onto,
+            message: args.message.clone(),
+            onto: args.onto.clone(),
             check: args.check,
-        };
-        let outcomes = session.propose_patch(&req)?;
+        }
+    }
+
+    fn output(_: ProposePatchArgs, outcomes: Vec<EditOutcome>) -> Result<Self::Output> {
         Ok(PatchAnswer::of(outcomes.into_iter().map(EditToolOutput::capped).collect()))
     }
 

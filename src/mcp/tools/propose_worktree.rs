@@ -9,7 +9,6 @@ use crate::edit::list::CheckMode;
 use crate::error::Result;
 use evolv_core::globs::Globs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::proposing::capture::{CaptureOutcome, CaptureRequest};
 
 pub struct ProposeWorktree;
@@ -44,16 +43,20 @@ impl SessionTool for ProposeWorktree {
     };
     type Args = ProposeWorktreeArgs;
     type Output = CaptureOutcome;
-    type Request = CaptureRequest;
+    type UseCase = CaptureRequest;
 
-    fn op(session: &Session, args: ProposeWorktreeArgs) -> Result<CaptureOutcome> {
-        session.capture(&CaptureRequest {
-            pathspec: args.paths.0,
+    fn use_case(args: &ProposeWorktreeArgs) -> CaptureRequest {
+        CaptureRequest {
+            pathspec: args.paths.0.clone(),
             cwd: None,
             keep: args.keep,
             include_untracked: args.include_untracked,
-            message: args.message,
+            message: args.message.clone(),
             check: args.check,
-        })
+        }
+    }
+
+    fn output(_: ProposeWorktreeArgs, outcome: CaptureOutcome) -> Result<CaptureOutcome> {
+        Ok(outcome)
     }
 }

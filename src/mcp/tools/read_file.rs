@@ -8,7 +8,6 @@ use crate::error::Result;
 use crate::mcp::args::check_ids;
 use crate::mcp::cap::cap;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::reading::cat::{self, CatOutcome, CatRequest};
 use crate::ops::permissions::check_path;
 
@@ -69,10 +68,13 @@ impl SessionTool for ReadFile {
     };
     type Args = ReadFileArgs;
     type Output = ReadFileOutput;
-    type Request = CatRequest;
+    type UseCase = CatRequest;
 
-    fn op(session: &Session, args: ReadFileArgs) -> Result<ReadFileOutput> {
-        let mut outcome = session.cat(&args.request())?;
+    fn use_case(args: &ReadFileArgs) -> CatRequest {
+        args.request()
+    }
+
+    fn output(_: ReadFileArgs, mut outcome: CatOutcome) -> Result<ReadFileOutput> {
         let mut numbered = String::from_utf8_lossy(&cat::numbered(&outcome)).into_owned();
         let truncated =
             cap(&mut outcome.content, MAX_READ_BYTES) | cap(&mut numbered, MAX_READ_BYTES);

@@ -55,15 +55,11 @@ impl McpTool for Rollback {
 
     async fn run(call: &Call, args: RollbackArgs) -> Result<Reply<Succeeded<RollbackOutcome>>> {
         check_id("patch_id", &args.patch_id)?;
-        let id = args.patch_id.clone();
-        if let Some(asked) = call
-            .ask::<RollbackRequest>(move |s| s.rollback_confirmation(&id))
-            .await?
-        {
+        let req = args.request();
+        if let Some(asked) = call.ask(&req).await? {
             return Ok(Reply::Response(asked));
         }
-        let req = args.request();
-        call.blocking::<RollbackRequest, _>(true, move |s| s.rollback(&req))
+        call.run(true, req)
             .await
             .map(|outcome| Reply::Output(Succeeded::new(outcome)))
     }

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::mcp::cap::{DEFAULT_MAX_DIFF_BYTES, cap};
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::reading::inspect::{ShowOutcome, ShowRequest};
 use crate::ops::permissions::check_id;
 
@@ -48,12 +47,15 @@ impl SessionTool for ShowProposal {
     };
     type Args = ShowProposalArgs;
     type Output = ShowProposalOutput;
-    type Request = ShowRequest;
+    type UseCase = ShowRequest;
 
-    fn op(session: &Session, args: ShowProposalArgs) -> Result<ShowProposalOutput> {
-        let mut outcome = session.show(&ShowRequest {
-            patch_id: args.patch_id,
-        })?;
+    fn use_case(args: &ShowProposalArgs) -> ShowRequest {
+        ShowRequest {
+            patch_id: args.patch_id.clone(),
+        }
+    }
+
+    fn output(args: ShowProposalArgs, mut outcome: ShowOutcome) -> Result<ShowProposalOutput> {
         let max = args.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF_BYTES);
         let diff_total_bytes = outcome.diff_bytes.len();
         let mut diff_truncated = cap(&mut outcome.unified_diff, max);

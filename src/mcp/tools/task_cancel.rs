@@ -8,13 +8,13 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
-use crate::ops::applying::task::{TaskOutcome, TaskQuery};
+use crate::ops::applying::task::TaskOutcome;
+use crate::ops::applying::task_use_cases::TaskCancel;
 
 /// How long the cancel waits for the task to stop, as the CLI's.
 const CANCEL_WAIT: Duration = Duration::from_secs(30);
 
-pub struct TaskCancel;
+pub struct CancelTask;
 
 /// `task_cancel`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -24,7 +24,7 @@ pub struct TaskCancelArgs {
     pub task_id: String,
 }
 
-impl SessionTool for TaskCancel {
+impl SessionTool for CancelTask {
     const META: Meta = Meta {
         name: "task_cancel",
         title: "Cancel a background task",
@@ -33,12 +33,16 @@ impl SessionTool for TaskCancel {
     };
     type Args = TaskCancelArgs;
     type Output = TaskOutcome;
-    type Request = TaskQuery;
+    type UseCase = TaskCancel;
 
-    fn op(session: &Session, args: TaskCancelArgs) -> Result<TaskOutcome> {
-        let query = TaskQuery {
-            task_id: Some(args.task_id),
-        };
-        session.cancel_task(&query, CANCEL_WAIT)
+    fn use_case(args: &TaskCancelArgs) -> TaskCancel {
+        TaskCancel {
+            task_id: args.task_id.clone(),
+            wait: CANCEL_WAIT,
+        }
+    }
+
+    fn output(_: TaskCancelArgs, outcome: TaskOutcome) -> Result<TaskOutcome> {
+        Ok(outcome)
     }
 }

@@ -4,12 +4,12 @@
 use crate::error::Result;
 use crate::mcp::args::NoArgs;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
-use crate::ops::applying::task::{TaskListOutcome, TaskQuery};
+use crate::ops::applying::task::TaskListOutcome;
+use crate::ops::applying::task_use_cases::TaskList;
 
-pub struct TaskList;
+pub struct ListTasks;
 
-impl SessionTool for TaskList {
+impl SessionTool for ListTasks {
     const META: Meta = Meta {
         name: "task_list",
         title: "List background tasks",
@@ -18,10 +18,13 @@ impl SessionTool for TaskList {
     };
     type Args = NoArgs;
     type Output = TaskListOutcome;
-    /// Task files only, as `task_output`: no recovery first.
-    type Request = TaskQuery;
+    type UseCase = TaskList;
 
-    fn op(session: &Session, _: NoArgs) -> Result<TaskListOutcome> {
-        session.tasks(&TaskQuery::default())
+    fn use_case(_: &NoArgs) -> TaskList {
+        TaskList
+    }
+
+    fn output(_: NoArgs, outcome: TaskListOutcome) -> Result<TaskListOutcome> {
+        Ok(outcome)
     }
 }

@@ -8,8 +8,8 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
-use crate::ops::applying::task::{TaskOutcome, TaskQuery};
+use crate::ops::applying::task::TaskOutcome;
+use crate::ops::applying::task_use_cases::TaskShow;
 
 /// How long `task_output` waits by default, and at most.
 const TASK_WAIT_DEFAULT: u64 = 30;
@@ -46,10 +46,9 @@ impl SessionTool for TaskOutput {
     };
     type Args = TaskOutputArgs;
     type Output = TaskOutcome;
-    /// Task files only: no wait for a landing the task itself may be doing.
-    type Request = TaskQuery;
+    type UseCase = TaskShow;
 
-    fn op(session: &Session, args: TaskOutputArgs) -> Result<TaskOutcome> {
+    fn use_case(args: &TaskOutputArgs) -> TaskShow {
         let wait = if args.block {
             args.timeout_seconds
                 .unwrap_or(TASK_WAIT_DEFAULT)
@@ -57,10 +56,14 @@ impl SessionTool for TaskOutput {
         } else {
             0
         };
-        let query = TaskQuery {
-            task_id: Some(args.task_id),
-        };
         // The call's cancellation (its session's context) stops the wait.
-        session.wait_task(&query, Duration::from_secs(wait))
+        TaskShow {
+            task_id: args.task_id.clone(),
+            wait: Duration::from_secs(wait),
+        }
+    }
+
+    fn output(_: TaskOutputArgs, outcome: TaskOutcome) -> Result<TaskOutcome> {
+        Ok(outcome)
     }
 }

@@ -7,7 +7,6 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::test::{TestOutcome, TestRequest};
 
 pub struct Test;
@@ -39,15 +38,19 @@ impl SessionTool for Test {
     };
     type Args = TestArgs;
     type Output = TestOutcome;
-    type Request = TestRequest;
+    type UseCase = TestRequest;
 
-    fn op(session: &Session, args: TestArgs) -> Result<TestOutcome> {
-        session.test(&TestRequest {
-            targets: args.targets,
+    fn use_case(args: &TestArgs) -> TestRequest {
+        TestRequest {
+            targets: args.targets.clone(),
             command: None,
             jobs: args.jobs,
             no_cache: args.no_cache,
-            bisect: args.bisect,
-        })
+            bisect: args.bisect.clone(),
+        }
+    }
+
+    fn output(_: TestArgs, outcome: TestOutcome) -> Result<TestOutcome> {
+        Ok(outcome)
     }
 }

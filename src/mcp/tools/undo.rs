@@ -54,14 +54,10 @@ impl McpTool for Undo {
             redo: args.redo,
             dry_run: args.dry_run,
         };
-        let asking = req.clone();
-        if let Some(asked) = call
-            .ask::<UndoRequest>(move |s| s.undo_confirmation(&asking))
-            .await?
-        {
+        if let Some(asked) = call.ask(&req).await? {
             return Ok(Reply::Response(asked));
         }
-        call.blocking::<UndoRequest, _>(true, move |s| s.undo(&req))
+        call.run(true, req)
             .await
             .map(|outcome| Reply::Output(Succeeded::new(outcome)))
     }

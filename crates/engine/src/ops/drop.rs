@@ -5,6 +5,8 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::store::audit::AuditAction;
 use crate::store::transaction::Transaction;
 use crate::store::{kept, proposals};
@@ -284,4 +286,22 @@ pub fn gc(repo: &Repo, ctx: &Context, req: &GcRequest) -> Result<GcOutcome> {
         removed_worktrees,
         pruned_verdicts,
     })
+}
+
+impl UseCase for DropRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = DropOutcome;
+
+    fn run(&self, session: &Session) -> Result<DropOutcome> {
+        drop_proposals(session.repo()?, session.context(), self)
+    }
+}
+
+impl UseCase for GcRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = GcOutcome;
+
+    fn run(&self, session: &Session) -> Result<GcOutcome> {
+        gc(session.repo()?, session.context(), self)
+    }
 }

@@ -1,10 +1,10 @@
-//! One function per use case: a request in (`Deserialize` + `JsonSchema`,
-//! so the MCP server and the review page take them as JSON), an outcome
-//! (plain data, `Serialize`) or an `Error` out, with the session's
-//! [`Settings`] when it reads git config. Front ends open a [`Session`] and
-//! call its method for the use case; they render the outcomes (the
-//! `success` envelope is theirs) and add their own hints; no rule or
-//! default lives anywhere else.
+//! One type per use case ([`UseCase`]): a request in (`Deserialize` +
+//! `JsonSchema`, so the MCP server and the review page take them as JSON),
+//! an outcome (plain data, `Serialize`) or an `Error` out, with the
+//! session's [`Settings`] when it reads git config. Front ends open a
+//! [`Session`] for the use case and call [`Session::run`]; they render the
+//! outcomes (the `success` envelope is theirs) and add their own hints; no
+//! rule or default lives anywhere else.
 
 // The rooms, one concept each (issue 39 item 6).
 pub mod applying;
@@ -22,13 +22,13 @@ pub mod server;
 pub mod demo;
 pub mod drop;
 pub mod permissions;
+pub mod serve;
 pub mod session;
-mod session_remote;
-mod session_server;
 pub mod settings;
 pub mod succeeded;
 pub mod test;
 pub mod validation;
 
 pub use session::Session;
+pub use session::{Open, UseCase};
 pub use settings::Settings;

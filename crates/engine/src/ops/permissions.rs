@@ -14,12 +14,9 @@
 
 use serde_json::Value;
 
-use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::ops::applying::apply::{self, ApplyRequest};
 use crate::policy::{PushPolicy, PushToProtected};
-use crate::store::proposals;
 
 use super::settings::{ALLOW_PLAN_COMMANDS, Settings};
 
@@ -84,18 +81,18 @@ fn protected_branch(repo: &Repo, settings: &Settings) -> Result<Option<(String, 
 }
 
 /// What a landing to confirm changes: the user is asked about these.
-struct Changes {
-    files: Vec<String>,
-    lines_added: usize,
-    lines_removed: usize,
-    commands: Vec<String>,
+pub struct Changes {
+    pub files: Vec<String>,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    pub commands: Vec<String>,
 }
 
 /// The question before `action` of `patch_ids` lands on HEAD's branch;
 /// `None` when HEAD is not on a protected branch, the repository never
 /// asks (`evolv.mcp.confirm never`), or `changes` finds nothing to ask
 /// about (read only once a question would be due).
-fn confirmation(
+pub fn confirmation(
     repo: &Repo,
     settings: &Settings,
     (action, patch_ids): (&'static str, &[String]),
@@ -119,102 +116,6 @@ fn confirmation(
         lines_removed: c.lines_removed,
         commands: c.commands,
     }))
-}
-
-/// What an apply needs confirmed; `None` when no question is due (not a
-/// protected branch, a dry run, or `evolv.mcp.confirm never`).
-pub fn apply_confirmation(
-    repo: &Repo,
-    settings: &Settings,
-    req: &ApplyRequest,
-) -> Result<Option<Confirmation>> {
-    confirmation(repo, settings, ("apply", &req.patch_ids), || {
-        apply_changes(repo, settings, req)
-    })
-}
-
-/// What an apply of `req` changes. Unknown ids and bad plans are reported
-/// by apply itself, as the CLI reports them: no question before an apply
-/// that cannot happen, nor before a dry run.
-fn apply_changes(repo: &Repo, settings: &Settings, req: &ApplyRequest) -> Option<Changes> {
-    let mut files = Vec::new();
-    let (mut added, mut removed) = (0, 0);
-    for id in &req.patch_ids {
-        let p = proposals::load(repo, id).ok()?;
-        files.extend(p.meta.affected_files.iter().cloned());
-        added += p.meta.lines_added;
-        removed += p.meta.lines_removed;
-    }
-    let preview = apply::preview(repo, settings, req).ok()?;
-    if preview.dry_run {
-        return None;
-    }
-    files.sort();
-    files.dedup();
-    Some(Changes {
-        files,
-        lines_added: added,
-        lines_removed: removed,
-        commands: preview.commands,
-    })
-}
-
-/// What a rollback needs confirmed; `None` as for an apply, and when the
-/// proposal is not applied (rollback itself reports that).
-pub fn rollback_confirmation(
-    repo: &Repo,
-    settings: &Settings,
-    id: &str,
-) -> Result<Option<Confirmation>> {
-    confirmation(repo, settings, ("roll back", &[id.to_string()]), || {
-        proposals::applied_commit(repo, id)?;
-        let p = proposals::load(repo, id).ok()?;
-        Some(Changes {
-            files: p.meta.affected_files.clone(),
-            // Undoing removes what the apply added.
-            lines_added: p.meta.lines_removed,
-            lines_removed: p.meta.lines_added,
-            commands: Vec::new(),
-        })
-    })
-}
-
-/// What an undo (or redo) needs confirmed: one that moves the protected
-/// branch HEAD is on (the undo of a landing); `None` as for an apply, and
-/// when the undo cannot happen (undo itself reports why) or moves only
-/// git-evolv's refs.
-pub fn undo_confirmation(
-    repo: &Repo,
-    (settings, ctx): (&Settings, &Context),
-    req: &super::operations::undo::UndoRequest,
-) -> Result<Option<Confirmation>> {
-    if req.dry_run {
-        return Ok(None);
-    }
-    let preview = super::operations::undo::UndoRequest {
-        dry_run: true,
-        ..req.clone()
-    };
-    let Ok(outcome) = super::operations::undo::undo(repo, ctx, &preview) else {
-        return Ok(None);
-    };
-    let landings: Vec<_> = outcome
-        .undone
-        .iter()
-        .filter(|u| u.method != super::operations::undo::Method::Refs)
-        .collect();
-    let ops: Vec<String> = landings.iter().map(|u| u.op.clone()).collect();
-    confirmation(repo, settings, ("undo", &ops), || {
-        let mut files: Vec<String> = landings.iter().flat_map(|u| u.paths.clone()).collect();
-        files.sort();
-        files.dedup();
-        (!landings.is_empty()).then_some(Changes {
-            files,
-            lines_added: 0,
-            lines_removed: 0,
-            commands: Vec::new(),
-        })
-    })
 }
 
 fn refuse(field: &str, value: &str, why: &str, hint: &str) -> Error {

@@ -39,10 +39,6 @@ pub struct Settings {
     config: Arc<Config>,
 }
 
-/// Asking for the settings around a directory without a use case (the
-/// command line's colour and pager): a session without a repository.
-pub struct SettingsRequest;
-
 impl Settings {
     /// The settings of an already read configuration.
     pub fn new(config: Arc<Config>) -> Settings {

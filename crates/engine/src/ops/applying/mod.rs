@@ -15,3 +15,4 @@ pub mod rollback;
 pub mod stack;
 pub mod task;
 mod task_log;
+pub mod task_use_cases;

@@ -9,6 +9,8 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 use crate::plan::ExecutionPlan;
 
@@ -101,4 +103,26 @@ pub fn resolve(
         });
     }
     load(&PlanSource::File(path)).map(Some)
+}
+
+impl UseCase for PlanSource {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = CheckOutcome;
+
+    fn run(&self, _: &Session) -> Result<CheckOutcome> {
+        check(self)
+    }
+}
+
+/// An execution plan sent by a client (MCP): refused when it would run
+/// commands the repository does not allow it to.
+pub struct ClientPlan(pub Option<serde_json::Value>);
+
+impl UseCase for ClientPlan {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = ();
+
+    fn run(&self, session: &Session) -> Result<()> {
+        crate::ops::permissions::check_client_plan(session.settings()?, self.0.as_ref())
+    }
 }

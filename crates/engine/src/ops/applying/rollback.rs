@@ -12,6 +12,9 @@ use crate::error::{Error, Result};
 use crate::git;
 use crate::git::Repo;
 use crate::landing::land;
+use crate::ops::permissions::{Changes, Confirmation, confirmation};
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::plan::{ExecutionPlan, RollbackStrategy};
 use crate::store::audit::AuditAction;
 use crate::store::pending::Deferred;
@@ -390,5 +393,37 @@ impl<'r> Undo<'_, 'r> {
             patch_id,
         );
         Ok((tree, message))
+    }
+}
+
+impl UseCase for RollbackRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = RollbackOutcome;
+
+    fn run(&self, session: &Session) -> Result<RollbackOutcome> {
+        rollback(session.repo()?, session.context(), self)
+    }
+
+    fn confirmation(&self, session: &Session) -> Result<Option<Confirmation>> {
+        let (repo, settings, id) = (session.repo()?, session.settings()?, &self.patch_id);
+        // Asked only of an applied proposal (rollback itself reports the
+        // rest), about what undoing it changes.
+        confirmation(
+            repo,
+            settings,
+            ("roll back", std::slice::from_ref(id)),
+            || {
+                proposals::applied_commit(repo, id)?;
+                let p = proposals::load(repo, id).ok()?;
+                Some(Changes {
+                    files: p.meta.affected_files.clone(),
+                    // Undoing removes what the apply added.
+                    lines_added: p.meta.lines_removed,
+                    lines_removed: p.meta.lines_added,
+                    commands: Vec::new(),
+                })
+            },
+        )
     }
 }

@@ -74,23 +74,6 @@ pub struct TaskRunRequest {
     pub task_id: String,
 }
 
-/// Reads, waits for or cancels background tasks: their files only, no
-/// recovery first (no wait for a landing the task itself may be doing).
-#[derive(Debug, Clone, Default)]
-pub struct TaskQuery {
-    /// The task, or `None` for every task.
-    pub task_id: Option<String>,
-}
-
-impl TaskQuery {
-    /// The task id asked about.
-    pub fn id(&self) -> Result<&str> {
-        self.task_id.as_deref().ok_or_else(|| {
-            Error::invalid("no task id given", "pass an id from `git evolv task list`")
-        })
-    }
-}
-
 /// What a background apply was asked to do: the fields of `ApplyRequest`
 /// that can be written down (a plan is stored as its JSON text).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -6,6 +6,8 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::git::process::cli::Git;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 
 /// The upstream of the current branch and how far apart they are.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -98,4 +100,13 @@ fn upstream_of(git: &Git, branch: &str) -> Result<Option<Upstream>> {
 /// `check` for front ends: opens the repository with git itself.
 pub fn run(dir: &std::path::Path, _req: &CheckRequest) -> Result<CheckOutcome> {
     check(&Git::open(dir)?)
+}
+
+impl UseCase for CheckRequest {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = CheckOutcome;
+
+    fn run(&self, session: &Session) -> Result<CheckOutcome> {
+        run(session.dir(), self)
+    }
 }

@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use crate::git::process::cli::Git;
 use crate::hooks::{self, HOOKS, HookState, HookStatus};
 
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 /// `core.hooksPath` when set: its value, the folder it names, and where it
@@ -378,4 +380,13 @@ fn install_server(git: &Git, binary: &Path) -> Result<HooksOutcome> {
         hooks_path: None,
         hooks,
     })
+}
+
+impl UseCase for HooksRequest {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = HooksOutcome;
+
+    fn run(&self, session: &Session) -> Result<HooksOutcome> {
+        run(session.dir(), session.settings()?, self)
+    }
 }

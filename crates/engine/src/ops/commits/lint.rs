@@ -12,6 +12,8 @@ use crate::git::{Order, RangeProblem, Repo, RevRange};
 use crate::hooks::invocation::InProgress;
 use crate::lint::{self, CleanMode, CommentChar, LintConfig, Report};
 
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 /// What to lint: one message (text or file) or the commits of a range.
@@ -450,5 +452,60 @@ fn shell_quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+impl UseCase for LintRequest {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = LintOutcome;
+
+    fn run(&self, session: &Session) -> Result<LintOutcome> {
+        run(session.dir(), session.settings()?, self)
+    }
+}
+
+impl UseCase for MessageRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = LintOutcome;
+
+    /// One commit message, with the repository's settings.
+    fn run(&self, session: &Session) -> Result<LintOutcome> {
+        let config = session.settings()?.lint()?;
+        let source = MessageSource::Text {
+            name: self.name.clone(),
+            text: self.text.clone(),
+        };
+        lint_message(&source, &config)
+    }
+}
+
+/// A message read from stdin (`<stdin>` in reports).
+pub struct StdinRequest {
+    pub text: String,
+}
+
+impl UseCase for StdinRequest {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = LintOutcome;
+
+    fn run(&self, session: &Session) -> Result<LintOutcome> {
+        run_stdin(session.settings()?, &self.text)
+    }
+}
+
+/// The commit-msg hook: the message file git passes, cleaned as this
+/// commit will clean it.
+pub struct CommitMsgHook {
+    pub file: std::path::PathBuf,
+}
+
+impl UseCase for CommitMsgHook {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = CommitMsgOutcome;
+
+    fn run(&self, session: &Session) -> Result<CommitMsgOutcome> {
+        let dir = session.dir();
+        let request = CommitMsgRequest::for_hook(dir, session.settings()?, &self.file)?;
+        commit_msg(&request)
     }
 }

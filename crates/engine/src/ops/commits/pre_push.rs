@@ -9,6 +9,8 @@ use crate::error::{Error, Result};
 use crate::git::process::cli::Git;
 use crate::policy::{self, RefFacts, RefVerdict, Verdict};
 
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 /// What git handed the hook, plus whether someone can be asked.
@@ -132,4 +134,13 @@ fn ref_facts(git: &Git, line: &policy::PushLine) -> Result<RefFacts> {
         ahead: Some(ahead),
         behind: Some(behind),
     })
+}
+
+impl UseCase for PrePushRequest {
+    const OPEN: Open = Open::NoRepository;
+    type Outcome = PrePushOutcome;
+
+    fn run(&self, session: &Session) -> Result<PrePushOutcome> {
+        pre_push(session.dir(), session.settings()?, self)
+    }
 }

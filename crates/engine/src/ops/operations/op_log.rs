@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::store::audit::{AuditAction, AuditEntry, RefMove};
 use crate::store::{pending, proposals};
 
@@ -192,5 +194,23 @@ pub fn find(repo: &Repo, op: &str) -> Result<AuditEntry> {
             op,
             matches: found.into_iter().map(|e| e.id).collect(),
         }),
+    }
+}
+
+impl UseCase for OpLogRequest {
+    const OPEN: Open = Open::View;
+    type Outcome = OpLogOutcome;
+
+    fn run(&self, session: &Session) -> Result<OpLogOutcome> {
+        op_log(session.repo()?, self)
+    }
+}
+
+impl UseCase for OpShowRequest {
+    const OPEN: Open = Open::View;
+    type Outcome = Operation;
+
+    fn run(&self, session: &Session) -> Result<Operation> {
+        op_show(session.repo()?, self)
     }
 }

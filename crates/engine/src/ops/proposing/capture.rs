@@ -18,6 +18,8 @@ use crate::git::worktree::restore;
 use crate::git::{Repo, RepoPath};
 
 use super::edit::{EditOutcome, store_changes};
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 /// What to capture.
@@ -346,4 +348,19 @@ fn file_change(
         warnings: Vec::new(),
         edits: Vec::new(),
     })
+}
+
+impl UseCase for CaptureRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = CaptureOutcome;
+
+    fn run(&self, session: &Session) -> Result<CaptureOutcome> {
+        capture(
+            session.repo()?,
+            session.settings()?,
+            session.context(),
+            self,
+        )
+    }
 }

@@ -11,6 +11,7 @@ pub mod edit;
 mod edit_base;
 mod edit_filtered;
 mod edit_hunks;
+mod edit_outcome;
 mod edit_tree;
 mod patch_sequence;
 pub mod propose;

@@ -20,6 +20,8 @@ use crate::store::pending::Deferred;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use evolv_core::globs::Globs;
 
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 /// A regex (or literal) replacement over the files in scope.
@@ -537,4 +539,19 @@ fn blobs_in_scope(
         )?);
     }
     Ok(files)
+}
+
+impl UseCase for ProposeRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = ProposeOutcome;
+
+    fn run(&self, session: &Session) -> Result<ProposeOutcome> {
+        propose(
+            session.repo()?,
+            session.settings()?,
+            session.context(),
+            self,
+        )
+    }
 }

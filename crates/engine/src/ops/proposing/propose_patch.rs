@@ -14,6 +14,8 @@ use crate::patch::{self, FilePatch, Format, PatchError};
 
 use super::edit::{EditOutcome, store_changes};
 use super::patch_sequence::{apply_part, base_file, check_paths};
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 /// What to propose from a patch.
@@ -293,4 +295,19 @@ fn patch_error(source: &str, e: PatchError) -> Error {
         format!("{source}: {e}"),
         "nothing was stored; fix the patch (or make it again against the base: `git diff --binary`), or give -p N for the leading directories to strip",
     )
+}
+
+impl UseCase for PatchRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = Vec<EditOutcome>;
+
+    fn run(&self, session: &Session) -> Result<Vec<EditOutcome>> {
+        propose_patch(
+            session.repo()?,
+            session.settings()?,
+            session.context(),
+            self,
+        )
+    }
 }

@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::store::proposals;
 
 /// Which file of which tree, and which lines.
@@ -118,4 +120,13 @@ pub fn numbered(o: &CatOutcome) -> Vec<u8> {
         out.extend_from_slice(line);
     }
     out
+}
+
+impl UseCase for CatRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = CatOutcome;
+
+    fn run(&self, session: &Session) -> Result<CatOutcome> {
+        cat(session.repo()?, self)
+    }
 }

@@ -12,6 +12,8 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 
 /// What to list.
 #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -253,4 +255,29 @@ fn tracked(repo: &Repo, dir: Option<&str>, m: &GlobMatcher) -> Result<Vec<GlobEn
             modified: None,
         })
         .collect())
+}
+
+impl UseCase for GlobRequest {
+    const OPEN: Open = Open::AsIs;
+    type Outcome = GlobOutcome;
+
+    fn run(&self, session: &Session) -> Result<GlobOutcome> {
+        glob(session.repo()?, self)
+    }
+}
+
+/// `dir`, relative to `cwd`, as a path from the top of the work tree (a
+/// glob's `path` given on a command line).
+pub struct GlobPath {
+    pub cwd: std::path::PathBuf,
+    pub dir: String,
+}
+
+impl UseCase for GlobPath {
+    const OPEN: Open = Open::AsIs;
+    type Outcome = String;
+
+    fn run(&self, session: &Session) -> Result<String> {
+        path_from_top(session.repo()?, &self.cwd, &self.dir)
+    }
 }

@@ -19,9 +19,10 @@ use serde::{Deserialize, Serialize};
 use super::Settings;
 use super::validation::{Ask, Caller, Validation};
 use crate::context::Context;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::validate;
 mod bisect;
-pub mod proposal_verdicts;
 mod run;
 
 pub use bisect::BisectOutcome;
@@ -274,4 +275,18 @@ fn run_targets(
         warnings.extend(met);
     }
     Ok((verdicts, warnings))
+}
+
+impl UseCase for TestRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = TestOutcome;
+
+    fn run(&self, session: &Session) -> Result<TestOutcome> {
+        test(
+            session.repo()?,
+            session.settings()?,
+            session.context(),
+            self,
+        )
+    }
 }

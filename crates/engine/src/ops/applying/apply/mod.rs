@@ -10,6 +10,9 @@ use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::git::{self, Head};
 use crate::landing::land;
+use crate::ops::permissions::Confirmation;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::plan::ExecutionPlan;
 use crate::store::audit::AuditAction;
 use crate::store::pending::Deferred;
@@ -18,6 +21,7 @@ use crate::store::trailers;
 use crate::store::transaction::Transaction;
 use crate::validate::CommandReport;
 
+mod confirm;
 mod land_step;
 pub mod part;
 mod replay;
@@ -332,4 +336,23 @@ fn refuse_applied(repo: &Repo, proposals: &[Proposal]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+impl UseCase for ApplyRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = ApplyReport;
+
+    fn run(&self, session: &Session) -> Result<ApplyReport> {
+        apply(
+            session.repo()?,
+            session.settings()?,
+            session.context(),
+            self,
+        )
+    }
+
+    fn confirmation(&self, session: &Session) -> Result<Option<Confirmation>> {
+        confirm::apply_confirmation(session.repo()?, session.settings()?, self)
+    }
 }

@@ -16,6 +16,8 @@ use crate::store::proposals::{self, Proposal, ProposalMeta, proposal_ref};
 use super::{ApplyReport, ApplyRequest};
 use crate::context::Context;
 use crate::ops::proposing::edit::build_changes;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 /// Which changes of the proposal land.
@@ -259,4 +261,18 @@ fn whole_file(
         warnings: Vec::new(),
         edits: Vec::new(),
     })
+}
+
+/// The proposal's changes as hunks (what `apply -i` asks about).
+pub struct PartHunks {
+    pub patch_id: String,
+}
+
+impl UseCase for PartHunks {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = Vec<FilePatch>;
+
+    fn run(&self, session: &Session) -> Result<Vec<FilePatch>> {
+        hunks(session.repo()?, &self.patch_id)
+    }
 }

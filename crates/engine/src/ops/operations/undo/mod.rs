@@ -21,6 +21,7 @@
 //! and any ref. Those are skipped by `undo`, `undo --to` and `redo`, and
 //! refused when named, saying why (`pick`).
 
+mod confirm;
 mod landing;
 mod pick;
 mod plan;
@@ -33,6 +34,9 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::landing::land;
+use crate::ops::permissions::Confirmation;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::store::audit::{AuditAction, AuditEntry, AuditRecord, RefMove};
 use crate::store::pending::Deferred;
 
@@ -184,5 +188,20 @@ fn moved_since(target: &AuditEntry, m: &RefMove, actual: Option<String>) -> Erro
         name: m.name.clone(),
         expected: m.old.clone(),
         actual,
+    }
+}
+
+impl UseCase for UndoRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = UndoOutcome;
+
+    fn run(&self, session: &Session) -> Result<UndoOutcome> {
+        undo(session.repo()?, session.context(), self)
+    }
+
+    fn confirmation(&self, session: &Session) -> Result<Option<Confirmation>> {
+        let how = (session.settings()?, session.context());
+        confirm::undo_confirmation(session.repo()?, how, self)
     }
 }

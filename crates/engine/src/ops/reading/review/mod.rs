@@ -20,6 +20,8 @@ use crate::store::file_records::{self, FileResult};
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
 use crate::validators::ValidatorReport;
 
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 pub use page::{FilePage, PAGE_LINES, RecentFiles};
 pub use view::{FileView, Hunk, Line, Marks, number};
 
@@ -27,14 +29,6 @@ pub use view::{FileView, Hunk, Line, Marks, number};
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 /// Longest quoted passage kept, in bytes.
 pub const MAX_QUOTE_BYTES: usize = 64 * 1024;
-
-/// The review page's own views (the list with HEAD, a proposal's detail,
-/// a file's hunks) and its start: opened as the page always has, an
-/// interrupted landing recovered first.
-pub struct ReviewPage;
-
-/// The review page's live feed of refs: long-lived and read-only.
-pub struct RefFeed;
 
 /// A comment to add to a proposal.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -193,6 +187,16 @@ pub fn head(repo: &Repo) -> Option<(String, String)> {
     Some((head.display_name().to_string(), head.commit.to_string()))
 }
 
+impl UseCase for CommentRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = Comment;
+
+    fn run(&self, session: &Session) -> Result<Comment> {
+        comment(session.repo()?, session.context(), self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,7 +243,7 @@ mod tests {
             )
             .unwrap();
         let id = session
-            .propose(&crate::ops::proposing::propose::ProposeRequest {
+            .run(&crate::ops::proposing::propose::ProposeRequest {
                 pattern: "old".into(),
                 replacement: "new".into(),
                 ..Default::default()

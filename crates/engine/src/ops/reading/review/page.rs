@@ -33,8 +33,12 @@ const KEPT: usize = 4;
 /// The numbered hunks of the files last asked for, by proposal commit and
 /// path, newest last: a long file's diff is computed for its first page
 /// only, not once per page.
-#[derive(Default)]
-pub struct RecentFiles(Mutex<Vec<(String, Arc<Vec<Hunk>>)>>);
+/// Cloned into each request's use case: the clones share what is kept.
+#[derive(Clone, Default)]
+pub struct RecentFiles(Arc<Mutex<Kept>>);
+
+/// The files kept, by key, newest last.
+type Kept = Vec<(String, Arc<Vec<Hunk>>)>;
 
 impl RecentFiles {
     /// The hunks kept under `key`, or those `compute` gives (`None`: no

@@ -15,6 +15,8 @@ use crate::git::Repo;
 use crate::store::outcomes::{FOR_PREFIX, Pusher};
 use evolv_core::receive::ref_name::shown;
 
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::{ServerValidation, Settings};
 
 /// The most ref lines one push may carry.
@@ -111,4 +113,13 @@ fn is_verdict_push(line: &str, refname: &str) -> bool {
         && key
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl UseCase for PreReceiveRequest {
+    const OPEN: Open = Open::Server;
+    type Outcome = Vec<Judged>;
+
+    fn run(&self, session: &Session) -> Result<Vec<Judged>> {
+        judge_push(session.repo()?, session.settings()?, self)
+    }
 }

@@ -17,6 +17,8 @@ use crate::store::proposals;
 use evolv_core::receive::ref_name;
 
 use crate::context::Context;
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::ops::settings::Settings;
 
 pub mod guard;
@@ -242,4 +244,27 @@ fn claim_id(repo: &Repo, pushed: Oid) -> Result<String> {
         }
     }
     Err(last.expect("at least one attempt"))
+}
+
+impl UseCase for DrainRequest {
+    const OPEN: Open = Open::Server;
+    type Outcome = usize;
+
+    fn run(&self, session: &Session) -> Result<usize> {
+        queue::drain_detached(session.repo()?, session.settings()?, session.context())
+    }
+}
+
+impl UseCase for ReceiveRequest {
+    const OPEN: Open = Open::Server;
+    type Outcome = ReceiveOutcome;
+
+    fn run(&self, session: &Session) -> Result<ReceiveOutcome> {
+        let repo = session.repo()?;
+        let outcome = receive(repo, session.settings()?, session.context(), self)?;
+        if outcome.drain {
+            queue::spawn_drainer(repo.git_dir())?;
+        }
+        Ok(outcome)
+    }
 }

@@ -8,6 +8,8 @@ use serde::Serialize;
 use super::{remote_prefix, repo_dir, resolve_remote};
 use crate::error::{Error, Result};
 use crate::git::{self, Repo};
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use evolv_core::push_report;
 
 /// Which remote to fetch from.
@@ -66,4 +68,13 @@ pub(crate) fn fetch_from(repo: &Repo, remote: &str) -> Result<FetchOutcome> {
         refspec: specs[0].clone(),
         refs,
     })
+}
+
+impl UseCase for FetchRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = FetchOutcome;
+
+    fn run(&self, session: &Session) -> Result<FetchOutcome> {
+        fetch(session.repo()?, self)
+    }
 }

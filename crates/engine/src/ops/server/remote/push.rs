@@ -7,6 +7,8 @@ use serde::Serialize;
 use super::{repo_dir, resolve_branch, resolve_remote};
 use crate::error::{Error, Result};
 use crate::git::{self, Repo};
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::store::proposals::{self, Proposal};
 use evolv_core::push_report::{self, RefLine};
 
@@ -228,5 +230,14 @@ fn failed(remote: &str, dest: &str, run: &git::process::transport::GitRun) -> Er
     Error::GitCommand {
         command: format!("git push {remote} …:{dest}"),
         message: format!("`git push` to {remote} ({dest}) failed: {complaint}"),
+    }
+}
+
+impl UseCase for PushRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = PushOutcome;
+
+    fn run(&self, session: &Session) -> Result<PushOutcome> {
+        push(session.repo()?, self)
     }
 }

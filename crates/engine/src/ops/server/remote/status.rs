@@ -13,6 +13,8 @@ use serde::Serialize;
 use super::{remote_prefix, resolve_remote};
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo};
+use crate::ops::session::Session;
+use crate::ops::session::{Open, UseCase};
 use crate::store::outcomes::{OUTCOMES_PREFIX, Outcome};
 use crate::store::proposals;
 
@@ -224,5 +226,14 @@ fn read_record(
         new: text("new").or_else(|| applied.map(|a| a.to_string())),
         reason,
         record,
+    }
+}
+
+impl UseCase for StatusRequest {
+    const OPEN: Open = Open::View;
+    type Outcome = StatusOutcome;
+
+    fn run(&self, session: &Session) -> Result<StatusOutcome> {
+        status(session.repo()?, self)
     }
 }

@@ -3,9 +3,9 @@
 //! `list`, `show`, MCP `show_proposal` and the review page. Only trusted
 //! verdicts count (see `store::verdicts`); nothing runs here.
 
-use super::super::reading::inspect::ProposalSummary;
 use super::super::settings::Settings;
 use super::super::validation::configured_commands;
+use super::inspect::ProposalSummary;
 use crate::error::Result;
 use crate::git::{Oid, Repo};
 use crate::store::pending::Deferred;
