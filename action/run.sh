@@ -5,9 +5,16 @@
 # INPUT_* variables) and nothing else, so scripts/test_action.sh runs them
 # here against local repositories with a sample pull_request event.
 #
-#   run.sh install    download the release archive of INPUT_VERSION for this
-#                     runner, check it against its .sha256 (and INPUT_SHA256
-#                     when given), unpack it, put it on GITHUB_PATH
+#   run.sh install    put git-evolv on GITHUB_PATH, from the first source
+#                     given: INPUT_BINARY (a built git-evolv, used where it
+#                     is); INPUT_VERSION (the release archive for this
+#                     runner, checked against its .sha256 and INPUT_SHA256
+#                     when given); else the action's own source, built with
+#                     cargo into EVOLV_BUILD_DIR (which action.yml caches
+#                     between runs) unless that folder already holds the
+#                     build of the same source
+#   run.sh source-key the cache key of the action's source for this runner
+#                     (key, restore, dir outputs), for actions/cache
 #   run.sh lint       lint the pull request's commits (base..head of the
 #                     event, else origin/$GITHUB_BASE_REF..HEAD, or INPUT_RANGE)
 #                     with one ::error annotation per finding
@@ -33,17 +40,99 @@ evolv() { "${EVOLV_BIN:-git-evolv}" "$@"; }
 target() {
   local arch os
   case "$(uname -m)" in x86_64 | amd64) arch=x86_64 ;; arm64 | aarch64) arch=aarch64 ;;
-    *) die "no release archive for the $(uname -m) architecture: build with 'cargo install --locked git-evolv'" ;; esac
+    *) die "no release archive for the $(uname -m) architecture: leave out the 'version' input to build from the action's source" ;; esac
   case "$(uname -s)" in Linux) os=unknown-linux-musl ;; Darwin) os=apple-darwin ;;
     *) die "no release archive for $(uname -s): git-evolv supports Linux and macOS" ;; esac
   echo "$arch-$os"
 }
 
-sha256() { if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1; }
+# sha256 of file $1, or of stdin.
+sha256() { if command -v sha256sum >/dev/null; then sha256sum "$@"; else shasum -a 256 "$@"; fi | cut -d' ' -f1; }
 
 install() {
-  local version="${INPUT_VERSION:-}"
-  [ -n "$version" ] || die "the version input is required (a release, e.g. 0.1.0)"
+  if [ -n "${INPUT_BINARY:-}" ]; then use_binary "$INPUT_BINARY"
+  elif [ -n "${INPUT_VERSION:-}" ]; then download "$INPUT_VERSION"
+  else build_from_source; fi
+}
+
+# The folder the action's source is in (this script is its action/run.sh).
+source_dir() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
+
+# What the build depends on: the source files cargo reads and the
+# toolchain. Tests, docs and scripts do not change the binary.
+source_key() {
+  local src rust sum
+  src="$(source_dir)"
+  rust="$("${CARGO:-cargo}" --version 2>/dev/null || echo no-cargo)"
+  sum="$( { echo "$rust"; cd "$src" && find Cargo.toml Cargo.lock build.rs src crates -type f \
+    ! -path '*/tests/*' -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' f; do printf '%s\n' "$f"; cat "$f"; done; } \
+    | sha256 | cut -c1-16)"
+  echo "git-evolv-$(uname -s)-$(uname -m)-$sum"
+}
+
+build_dir() { echo "${EVOLV_BUILD_DIR:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/git-evolv-build}"; }
+
+source_key_outputs() {
+  local key
+  key="$(source_key)"
+  out key "$key"
+  out restore "${key%-*}-"
+  out dir "$(build_dir)"
+  echo "cache key $key"
+}
+
+# Puts folder $1 (holding git-evolv) on GITHUB_PATH and in the outputs.
+installed() {
+  "$1/git-evolv" --version >/dev/null || die "$1/git-evolv does not run on this runner"
+  [ -n "${GITHUB_PATH:-}" ] && echo "$1" >>"$GITHUB_PATH"
+  out path "$1"
+}
+
+# A given binary: linked into a folder of its own as git-evolv (the later
+# steps run <path>/git-evolv), with git-evolv-hook when it is beside it.
+use_binary() {
+  local b="$1" dir
+  [ -d "$b" ] && b="$b/git-evolv"
+  [ -f "$b" ] && [ -x "$b" ] || die "the 'binary' input names no executable file: $b (give the path of a built git-evolv, e.g. target/release/git-evolv)"
+  b="$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
+  dir="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/git-evolv-binary"
+  rm -rf "$dir" && mkdir -p "$dir"
+  ln -s "$b" "$dir/git-evolv"
+  [ -x "$(dirname "$b")/git-evolv-hook" ] && ln -s "$(dirname "$b")/git-evolv-hook" "$dir/git-evolv-hook"
+  installed "$dir"
+  echo "using git-evolv $("$dir/git-evolv" --version | head -1) from $b"
+}
+
+# The action's own source, built with cargo (release profile without fat
+# LTO: the binary serves this job only, and the build is minutes shorter),
+# or the build a cached EVOLV_BUILD_DIR already holds for the same key.
+build_from_source() {
+  local src dir key cargo="${CARGO:-cargo}" profile="${EVOLV_CARGO_PROFILE:-release}" out_dir
+  src="$(source_dir)"
+  dir="$(build_dir)"
+  key="${EVOLV_SOURCE_KEY:-$(source_key)}"
+  if [ -x "$dir/bin/git-evolv" ] && [ "$(cat "$dir/source-key" 2>/dev/null)" = "$key" ]; then
+    installed "$dir/bin"
+    echo "using the cached build of this source ($key) in $dir/bin"
+    return
+  fi
+  command -v "$cargo" >/dev/null || die "no cargo on this runner to build git-evolv from the action's source: set up Rust first (e.g. dtolnay/rust-toolchain@stable), or give the 'binary' input (a built git-evolv); the 'version' input works from the first release on"
+  echo "building git-evolv from $src (cargo, profile $profile; cached for the next run)"
+  CARGO_TARGET_DIR="${EVOLV_CARGO_TARGET_DIR:-$dir/target}" CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    "$cargo" build --locked --bins --profile "$profile" --manifest-path "$src/Cargo.toml" >&2 \
+    || die "cargo could not build git-evolv from $src (its output is above)"
+  [ "$profile" = dev ] && out_dir=debug || out_dir="$profile"
+  mkdir -p "$dir/bin"
+  cp -f "${EVOLV_CARGO_TARGET_DIR:-$dir/target}/$out_dir/git-evolv" \
+    "${EVOLV_CARGO_TARGET_DIR:-$dir/target}/$out_dir/git-evolv-hook" "$dir/bin/"
+  printf '%s\n' "$key" >"$dir/source-key"
+  installed "$dir/bin"
+  echo "built git-evolv from source in $dir/bin"
+}
+
+download() {
+  local version="$1"
   version="${version#v}"
   local repo="${INPUT_REPOSITORY:-${GITHUB_ACTION_REPOSITORY:-}}"
   [ -n "$repo" ] || die "no repository to download from: set the 'repository' input (owner/name)"
@@ -63,9 +152,7 @@ install() {
     die "$name.tar.gz: sha256 $got does not match the 'sha256' input $INPUT_SHA256; nothing was installed"
   fi
   tar -C "$dir" -xzf "$dir/$name.tar.gz"
-  "$dir/$name/git-evolv" --version >/dev/null || die "$dir/$name/git-evolv does not run on this runner"
-  [ -n "${GITHUB_PATH:-}" ] && echo "$dir/$name" >>"$GITHUB_PATH"
-  out path "$dir/$name"
+  installed "$dir/$name"
   out sha256 "$got"
   echo "installed git-evolv $version ($got) in $dir/$name"
 }
@@ -291,6 +378,7 @@ publish() {
 
 case "${1:-}" in
   install | lint | validate) "$1" ;;
+  source-key) source_key_outputs ;;
   target) target ;;
-  *) die "usage: run.sh install|lint|validate (got '${1:-}')" ;;
+  *) die "usage: run.sh install|lint|validate|source-key (got '${1:-}')" ;;
 esac

@@ -14,6 +14,9 @@ bin_dir="$(cd "${1:?usage: scripts/test_action.sh BIN_DIR}" && pwd)"
 run="$here/action/run.sh"
 t="$(mktemp -d)"
 trap 'rm -rf "$t"' EXIT
+# The build from source below runs cargo, which finds its toolchain and
+# downloads through the real HOME's rustup and cargo folders.
+export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 export HOME="$t/home" GIT_CONFIG_NOSYSTEM=1 NO_COLOR=1
 mkdir -p "$HOME"
 git config --global user.name Tester
@@ -29,7 +32,11 @@ expect() { # expect DESCRIPTION EXIT-CODE COMMAND... (output in $t/log)
   "$@" >"$t/log" 2>&1 || code=$?
   if [ "$code" = "$want" ]; then ok "$what"; else echo "  (exit $code, expected $want)" >>"$t/log"; bad "$what"; fi
 }
-has() { if grep -q -- "$2" "$3"; then ok "$1"; else echo "  no '$2' in $3:" >"$t/log"; cat "$3" >>"$t/log" 2>/dev/null; bad "$1"; fi; }
+has() { # has DESCRIPTION PATTERN FILE (FILE may be $t/log itself)
+  if grep -q -- "$2" "$3"; then ok "$1"; else
+    { echo "  no '$2' in $3:"; cat "$3" 2>/dev/null || true; } >"$t/has.log"; mv "$t/has.log" "$t/log"; bad "$1"
+  fi
+}
 fresh_env() { # the files GitHub gives each step
   export GITHUB_OUTPUT="$t/output" GITHUB_STEP_SUMMARY="$t/summary" GITHUB_PATH="$t/path" RUNNER_TEMP="$t/runner"
   : >"$GITHUB_OUTPUT"; : >"$GITHUB_STEP_SUMMARY"; : >"$GITHUB_PATH"; rm -rf "$RUNNER_TEMP"; mkdir -p "$RUNNER_TEMP"
@@ -66,6 +73,53 @@ expect "install: ... and puts nothing on GITHUB_PATH" 0 test ! -s "$GITHUB_PATH"
 fresh_env
 expect "install: a version with no release fails" 2 env INPUT_VERSION=9.9.9 "$run" install
 has "install: ... naming the release" "is there a release v9.9.9" "$t/log"
+
+# --- install without a release: a given binary, or the action's own source --
+unset EVOLV_RELEASE_URL INPUT_REPOSITORY
+fresh_env
+expect "install: the 'binary' input uses that binary, no release needed" 0 env INPUT_BINARY="$bin_dir/git-evolv" "$run" install
+has "install: ... its folder on GITHUB_PATH" "$RUNNER_TEMP/git-evolv-binary" "$GITHUB_PATH"
+has "install: ... and in the path output" "^path=$RUNNER_TEMP/git-evolv-binary\$" "$GITHUB_OUTPUT"
+expect "install: ... where git-evolv runs" 0 "$RUNNER_TEMP/git-evolv-binary/git-evolv" --version
+expect "install: ... with git-evolv-hook beside it" 0 test -x "$RUNNER_TEMP/git-evolv-binary/git-evolv-hook"
+fresh_env
+expect "install: a 'binary' that is not there fails" 2 env INPUT_BINARY="$t/nowhere/git-evolv" "$run" install
+has "install: ... naming it" "names no executable file: $t/nowhere/git-evolv" "$t/log"
+expect "install: ... and puts nothing on GITHUB_PATH" 0 test ! -s "$GITHUB_PATH"
+
+# The build from source, as action.yml runs it: the source-key step, then
+# install with its outputs (the cache step between them is GitHub's). The
+# build reuses this checkout's target folder and the dev profile, so cargo
+# only checks that what .ci/run built is fresh.
+fresh_env
+expect "source-key: prints the cache key of the action's source" 0 "$run" source-key
+has "source-key: ... as the key output, per system and architecture" "^key=git-evolv-$(uname -s)-$(uname -m)-[0-9a-f]\{16\}\$" "$GITHUB_OUTPUT"
+has "source-key: ... the restore prefix" "^restore=git-evolv-$(uname -s)-$(uname -m)-\$" "$GITHUB_OUTPUT"
+has "source-key: ... and the folder to cache" "^dir=$RUNNER_TEMP/git-evolv-build\$" "$GITHUB_OUTPUT"
+key="$(sed -n 's/^key=//p' "$GITHUB_OUTPUT")"
+build=(env EVOLV_BUILD_DIR="$t/build" EVOLV_SOURCE_KEY="$key" EVOLV_CARGO_PROFILE=dev
+  EVOLV_CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}")
+fresh_env
+expect "install: no version and no binary builds git-evolv from the action's source" 0 "${build[@]}" "$run" install
+has "install: ... saying so" "built git-evolv from source in $t/build/bin" "$t/log"
+has "install: ... its folder on GITHUB_PATH" "^$t/build/bin\$" "$GITHUB_PATH"
+expect "install: ... git-evolv runs" 0 "$t/build/bin/git-evolv" --version
+expect "install: ... git-evolv-hook beside it" 0 test -x "$t/build/bin/git-evolv-hook"
+mkdir -p "$t/nocargo" && printf '#!/bin/sh
+echo cargo ran >&2
+exit 97
+' >"$t/nocargo/cargo" && chmod +x "$t/nocargo/cargo"
+fresh_env
+expect "install: the same source again takes the cached build, no cargo run" 0 env CARGO="$t/nocargo/cargo" "${build[@]}" "$run" install
+has "install: ... saying so" "using the cached build of this source" "$t/log"
+has "install: ... on GITHUB_PATH" "^$t/build/bin\$" "$GITHUB_PATH"
+fresh_env
+expect "install: another source (a new key) builds again" 2 env CARGO="$t/nocargo/cargo" "${build[@]}" EVOLV_SOURCE_KEY=other "$run" install
+has "install: ... running cargo" "cargo ran" "$t/log"
+has "install: ... and says when cargo fails" "cargo could not build git-evolv" "$t/log"
+fresh_env
+expect "install: no cargo and nothing cached fails" 2 env CARGO="$t/nowhere/cargo" EVOLV_BUILD_DIR="$t/build2" "$run" install
+has "install: ... saying which inputs to give" "no cargo on this runner.*'binary' input" "$t/log"
 
 export EVOLV_BIN="$bin_dir/git-evolv"
 # --- lint: a pull request of two commits, one with a bad message -----------

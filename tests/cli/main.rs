@@ -56,6 +56,7 @@ mod propose_hardening;
 mod propose_patch;
 mod propose_patch_codex;
 mod propose_patch_history;
+mod readme;
 mod readme_assistants;
 mod remote_errors;
 mod remote_many;
