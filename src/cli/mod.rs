@@ -2,6 +2,7 @@
 //! subcommand, rendering of outcomes for people (Display-like text) and
 //! machines (`--json`, the same serde types the MCP server uses).
 
+mod agent;
 mod apply;
 mod apply_interactive;
 mod ask;
@@ -161,6 +162,8 @@ pub enum Command {
     Fetch(push::FetchArgs),
     /// What came of a proposal, here and on remotes (--remote fetches one first).
     Status(push::StatusArgs),
+    /// Checkpoint every turn of a coding agent through its own hooks (install, status, uninstall).
+    Agent(agent::AgentArgs),
 }
 
 impl Command {
@@ -199,6 +202,7 @@ impl Command {
             Command::Push(_) => "push",
             Command::Fetch(_) => "fetch",
             Command::Status(_) => "status",
+            Command::Agent(_) => "agent",
         };
         // Checked in debug builds only: building clap's tree of every
         // command a second time was 15% of a short command's instructions.
@@ -222,6 +226,10 @@ pub fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(hook) = hook::installed_as(&args) {
         return run_installed_hook(hook);
+    }
+    // An agent's hook: before clap and any configuration (never exit 2).
+    if let Some(code) = agent::from_args(&args) {
+        return ExitCode::from(code);
     }
     if man::long_help_from_args(&args) {
         return ExitCode::SUCCESS;
@@ -456,6 +464,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Lint(args) => return lint::run(&dir, args, out),
         Command::Hook(args) => return hook::run(&dir, args, out, CLI_ACTOR),
         Command::Hooks(args) => return hooks::run(&dir, args, out).map(|()| 0),
+        Command::Agent(args) => return agent::run(&dir, args, out),
         Command::Check => return check::run(&dir, out).map(|()| 0),
         Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
         Command::Serve(args) => return serve::run(&dir, args, out).map(|()| 0),
@@ -501,6 +510,7 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
         | Command::Lint(_)
         | Command::Hook(_)
         | Command::Hooks(_)
+        | Command::Agent(_)
         | Command::Completions(_)
         | Command::InstallMan(_)
         | Command::Help(_)

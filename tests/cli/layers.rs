@@ -50,6 +50,7 @@ const CRATES: &[(&str, &[&str])] = &[
     (
         "crates/core/src",
         &[
+            "agents",
             "receive",
             "patch",
             "lint",

@@ -4,6 +4,7 @@
 //! process and knows nothing of git's object store (the adapter crate,
 //! `evolv-git`, does).
 
+pub mod agents;
 pub mod c_quote;
 pub mod clock;
 pub mod comma_list;

@@ -7,6 +7,7 @@
 //! rule or default lives anywhere else.
 
 // The rooms, one concept each (issue 39 item 6).
+pub mod agents;
 pub mod applying;
 pub mod commits;
 pub mod operations;
