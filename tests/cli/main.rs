@@ -1,6 +1,7 @@
 //! Integration tests: the real `git-evolv` binary against real repositories,
 //! checked afterwards with git itself.
 
+mod agents;
 mod apply;
 mod apply_part;
 mod ask;

@@ -78,7 +78,7 @@ pub fn run(agent_name: &str, stdin: impl Read) -> u8 {
         },
     };
     log(agent, event.as_ref().ok(), &result, started.elapsed());
-    answer(agent, event.as_ref().ok(), &result)
+    answer(agent, &result)
 }
 
 /// `record::record` in a thread, given `BUDGET`: an overrun is reported
@@ -105,17 +105,17 @@ fn within_budget(event: HookEvent) -> Result<Recorded, String> {
 }
 
 /// The answer in the agent's protocol; the exit code.
-fn answer(agent: Agent, event: Option<&HookEvent>, result: &Result<Recorded, String>) -> u8 {
+fn answer(agent: Agent, result: &Result<Recorded, String>) -> u8 {
     let mut stdout = std::io::stdout().lock();
-    let prompt = event.is_some_and(|e| e.event == "beforeSubmitPrompt");
     match (agent, result) {
+        // Cursor wants JSON on every path; `continue` is what its
+        // beforeSubmitPrompt reads, and the other events ignore it.
         (Agent::Cursor, Ok(_)) => {
-            let body = if prompt { "{\"continue\":true}" } else { "{}" };
-            let _ = writeln!(stdout, "{body}");
+            let _ = writeln!(stdout, "{{\"continue\":true}}");
             0
         }
         (Agent::Cursor, Err(message)) => {
-            let _ = writeln!(stdout, "{}", if prompt { "{\"continue\":true}" } else { "{}" });
+            let _ = writeln!(stdout, "{{\"continue\":true}}");
             let _ = writeln!(std::io::stderr(), "git-evolv: no checkpoint: {message}");
             1
         }

@@ -182,7 +182,10 @@ mod tests {
             assert!(once.text.contains("prettier --write"));
             assert!(once.text.find("prettier").unwrap() < once.text.find("evolv agent").unwrap());
             let twice = install(agent, Some(&once.text)).unwrap();
-            assert_eq!(twice.text, once.text, "{agent:?}: a second install changed the file");
+            assert_eq!(
+                twice.text, once.text,
+                "{agent:?}: a second install changed the file"
+            );
             let back = uninstall(agent, &once.text, Some(&once.created), false).unwrap();
             assert_eq!(back.as_deref(), Some(USERS), "{agent:?}:\n{}", once.text);
         }
@@ -193,7 +196,10 @@ mod tests {
         for agent in Agent::ALL {
             let made = install(agent, None).unwrap();
             serde_json::from_str::<serde_json::Value>(&made.text).unwrap();
-            assert_eq!(uninstall(agent, &made.text, Some(&made.created), true), Ok(None));
+            assert_eq!(
+                uninstall(agent, &made.text, Some(&made.created), true),
+                Ok(None)
+            );
             // Without the record: the entries and the containers they left empty.
             let back = uninstall(agent, &made.text, None, false).unwrap().unwrap();
             assert!(!back.contains("hooks"), "{back}");
@@ -210,10 +216,22 @@ mod tests {
 
     #[test]
     fn files_it_cannot_edit_are_named_not_rewritten() {
-        assert!(install(Agent::Codex, Some("[1]")).unwrap_err().contains("object"));
-        assert!(install(Agent::Codex, Some("{\"hooks\": 3}")).unwrap_err().contains("hooks"));
+        assert!(
+            install(Agent::Codex, Some("[1]"))
+                .unwrap_err()
+                .contains("object")
+        );
+        assert!(
+            install(Agent::Codex, Some("{\"hooks\": 3}"))
+                .unwrap_err()
+                .contains("hooks")
+        );
         let e = install(Agent::Codex, Some("{\"hooks\": {\"Stop\": {}}}")).unwrap_err();
         assert!(e.contains("Stop"), "{e}");
-        assert!(install(Agent::Codex, Some("{")).unwrap_err().contains("line 1"));
+        assert!(
+            install(Agent::Codex, Some("{"))
+                .unwrap_err()
+                .contains("line 1")
+        );
     }
 }

@@ -78,7 +78,11 @@ pub struct SyntaxError {
 
 impl std::fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.cause)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.cause
+        )
     }
 }
 
@@ -112,8 +116,14 @@ impl Parser<'_> {
     fn error(&self, cause: &str) -> SyntaxError {
         let before = &self.text[..self.at.min(self.text.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
         SyntaxError {
             line,
             column,

@@ -229,7 +229,9 @@ mod tests {
         for p in path {
             node2 = node2.get(p).unwrap();
         }
-        let n = node2.members().map_or_else(|| node2.items().unwrap().len(), <[_]>::len);
+        let n = node2
+            .members()
+            .map_or_else(|| node2.items().unwrap().len(), <[_]>::len);
         assert_eq!(remove(&added, node2, n - 1), text, "after adding:\n{added}");
         added
     }
@@ -237,10 +239,16 @@ mod tests {
     #[test]
     fn append_then_remove_gives_the_same_bytes() {
         let added = round_trip("{\n    \"a\": [\n        1\n    ]\n}\n", &["a"], None);
-        assert!(added.contains("        1,\n        {\n            \"matcher\""), "{added}");
+        assert!(
+            added.contains("        1,\n        {\n            \"matcher\""),
+            "{added}"
+        );
         round_trip("{\"a\": [1, 2]}", &["a"], None);
         let added = round_trip("{\n  \"a\": []\n}\n", &["a"], None);
-        assert!(added.starts_with("{\n  \"a\": [\n    {\n      \"matcher\": "), "{added}");
+        assert!(
+            added.starts_with("{\n  \"a\": [\n    {\n      \"matcher\": "),
+            "{added}"
+        );
         round_trip("{\n  \"a\": [ ]\n}\n", &["a"], None);
         round_trip("{\n  \"a\": [\n  ]\n}\n", &["a"], None);
         round_trip("{}", &[], Some("hooks"));
@@ -260,7 +268,10 @@ mod tests {
     #[test]
     fn the_indent_unit_is_the_files_own() {
         assert_eq!(indent_unit("{\n\t\"a\": 1\n}"), "\t");
-        assert_eq!(indent_unit("{\n    \"a\": {\n        \"b\": 1\n    }\n}"), "    ");
+        assert_eq!(
+            indent_unit("{\n    \"a\": {\n        \"b\": 1\n    }\n}"),
+            "    "
+        );
         assert_eq!(indent_unit("{}"), "  ");
     }
 }

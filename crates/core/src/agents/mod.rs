@@ -13,9 +13,7 @@ pub mod wiring;
 use serde::{Deserialize, Serialize};
 
 /// An agent whose hooks `agent install` can wire.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
     /// Anthropic's Claude Code (`.claude/settings.json`).
@@ -29,7 +27,12 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [Agent::ClaudeCode, Agent::Codex, Agent::Gemini, Agent::Cursor];
+    pub const ALL: [Agent; 4] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Cursor,
+    ];
 
     /// The name on the command line and in the hook command.
     pub fn name(self) -> &'static str {

@@ -100,10 +100,18 @@ fn tool_of(agent: Agent, event: &str, v: &Value) -> (Option<String>, Option<Stri
         return match event {
             "afterFileEdit" => (Some("edit".into()), field("file_path")),
             "afterShellExecution" => (Some("shell".into()), None),
-            _ => (v.get("tool_name").and_then(Value::as_str).map(str::to_string), None),
+            _ => (
+                v.get("tool_name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                None,
+            ),
         };
     }
-    let tool = v.get("tool_name").and_then(Value::as_str).map(str::to_string);
+    let tool = v
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let path = field("file_path").or_else(|| field("notebook_path"));
     (tool, path)
 }
@@ -172,7 +180,11 @@ mod tests {
     #[test]
     fn bad_payloads_say_what_is_wrong() {
         assert!(parse(Agent::Codex, b"").unwrap_err().contains("empty"));
-        assert!(parse(Agent::Codex, b"nope").unwrap_err().contains("not JSON"));
+        assert!(
+            parse(Agent::Codex, b"nope")
+                .unwrap_err()
+                .contains("not JSON")
+        );
         assert!(parse(Agent::Codex, b"[]").unwrap_err().contains("object"));
         let e = parse(Agent::Codex, br#"{"hook_event_name":"Stop"}"#).unwrap_err();
         assert!(e.contains("session_id"), "{e}");

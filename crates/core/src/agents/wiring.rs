@@ -171,8 +171,7 @@ pub fn new_file_members(agent: Agent) -> Vec<(&'static str, Json)> {
 
 /// Whether a command is one git-evolv installed (for any agent).
 pub fn is_our_command(command: &str) -> bool {
-    command.contains(MARK)
-        && (command.contains("git evolv ") || command.contains("git-evolv "))
+    command.contains(MARK) && (command.contains("git evolv ") || command.contains("git-evolv "))
 }
 
 /// Whether an entry of an event's list is git-evolv's: a handler with our

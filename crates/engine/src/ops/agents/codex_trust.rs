@@ -111,11 +111,7 @@ pub fn hooks(target: &Target) -> Result<Vec<HookTrust>> {
                 if !ours.is_some_and(is_our_command) {
                     continue;
                 }
-                let key = format!(
-                    "{}:{}:{gi}:{hi}",
-                    target.file.display(),
-                    label(&member.key)
-                );
+                let key = format!("{}:{}:{gi}:{hi}", target.file.display(), label(&member.key));
                 let hash = hash(&member.key, group, handler);
                 let state = match states.get(&key) {
                     Some((Some(false), _)) => "disabled",
@@ -185,7 +181,11 @@ pub fn trust(target: &Target) -> Result<()> {
         let mut text = before.clone().unwrap_or_default();
         let quoted_key = toml::Value::String(hook.key.clone()).to_string();
         let header = format!("[hooks.state.{quoted_key}]");
-        if let Some(old) = record.codex_trust.iter().position(|e| e.appended.contains(&header)) {
+        if let Some(old) = record
+            .codex_trust
+            .iter()
+            .position(|e| e.appended.contains(&header))
+        {
             let edit = record.codex_trust.remove(old);
             if let Some(at) = text.rfind(&edit.appended) {
                 text.replace_range(at..at + edit.appended.len(), "");
@@ -261,7 +261,10 @@ mod tests {
         .unwrap();
         let explicit_handler = &explicit.get("hooks").unwrap().items().unwrap()[0];
         // A matcher is ignored on Stop; the defaults are spelled out.
-        assert_eq!(hash("Stop", &group, handler), hash("Stop", &explicit, explicit_handler));
+        assert_eq!(
+            hash("Stop", &group, handler),
+            hash("Stop", &explicit, explicit_handler)
+        );
         assert_ne!(
             hash("PreToolUse", &group, handler),
             hash("PreToolUse", &explicit, explicit_handler)

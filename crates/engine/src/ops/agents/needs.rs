@@ -87,7 +87,11 @@ fn codex(target: &Target) -> Vec<String> {
         .and_then(|t| t.parse().ok());
     let features = table.as_ref().and_then(|t| t.get("features"));
     for flag in ["hooks", "codex_hooks"] {
-        if features.and_then(|f| f.get(flag)).and_then(toml::Value::as_bool) == Some(false) {
+        if features
+            .and_then(|f| f.get(flag))
+            .and_then(toml::Value::as_bool)
+            == Some(false)
+        {
             notes.push(format!(
                 "Codex's hooks are turned off: [features] {flag} = false in {}",
                 config.display()
@@ -127,14 +131,17 @@ fn gemini(target: &Target) -> Vec<String> {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
     let root_text = root.to_string_lossy();
-    let is_trusted = trusted.as_ref().and_then(|t| t.as_object()).is_some_and(|map| {
-        map.iter().any(|(path, level)| {
-            let level = level.as_str().unwrap_or("");
-            (level == "TRUST_FOLDER" && *path == root_text)
-                || (level == "TRUST_PARENT"
-                    && root.parent().is_some_and(|p| p.to_string_lossy() == *path))
-        })
-    });
+    let is_trusted = trusted
+        .as_ref()
+        .and_then(|t| t.as_object())
+        .is_some_and(|map| {
+            map.iter().any(|(path, level)| {
+                let level = level.as_str().unwrap_or("");
+                (level == "TRUST_FOLDER" && *path == root_text)
+                    || (level == "TRUST_PARENT"
+                        && root.parent().is_some_and(|p| p.to_string_lossy() == *path))
+            })
+        });
     if !is_trusted {
         notes.push(format!(
             "Gemini CLI runs a project's hooks only in a trusted folder: trust {} when Gemini CLI \
