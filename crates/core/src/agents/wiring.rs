@@ -45,81 +45,53 @@ pub fn command(agent: Agent) -> String {
 /// reports an overrun itself rather than being killed.
 pub const TIMEOUT_SECS: u64 = 30;
 
+const fn wire(event: &'static str, matcher: Option<&'static str>, moment: Moment) -> Wire {
+    Wire {
+        event,
+        matcher,
+        moment,
+    }
+}
+
+const CLAUDE: &[Wire] = &[
+    wire("UserPromptSubmit", None, Moment::TurnStart),
+    wire(
+        "PostToolUse",
+        Some("Edit|MultiEdit|Write|NotebookEdit|Bash"),
+        Moment::AfterTool,
+    ),
+    wire("Stop", None, Moment::Stop),
+];
+
+const CODEX: &[Wire] = &[
+    wire("UserPromptSubmit", None, Moment::TurnStart),
+    wire(
+        "PostToolUse",
+        Some("apply_patch|Bash|Edit|Write"),
+        Moment::AfterTool,
+    ),
+    wire("Stop", None, Moment::Stop),
+];
+
+const GEMINI: &[Wire] = &[
+    wire("BeforeAgent", None, Moment::TurnStart),
+    wire(
+        "AfterTool",
+        Some("replace|write_file|run_shell_command|edit"),
+        Moment::AfterTool,
+    ),
+    wire("AfterAgent", None, Moment::Stop),
+];
+
+const CURSOR: &[Wire] = &[
+    wire("beforeSubmitPrompt", None, Moment::TurnStart),
+    wire("afterFileEdit", None, Moment::AfterTool),
+    wire("afterShellExecution", None, Moment::AfterTool),
+    wire("stop", None, Moment::Stop),
+];
+
 /// The events wired for `agent`.
 pub fn wires(agent: Agent) -> &'static [Wire] {
-    const CLAUDE: &[Wire] = &[
-        Wire {
-            event: "UserPromptSubmit",
-            matcher: None,
-            moment: Moment::TurnStart,
-        },
-        Wire {
-            event: "PostToolUse",
-            matcher: Some("Edit|MultiEdit|Write|NotebookEdit|Bash"),
-            moment: Moment::AfterTool,
-        },
-        Wire {
-            event: "Stop",
-            matcher: None,
-            moment: Moment::Stop,
-        },
-    ];
-    const CODEX: &[Wire] = &[
-        Wire {
-            event: "UserPromptSubmit",
-            matcher: None,
-            moment: Moment::TurnStart,
-        },
-        Wire {
-            event: "PostToolUse",
-            matcher: Some("apply_patch|Bash|Edit|Write"),
-            moment: Moment::AfterTool,
-        },
-        Wire {
-            event: "Stop",
-            matcher: None,
-            moment: Moment::Stop,
-        },
-    ];
-    const GEMINI: &[Wire] = &[
-        Wire {
-            event: "BeforeAgent",
-            matcher: None,
-            moment: Moment::TurnStart,
-        },
-        Wire {
-            event: "AfterTool",
-            matcher: Some("replace|write_file|run_shell_command|edit"),
-            moment: Moment::AfterTool,
-        },
-        Wire {
-            event: "AfterAgent",
-            matcher: None,
-            moment: Moment::Stop,
-        },
-    ];
-    const CURSOR: &[Wire] = &[
-        Wire {
-            event: "beforeSubmitPrompt",
-            matcher: None,
-            moment: Moment::TurnStart,
-        },
-        Wire {
-            event: "afterFileEdit",
-            matcher: None,
-            moment: Moment::AfterTool,
-        },
-        Wire {
-            event: "afterShellExecution",
-            matcher: None,
-            moment: Moment::AfterTool,
-        },
-        Wire {
-            event: "stop",
-            matcher: None,
-            moment: Moment::Stop,
-        },
-    ];
     match agent {
         Agent::ClaudeCode => CLAUDE,
         Agent::Codex => CODEX,
