@@ -132,9 +132,14 @@ test("Codex: two turns, its trusted project hooks checkpoint each", async (t) =>
     const installed = install(repo, "codex");
     assert.ok(installed.events.every((e) => e.trust === "trusted"), JSON.stringify(installed));
     // No --dangerously-bypass-hook-trust: the hooks run because install trusted them.
-    const args = ["exec", "--disable", "plugins", "--sandbox", "workspace-write", "--skip-git-repo-check"];
+    // Not workspace-write: with a system bubblewrap, Codex's sandbox runs
+    // a codex-linux-sandbox helper it links into CODEX_HOME, and it refuses
+    // to under a temp dir, so every tool call would fail. The hooks run
+    // outside the sandbox either way.
+    const args = ["exec", "--disable", "plugins", "--sandbox", "danger-full-access", "--skip-git-repo-check"];
     const one = await run("codex", [...args, "please do turn one"], { cwd: repo.dir, env });
     assert.equal(one.code, 0, one.out + one.err);
+    assert.equal(repo.read("a.txt"), AFTER_ONE["a.txt"], `turn one:\n${one.out}\n${one.err.slice(-4000)}`);
     assertFiles(repo, AFTER_ONE, "after turn one");
     const session = repo.hookLog().find((l) => l.event)?.event.session;
     assert.ok(session, "a hook ran in turn one: " + one.err.slice(-2000));
