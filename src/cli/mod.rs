@@ -466,7 +466,7 @@ fn dispatch(cli: &Cli, out: &Output) -> Result<u8> {
         Command::Hooks(args) => return hooks::run(&dir, args, out).map(|()| 0),
         Command::Agent(args) => return agent::run(&dir, args, out),
         Command::Check => return check::run(&dir, out).map(|()| 0),
-        Command::Mcp(args) => return mcp::run(&dir, args).map(|()| 0),
+        Command::Mcp(args) => return mcp::run(&dir, args, out).map(|()| 0),
         Command::Serve(args) => return serve::run(&dir, args, out).map(|()| 0),
         _ => {}
     }

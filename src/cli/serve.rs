@@ -51,7 +51,7 @@ pub fn run(dir: &Path, args: &ServeArgs, out: &Output) -> Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
+pub(super) async fn shutdown_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = match signal(SignalKind::terminate()) {
         Ok(s) => s,

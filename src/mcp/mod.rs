@@ -13,6 +13,7 @@ mod args;
 mod call;
 mod cap;
 mod confirm;
+pub mod http;
 mod progress;
 mod schema;
 mod server;

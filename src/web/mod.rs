@@ -8,7 +8,7 @@ mod actions;
 mod api;
 mod assets;
 mod feed;
-mod security;
+pub(crate) mod security;
 
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr};

@@ -77,7 +77,7 @@ pub fn cookie_name(port: u16) -> String {
 }
 
 /// Compares without stopping at the first difference.
-pub(super) fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -86,7 +86,7 @@ pub(super) fn same(a: &str, b: &str) -> bool {
 }
 
 /// The Host header if it names a loopback address on `port`.
-fn loopback_host(headers: &HeaderMap, port: u16) -> Option<String> {
+pub(crate) fn loopback_host(headers: &HeaderMap, port: u16) -> Option<String> {
     let host = headers.get(header::HOST)?.to_str().ok()?;
     let (name, host_port) = host.rsplit_once(':')?;
     let loopback = matches!(name, "127.0.0.1" | "localhost" | "[::1]");
