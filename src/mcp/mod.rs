@@ -12,11 +12,15 @@
 mod args;
 mod call;
 mod cap;
+mod completion;
 mod confirm;
 pub mod http;
+mod logging;
 mod progress;
+mod resources;
 mod schema;
 mod server;
+mod subscribe;
 mod tool;
 mod tools;
 

@@ -1,16 +1,20 @@
 //! The MCP server: `tools/list` from the registry, `tools/call` dispatched
 //! to the registry's entry of that name (which parses the arguments, runs
-//! the tool's handler and renders its outcome or error).
+//! the tool's handler and renders its outcome or error); resources,
+//! completions, subscriptions and logging each delegate to their module.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ResultType, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CustomRequest, CustomResult, ErrorCode, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
+use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::call::{Call, PendingMap};
 use super::tool::{Entry, error_result};
@@ -24,6 +28,10 @@ pub struct EvolvServer {
     /// keyed by the request state handed out: the retried call is checked
     /// against what is recorded here, never against the client's word.
     pending: PendingMap,
+    /// This connection's `resources/subscribe` subscriptions.
+    subscriptions: Arc<super::subscribe::Subscriptions>,
+    /// The level `logging/setLevel` asked for on this connection.
+    pub(super) log_level: super::logging::LogLevel,
 }
 
 impl EvolvServer {
@@ -31,15 +39,103 @@ impl EvolvServer {
         EvolvServer {
             dir: Arc::new(dir),
             pending: Arc::default(),
+            subscriptions: Arc::default(),
+            log_level: Default::default(),
         }
     }
 }
 
-#[tool_handler(
-    name = "git-evolv",
-    instructions = "git-evolv: propose edits as git commits (propose_edit), review them (show_proposal), apply them with validation (apply_edit) and undo them (rollback). Proposing and reading never touch the working tree or any branch."
-)]
+const INSTRUCTIONS: &str = "git-evolv: propose edits as git commits (propose_edit), review them (show_proposal), apply them with validation (apply_edit) and undo them (rollback). Proposing and reading never touch the working tree or any branch. Resources under evolv:// hold the proposals, their diffs (paged), stacks, verdicts and comments, and the op log.";
+
+// The SDK marks logging deprecated (SEP-2577); 2025-11-25 clients use it.
+#[allow(deprecated)]
 impl ServerHandler for EvolvServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_completions()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("git-evolv", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS.to_string())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListResourcesResult, ErrorData> {
+        super::resources::list(&self.dir, &context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(super::resources::templates(&context))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ReadResourceResponse, ErrorData> {
+        super::resources::read(&self.dir, request, &context)
+            .await
+            .map(Into::into)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        self.subscriptions
+            .subscribe(&self.dir, &request.uri, &context.peer)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(super::subscribe::accepted(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> std::result::Result<(), ErrorData> {
+        super::subscribe::listen(&self.dir, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CompleteResult, ErrorData> {
+        super::completion::complete(&self.dir, request).await
+    }
+
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        self.log_level.set(&request);
+        Ok(())
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -68,10 +164,14 @@ impl ServerHandler for EvolvServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<CustomResult, ErrorData> {
         let method = request.method;
-        if method.starts_with("tools/") || method == "initialize" || method == "ping" {
+        // 2026-07-28 removed the handshake and ping: unknown there (-32601).
+        let removed =
+            matches!(method.as_str(), "initialize" | "ping") && super::resources::is_2026(&context);
+        if !removed && (method.starts_with("tools/") || method == "initialize" || method == "ping")
+        {
             return Err(ErrorData::invalid_params(
                 format!(
                     "malformed {method} request: {}",

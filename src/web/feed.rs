@@ -83,6 +83,12 @@ impl Feed {
         }
     }
 
+    /// Every event from now on, in order (the MCP server's subscriptions
+    /// listen here too: one watcher, not a second).
+    pub fn subscribe(&self) -> broadcast::Receiver<FeedEvent> {
+        self.tx.subscribe()
+    }
+
     pub fn closer(&self) -> Closer {
         Closer(self.closed.clone())
     }

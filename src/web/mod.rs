@@ -7,7 +7,7 @@
 mod actions;
 mod api;
 mod assets;
-mod feed;
+pub(crate) mod feed;
 pub(crate) mod security;
 
 use std::future::Future;
