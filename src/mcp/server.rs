@@ -207,11 +207,15 @@ impl ServerHandler for EvolvServer {
                 None,
             ));
         };
+        let level = self.log_level.for_request(&context);
+        let peer = context.peer.clone();
         let call = Call::new(self.dir.clone(), self.pending.clone(), request, context);
-        match (entry.call)(&call).await {
-            Ok(response) => Ok(response),
-            Err(e) => Ok(error_result(&e).into()),
-        }
+        let response = match (entry.call)(&call).await {
+            Ok(response) => response,
+            Err(e) => error_result(&e).into(),
+        };
+        super::logging::warnings(level, &peer, &response).await;
+        Ok(response)
     }
 }
 

@@ -43,6 +43,7 @@ mod mcp_confirm;
 mod mcp_gaps;
 mod mcp_list;
 mod mcp_progress;
+mod mcp_resources;
 mod mcp_tasks;
 mod mcp_undo;
 mod one_diff;
