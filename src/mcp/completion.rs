@@ -8,31 +8,11 @@ use std::path::Path;
 use rmcp::ErrorData;
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
 
+use super::resources::proposals;
 use super::resources::uri::TEMPLATES;
 use crate::context::Context;
 use crate::ops::Session;
 use crate::ops::operations::op_log::OpLogRequest;
-use crate::ops::reading::inspect::ListRequest;
-
-/// Every proposal's id and summary, in `list` order; none when the
-/// repository cannot be read (a listing is a convenience, never an error).
-pub async fn proposals(dir: &Path) -> Vec<(String, String)> {
-    let dir = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let session = Session::open_for::<ListRequest>(&dir, Context::new("mcp")).ok()?;
-        let list = session.list(&ListRequest {}).ok()?;
-        Some(
-            list.proposals
-                .into_iter()
-                .map(|p| (p.patch_id, p.summary))
-                .collect(),
-        )
-    })
-    .await
-    .ok()
-    .flatten()
-    .unwrap_or_default()
-}
 
 /// The ids of the newest operations.
 async fn operations(dir: &Path) -> Vec<String> {

@@ -93,7 +93,10 @@ fn resources_list_read_and_page_a_large_diff_as_show_has_it() {
         &mut mcp,
         &format!("evolv://proposals/{id}/diff?page={}", pages + 1),
     );
-    assert_has(past["error"]["message"].as_str().unwrap_or_default(), "does not exist");
+    assert_has(
+        past["error"]["message"].as_str().unwrap_or_default(),
+        "does not exist",
+    );
 
     let summary = read(&mut mcp, &summary_uri);
     let body: Value =

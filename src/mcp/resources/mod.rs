@@ -18,7 +18,10 @@ use rmcp::model::{
 use rmcp::{ErrorData, RoleServer, service::RequestContext};
 use serde_json::json;
 
+use crate::context::Context;
 use crate::error::Error;
+use crate::ops::Session;
+use crate::ops::reading::inspect::ListRequest;
 use uri::{TEMPLATES, Uri};
 
 /// Whether the request speaks 2026-07-28 (cache hints, per-request meta).
@@ -75,7 +78,7 @@ pub async fn list(
             "application/json",
         ),
     ];
-    for (id, summary) in super::completion::proposals(dir).await {
+    for (id, summary) in proposals(dir).await {
         resources.push(resource(
             &Uri::Proposal(id.clone()),
             &id,
@@ -90,6 +93,26 @@ pub async fn list(
         result.cache_scope = Some(CacheScope::Private);
     }
     Ok(result)
+}
+
+/// Every proposal's id and summary, in `list` order; none when the
+/// repository cannot be read (a listing is a convenience, never an error).
+pub async fn proposals(dir: &Path) -> Vec<(String, String)> {
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let session = Session::open_for::<ListRequest>(&dir, Context::new("mcp")).ok()?;
+        let list = session.list(&ListRequest {}).ok()?;
+        Some(
+            list.proposals
+                .into_iter()
+                .map(|p| (p.patch_id, p.summary))
+                .collect(),
+        )
+    })
+    .await
+    .ok()
+    .flatten()
+    .unwrap_or_default()
 }
 
 /// `resources/templates/list`.
