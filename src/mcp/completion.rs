@@ -19,7 +19,7 @@ async fn operations(dir: &Path) -> Vec<String> {
     let dir = dir.to_path_buf();
     tokio::task::spawn_blocking(move || {
         let session = Session::open_for::<OpLogRequest>(&dir, Context::new("mcp")).ok()?;
-        let log = session.op_log(&OpLogRequest { limit: Some(1000) }).ok()?;
+        let log = session.run(&OpLogRequest { limit: Some(1000) }).ok()?;
         Some(log.operations.into_iter().map(|o| o.id).collect())
     })
     .await

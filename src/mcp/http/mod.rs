@@ -28,7 +28,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use super::EvolvServer;
 use crate::error::{Error, Result};
 use crate::ops::Session;
-use crate::ops::session::ServerRequest;
+use crate::ops::serve::ServeRequest;
 use crate::web::security::{loopback_host, same};
 
 /// The path the endpoint serves.
@@ -59,9 +59,9 @@ pub async fn bind(dir: &Path, addr: SocketAddr) -> Result<Bound> {
             "use 127.0.0.1:PORT or [::1]:PORT; to reach it from elsewhere, put an authenticating TLS proxy in front",
         ));
     }
-    // Fail fast outside a repository; a landing a killed process left is
-    // finished before anything is served.
-    let session = Session::open_for::<ServerRequest>(dir, crate::context::Context::new("mcp"))?;
+    // Fail fast outside a repository or in a bare one; no recovery here
+    // (each call's session does it, as the CLI's).
+    let session = Session::open_for::<ServeRequest>(dir, crate::context::Context::new("mcp"))?;
     let workdir = session.work_tree()?.to_path_buf();
     let git_dir = session.git_dir()?.to_path_buf();
     drop(session);

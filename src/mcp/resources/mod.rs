@@ -101,7 +101,7 @@ pub async fn proposals(dir: &Path) -> Vec<(String, String)> {
     let dir = dir.to_path_buf();
     tokio::task::spawn_blocking(move || {
         let session = Session::open_for::<ListRequest>(&dir, Context::new("mcp")).ok()?;
-        let list = session.list(&ListRequest {}).ok()?;
+        let list = session.run(&ListRequest {}).ok()?;
         Some(
             list.proposals
                 .into_iter()

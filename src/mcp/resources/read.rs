@@ -41,17 +41,17 @@ fn to_value(v: impl serde::Serialize) -> Value {
 pub fn read(dir: &Path, uri: &Uri) -> Result<Contents> {
     let context = Context::new("mcp");
     let show = |patch_id: &str| {
-        Session::open_for::<ShowRequest>(dir, context.clone())?.show(&ShowRequest {
+        Session::open_for::<ShowRequest>(dir, context.clone())?.run(&ShowRequest {
             patch_id: patch_id.to_string(),
         })
     };
     Ok(match uri {
         Uri::Proposals => json_contents(to_value(
-            Session::open_for::<ListRequest>(dir, context.clone())?.list(&ListRequest {})?,
+            Session::open_for::<ListRequest>(dir, context.clone())?.run(&ListRequest {})?,
         )),
         Uri::AllVerdicts => {
             let list =
-                Session::open_for::<ListRequest>(dir, context.clone())?.list(&ListRequest {})?;
+                Session::open_for::<ListRequest>(dir, context.clone())?.run(&ListRequest {})?;
             let verdicts: serde_json::Map<String, Value> = list
                 .proposals
                 .into_iter()
@@ -81,13 +81,13 @@ pub fn read(dir: &Path, uri: &Uri) -> Result<Contents> {
         Uri::Comments(p) => json_contents(json!({"comments": show(p)?.comments})),
         Uri::Diff(p, page) => diff_page(p, &show(p)?.unified_diff, *page)?,
         Uri::Ops => json_contents(to_value(
-            Session::open_for::<OpLogRequest>(dir, context.clone())?.op_log(&OpLogRequest {
+            Session::open_for::<OpLogRequest>(dir, context.clone())?.run(&OpLogRequest {
                 limit: Some(OPS_LISTED),
             })?,
         )),
         Uri::Op(op) => json_contents(to_value(
             Session::open_for::<OpShowRequest>(dir, context.clone())?
-                .op_show(&OpShowRequest { op: op.clone() })?,
+                .run(&OpShowRequest { op: op.clone() })?,
         )),
     })
 }
