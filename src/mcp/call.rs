@@ -9,16 +9,20 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
+// The SDK marks logging deprecated (SEP-2577); 2025-11-25 clients use it.
+#[allow(deprecated)]
+use rmcp::model::LoggingLevel;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject};
 use rmcp::service::RequestContext;
 
 use super::confirm::{self, Gate, Pending};
+use super::log_lines::{self, Lines, Tee};
 use super::progress::Notifier;
 use crate::context::{Cancel, Context};
 use crate::error::{Error, Result};
 use crate::ops::Session;
 use crate::ops::UseCase;
-use crate::progress::Progress;
+use crate::progress::{Progress, ProgressSink};
 
 /// Confirmations handed out as input-required results, by request state.
 pub type PendingMap = Arc<Mutex<HashMap<String, Pending>>>;
@@ -30,6 +34,9 @@ pub struct Call {
     name: String,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
+    /// The least severe level the client is told of, if any.
+    #[allow(deprecated)]
+    log_level: Option<LoggingLevel>,
 }
 
 impl Call {
@@ -45,7 +52,16 @@ impl Call {
             name: request.name.to_string(),
             request,
             context,
+            log_level: None,
         }
+    }
+
+    /// Tells the client of the call's validation output at `info` when
+    /// `level` asks for it.
+    #[allow(deprecated)]
+    pub fn with_log_level(mut self, level: Option<LoggingLevel>) -> Self {
+        self.log_level = level;
+        self
     }
 
     /// The call's arguments, as the client sent them.
@@ -92,17 +108,27 @@ impl Call {
                 _ = done_rx => {}
             }
         });
-        let (notifier, sender) = self.progress_notifier().unzip();
-        let progress = match notifier {
-            Some(n) => Progress::to(Arc::new(n)),
-            None => Progress::none(),
+        let mut sinks: Vec<Arc<dyn ProgressSink>> = Vec::new();
+        let mut senders = Vec::new();
+        if let Some((notifier, sender)) = self.progress_notifier() {
+            sinks.push(Arc::new(notifier));
+            senders.push(sender);
+        }
+        if let Some((lines, sender)) = self.log_lines() {
+            sinks.push(Arc::new(lines));
+            senders.push(sender);
+        }
+        let progress = match sinks.len() {
+            0 => Progress::none(),
+            1 => Progress::to(sinks.remove(0)),
+            _ => Progress::to(Arc::new(Tee(sinks))),
         };
         let context = context.with_cancel(cancel).with_progress(progress);
         let result = run_blocking(move || with_session::<R, T>(&dir, context, f)).await;
         let _ = done_tx.send(());
-        // Every notification goes out before the result (the sink, and
-        // with it the channel's sender, is gone with the call's session).
-        if let Some(sender) = sender {
+        // Every notification goes out before the result (the sinks, and
+        // with them the channels' senders, are gone with the call's session).
+        for sender in senders {
             let _ = sender.await;
         }
         result
@@ -156,6 +182,12 @@ impl Call {
             }
         });
         Some((Notifier::new(token, tx), sender))
+    }
+
+    /// For a client told of `info`: the sink of the call's validation
+    /// lines and the task that sends them, in order.
+    fn log_lines(&self) -> Option<(Lines, tokio::task::JoinHandle<()>)> {
+        log_lines::start(self.log_level, self.context.peer.clone())
     }
 }
 

@@ -2,8 +2,9 @@
 //! (level `warning`, logger `git-evolv`), at the level it asks for:
 //! `logging/setLevel` on a 2025-11-25 connection (kept for the connection),
 //! the request's own `_meta` log level on 2026-07-28 (nothing is sent to a
-//! request without one, as the revision says). Validation output as `info`
-//! lines needs the call's progress sink (call.rs): not yet.
+//! request without one, as the revision says). A long call's validation
+//! output goes as `info` lines (log_lines.rs, through the call's progress
+//! sink).
 // The SDK marks the logging types deprecated (SEP-2577 moves logging to
 // the request's `_meta`); 2025-11-25 clients still use them.
 #![allow(deprecated)]
@@ -49,6 +50,11 @@ fn rank(level: LoggingLevel) -> u8 {
     }
 }
 
+/// Whether a client that asked for `level` is told of messages at `at`.
+pub fn tells(level: Option<LoggingLevel>, at: LoggingLevel) -> bool {
+    level.is_some_and(|level| rank(level) <= rank(at))
+}
+
 /// Tells the client each warning of a finished call (its result's
 /// `warnings`, as the CLI prints them), before the result, at `warning`.
 pub async fn warnings(
@@ -56,8 +62,7 @@ pub async fn warnings(
     peer: &Peer<RoleServer>,
     response: &rmcp::model::CallToolResponse,
 ) {
-    let Some(level) = level else { return };
-    if rank(LoggingLevel::Warning) < rank(level) {
+    if !tells(level, LoggingLevel::Warning) {
         return;
     }
     let rmcp::model::CallToolResponse::Complete(result) = response else {

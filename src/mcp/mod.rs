@@ -15,6 +15,7 @@ mod cap;
 mod completion;
 mod confirm;
 pub mod http;
+mod log_lines;
 mod logging;
 mod progress;
 mod resources;

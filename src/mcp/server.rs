@@ -209,7 +209,8 @@ impl ServerHandler for EvolvServer {
         };
         let level = self.log_level.for_request(&context);
         let peer = context.peer.clone();
-        let call = Call::new(self.dir.clone(), self.pending.clone(), request, context);
+        let call = Call::new(self.dir.clone(), self.pending.clone(), request, context)
+            .with_log_level(level);
         let response = match (entry.call)(&call).await {
             Ok(response) => response,
             Err(e) => error_result(&e).into(),

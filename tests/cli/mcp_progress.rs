@@ -349,3 +349,47 @@ fn a_cancelled_test_with_two_jobs_stops_every_process_within_a_second_and_report
     assert_eq!(stored, "", "a cancelled run was stored");
     mcp.finish();
 }
+
+#[test]
+fn a_client_told_of_info_hears_each_validation_line_before_the_result() {
+    let repo = TestRepo::scenario();
+    repo.git(&[
+        "config",
+        "evolv.validate",
+        "echo one; echo two >&2; echo three",
+    ]);
+    let mut mcp = Mcp::start(&repo);
+    let id = repo.propose("getUserData", "fetchUserData", &[]);
+    let level = mcp.request("logging/setLevel", json!({"level": "info"}));
+    assert!(level.get("error").is_none(), "{level}");
+    // No progress token: the lines come through the log alone.
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "apply_edit", "arguments": {"patch_id": id}}),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let lines: Vec<&Value> = mcp
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .map(|n| &n["params"])
+        .collect();
+    let said: Vec<&str> = lines
+        .iter()
+        .map(|p| p["data"]["line"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(said, ["one", "two", "three"], "{lines:#?}");
+    for p in &lines {
+        assert_eq!(p["level"], "info", "{p}");
+        assert_eq!(p["logger"], "git-evolv", "{p}");
+        assert_eq!(p["data"]["command"], "echo one; echo two >&2; echo three");
+    }
+    assert!(
+        !mcp.notifications
+            .iter()
+            .any(|n| n["method"] == "notifications/progress"),
+        "progress without a token"
+    );
+    assert_ne!(repo.rev(&format!("refs/evolv/applied/{id}")), None);
+    mcp.finish();
+}
