@@ -8,6 +8,7 @@ mod apply_interactive;
 mod ask;
 mod cat;
 mod check;
+mod checkpoints;
 mod color;
 mod completions;
 mod demo;
@@ -52,6 +53,9 @@ use crate::error::{Error, Result};
 use crate::ops::applying::apply::ApplyRequest;
 use crate::ops::applying::recover::RecoverRequest;
 use crate::ops::applying::rollback::RollbackRequest;
+use crate::ops::checkpoints::list::CheckpointsRequest;
+use crate::ops::checkpoints::record::CheckpointRequest;
+use crate::ops::checkpoints::rewind::RewindRequest;
 use crate::ops::drop::{DropRequest, GcRequest};
 use crate::ops::operations::op_log::OpLogRequest;
 use crate::ops::operations::undo::UndoRequest;
@@ -124,6 +128,12 @@ pub enum Command {
     Undo(undo::UndoArgs),
     /// Redo what the last undo undid.
     Redo(undo::RedoArgs),
+    /// Record a checkpoint of the whole work tree (agents' hooks do this).
+    Checkpoint(checkpoints::CheckpointArgs),
+    /// List the checkpoints, newest first, with what each changed.
+    Checkpoints(checkpoints::CheckpointsArgs),
+    /// Put the work tree back to a checkpoint (an id, ~N turns back, a session's start).
+    Rewind(checkpoints::RewindArgs),
     /// Execution plans: print their JSON Schema, check a plan file.
     Plan(plan::PlanArgs),
     /// A guided propose → show → apply → rollback run in a throwaway repository.
@@ -186,6 +196,9 @@ impl Command {
             Command::Op(_) => "op",
             Command::Undo(_) => "undo",
             Command::Redo(_) => "redo",
+            Command::Checkpoint(_) => "checkpoint",
+            Command::Checkpoints(_) => "checkpoints",
+            Command::Rewind(_) => "rewind",
             Command::Plan(_) => "plan",
             Command::Demo => "demo",
             Command::Lint(_) => "lint",
@@ -499,6 +512,15 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
         Command::Op(args) => op::run(&session::<OpLogRequest>(dir, out)?, args, out),
         Command::Undo(args) => undo::undo(&drawing_session::<UndoRequest>(dir, out)?, args, out),
         Command::Redo(args) => undo::redo(&drawing_session::<UndoRequest>(dir, out)?, args, out),
+        Command::Checkpoint(a) => {
+            checkpoints::checkpoint(&session::<CheckpointRequest>(dir, out)?, a, out)
+        }
+        Command::Checkpoints(a) => {
+            checkpoints::checkpoints(&session::<CheckpointsRequest>(dir, out)?, a, out)
+        }
+        Command::Rewind(a) => {
+            checkpoints::rewind(&session::<RewindRequest>(dir, out)?, dir, a, out)
+        }
         Command::Glob(args) => glob::run(&session::<GlobRequest>(dir, out)?, dir, args, out),
         Command::Recover => recover::run(&session::<RecoverRequest>(dir, out)?, out),
         Command::Push(args) => return push::push(&session::<PushRequest>(dir, out)?, args, out),

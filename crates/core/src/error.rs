@@ -83,6 +83,14 @@ pub enum Error {
     #[error("uncommitted changes in file(s) the patch changes: {}", paths.join(", "))]
     DirtyWorktree { paths: Vec<String> },
 
+    /// A rewind would overwrite files changed since the checkpoint by
+    /// someone other than its session (issue 40 item 3).
+    #[error("changed since checkpoint {checkpoint} by someone other than its session: {}", paths.join(", "))]
+    CheckpointDrift {
+        checkpoint: String,
+        paths: Vec<String>,
+    },
+
     #[error("{source_name}: the execution plan is invalid:\n{}", issues.iter().map(|i| format!("  - {i}")).collect::<Vec<_>>().join("\n"))]
     InvalidPlan {
         source_name: String,
@@ -379,9 +387,9 @@ impl Error {
             _ => None,
         };
         let (paths, validation) = match self {
-            Error::Conflict { paths, .. } | Error::DirtyWorktree { paths } => {
-                (Some(paths.clone()), None)
-            }
+            Error::Conflict { paths, .. }
+            | Error::DirtyWorktree { paths }
+            | Error::CheckpointDrift { paths, .. } => (Some(paths.clone()), None),
             Error::ValidationFailed { reports, .. } | Error::Timeout { reports, .. } => {
                 (None, Some(reports.clone()))
             }

@@ -65,9 +65,10 @@ fn index(e: &Error) -> usize {
         Error::Tampered { .. } => 52,
         Error::NoTrustedVerdict { .. } => 53,
         Error::UndoIncomplete { .. } => 54,
+        Error::CheckpointDrift { .. } => 55,
     }
 }
-const VARIANTS: usize = 55;
+const VARIANTS: usize = 56;
 
 fn samples() -> Vec<Error> {
     let p = || PathBuf::from("src/a.rs");
@@ -100,6 +101,10 @@ fn samples() -> Vec<Error> {
             operation: "apply",
         },
         Error::DirtyWorktree {
+            paths: vec![s("a")],
+        },
+        Error::CheckpointDrift {
+            checkpoint: s("3fa9c1"),
             paths: vec![s("a")],
         },
         Error::InvalidPlan {

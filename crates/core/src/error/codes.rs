@@ -20,6 +20,7 @@ impl Error {
             Error::MissingIdentity { .. } => "missing_identity",
             Error::Conflict { .. } => "conflict",
             Error::DirtyWorktree { .. } => "dirty_worktree",
+            Error::CheckpointDrift { .. } => "checkpoint_drift",
             Error::InvalidPlan { .. } => "invalid_plan",
             Error::ConstraintViolation { .. } => "constraint_violation",
             Error::LandingFailed { .. } => "landing_failed",
@@ -94,6 +95,9 @@ impl Error {
             }
             Error::Conflict { .. } => {
                 "nothing was touched; drop the proposal and propose the edit again against the current HEAD".into()
+            }
+            Error::CheckpointDrift { .. } => {
+                "nothing was touched; rewind other paths (`-- <path>…`), or pass --force to save those files' current state as a checkpoint first and rewind them too".into()
             }
             Error::DirtyWorktree { .. } => {
                 "nothing was touched; commit or stash the changes to those files (`git stash push -- <file>`), then run the command again".into()
@@ -233,6 +237,7 @@ may have crashed in this repository earlier: remove the file manually to continu
             Error::NoMatch { .. }
             | Error::Conflict { .. }
             | Error::DirtyWorktree { .. }
+            | Error::CheckpointDrift { .. }
             | Error::ValidationFailed { .. }
             | Error::ConstraintViolation { .. }
             | Error::Timeout { .. }

@@ -9,6 +9,7 @@
 // The rooms, one concept each (issue 39 item 6).
 pub mod agents;
 pub mod applying;
+pub mod checkpoints;
 pub mod commits;
 pub mod operations;
 pub mod proposing;

@@ -117,6 +117,41 @@ impl Settings {
         )
     }
 
+    /// `evolv.checkpoints.enabled` (default true): whether the agents'
+    /// hooks record checkpoints; `false` makes each a no-op.
+    pub fn checkpoints_enabled(&self) -> Result<bool> {
+        Ok(self
+            .config
+            .bool("evolv.checkpoints.enabled")?
+            .unwrap_or(true))
+    }
+
+    /// `evolv.checkpoints.storePrompts` (default false): whether a
+    /// checkpoint keeps the prompt text the agent's hook gave.
+    pub fn checkpoints_store_prompts(&self) -> Result<bool> {
+        Ok(self
+            .config
+            .bool("evolv.checkpoints.storePrompts")?
+            .unwrap_or(false))
+    }
+
+    /// `evolv.checkpoints.keep` (default 1,000) and
+    /// `evolv.checkpoints.keepDays` (default 14): a session is pruned
+    /// only once none of its checkpoints is among the newest `keep` nor
+    /// younger than `keepDays` days.
+    pub fn checkpoints_retention(&self) -> Result<(u64, u64)> {
+        let int = |key: &str, default: u64| -> Result<u64> {
+            Ok(self
+                .config
+                .parsed(key, "a number (0 or more)", parse_git_int)?
+                .unwrap_or(default))
+        };
+        Ok((
+            int("evolv.checkpoints.keep", 1000)?,
+            int("evolv.checkpoints.keepDays", 14)?,
+        ))
+    }
+
     /// `maintenance.auto`, `gc.auto` and `gc.autoPackLimit`: what git's
     /// porcelain would do after writing objects, `None` when it would do
     /// nothing (`maintenance.auto=false`). A value git would refuse counts

@@ -55,6 +55,10 @@ pub enum AuditAction {
     Test,
     /// Written only by the audit-race test failpoint (`FAILPOINT_RACES`).
     Race,
+    /// A checkpoint of the work tree recorded (`git evolv checkpoint`).
+    Checkpoint,
+    /// The work tree rewound to a checkpoint (`git evolv rewind`).
+    Rewind,
 }
 
 impl AuditAction {
@@ -72,6 +76,8 @@ impl AuditAction {
             AuditAction::Redo => "redo",
             AuditAction::Test => "test",
             AuditAction::Race => "race",
+            AuditAction::Checkpoint => "checkpoint",
+            AuditAction::Rewind => "rewind",
         }
     }
 }

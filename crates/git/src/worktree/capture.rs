@@ -34,6 +34,20 @@ pub fn worktree_changes(
     pathspec: &[String],
     untracked: bool,
 ) -> Result<Vec<WorktreeChange>> {
+    changes(repo, cwd, pathspec, untracked, false)
+}
+
+/// `worktree_changes`, with `conflicts`: an unmerged path is taken as its
+/// file is (a checkpoint records the work tree mid-merge) instead of
+/// refused. A nested repository (`git status` lists it as `dir/`) is left
+/// out: its files are its own repository's.
+pub(crate) fn changes(
+    repo: &Repo,
+    cwd: &Path,
+    pathspec: &[String],
+    untracked: bool,
+    conflicts: bool,
+) -> Result<Vec<WorktreeChange>> {
     let workdir = crate::workdir(repo)?;
     let mode = if untracked {
         "--untracked-files=all"
@@ -69,10 +83,13 @@ pub fn worktree_changes(
             head,
             worktree_mode,
             untracked: is_untracked,
-        }) = parse_status(record)?
+        }) = parse_status(record, conflicts)?
         else {
             continue;
         };
+        if path.ends_with(b"/") {
+            continue;
+        }
         let path = RepoPath::from_bytes(path);
         let worktree_mode = match worktree_mode {
             Some(UNTRACKED) => Some(file_mode(&workdir.join(path.fs()))),
@@ -123,13 +140,31 @@ struct Record<'a> {
 
 /// The change one `git status --porcelain=v2` record describes; `None`
 /// for records that are not changes (headers, ignored files).
-fn parse_status(record: &[u8]) -> Result<Option<Record<'_>>> {
+fn parse_status(record: &[u8], conflicts: bool) -> Result<Option<Record<'_>>> {
     if let Some(path) = record.strip_prefix(b"? ") {
         return Ok(Some(Record {
             path,
             head: None,
             worktree_mode: Some(UNTRACKED),
             untracked: true,
+        }));
+    }
+    if conflicts && let Some(rest) = record.strip_prefix(b"u ") {
+        // XY sub m1 m2 m3 mW h1 h2 h3 path: the file as it is, taken
+        // whatever the stages hold.
+        let fields: Vec<&[u8]> = rest.splitn(10, |&b| b == b' ').collect();
+        let [.., worktree_mode, _, _, _, path] = fields[..] else {
+            return Ok(None);
+        };
+        let mode = std::str::from_utf8(worktree_mode)
+            .ok()
+            .and_then(|s| u32::from_str_radix(s, 8).ok())
+            .filter(|&m| m != 0);
+        return Ok(Some(Record {
+            path,
+            head: Some((Oid::zero(), 0o100644)),
+            worktree_mode: mode,
+            untracked: false,
         }));
     }
     if record.starts_with(b"u ") {

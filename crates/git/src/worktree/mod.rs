@@ -13,4 +13,5 @@ pub mod filters;
 pub mod index_write;
 pub(crate) mod linked;
 pub mod restore;
+pub mod snapshot;
 pub(crate) mod status;

@@ -76,13 +76,22 @@ impl RefsUndo {
         for old in inverse.iter().filter(kept).filter_map(|m| m.old.as_deref()) {
             tx.keep(Oid::parse(old)?);
         }
+        // A rewind's files follow its session's ref (checked first).
+        let mut files = Vec::new();
         for m in &inverse {
             let parse = |o: &Option<String>| o.as_deref().map(Oid::parse).transpose();
-            tx.swap(&m.name, parse(&m.old)?, parse(&m.new)?);
+            let (old, new) = (parse(&m.old)?, parse(&m.new)?);
+            files.extend(crate::ops::checkpoints::undo::follow(
+                repo, &m.name, old, new,
+            )?);
+            tx.swap(&m.name, old, new);
         }
         let logged = tx
             .commit()
             .map_err(|e| conflict(repo, target, &inverse, e))?;
+        for moved in &files {
+            moved.apply(repo)?;
+        }
         drop(turn);
         let mut out = undone(target, &record, Method::Refs, logged.id());
         out.warnings.extend(logged.deferred().cloned());
