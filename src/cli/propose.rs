@@ -57,6 +57,13 @@ pub struct ProposeArgs {
     /// With --from-worktree: untracked, non-ignored files too (`git stash -u`).
     #[arg(long, requires = "from_worktree")]
     pub include_untracked: bool,
+    /// Propose an agent session's work, from its checkpoints: a session
+    /// (its id or AGENT/SESSION) or a range FROM..TO of its checkpoints.
+    #[arg(long, value_name = "SESSION|RANGE", conflicts_with_all = ["pattern", "replacement", "patch", "from_worktree"])]
+    pub from_checkpoints: Option<String>,
+    /// With --from-checkpoints: one proposal per turn, stacked.
+    #[arg(long, requires = "from_checkpoints")]
+    pub stack: bool,
     /// With --from-worktree: the pathspecs to capture (all of the work tree
     /// when none).
     #[arg(last = true, value_name = "PATHSPEC")]
@@ -265,6 +272,9 @@ pub fn run(session: &Session, args: &ProposeArgs, out: &Output) -> Result<u8> {
     if args.from_worktree {
         return run_capture(session, args, out);
     }
+    if let Some(source) = &args.from_checkpoints {
+        return run_from_checkpoints(session, args, source, out);
+    }
     if edits(args) {
         if args.pattern.is_some() {
             return Err(Error::invalid(
@@ -313,6 +323,38 @@ fn run_patch(session: &Session, args: &ProposeArgs, source: &str, out: &Output) 
         series => series.outcomes().iter().for_each(|o| render_edit(o, out)),
     }
     Ok(if success { 0 } else { 1 })
+}
+
+/// `propose --from-checkpoints`.
+fn run_from_checkpoints(
+    session: &Session,
+    args: &ProposeArgs,
+    source: &str,
+    out: &Output,
+) -> Result<u8> {
+    let req = crate::ops::checkpoints::propose::FromCheckpointsRequest {
+        source: source.to_string(),
+        stack: args.stack,
+        message: args.message.clone(),
+    };
+    let made = session.propose_from_checkpoints(&req)?;
+    if out.json {
+        out.success_json(&made);
+        return Ok(0);
+    }
+    for p in &made.proposals {
+        out.line(&format!(
+            "{}  {} ({} file(s))",
+            p.patch_id,
+            p.summary,
+            p.files.len()
+        ));
+    }
+    out.status(&format!(
+        "Assisted-by: {} (its landed commit carries it); review with `git evolv show <id>`, land with `git evolv apply <id>`.",
+        made.assisted_by
+    ));
+    Ok(0)
 }
 
 /// `propose --from-worktree`.

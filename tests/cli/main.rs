@@ -7,6 +7,7 @@ mod apply_part;
 mod ask;
 mod audit;
 mod capture_worktree;
+mod checkpoints;
 mod common;
 mod concurrency;
 mod config;

@@ -89,6 +89,10 @@ pub struct ProposalMeta {
     /// The proposal this one is stacked on (#13 `onto`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub onto: Option<String>,
+    /// The agent (and model) whose work it is, `<agent>[:<model>]`: its
+    /// landed commit carries `Assisted-by:` (issue 40 item 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assisted_by: Option<String>,
 }
 
 impl ProposalMeta {

@@ -11,16 +11,29 @@ pub const NONCE: &str = "Evolv-Nonce: ";
 pub const PATCH: &str = "Evolv-Patch: ";
 pub const PLAN: &str = "Evolv-Plan: ";
 pub const ROLLBACK: &str = "Evolv-Rollback: ";
+/// The agent whose work a landed commit is (the Linux kernel's form).
+pub const ASSISTED_BY: &str = "Assisted-by: ";
 
 /// A proposal commit's message: summary, blank line, metadata, nonce.
 pub fn proposal_message(summary: &str, metadata_json: &str, nonce: &str) -> String {
     format!("{summary}\n\n{METADATA}{metadata_json}\n{NONCE}{nonce}\n")
 }
 
-/// A landed commit's message: the proposal's summary, the patch id and,
-/// when it ran under one, the plan (which rollback reads back).
-pub fn landed_message(summary: &str, patch_id: &str, plan_json: Option<&str>) -> String {
-    let mut msg = format!("{summary}\n\n{PATCH}{patch_id}\n");
+/// A landed commit's message: the proposal's summary, the agent that
+/// assisted (`<agent>[:<model>]`), the patch id and, when it ran under
+/// one, the plan (which rollback reads back).
+pub fn landed_message(
+    summary: &str,
+    patch_id: &str,
+    plan_json: Option<&str>,
+    assisted_by: Option<&str>,
+) -> String {
+    let mut msg = format!("{summary}\n\n");
+    if let Some(agent) = assisted_by {
+        let agent: String = agent.chars().filter(|c| !c.is_control()).collect();
+        msg.push_str(&format!("{ASSISTED_BY}{agent}\n"));
+    }
+    msg.push_str(&format!("{PATCH}{patch_id}\n"));
     if let Some(plan) = plan_json {
         msg.push_str(&fold(PLAN, plan));
     }
@@ -77,14 +90,16 @@ mod tests {
         let m = proposal_message("Replace a", "{\"x\":1}", "n1");
         assert_eq!(find(&m, METADATA), Some("{\"x\":1}"));
         assert_eq!(find(&m, NONCE), Some("n1"));
-        let m = landed_message("Replace a", "patch_1_ab", Some("{}"));
+        let m = landed_message("Replace a", "patch_1_ab", Some("{}"), None);
         assert_eq!(find(&m, PATCH), Some("patch_1_ab"));
         assert_eq!(find_folded(&m, PLAN).as_deref(), Some("{}"));
         let long = format!("{{\"k\":\"{}\"}}", "v".repeat(300));
-        let m = landed_message("s", "p", Some(&long));
+        let m = landed_message("s", "p", Some(&long), None);
         assert!(m.lines().all(|l| l.chars().count() <= 100), "{m}");
         assert_eq!(find_folded(&m, PLAN), Some(long));
-        assert_eq!(find(&landed_message("s", "p", None), PLAN), None);
+        assert_eq!(find(&landed_message("s", "p", None, None), PLAN), None);
+        let m = landed_message("feat: x", "p", None, Some("codex:gpt-5"));
+        assert_eq!(m, "feat: x\n\nAssisted-by: codex:gpt-5\nEvolv-Patch: p\n");
         let m = rollback_message("Revert \"x\"", "This reverts commit c.", "patch_1_ab");
         assert_eq!(
             m,

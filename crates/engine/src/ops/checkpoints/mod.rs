@@ -12,6 +12,7 @@ pub mod chain;
 mod files;
 pub mod list;
 pub mod meta;
+pub mod propose;
 pub mod prune;
 pub mod record;
 pub mod rewind;

@@ -34,10 +34,18 @@ pub fn follow(
     let (Some(old), Some(new)) = (old, new) else {
         return Ok(None);
     };
-    let (rewind, undoing) = match (rewind_at(repo, old)?, rewind_at(repo, new)?) {
-        (Some(r), None) => (r, true),
-        (None, Some(r)) => (r, false),
-        _ => return Ok(None),
+    // Undo moves the ref back from a rewind to a checkpoint before it;
+    // redo forward to it (a rewind may follow another).
+    let (rewind, undoing) = if repo.is_descendant_of(old, new)? {
+        match rewind_at(repo, old)? {
+            Some(r) => (r, true),
+            None => return Ok(None),
+        }
+    } else {
+        match rewind_at(repo, new)? {
+            Some(r) => (r, false),
+            None => return Ok(None),
+        }
     };
     let Some(before) = rewind.previous else {
         return Ok(None);

@@ -307,6 +307,7 @@ pub(crate) fn write_commit(
         // Edit lists name their files as text (UTF-8 only).
         affected_files_bytes: None,
         onto: o.onto.clone(),
+        assisted_by: None,
     };
     let commit =
         proposals::write_commit(repo, &o.summary, &meta, (&author, &committer), tree, base)?;

@@ -273,6 +273,7 @@ fn meta(req: &ProposeRequest, statistics: &Statistics, paths: &[git::RepoPath]) 
         affected_files: git::types::path::lossy_list(paths),
         affected_files_bytes: git::types::path::bytes_column(paths),
         onto: None,
+        assisted_by: None,
     }
 }
 

@@ -179,7 +179,12 @@ pub(super) fn replay_all<'p, 'r>(
 /// the proposal and the plan (which `rollback` reads back).
 pub(super) fn message(p: &Proposal, plan: Option<&ExecutionPlan>) -> String {
     let plan = plan.map(|plan| serde_json::to_string(plan).expect("plans serialise"));
-    trailers::landed_message(&p.summary, &p.id, plan.as_deref())
+    trailers::landed_message(
+        &p.summary,
+        &p.id,
+        plan.as_deref(),
+        p.meta.assisted_by.as_deref(),
+    )
 }
 
 /// The tree a proposal gets on `tip`: P's tree when `tip` is P's base, else
