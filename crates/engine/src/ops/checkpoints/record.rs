@@ -171,8 +171,10 @@ fn once(
     crate::crashpoint!("checkpoint-written");
     let mut tx = Transaction::new(repo, ctx, AuditAction::Checkpoint, "");
     tx.swap(ref_name, previous_id, Some(id));
+    // The paths are the commit's to tell (`git evolv checkpoints`): a
+    // record per tool call listing them again would cost as much storage
+    // as the changed blobs themselves.
     tx.record().commit = Some(id.to_string());
-    tx.record().files = changed.clone();
     tx.set_reflog(format!("evolv: checkpoint turn {turn} {}", meta.event));
     tx.commit()?;
     Ok(outcome(id, changed, false))
