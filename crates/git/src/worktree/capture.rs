@@ -87,9 +87,6 @@ pub(crate) fn changes(
         else {
             continue;
         };
-        if path.ends_with(b"/") {
-            continue;
-        }
         let path = RepoPath::from_bytes(path);
         let worktree_mode = match worktree_mode {
             Some(UNTRACKED) => Some(file_mode(&workdir.join(path.fs()))),
@@ -142,6 +139,10 @@ struct Record<'a> {
 /// for records that are not changes (headers, ignored files).
 fn parse_status(record: &[u8], conflicts: bool) -> Result<Option<Record<'_>>> {
     if let Some(path) = record.strip_prefix(b"? ") {
+        if path.ends_with(b"/") {
+            // A nested repository: its files are its own.
+            return Ok(None);
+        }
         return Ok(Some(Record {
             path,
             head: None,
@@ -150,22 +151,7 @@ fn parse_status(record: &[u8], conflicts: bool) -> Result<Option<Record<'_>>> {
         }));
     }
     if conflicts && let Some(rest) = record.strip_prefix(b"u ") {
-        // XY sub m1 m2 m3 mW h1 h2 h3 path: the file as it is, taken
-        // whatever the stages hold.
-        let fields: Vec<&[u8]> = rest.splitn(10, |&b| b == b' ').collect();
-        let [.., worktree_mode, _, _, _, path] = fields[..] else {
-            return Ok(None);
-        };
-        let mode = std::str::from_utf8(worktree_mode)
-            .ok()
-            .and_then(|s| u32::from_str_radix(s, 8).ok())
-            .filter(|&m| m != 0);
-        return Ok(Some(Record {
-            path,
-            head: Some((Oid::zero(), 0o100644)),
-            worktree_mode: mode,
-            untracked: false,
-        }));
+        return Ok(unmerged(rest));
     }
     if record.starts_with(b"u ") {
         let path = record
@@ -216,6 +202,25 @@ fn parse_status(record: &[u8], conflicts: bool) -> Result<Option<Record<'_>>> {
         worktree_mode: octal(worktree_mode),
         untracked: false,
     }))
+}
+
+/// An unmerged record (after `u `: XY sub m1 m2 m3 mW h1 h2 h3 path):
+/// the file as it is, taken whatever the stages hold.
+fn unmerged(rest: &[u8]) -> Option<Record<'_>> {
+    let fields: Vec<&[u8]> = rest.splitn(10, |&b| b == b' ').collect();
+    let [.., worktree_mode, _, _, _, path] = fields[..] else {
+        return None;
+    };
+    let mode = std::str::from_utf8(worktree_mode)
+        .ok()
+        .and_then(|s| u32::from_str_radix(s, 8).ok())
+        .filter(|&m| m != 0);
+    Some(Record {
+        path,
+        head: Some((Oid::zero(), 0o100644)),
+        worktree_mode: mode,
+        untracked: false,
+    })
 }
 
 /// An untracked file's mode as `git add` records it.

@@ -171,48 +171,9 @@ fn one(
     (assisted_by, onto): (&str, Option<String>),
     branch: &str,
 ) -> Result<Option<Proposed>> {
-    let paths = tree_changes(repo, start.tree, end.tree)?;
     let base_commit = repo.find_commit(base)?;
     let base_tree = repo.find_tree(base_commit.tree_id())?;
-    let (start_tree, end_tree) = (repo.find_tree(start.tree)?, repo.find_tree(end.tree)?);
-    let (mut on_base, mut was, mut now) = (
-        Image::new(repo, &base_tree),
-        Image::new(repo, &start_tree),
-        Image::new(repo, &end_tree),
-    );
-    let mut edits = Vec::new();
-    let mut records = Vec::new();
-    for path in &paths {
-        let (here, before, after) = (on_base.at(path), was.at(path), now.at(path));
-        if here == after {
-            continue;
-        }
-        if here != before {
-            return Err(Error::invalid(
-                format!(
-                    "'{path}' changed at HEAD since the session's checkpoint {}",
-                    &start.id.to_string()[..12]
-                ),
-                "commit or drop that change first, or propose a range of checkpoints without it",
-            ));
-        }
-        let operation = match (here, after) {
-            (None, _) => "create",
-            (_, None) => "delete",
-            _ => "modify",
-        };
-        edits.push(match after {
-            Some((id, mode)) => TreeEdit::Put {
-                path: path.as_bytes().to_vec(),
-                id,
-                mode: mode as i32,
-            },
-            None => TreeEdit::Remove {
-                path: path.as_bytes().to_vec(),
-            },
-        });
-        records.push((path.clone(), operation));
-    }
+    let (edits, records) = overlay(repo, &base_tree, start, end)?;
     if edits.is_empty() {
         return Ok(None);
     }
@@ -222,16 +183,7 @@ fn one(
     let files: Vec<String> = changed.iter().map(|p| p.lossy().into_owned()).collect();
     let meta = ProposalMeta {
         edit: EditMeta::Edits {
-            files: records
-                .iter()
-                .map(|(p, op)| FileRecord {
-                    path: p.lossy().into_owned(),
-                    operation_type: op.to_string(),
-                    from_path: None,
-                    locator: None,
-                    warnings: Vec::new(),
-                })
-                .collect(),
+            files: records.iter().map(|(p, op)| record(p, op)).collect(),
             validators: Vec::new(),
         },
         scope: Vec::new(),
@@ -268,4 +220,65 @@ fn one(
         turns: Vec::new(),
         files,
     }))
+}
+
+/// The edits that put on `base` what changed from `start` to `end`, and
+/// each path's operation; a path `base` holds otherwise than `start` did
+/// (and not as `end` does) is refused by name.
+fn overlay(
+    repo: &Repo,
+    base: &crate::git::objects::view::Tree<'_>,
+    start: &Checkpoint,
+    end: &Checkpoint,
+) -> Result<(Vec<TreeEdit>, Vec<(RepoPath, &'static str)>)> {
+    let paths = tree_changes(repo, start.tree, end.tree)?;
+    let (start_tree, end_tree) = (repo.find_tree(start.tree)?, repo.find_tree(end.tree)?);
+    let (mut on_base, mut was, mut now) = (
+        Image::new(repo, base),
+        Image::new(repo, &start_tree),
+        Image::new(repo, &end_tree),
+    );
+    let (mut edits, mut records) = (Vec::new(), Vec::new());
+    for path in &paths {
+        let (here, before, after) = (on_base.at(path), was.at(path), now.at(path));
+        if here == after {
+            continue;
+        }
+        if here != before {
+            return Err(Error::invalid(
+                format!(
+                    "'{path}' changed at HEAD since the session's checkpoint {}",
+                    &start.id.to_string()[..12]
+                ),
+                "commit or drop that change first, or propose a range of checkpoints without it",
+            ));
+        }
+        let operation = match (here, after) {
+            (None, _) => "create",
+            (_, None) => "delete",
+            _ => "modify",
+        };
+        edits.push(match after {
+            Some((id, mode)) => TreeEdit::Put {
+                path: path.as_bytes().to_vec(),
+                id,
+                mode: mode as i32,
+            },
+            None => TreeEdit::Remove {
+                path: path.as_bytes().to_vec(),
+            },
+        });
+        records.push((path.clone(), operation));
+    }
+    Ok((edits, records))
+}
+
+fn record(path: &RepoPath, operation: &str) -> FileRecord {
+    FileRecord {
+        path: path.lossy().into_owned(),
+        operation_type: operation.to_string(),
+        from_path: None,
+        locator: None,
+        warnings: Vec::new(),
+    }
 }

@@ -34,6 +34,25 @@ pub struct PruneOutcome {
     pub checkpoints: usize,
 }
 
+/// Records a checkpoint, then prunes retention when git's gc is due (the
+/// maintenance the session starts next then collects what it let go).
+pub fn checkpoint_and_retain(
+    repo: &Repo,
+    settings: &Settings,
+    ctx: &Context,
+    req: &super::record::CheckpointRequest,
+) -> Result<super::record::CheckpointOutcome> {
+    let out = super::record::checkpoint(repo, settings, ctx, req)?;
+    if let Some(gc) = settings.auto_gc()
+        && gc.due(&repo.common_dir().join("objects"))
+    {
+        // Housekeeping: the checkpoint is recorded whatever this meets,
+        // and the next due gc tries again.
+        let _ = prune(repo, settings, ctx, &PruneRequest::default());
+    }
+    Ok(out)
+}
+
 pub fn prune(
     repo: &Repo,
     settings: &Settings,
