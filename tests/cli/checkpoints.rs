@@ -520,3 +520,24 @@ fn a_sessions_work_becomes_proposals_whose_landing_says_assisted_by() {
     );
     repo.assert_fsck();
 }
+
+/// The MCP tool lists what the CLI lists.
+#[test]
+fn the_mcp_tool_lists_what_the_cli_lists() {
+    use crate::mcp_client::{Mcp, assert_matches_output_schema};
+    let repo = scenario();
+    checkpoint(&repo, "turn-start", &[]);
+    repo.write("a.txt", "by the agent\n");
+    checkpoint(&repo, "after-tool", &["--tool", "Edit"]);
+    let cli = repo.evolv(&["checkpoints", "--json"]).ok().json();
+    let mut mcp = Mcp::start(&repo);
+    let tools = mcp.tools();
+    let out = mcp.call_ok("list_checkpoints", serde_json::json!({ "session": "s1" }));
+    assert_matches_output_schema(&tools, "list_checkpoints", &out);
+    assert_eq!(out["sessions"], cli["sessions"]);
+    assert_eq!(
+        out["sessions"][0]["checkpoints"][0]["changed"],
+        serde_json::json!(["a.txt"])
+    );
+    mcp.finish();
+}

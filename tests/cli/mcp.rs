@@ -24,6 +24,7 @@ const TOOLS: &[&str] = &[
     "check_repo",
     "audit_log",
     "op_log",
+    "list_checkpoints",
     "undo",
     "task_output",
     "task_list",

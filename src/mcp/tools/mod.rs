@@ -33,6 +33,7 @@ registry! {
     check_repo::CheckRepo,
     audit_log::AuditLog,
     op_log::OpLog,
+    list_checkpoints::ListCheckpoints,
     undo::Undo,
     test::Test,
     task_output::TaskOutput,
