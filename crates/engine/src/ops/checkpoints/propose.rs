@@ -230,7 +230,7 @@ fn overlay(
     base: &crate::git::objects::view::Tree<'_>,
     start: &Checkpoint,
     end: &Checkpoint,
-) -> Result<(Vec<TreeEdit>, Vec<(RepoPath, &'static str)>)> {
+) -> Result<(Vec<TreeEdit>, Vec<Operation>)> {
     let paths = tree_changes(repo, start.tree, end.tree)?;
     let (start_tree, end_tree) = (repo.find_tree(start.tree)?, repo.find_tree(end.tree)?);
     let (mut on_base, mut was, mut now) = (
@@ -272,6 +272,9 @@ fn overlay(
     }
     Ok((edits, records))
 }
+
+/// A proposed path and what happens to it (`create`, `modify`, `delete`).
+type Operation = (RepoPath, &'static str);
 
 fn record(path: &RepoPath, operation: &str) -> FileRecord {
     FileRecord {
