@@ -541,3 +541,31 @@ fn the_mcp_tool_lists_what_the_cli_lists() {
     );
     mcp.finish();
 }
+
+/// A checkpoint is taken mid-merge (the conflicted file as it is) and
+/// while another process holds the index lock: it writes no index.
+#[test]
+fn a_conflicted_merge_and_a_locked_index_are_checkpointed_as_they_are() {
+    let repo = scenario();
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    repo.write("a.txt", "theirs\n");
+    repo.commit_all("theirs");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("a.txt", "ours\n");
+    repo.commit_all("ours");
+    let merge = repo.git_run(&["merge", "-q", "other"]);
+    assert_ne!(merge.code, 0, "a conflict");
+    let conflicted = std::fs::read(repo.file("a.txt")).unwrap();
+    std::fs::write(repo.path().join(".git/index.lock"), b"").unwrap();
+    let out = checkpoint(&repo, "after-tool", &["--tool", "Bash"]);
+    let id = out["id"].as_str().unwrap();
+    let stored = repo.git_run(&["cat-file", "blob", &format!("{id}:a.txt")]);
+    assert_eq!(stored.ok().stdout_bytes, conflicted);
+    assert_eq!(
+        std::fs::read(repo.path().join(".git/index.lock")).unwrap(),
+        b"",
+        "not taken"
+    );
+    std::fs::remove_file(repo.path().join(".git/index.lock")).unwrap();
+    assert!(repo.status().contains("UU a.txt"), "{}", repo.status());
+}
