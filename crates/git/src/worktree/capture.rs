@@ -49,31 +49,7 @@ pub(crate) fn changes(
     conflicts: bool,
 ) -> Result<Vec<WorktreeChange>> {
     let workdir = crate::workdir(repo)?;
-    let mode = if untracked {
-        "--untracked-files=all"
-    } else {
-        "--untracked-files=no"
-    };
-    let mut status = Command::new("git");
-    // Read only: the index git would otherwise write back after refreshing
-    // it is the whole file again, and the put-back writes it anyway. The
-    // preload threads stat only the paths asked for, yet each matches its
-    // share of every entry against the pathspec a second time.
-    status
-        .args([
-            "--no-optional-locks",
-            "-c",
-            "core.preloadIndex=false",
-            "status",
-            "--porcelain=v2",
-            "-z",
-            "--no-renames",
-            "--ignore-submodules=all",
-            mode,
-            "--",
-        ])
-        .args(pathspec)
-        .current_dir(cwd);
+    let status = status_command(cwd, pathspec, untracked);
     let listing = run(status, None, "git status")?;
     let mut changes = Vec::new();
     let mut regular: Vec<usize> = Vec::new();
@@ -119,6 +95,38 @@ pub(crate) fn changes(
         }
     }
     Ok(changes)
+}
+
+/// `git status` listing what differs from HEAD, reading only. The index
+/// git would otherwise write back after refreshing it is the whole file
+/// again (and a capture's put-back writes it anyway). With a pathspec the
+/// preload threads are off: they stat only the paths asked for, yet each
+/// matches its share of every entry against the pathspec a second time;
+/// without one (a checkpoint) they stat the whole tree on every core.
+fn status_command(cwd: &Path, pathspec: &[String], untracked: bool) -> Command {
+    let mode = if untracked {
+        "--untracked-files=all"
+    } else {
+        "--untracked-files=no"
+    };
+    let mut status = Command::new("git");
+    status.arg("--no-optional-locks");
+    if !pathspec.is_empty() {
+        status.args(["-c", "core.preloadIndex=false"]);
+    }
+    status
+        .args([
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--no-renames",
+            "--ignore-submodules=all",
+            mode,
+            "--",
+        ])
+        .args(pathspec)
+        .current_dir(cwd);
+    status
 }
 
 /// The mode `parse_status` gives an untracked file, whose mode git status
