@@ -102,7 +102,7 @@ pub fn checkpoint(session: &Session, args: &CheckpointArgs, out: &Output) -> Res
         EventArg::Stop => CheckpointEvent::Stop,
         EventArg::Manual => CheckpointEvent::Manual,
     };
-    let outcome = session.checkpoint(&CheckpointRequest {
+    let outcome = session.run(&CheckpointRequest {
         agent: args.agent.clone(),
         session: args.session.clone(),
         event,
@@ -133,7 +133,7 @@ pub fn checkpoint(session: &Session, args: &CheckpointArgs, out: &Output) -> Res
 
 pub fn checkpoints(session: &Session, args: &CheckpointsArgs, out: &Output) -> Result<()> {
     if args.prune {
-        let outcome = session.prune_checkpoints(&PruneRequest::default())?;
+        let outcome = session.run(&PruneRequest::default())?;
         if out.json {
             out.success_json(&outcome);
         } else {
@@ -145,7 +145,7 @@ pub fn checkpoints(session: &Session, args: &CheckpointsArgs, out: &Output) -> R
         }
         return Ok(());
     }
-    let outcome = session.checkpoints(&CheckpointsRequest {
+    let outcome = session.run(&CheckpointsRequest {
         session: args.session.clone(),
         limit: args.limit,
     })?;
@@ -216,7 +216,7 @@ pub fn rewind(session: &Session, dir: &Path, args: &RewindArgs, out: &Output) ->
         req.target = None;
         req.turns = Some(n);
     }
-    let outcome = session.rewind(&req)?;
+    let outcome = session.run(&req)?;
     if out.json {
         out.success_json(&outcome);
     } else if outcome.restored.is_empty() {

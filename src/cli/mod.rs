@@ -54,6 +54,7 @@ use crate::ops::applying::apply::ApplyRequest;
 use crate::ops::applying::recover::RecoverRequest;
 use crate::ops::applying::rollback::RollbackRequest;
 use crate::ops::checkpoints::list::CheckpointsRequest;
+use crate::ops::checkpoints::prune::PruneRequest;
 use crate::ops::checkpoints::record::CheckpointRequest;
 use crate::ops::checkpoints::rewind::RewindRequest;
 use crate::ops::drop::{DropRequest, GcRequest};
@@ -514,6 +515,9 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
         Command::Redo(args) => undo::redo(&drawing_session::<UndoRequest>(dir, out)?, args, out),
         Command::Checkpoint(a) => {
             checkpoints::checkpoint(&session::<CheckpointRequest>(dir, out)?, a, out)
+        }
+        Command::Checkpoints(a) if a.prune => {
+            checkpoints::checkpoints(&session::<PruneRequest>(dir, out)?, a, out)
         }
         Command::Checkpoints(a) => {
             checkpoints::checkpoints(&session::<CheckpointsRequest>(dir, out)?, a, out)

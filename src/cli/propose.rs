@@ -337,7 +337,7 @@ fn run_from_checkpoints(
         stack: args.stack,
         message: args.message.clone(),
     };
-    let made = session.propose_from_checkpoints(&req)?;
+    let made = session.run(&req)?;
     if out.json {
         out.success_json(&made);
         return Ok(0);

@@ -6,7 +6,6 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::mcp::tool::{Effect, Meta, SessionTool};
-use crate::ops::Session;
 use crate::ops::checkpoints::list::{CheckpointsOutcome, CheckpointsRequest};
 
 pub struct ListCheckpoints;
@@ -31,12 +30,16 @@ impl SessionTool for ListCheckpoints {
     };
     type Args = ListCheckpointsArgs;
     type Output = CheckpointsOutcome;
-    type Request = CheckpointsRequest;
+    type UseCase = CheckpointsRequest;
 
-    fn op(session: &Session, args: ListCheckpointsArgs) -> Result<CheckpointsOutcome> {
-        session.checkpoints(&CheckpointsRequest {
-            session: args.session,
+    fn use_case(args: &ListCheckpointsArgs) -> CheckpointsRequest {
+        CheckpointsRequest {
+            session: args.session.clone(),
             limit: args.limit,
-        })
+        }
+    }
+
+    fn output(_: ListCheckpointsArgs, outcome: CheckpointsOutcome) -> Result<CheckpointsOutcome> {
+        Ok(outcome)
     }
 }

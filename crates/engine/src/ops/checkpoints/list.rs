@@ -8,6 +8,7 @@ use super::chain::{self, Checkpoint};
 use super::record::changed_paths;
 use crate::error::Result;
 use crate::git::Repo;
+use crate::ops::session::{Open, Session, UseCase};
 
 /// List checkpoints.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
@@ -114,4 +115,13 @@ fn session_of(
         count: checkpoints.len(),
         checkpoints: infos,
     })
+}
+
+impl UseCase for CheckpointsRequest {
+    const OPEN: Open = Open::View;
+    type Outcome = CheckpointsOutcome;
+
+    fn run(&self, session: &Session) -> Result<CheckpointsOutcome> {
+        list(session.repo()?, self)
+    }
 }

@@ -15,6 +15,7 @@ use super::record::tree_changes;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo, RepoPath, TreeEdit};
+use crate::ops::session::{Open, Session, UseCase};
 use crate::store::audit::AuditAction;
 use crate::store::file_records::FileRecord;
 use crate::store::proposals::{self, EditMeta, ProposalMeta};
@@ -283,5 +284,16 @@ fn record(path: &RepoPath, operation: &str) -> FileRecord {
         from_path: None,
         locator: None,
         warnings: Vec::new(),
+    }
+}
+
+/// `propose --from-checkpoints`.
+impl UseCase for FromCheckpointsRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = FromCheckpointsOutcome;
+
+    fn run(&self, session: &Session) -> Result<FromCheckpointsOutcome> {
+        propose(session.repo()?, session.context(), self)
     }
 }

@@ -11,9 +11,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::chain;
+use super::record::{CheckpointOutcome, CheckpointRequest};
 use crate::context::Context;
 use crate::error::Result;
 use crate::git::Repo;
+use crate::ops::session::{Open, Session, UseCase};
 use crate::ops::settings::Settings;
 use crate::store::audit::AuditAction;
 use crate::store::transaction::Transaction;
@@ -40,8 +42,8 @@ pub fn checkpoint_and_retain(
     repo: &Repo,
     settings: &Settings,
     ctx: &Context,
-    req: &super::record::CheckpointRequest,
-) -> Result<super::record::CheckpointOutcome> {
+    req: &CheckpointRequest,
+) -> Result<CheckpointOutcome> {
     let out = super::record::checkpoint(repo, settings, ctx, req)?;
     if let Some(gc) = settings.auto_gc()
         && gc.due(&repo.common_dir().join("objects"))
@@ -96,4 +98,30 @@ pub fn prune(
         tx.commit()?;
     }
     Ok(outcome)
+}
+
+/// An agent's hook records a checkpoint, retention beside it.
+impl UseCase for CheckpointRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = CheckpointOutcome;
+
+    fn run(&self, session: &Session) -> Result<CheckpointOutcome> {
+        let (repo, settings) = (session.repo()?, session.settings()?);
+        checkpoint_and_retain(repo, settings, session.context(), self)
+    }
+}
+
+impl UseCase for PruneRequest {
+    const OPEN: Open = Open::Recovering;
+    type Outcome = PruneOutcome;
+
+    fn run(&self, session: &Session) -> Result<PruneOutcome> {
+        prune(
+            session.repo()?,
+            session.settings()?,
+            session.context(),
+            self,
+        )
+    }
 }

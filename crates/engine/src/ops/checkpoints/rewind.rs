@@ -24,6 +24,7 @@ use super::record::{self, tree_changes};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{Oid, Repo, RepoPath, TreeEdit};
+use crate::ops::session::{Open, Session, UseCase};
 use crate::store::audit::AuditAction;
 use crate::store::transaction::Transaction;
 
@@ -274,4 +275,14 @@ fn rewound_tree(
 
 fn short(id: Oid) -> String {
     id.to_string()[..12].to_string()
+}
+
+impl UseCase for RewindRequest {
+    const OPEN: Open = Open::Recovering;
+    const WRITES_OBJECTS: bool = true;
+    type Outcome = RewindOutcome;
+
+    fn run(&self, session: &Session) -> Result<RewindOutcome> {
+        rewind(session.repo()?, session.context(), self)
+    }
 }
