@@ -131,8 +131,11 @@ pub fn checkpoint(session: &Session, args: &CheckpointArgs, out: &Output) -> Res
     Ok(())
 }
 
-pub fn checkpoints(session: &Session, args: &CheckpointsArgs, out: &Output) -> Result<()> {
+/// `checkpoints --prune` writes (its session recovers first); a listing
+/// is a view, which a bare repository allows.
+pub fn checkpoints(dir: &Path, args: &CheckpointsArgs, out: &Output) -> Result<()> {
     if args.prune {
+        let session = super::session::<PruneRequest>(dir, out)?;
         let outcome = session.run(&PruneRequest::default())?;
         if out.json {
             out.success_json(&outcome);
@@ -145,6 +148,7 @@ pub fn checkpoints(session: &Session, args: &CheckpointsArgs, out: &Output) -> R
         }
         return Ok(());
     }
+    let session = super::session::<CheckpointsRequest>(dir, out)?;
     let outcome = session.run(&CheckpointsRequest {
         session: args.session.clone(),
         limit: args.limit,

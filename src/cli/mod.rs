@@ -53,8 +53,6 @@ use crate::error::{Error, Result};
 use crate::ops::applying::apply::ApplyRequest;
 use crate::ops::applying::recover::RecoverRequest;
 use crate::ops::applying::rollback::RollbackRequest;
-use crate::ops::checkpoints::list::CheckpointsRequest;
-use crate::ops::checkpoints::prune::PruneRequest;
 use crate::ops::checkpoints::record::CheckpointRequest;
 use crate::ops::checkpoints::rewind::RewindRequest;
 use crate::ops::drop::{DropRequest, GcRequest};
@@ -516,12 +514,7 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
         Command::Checkpoint(a) => {
             checkpoints::checkpoint(&session::<CheckpointRequest>(dir, out)?, a, out)
         }
-        Command::Checkpoints(a) if a.prune => {
-            checkpoints::checkpoints(&session::<PruneRequest>(dir, out)?, a, out)
-        }
-        Command::Checkpoints(a) => {
-            checkpoints::checkpoints(&session::<CheckpointsRequest>(dir, out)?, a, out)
-        }
+        Command::Checkpoints(a) => checkpoints::checkpoints(dir, a, out),
         Command::Rewind(a) => {
             checkpoints::rewind(&session::<RewindRequest>(dir, out)?, dir, a, out)
         }
