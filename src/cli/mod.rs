@@ -13,6 +13,7 @@ mod color;
 mod completions;
 mod demo;
 mod drop;
+mod flag_hint;
 mod glob;
 mod hook;
 mod hooks;
@@ -271,7 +272,7 @@ pub fn run() -> ExitCode {
             return ExitCode::from(e.exit_code());
         }
     };
-    let result = dispatch(&cli, &out).map_err(with_flag_hint);
+    let result = dispatch(&cli, &out).map_err(flag_hint::with_flag_hint);
     // Output that never reached stdout (a full disk) is an error, whatever
     // the command said; a closed pipe (`| head`, a pager quit early) is not.
     let result = match out.take_write_error() {
@@ -540,70 +541,6 @@ fn run_command(cli: &Cli, dir: &Path, out: &Output) -> Result<u8> {
     .map(|()| 0)
 }
 
-/// Adds the command line's spelling of a request field to the hint of an
-/// error that names it (ops say `pattern`, people type `--pattern`).
-fn with_flag_hint(e: Error) -> Error {
-    let Error::InvalidRequest {
-        field,
-        message,
-        hint,
-    } = e
-    else {
-        return match variant_flags(&e) {
-            Some(flags) => e.with_hint(&format!("(on the command line: {flags})")),
-            None => e,
-        };
-    };
-    let flag = match field {
-        "pattern" => "--pattern",
-        "replacement" => "--replacement",
-        "scope" => "--scope",
-        "literal" => "--literal",
-        "timeout_secs" => "--timeout",
-        "validate" => "--validate",
-        "plan" => "--plan",
-        "patch_ids" => "the PATCH_ID arguments",
-        "all" => "--all",
-        "older_than_days" => "--older-than DAYS and/or --worktrees",
-        "worktrees" => "--worktrees",
-        "range" => "--range",
-        "message" => "MESSAGE, --file or --range",
-        "all_above" => "--all-above",
-        "path" => "--path",
-        "lines" => "--lines",
-        "edits" => "--edits FILE, --file …, --delete, --rename",
-        "strategy" => "--strategy",
-        "remote" => "--remote",
-        "to" => "--to",
-        _ => {
-            return Error::InvalidRequest {
-                field,
-                message,
-                hint,
-            };
-        }
-    };
-    Error::InvalidRequest {
-        field,
-        hint: format!("{hint} (on the command line: {flag})"),
-        message,
-    }
-}
-
-/// The flags for the request fields an error's own hint names.
-fn variant_flags(e: &Error) -> Option<&'static str> {
-    match e {
-        Error::NoMatch { .. } => Some("--literal, --scope"),
-        Error::Conflict {
-            operation: "rollback",
-            ..
-        } => Some("--strategy file_backup"),
-        Error::ConstraintViolation { .. } => Some("--scope"),
-        Error::Timeout { .. } => Some("--timeout"),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -620,7 +557,7 @@ mod tests {
         use crate::error::Error;
         let field = Error::invalid_field("lines", "lines 3:2 is not a range of lines", "give A:B");
         assert!(!field.hint().contains("--"));
-        let cli = super::with_flag_hint(field);
+        let cli = super::flag_hint::with_flag_hint(field);
         assert_eq!(cli.hint(), "give A:B (on the command line: --lines)");
         assert_eq!(cli.code(), "invalid_input");
         let conflict = Error::Conflict {
@@ -631,7 +568,7 @@ mod tests {
         };
         assert!(!conflict.hint().contains("--"), "{}", conflict.hint());
         let message = conflict.to_string();
-        let cli = super::with_flag_hint(conflict);
+        let cli = super::flag_hint::with_flag_hint(conflict);
         assert!(
             cli.hint()
                 .ends_with("(on the command line: --strategy file_backup)")

@@ -401,7 +401,6 @@ fn the_installed_command_turns_any_exit_into_0_or_1() {
 }
 
 #[test]
-#[ignore = "needs the checkpoint engine (h/checkpoints)"]
 fn each_hook_call_that_needs_one_records_a_checkpoint() {
     let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\nthree\n")]);
     let log = repo.home().join("hook.log");
