@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// Random bytes, as hex, from the kernel.
-fn random_hex(bytes: usize) -> Result<String> {
+pub(crate) fn random_hex(bytes: usize) -> Result<String> {
     let mut buf = vec![0u8; bytes];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut buf))
@@ -44,8 +44,6 @@ pub fn random_token() -> Result<String> {
 /// The session cookie's value, kept in `<git-dir>/evolv/web-cookie-secret`
 /// (mode 0600) so a restarted server accepts an open page's cookie.
 pub fn cookie_secret(git_dir: &Path) -> Result<String> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let dir = git_dir.join("evolv");
     let path = dir.join("web-cookie-secret");
     if let Ok(text) = std::fs::read_to_string(&path) {
@@ -54,9 +52,26 @@ pub fn cookie_secret(git_dir: &Path) -> Result<String> {
             return Ok(text.to_string());
         }
     }
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     let secret = random_hex(32)?;
-    let tmp = dir.join(format!("web-cookie-secret.{}", std::process::id()));
+    write_private(&path, secret.as_bytes())?;
+    Ok(secret)
+}
+
+/// Writes `contents` to `path` readable by its owner only (mode 0600): a
+/// temporary file beside it, renamed into place, so no reader sees a
+/// partial secret. Creates the directory.
+pub(crate) fn write_private(path: &Path, contents: &[u8]) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Some(dir) = path.parent() else {
+        return Err(Error::invalid(
+            format!("{} has no directory", path.display()),
+            "give a path inside the git directory",
+        ));
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!("{name}.{}", std::process::id()));
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -64,10 +79,9 @@ pub fn cookie_secret(git_dir: &Path) -> Result<String> {
         .mode(0o600)
         .open(&tmp)
         .map_err(|e| Error::io("create", &tmp, e))?;
-    file.write_all(secret.as_bytes())
+    file.write_all(contents)
         .map_err(|e| Error::io("write", &tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
-    Ok(secret)
+    std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", path, e))
 }
 
 /// The cookie's name carries the port: cookies are shared between the

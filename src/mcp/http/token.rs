@@ -3,11 +3,11 @@
 //! never widened), shown once when it is made. A host that is configured
 //! with it keeps working across restarts; deleting the file makes a new one.
 
-use std::io::{Read, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::web::security::{random_hex, write_private};
 
 /// Where the token lives, under the repository's git directory.
 pub fn path(git_dir: &Path) -> PathBuf {
@@ -52,31 +52,11 @@ pub fn load_or_create(git_dir: &Path) -> Result<(String, bool)> {
     }
 }
 
-/// Writes a fresh token to a temporary file made 0600, then renames it.
+/// Writes a fresh token, readable by its owner only.
 fn create(file: &Path) -> Result<String> {
-    let dir = file.parent().expect("the token file has a directory");
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let token = random_hex(32)?;
-    let tmp = dir.join(format!("mcp-http-token.{}", std::process::id()));
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(|e| Error::io("create", &tmp, e))?;
-    out.write_all(format!("{token}\n").as_bytes())
-        .map_err(|e| Error::io("write", &tmp, e))?;
-    std::fs::rename(&tmp, file).map_err(|e| Error::io("rename", file, e))?;
+    write_private(file, format!("{token}\n").as_bytes())?;
     Ok(token)
-}
-
-fn random_hex(bytes: usize) -> Result<String> {
-    let mut buf = vec![0u8; bytes];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut buf))
-        .map_err(|e| Error::io("read", "/dev/urandom", e))?;
-    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]
